@@ -1,0 +1,422 @@
+#include "adi/engine.hpp"
+
+#include <poll.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/knob.hpp"
+
+namespace strata::adi {
+
+namespace {
+
+const base::KnobInt spin_polls{"STRATA_SPIN_POLLS", 2000,
+                               "idle progress passes a waiting rank spins before it starts yielding the CPU"};
+const base::KnobInt yield_polls{"STRATA_YIELD_POLLS", 200,
+                                "idle passes with sched_yield() before a waiting rank sleeps on its sockets"};
+
+constexpr std::uint32_t kLandRequest = 1;
+constexpr std::uint32_t kLandUnexpected = 2;
+
+}  // namespace
+
+Engine::Engine(std::vector<std::unique_ptr<Method>> methods) : methods_(std::move(methods)) {}
+
+Engine::~Engine() {
+    for (auto& [id, r] : live_) delete r;
+}
+
+bool Engine::publish(wireup::BusinessCard& card, std::string& error) {
+    for (auto& m : methods_) {
+        if (!m->publish(card, error)) return false;
+    }
+    return true;
+}
+
+bool Engine::connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) {
+    for (auto& m : methods_) m->connect_world(cards, my_rank);
+    route_.assign(cards.size(), nullptr);
+    for (std::size_t peer = 0; peer < cards.size(); ++peer) {
+        for (auto& m : methods_) {
+            if (m->reaches(static_cast<int>(peer))) {
+                route_[peer] = m.get();
+                break;
+            }
+        }
+        if (route_[peer] == nullptr) {
+            error = "no communication method reaches rank " + std::to_string(peer) + " (host " +
+                    cards[peer].hostname + ")";
+            return false;
+        }
+    }
+    return true;
+}
+
+Request* Engine::request_create(Kind kind) {
+    auto* r = new Request;
+    r->id = next_id_++;
+    r->kind = kind;
+    if (kind == Kind::send) {
+        r->state = SendState{};
+    } else {
+        r->state = RecvState{};
+    }
+    live_.emplace(r->id, r);
+    return r;
+}
+
+void Engine::request_destroy(Request* r) {
+    live_.erase(r->id);
+    delete r;
+}
+
+Request* Engine::lookup(std::uint64_t id) const {
+    auto it = live_.find(id);
+    return it == live_.end() ? nullptr : it->second;
+}
+
+void Engine::complete_one(Request& r) {
+    if (r.pending <= 0) return;
+    if (--r.pending > 0) return;
+    if (r.on_complete) r.on_complete();
+    if (r.released) request_destroy(&r);
+}
+
+void Engine::fail(Request& r, Error e) {
+    r.status.error = e;
+    r.pending = 1;
+    complete_one(r);
+}
+
+void Engine::isend(Request& r, int world_peer, SendMode mode) {
+    SendState& s = r.send();
+    s = SendState{};
+    s.mode = mode;
+    s.world_peer = world_peer;
+    s.method = method_for(world_peer);
+    r.status = Status{};
+    r.pending = 0;
+    if (failed_peers_.count(world_peer) != 0) {
+        last_error_ = failed_peers_[world_peer];
+        fail(r, Error::peer_failed);
+        return;
+    }
+    Header h{};
+    h.context = r.context;
+    h.source = r.rank;
+    h.tag = r.tag;
+    h.length = r.bytes;
+    h.sender_req = r.id;
+    const bool sync = mode == SendMode::synchronous;
+    if (r.bytes <= s.method->caps().eager_limit) {
+        h.type = sync ? Packet::eager_sync : Packet::eager;
+        r.pending = sync ? 2 : 1;
+        s.awaiting_sync = sync;
+        s.data_in_flight = true;
+        iovec iov{r.buf, r.bytes};
+        SendStatus st = s.method->send(world_peer, h, std::span<const iovec>(&iov, r.bytes > 0 ? 1 : 0), r.id);
+        if (st == SendStatus::failed) {
+            fail(r, Error::peer_failed);
+        } else if (st == SendStatus::done) {
+            s.data_in_flight = false;
+            complete_one(r);
+        }
+        return;
+    }
+    h.type = Packet::rts;
+    s.rendezvous = true;
+    s.awaiting_cts = true;
+    r.pending = 1;
+    if (s.method->send(world_peer, h, {}, 0) == SendStatus::failed) fail(r, Error::peer_failed);
+}
+
+void Engine::on_cts(int peer, const Header& h) {
+    Request* r = lookup(h.sender_req);
+    if (r == nullptr || r->kind != Kind::send || !r->send().awaiting_cts) return;
+    SendState& s = r->send();
+    s.awaiting_cts = false;
+    s.data_in_flight = true;
+    Header d = h;
+    d.type = Packet::rndv_data;
+    d.length = r->bytes;
+    iovec iov{r->buf, r->bytes};
+    SendStatus st = s.method->send(peer, d, std::span<const iovec>(&iov, 1), r->id);
+    if (st == SendStatus::failed) {
+        fail(*r, Error::peer_failed);
+    } else if (st == SendStatus::done) {
+        s.data_in_flight = false;
+        complete_one(*r);
+    }
+}
+
+void Engine::on_sent(std::uint64_t token) {
+    Request* r = lookup(token);
+    if (r == nullptr || r->kind != Kind::send || !r->send().data_in_flight) return;
+    r->send().data_in_flight = false;
+    complete_one(*r);
+}
+
+void Engine::send_control(int peer, Packet type, const Header& about, std::uint64_t receiver_req,
+                          std::uint8_t flags) {
+    Header c = about;
+    c.type = type;
+    c.flags = flags;
+    c.receiver_req = receiver_req;
+    Method* m = method_for(peer);
+    if (m != nullptr) m->send(peer, c, {}, 0);
+}
+
+void Engine::irecv(Request& r) {
+    RecvState& rs = r.recv();
+    rs = RecvState{};
+    r.status = Status{};
+    r.pending = 1;
+    if (Unexpected* u = unexpected_.find(r.context, r.rank, r.tag)) {
+        unexpected_.remove(u);
+        bind(r, u);
+        return;
+    }
+    posted_.push(&r);
+    rs.posted = true;
+}
+
+void Engine::bind(Request& r, Unexpected* u) {
+    RecvState& rs = r.recv();
+    rs.matched = true;
+    rs.matched_peer = u->peer;
+    r.status.source = u->header.source;
+    r.status.tag = u->header.tag;
+    switch (u->header.type) {
+        case Packet::rts:
+            send_control(u->peer, Packet::cts, u->header, r.id);
+            delete u;
+            return;
+        case Packet::eager_sync:
+            send_control(u->peer, Packet::sync_ack, u->header, 0);
+            [[fallthrough]];
+        default:
+            if (u->complete) {
+                deliver(r, *u);
+                delete u;
+                complete_one(r);
+            } else {
+                u->waiter = &r;
+                rs.unexpected = u;
+            }
+            return;
+    }
+}
+
+void Engine::deliver(Request& r, const Unexpected& u) {
+    std::size_t n = std::min<std::size_t>(u.header.length, r.bytes);
+    if (n > 0) std::memcpy(r.buf, u.data.data(), n);
+    r.status.bytes = n;
+    if (u.header.length > r.bytes) r.status.error = Error::truncated;
+}
+
+bool Engine::iprobe(int context, int source, int tag, Status& status) {
+    Unexpected* u = unexpected_.find(context, source, tag);
+    if (u == nullptr) return false;
+    status = Status{};
+    status.source = u->header.source;
+    status.tag = u->header.tag;
+    status.bytes = u->header.length;
+    return true;
+}
+
+void Engine::cancel(Request& r) {
+    if (r.kind == Kind::recv) {
+        RecvState& rs = r.recv();
+        if (rs.posted && posted_.remove(&r)) {
+            rs.posted = false;
+            r.status.cancelled = true;
+            complete_one(r);
+        }
+        return;
+    }
+    SendState& s = r.send();
+    if (s.cancel_asked || s.method == nullptr || failed_peers_.count(s.world_peer) != 0) return;
+    s.cancel_asked = true;
+    ++r.pending;
+    Header h{};
+    h.context = r.context;
+    h.source = r.rank;
+    h.tag = r.tag;
+    h.length = r.bytes;
+    h.sender_req = r.id;
+    send_control(s.world_peer, Packet::cancel_req, h, 0);
+}
+
+void Engine::on_cancel_req(int peer, const Header& h) {
+    Unexpected* u = unexpected_.find_sent(peer, h.sender_req);
+    // Only a message that fully arrived and nobody waits for can be withdrawn.
+    bool withdrawn = u != nullptr && u->complete && u->waiter == nullptr;
+    if (withdrawn) {
+        unexpected_.remove(u);
+        delete u;
+    }
+    send_control(peer, Packet::cancel_ack, h, 0, withdrawn ? 1 : 0);
+}
+
+void Engine::on_cancel_ack(const Header& h) {
+    Request* r = lookup(h.sender_req);
+    if (r == nullptr || r->kind != Kind::send || !r->send().cancel_asked) return;
+    SendState& s = r->send();
+    s.cancel_asked = false;
+    if ((h.flags & 1) != 0) {
+        r->status.cancelled = true;
+        // The receiver forgot the message: no CTS or sync_ack will ever come.
+        if (s.awaiting_cts) {
+            s.awaiting_cts = false;
+            --r->pending;
+        }
+        if (s.awaiting_sync) {
+            s.awaiting_sync = false;
+            --r->pending;
+        }
+    }
+    complete_one(*r);
+}
+
+Landing Engine::on_header(int peer, const Header& h) {
+    switch (h.type) {
+        case Packet::eager:
+        case Packet::eager_sync: {
+            if (Request* r = posted_.take(h.context, h.source, h.tag)) {
+                RecvState& rs = r->recv();
+                rs.posted = false;
+                rs.matched = true;
+                rs.matched_peer = peer;
+                r->status.source = h.source;
+                r->status.tag = h.tag;
+                if (h.type == Packet::eager_sync) send_control(peer, Packet::sync_ack, h, 0);
+                return Landing{r->buf, r->bytes, r, kLandRequest};
+            }
+            auto* u = new Unexpected;
+            u->header = h;
+            u->peer = peer;
+            u->data.resize(h.length);
+            unexpected_.push(u);
+            return Landing{u->data.data(), u->data.size(), u, kLandUnexpected};
+        }
+        case Packet::rts: {
+            if (Request* r = posted_.take(h.context, h.source, h.tag)) {
+                RecvState& rs = r->recv();
+                rs.posted = false;
+                rs.matched = true;
+                rs.matched_peer = peer;
+                r->status.source = h.source;
+                r->status.tag = h.tag;
+                send_control(peer, Packet::cts, h, r->id);
+                return {};
+            }
+            auto* u = new Unexpected;
+            u->header = h;
+            u->peer = peer;
+            u->complete = true;
+            unexpected_.push(u);
+            return {};
+        }
+        case Packet::rndv_data: {
+            Request* r = lookup(h.receiver_req);
+            if (r == nullptr || r->kind != Kind::recv || !r->recv().matched || r->recv().matched_peer != peer) {
+                return {};  // not ours: the method discards the payload
+            }
+            return Landing{r->buf, r->bytes, r, kLandRequest};
+        }
+        case Packet::cts:
+            on_cts(peer, h);
+            return {};
+        case Packet::sync_ack: {
+            Request* r = lookup(h.sender_req);
+            if (r != nullptr && r->kind == Kind::send && r->send().awaiting_sync) {
+                r->send().awaiting_sync = false;
+                complete_one(*r);
+            }
+            return {};
+        }
+        case Packet::cancel_req:
+            on_cancel_req(peer, h);
+            return {};
+        case Packet::cancel_ack:
+            on_cancel_ack(h);
+            return {};
+    }
+    return {};
+}
+
+void Engine::on_payload(int /*peer*/, const Header& h, const Landing& landing) {
+    if (landing.kind == kLandRequest) {
+        auto* r = static_cast<Request*>(landing.cookie);
+        r->status.bytes = std::min<std::uint64_t>(h.length, r->bytes);
+        if (h.length > r->bytes) r->status.error = Error::truncated;
+        complete_one(*r);
+    } else if (landing.kind == kLandUnexpected) {
+        auto* u = static_cast<Unexpected*>(landing.cookie);
+        u->complete = true;
+        if (Request* r = u->waiter) {
+            r->recv().unexpected = nullptr;
+            deliver(*r, *u);
+            delete u;
+            complete_one(*r);
+        }
+    }
+}
+
+void Engine::on_peer_failed(int peer, const std::string& why) {
+    failed_peers_[peer] = why;
+    last_error_ = why;
+    std::vector<Request*> victims;
+    for (auto& [id, r] : live_) {
+        if (r->pending > 0 && r->kind == Kind::send && r->send().world_peer == peer) victims.push_back(r);
+        if (r->pending > 0 && r->kind == Kind::recv && r->recv().matched && r->recv().matched_peer == peer)
+            victims.push_back(r);
+    }
+    for (Request* r : victims) fail(*r, Error::peer_failed);
+}
+
+const std::string& Engine::peer_error(int peer) const {
+    static const std::string none;
+    auto it = failed_peers_.find(peer);
+    return it == failed_peers_.end() ? none : it->second;
+}
+
+int Engine::progress() {
+    int events = 0;
+    for (auto& m : methods_) events += m->poll(*this);
+    return events;
+}
+
+void Engine::idle_step(unsigned idle) {
+    const auto spin = static_cast<unsigned>(spin_polls.get());
+    const auto yields = static_cast<unsigned>(yield_polls.get());
+    if (idle < spin) return;
+    if (idle < spin + yields) {
+        sched_yield();
+        return;
+    }
+    std::vector<pollfd> fds;
+    for (auto& m : methods_) {
+        if (m->busy()) return;
+        if (m->wait_fd() >= 0) fds.push_back(pollfd{m->wait_fd(), POLLIN, 0});
+    }
+    for (int fd : extra_fds_) fds.push_back(pollfd{fd, POLLIN, 0});
+    if (fds.empty()) {
+        sched_yield();
+        return;
+    }
+    // Bounded sleep: a wake-up the descriptors cannot announce is never missed for long.
+    ::poll(fds.data(), fds.size(), 20);
+}
+
+bool Engine::sends_drained() const {
+    return std::none_of(methods_.begin(), methods_.end(), [](const auto& m) { return m->has_queued_sends(); });
+}
+
+void Engine::shutdown() {
+    for (auto& m : methods_) m->shutdown();
+}
+
+}  // namespace strata::adi

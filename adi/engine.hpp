@@ -1,0 +1,101 @@
+// The engine: protocols (eager, rendezvous, synchronous, cancel), request life
+// cycle, per-peer method choice and the progress loop. It moves contiguous
+// byte ranges; datatypes and communicators stay in mpi/.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "adi/matching.hpp"
+#include "adi/method.hpp"
+#include "adi/request.hpp"
+
+namespace strata::adi {
+
+class Engine final : public Upcalls {
+public:
+    // `methods` in preference order: the first that reaches a peer carries its traffic.
+    explicit Engine(std::vector<std::unique_ptr<Method>> methods);
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    // Startup: every method adds its address to our card; then, with all cards,
+    // each peer gets the first method that reaches it.
+    bool publish(wireup::BusinessCard& card, std::string& error);
+    bool connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error);
+    Method* method_for(int world_peer) const { return route_[static_cast<std::size_t>(world_peer)]; }
+    int world_size() const { return static_cast<int>(route_.size()); }
+
+    Request* request_create(Kind kind);
+    void request_destroy(Request* r);
+
+    // Start a send of r->buf[0, r->bytes) described by r->context/rank/tag.
+    void isend(Request& r, int world_peer, SendMode mode);
+    // Start a receive into r->buf with capacity r->bytes.
+    void irecv(Request& r);
+    // Envelope of the earliest matching unexpected message, without receiving it.
+    bool iprobe(int context, int source, int tag, Status& status);
+    // MPI_Cancel: a queued receive is withdrawn at once; a send asks its receiver.
+    void cancel(Request& r);
+
+    // One pass over the methods. Returns the number of events handled.
+    int progress();
+    // Drive progress until done() holds; spins briefly, then yields, then sleeps
+    // on the methods' descriptors so oversubscribed ranks leave the CPU.
+    template <class Done>
+    void wait(Done&& done) {
+        unsigned idle = 0;
+        while (!done()) {
+            if (progress() > 0) {
+                idle = 0;
+            } else {
+                idle_step(++idle);
+            }
+        }
+    }
+    // Extra descriptor to wake on while sleeping (e.g. the launcher's socket).
+    void watch_fd(int fd) { extra_fds_.push_back(fd); }
+
+    bool sends_drained() const;
+    void shutdown();
+
+    // Why the link to `peer` failed, or empty.
+    const std::string& peer_error(int peer) const;
+    const std::string& last_error() const { return last_error_; }
+
+    std::size_t unexpected_count() const { return unexpected_.size(); }
+    std::size_t posted_count() const { return posted_.size(); }
+
+    // Upcalls from the methods.
+    Landing on_header(int peer, const Header& h) override;
+    void on_payload(int peer, const Header& h, const Landing& landing) override;
+    void on_sent(std::uint64_t token) override;
+    void on_peer_failed(int peer, const std::string& why) override;
+
+private:
+    Request* lookup(std::uint64_t id) const;
+    void complete_one(Request& r);
+    void fail(Request& r, Error e);
+    void bind(Request& r, Unexpected* u);
+    void deliver(Request& r, const Unexpected& u);
+    void send_control(int peer, Packet type, const Header& about, std::uint64_t receiver_req, std::uint8_t flags = 0);
+    void on_cts(int peer, const Header& h);
+    void on_cancel_req(int peer, const Header& h);
+    void on_cancel_ack(const Header& h);
+    void idle_step(unsigned idle);
+
+    std::vector<std::unique_ptr<Method>> methods_;
+    std::vector<Method*> route_;  // by world rank
+    std::unordered_map<std::uint64_t, Request*> live_;
+    std::uint64_t next_id_ = 1;
+    PostedQueue posted_;
+    UnexpectedQueue unexpected_;
+    std::unordered_map<int, std::string> failed_peers_;
+    std::string last_error_;
+    std::vector<int> extra_fds_;
+};
+
+}  // namespace strata::adi

@@ -1,0 +1,107 @@
+#include "adi/matching.hpp"
+
+#include <algorithm>
+
+namespace strata::adi {
+
+void PostedQueue::push(Request* r) {
+    r->seq = next_seq_++;
+    if (r->rank == kAnySource) {
+        any_source_[r->context].push_back(r);
+    } else {
+        by_source_[key(r->context, r->rank)].push_back(r);
+    }
+    ++count_;
+}
+
+Request* PostedQueue::take(int context, int source, int tag) {
+    Bucket* specific = nullptr;
+    Bucket::iterator specific_it;
+    if (auto b = by_source_.find(key(context, source)); b != by_source_.end()) {
+        specific_it = std::find_if(b->second.begin(), b->second.end(),
+                                   [tag](const Request* r) { return tag_matches(r->tag, tag); });
+        if (specific_it != b->second.end()) specific = &b->second;
+    }
+    Bucket* wild = nullptr;
+    Bucket::iterator wild_it;
+    if (auto b = any_source_.find(context); b != any_source_.end()) {
+        wild_it = std::find_if(b->second.begin(), b->second.end(),
+                               [tag](const Request* r) { return tag_matches(r->tag, tag); });
+        if (wild_it != b->second.end()) wild = &b->second;
+    }
+    Request* r = nullptr;
+    if (specific != nullptr && (wild == nullptr || (*specific_it)->seq < (*wild_it)->seq)) {
+        r = *specific_it;
+        specific->erase(specific_it);
+    } else if (wild != nullptr) {
+        r = *wild_it;
+        wild->erase(wild_it);
+    }
+    if (r != nullptr) --count_;
+    return r;
+}
+
+bool PostedQueue::remove(Request* r) {
+    Bucket* b = nullptr;
+    if (r->rank == kAnySource) {
+        auto it = any_source_.find(r->context);
+        if (it != any_source_.end()) b = &it->second;
+    } else {
+        auto it = by_source_.find(key(r->context, r->rank));
+        if (it != by_source_.end()) b = &it->second;
+    }
+    if (b == nullptr) return false;
+    auto it = std::find(b->begin(), b->end(), r);
+    if (it == b->end()) return false;
+    b->erase(it);
+    --count_;
+    return true;
+}
+
+void UnexpectedQueue::push(Unexpected* u) {
+    u->seq = next_seq_++;
+    auto [it, inserted] = by_source_.try_emplace(key(u->header.context, u->header.source));
+    if (inserted) sources_[u->header.context].push_back(u->header.source);
+    it->second.push_back(u);
+    ++count_;
+}
+
+Unexpected* UnexpectedQueue::find(int context, int source, int tag) const {
+    auto first_in = [&](int src) -> Unexpected* {
+        auto b = by_source_.find(key(context, src));
+        if (b == by_source_.end()) return nullptr;
+        for (Unexpected* u : b->second) {
+            if (tag_matches(tag, u->header.tag)) return u;
+        }
+        return nullptr;
+    };
+    if (source != kAnySource) return first_in(source);
+    auto s = sources_.find(context);
+    if (s == sources_.end()) return nullptr;
+    Unexpected* best = nullptr;
+    for (int src : s->second) {
+        Unexpected* u = first_in(src);
+        if (u != nullptr && (best == nullptr || u->seq < best->seq)) best = u;
+    }
+    return best;
+}
+
+void UnexpectedQueue::remove(Unexpected* u) {
+    auto b = by_source_.find(key(u->header.context, u->header.source));
+    if (b == by_source_.end()) return;
+    auto it = std::find(b->second.begin(), b->second.end(), u);
+    if (it == b->second.end()) return;
+    b->second.erase(it);
+    --count_;
+}
+
+Unexpected* UnexpectedQueue::find_sent(int peer, std::uint64_t sender_req) const {
+    for (const auto& [k, bucket] : by_source_) {
+        for (Unexpected* u : bucket) {
+            if (u->peer == peer && u->header.sender_req == sender_req) return u;
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace strata::adi

@@ -1,0 +1,77 @@
+// The matching engine: posted receives and unexpected messages.
+//
+// MPI's non-overtaking rule says two messages from one sender on one
+// communicator match receives in the order they were sent, and receives are
+// satisfied in the order they were posted. Both queues are kept per
+// (context, source) so a specific-source search never walks other senders'
+// traffic (floods of unexpected messages stay cheap), and every entry carries
+// a sequence number so wildcard searches pick the earliest candidate.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <unordered_map>
+#include <vector>
+
+#include "adi/envelope.hpp"
+#include "adi/request.hpp"
+
+namespace strata::adi {
+
+// A message that arrived before a matching receive was posted.
+struct Unexpected {
+    Header header;
+    int peer = -1;  // world rank of the sender
+    std::vector<std::byte> data;
+    bool complete = false;       // payload fully arrived (always true for rts)
+    Request* waiter = nullptr;   // receive matched while the payload was still arriving
+    std::uint64_t seq = 0;
+};
+
+class PostedQueue {
+public:
+    void push(Request* r);
+    // The earliest posted receive that matches an arriving envelope; removed.
+    Request* take(int context, int source, int tag);
+    // Removes a specific receive (cancel). False if it is not queued.
+    bool remove(Request* r);
+    std::size_t size() const { return count_; }
+
+private:
+    using Bucket = std::list<Request*>;
+    static std::uint64_t key(int context, int source) {
+        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(context)) << 32) |
+               static_cast<std::uint32_t>(source);
+    }
+    std::unordered_map<std::uint64_t, Bucket> by_source_;
+    std::unordered_map<int, Bucket> any_source_;  // by context
+    std::uint64_t next_seq_ = 1;
+    std::size_t count_ = 0;
+};
+
+class UnexpectedQueue {
+public:
+    void push(Unexpected* u);
+    // The earliest unexpected message matching a receive's (source, tag), which
+    // may be wildcards. Not removed.
+    Unexpected* find(int context, int source, int tag) const;
+    void remove(Unexpected* u);
+    // The unmatched message a sender wants to cancel, if still here.
+    Unexpected* find_sent(int peer, std::uint64_t sender_req) const;
+    std::size_t size() const { return count_; }
+
+private:
+    using Bucket = std::list<Unexpected*>;
+    static std::uint64_t key(int context, int source) {
+        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(context)) << 32) |
+               static_cast<std::uint32_t>(source);
+    }
+    std::unordered_map<std::uint64_t, Bucket> by_source_;
+    std::unordered_map<int, std::vector<int>> sources_;  // context -> sources with a bucket
+    std::uint64_t next_seq_ = 1;
+    std::size_t count_ = 0;
+};
+
+inline bool tag_matches(int wanted, int actual) { return wanted == kAnyTag || wanted == actual; }
+
+}  // namespace strata::adi

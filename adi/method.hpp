@@ -1,0 +1,116 @@
+// adi::Method: the one interface every communication device implements.
+//
+// Who calls what
+//   The engine (adi/engine.cpp) owns every Method. At MPI_Init it calls
+//   publish() so the method can put its address in this process's business
+//   card, then, once the startup barrier released everyone's cards,
+//   connect_world(). From then on it calls send() to move packets and poll()
+//   to make progress; poll() calls back into the engine through Upcalls.
+//   shutdown() is called once from MPI_Finalize after the final barrier.
+//
+// What may block
+//   Nothing. send() hands bytes to the OS or queues them; poll() does a bounded
+//   amount of work and returns. Only the engine decides to sleep, and it does so
+//   by waiting on wait_fd() of every method when none is busy().
+//
+// Who owns which buffer
+//   The header passed to send() is copied by the method before send() returns.
+//   The data iovecs stay owned by the caller and must remain valid until the
+//   send completes: at once when send() returns SendStatus::done, otherwise
+//   when the method calls Upcalls::on_sent(token). A Landing returned by
+//   on_header() belongs to the engine; the method writes at most `capacity`
+//   bytes into it and silently discards the rest of the payload.
+//
+// Ordering
+//   Packets between one pair of processes arrive in the order they were sent
+//   (all methods are reliable and ordered per pair); the engine relies on this
+//   for MPI's non-overtaking rule.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "adi/envelope.hpp"
+#include "launcher/wireup.hpp"
+
+namespace strata::adi {
+
+// What a device can do, filled in by the device, read by the engine.
+struct Capabilities {
+    std::string name;              // "self", "tcp", ...
+    std::size_t eager_limit = 0;   // larger messages use rendezvous
+    int poll_cost = 1;             // relative cost of one poll (1 = shared memory, 100 = socket)
+};
+
+// Where an arriving payload goes.
+struct Landing {
+    std::byte* dest = nullptr;
+    std::size_t capacity = 0;
+    void* cookie = nullptr;  // engine's bookkeeping, handed back in on_payload
+    std::uint32_t kind = 0;  // engine's bookkeeping
+};
+
+class Upcalls {
+public:
+    // A header arrived from world rank `peer`. For packets with a payload
+    // (carries_payload) the method then delivers the payload into the returned
+    // Landing and calls on_payload, also for empty payloads.
+    virtual Landing on_header(int peer, const Header& h) = 0;
+    virtual void on_payload(int peer, const Header& h, const Landing& landing) = 0;
+    // The send identified by `token` completed; its data buffers are free.
+    virtual void on_sent(std::uint64_t token) = 0;
+    // The link to `peer` failed; `why` says what happened and what to check.
+    virtual void on_peer_failed(int peer, const std::string& why) = 0;
+
+protected:
+    ~Upcalls() = default;
+};
+
+enum class SendStatus { done, queued, failed };
+
+// What a method learns about its process when it is created.
+struct MethodContext {
+    int rank = 0;
+    int size = 1;
+    std::string job_key;   // proves membership of this job to peers
+    std::string hostname;
+};
+
+class Method {
+public:
+    virtual ~Method() = default;
+
+    virtual const Capabilities& caps() const = 0;
+
+    // Before the startup barrier: open listeners, add our address to the card.
+    // Returns false with `error` set when the method cannot work here.
+    virtual bool publish(wireup::BusinessCard& card, std::string& error) = 0;
+    // After the barrier: everyone's cards, indexed by world rank.
+    virtual void connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank) = 0;
+    // Whether this method can carry packets to world rank `peer`.
+    virtual bool reaches(int peer) const = 0;
+
+    // Send header + data to `peer`. See the buffer rules above.
+    virtual SendStatus send(int peer, const Header& h, std::span<const iovec> data, std::uint64_t token) = 0;
+
+    // Make progress: deliver arrived packets, push queued sends. Returns the
+    // number of events handled (0 = nothing happened).
+    virtual int poll(Upcalls& up) = 0;
+
+    // A descriptor that becomes readable when poll() would have work, or -1 if
+    // the method cannot be waited on that way.
+    virtual int wait_fd() const { return -1; }
+    // True when poll() has work right now that no descriptor will announce.
+    virtual bool busy() const { return false; }
+    // Unsent data still queued (MPI_Finalize waits for it to drain).
+    virtual bool has_queued_sends() const { return false; }
+
+    virtual void shutdown() {}
+};
+
+}  // namespace strata::adi

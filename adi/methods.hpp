@@ -1,0 +1,24 @@
+// The method table: which devices exist, in order of preference.
+// The engine gives each peer the first method in this table that reaches it.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "adi/method.hpp"
+
+namespace strata::adi {
+
+struct MethodEntry {
+    const char* name;
+    std::unique_ptr<Method> (*create)(const MethodContext& ctx);
+    bool needed_alone;  // also created when the job has a single process
+};
+
+std::span<const MethodEntry> method_table();
+
+// Instantiates the methods this process needs, in table order.
+std::vector<std::unique_ptr<Method>> methods_create(const MethodContext& ctx);
+
+}  // namespace strata::adi

@@ -1,0 +1,88 @@
+// One request type for every communication the engine tracks.
+//
+// A request is complete when `pending` reaches zero: each outstanding event
+// (data handed to the device, a sync_ack, a cancel answer, a payload landing)
+// holds one count. The MPI layer owns requests through its handle table; the
+// engine knows them by `id` on the wire (never by address) so a forged or
+// stale id from the network cannot reach freed memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <variant>
+#include <vector>
+
+namespace strata::adi {
+
+class Method;
+
+inline constexpr int kAnySource = -2;
+inline constexpr int kAnyTag = -1;
+inline constexpr int kProcNull = -1;
+
+// What went wrong with one request; the MPI layer maps it to an error class.
+enum class Error : std::uint8_t { none, truncated, peer_failed };
+
+struct Status {
+    int source = kAnySource;
+    int tag = kAnyTag;
+    Error error = Error::none;
+    bool cancelled = false;
+    std::uint64_t bytes = 0;
+};
+
+enum class SendMode : std::uint8_t { standard, buffered, synchronous, ready };
+
+struct SendState {
+    SendMode mode = SendMode::standard;
+    int world_peer = -1;
+    Method* method = nullptr;
+    bool rendezvous = false;
+    bool awaiting_cts = false;
+    bool awaiting_sync = false;
+    bool data_in_flight = false;
+    bool cancel_asked = false;
+};
+
+struct RecvState {
+    bool posted = false;      // sits in the posted queue
+    bool matched = false;     // a message was bound to it
+    int matched_peer = -1;    // world rank of the matched sender
+    void* unexpected = nullptr;  // the still-arriving unexpected message it waits for
+};
+
+enum class Kind : std::uint8_t { send, recv };
+
+struct Request {
+    std::uint64_t id = 0;
+    Kind kind = Kind::send;
+    int pending = 0;
+    Status status;
+
+    // Envelope. For a send: context, our rank in the communicator (source), tag.
+    // For a receive: context, the wanted source rank (or kAnySource), tag (or kAnyTag).
+    int context = 0;
+    int rank = 0;
+    int tag = 0;
+
+    // Contiguous bytes to send from, or to receive into (capacity).
+    std::byte* buf = nullptr;
+    std::size_t bytes = 0;
+
+    std::variant<SendState, RecvState> state;
+
+    std::uint64_t seq = 0;  // posting order, for matching ANY_SOURCE fairly
+
+    // Owner's choices: `released` means nobody will wait for it (destroy on
+    // completion); `on_complete` runs once when it completes (e.g. to free a
+    // region of the MPI_Bsend buffer).
+    bool released = false;
+    std::function<void()> on_complete;
+
+    bool complete() const { return pending == 0; }
+    SendState& send() { return std::get<SendState>(state); }
+    RecvState& recv() { return std::get<RecvState>(state); }
+};
+
+}  // namespace strata::adi

@@ -1,0 +1,57 @@
+// Run-time settings ("knobs"), each declared once next to the code it tunes.
+//
+// A knob is read from the environment variable of its name the first time it
+// is used. Every declared knob registers itself so `strata-info` can list
+// name, type, default and documentation.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::base {
+
+struct KnobInfo {
+    std::string name;
+    std::string type;
+    std::string default_text;
+    std::string doc;
+};
+
+// All knobs declared in the loaded code, in declaration order.
+const std::vector<KnobInfo>& knobs_all();
+void knob_register(KnobInfo info);
+
+// Parses "123", "64K", "8M", "1G". nullopt on anything else.
+std::optional<std::int64_t> parse_size(const std::string& text);
+
+class KnobInt {
+public:
+    KnobInt(const char* name, std::int64_t def, const char* doc, bool size_suffixes = false);
+    std::int64_t get() const;  // the environment's value, or the default if unset or invalid
+    const char* name() const { return name_; }
+
+private:
+    const char* name_;
+    std::int64_t def_;
+    bool sizes_;
+    mutable std::once_flag once_;
+    mutable std::int64_t value_ = 0;
+};
+
+class KnobString {
+public:
+    KnobString(const char* name, const char* def, const char* doc);
+    const std::string& get() const;
+    const char* name() const { return name_; }
+
+private:
+    const char* name_;
+    const char* def_;
+    mutable std::once_flag once_;
+    mutable std::string value_;
+};
+
+}  // namespace strata::base

@@ -1,0 +1,43 @@
+#include "collectives/collective.hpp"
+
+namespace strata::coll {
+
+adi::Request* send_start(const Group& g, int dest, int tag, const void* buf, std::size_t bytes) {
+    adi::Request* r = g.engine.request_create(adi::Kind::send);
+    r->context = g.context;
+    r->rank = g.rank;
+    r->tag = tag;
+    r->buf = static_cast<std::byte*>(const_cast<void*>(buf));
+    r->bytes = bytes;
+    g.engine.isend(*r, g.world[static_cast<std::size_t>(dest)], adi::SendMode::standard);
+    return r;
+}
+
+adi::Request* recv_start(const Group& g, int source, int tag, void* buf, std::size_t bytes) {
+    adi::Request* r = g.engine.request_create(adi::Kind::recv);
+    r->context = g.context;
+    r->rank = source;
+    r->tag = tag;
+    r->buf = static_cast<std::byte*>(buf);
+    r->bytes = bytes;
+    g.engine.irecv(*r);
+    return r;
+}
+
+adi::Error wait_all(const Group& g, std::vector<adi::Request*>& reqs) {
+    g.engine.wait([&] {
+        for (const adi::Request* r : reqs) {
+            if (!r->complete()) return false;
+        }
+        return true;
+    });
+    adi::Error first = adi::Error::none;
+    for (adi::Request* r : reqs) {
+        if (first == adi::Error::none) first = r->status.error;
+        g.engine.request_destroy(r);
+    }
+    reqs.clear();
+    return first;
+}
+
+}  // namespace strata::coll

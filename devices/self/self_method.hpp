@@ -1,0 +1,36 @@
+// devices/self: a rank talking to itself. Packets are copied into a local
+// queue at send time (so every send completes at once) and delivered by poll().
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "adi/method.hpp"
+
+namespace strata::dev::self {
+
+class SelfMethod final : public adi::Method {
+public:
+    SelfMethod();
+    const adi::Capabilities& caps() const override { return caps_; }
+    bool publish(wireup::BusinessCard& card, std::string& error) override;
+    void connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank) override;
+    bool reaches(int peer) const override { return peer == me_; }
+    adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;
+    int poll(adi::Upcalls& up) override;
+    bool busy() const override { return !queue_.empty(); }
+
+private:
+    struct Packet {
+        adi::Header header;
+        std::vector<std::byte> payload;
+    };
+    adi::Capabilities caps_;
+    int me_ = -1;
+    std::deque<Packet> queue_;
+};
+
+std::unique_ptr<adi::Method> create(const adi::MethodContext& ctx);
+
+}  // namespace strata::dev::self

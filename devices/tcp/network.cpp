@@ -1,0 +1,118 @@
+#include "devices/tcp/network.hpp"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
+#include <algorithm>
+#include <charconv>
+
+namespace strata::dev::tcp {
+
+std::vector<Interface> interfaces_list() {
+    std::vector<Interface> out;
+    ifaddrs* all = nullptr;
+    if (getifaddrs(&all) != 0) return out;
+    for (ifaddrs* i = all; i != nullptr; i = i->ifa_next) {
+        if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
+        if ((i->ifa_flags & IFF_UP) == 0) continue;
+        Interface itf;
+        itf.name = i->ifa_name;
+        itf.address = ntohl(reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr);
+        itf.netmask = i->ifa_netmask != nullptr
+                          ? ntohl(reinterpret_cast<const sockaddr_in*>(i->ifa_netmask)->sin_addr.s_addr)
+                          : 0xffffffffu;
+        itf.loopback = (i->ifa_flags & IFF_LOOPBACK) != 0;
+        out.push_back(itf);
+    }
+    freeifaddrs(all);
+    return out;
+}
+
+std::string ipv4_text(std::uint32_t host_order) {
+    in_addr a{htonl(host_order)};
+    char buf[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, &a, buf, sizeof buf);
+    return buf;
+}
+
+namespace {
+
+std::string interfaces_text(const std::vector<Interface>& ifs) {
+    std::string s;
+    for (const auto& i : ifs) {
+        if (!s.empty()) s += ", ";
+        s += i.name + " " + ipv4_text(i.address);
+    }
+    return s.empty() ? "none" : s;
+}
+
+bool parse_int(std::string_view t, int& out) {
+    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
+    return ec == std::errc() && p == t.data() + t.size();
+}
+
+}  // namespace
+
+std::optional<NetworkChoice> network_choose(const std::string& spec, const std::vector<Interface>& ifs,
+                                            std::string& error) {
+    NetworkChoice c;
+    if (spec.empty()) {
+        std::vector<Interface> sorted = ifs;
+        std::stable_partition(sorted.begin(), sorted.end(), [](const Interface& i) { return !i.loopback; });
+        for (const auto& i : sorted) c.publish.push_back(ipv4_text(i.address));
+        if (c.publish.empty()) c.publish.push_back("127.0.0.1");
+        return c;
+    }
+    const Interface* hit = nullptr;
+    if (auto slash = spec.find('/'); slash != std::string::npos) {
+        in_addr net{};
+        int bits = -1;
+        if (inet_pton(AF_INET, spec.substr(0, slash).c_str(), &net) != 1 ||
+            !parse_int(std::string_view(spec).substr(slash + 1), bits) || bits < 0 || bits > 32) {
+            error = "STRATA_NETWORK=" + spec +
+                    " is neither an interface name nor an IPv4 subnet such as 10.0.0.0/24";
+            return std::nullopt;
+        }
+        std::uint32_t mask = bits == 0 ? 0 : ~0u << (32 - bits);
+        std::uint32_t want = ntohl(net.s_addr) & mask;
+        for (const auto& i : ifs) {
+            if ((i.address & mask) == want) {
+                hit = &i;
+                break;
+            }
+        }
+    } else {
+        for (const auto& i : ifs) {
+            if (i.name == spec) {
+                hit = &i;
+                break;
+            }
+        }
+    }
+    if (hit == nullptr) {
+        error = "STRATA_NETWORK=" + spec + " matches no IPv4 interface on this host (interfaces: " +
+                interfaces_text(ifs) + "); name one of them or a subnet such as 10.0.0.0/24 (mpirun -net)";
+        return std::nullopt;
+    }
+    c.any = false;
+    c.bind_address = hit->address;
+    c.publish.push_back(ipv4_text(hit->address));
+    return c;
+}
+
+std::optional<PortRange> port_range_parse(const std::string& spec, std::string& error) {
+    PortRange r;
+    if (spec.empty()) return r;
+    auto colon = spec.find(':');
+    if (colon == std::string::npos || !parse_int(std::string_view(spec).substr(0, colon), r.low) ||
+        !parse_int(std::string_view(spec).substr(colon + 1), r.high) || r.low < 1 || r.high > 65535 ||
+        r.low > r.high) {
+        error = "STRATA_PORT_RANGE=" + spec + " is not LOW:HIGH with 1 <= LOW <= HIGH <= 65535 (e.g. 50000:50100)";
+        return std::nullopt;
+    }
+    return r;
+}
+
+}  // namespace strata::dev::tcp

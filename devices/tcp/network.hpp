@@ -1,0 +1,45 @@
+// Which network and which ports the TCP method uses.
+//
+// STRATA_NETWORK (mpirun -net) names an interface ("eth1") or an IPv4 subnet
+// ("10.77.0.0/16"); the listener binds to that interface's address and only
+// that address is published. Unset: listen on all addresses and publish every
+// IPv4 address of every interface that is up, loopback last.
+// STRATA_PORT_RANGE (mpirun -port-range) "LOW:HIGH" restricts listening ports
+// for firewalls; unset lets the kernel pick.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::dev::tcp {
+
+struct Interface {
+    std::string name;
+    std::uint32_t address = 0;  // host byte order
+    std::uint32_t netmask = 0;
+    bool loopback = false;
+};
+
+std::vector<Interface> interfaces_list();
+std::string ipv4_text(std::uint32_t host_order);
+
+struct NetworkChoice {
+    bool any = true;                  // bind to INADDR_ANY
+    std::uint32_t bind_address = 0;   // host order, when !any
+    std::vector<std::string> publish; // addresses to publish, preferred first
+};
+
+// Resolves `spec` (may be empty) against `ifs`; nullopt with `error` if it matches nothing.
+std::optional<NetworkChoice> network_choose(const std::string& spec, const std::vector<Interface>& ifs,
+                                            std::string& error);
+
+struct PortRange {
+    int low = 0;   // 0 = any port
+    int high = 0;
+};
+
+std::optional<PortRange> port_range_parse(const std::string& spec, std::string& error);
+
+}  // namespace strata::dev::tcp

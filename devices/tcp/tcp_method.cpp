@@ -1,0 +1,608 @@
+#include "devices/tcp/tcp_method.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "base/knob.hpp"
+#include "devices/tcp/network.hpp"
+#include "security/job_key.hpp"
+
+namespace strata::dev::tcp {
+
+namespace {
+
+const base::KnobInt eager_limit{"STRATA_TCP_EAGER_LIMIT", 65536,
+                                "TCP: messages up to this size go eagerly, larger ones by rendezvous", true};
+const base::KnobString network_knob{"STRATA_NETWORK", "",
+                                    "network for TCP traffic: interface name or IPv4 subnet (mpirun -net)"};
+const base::KnobString port_range_knob{"STRATA_PORT_RANGE", "",
+                                       "TCP listening ports LOW:HIGH, for firewalls (mpirun -port-range)"};
+
+constexpr std::uint32_t kMagic = 0x31525453;  // "STR1"
+constexpr std::size_t kKeyBytes = 64;
+constexpr std::size_t kHelloSize = 12 + kKeyBytes;
+constexpr std::size_t kStaging = 64 * 1024;
+
+constexpr std::uint64_t kKeyListener = 1ull << 32;
+constexpr std::uint64_t kKeyPeer = 2ull << 32;
+constexpr std::uint64_t kKeyIncoming = 3ull << 32;
+
+void socket_tune(int fd) {
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+std::array<std::uint8_t, kHelloSize> hello_make(int from, int to, const std::string& key) {
+    std::array<std::uint8_t, kHelloSize> h{};
+    auto put = [&](std::size_t at, std::uint32_t v) { std::memcpy(h.data() + at, &v, 4); };
+    put(0, kMagic);
+    put(4, static_cast<std::uint32_t>(from));
+    put(8, static_cast<std::uint32_t>(to));
+    std::memcpy(h.data() + 12, key.data(), std::min(key.size(), kKeyBytes));
+    return h;
+}
+
+// Sends a few bytes on a socket that was just connected or accepted: they fit
+// in the empty socket buffer, so a short write means the link is broken.
+bool send_small(int fd, const void* data, std::size_t n) {
+    return ::send(fd, data, n, MSG_NOSIGNAL) == static_cast<ssize_t>(n);
+}
+
+}  // namespace
+
+TcpMethod::TcpMethod(adi::MethodContext ctx) : ctx_(std::move(ctx)) {
+    caps_.name = "tcp";
+    caps_.eager_limit = static_cast<std::size_t>(eager_limit.get());
+    caps_.poll_cost = 100;
+    epfd_ = epoll_create1(EPOLL_CLOEXEC);
+    peers_ = std::vector<Peer>(static_cast<std::size_t>(ctx_.size));
+}
+
+TcpMethod::~TcpMethod() { shutdown(); }
+
+void TcpMethod::watch(int fd, std::uint64_t key, bool want_out, bool add) {
+    epoll_event ev{};
+    ev.events = EPOLLIN | (want_out ? EPOLLOUT : 0u);
+    ev.data.u64 = key;
+    epoll_ctl(epfd_, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &ev);
+}
+
+void TcpMethod::set_want_out(int peer, bool on) {
+    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    if (p.want_out == on || p.fd < 0) return;
+    p.want_out = on;
+    watch(p.fd, kKeyPeer | static_cast<std::uint32_t>(peer), on, false);
+}
+
+bool TcpMethod::listen_open(std::string& error) {
+    auto ifs = interfaces_list();
+    auto choice = network_choose(network_knob.get(), ifs, error);
+    if (!choice) return false;
+    auto range = port_range_parse(port_range_knob.get(), error);
+    if (!range) return false;
+
+    listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (listen_fd_ < 0) {
+        error = "cannot create a TCP socket: " + errno_text(errno);
+        return false;
+    }
+    int one = 1;
+    setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(choice->any ? INADDR_ANY : choice->bind_address);
+    const std::string where = choice->any ? "all addresses" : ipv4_text(choice->bind_address);
+    int last_errno = 0;
+    bool bound = false;
+    if (range->low == 0) {
+        addr.sin_port = 0;
+        bound = ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+        last_errno = errno;
+    } else {
+        // Start at a rank-dependent port so processes on one host rarely collide.
+        const int span = range->high - range->low + 1;
+        for (int i = 0; i < span && !bound; ++i) {
+            int port = range->low + (ctx_.rank + i) % span;
+            addr.sin_port = htons(static_cast<std::uint16_t>(port));
+            bound = ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+            if (!bound) last_errno = errno;
+        }
+    }
+    if (!bound) {
+        error = range->low == 0 ? "cannot bind a TCP listener on " + where + ": " + errno_text(last_errno)
+                                : "no free port in STRATA_PORT_RANGE=" + port_range_knob.get() + " on " + where +
+                                      " (last error: " + errno_text(last_errno) + "); widen the range";
+        return false;
+    }
+    if (::listen(listen_fd_, 1024) != 0) {
+        error = "cannot listen on TCP port: " + errno_text(errno);
+        return false;
+    }
+    socklen_t len = sizeof addr;
+    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    watch(listen_fd_, kKeyListener, false, true);
+    return true;
+}
+
+bool TcpMethod::publish(wireup::BusinessCard& card, std::string& error) {
+    if (!listen_open(error)) return false;
+    auto ifs = interfaces_list();
+    std::string unused;
+    auto choice = network_choose(network_knob.get(), ifs, unused);
+    std::string text;
+    for (const auto& a : choice->publish) {
+        if (!text.empty()) text += ',';
+        text += a;
+    }
+    card.addresses.emplace_back("tcp", text + ":" + std::to_string(port_));
+    return true;
+}
+
+void TcpMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank) {
+    ctx_.rank = my_rank;
+    for (std::size_t i = 0; i < cards.size() && i < peers_.size(); ++i) {
+        Peer& p = peers_[i];
+        p.hostname = cards[i].hostname;
+        std::string a = cards[i].address_of("tcp");
+        auto colon = a.rfind(':');
+        if (colon == std::string::npos) continue;
+        p.port = std::atoi(a.c_str() + colon + 1);
+        std::vector<std::string> list;
+        std::size_t start = 0;
+        std::string addrs = a.substr(0, colon);
+        while (start <= addrs.size()) {
+            auto comma = addrs.find(',', start);
+            if (comma == std::string::npos) comma = addrs.size();
+            if (comma > start) list.push_back(addrs.substr(start, comma - start));
+            start = comma + 1;
+        }
+        if (list.empty()) continue;
+        p.address = list.front();
+        // On one host the loopback path is the shortest, when the peer listens on it.
+        if (p.hostname == ctx_.hostname) {
+            for (const auto& x : list) {
+                if (x == "127.0.0.1") p.address = x;
+            }
+        }
+    }
+}
+
+bool TcpMethod::reaches(int peer) const {
+    return peer != ctx_.rank && !peers_[static_cast<std::size_t>(peer)].address.empty();
+}
+
+void TcpMethod::start_connect(int peer) {
+    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    const std::string target = p.address + ":" + std::to_string(p.port);
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        link_failed(peer, "cannot create a socket for rank " + std::to_string(peer) + ": " + errno_text(errno), nullptr);
+        return;
+    }
+    socket_tune(fd);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(p.port));
+    inet_pton(AF_INET, p.address.c_str(), &addr.sin_addr);
+    p.fd = fd;
+    p.want_out = true;
+    watch(fd, kKeyPeer | static_cast<std::uint32_t>(peer), true, true);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 && errno != EINPROGRESS) {
+        link_failed(peer, "cannot reach rank " + std::to_string(peer) + " at " + target + ": " + errno_text(errno), nullptr);
+        return;
+    }
+    p.link = Link::connecting;
+}
+
+void TcpMethod::on_connected(int peer) {
+    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    int err = 0;
+    socklen_t len = sizeof err;
+    getsockopt(p.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+    if (err != 0) {
+        link_failed(peer,
+                    "cannot reach rank " + std::to_string(peer) + " (host " + p.hostname + ") at " + p.address + ":" +
+                        std::to_string(p.port) + ": " + errno_text(err) +
+                        "; check that the rank is running, that STRATA_NETWORK selects a network both hosts share, "
+                        "and that STRATA_PORT_RANGE is open in the firewall",
+                    nullptr);
+        return;
+    }
+    auto hello = hello_make(ctx_.rank, peer, ctx_.job_key);
+    if (!send_small(p.fd, hello.data(), hello.size())) {
+        link_failed(peer, "handshake with rank " + std::to_string(peer) + " failed: " + errno_text(errno), nullptr);
+        return;
+    }
+    p.link = Link::hello_sent;
+    p.reply_got = 0;
+    set_want_out(peer, false);
+}
+
+void TcpMethod::on_reply(int peer) {
+    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    while (p.reply_got < p.reply.size()) {
+        ssize_t n = ::recv(p.fd, p.reply.data() + p.reply_got, p.reply.size() - p.reply_got, 0);
+        if (n > 0) {
+            p.reply_got += static_cast<std::size_t>(n);
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        link_failed(peer,
+                    "rank " + std::to_string(peer) + " at " + p.address + ":" + std::to_string(p.port) +
+                        " closed the connection during the handshake; is it a process of this job?",
+                    nullptr);
+        return;
+    }
+    std::uint32_t answer = 0;
+    std::memcpy(&answer, p.reply.data(), 4);
+    if (answer == 1) {
+        p.link = Link::connected;
+        p.rx.resize(kStaging);
+        set_want_out(peer, !p.out.empty());
+    } else {
+        // The peer's own connection to us wins; it will arrive on the listener.
+        epoll_ctl(epfd_, EPOLL_CTL_DEL, p.fd, nullptr);
+        ::close(p.fd);
+        p.fd = -1;
+        p.want_out = false;
+        p.link = Link::awaiting_incoming;
+    }
+}
+
+void TcpMethod::on_incoming(int fd) {
+    auto it = incoming_.find(fd);
+    if (it == incoming_.end()) return;
+    Incoming& in = it->second;
+    std::uint8_t buf[kHelloSize];
+    while (in.hello.size() < kHelloSize) {
+        ssize_t n = ::recv(fd, buf, kHelloSize - in.hello.size(), 0);
+        if (n > 0) {
+            in.hello.insert(in.hello.end(), buf, buf + n);
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
+        ::close(fd);
+        incoming_.erase(it);
+        return;
+    }
+    decide_incoming(in);
+    incoming_.erase(fd);
+}
+
+void TcpMethod::decide_incoming(Incoming& in) {
+    std::uint32_t magic = 0;
+    std::uint32_t from = 0;
+    std::uint32_t to = 0;
+    std::memcpy(&magic, in.hello.data(), 4);
+    std::memcpy(&from, in.hello.data() + 4, 4);
+    std::memcpy(&to, in.hello.data() + 8, 4);
+    std::string key(reinterpret_cast<const char*>(in.hello.data() + 12), kKeyBytes);
+    std::string mine = ctx_.job_key;
+    mine.resize(kKeyBytes, '\0');
+    const char* why = nullptr;
+    if (magic != kMagic) {
+        why = "not a Strata handshake";
+    } else if (!security::job_key_equal(key, mine)) {
+        why = "wrong job key";
+    } else if (to != static_cast<std::uint32_t>(ctx_.rank) || from >= peers_.size() ||
+               from == static_cast<std::uint32_t>(ctx_.rank)) {
+        why = "invalid ranks in the handshake";
+    }
+    auto drop = [&] {
+        epoll_ctl(epfd_, EPOLL_CTL_DEL, in.fd, nullptr);
+        ::close(in.fd);
+    };
+    if (why != nullptr) {
+        std::fprintf(stderr, "strata: rank %d: refused a TCP connection from %s: %s\n", ctx_.rank, in.from.c_str(), why);
+        drop();
+        return;
+    }
+    const int peer = static_cast<int>(from);
+    Peer& p = peers_[from];
+    const bool accept = p.link == Link::idle || p.link == Link::awaiting_incoming ||
+                        ((p.link == Link::connecting || p.link == Link::hello_sent) && peer < ctx_.rank);
+    const std::uint32_t answer = accept ? 1 : 0;
+    if (!send_small(in.fd, &answer, sizeof answer) || !accept) {
+        drop();
+        return;
+    }
+    if (p.fd >= 0) {  // our own attempt loses to the lower rank's
+        epoll_ctl(epfd_, EPOLL_CTL_DEL, p.fd, nullptr);
+        ::close(p.fd);
+    }
+    p.fd = in.fd;
+    p.link = Link::connected;
+    p.rx.resize(kStaging);
+    p.want_out = !p.out.empty();
+    watch(p.fd, kKeyPeer | from, p.want_out, false);
+}
+
+adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) {
+    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    if (p.link == Link::failed || p.link == Link::closed) return adi::SendStatus::failed;
+
+    std::uint64_t total = sizeof(adi::Header);
+    for (const iovec& v : data) total += v.iov_len;
+    if (p.link == Link::connected && p.out.empty()) {
+        iovec iov[8];
+        iov[0] = iovec{const_cast<adi::Header*>(&h), sizeof h};
+        std::size_t n_iov = 1;
+        for (const iovec& v : data) {
+            if (n_iov == 8) break;
+            iov[n_iov++] = v;
+        }
+        msghdr m{};
+        m.msg_iov = iov;
+        m.msg_iovlen = n_iov;
+        ssize_t n = ::sendmsg(p.fd, &m, MSG_NOSIGNAL);
+        if (n == static_cast<ssize_t>(total)) return adi::SendStatus::done;
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+            link_failed(peer, "sending to rank " + std::to_string(peer) + " failed: " + errno_text(errno), nullptr);
+            return adi::SendStatus::failed;
+        }
+        auto pkt = std::make_unique<OutPacket>();
+        pkt->header = h;
+        pkt->token = token;
+        pkt->iov.push_back(iovec{&pkt->header, sizeof pkt->header});
+        for (const iovec& v : data) pkt->iov.push_back(v);
+        // Drop what already left.
+        std::size_t sent = n > 0 ? static_cast<std::size_t>(n) : 0;
+        std::size_t i = 0;
+        while (sent > 0 && i < pkt->iov.size()) {
+            std::size_t take = std::min(sent, pkt->iov[i].iov_len);
+            pkt->iov[i].iov_base = static_cast<char*>(pkt->iov[i].iov_base) + take;
+            pkt->iov[i].iov_len -= take;
+            sent -= take;
+            if (pkt->iov[i].iov_len == 0) ++i;
+        }
+        pkt->iov.erase(pkt->iov.begin(), pkt->iov.begin() + static_cast<std::ptrdiff_t>(i));
+        p.out.push_back(std::move(pkt));
+        set_want_out(peer, true);
+        return adi::SendStatus::queued;
+    }
+
+    auto pkt = std::make_unique<OutPacket>();
+    pkt->header = h;
+    pkt->token = token;
+    pkt->iov.push_back(iovec{&pkt->header, sizeof pkt->header});
+    for (const iovec& v : data) pkt->iov.push_back(v);
+    p.out.push_back(std::move(pkt));
+    if (p.link == Link::idle) start_connect(peer);
+    if (p.link == Link::failed) return adi::SendStatus::failed;
+    if (p.link == Link::connected) set_want_out(peer, true);
+    return adi::SendStatus::queued;
+}
+
+void TcpMethod::flush(int peer, adi::Upcalls& up) {
+    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    while (!p.out.empty() && p.link == Link::connected) {
+        OutPacket& pkt = *p.out.front();
+        msghdr m{};
+        m.msg_iov = pkt.iov.data();
+        m.msg_iovlen = std::min<std::size_t>(pkt.iov.size(), IOV_MAX);
+        ssize_t n = ::sendmsg(p.fd, &m, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+            link_failed(peer, "sending to rank " + std::to_string(peer) + " failed: " + errno_text(errno), &up);
+            return;
+        }
+        std::size_t sent = static_cast<std::size_t>(n);
+        std::size_t i = 0;
+        while (sent > 0 && i < pkt.iov.size()) {
+            std::size_t take = std::min(sent, pkt.iov[i].iov_len);
+            pkt.iov[i].iov_base = static_cast<char*>(pkt.iov[i].iov_base) + take;
+            pkt.iov[i].iov_len -= take;
+            sent -= take;
+            if (pkt.iov[i].iov_len == 0) ++i;
+        }
+        while (i < pkt.iov.size() && pkt.iov[i].iov_len == 0) ++i;
+        pkt.iov.erase(pkt.iov.begin(), pkt.iov.begin() + static_cast<std::ptrdiff_t>(i));
+        if (!pkt.iov.empty()) break;  // the socket buffer is full
+        std::uint64_t token = pkt.token;
+        p.out.pop_front();
+        if (token != 0) up.on_sent(token);
+    }
+    set_want_out(peer, !p.out.empty());
+}
+
+void TcpMethod::parse_staged(int peer, adi::Upcalls& up) {
+    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    while (p.link == Link::connected) {
+        if (p.in_payload) {
+            const std::uint64_t left = p.cur.length - p.pay_done;
+            const std::size_t avail = p.rx_end - p.rx_begin;
+            const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(left, avail));
+            if (p.pay_done < p.land.capacity && p.land.dest != nullptr) {
+                std::size_t room = static_cast<std::size_t>(p.land.capacity - p.pay_done);
+                std::size_t copy = std::min(room, take);
+                if (copy > 0) std::memcpy(p.land.dest + p.pay_done, p.rx.data() + p.rx_begin, copy);
+            }
+            p.rx_begin += take;
+            p.pay_done += take;
+            if (p.pay_done < p.cur.length) break;  // need more from the socket
+            p.in_payload = false;
+            up.on_payload(peer, p.cur, p.land);
+            continue;
+        }
+        if (p.rx_end - p.rx_begin < sizeof(adi::Header)) break;
+        std::memcpy(&p.cur, p.rx.data() + p.rx_begin, sizeof(adi::Header));
+        p.rx_begin += sizeof(adi::Header);
+        adi::Landing land = up.on_header(peer, p.cur);
+        if (adi::carries_payload(p.cur.type)) {
+            p.in_payload = true;
+            p.land = land;
+            p.pay_done = 0;
+        }
+    }
+    if (p.rx_begin == p.rx_end) {
+        p.rx_begin = 0;
+        p.rx_end = 0;
+    } else if (p.rx_begin > 0 && !p.in_payload) {
+        // Keep a partial header at the front so the next read completes it.
+        std::memmove(p.rx.data(), p.rx.data() + p.rx_begin, p.rx_end - p.rx_begin);
+        p.rx_end -= p.rx_begin;
+        p.rx_begin = 0;
+    }
+}
+
+void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
+    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    while (p.link == Link::connected) {
+        iovec iov[2];
+        int n_iov = 0;
+        std::size_t direct = 0;
+        // In the middle of a payload with an empty staging buffer: read the rest
+        // straight into the landing buffer, and what follows into staging.
+        if (p.in_payload && p.rx_begin == p.rx_end && p.pay_done < p.land.capacity && p.land.dest != nullptr) {
+            p.rx_begin = p.rx_end = 0;
+            std::uint64_t left = p.cur.length - p.pay_done;
+            direct = static_cast<std::size_t>(std::min<std::uint64_t>(left, p.land.capacity - p.pay_done));
+            iov[n_iov++] = iovec{p.land.dest + p.pay_done, direct};
+        }
+        if (p.rx_begin == p.rx_end) p.rx_begin = p.rx_end = 0;
+        iov[n_iov++] = iovec{p.rx.data() + p.rx_end, p.rx.size() - p.rx_end};
+        ssize_t n = ::readv(p.fd, iov, n_iov);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+            if (errno == EINTR) continue;
+            link_failed(peer, "receiving from rank " + std::to_string(peer) + " failed: " + errno_text(errno), &up);
+            return;
+        }
+        if (n == 0) {
+            // The peer closed: normal after MPI_Finalize, fatal for anything still owed.
+            epoll_ctl(epfd_, EPOLL_CTL_DEL, p.fd, nullptr);
+            ::close(p.fd);
+            p.fd = -1;
+            p.link = Link::closed;
+            if (!p.out.empty() || p.in_payload) {
+                p.link = Link::connected;  // let link_failed report it
+                link_failed(peer, "rank " + std::to_string(peer) + " (host " + p.hostname + ") closed its connection", &up);
+            }
+            return;
+        }
+        std::size_t got = static_cast<std::size_t>(n);
+        if (direct > 0) {
+            std::size_t into = std::min(got, direct);
+            p.pay_done += into;
+            got -= into;
+            if (p.pay_done == p.cur.length) {
+                p.in_payload = false;
+                up.on_payload(peer, p.cur, p.land);
+            }
+        }
+        p.rx_end += got;
+        parse_staged(peer, up);
+    }
+}
+
+void TcpMethod::link_failed(int peer, const std::string& why, adi::Upcalls* up) {
+    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    if (p.link == Link::failed) return;
+    p.link = Link::failed;
+    p.error = why;
+    if (p.fd >= 0) {
+        epoll_ctl(epfd_, EPOLL_CTL_DEL, p.fd, nullptr);
+        ::close(p.fd);
+        p.fd = -1;
+    }
+    p.out.clear();
+    if (up != nullptr) {
+        up->on_peer_failed(peer, why);
+    } else {
+        failures_.emplace_back(peer, why);
+    }
+}
+
+int TcpMethod::poll(adi::Upcalls& up) {
+    int events = 0;
+    if (!failures_.empty()) {
+        auto f = std::move(failures_);
+        failures_.clear();
+        for (auto& [peer, why] : f) up.on_peer_failed(peer, why);
+        events += static_cast<int>(f.size());
+    }
+    epoll_event evs[64];
+    int n = epoll_wait(epfd_, evs, 64, 0);
+    for (int i = 0; i < n; ++i) {
+        const std::uint64_t key = evs[i].data.u64;
+        const std::uint64_t kind = key & 0xffffffff00000000ull;
+        const int index = static_cast<int>(key & 0xffffffffu);
+        if (kind == kKeyListener) {
+            for (;;) {
+                sockaddr_in from{};
+                socklen_t len = sizeof from;
+                int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&from), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                if (fd < 0) break;
+                socket_tune(fd);
+                Incoming in;
+                in.fd = fd;
+                in.from = ipv4_text(ntohl(from.sin_addr.s_addr)) + ":" + std::to_string(ntohs(from.sin_port));
+                incoming_.emplace(fd, std::move(in));
+                watch(fd, kKeyIncoming | static_cast<std::uint32_t>(fd), false, true);
+            }
+        } else if (kind == kKeyIncoming) {
+            on_incoming(index);
+        } else if (kind == kKeyPeer) {
+            Peer& p = peers_[static_cast<std::size_t>(index)];
+            switch (p.link) {
+                case Link::connecting:
+                    if ((evs[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) on_connected(index);
+                    break;
+                case Link::hello_sent:
+                    on_reply(index);
+                    if (p.link == Link::connected) flush(index, up);
+                    break;
+                case Link::connected:
+                    if ((evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) != 0) read_peer(index, up);
+                    if ((evs[i].events & EPOLLOUT) != 0 && p.link == Link::connected) flush(index, up);
+                    break;
+                default:
+                    break;
+            }
+        }
+        ++events;
+    }
+    if (!failures_.empty()) {
+        auto f = std::move(failures_);
+        failures_.clear();
+        for (auto& [peer, why] : f) up.on_peer_failed(peer, why);
+    }
+    return events;
+}
+
+bool TcpMethod::has_queued_sends() const {
+    for (const Peer& p : peers_) {
+        if (!p.out.empty() && p.link != Link::failed) return true;
+    }
+    return false;
+}
+
+void TcpMethod::shutdown() {
+    for (Peer& p : peers_) {
+        if (p.fd >= 0) ::close(p.fd);
+        p.fd = -1;
+        p.link = Link::closed;
+    }
+    for (auto& [fd, in] : incoming_) ::close(fd);
+    incoming_.clear();
+    if (listen_fd_ >= 0) ::close(listen_fd_);
+    listen_fd_ = -1;
+    if (epfd_ >= 0) ::close(epfd_);
+    epfd_ = -1;
+}
+
+std::unique_ptr<adi::Method> create(const adi::MethodContext& ctx) { return std::make_unique<TcpMethod>(ctx); }
+
+}  // namespace strata::dev::tcp

@@ -1,0 +1,113 @@
+// devices/tcp: every pair of processes that nothing faster reaches, including
+// wide-area links.
+//
+// One bidirectional connection per pair, opened on first use. When both ends
+// connect at once, the connection started by the lower rank wins: the higher
+// rank's attempt is refused during the handshake and its queued packets go out
+// on the winner. Header and data leave in one sendmsg() straight from the
+// caller's buffer; arriving payloads are read with readv() straight into the
+// landing buffer (the posted receive, for rendezvous data), with a small
+// staging buffer as the second iovec to pick up the following headers in the
+// same system call. Sockets are non-blocking and polled through one epoll set
+// by poll(): the device never blocks the progress engine.
+//
+// The device drives epoll itself rather than through an Asio reactor: one
+// epoll_wait(0) per poll and no handler allocation per packet keep the
+// per-message cost at the level of the system calls.
+#pragma once
+
+#include <netinet/in.h>
+
+#include <array>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "adi/method.hpp"
+
+namespace strata::dev::tcp {
+
+class TcpMethod final : public adi::Method {
+public:
+    explicit TcpMethod(adi::MethodContext ctx);
+    ~TcpMethod() override;
+    TcpMethod(const TcpMethod&) = delete;
+    TcpMethod& operator=(const TcpMethod&) = delete;
+
+    const adi::Capabilities& caps() const override { return caps_; }
+    bool publish(wireup::BusinessCard& card, std::string& error) override;
+    void connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank) override;
+    bool reaches(int peer) const override;
+    adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;
+    int poll(adi::Upcalls& up) override;
+    int wait_fd() const override { return epfd_; }
+    bool has_queued_sends() const override;
+    void shutdown() override;
+
+    // The port the listener is bound to (tests, diagnostics).
+    int port() const { return port_; }
+
+private:
+    enum class Link { idle, connecting, hello_sent, awaiting_incoming, connected, closed, failed };
+
+    struct OutPacket {
+        adi::Header header;
+        std::vector<iovec> iov;  // iov[0] is the header above
+        std::uint64_t token = 0;
+    };
+
+    struct Peer {
+        int fd = -1;
+        Link link = Link::idle;
+        std::string hostname;
+        std::string address;  // where to connect: "a.b.c.d"
+        int port = 0;
+        std::string error;
+        std::deque<std::unique_ptr<OutPacket>> out;
+        bool want_out = false;  // EPOLLOUT registered
+        // Receive side.
+        std::vector<std::byte> rx;
+        std::size_t rx_begin = 0;
+        std::size_t rx_end = 0;
+        bool in_payload = false;
+        adi::Header cur{};
+        adi::Landing land;
+        std::uint64_t pay_done = 0;
+        // Outgoing handshake answer.
+        std::array<std::uint8_t, 4> reply{};
+        std::size_t reply_got = 0;
+    };
+
+    struct Incoming {
+        int fd = -1;
+        std::string from;  // printable remote address, for the log
+        std::vector<std::uint8_t> hello;
+    };
+
+    bool listen_open(std::string& error);
+    void start_connect(int peer);
+    void on_connected(int peer);
+    void on_reply(int peer);
+    void on_incoming(int fd);
+    void decide_incoming(Incoming& in);
+    void read_peer(int peer, adi::Upcalls& up);
+    void parse_staged(int peer, adi::Upcalls& up);
+    void flush(int peer, adi::Upcalls& up);
+    void link_failed(int peer, const std::string& why, adi::Upcalls* up);
+    void watch(int fd, std::uint64_t key, bool want_out, bool add);
+    void set_want_out(int peer, bool on);
+
+    adi::MethodContext ctx_;
+    adi::Capabilities caps_;
+    int epfd_ = -1;
+    int listen_fd_ = -1;
+    int port_ = 0;
+    std::vector<Peer> peers_;
+    std::unordered_map<int, Incoming> incoming_;
+    std::vector<std::pair<int, std::string>> failures_;  // reported at the next poll
+};
+
+std::unique_ptr<adi::Method> create(const adi::MethodContext& ctx);
+
+}  // namespace strata::dev::tcp

@@ -1,0 +1,142 @@
+// The wire-up protocol: the only thing the launcher and the MPI library share.
+//
+// A process started by mpirun (through any scheduler adapter) finds in its
+// environment:
+//   STRATA_WIREUP   host:port of the co-allocator's control listener
+//   STRATA_RANK     its rank in MPI_COMM_WORLD
+//   STRATA_SIZE     the size of MPI_COMM_WORLD
+//   STRATA_JOB_KEY  the per-job key (hex), proving membership of this job
+//   STRATA_SUBJOB   the index of the subjob it belongs to
+// Without STRATA_WIREUP the library runs as a singleton (size 1).
+//
+// Conversation, one TCP connection per process, frames as below:
+//   process -> mpirun  Checkin        (once, from MPI_Init)
+//   mpirun  -> process Release        (the startup barrier opens: everyone's cards)
+//   process -> mpirun  Abort          (MPI_Abort or a fatal error; mpirun ends the job)
+//   process -> mpirun  Finalize       (from MPI_Finalize, after local sends drained)
+//   mpirun  -> process FinalizeDone   (all processes reached MPI_Finalize)
+// Closing the connection without Finalize means the process is going away early.
+//
+// Frame: u32 payload length (little endian), u8 type, payload. Integers are
+// little endian; a string is a u32 length followed by its bytes. Decoders check
+// every length against the frame and refuse frames above kMaxFrame.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace strata::wireup {
+
+inline constexpr std::uint32_t kMaxFrame = 16u << 20;
+
+enum class Type : std::uint8_t {
+    checkin = 1,
+    release = 2,
+    abort = 3,
+    finalize = 4,
+    finalize_done = 5,
+};
+
+// How to reach one process: one entry per communication method that published
+// an address (e.g. {"tcp", "10.0.0.7,127.0.0.1:40123"}), plus its topology labels.
+struct BusinessCard {
+    std::string hostname;
+    std::vector<std::pair<std::string, std::string>> addresses;  // method -> address
+    std::vector<std::pair<std::string, std::string>> labels;     // e.g. {"site","anl"}
+
+    // The address published by `method`, or empty.
+    std::string address_of(const std::string& method) const;
+};
+
+struct Checkin {
+    std::uint32_t rank = 0;
+    std::uint32_t pid = 0;
+    std::string job_key;
+    BusinessCard card;
+};
+
+struct Release {
+    std::vector<BusinessCard> cards;  // indexed by rank
+};
+
+struct Abort {
+    std::int32_t code = 1;
+    std::string message;  // already formatted for the user, may be empty
+};
+
+// A decoded frame: its type and raw payload.
+struct Frame {
+    Type type;
+    std::vector<std::uint8_t> payload;
+};
+
+std::vector<std::uint8_t> encode(const Checkin& m);
+std::vector<std::uint8_t> encode(const Release& m);
+std::vector<std::uint8_t> encode(const Abort& m);
+std::vector<std::uint8_t> encode_empty(Type t);  // finalize, finalize_done
+
+// Decoders return nullopt on malformed payloads.
+std::optional<Checkin> decode_checkin(const std::vector<std::uint8_t>& payload);
+std::optional<Release> decode_release(const std::vector<std::uint8_t>& payload);
+std::optional<Abort> decode_abort(const std::vector<std::uint8_t>& payload);
+
+// Incremental frame parser for a byte stream (used by the launcher's event loop).
+class FrameReader {
+public:
+    void feed(const std::uint8_t* data, std::size_t n);
+    // Next complete frame, if any. Sets `bad` and returns nullopt on an oversized
+    // or unknown frame; the stream must then be dropped.
+    std::optional<Frame> next(bool& bad);
+
+private:
+    std::vector<std::uint8_t> buf_;
+};
+
+// The library's side of the conversation. Blocking calls on one socket; the
+// socket is also pollable so MPI_Finalize can keep the progress engine running
+// while it waits for FinalizeDone.
+class Client {
+public:
+    // Reads STRATA_WIREUP etc.; returns nullopt (singleton run) when absent.
+    // On a malformed environment or unreachable launcher, fills `error`.
+    static std::optional<Client> from_environment(std::string& error);
+
+    Client(Client&&) noexcept;
+    Client& operator=(Client&&) noexcept;
+    Client(const Client&) = delete;
+    Client& operator=(const Client&) = delete;
+    ~Client();
+
+    int rank() const { return rank_; }
+    int size() const { return size_; }
+    const std::string& job_key() const { return job_key_; }
+
+    // Sends Checkin and blocks until Release; false with `error` on failure.
+    bool checkin(const BusinessCard& card, Release& out, std::string& error);
+    // Best effort: tells the launcher to end the job with `code`. After checkin
+    // only (before it the connection is anonymous and mpirun ignores it). Waits
+    // up to STRATA_ABORT_WAIT_MS for mpirun to close the connection, which it
+    // does once it has recorded the Abort; the caller then exits. mpirun exits
+    // with (code & 255), or 1 if that is 0.
+    void abort(int code, const std::string& message);
+    // Sends Finalize; then poll_finalize_done() until it returns true.
+    bool send_finalize(std::string& error);
+    // Non-blocking check for FinalizeDone. Returns true when it arrived; sets
+    // `error` (and returns true) if the launcher went away.
+    bool poll_finalize_done(std::string& error);
+    int fd() const { return fd_; }
+
+private:
+    Client() = default;
+    int fd_ = -1;
+    int rank_ = 0;
+    int size_ = 1;
+    std::string job_key_;
+    FrameReader reader_;
+    bool checked_in_ = false;  // abort() is meaningful only after checkin
+};
+
+}  // namespace strata::wireup

@@ -1,0 +1,42 @@
+// Errors at the C edge: every MPI_ entry point runs its body through api(),
+// which refuses calls outside MPI_Init..MPI_Finalize, keeps exceptions from
+// crossing the C ABI, and turns failures into error classes raised on the
+// communicator's error handler.
+#pragma once
+
+#include <new>
+#include <string>
+
+#include "adi/request.hpp"
+#include "mpi.h"
+
+namespace strata::mpi {
+
+const char* error_class_text(int cls);
+
+// Raises `cls` through `comm`'s error handler (MPI_COMM_WORLD's when `comm`
+// is not a valid communicator). Returns the value the entry point returns.
+int error_raise(MPI_Comm comm, int cls, const char* fn, const std::string& detail);
+
+// Ends the whole job after printing `text`; used when no handler applies.
+[[noreturn]] void fatal(const char* fn, const std::string& text);
+
+int error_class_of(adi::Error e);
+
+bool running();
+
+template <class F>
+int api(const char* fn, F&& body) noexcept {
+    if (!running()) fatal(fn, "called before MPI_Init or after MPI_Finalize");
+    try {
+        return body();
+    } catch (const std::bad_alloc&) {
+        return error_raise(MPI_COMM_WORLD, MPI_ERR_INTERN, fn, "out of memory");
+    } catch (const std::exception& e) {
+        return error_raise(MPI_COMM_WORLD, MPI_ERR_INTERN, fn, e.what());
+    } catch (...) {
+        return error_raise(MPI_COMM_WORLD, MPI_ERR_INTERN, fn, "internal error");
+    }
+}
+
+}  // namespace strata::mpi

@@ -1,0 +1,166 @@
+// MPI_Init / MPI_Finalize and the rest of the environment.
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "adi/methods.hpp"
+#include "mpi/errors.hpp"
+#include "mpi/runtime.hpp"
+#include "mpi/setup.hpp"
+
+namespace strata::mpi {
+
+namespace {
+State g_state = State::fresh;
+Runtime* g_runtime = nullptr;
+
+std::string hostname_get() {
+    char buf[256] = {};
+    if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+    return buf;
+}
+
+// Before the runtime exists there is no error handler: report and leave.
+[[noreturn]] void init_failed(std::optional<wireup::Client>& client, int rank, const std::string& why) {
+    std::string msg = "strata: rank " + std::to_string(rank) + ": MPI_Init failed: " + why;
+    std::fprintf(stderr, "%s\n", msg.c_str());
+    std::fflush(stderr);
+    if (client) client->abort(1, msg);
+    _exit(1);
+}
+}  // namespace
+
+State state() { return g_state; }
+Runtime& rt() { return *g_runtime; }
+bool running() { return g_state == State::running; }
+
+}  // namespace strata::mpi
+
+using namespace strata;
+using namespace strata::mpi;
+
+extern "C" {
+
+#pragma weak MPI_Init = PMPI_Init
+int PMPI_Init(int* /*argc*/, char*** /*argv*/) {
+    if (g_state != State::fresh) {
+        fatal("MPI_Init", g_state == State::running ? "MPI is already initialized" : "MPI was already finalized");
+    }
+    std::string error;
+    std::optional<wireup::Client> client = wireup::Client::from_environment(error);
+    if (!error.empty()) init_failed(client, 0, error);
+
+    auto r = std::make_unique<Runtime>();
+    r->start = std::chrono::steady_clock::now();
+    r->hostname = hostname_get();
+    if (client) {
+        r->world_rank = client->rank();
+        r->world_size = client->size();
+    }
+    adi::MethodContext ctx{r->world_rank, r->world_size, client ? client->job_key() : std::string(), r->hostname};
+    r->engine = std::make_unique<adi::Engine>(adi::methods_create(ctx));
+
+    wireup::BusinessCard card;
+    card.hostname = r->hostname;
+    card.labels.emplace_back("machine", r->hostname);
+    if (!r->engine->publish(card, error)) init_failed(client, r->world_rank, error);
+
+    std::vector<wireup::BusinessCard> cards;
+    if (client) {
+        wireup::Release release;
+        if (!client->checkin(card, release, error)) init_failed(client, r->world_rank, error);
+        if (release.cards.size() != static_cast<std::size_t>(r->world_size)) {
+            init_failed(client, r->world_rank, "the launcher released " + std::to_string(release.cards.size()) +
+                                                   " cards for a job of " + std::to_string(r->world_size));
+        }
+        cards = std::move(release.cards);
+    } else {
+        cards.push_back(card);
+    }
+    if (!r->engine->connect_world(cards, r->world_rank, error)) init_failed(client, r->world_rank, error);
+    r->client = std::move(client);
+
+    setup_predefined(*r);
+    g_runtime = r.release();
+    g_state = State::running;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Finalize = PMPI_Finalize
+int PMPI_Finalize(void) {
+    return api("MPI_Finalize", [] {
+        Runtime& r = rt();
+        // Buffered sends are delivered, and nothing we owe a peer stays queued.
+        r.engine->wait([&] { return r.bsend.in_use() == 0 && r.engine->sends_drained(); });
+        if (r.client) {
+            std::string error;
+            if (!r.client->send_finalize(error)) fatal("MPI_Finalize", error);
+            r.engine->watch_fd(r.client->fd());
+            r.engine->wait([&] { return r.client->poll_finalize_done(error); });
+            if (!error.empty()) fatal("MPI_Finalize", error);
+        }
+        r.engine->shutdown();
+        g_state = State::finalized;
+        // The runtime stays allocated: requests the user never freed may still point into it.
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Initialized = PMPI_Initialized
+int PMPI_Initialized(int* flag) {
+    if (flag == nullptr) return MPI_ERR_ARG;
+    *flag = g_state != State::fresh;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Abort = PMPI_Abort
+int PMPI_Abort(MPI_Comm /*comm*/, int errorcode) {
+    // MPI-1 allows aborting every process, not only the communicator's.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    if (g_state == State::running && rt().client) {
+        rt().client->abort(errorcode, "");
+    } else {
+        std::fprintf(stderr, "strata: MPI_Abort called with error code %d\n", errorcode);
+    }
+    const int code = errorcode & 255;
+    _exit(code != 0 ? code : 1);
+}
+
+#pragma weak MPI_Wtime = PMPI_Wtime
+double PMPI_Wtime(void) {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+#pragma weak MPI_Wtick = PMPI_Wtick
+double PMPI_Wtick(void) {
+    timespec ts{};
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+int PMPI_Get_processor_name(char* name, int* resultlen) {
+    return api("MPI_Get_processor_name", [&] {
+        if (name == nullptr || resultlen == nullptr)
+            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_processor_name", "null argument");
+        std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", rt().hostname.c_str());
+        *resultlen = static_cast<int>(std::strlen(name));
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Get_version = PMPI_Get_version
+int PMPI_Get_version(int* version, int* subversion) {
+    if (version == nullptr || subversion == nullptr) return MPI_ERR_ARG;
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,205 @@
+#include "mpi/pt2pt.hpp"
+
+#include <climits>
+#include <cstring>
+
+#include "mpi/comm.hpp"
+#include "mpi/datatype.hpp"
+#include "mpi/errors.hpp"
+
+namespace strata::mpi {
+
+int check_buffer(const char* fn, MPI_Comm comm, const void* buf, int count, MPI_Datatype datatype, Comm*& c,
+                 Datatype*& t) {
+    c = comm_get(comm);
+    if (c == nullptr) {
+        return error_raise(comm, MPI_ERR_COMM,
+                           fn, comm == MPI_COMM_NULL ? "MPI_COMM_NULL is not a communicator" : "not a communicator handle");
+    }
+    if (count < 0) return error_raise(comm, MPI_ERR_COUNT, fn, "count " + std::to_string(count) + " is negative");
+    t = datatype_get(datatype);
+    if (t == nullptr) {
+        return error_raise(comm, MPI_ERR_TYPE, fn,
+                           datatype == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL is not a datatype" : "not a datatype handle");
+    }
+    if (buf == nullptr && count > 0 && t->size > 0) {
+        return error_raise(comm, MPI_ERR_BUFFER, fn, "buffer is NULL but count is " + std::to_string(count));
+    }
+    return MPI_SUCCESS;
+}
+
+int check_dest(const char* fn, MPI_Comm comm, const Comm& c, int dest) {
+    if (dest == MPI_PROC_NULL || (dest >= 0 && dest < c.size())) return MPI_SUCCESS;
+    return error_raise(comm, MPI_ERR_RANK, fn,
+                       "destination rank " + std::to_string(dest) + " is not in a communicator of size " +
+                           std::to_string(c.size()));
+}
+
+int check_source(const char* fn, MPI_Comm comm, const Comm& c, int source) {
+    if (source == MPI_PROC_NULL || source == MPI_ANY_SOURCE || (source >= 0 && source < c.size())) return MPI_SUCCESS;
+    return error_raise(comm, MPI_ERR_RANK, fn,
+                       "source rank " + std::to_string(source) + " is not in a communicator of size " +
+                           std::to_string(c.size()));
+}
+
+int check_send_tag(const char* fn, MPI_Comm comm, int tag) {
+    if (tag >= 0) return MPI_SUCCESS;
+    return error_raise(comm, MPI_ERR_TAG, fn, "send tag " + std::to_string(tag) + " is negative");
+}
+
+int check_recv_tag(const char* fn, MPI_Comm comm, int tag) {
+    if (tag >= 0 || tag == MPI_ANY_TAG) return MPI_SUCCESS;
+    return error_raise(comm, MPI_ERR_TAG, fn, "receive tag " + std::to_string(tag) + " is neither >= 0 nor MPI_ANY_TAG");
+}
+
+int slot_prepare(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
+                 int tag, MPI_Comm comm, RequestSlot& s) {
+    Comm* c = nullptr;
+    Datatype* t = nullptr;
+    if (int e = check_buffer(fn, comm, buf, count, datatype, c, t)) return e;
+    if (op == RequestSlot::Op::recv) {
+        if (int e = check_source(fn, comm, *c, peer)) return e;
+        if (int e = check_recv_tag(fn, comm, tag)) return e;
+    } else {
+        if (int e = check_dest(fn, comm, *c, peer)) return e;
+        if (int e = check_send_tag(fn, comm, tag)) return e;
+    }
+    s.comm = comm;
+    s.op = op;
+    s.buf = buf;
+    s.count = count;
+    s.datatype = datatype;
+    s.peer = peer;
+    s.tag = tag;
+    return MPI_SUCCESS;
+}
+
+namespace {
+
+adi::SendMode mode_of(RequestSlot::Op op) {
+    switch (op) {
+        case RequestSlot::Op::ssend: return adi::SendMode::synchronous;
+        case RequestSlot::Op::rsend: return adi::SendMode::ready;
+        case RequestSlot::Op::bsend: return adi::SendMode::buffered;
+        default: return adi::SendMode::standard;
+    }
+}
+
+// MPI_Bsend semantics: copy into the attached buffer, send from there, and
+// complete the user's request at once.
+int bsend_start(Runtime& r, adi::Request& user, int world_peer, std::string& detail) {
+    if (!r.bsend.attached()) {
+        detail = "no buffer is attached; call MPI_Buffer_attach first";
+        return MPI_ERR_BUFFER;
+    }
+    auto off = r.bsend.reserve(user.bytes);
+    if (!off) {
+        // Sends that finished since the last pass give their space back.
+        r.engine->progress();
+        off = r.bsend.reserve(user.bytes);
+    }
+    if (!off) {
+        detail = "the attached buffer has no room for " + std::to_string(user.bytes) +
+                 " bytes + MPI_BSEND_OVERHEAD; attach a larger buffer";
+        return MPI_ERR_BUFFER;
+    }
+    std::byte* copy = r.bsend.at(*off);
+    if (user.bytes > 0) std::memcpy(copy, user.buf, user.bytes);
+    adi::Request* inner = r.engine->request_create(adi::Kind::send);
+    inner->context = user.context;
+    inner->rank = user.rank;
+    inner->tag = user.tag;
+    inner->buf = copy;
+    inner->bytes = user.bytes;
+    inner->released = true;
+    const std::size_t at = *off;
+    inner->on_complete = [&r, at] { r.bsend.release(at); };
+    r.engine->isend(*inner, world_peer, adi::SendMode::standard);
+    user.pending = 0;
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int op_start(RequestSlot& s, std::string& detail) {
+    Runtime& r = rt();
+    Comm* c = comm_get(s.comm);
+    Datatype* t = datatype_get(s.datatype);
+    if (c == nullptr || t == nullptr) {
+        detail = "the communicator or datatype of this request was freed";
+        return MPI_ERR_REQUEST;
+    }
+    adi::Request& q = *s.req;
+    q.status = adi::Status{};
+    q.context = c->context;
+    q.tag = s.tag;
+    q.buf = static_cast<std::byte*>(const_cast<void*>(s.buf));
+    q.bytes = static_cast<std::size_t>(s.count) * static_cast<std::size_t>(t->size);
+    if (s.peer == MPI_PROC_NULL) {
+        q.pending = 0;
+        if (s.op == RequestSlot::Op::recv) {
+            q.status.source = MPI_PROC_NULL;
+            q.status.tag = MPI_ANY_TAG;
+        }
+        return MPI_SUCCESS;
+    }
+    if (s.op == RequestSlot::Op::recv) {
+        q.rank = s.peer;
+        r.engine->irecv(q);
+        return MPI_SUCCESS;
+    }
+    q.rank = c->rank;
+    const int world_peer = c->world[static_cast<std::size_t>(s.peer)];
+    if (s.op == RequestSlot::Op::bsend) return bsend_start(r, q, world_peer, detail);
+    r.engine->isend(q, world_peer, mode_of(s.op));
+    return MPI_SUCCESS;
+}
+
+int slot_start_handle(const char* fn, RequestSlot s, MPI_Request* request) {
+    Runtime& r = rt();
+    if (request == nullptr) return error_raise(s.comm, MPI_ERR_ARG, fn, "request is NULL");
+    s.req = r.engine->request_create(s.op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
+    std::string detail;
+    if (int e = op_start(s, detail)) {
+        r.engine->request_destroy(s.req);
+        return error_raise(s.comm, e, fn, detail);
+    }
+    *request = r.requests.add(std::make_unique<RequestSlot>(s));
+    return MPI_SUCCESS;
+}
+
+int slot_run_blocking(const char* fn, RequestSlot& s, MPI_Status* status) {
+    Runtime& r = rt();
+    s.req = r.engine->request_create(s.op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
+    std::string detail;
+    int e = op_start(s, detail);
+    if (e == MPI_SUCCESS) {
+        adi::Request* q = s.req;
+        r.engine->wait([q] { return q->complete(); });
+        status_store(status, q->status);
+        e = error_class_of(q->status.error);
+        if (q->status.error == adi::Error::peer_failed) detail = r.engine->last_error();
+    }
+    r.engine->request_destroy(s.req);
+    s.req = nullptr;
+    return e == MPI_SUCCESS ? MPI_SUCCESS : error_raise(s.comm, e, fn, detail);
+}
+
+void status_store(MPI_Status* out, const adi::Status& st) {
+    if (out == nullptr || out == MPI_STATUS_IGNORE) return;
+    out->MPI_SOURCE = st.source;
+    out->MPI_TAG = st.tag;
+    out->strata_bytes = static_cast<long long>(st.bytes);
+    out->strata_cancelled = st.cancelled ? 1 : 0;
+}
+
+void status_empty(MPI_Status* out) {
+    if (out == nullptr || out == MPI_STATUS_IGNORE) return;
+    out->MPI_SOURCE = MPI_ANY_SOURCE;
+    out->MPI_TAG = MPI_ANY_TAG;
+    out->MPI_ERROR = MPI_SUCCESS;
+    out->strata_bytes = 0;
+    out->strata_cancelled = 0;
+}
+
+}  // namespace strata::mpi

@@ -1,0 +1,240 @@
+// Entry points that start point-to-point operations.
+#include <cstring>
+#include <vector>
+
+#include "mpi/comm.hpp"
+#include "mpi/errors.hpp"
+#include "mpi/pt2pt.hpp"
+
+using namespace strata;
+using namespace strata::mpi;
+
+namespace {
+
+int blocking(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+             MPI_Comm comm, MPI_Status* status) {
+    return api(fn, [&] {
+        RequestSlot s;
+        if (int e = slot_prepare(fn, op, buf, count, datatype, peer, tag, comm, s)) return e;
+        return slot_run_blocking(fn, s, status);
+    });
+}
+
+int nonblocking(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
+                int tag, MPI_Comm comm, MPI_Request* request) {
+    return api(fn, [&] {
+        RequestSlot s;
+        if (int e = slot_prepare(fn, op, buf, count, datatype, peer, tag, comm, s)) return e;
+        return slot_start_handle(fn, s, request);
+    });
+}
+
+int persistent(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
+               int tag, MPI_Comm comm, MPI_Request* request) {
+    return api(fn, [&] {
+        RequestSlot s;
+        if (int e = slot_prepare(fn, op, buf, count, datatype, peer, tag, comm, s)) return e;
+        if (request == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "request is NULL");
+        s.persistent = true;
+        s.active = false;
+        s.req = rt().engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
+        *request = rt().requests.add(std::make_unique<RequestSlot>(s));
+        return MPI_SUCCESS;
+    });
+}
+
+// Runs a receive and a send together (MPI_Sendrecv and friends).
+int pair_run(const char* fn, RequestSlot& s, RequestSlot& rv, MPI_Comm comm, MPI_Status* status, adi::Status& got) {
+    Runtime& r = rt();
+    rv.req = r.engine->request_create(adi::Kind::recv);
+    s.req = r.engine->request_create(adi::Kind::send);
+    std::string detail;
+    int e = op_start(rv, detail);
+    if (e == MPI_SUCCESS) e = op_start(s, detail);
+    if (e == MPI_SUCCESS) {
+        adi::Request* a = rv.req;
+        adi::Request* b = s.req;
+        r.engine->wait([a, b] { return a->complete() && b->complete(); });
+        got = a->status;
+        status_store(status, a->status);
+        e = error_class_of(a->status.error);
+        if (e == MPI_SUCCESS) e = error_class_of(b->status.error);
+        if (e == MPI_ERR_OTHER) detail = r.engine->last_error();
+    }
+    r.engine->request_destroy(rv.req);
+    r.engine->request_destroy(s.req);
+    return e == MPI_SUCCESS ? MPI_SUCCESS : error_raise(comm, e, fn, detail);
+}
+
+using Op = RequestSlot::Op;
+
+}  // namespace
+
+extern "C" {
+
+#pragma weak MPI_Send = PMPI_Send
+int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    return blocking("MPI_Send", Op::send, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
+}
+
+#pragma weak MPI_Bsend = PMPI_Bsend
+int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    return blocking("MPI_Bsend", Op::bsend, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
+}
+
+#pragma weak MPI_Ssend = PMPI_Ssend
+int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    return blocking("MPI_Ssend", Op::ssend, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
+}
+
+#pragma weak MPI_Rsend = PMPI_Rsend
+int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    return blocking("MPI_Rsend", Op::rsend, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
+}
+
+#pragma weak MPI_Recv = PMPI_Recv
+int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+    return blocking("MPI_Recv", Op::recv, buf, count, datatype, source, tag, comm, status);
+}
+
+#pragma weak MPI_Isend = PMPI_Isend
+int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+    return nonblocking("MPI_Isend", Op::send, buf, count, datatype, dest, tag, comm, request);
+}
+
+#pragma weak MPI_Ibsend = PMPI_Ibsend
+int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+    return nonblocking("MPI_Ibsend", Op::bsend, buf, count, datatype, dest, tag, comm, request);
+}
+
+#pragma weak MPI_Issend = PMPI_Issend
+int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+    return nonblocking("MPI_Issend", Op::ssend, buf, count, datatype, dest, tag, comm, request);
+}
+
+#pragma weak MPI_Irsend = PMPI_Irsend
+int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+    return nonblocking("MPI_Irsend", Op::rsend, buf, count, datatype, dest, tag, comm, request);
+}
+
+#pragma weak MPI_Irecv = PMPI_Irecv
+int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+    return nonblocking("MPI_Irecv", Op::recv, buf, count, datatype, source, tag, comm, request);
+}
+
+#pragma weak MPI_Send_init = PMPI_Send_init
+int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+    return persistent("MPI_Send_init", Op::send, buf, count, datatype, dest, tag, comm, request);
+}
+
+#pragma weak MPI_Bsend_init = PMPI_Bsend_init
+int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+    return persistent("MPI_Bsend_init", Op::bsend, buf, count, datatype, dest, tag, comm, request);
+}
+
+#pragma weak MPI_Ssend_init = PMPI_Ssend_init
+int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+    return persistent("MPI_Ssend_init", Op::ssend, buf, count, datatype, dest, tag, comm, request);
+}
+
+#pragma weak MPI_Rsend_init = PMPI_Rsend_init
+int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+    return persistent("MPI_Rsend_init", Op::rsend, buf, count, datatype, dest, tag, comm, request);
+}
+
+#pragma weak MPI_Recv_init = PMPI_Recv_init
+int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+    return persistent("MPI_Recv_init", Op::recv, buf, count, datatype, source, tag, comm, request);
+}
+
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+    static const char* fn = "MPI_Sendrecv";
+    return api(fn, [&] {
+        RequestSlot s;
+        RequestSlot rv;
+        if (int e = slot_prepare(fn, Op::send, sendbuf, sendcount, sendtype, dest, sendtag, comm, s)) return e;
+        if (int e = slot_prepare(fn, Op::recv, recvbuf, recvcount, recvtype, source, recvtag, comm, rv)) return e;
+        adi::Status got;
+        return pair_run(fn, s, rv, comm, status, got);
+    });
+}
+
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                          int recvtag, MPI_Comm comm, MPI_Status* status) {
+    static const char* fn = "MPI_Sendrecv_replace";
+    return api(fn, [&] {
+        RequestSlot s;
+        if (int e = slot_prepare(fn, Op::send, buf, count, datatype, dest, sendtag, comm, s)) return e;
+        RequestSlot rv;
+        if (int e = slot_prepare(fn, Op::recv, buf, count, datatype, source, recvtag, comm, rv)) return e;
+        int size = 0;
+        PMPI_Type_size(datatype, &size);
+        // The message may arrive before ours has left: receive aside, then copy.
+        std::vector<std::byte> scratch(static_cast<std::size_t>(count) * static_cast<std::size_t>(size));
+        rv.buf = scratch.data();
+        adi::Status got;
+        int e = pair_run(fn, s, rv, comm, status, got);
+        if (e == MPI_SUCCESS && got.bytes > 0) std::memcpy(buf, scratch.data(), got.bytes);
+        return e;
+    });
+}
+
+#pragma weak MPI_Iprobe = PMPI_Iprobe
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+    static const char* fn = "MPI_Iprobe";
+    return api(fn, [&] {
+        Comm* c = comm_get(comm);
+        if (c == nullptr) return error_raise(comm, MPI_ERR_COMM, fn, "");
+        if (int e = check_source(fn, comm, *c, source)) return e;
+        if (int e = check_recv_tag(fn, comm, tag)) return e;
+        if (flag == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "flag is NULL");
+        adi::Status st;
+        if (source == MPI_PROC_NULL) {
+            st.source = MPI_PROC_NULL;
+            st.tag = MPI_ANY_TAG;
+            *flag = 1;
+            status_store(status, st);
+            return MPI_SUCCESS;
+        }
+        rt().engine->progress();
+        *flag = rt().engine->iprobe(c->context, source, tag, st) ? 1 : 0;
+        if (*flag) status_store(status, st);
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Probe = PMPI_Probe
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+    static const char* fn = "MPI_Probe";
+    return api(fn, [&] {
+        Comm* c = comm_get(comm);
+        if (c == nullptr) return error_raise(comm, MPI_ERR_COMM, fn, "");
+        if (int e = check_source(fn, comm, *c, source)) return e;
+        if (int e = check_recv_tag(fn, comm, tag)) return e;
+        adi::Status st;
+        if (source == MPI_PROC_NULL) {
+            st.source = MPI_PROC_NULL;
+            st.tag = MPI_ANY_TAG;
+        } else {
+            adi::Engine& eng = *rt().engine;
+            eng.wait([&] { return eng.iprobe(c->context, source, tag, st); });
+        }
+        status_store(status, st);
+        return MPI_SUCCESS;
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,307 @@
+// Protocol tests: two engines in one process joined by an in-memory method
+// that can hold sends back, to exercise eager, rendezvous, synchronous,
+// cancel and truncation paths deterministically.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <deque>
+#include <numeric>
+
+#include "adi/engine.hpp"
+
+using namespace strata;
+using namespace strata::adi;
+
+namespace {
+
+struct Wire;
+
+class PairMethod final : public Method {
+public:
+    PairMethod(int me, Wire& wire, std::size_t eager) : me_(me), wire_(wire) {
+        caps_.name = "pair";
+        caps_.eager_limit = eager;
+    }
+    const Capabilities& caps() const override { return caps_; }
+    bool publish(wireup::BusinessCard&, std::string&) override { return true; }
+    void connect_world(const std::vector<wireup::BusinessCard>&, int) override {}
+    bool reaches(int) const override { return true; }
+    SendStatus send(int peer, const Header& h, std::span<const iovec> data, std::uint64_t token) override;
+    int poll(Upcalls& up) override;
+    bool busy() const override;
+
+    bool hold_sends = false;               // complete data sends only on release()
+    std::deque<std::uint64_t> held;        // tokens of held sends
+    void release(Upcalls& up) {
+        while (!held.empty()) {
+            up.on_sent(held.front());
+            held.pop_front();
+        }
+    }
+
+private:
+    int me_;
+    Wire& wire_;
+    Capabilities caps_;
+};
+
+struct Packet {
+    Header h;
+    std::vector<std::byte> data;
+};
+
+struct Wire {
+    std::deque<Packet> to[2];
+};
+
+SendStatus PairMethod::send(int peer, const Header& h, std::span<const iovec> data, std::uint64_t token) {
+    Packet p{h, {}};
+    for (const iovec& v : data) {
+        auto* b = static_cast<const std::byte*>(v.iov_base);
+        p.data.insert(p.data.end(), b, b + v.iov_len);
+    }
+    wire_.to[peer].push_back(std::move(p));
+    if (hold_sends && token != 0) {
+        held.push_back(token);
+        return SendStatus::queued;
+    }
+    return SendStatus::done;
+}
+
+int PairMethod::poll(Upcalls& up) {
+    int n = 0;
+    auto& q = wire_.to[me_];
+    while (!q.empty()) {
+        Packet p = std::move(q.front());
+        q.pop_front();
+        Landing l = up.on_header(1 - me_, p.h);
+        if (carries_payload(p.h.type)) {
+            std::size_t c = std::min(l.capacity, p.data.size());
+            if (c > 0 && l.dest != nullptr) std::memcpy(l.dest, p.data.data(), c);
+            up.on_payload(1 - me_, p.h, l);
+        }
+        ++n;
+    }
+    return n;
+}
+
+bool PairMethod::busy() const { return !wire_.to[me_].empty(); }
+
+struct Pair {
+    Wire wire;
+    PairMethod* m[2];
+    std::unique_ptr<Engine> e[2];
+    explicit Pair(std::size_t eager = 64) {
+        for (int i = 0; i < 2; ++i) {
+            auto method = std::make_unique<PairMethod>(i, wire, eager);
+            m[i] = method.get();
+            std::vector<std::unique_ptr<Method>> v;
+            v.push_back(std::move(method));
+            e[i] = std::make_unique<Engine>(std::move(v));
+            std::vector<wireup::BusinessCard> cards(2);
+            std::string err;
+            REQUIRE(e[i]->connect_world(cards, i, err));
+        }
+    }
+    void pump() {
+        for (int round = 0; round < 8; ++round) {
+            e[0]->progress();
+            e[1]->progress();
+        }
+    }
+    Request* send(int from, int tag, std::vector<int>& data, SendMode mode = SendMode::standard) {
+        Request* r = e[from]->request_create(Kind::send);
+        r->context = 0;
+        r->rank = from;
+        r->tag = tag;
+        r->buf = reinterpret_cast<std::byte*>(data.data());
+        r->bytes = data.size() * sizeof(int);
+        e[from]->isend(*r, 1 - from, mode);
+        return r;
+    }
+    Request* recv(int at, int source, int tag, std::vector<int>& data) {
+        Request* r = e[at]->request_create(Kind::recv);
+        r->context = 0;
+        r->rank = source;
+        r->tag = tag;
+        r->buf = reinterpret_cast<std::byte*>(data.data());
+        r->bytes = data.size() * sizeof(int);
+        e[at]->irecv(*r);
+        return r;
+    }
+};
+
+std::vector<int> iota(std::size_t n, int start) {
+    std::vector<int> v(n);
+    std::iota(v.begin(), v.end(), start);
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("eager message: posted first and unexpected first") {
+    Pair p(1024);
+    auto out = iota(10, 100);
+    std::vector<int> in(10, 0);
+    Request* r = p.recv(1, 0, 3, in);
+    Request* s = p.send(0, 3, out);
+    CHECK(s->complete());
+    p.pump();
+    REQUIRE(r->complete());
+    CHECK(in == out);
+    CHECK(r->status.source == 0);
+    CHECK(r->status.tag == 3);
+    CHECK(r->status.bytes == 40);
+
+    auto out2 = iota(10, 200);
+    std::vector<int> in2(10, 0);
+    Request* s2 = p.send(0, 4, out2);
+    p.pump();
+    CHECK(p.e[1]->unexpected_count() == 1);
+    Request* r2 = p.recv(1, kAnySource, kAnyTag, in2);
+    CHECK(r2->complete());
+    CHECK(in2 == out2);
+    CHECK(r2->status.tag == 4);
+    for (Request* x : {r, r2}) p.e[1]->request_destroy(x);
+    for (Request* x : {s, s2}) p.e[0]->request_destroy(x);
+}
+
+TEST_CASE("rendezvous lands in the posted buffer and completes the sender only after the data left") {
+    Pair p(16);
+    auto out = iota(1000, 7);
+    std::vector<int> in(1000, 0);
+    p.m[0]->hold_sends = true;
+    Request* s = p.send(0, 1, out);
+    p.pump();
+    CHECK_FALSE(s->complete());  // waiting for a receiver
+    CHECK(p.e[1]->unexpected_count() == 1);
+    Request* r = p.recv(1, 0, 1, in);
+    p.pump();
+    CHECK(r->complete());
+    CHECK(in == out);
+    CHECK_FALSE(s->complete());  // the method still holds the data
+    p.m[0]->release(*p.e[0]);
+    CHECK(s->complete());
+    p.e[0]->request_destroy(s);
+    p.e[1]->request_destroy(r);
+}
+
+TEST_CASE("synchronous send completes only once matched") {
+    Pair p(1024);
+    auto out = iota(4, 1);
+    std::vector<int> in(4, 0);
+    Request* s = p.send(0, 9, out, SendMode::synchronous);
+    p.pump();
+    CHECK_FALSE(s->complete());
+    Request* r = p.recv(1, 0, 9, in);
+    p.pump();
+    CHECK(r->complete());
+    CHECK(s->complete());
+    p.e[0]->request_destroy(s);
+    p.e[1]->request_destroy(r);
+}
+
+TEST_CASE("non-overtaking: same envelope matches in send order, eager and rendezvous mixed") {
+    Pair p(32);
+    std::vector<std::vector<int>> outs;
+    std::vector<Request*> sends;
+    for (int i = 0; i < 6; ++i) outs.push_back(iota(i % 2 == 0 ? 2 : 100, i * 1000));
+    for (auto& o : outs) sends.push_back(p.send(0, 5, o));
+    std::vector<std::vector<int>> ins;
+    for (int i = 0; i < 6; ++i) ins.emplace_back(100, -1);
+    std::vector<Request*> recvs;
+    for (auto& in : ins) recvs.push_back(p.recv(1, kAnySource, kAnyTag, in));
+    p.pump();
+    for (int i = 0; i < 6; ++i) {
+        REQUIRE(recvs[i]->complete());
+        CHECK(recvs[i]->status.bytes == outs[i].size() * sizeof(int));
+        CHECK(ins[i][0] == i * 1000);
+        p.e[1]->request_destroy(recvs[i]);
+        p.e[0]->request_destroy(sends[i]);
+    }
+}
+
+TEST_CASE("truncation is reported and the buffer is not overrun") {
+    for (std::size_t eager : {std::size_t(1024), std::size_t(8)}) {
+        Pair p(eager);
+        auto out = iota(8, 1);
+        std::vector<int> in(5, -1);
+        Request* r = p.recv(1, 0, 0, in);
+        r->bytes = 4 * sizeof(int);  // the last element must stay untouched
+        Request* s = p.send(0, 0, out);
+        p.pump();
+        REQUIRE(r->complete());
+        CHECK(r->status.error == Error::truncated);
+        CHECK(in[3] == 4);
+        CHECK(in[4] == -1);
+        p.e[1]->request_destroy(r);
+        p.e[0]->request_destroy(s);
+    }
+}
+
+TEST_CASE("cancel: a posted receive is withdrawn, an unmatched send is withdrawn at the receiver") {
+    Pair p(1024);
+    std::vector<int> in(4, 0);
+    Request* r = p.recv(1, 0, 77, in);
+    p.e[1]->cancel(*r);
+    CHECK(r->complete());
+    CHECK(r->status.cancelled);
+    CHECK(p.e[1]->posted_count() == 0);
+
+    auto out = iota(4, 1);
+    Request* s = p.send(0, 78, out);
+    p.pump();
+    CHECK(p.e[1]->unexpected_count() == 1);
+    p.e[0]->cancel(*s);
+    CHECK_FALSE(s->complete());
+    p.pump();
+    CHECK(s->complete());
+    CHECK(s->status.cancelled);
+    CHECK(p.e[1]->unexpected_count() == 0);
+    p.e[0]->request_destroy(s);
+    p.e[1]->request_destroy(r);
+}
+
+TEST_CASE("cancel of a matched send fails and the message is delivered") {
+    Pair p(1024);
+    auto out = iota(4, 1);
+    std::vector<int> in(4, 0);
+    Request* r = p.recv(1, 0, 1, in);
+    Request* s = p.send(0, 1, out);
+    p.pump();
+    p.e[0]->cancel(*s);
+    p.pump();
+    CHECK(s->complete());
+    CHECK_FALSE(s->status.cancelled);
+    CHECK(r->complete());
+    CHECK(in == out);
+    p.e[0]->request_destroy(s);
+    p.e[1]->request_destroy(r);
+}
+
+TEST_CASE("cancel of an unmatched rendezvous send releases the sender") {
+    Pair p(8);
+    auto out = iota(100, 1);
+    Request* s = p.send(0, 1, out);
+    p.pump();
+    p.e[0]->cancel(*s);
+    p.pump();
+    CHECK(s->complete());
+    CHECK(s->status.cancelled);
+    CHECK(p.e[1]->unexpected_count() == 0);
+    p.e[0]->request_destroy(s);
+}
+
+TEST_CASE("a released request is destroyed by the engine when it completes") {
+    Pair p(1024);
+    auto out = iota(4, 1);
+    bool ran = false;
+    Request* s = p.send(0, 1, out, SendMode::synchronous);
+    s->released = true;
+    s->on_complete = [&] { ran = true; };
+    std::vector<int> in(4, 0);
+    Request* r = p.recv(1, 0, 1, in);
+    p.pump();
+    CHECK(ran);
+    p.e[1]->request_destroy(r);
+}

@@ -1,0 +1,31 @@
+#include <catch2/catch.hpp>
+
+#include "base/knob.hpp"
+
+using strata::base::parse_size;
+
+TEST_CASE("sizes parse with K/M/G suffixes and reject junk") {
+    CHECK(parse_size("0") == 0);
+    CHECK(parse_size("64K") == 65536);
+    CHECK(parse_size("8m") == 8 << 20);
+    CHECK(parse_size("1G") == 1 << 30);
+    CHECK_FALSE(parse_size(""));
+    CHECK_FALSE(parse_size("K"));
+    CHECK_FALSE(parse_size("12KB"));
+    CHECK_FALSE(parse_size("1x"));
+    CHECK_FALSE(parse_size("99999999999999999999"));
+}
+
+TEST_CASE("knobs read the environment once and fall back to the default") {
+    setenv("STRATA_TEST_KNOB_A", "123", 1);
+    setenv("STRATA_TEST_KNOB_B", "12KB", 1);
+    static const strata::base::KnobInt a{"STRATA_TEST_KNOB_A", 5, "test"};
+    static const strata::base::KnobInt b{"STRATA_TEST_KNOB_B", 7, "test", true};
+    static const strata::base::KnobInt c{"STRATA_TEST_KNOB_C", 9, "test"};
+    CHECK(a.get() == 123);
+    CHECK(b.get() == 7);
+    CHECK(c.get() == 9);
+    bool listed = false;
+    for (const auto& k : strata::base::knobs_all()) listed = listed || k.name == "STRATA_TEST_KNOB_A";
+    CHECK(listed);
+}

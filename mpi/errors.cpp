@@ -65,9 +65,13 @@ int error_class_of(adi::Error e) {
     msg += "fatal error in ";
     msg += fn;
     msg += ": " + text;
-    std::fprintf(stderr, "%s\n", msg.c_str());
-    std::fflush(stderr);
-    if (running() && rt().client) rt().client->abort(1, msg);
+    std::fflush(stdout);
+    if (running() && rt().client) {
+        // mpirun prints the message once and ends the job.
+        rt().client->abort(1, msg);
+    } else {
+        std::fprintf(stderr, "%s\n", msg.c_str());
+    }
     _exit(1);
 }
 

@@ -24,11 +24,11 @@ std::string hostname_get() {
 }
 
 // Before the runtime exists there is no error handler: report and leave.
-[[noreturn]] void init_failed(std::optional<wireup::Client>& client, int rank, const std::string& why) {
-    std::string msg = "strata: rank " + std::to_string(rank) + ": MPI_Init failed: " + why;
-    std::fprintf(stderr, "%s\n", msg.c_str());
+// The message goes to stderr, which mpirun forwards; mpirun then reports the
+// exit and ends the job.
+[[noreturn]] void init_failed(int rank, const std::string& why) {
+    std::fprintf(stderr, "strata: rank %d: MPI_Init failed: %s\n", rank, why.c_str());
     std::fflush(stderr);
-    if (client) client->abort(1, msg);
     _exit(1);
 }
 }  // namespace
@@ -51,7 +51,7 @@ int PMPI_Init(int* /*argc*/, char*** /*argv*/) {
     }
     std::string error;
     std::optional<wireup::Client> client = wireup::Client::from_environment(error);
-    if (!error.empty()) init_failed(client, 0, error);
+    if (!error.empty()) init_failed(0, error);
 
     auto r = std::make_unique<Runtime>();
     r->start = std::chrono::steady_clock::now();
@@ -66,21 +66,21 @@ int PMPI_Init(int* /*argc*/, char*** /*argv*/) {
     wireup::BusinessCard card;
     card.hostname = r->hostname;
     card.labels.emplace_back("machine", r->hostname);
-    if (!r->engine->publish(card, error)) init_failed(client, r->world_rank, error);
+    if (!r->engine->publish(card, error)) init_failed(r->world_rank, error);
 
     std::vector<wireup::BusinessCard> cards;
     if (client) {
         wireup::Release release;
-        if (!client->checkin(card, release, error)) init_failed(client, r->world_rank, error);
+        if (!client->checkin(card, release, error)) init_failed(r->world_rank, error);
         if (release.cards.size() != static_cast<std::size_t>(r->world_size)) {
-            init_failed(client, r->world_rank, "the launcher released " + std::to_string(release.cards.size()) +
+            init_failed(r->world_rank, "the launcher released " + std::to_string(release.cards.size()) +
                                                    " cards for a job of " + std::to_string(r->world_size));
         }
         cards = std::move(release.cards);
     } else {
         cards.push_back(card);
     }
-    if (!r->engine->connect_world(cards, r->world_rank, error)) init_failed(client, r->world_rank, error);
+    if (!r->engine->connect_world(cards, r->world_rank, error)) init_failed(r->world_rank, error);
     r->client = std::move(client);
 
     setup_predefined(*r);

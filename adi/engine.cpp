@@ -12,17 +12,18 @@ namespace strata::adi {
 
 namespace {
 
-const base::KnobInt spin_polls{"STRATA_SPIN_POLLS", 2000,
-                               "idle progress passes a waiting rank spins before it starts yielding the CPU"};
-const base::KnobInt yield_polls{"STRATA_YIELD_POLLS", 200,
-                                "idle passes with sched_yield() before a waiting rank sleeps on its sockets"};
+const base::KnobInt spin_us{"STRATA_SPIN_US", -1,
+                            "microseconds a waiting rank busy-polls before it sleeps on its descriptors; "
+                            "-1: 50 when its host runs no more ranks than cores, else 0"};
 
 constexpr std::uint32_t kLandRequest = 1;
 constexpr std::uint32_t kLandUnexpected = 2;
 
 }  // namespace
 
-Engine::Engine(std::vector<std::unique_ptr<Method>> methods) : methods_(std::move(methods)) {}
+Engine::Engine(std::vector<std::unique_ptr<Method>> methods) : methods_(std::move(methods)) {
+    set_oversubscribed(false);
+}
 
 Engine::~Engine() {
     for (auto& [id, r] : live_) delete r;
@@ -389,14 +390,20 @@ int Engine::progress() {
     return events;
 }
 
+void Engine::set_oversubscribed(bool yes) {
+    const std::int64_t us = spin_us.get() >= 0 ? spin_us.get() : (yes ? 0 : 50);
+    spin_limit_ = std::chrono::microseconds(us);
+}
+
 void Engine::idle_step(unsigned idle) {
-    const auto spin = static_cast<unsigned>(spin_polls.get());
-    const auto yields = static_cast<unsigned>(yield_polls.get());
-    if (idle < spin) return;
-    if (idle < spin + yields) {
-        sched_yield();
+    // Busy-poll for a short while (the answer to a message usually comes within
+    // a few microseconds), then sleep until a descriptor wakes us: a spinning
+    // rank on a shared core would only delay the very peer it waits for.
+    if (idle == 1) {
+        idle_since_ = std::chrono::steady_clock::now();
         return;
     }
+    if ((idle & 15) != 0 || std::chrono::steady_clock::now() - idle_since_ < spin_limit_) return;
     std::vector<pollfd> fds;
     for (auto& m : methods_) {
         if (m->busy()) return;
@@ -408,7 +415,7 @@ void Engine::idle_step(unsigned idle) {
         return;
     }
     // Bounded sleep: a wake-up the descriptors cannot announce is never missed for long.
-    ::poll(fds.data(), fds.size(), 20);
+    ::poll(fds.data(), fds.size(), 10);
 }
 
 bool Engine::sends_drained() const {

@@ -3,6 +3,7 @@
 // byte ranges; datatypes and communicators stay in mpi/.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -56,6 +57,9 @@ public:
             }
         }
     }
+    // Whether this host runs more ranks than it has cores: waiting ranks then
+    // leave the CPU almost at once instead of spinning.
+    void set_oversubscribed(bool yes);
     // Extra descriptor to wake on while sleeping (e.g. the launcher's socket).
     void watch_fd(int fd) { extra_fds_.push_back(fd); }
 
@@ -96,6 +100,8 @@ private:
     std::unordered_map<int, std::string> failed_peers_;
     std::string last_error_;
     std::vector<int> extra_fds_;
+    std::chrono::microseconds spin_limit_{0};
+    std::chrono::steady_clock::time_point idle_since_;
 };
 
 }  // namespace strata::adi

@@ -1,8 +1,9 @@
 // MPI_Init / MPI_Finalize and the rest of the environment.
-#include <sys/utsname.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -24,6 +25,12 @@ std::string hostname_get() {
 }
 
 // Before the runtime exists there is no error handler: report and leave.
+long cores_available() {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 // The message goes to stderr, which mpirun forwards; mpirun then reports the
 // exit and ends the job.
 [[noreturn]] void init_failed(int rank, const std::string& why) {
@@ -81,6 +88,9 @@ int PMPI_Init(int* /*argc*/, char*** /*argv*/) {
         cards.push_back(card);
     }
     if (!r->engine->connect_world(cards, r->world_rank, error)) init_failed(r->world_rank, error);
+    const auto local = std::count_if(cards.begin(), cards.end(),
+                                     [&](const wireup::BusinessCard& c) { return c.hostname == r->hostname; });
+    r->engine->set_oversubscribed(local > cores_available());
     r->client = std::move(client);
 
     setup_predefined(*r);

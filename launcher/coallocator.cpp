@@ -1,0 +1,380 @@
+#include "launcher/coallocator.hpp"
+
+#include "base/knob.hpp"
+#include "launcher/messages.hpp"
+#include "security/job_key.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+
+namespace strata::launcher {
+
+namespace {
+
+const base::KnobInt kKillGraceMs("STRATA_KILL_GRACE_MS", 2000,
+                                 "when mpirun ends a job: how long processes get between SIGTERM and SIGKILL (also how "
+                                 "long a process that dropped its mpirun connection has to exit)");
+
+namespace asio = boost::asio;
+using ConnectionId = ControlServer::ConnectionId;
+
+const char* type_name(wireup::Type t) {
+    switch (t) {
+        case wireup::Type::checkin: return "Checkin";
+        case wireup::Type::release: return "Release";
+        case wireup::Type::abort: return "Abort";
+        case wireup::Type::finalize: return "Finalize";
+        case wireup::Type::finalize_done: return "FinalizeDone";
+    }
+    return "unknown";
+}
+
+// Signals a user sends to end the job. One that mpirun inherited as ignored
+// (nohup, a background job of a non-interactive shell) stays ignored.
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+}  // namespace
+
+CoAllocator::CoAllocator(asio::io_context& io, const Options& options, const JobPlan& plan)
+    : io_(io),
+      options_(options),
+      plan_(plan),
+      server_(io, *this),
+      output_(options.label, OutputForwarder::fd_sink()),
+      signals_(io),
+      kill_timer_(io),
+      ranks_(static_cast<std::size_t>(plan.size)) {}
+
+CoAllocator::~CoAllocator() = default;
+
+void CoAllocator::say(const std::string& message) const {
+    const std::string line = "mpirun: " + message + "\n";
+    OutputForwarder::fd_sink()(Stream::err, line);
+}
+
+void CoAllocator::narrate(const std::string& message) const {
+    if (options_.verbose) say(message);
+}
+
+std::vector<std::pair<std::string, std::string>> CoAllocator::environment() const {
+    std::vector<std::pair<std::string, std::string>> env;
+    for (const auto& [name, value] : options_.exports) {
+        if (value) {
+            env.emplace_back(name, *value);
+        } else if (const char* mine = std::getenv(name.c_str())) {
+            env.emplace_back(name, mine);
+        }
+    }
+    if (!options_.network.empty()) env.emplace_back("STRATA_NETWORK", options_.network);
+    if (!options_.port_range.empty()) env.emplace_back("STRATA_PORT_RANGE", options_.port_range);
+    if (options_.verbose) env.emplace_back("STRATA_VERBOSE", "1");
+    // Last, so -x cannot override the wire-up contract.
+    env.emplace_back("STRATA_WIREUP", "127.0.0.1:" + std::to_string(server_.port()));
+    env.emplace_back("STRATA_SIZE", std::to_string(plan_.size));
+    env.emplace_back("STRATA_JOB_KEY", job_key_);
+    return env;
+}
+
+int CoAllocator::run() {
+    job_key_ = security::job_key_create();
+    if (job_key_.empty()) {
+        say("cannot create the job key: OpenSSL's random generator failed");
+        return 1;
+    }
+    std::string error;
+    if (!server_.listen(error)) {
+        say(error);
+        return 1;
+    }
+    for (int sig : kStopSignals) {
+        struct sigaction old;
+        if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        boost::system::error_code ec;
+        signals_.add(sig, ec);
+    }
+    watch_signals();
+
+    for (const Subjob& s : plan_.subjobs) {
+        adapters_.push_back(SchedulerAdapter::create(io_, s, error));
+        if (!adapters_.back()) {
+            say(error);
+            return 1;
+        }
+    }
+    narrate("control listener on 127.0.0.1:" + std::to_string(server_.port()) + "; " + std::to_string(plan_.size) +
+            " processes in " + std::to_string(plan_.subjobs.size()) + " subjob(s)");
+
+    const auto env = environment();
+    for (std::size_t i = 0; i < plan_.subjobs.size() && !ending_; ++i) {
+        const Subjob& s = plan_.subjobs[i];
+        LaunchSpec spec;
+        spec.program = options_.program;
+        spec.args = options_.args;
+        spec.env = env;
+        if (s.first_rank == 0) spec.stdin_fd = ::fcntl(0, F_DUPFD_CLOEXEC, 3);
+        narrate("starting subjob " + std::to_string(s.index) + ": ranks " + std::to_string(s.first_rank) + ".." +
+                std::to_string(s.first_rank + s.count - 1) + " on " + s.machine + " via the " + adapters_[i]->name() +
+                " adapter");
+        adapters_[i]->start(s, std::move(spec), *this);
+    }
+    check_done();
+    if (!finished_) io_.run();
+    output_.close_all();
+    return exit_code_;
+}
+
+void CoAllocator::watch_signals() {
+    signals_.async_wait([this](const boost::system::error_code& ec, int sig) {
+        if (ec == asio::error::operation_aborted) return;
+        if (ec) return;
+        if (ending_) {
+            // A second Ctrl-C: the user does not want to wait for the grace period.
+            narrate("signal " + std::to_string(sig) + " while ending the job; killing everything now");
+            kill_all();
+        } else {
+            end_job(128 + sig, messages::interrupted(sig));
+        }
+        if (!finished_) watch_signals();
+    });
+}
+
+void CoAllocator::on_started(int rank, long pid) {
+    ranks_[static_cast<std::size_t>(rank)].pid = pid;
+    narrate("rank " + std::to_string(rank) + " started (pid " + std::to_string(pid) + ")");
+}
+
+void CoAllocator::on_start_failed(int rank, const std::string& reason) {
+    end_job(127, messages::start_failed(options_.program, rank, reason));
+}
+
+void CoAllocator::on_output(int rank, Stream stream, std::string_view bytes) {
+    if (stream == Stream::out && stdout_gone_) return;
+    if (output_.write(rank, stream, bytes) || stream != Stream::out) return;
+    // Like any program writing into a closed pipe (`mpirun ... | head`): stop.
+    stdout_gone_ = true;
+    narrate("standard output is closed; ending the job");
+    end_job(128 + SIGPIPE, "");
+}
+
+void CoAllocator::on_output_closed(int rank, Stream stream) {
+    if (!(stream == Stream::out && stdout_gone_)) output_.close(rank, stream);
+    check_done();
+}
+
+void CoAllocator::on_exited(int rank, long pid, ProcessExit how) {
+    RankState& r = ranks_[static_cast<std::size_t>(rank)];
+    // Whatever the process sent before it died (its Checkin, Finalize or
+    // Abort) must count before its exit is judged.
+    if (r.conn)
+        server_.drain(*r.conn);
+    else
+        server_.drain_all();
+    r.exited = true;
+    r.lost_timer.reset();
+    narrate("rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + ") " + how.describe());
+
+    if (!ending_) {
+        if (r.finalized) {
+            if (!how.success()) {
+                say(messages::exit_after_finalize(rank, pid, how));
+                if (exit_code_ == 0) exit_code_ = how.job_exit_code();
+            }
+        } else if (r.checked_in) {
+            end_job(how.success() ? 1 : how.job_exit_code(),
+                    messages::process_failed(rank, pid, how, messages::Phase::checked_in));
+        } else if (!how.success()) {
+            end_job(how.job_exit_code(), messages::process_failed(rank, pid, how, messages::Phase::never_checked_in));
+        } else if (checked_in_ > 0) {
+            end_job(1, messages::exit_without_init(rank, pid));
+        } else if (!exited_without_init_) {
+            // Fine for a program that does not use MPI; fatal if others turn
+            // out to use MPI (handle_checkin looks at this).
+            exited_without_init_ = rank;
+        }
+    }
+    check_done();
+}
+
+void CoAllocator::on_frame(ConnectionId id, const wireup::Frame& frame) {
+    if (ending_) {
+        // Acknowledge a late Abort so its sender stops waiting; ignore the rest.
+        if (frame.type == wireup::Type::abort) server_.close(id);
+        return;
+    }
+    auto it = conn_rank_.find(id);
+    if (it == conn_rank_.end()) {
+        if (frame.type == wireup::Type::checkin)
+            handle_checkin(id, frame);
+        else
+            drop(id, std::string("a ") + type_name(frame.type) + " message before Checkin");
+        return;
+    }
+    const int rank = it->second;
+    switch (frame.type) {
+        case wireup::Type::abort: handle_abort(rank, id, frame); break;
+        case wireup::Type::finalize: handle_finalize(rank, id, frame); break;
+        default:
+            drop(id,
+                 std::string("an unexpected ") + type_name(frame.type) + " message from rank " + std::to_string(rank));
+    }
+}
+
+void CoAllocator::handle_checkin(ConnectionId id, const wireup::Frame& frame) {
+    std::optional<wireup::Checkin> m = wireup::decode_checkin(frame.payload);
+    if (!m) {
+        drop(id, "a malformed Checkin");
+        return;
+    }
+    if (!security::job_key_equal(m->job_key, job_key_)) {
+        drop(id, "a Checkin (claiming rank " + std::to_string(m->rank) + ", pid " + std::to_string(m->pid) +
+                     ") with the wrong job key");
+        return;
+    }
+    if (m->rank >= static_cast<std::uint32_t>(plan_.size)) {
+        drop(id, "a Checkin for rank " + std::to_string(m->rank) + " in a job of " + std::to_string(plan_.size) +
+                     " processes");
+        return;
+    }
+    const int rank = static_cast<int>(m->rank);
+    RankState& r = ranks_[m->rank];
+    if (r.checked_in) {
+        drop(id, "a second Checkin for rank " + std::to_string(rank) + " (pid " + std::to_string(m->pid) + ")");
+        return;
+    }
+    if (r.exited) {
+        drop(id, "a Checkin for rank " + std::to_string(rank) + " (pid " + std::to_string(m->pid) +
+                     "), whose process has already exited");
+        return;
+    }
+    r.checked_in = true;
+    r.conn = id;
+    r.card = std::move(m->card);
+    conn_rank_[id] = rank;
+    ++checked_in_;
+    narrate("rank " + std::to_string(rank) + " checked in (" + std::to_string(checked_in_) + "/" +
+            std::to_string(plan_.size) + ")");
+    if (exited_without_init_) {
+        const int early = *exited_without_init_;
+        end_job(1, messages::exit_without_init(early, ranks_[static_cast<std::size_t>(early)].pid));
+        return;
+    }
+    if (checked_in_ == plan_.size) release_barrier();
+}
+
+void CoAllocator::release_barrier() {
+    wireup::Release release;
+    release.cards.reserve(ranks_.size());
+    for (const RankState& r : ranks_) release.cards.push_back(r.card);
+    auto frame = std::make_shared<const std::vector<std::uint8_t>>(wireup::encode(release));
+    for (const RankState& r : ranks_)
+        if (r.conn) server_.send(*r.conn, frame);
+    released_ = true;
+    narrate("every rank checked in; startup barrier released");
+}
+
+void CoAllocator::handle_abort(int rank, ConnectionId id, const wireup::Frame& frame) {
+    std::optional<wireup::Abort> m = wireup::decode_abort(frame.payload);
+    if (!m) {
+        drop(id, "a malformed Abort from rank " + std::to_string(rank));
+        return;
+    }
+    // Exit codes are 8 bits; an abort must never look like success.
+    int code = m->code & 255;
+    if (code == 0) code = 1;
+    // Closing tells the aborting process we took note (Client::abort waits for it).
+    server_.close(id);
+    ranks_[static_cast<std::size_t>(rank)].conn.reset();
+    conn_rank_.erase(id);
+    end_job(code, messages::aborted(rank, m->code, m->message));
+}
+
+void CoAllocator::handle_finalize(int rank, ConnectionId id, const wireup::Frame& frame) {
+    RankState& r = ranks_[static_cast<std::size_t>(rank)];
+    if (!frame.payload.empty() || !released_ || r.finalized) {
+        drop(id, "an out-of-order Finalize from rank " + std::to_string(rank));
+        return;
+    }
+    r.finalized = true;
+    ++finalized_;
+    if (finalized_ < plan_.size) return;
+    auto done = std::make_shared<const std::vector<std::uint8_t>>(wireup::encode_empty(wireup::Type::finalize_done));
+    for (const RankState& s : ranks_)
+        if (s.conn) server_.send(*s.conn, done);
+    narrate("every rank reached MPI_Finalize");
+}
+
+void CoAllocator::drop(ConnectionId id, const std::string& reason) {
+    say(messages::connection_dropped(reason));
+    server_.close(id);
+    auto it = conn_rank_.find(id);
+    if (it == conn_rank_.end()) return;
+    const int rank = it->second;
+    conn_rank_.erase(it);
+    ranks_[static_cast<std::size_t>(rank)].conn.reset();
+    watch_lost_connection(rank);
+}
+
+void CoAllocator::on_closed(ConnectionId id, const std::string& why) {
+    auto it = conn_rank_.find(id);
+    if (it == conn_rank_.end()) return;
+    const int rank = it->second;
+    conn_rank_.erase(it);
+    ranks_[static_cast<std::size_t>(rank)].conn.reset();
+    narrate("rank " + std::to_string(rank) + "'s control connection: " + why);
+    watch_lost_connection(rank);
+}
+
+void CoAllocator::watch_lost_connection(int rank) {
+    RankState& r = ranks_[static_cast<std::size_t>(rank)];
+    if (ending_ || r.exited || r.finalized) return;
+    // Normally the process is exiting and its exit status (the better report)
+    // follows at once; a process that lives on without its connection would
+    // hang everyone at the next barrier.
+    r.lost_timer = std::make_unique<asio::steady_timer>(io_, std::chrono::milliseconds(kKillGraceMs.get()));
+    r.lost_timer->async_wait([this, rank](const boost::system::error_code& ec) {
+        if (ec == asio::error::operation_aborted) return;
+        const RankState& s = ranks_[static_cast<std::size_t>(rank)];
+        if (!ending_ && !s.exited) end_job(1, messages::connection_lost(rank, s.pid));
+    });
+}
+
+void CoAllocator::end_job(int exit_code, const std::string& message) {
+    if (ending_) return;
+    ending_ = true;
+    exit_code_ = exit_code;
+    if (!message.empty()) say(message);
+    for (auto& a : adapters_)
+        if (a) a->cancel(CancelMode::terminate);
+    kill_timer_.expires_after(std::chrono::milliseconds(kKillGraceMs.get()));
+    kill_timer_.async_wait([this](const boost::system::error_code& ec) {
+        if (ec == asio::error::operation_aborted) return;
+        narrate("grace period over; killing what is left");
+        kill_all();
+    });
+    check_done();
+}
+
+void CoAllocator::kill_all() {
+    for (auto& a : adapters_)
+        if (a) a->cancel(CancelMode::kill);
+}
+
+void CoAllocator::check_done() {
+    if (finished_) return;
+    for (const auto& a : adapters_)
+        if (a && a->state() == SubjobState::running) return;
+    // Adapters not started (the job ended first) count as done.
+    finished_ = true;
+    boost::system::error_code ignored;
+    kill_timer_.cancel();
+    for (RankState& r : ranks_) r.lost_timer.reset();
+    signals_.cancel(ignored);
+    server_.stop();
+    io_.stop();
+}
+
+}  // namespace strata::launcher

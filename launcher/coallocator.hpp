@@ -1,0 +1,104 @@
+// The co-allocator: runs one job from start to exit code.
+//
+// It starts every subjob through its scheduler adapter, serves the wire-up
+// protocol (checkin, the startup barrier, abort, finalize), forwards output,
+// and decides when and why the job ends. Policy, in one place:
+//   - The startup barrier opens (Release to all) when every rank checked in.
+//   - FinalizeDone goes to all when every rank sent Finalize.
+//   - The first failure ends the job: a start failure (exit 127), MPI_Abort
+//     (its code & 255, or 1 if that is 0), a rank that exits or is killed
+//     before MPI_Finalize (its code, 128+signal, or 1 for code 0), a rank
+//     exiting 0 without MPI_Init while others have checked in (1), a signal
+//     to mpirun (128+signal). Ending = SIGTERM to everything, SIGKILL after
+//     STRATA_KILL_GRACE_MS, reap all, drain their output, exit.
+//   - Processes that never check in and exit 0 (non-MPI programs) are fine
+//     as long as nobody has checked in.
+//   - A non-zero exit after MPI_Finalize is reported and becomes the exit
+//     code, without ending the others.
+// Everything runs on one thread, in io_context handlers.
+#pragma once
+
+#include "launcher/control_server.hpp"
+#include "launcher/job_plan.hpp"
+#include "launcher/options.hpp"
+#include "launcher/output_forwarder.hpp"
+#include "launcher/scheduler_adapter.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::launcher {
+
+class CoAllocator final : public ProcessEvents, public ControlServer::Listener {
+public:
+    CoAllocator(boost::asio::io_context& io, const Options& options, const JobPlan& plan);
+    ~CoAllocator() override;
+    CoAllocator(const CoAllocator&) = delete;
+    CoAllocator& operator=(const CoAllocator&) = delete;
+
+    // Runs the job to its end and returns mpirun's exit code. Call once.
+    int run();
+
+    void on_started(int rank, long pid) override;
+    void on_start_failed(int rank, const std::string& reason) override;
+    void on_output(int rank, Stream stream, std::string_view bytes) override;
+    void on_output_closed(int rank, Stream stream) override;
+    void on_exited(int rank, long pid, ProcessExit how) override;
+
+    void on_frame(ControlServer::ConnectionId id, const wireup::Frame& frame) override;
+    void on_closed(ControlServer::ConnectionId id, const std::string& why) override;
+
+private:
+    struct RankState {
+        long pid = -1;
+        bool checked_in = false;
+        bool finalized = false;
+        bool exited = false;
+        std::optional<ControlServer::ConnectionId> conn;
+        wireup::BusinessCard card;
+        std::unique_ptr<boost::asio::steady_timer> lost_timer;
+    };
+
+    std::vector<std::pair<std::string, std::string>> environment() const;
+    void handle_checkin(ControlServer::ConnectionId id, const wireup::Frame& frame);
+    void handle_abort(int rank, ControlServer::ConnectionId id, const wireup::Frame& frame);
+    void handle_finalize(int rank, ControlServer::ConnectionId id, const wireup::Frame& frame);
+    void release_barrier();
+    void drop(ControlServer::ConnectionId id, const std::string& reason);
+    void watch_lost_connection(int rank);
+    void watch_signals();
+    void end_job(int exit_code, const std::string& message);
+    void kill_all();
+    void check_done();
+    void say(const std::string& message) const;      // "mpirun: message" on stderr
+    void narrate(const std::string& message) const;  // only with -v
+
+    boost::asio::io_context& io_;
+    const Options& options_;
+    const JobPlan& plan_;
+    std::string job_key_;
+    ControlServer server_;
+    OutputForwarder output_;
+    boost::asio::signal_set signals_;
+    boost::asio::steady_timer kill_timer_;
+    std::vector<std::unique_ptr<SchedulerAdapter>> adapters_;
+    std::vector<RankState> ranks_;
+    std::map<ControlServer::ConnectionId, int> conn_rank_;
+    int checked_in_ = 0;
+    int finalized_ = 0;
+    bool released_ = false;
+    std::optional<int> exited_without_init_;  // a rank that exited 0 before anyone checked in
+    bool ending_ = false;
+    bool finished_ = false;
+    bool stdout_gone_ = false;
+    int exit_code_ = 0;
+};
+
+}  // namespace strata::launcher

@@ -1,0 +1,81 @@
+// mpirun's end of the wire-up protocol's transport: the control listener and
+// one connection per process. It moves frames; what they mean (checkin,
+// barrier, abort, finalize) is the co-allocator's business.
+#pragma once
+
+#include "launcher/wireup.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace strata::launcher {
+
+class ControlServer {
+public:
+    using ConnectionId = std::uint64_t;
+
+    class Listener {
+    public:
+        virtual ~Listener() = default;
+        virtual void on_frame(ConnectionId id, const wireup::Frame& frame) = 0;
+        // The peer closed the connection, or broke the framing (`why` says).
+        // Not called for connections closed by close() or stop().
+        virtual void on_closed(ConnectionId id, const std::string& why) = 0;
+    };
+
+    ControlServer(boost::asio::io_context& io, Listener& listener);
+    ~ControlServer();
+    ControlServer(const ControlServer&) = delete;
+    ControlServer& operator=(const ControlServer&) = delete;
+
+    // Listens on 127.0.0.1, on a port the kernel picks.
+    bool listen(std::string& error);
+    std::uint16_t port() const { return port_; }
+
+    // Queues a frame (shared so one Release can go to every process).
+    void send(ConnectionId id, std::shared_ptr<const std::vector<std::uint8_t>> frame);
+    // Drops the connection at once; unsent frames are discarded.
+    void close(ConnectionId id);
+    // Reads and dispatches what the peer already sent, without waiting. Used
+    // before judging a process's exit: whatever it sent before dying (Abort,
+    // Finalize, even its Checkin) must count first.
+    void drain(ConnectionId id);
+    void drain_all();
+    bool is_open(ConnectionId id) const { return conns_.count(id) != 0; }
+    // Closes the listener and every connection.
+    void stop();
+
+private:
+    struct Connection {
+        explicit Connection(boost::asio::ip::tcp::socket s) : socket(std::move(s)) {}
+        boost::asio::ip::tcp::socket socket;
+        wireup::FrameReader reader;
+        std::deque<std::shared_ptr<const std::vector<std::uint8_t>>> out;
+        bool writing = false;
+    };
+
+    void accept_next();
+    void wait_readable(ConnectionId id);
+    enum class ReadResult { data, empty, gone };
+    // Reads once without blocking and dispatches whole frames.
+    ReadResult read_available(ConnectionId id);
+    void write_next(ConnectionId id);
+    void fail(ConnectionId id, const std::string& why);
+
+    Listener& listener_;
+    boost::asio::ip::tcp::acceptor acceptor_;
+    std::uint16_t port_ = 0;
+    ConnectionId next_id_ = 1;
+    std::map<ConnectionId, std::unique_ptr<Connection>> conns_;
+    std::array<std::uint8_t, 65536> buf_{};
+};
+
+}  // namespace strata::launcher

@@ -1,0 +1,464 @@
+#include "launcher/fork_adapter.hpp"
+
+#include "base/knob.hpp"
+
+#include <boost/asio/write.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <map>
+
+extern char** environ;
+
+namespace strata::launcher {
+
+namespace {
+
+const base::KnobInt kDrainMs("STRATA_DRAIN_MS", 2000,
+                             "how long mpirun keeps reading the stdout/stderr of finished processes that is held "
+                             "open by programs they left running outside their process group");
+
+using boost::asio::posix::stream_descriptor;
+
+// An fd that closes itself; keeps the error paths of fork/exec leak-free.
+class Fd {
+public:
+    Fd() = default;
+    explicit Fd(int fd) : fd_(fd) {}
+    Fd(Fd&& o) noexcept : fd_(o.release()) {}
+    Fd& operator=(Fd&& o) noexcept {
+        reset(o.release());
+        return *this;
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd() { reset(); }
+    int get() const { return fd_; }
+    int release() {
+        const int fd = fd_;
+        fd_ = -1;
+        return fd;
+    }
+    void reset(int fd = -1) {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = fd;
+    }
+
+private:
+    int fd_ = -1;
+};
+
+bool make_pipe(Fd& read_end, Fd& write_end) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+    read_end.reset(fds[0]);
+    write_end.reset(fds[1]);
+    return true;
+}
+
+std::string env_lookup(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& name) {
+    for (auto it = overrides.rbegin(); it != overrides.rend(); ++it)
+        if (it->first == name) return it->second;
+    const char* v = std::getenv(name.c_str());
+    return v != nullptr ? v : std::string();
+}
+
+// mpirun's environment with `overrides` applied (later entries win).
+std::vector<std::string> environment_merge(const std::vector<std::pair<std::string, std::string>>& overrides) {
+    std::map<std::string, std::string> set;
+    for (const auto& [k, v] : overrides) set[k] = v;
+    std::vector<std::string> out;
+    for (char** e = environ; *e != nullptr; ++e) {
+        const char* eq = std::strchr(*e, '=');
+        const std::string name = eq != nullptr ? std::string(*e, static_cast<std::size_t>(eq - *e)) : std::string(*e);
+        if (set.count(name) == 0) out.emplace_back(*e);
+    }
+    for (const auto& [k, v] : set) out.push_back(k + "=" + v);
+    return out;
+}
+
+std::vector<char*> c_array(std::vector<std::string>& strings) {
+    std::vector<char*> out;
+    out.reserve(strings.size() + 1);
+    for (std::string& s : strings) out.push_back(s.data());
+    out.push_back(nullptr);
+    return out;
+}
+
+// Runs in the child between fork and exec: async-signal-safe calls only.
+[[noreturn]] void child_exec(pid_t parent, int in_fd, int out_fd, int err_fd, int status_fd, const char* path,
+                             char* const* argv, char* const* envp, const sigset_t& mask) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // The parent may have died before PDEATHSIG was armed.
+    if (::getppid() != parent) ::_exit(127);
+
+    // Handlers installed by mpirun (Asio's) must not run in the child, and
+    // SIGPIPE, which mpirun ignores, must be back to default for the program.
+    // Signals stay blocked (inherited from the parent) until this is done.
+    for (int sig = 1; sig < NSIG; ++sig) {
+        struct sigaction sa;
+        if (::sigaction(sig, nullptr, &sa) != 0) continue;
+        const bool caught = (sa.sa_flags & SA_SIGINFO) != 0 || (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN);
+        if (caught || sig == SIGPIPE) {
+            std::memset(&sa, 0, sizeof sa);
+            sa.sa_handler = SIG_DFL;
+            ::sigaction(sig, &sa, nullptr);
+        }
+    }
+    ::sigprocmask(SIG_SETMASK, &mask, nullptr);
+
+    if (::dup2(in_fd, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0) {
+        const int e = errno;
+        [[maybe_unused]] ssize_t w = ::write(status_fd, &e, sizeof e);
+        ::_exit(127);
+    }
+    // Nothing of mpirun's (control socket, other ranks' pipes) may leak into
+    // the program; the status pipe is already close-on-exec.
+    if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+        struct rlimit rl;
+        int limit = 65536;
+        if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 65536)
+            limit = static_cast<int>(rl.rlim_cur);
+        for (int fd = 3; fd < limit; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    ::execve(path, argv, envp);
+    const int e = errno;
+    [[maybe_unused]] ssize_t w = ::write(status_fd, &e, sizeof e);
+    ::_exit(127);
+}
+
+}  // namespace
+
+// Copies mpirun's stdin to rank 0's stdin pipe, closing the pipe at EOF so
+// the program sees end of input. Restores the stdin file flags that Asio's
+// non-blocking mode changes, because a terminal's flags are shared with the
+// user's shell.
+class StdinPump {
+public:
+    StdinPump(boost::asio::io_context& io, int source_fd, int sink_fd) : source_(io), sink_(io) {
+        saved_flags_ = ::fcntl(source_fd, F_GETFL);
+        boost::system::error_code ec;
+        source_.assign(source_fd, ec);
+        if (ec) ::close(source_fd);
+        sink_.assign(sink_fd, ec);
+        if (ec) ::close(sink_fd);
+        pump();
+    }
+    StdinPump(const StdinPump&) = delete;
+    StdinPump& operator=(const StdinPump&) = delete;
+    ~StdinPump() { stop(); }
+
+    void stop() {
+        if (source_.is_open()) {
+            boost::system::error_code ec;
+            source_.cancel(ec);
+            if (saved_flags_ >= 0) ::fcntl(source_.native_handle(), F_SETFL, saved_flags_);
+            source_.close(ec);
+        }
+        if (sink_.is_open()) {
+            boost::system::error_code ec;
+            sink_.close(ec);
+        }
+    }
+
+private:
+    void pump() {
+        if (!source_.is_open() || !sink_.is_open()) {
+            stop();
+            return;
+        }
+        source_.async_read_some(boost::asio::buffer(buf_), [this](const boost::system::error_code& ec, std::size_t n) {
+            if (ec == boost::asio::error::operation_aborted) return;
+            if (ec || n == 0) {
+                stop();
+                return;
+            }
+            boost::asio::async_write(sink_, boost::asio::buffer(buf_.data(), n),
+                                     [this](const boost::system::error_code& wec, std::size_t) {
+                                         if (wec == boost::asio::error::operation_aborted) return;
+                                         // EPIPE: rank 0 closed its stdin or exited; stop reading ours.
+                                         if (wec) {
+                                             stop();
+                                             return;
+                                         }
+                                         pump();
+                                     });
+        });
+    }
+
+    stream_descriptor source_;
+    stream_descriptor sink_;
+    int saved_flags_ = -1;
+    std::array<char, 65536> buf_{};
+};
+
+ForkAdapter::ForkAdapter(boost::asio::io_context& io) : io_(io), sigchld_(io, SIGCHLD), drain_timer_(io) {}
+
+ForkAdapter::~ForkAdapter() {
+    stdin_.reset();
+    // The last line of defence for "no process left behind": whatever path
+    // led here (normal end, an exception in mpirun), nothing we started survives.
+    for (auto& p : procs_) {
+        if (p->reaped) continue;
+        ::killpg(p->pid, SIGKILL);
+        int status = 0;
+        while (::waitpid(p->pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+}
+
+std::string ForkAdapter::resolve_program(const std::string& program, const std::string& path_env, int& err) {
+    err = 0;
+    if (program.empty()) {
+        err = ENOENT;
+        return {};
+    }
+    if (program.find('/') != std::string::npos) return program;
+    const std::string path = path_env.empty() ? "/bin:/usr/bin" : path_env;
+    int first_error = ENOENT;
+    std::size_t begin = 0;
+    for (;;) {
+        const std::size_t end = path.find(':', begin);
+        std::string dir = path.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+        if (dir.empty()) dir = ".";
+        const std::string candidate = dir + "/" + program;
+        struct stat st;
+        if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+            if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+            // Like execvp: a file that exists but cannot be run is reported as
+            // such unless a later directory has a runnable one.
+            first_error = EACCES;
+        }
+        if (end == std::string::npos) break;
+        begin = end + 1;
+    }
+    err = first_error;
+    return {};
+}
+
+void ForkAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& events) {
+    events_ = &events;
+    started_ = true;
+    Fd stdin_source(spec.stdin_fd);
+    watch_children();
+
+    int err = 0;
+    const std::string path = resolve_program(spec.program, env_lookup(spec.env, "PATH"), err);
+    if (path.empty()) {
+        events.on_start_failed(subjob.first_rank, std::strerror(err));
+        after_change();
+        return;
+    }
+    std::vector<std::string> argv;
+    argv.push_back(spec.program);
+    argv.insert(argv.end(), spec.args.begin(), spec.args.end());
+
+    for (int i = 0; i < subjob.count; ++i) {
+        const int rank = subjob.first_rank + i;
+        auto env = spec.env;
+        env.emplace_back("STRATA_RANK", std::to_string(rank));
+        env.emplace_back("STRATA_SUBJOB", std::to_string(subjob.index));
+        const bool with_stdin = rank == 0 && stdin_source.get() >= 0;
+        int stdin_sink = -1;
+        if (!start_one(rank, path, argv, environment_merge(env), with_stdin, stdin_sink)) break;
+        if (with_stdin) stdin_ = std::make_unique<StdinPump>(io_, stdin_source.release(), stdin_sink);
+    }
+    after_change();
+}
+
+bool ForkAdapter::start_one(int rank, const std::string& path, const std::vector<std::string>& argv_in,
+                            const std::vector<std::string>& env_in, bool with_stdin, int& stdin_sink) {
+    auto fail = [&](const char* what) {
+        events_->on_start_failed(rank, std::string(what) + ": " + std::strerror(errno));
+        return false;
+    };
+    Fd out_r, out_w, err_r, err_w, in_r, in_w, status_r, status_w;
+    if (!make_pipe(out_r, out_w) || !make_pipe(err_r, err_w) || !make_pipe(status_r, status_w)) return fail("pipe");
+    if (with_stdin) {
+        if (!make_pipe(in_r, in_w)) return fail("pipe");
+    } else {
+        in_r.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+        if (in_r.get() < 0) return fail("/dev/null");
+    }
+
+    std::vector<std::string> argv_strings = argv_in;
+    std::vector<std::string> env_strings = env_in;
+    std::vector<char*> argv = c_array(argv_strings);
+    std::vector<char*> envp = c_array(env_strings);
+
+    // Block every signal across fork so no handler of mpirun's runs in the
+    // child before the child has reset them.
+    sigset_t all;
+    sigset_t old;
+    sigfillset(&all);
+    ::sigprocmask(SIG_SETMASK, &all, &old);
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid == 0)
+        child_exec(parent, in_r.get(), out_w.get(), err_w.get(), status_w.get(), path.c_str(), argv.data(), envp.data(),
+                   old);
+    const int fork_errno = errno;
+    ::sigprocmask(SIG_SETMASK, &old, nullptr);
+    if (pid < 0) {
+        errno = fork_errno;
+        return fail("fork");
+    }
+    // Also from this side, so a cancel() can never race the child's own setpgid.
+    ::setpgid(pid, pid);
+    status_w.reset();
+    in_r.reset();
+    out_w.reset();
+    err_w.reset();
+
+    // The status pipe closes on a successful exec; an errno arrives otherwise.
+    int child_errno = 0;
+    ssize_t n = 0;
+    do {
+        n = ::read(status_r.get(), &child_errno, sizeof child_errno);
+    } while (n < 0 && errno == EINTR);
+    if (n > 0) {
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        events_->on_start_failed(rank, std::strerror(child_errno));
+        return false;
+    }
+
+    auto p = std::make_unique<Process>();
+    p->rank = rank;
+    p->pid = pid;
+    p->out = std::make_unique<stream_descriptor>(io_, out_r.release());
+    p->err = std::make_unique<stream_descriptor>(io_, err_r.release());
+    boost::system::error_code ec;
+    p->out->non_blocking(true, ec);
+    p->err->non_blocking(true, ec);
+    Process& ref = *p;
+    procs_.push_back(std::move(p));
+    if (with_stdin) stdin_sink = in_w.release();
+    events_->on_started(rank, pid);
+    read_output(ref, Stream::out);
+    read_output(ref, Stream::err);
+    return true;
+}
+
+void ForkAdapter::watch_children() {
+    sigchld_.async_wait([this](const boost::system::error_code& ec, int) {
+        if (ec == boost::asio::error::operation_aborted) return;
+        reap_exited();
+        watch_children();
+    });
+}
+
+void ForkAdapter::reap_exited() {
+    for (auto& p : procs_) {
+        if (p->reaped) continue;
+        siginfo_t info;
+        std::memset(&info, 0, sizeof info);
+        // WNOWAIT: look without reaping, so the zombie still owns the process
+        // group id while we kill whatever the process left in its group.
+        if (::waitid(P_PID, static_cast<id_t>(p->pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) continue;
+        if (info.si_pid != p->pid) continue;
+        ::killpg(p->pid, SIGKILL);
+        int status = 0;
+        pid_t r = 0;
+        do {
+            r = ::waitpid(p->pid, &status, 0);
+        } while (r < 0 && errno == EINTR);
+        p->reaped = true;
+        ProcessExit how;
+        if (WIFSIGNALED(status)) {
+            how.signaled = true;
+            how.value = WTERMSIG(status);
+        } else {
+            how.value = WEXITSTATUS(status);
+        }
+        events_->on_exited(p->rank, p->pid, how);
+    }
+    after_change();
+}
+
+void ForkAdapter::read_output(Process& p, Stream s) {
+    auto& d = s == Stream::out ? p.out : p.err;
+    if (!d) return;
+    Process* pp = &p;
+    d->async_wait(stream_descriptor::wait_read, [this, pp, s](const boost::system::error_code& ec) {
+        if (ec == boost::asio::error::operation_aborted) return;
+        auto& desc = s == Stream::out ? pp->out : pp->err;
+        if (!desc) return;
+        boost::system::error_code rec;
+        const std::size_t n = ec ? 0 : desc->read_some(boost::asio::buffer(buf_), rec);
+        if (!ec && rec == boost::asio::error::would_block) {
+            read_output(*pp, s);
+            return;
+        }
+        if (ec || rec || n == 0) {
+            close_output(*pp, s);
+            after_change();
+            return;
+        }
+        events_->on_output(pp->rank, s, std::string_view(buf_.data(), n));
+        read_output(*pp, s);
+    });
+}
+
+void ForkAdapter::close_output(Process& p, Stream s) {
+    auto& d = s == Stream::out ? p.out : p.err;
+    if (!d) return;
+    boost::system::error_code ec;
+    d->close(ec);
+    d.reset();
+    events_->on_output_closed(p.rank, s);
+}
+
+void ForkAdapter::cancel(CancelMode mode) {
+    const int sig = mode == CancelMode::kill ? SIGKILL : SIGTERM;
+    // Only unreaped leaders: their (possibly zombie) pid still names the group.
+    for (auto& p : procs_)
+        if (!p->reaped) ::killpg(p->pid, sig);
+    if (stdin_) stdin_->stop();
+}
+
+bool ForkAdapter::all_reaped() const {
+    for (const auto& p : procs_)
+        if (!p->reaped) return false;
+    return true;
+}
+
+bool ForkAdapter::all_output_closed() const {
+    for (const auto& p : procs_)
+        if (p->out || p->err) return false;
+    return true;
+}
+
+void ForkAdapter::after_change() {
+    if (!started_ || !all_reaped()) return;
+    if (stdin_) stdin_->stop();
+    if (all_output_closed() || drain_timer_armed_) return;
+    // Every process is gone but something still holds a pipe open.
+    drain_timer_armed_ = true;
+    drain_timer_.expires_after(std::chrono::milliseconds(kDrainMs.get()));
+    drain_timer_.async_wait([this](const boost::system::error_code& ec) {
+        if (ec == boost::asio::error::operation_aborted) return;
+        for (auto& p : procs_) {
+            close_output(*p, Stream::out);
+            close_output(*p, Stream::err);
+        }
+    });
+}
+
+SubjobState ForkAdapter::state() const {
+    if (!started_) return SubjobState::idle;
+    return all_reaped() && all_output_closed() ? SubjobState::done : SubjobState::running;
+}
+
+}  // namespace strata::launcher

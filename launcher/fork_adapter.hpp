@@ -1,0 +1,78 @@
+// The embedded local scheduler adapter: starts a subjob's processes on this
+// machine with fork/exec, needing no daemon.
+//
+// Each process runs in its own process group (so a signal reaches anything it
+// started) with PR_SET_PDEATHSIG=SIGKILL (so it cannot outlive mpirun even if
+// mpirun is SIGKILLed). stdout and stderr come back through pipes; stdin is
+// /dev/null except for rank 0, which reads mpirun's stdin through a pipe.
+// When a process exits, whatever it left in its process group is killed
+// before the process is reaped (the zombie keeps the group id from being
+// reused, so the kill cannot hit a stranger).
+#pragma once
+
+#include "launcher/scheduler_adapter.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <sys/types.h>
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace strata::launcher {
+
+class StdinPump;
+
+class ForkAdapter final : public SchedulerAdapter {
+public:
+    explicit ForkAdapter(boost::asio::io_context& io);
+    ~ForkAdapter() override;
+    ForkAdapter(const ForkAdapter&) = delete;
+    ForkAdapter& operator=(const ForkAdapter&) = delete;
+
+    const char* name() const override { return "fork"; }
+    void start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& events) override;
+    void cancel(CancelMode mode) override;
+    SubjobState state() const override;
+
+    // execvp's search, done before fork so a missing program is reported
+    // before anything starts. Returns the path to exec, or empty with `err`
+    // set to the errno to report.
+    static std::string resolve_program(const std::string& program, const std::string& path_env, int& err);
+
+private:
+    struct Process {
+        int rank = 0;
+        pid_t pid = -1;
+        bool reaped = false;
+        std::unique_ptr<boost::asio::posix::stream_descriptor> out;
+        std::unique_ptr<boost::asio::posix::stream_descriptor> err;
+    };
+
+    bool start_one(int rank, const std::string& path, const std::vector<std::string>& argv,
+                   const std::vector<std::string>& envs, bool with_stdin, int& stdin_sink);
+    void watch_children();
+    void reap_exited();
+    void read_output(Process& p, Stream s);
+    void close_output(Process& p, Stream s);
+    void after_change();
+    bool all_reaped() const;
+    bool all_output_closed() const;
+
+    boost::asio::io_context& io_;
+    boost::asio::signal_set sigchld_;
+    boost::asio::steady_timer drain_timer_;
+    bool drain_timer_armed_ = false;
+    std::vector<std::unique_ptr<Process>> procs_;  // stable addresses for pending handlers
+    std::unique_ptr<StdinPump> stdin_;
+    ProcessEvents* events_ = nullptr;
+    bool started_ = false;
+    std::array<char, 65536> buf_{};  // shared by all reads: one read completes at a time
+};
+
+}  // namespace strata::launcher

@@ -1,0 +1,30 @@
+// The job as a list of subjobs: which ranks start where, and through which
+// scheduler adapter (a subjob's contact).
+#pragma once
+
+#include "launcher/local_host.hpp"
+#include "launcher/machine_file.hpp"
+#include "launcher/options.hpp"
+#include "launcher/subjob.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::launcher {
+
+struct JobPlan {
+    int size = 0;
+    std::vector<Subjob> subjobs;
+
+    // From the command line: -np alone (one subjob on this machine) or a
+    // machine file. Sets `error` (without "mpirun: ") on a machine file that
+    // cannot be read, is malformed, or names a host that is not this machine.
+    static std::optional<JobPlan> build(const Options& options, const LocalHost& local, std::string& error);
+
+    // Fills the machine file's slots in order, cycling when np exceeds them;
+    // consecutive ranks on one host form one subjob. np must be >= 1.
+    static JobPlan from_machine_file(const MachineFile& file, int np);
+};
+
+}  // namespace strata::launcher

@@ -1,0 +1,163 @@
+#include "launcher/machine_file.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+namespace strata::launcher {
+
+namespace {
+
+constexpr const char* kForms = "expected 'host', 'host N' or 'host:N'";
+
+bool hostname_valid(const std::string& h) {
+    if (h.empty() || h.size() > 253) return false;
+    for (unsigned char c : h)
+        if (!(std::isalnum(c) || c == '-' || c == '.' || c == '_')) return false;
+    return h.front() != '-' && h.front() != '.';
+}
+
+bool ipv6_valid(const std::string& h) {
+    in6_addr a{};
+    const std::string bare = h.substr(0, h.find('%'));
+    return ::inet_pton(AF_INET6, bare.c_str(), &a) == 1;
+}
+
+// Parses a process count; on failure returns the reason.
+std::string parse_count(const std::string& text, int& out) {
+    if (text.empty()) return "missing process count; " + std::string(kForms) + " with N a positive integer";
+    for (unsigned char c : text)
+        if (!std::isdigit(c)) return "'" + text + "' is not a process count; expected a positive integer";
+    if (text.size() > 9 || std::stol(text) > MachineFile::kMaxSlots)
+        return "process count " + text + " is too large; at most " + std::to_string(MachineFile::kMaxSlots) +
+               " per line";
+    out = std::stoi(text);
+    if (out < 1) return "process count must be at least 1";
+    return {};
+}
+
+// One non-blank, comment-free line; returns the reason it is malformed, if so.
+std::string parse_line(const std::string& content, MachineEntry& e) {
+    std::istringstream in(content);
+    std::string first;
+    std::string second;
+    std::string extra;
+    in >> first >> second >> extra;
+    if (!extra.empty()) return "unexpected '" + extra + "' after the process count; " + kForms;
+
+    std::string host = first;
+    std::string count_text;
+    bool colon_count = false;
+    if (first.front() == '[') {
+        const std::size_t close = first.find(']');
+        if (close == std::string::npos)
+            return "'" + first + "' has no closing ']'; expected '[address]' or '[address]:N'";
+        host = first.substr(1, close - 1);
+        const std::string rest = first.substr(close + 1);
+        if (!rest.empty()) {
+            if (rest[0] != ':') return "unexpected '" + rest + "' after '[" + host + "]'; expected '[address]:N'";
+            colon_count = true;
+            count_text = rest.substr(1);
+            if (count_text.empty())
+                return "missing process count after ':'; expected '[address]:N' with N a positive integer";
+        }
+        if (!ipv6_valid(host)) return "'" + host + "' is not an IPv6 address; brackets are for IPv6 literals";
+    } else {
+        const std::size_t colons = static_cast<std::size_t>(std::count(first.begin(), first.end(), ':'));
+        if (colons == 1) {
+            const std::size_t c = first.find(':');
+            host = first.substr(0, c);
+            count_text = first.substr(c + 1);
+            colon_count = true;
+            if (host.empty()) return "missing host name before ':'; " + std::string(kForms);
+            if (count_text.empty())
+                return "missing process count after ':'; expected 'host:N' with N a positive integer";
+        }
+        if (colons > 1) {
+            if (!ipv6_valid(host))
+                return "'" + host + "' is not a valid IPv6 address; write '[address]:N' to give an IPv6 host a count";
+        } else if (!hostname_valid(host)) {
+            return "'" + host + "' is not a valid host name; " + kForms;
+        }
+    }
+    if (!second.empty()) {
+        if (colon_count) return "process count given twice ('" + first + "' and '" + second + "'); " + kForms;
+        count_text = second;
+    }
+    e.host = host;
+    e.slots = 1;
+    if (colon_count || !second.empty()) {
+        const std::string why = parse_count(count_text, e.slots);
+        if (!why.empty()) return why;
+    }
+    return {};
+}
+
+}  // namespace
+
+std::optional<MachineFile> MachineFile::parse(const std::string& text, const std::string& path, std::string& error) {
+    MachineFile mf;
+    mf.path_ = path;
+    std::istringstream in(text);
+    std::string raw;
+    int line = 0;
+    while (std::getline(in, raw)) {
+        ++line;
+        std::string content = raw.substr(0, raw.find('#'));
+        // Files written on Windows end their lines with "\r\n".
+        if (!content.empty() && content.back() == '\r') content.pop_back();
+        if (content.find_first_not_of(" \t\r\f\v") == std::string::npos) continue;
+        MachineEntry e;
+        e.line = line;
+        const std::string why = parse_line(content, e);
+        if (!why.empty()) {
+            error = path + ":" + std::to_string(line) + ": " + why;
+            return std::nullopt;
+        }
+        mf.entries_.push_back(std::move(e));
+    }
+    if (mf.entries_.empty()) {
+        error = path + ": lists no hosts; " + std::string(kForms) + ", one per line";
+        return std::nullopt;
+    }
+    return mf;
+}
+
+std::optional<MachineFile> MachineFile::load(const std::string& path, std::string& error) {
+    auto fail = [&](int e) {
+        error = "cannot read machine file '" + path + "': " + std::strerror(e);
+        return std::nullopt;
+    };
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fail(errno);
+    std::string text;
+    char buf[8192];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int e = errno;  // e.g. EISDIR
+            ::close(fd);
+            return fail(e);
+        }
+        if (n == 0) break;
+        text.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return parse(text, path, error);
+}
+
+int MachineFile::slots_total() const {
+    long total = 0;
+    for (const MachineEntry& e : entries_) total += e.slots;
+    return total > kMaxSlots ? kMaxSlots : static_cast<int>(total);
+}
+
+}  // namespace strata::launcher

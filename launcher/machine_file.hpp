@@ -1,0 +1,43 @@
+// The machine file (-machinefile F / -f F): where the ranks go.
+//
+//   # comment                 blank lines and everything after '#' are ignored
+//   node1                     one process slot on node1
+//   node2 4                   four slots on node2
+//   node3:2                   two slots on node3
+//   [::1]:2  /  ::1           IPv6 literals: bracketed to take a ":N" count
+//
+// Parsing is pure (no name resolution); whether a host is this machine is
+// decided by JobPlan with LocalHost.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::launcher {
+
+struct MachineEntry {
+    std::string host;
+    int slots = 1;
+    int line = 0;  // 1-based line in the file, for messages
+};
+
+class MachineFile {
+public:
+    static constexpr int kMaxSlots = 1000000;
+
+    // `path` only names the file in messages. On error returns nullopt and sets
+    // `error` to "PATH:LINE: what is wrong; what was expected".
+    static std::optional<MachineFile> parse(const std::string& text, const std::string& path, std::string& error);
+    static std::optional<MachineFile> load(const std::string& path, std::string& error);
+
+    const std::string& path() const { return path_; }
+    const std::vector<MachineEntry>& entries() const { return entries_; }
+    int slots_total() const;
+
+private:
+    std::string path_;
+    std::vector<MachineEntry> entries_;
+};
+
+}  // namespace strata::launcher

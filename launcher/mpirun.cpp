@@ -1,0 +1,72 @@
+// mpirun / mpiexec: one program under two names.
+#include "launcher/coallocator.hpp"
+#include "launcher/job_plan.hpp"
+#include "launcher/local_host.hpp"
+#include "launcher/options.hpp"
+
+#include <boost/asio/io_context.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace {
+
+// With 0, 1 or 2 closed, the pipes mpirun creates could land on them and
+// get mixed up with its own stdio.
+void stdio_ensure_open() {
+    for (int fd = 0; fd < 3; ++fd) {
+        if (::fcntl(fd, F_GETFD) >= 0) continue;
+        const int null = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (null >= 0 && null != fd) {
+            ::dup2(null, fd);
+            ::close(null);
+        }
+    }
+}
+
+int usage_error(const std::string& message) {
+    std::fprintf(stderr, "mpirun: %s\nTry 'mpirun --help' for more information.\n", message.c_str());
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace strata::launcher;
+    stdio_ensure_open();
+
+    std::string error;
+    const std::optional<Options> options = Options::parse(std::vector<std::string>(argv + 1, argv + argc), error);
+    if (!options) return usage_error(error);
+    if (options->help) {
+        std::fputs(options_usage().c_str(), stdout);
+        return 0;
+    }
+    const std::optional<JobPlan> plan = JobPlan::build(*options, LocalHost::probe(), error);
+    if (!plan) {
+        std::fprintf(stderr, "mpirun: %s\n", error.c_str());
+        return 2;
+    }
+
+    // A closed stdout or a rank that stops reading its stdin is an event to
+    // handle, not a reason for mpirun to die with its children unreaped.
+    ::signal(SIGPIPE, SIG_IGN);
+
+    int code = 1;
+    try {
+        boost::asio::io_context io;
+        CoAllocator job(io, *options, *plan);
+        code = job.run();
+    } catch (const std::exception& e) {
+        // The adapters' destructors have killed and reaped every process by now.
+        std::fprintf(stderr, "mpirun: internal error: %s; the job was ended\n", e.what());
+        return 1;
+    }
+    return code;
+}

@@ -1,0 +1,161 @@
+#include "launcher/options.hpp"
+
+#include <arpa/inet.h>
+
+#include <cctype>
+#include <cstdlib>
+
+namespace strata::launcher {
+
+namespace {
+
+constexpr int kMaxProcesses = 1000000;
+
+bool parse_positive(const std::string& text, int max, int& out) {
+    if (text.empty() || text.size() > 9) return false;
+    for (unsigned char c : text)
+        if (!std::isdigit(c)) return false;
+    const long v = std::strtol(text.c_str(), nullptr, 10);
+    if (v < 1 || v > max) return false;
+    out = static_cast<int>(v);
+    return true;
+}
+
+bool env_name_valid(const std::string& n) {
+    if (n.empty() || std::isdigit(static_cast<unsigned char>(n[0]))) return false;
+    for (unsigned char c : n)
+        if (!(std::isalnum(c) || c == '_')) return false;
+    return true;
+}
+
+// IFACE, ADDRESS or ADDRESS/PREFIX.
+bool network_valid(const std::string& t) {
+    const std::size_t slash = t.find('/');
+    const std::string addr = t.substr(0, slash);
+    unsigned char buf[sizeof(in6_addr)];
+    const bool v4 = ::inet_pton(AF_INET, addr.c_str(), buf) == 1;
+    const bool v6 = !v4 && ::inet_pton(AF_INET6, addr.c_str(), buf) == 1;
+    if (slash != std::string::npos) {
+        int prefix = 0;
+        const std::string p = t.substr(slash + 1);
+        if (p == "0") return v4 || v6;
+        return (v4 || v6) && parse_positive(p, v4 ? 32 : 128, prefix);
+    }
+    if (v4 || v6) return true;
+    // An interface name (Linux allows up to 15 characters).
+    if (t.empty() || t.size() > 15) return false;
+    for (unsigned char c : t)
+        if (!(std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == ':')) return false;
+    return true;
+}
+
+bool port_range_valid(const std::string& t) {
+    const std::size_t colon = t.find(':');
+    if (colon == std::string::npos) return false;
+    int lo = 0;
+    int hi = 0;
+    return parse_positive(t.substr(0, colon), 65535, lo) && parse_positive(t.substr(colon + 1), 65535, hi) && lo <= hi;
+}
+
+}  // namespace
+
+std::optional<Options> Options::parse(const std::vector<std::string>& args, std::string& error) {
+    Options o;
+    std::size_t i = 0;
+    auto value = [&](const std::string& opt, std::string& out) {
+        if (i + 1 >= args.size()) {
+            error = "option " + opt + " needs a value";
+            return false;
+        }
+        out = args[++i];
+        return true;
+    };
+    for (; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        std::string v;
+        if (a == "--") {
+            ++i;
+            break;
+        }
+        if (a.empty() || a[0] != '-' || a == "-") break;
+        if (a == "-np" || a == "-n") {
+            if (!value(a, v)) return std::nullopt;
+            if (!parse_positive(v, kMaxProcesses, o.np)) {
+                error = "option " + a + " expects a number of processes from 1 to " + std::to_string(kMaxProcesses) +
+                        ", not '" + v + "'";
+                return std::nullopt;
+            }
+        } else if (a == "-machinefile" || a == "-f") {
+            if (!value(a, o.machinefile)) return std::nullopt;
+            if (o.machinefile.empty()) {
+                error = "option " + a + " expects a file name";
+                return std::nullopt;
+            }
+        } else if (a == "-l") {
+            o.label = true;
+        } else if (a == "-net") {
+            if (!value(a, o.network)) return std::nullopt;
+            if (!network_valid(o.network)) {
+                error =
+                    "option -net expects an interface name (e.g. eth0) or a network in CIDR form (e.g. "
+                    "10.1.0.0/16), not '" +
+                    o.network + "'";
+                return std::nullopt;
+            }
+        } else if (a == "-port-range") {
+            if (!value(a, o.port_range)) return std::nullopt;
+            if (!port_range_valid(o.port_range)) {
+                error = "option -port-range expects LO:HI with 1 <= LO <= HI <= 65535, not '" + o.port_range + "'";
+                return std::nullopt;
+            }
+        } else if (a == "-x") {
+            if (!value(a, v)) return std::nullopt;
+            const std::size_t eq = v.find('=');
+            const std::string name = v.substr(0, eq);
+            if (!env_name_valid(name)) {
+                error = "option -x expects NAME or NAME=VALUE with NAME an environment variable name, not '" + v + "'";
+                return std::nullopt;
+            }
+            if (eq == std::string::npos)
+                o.exports.emplace_back(name, std::nullopt);
+            else
+                o.exports.emplace_back(name, v.substr(eq + 1));
+        } else if (a == "-v") {
+            o.verbose = true;
+        } else if (a == "-h" || a == "--help" || a == "-help") {
+            o.help = true;
+            return o;
+        } else {
+            error = "unknown option '" + a + "'";
+            return std::nullopt;
+        }
+    }
+    if (i >= args.size()) {
+        error = "no program to run";
+        return std::nullopt;
+    }
+    o.program = args[i];
+    o.args.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+    return o;
+}
+
+std::string options_usage() {
+    return "usage: mpirun [options] program [args...]   (mpiexec is the same program)\n"
+           "\n"
+           "  -np N, -n N          start N processes (default: the machine file's slot count, or 1)\n"
+           "  -machinefile F, -f F place ranks on the hosts listed in F ('host', 'host N' or 'host:N'\n"
+           "                       per line, '#' comments); slots are filled in order, cycling\n"
+           "  -l                   prefix every output line with '[rank] '\n"
+           "  -net IFACE|CIDR      network the processes use to reach each other (STRATA_NETWORK)\n"
+           "  -port-range LO:HI    ports the processes may listen on (STRATA_PORT_RANGE)\n"
+           "  -x NAME[=VALUE]      pass environment variable NAME (with VALUE, or mpirun's value)\n"
+           "  -v                   narrate the job's progress on stderr; sets STRATA_VERBOSE=1\n"
+           "  -h, --help           show this help\n"
+           "  --                   end of options: the next word is the program\n"
+           "\n"
+           "Exit status: 0 when every process called MPI_Finalize and exited 0; otherwise the failing\n"
+           "rank's exit code (128+N if killed by signal N), the MPI_Abort code, 127 if a program could\n"
+           "not be started, 2 for a bad command line or machine file.\n";
+}
+
+}  // namespace strata::launcher

@@ -1,0 +1,37 @@
+// mpirun's command line: mpirun [options] program [args...]
+//
+// Options come first; the first word that is not an option (or everything
+// after "--") is the program and its arguments, passed through untouched.
+// Parsing is pure: no file is read and nothing is started, so a bad command
+// line fails before anything happens.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace strata::launcher {
+
+struct Options {
+    int np = 0;               // 0: not given (machine file total, or 1)
+    std::string machinefile;  // empty: every rank on this machine
+    bool label = false;       // -l: prefix output lines with "[rank] "
+    std::string network;      // -net IFACE|CIDR -> STRATA_NETWORK
+    std::string port_range;   // -port-range LO:HI -> STRATA_PORT_RANGE
+    // -x NAME[=VALUE]; no value: pass mpirun's own value of NAME.
+    std::vector<std::pair<std::string, std::optional<std::string>>> exports;
+    bool verbose = false;  // -v -> STRATA_VERBOSE=1, and mpirun narrates
+    bool help = false;
+    std::string program;
+    std::vector<std::string> args;
+
+    // `args` excludes argv[0]. On error returns nullopt and sets `error` to a
+    // one-line reason (without the "mpirun: " prefix).
+    static std::optional<Options> parse(const std::vector<std::string>& args, std::string& error);
+};
+
+// The --help text.
+std::string options_usage();
+
+}  // namespace strata::launcher

@@ -1,0 +1,93 @@
+// How mpirun starts the processes of one subjob, whatever starts them.
+//
+// The co-allocator owns the job: it creates one adapter per subjob
+// (SchedulerAdapter::create picks it from the subjob's contact), calls start()
+// once, and learns everything else through ProcessEvents. Today the only
+// adapter is the embedded fork adapter (this machine); a remote gatekeeper
+// adapter will implement the same interface, relaying the same events over its
+// authenticated connection.
+//
+// Threading: everything runs on the co-allocator's io_context thread. Events
+// are delivered from inside start() (start failures) or from io_context
+// handlers, never concurrently.
+#pragma once
+
+#include "launcher/subjob.hpp"
+
+#include <boost/asio/io_context.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace strata::launcher {
+
+enum class Stream { out, err };
+
+// How a process ended.
+struct ProcessExit {
+    bool signaled = false;
+    int value = 0;  // exit code, or signal number when `signaled`
+
+    bool success() const { return !signaled && value == 0; }
+    // mpirun's exit code for a job that ended because of this process.
+    int job_exit_code() const { return signaled ? 128 + value : value; }
+    // "exited with code 2" / "was killed by signal 9 (Killed)"
+    std::string describe() const;
+};
+
+// What the co-allocator hears from an adapter, in the order it happened per rank.
+class ProcessEvents {
+public:
+    virtual ~ProcessEvents() = default;
+    virtual void on_started(int rank, long pid) = 0;
+    // The rank could not be started; `reason` is e.g. strerror(ENOENT). The
+    // adapter starts no further process of the subjob after this.
+    virtual void on_start_failed(int rank, const std::string& reason) = 0;
+    // A chunk of the rank's stdout or stderr (arbitrary boundaries).
+    virtual void on_output(int rank, Stream stream, std::string_view bytes) = 0;
+    virtual void on_output_closed(int rank, Stream stream) = 0;
+    virtual void on_exited(int rank, long pid, ProcessExit how) = 0;
+};
+
+// What every process of the subjob is given.
+struct LaunchSpec {
+    std::string program;                                   // as the user typed it
+    std::vector<std::string> args;                         // argv[1..]
+    std::vector<std::pair<std::string, std::string>> env;  // set on top of mpirun's environment
+    // mpirun's stdin, forwarded to rank 0 only; -1 when rank 0 is not in this
+    // subjob. The adapter owns it from start() on and closes it.
+    int stdin_fd = -1;
+};
+
+enum class SubjobState {
+    idle,     // start() not called yet
+    running,  // some process alive or some output still open
+    done,     // every process reaped and its output drained
+};
+
+enum class CancelMode {
+    terminate,  // ask politely (SIGTERM to each process group)
+    kill,       // no more waiting (SIGKILL)
+};
+
+class SchedulerAdapter {
+public:
+    virtual ~SchedulerAdapter() = default;  // must kill and reap whatever is left
+
+    // The adapter for `subjob.contact`, or nullptr with `error` set.
+    static std::unique_ptr<SchedulerAdapter> create(boost::asio::io_context& io, const Subjob& subjob,
+                                                    std::string& error);
+
+    virtual const char* name() const = 0;
+    // Starts every process of the subjob. Failures are reported through
+    // `events.on_start_failed`; processes started before it keep running
+    // until cancel().
+    virtual void start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& events) = 0;
+    virtual void cancel(CancelMode mode) = 0;
+    virtual SubjobState state() const = 0;
+};
+
+}  // namespace strata::launcher

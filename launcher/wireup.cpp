@@ -1,0 +1,473 @@
+#include "launcher/wireup.hpp"
+
+#include "base/knob.hpp"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace strata::wireup {
+
+namespace {
+
+const base::KnobInt kAbortWaitMs("STRATA_ABORT_WAIT_MS", 2000,
+                                 "how long MPI_Abort waits for mpirun to take note before the process exits anyway");
+
+// ---- encoding -------------------------------------------------------------
+
+class Writer {
+public:
+    explicit Writer(Type t) {
+        out_.resize(5);
+        out_[4] = static_cast<std::uint8_t>(t);
+    }
+    void u32(std::uint32_t v) {
+        for (int i = 0; i < 4; ++i) out_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+    }
+    void str(const std::string& s) {
+        u32(static_cast<std::uint32_t>(s.size()));
+        out_.insert(out_.end(), s.begin(), s.end());
+    }
+    void pairs(const std::vector<std::pair<std::string, std::string>>& v) {
+        u32(static_cast<std::uint32_t>(v.size()));
+        for (const auto& [k, val] : v) {
+            str(k);
+            str(val);
+        }
+    }
+    void card(const BusinessCard& c) {
+        str(c.hostname);
+        pairs(c.addresses);
+        pairs(c.labels);
+    }
+    std::vector<std::uint8_t> finish() {
+        const auto len = static_cast<std::uint32_t>(out_.size() - 5);
+        for (int i = 0; i < 4; ++i) out_[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(len >> (8 * i));
+        return std::move(out_);
+    }
+
+private:
+    std::vector<std::uint8_t> out_;
+};
+
+// Every read checks the remaining length; the first failure sticks so a
+// decoder can read a whole message and test `ok()` once at the end.
+class Reader {
+public:
+    explicit Reader(const std::vector<std::uint8_t>& p) : p_(p) {}
+    std::uint32_t u32() {
+        if (!ok_ || p_.size() - pos_ < 4) {
+            ok_ = false;
+            return 0;
+        }
+        std::uint32_t v = 0;
+        for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(p_[pos_ + static_cast<std::size_t>(i)]) << (8 * i);
+        pos_ += 4;
+        return v;
+    }
+    std::string str() {
+        const std::uint32_t n = u32();
+        if (!ok_ || p_.size() - pos_ < n) {
+            ok_ = false;
+            return {};
+        }
+        std::string s(reinterpret_cast<const char*>(p_.data() + pos_), n);
+        pos_ += n;
+        return s;
+    }
+    std::vector<std::pair<std::string, std::string>> pairs() {
+        std::vector<std::pair<std::string, std::string>> v;
+        const std::uint32_t n = u32();
+        // No reserve(n): n is untrusted; the loop stops at the first short read.
+        for (std::uint32_t i = 0; ok_ && i < n; ++i) {
+            std::string k = str();
+            std::string val = str();
+            if (ok_) v.emplace_back(std::move(k), std::move(val));
+        }
+        return v;
+    }
+    BusinessCard card() {
+        BusinessCard c;
+        c.hostname = str();
+        c.addresses = pairs();
+        c.labels = pairs();
+        return c;
+    }
+    bool ok() const { return ok_; }
+    bool done() const { return ok_ && pos_ == p_.size(); }
+
+private:
+    const std::vector<std::uint8_t>& p_;
+    std::size_t pos_ = 0;
+    bool ok_ = true;
+};
+
+bool type_known(std::uint8_t t) {
+    return t >= static_cast<std::uint8_t>(Type::checkin) && t <= static_cast<std::uint8_t>(Type::finalize_done);
+}
+
+// ---- socket helpers for the Client ------------------------------------------
+
+bool write_all(int fd, const std::vector<std::uint8_t>& bytes, std::string& error) {
+    std::size_t off = 0;
+    while (off < bytes.size()) {
+        const ssize_t n = ::send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                pollfd p{fd, POLLOUT, 0};
+                ::poll(&p, 1, -1);
+                continue;
+            }
+            error = std::string("cannot write to mpirun: ") + std::strerror(errno);
+            return false;
+        }
+        off += static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+bool parse_int(const char* text, long lo, long hi, int& out) {
+    if (text == nullptr || *text == '\0') return false;
+    char* end = nullptr;
+    errno = 0;
+    const long v = std::strtol(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v < lo || v > hi) return false;
+    out = static_cast<int>(v);
+    return true;
+}
+
+// Splits "host:port" or "[v6]:port".
+bool split_host_port(const std::string& text, std::string& host, std::string& port) {
+    std::size_t colon = 0;
+    if (!text.empty() && text[0] == '[') {
+        const std::size_t close = text.find(']');
+        if (close == std::string::npos || close + 1 >= text.size() || text[close + 1] != ':') return false;
+        host = text.substr(1, close - 1);
+        colon = close + 1;
+    } else {
+        colon = text.rfind(':');
+        if (colon == std::string::npos || colon == 0) return false;
+        host = text.substr(0, colon);
+    }
+    port = text.substr(colon + 1);
+    int ignored = 0;
+    return !host.empty() && parse_int(port.c_str(), 1, 65535, ignored);
+}
+
+int connect_to(const std::string& host, const std::string& port, std::string& error) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    const int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found);
+    if (rc != 0) {
+        error = std::string("cannot resolve '") + host + "': " + ::gai_strerror(rc);
+        return -1;
+    }
+    int fd = -1;
+    int last_errno = 0;
+    for (addrinfo* ai = found; ai != nullptr && fd < 0; ai = ai->ai_next) {
+        fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) {
+            last_errno = errno;
+            continue;
+        }
+        int rcc = 0;
+        do {
+            rcc = ::connect(fd, ai->ai_addr, ai->ai_addrlen);
+        } while (rcc != 0 && errno == EINTR);
+        if (rcc != 0) {
+            last_errno = errno;
+            ::close(fd);
+            fd = -1;
+        }
+    }
+    ::freeaddrinfo(found);
+    if (fd < 0) {
+        error = std::strerror(last_errno);
+        return -1;
+    }
+    // Control frames are small and latency-bound (the startup barrier).
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+}  // namespace
+
+std::string BusinessCard::address_of(const std::string& method) const {
+    for (const auto& [m, addr] : addresses)
+        if (m == method) return addr;
+    return {};
+}
+
+std::vector<std::uint8_t> encode(const Checkin& m) {
+    Writer w(Type::checkin);
+    w.u32(m.rank);
+    w.u32(m.pid);
+    w.str(m.job_key);
+    w.card(m.card);
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode(const Release& m) {
+    Writer w(Type::release);
+    w.u32(static_cast<std::uint32_t>(m.cards.size()));
+    for (const BusinessCard& c : m.cards) w.card(c);
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode(const Abort& m) {
+    Writer w(Type::abort);
+    w.u32(static_cast<std::uint32_t>(m.code));
+    w.str(m.message);
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode_empty(Type t) { return Writer(t).finish(); }
+
+std::optional<Checkin> decode_checkin(const std::vector<std::uint8_t>& payload) {
+    Reader r(payload);
+    Checkin m;
+    m.rank = r.u32();
+    m.pid = r.u32();
+    m.job_key = r.str();
+    m.card = r.card();
+    if (!r.done()) return std::nullopt;
+    return m;
+}
+
+std::optional<Release> decode_release(const std::vector<std::uint8_t>& payload) {
+    Reader r(payload);
+    Release m;
+    const std::uint32_t n = r.u32();
+    for (std::uint32_t i = 0; r.ok() && i < n; ++i) {
+        BusinessCard c = r.card();
+        if (r.ok()) m.cards.push_back(std::move(c));
+    }
+    if (!r.done()) return std::nullopt;
+    return m;
+}
+
+std::optional<Abort> decode_abort(const std::vector<std::uint8_t>& payload) {
+    Reader r(payload);
+    Abort m;
+    m.code = static_cast<std::int32_t>(r.u32());
+    m.message = r.str();
+    if (!r.done()) return std::nullopt;
+    return m;
+}
+
+void FrameReader::feed(const std::uint8_t* data, std::size_t n) { buf_.insert(buf_.end(), data, data + n); }
+
+std::optional<Frame> FrameReader::next(bool& bad) {
+    bad = false;
+    if (buf_.size() < 5) return std::nullopt;
+    std::uint32_t len = 0;
+    for (int i = 0; i < 4; ++i) len |= static_cast<std::uint32_t>(buf_[static_cast<std::size_t>(i)]) << (8 * i);
+    // Judge the header as soon as it is complete, so a hostile peer cannot make
+    // us buffer an oversized frame before we refuse it.
+    if (len > kMaxFrame || !type_known(buf_[4])) {
+        bad = true;
+        return std::nullopt;
+    }
+    if (buf_.size() - 5 < len) return std::nullopt;
+    Frame f{static_cast<Type>(buf_[4]), std::vector<std::uint8_t>(buf_.begin() + 5, buf_.begin() + 5 + len)};
+    buf_.erase(buf_.begin(), buf_.begin() + 5 + len);
+    return f;
+}
+
+std::optional<Client> Client::from_environment(std::string& error) {
+    error.clear();
+    const char* wireup = std::getenv("STRATA_WIREUP");
+    if (wireup == nullptr || *wireup == '\0') return std::nullopt;
+
+    Client c;
+    std::string host;
+    std::string port;
+    if (!split_host_port(wireup, host, port)) {
+        error = std::string("STRATA_WIREUP='") + wireup + "' is not host:port; this variable is set by mpirun";
+        return std::nullopt;
+    }
+    if (!parse_int(std::getenv("STRATA_SIZE"), 1, std::numeric_limits<int>::max(), c.size_)) {
+        error = "STRATA_SIZE is missing or not a positive integer; this variable is set by mpirun";
+        return std::nullopt;
+    }
+    if (!parse_int(std::getenv("STRATA_RANK"), 0, c.size_ - 1, c.rank_)) {
+        error = "STRATA_RANK is missing or not a rank below STRATA_SIZE; this variable is set by mpirun";
+        return std::nullopt;
+    }
+    const char* key = std::getenv("STRATA_JOB_KEY");
+    if (key == nullptr || *key == '\0') {
+        error = "STRATA_JOB_KEY is missing; this variable is set by mpirun";
+        return std::nullopt;
+    }
+    c.job_key_ = key;
+
+    std::string why;
+    c.fd_ = connect_to(host, port, why);
+    if (c.fd_ < 0) {
+        error = std::string("cannot reach mpirun at ") + wireup + " (STRATA_WIREUP): " + why +
+                "; was this process started by a running mpirun?";
+        return std::nullopt;
+    }
+    return c;
+}
+
+Client::Client(Client&& o) noexcept
+    : fd_(o.fd_),
+      rank_(o.rank_),
+      size_(o.size_),
+      job_key_(std::move(o.job_key_)),
+      reader_(std::move(o.reader_)),
+      checked_in_(o.checked_in_) {
+    o.fd_ = -1;
+}
+
+Client& Client::operator=(Client&& o) noexcept {
+    if (this != &o) {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = o.fd_;
+        rank_ = o.rank_;
+        size_ = o.size_;
+        job_key_ = std::move(o.job_key_);
+        reader_ = std::move(o.reader_);
+        checked_in_ = o.checked_in_;
+        o.fd_ = -1;
+    }
+    return *this;
+}
+
+Client::~Client() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+bool Client::checkin(const BusinessCard& card, Release& out, std::string& error) {
+    Checkin m;
+    m.rank = static_cast<std::uint32_t>(rank_);
+    m.pid = static_cast<std::uint32_t>(::getpid());
+    m.job_key = job_key_;
+    m.card = card;
+    if (!write_all(fd_, encode(m), error)) return false;
+    checked_in_ = true;
+
+    std::uint8_t buf[16384];
+    for (;;) {
+        bool bad = false;
+        if (std::optional<Frame> f = reader_.next(bad)) {
+            if (f->type != Type::release) {
+                error = "protocol error: mpirun sent an unexpected message before the startup barrier opened";
+                return false;
+            }
+            std::optional<Release> r = decode_release(f->payload);
+            if (!r || r->cards.size() != static_cast<std::size_t>(size_)) {
+                error = "protocol error: malformed Release from mpirun";
+                return false;
+            }
+            out = std::move(*r);
+            return true;
+        }
+        if (bad) {
+            error = "protocol error: malformed frame from mpirun";
+            return false;
+        }
+        const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            pollfd p{fd_, POLLIN, 0};
+            ::poll(&p, 1, -1);
+            continue;
+        }
+        if (n < 0) {
+            error = std::string("lost the connection to mpirun during startup: ") + std::strerror(errno);
+            return false;
+        }
+        if (n == 0) {
+            error = "mpirun closed the connection before the startup barrier opened (the job is ending)";
+            return false;
+        }
+        reader_.feed(buf, static_cast<std::size_t>(n));
+    }
+}
+
+void Client::abort(int code, const std::string& message) {
+    // Before checkin mpirun does not know this connection; the process's exit
+    // status is then the only report (mpirun ends the job on it).
+    if (fd_ < 0 || !checked_in_) return;
+    Abort m;
+    m.code = code;
+    m.message = message;
+    std::string ignored;
+    if (!write_all(fd_, encode(m), ignored)) return;
+    ::shutdown(fd_, SHUT_WR);
+    // mpirun closes the connection once it has taken note of the Abort. Waiting
+    // for that makes the reported cause "MPI_Abort" rather than whatever the
+    // exit status of this process happens to look like when it races ahead.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAbortWaitMs.get());
+    std::uint8_t buf[4096];
+    for (;;) {
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) return;
+        pollfd p{fd_, POLLIN, 0};
+        const int rc = ::poll(&p, 1, static_cast<int>(left.count()));
+        if (rc < 0 && errno == EINTR) continue;
+        if (rc <= 0) return;
+        const ssize_t n = ::recv(fd_, buf, sizeof buf, MSG_DONTWAIT);
+        if (n == 0) return;
+        if (n < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) return;
+    }
+}
+
+bool Client::send_finalize(std::string& error) {
+    if (fd_ < 0) {
+        error = "no connection to mpirun";
+        return false;
+    }
+    return write_all(fd_, encode_empty(Type::finalize), error);
+}
+
+bool Client::poll_finalize_done(std::string& error) {
+    if (fd_ < 0) {
+        error = "no connection to mpirun";
+        return true;
+    }
+    std::uint8_t buf[4096];
+    for (;;) {
+        bool bad = false;
+        if (std::optional<Frame> f = reader_.next(bad)) {
+            if (f->type == Type::finalize_done) return true;
+            error = "protocol error: mpirun sent an unexpected message during MPI_Finalize";
+            return true;
+        }
+        if (bad) {
+            error = "protocol error: malformed frame from mpirun";
+            return true;
+        }
+        const ssize_t n = ::recv(fd_, buf, sizeof buf, MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
+        if (n < 0) {
+            error = std::string("lost the connection to mpirun during MPI_Finalize: ") + std::strerror(errno);
+            return true;
+        }
+        if (n == 0) {
+            error = "mpirun closed the connection during MPI_Finalize (the job is ending)";
+            return true;
+        }
+        reader_.feed(buf, static_cast<std::size_t>(n));
+    }
+}
+
+}  // namespace strata::wireup

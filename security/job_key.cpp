@@ -1,0 +1,31 @@
+#include "security/job_key.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include <array>
+#include <cstddef>
+
+namespace strata::security {
+
+std::string job_key_create() {
+    std::array<unsigned char, 32> bytes{};
+    if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) return {};
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string key;
+    key.reserve(bytes.size() * 2);
+    for (unsigned char b : bytes) {
+        key.push_back(kHex[b >> 4]);
+        key.push_back(kHex[b & 0x0f]);
+    }
+    OPENSSL_cleanse(bytes.data(), bytes.size());
+    return key;
+}
+
+bool job_key_equal(const std::string& a, const std::string& b) {
+    if (a.size() != b.size()) return false;
+    if (a.empty()) return true;
+    return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace strata::security

@@ -1,0 +1,143 @@
+// A stand-in for an MPI process: speaks the wire-up protocol directly through
+// strata::wireup::Client, and does what its arguments say, in order.
+//
+//   --marker=TEXT     ignored; lets a test find leftover processes in /proc
+//   init              from_environment + checkin (like MPI_Init)
+//   finalize          send Finalize, wait for FinalizeDone (like MPI_Finalize)
+//   print:TEXT        TEXT and a newline on stdout ({rank} and {size} are replaced)
+//   print-err:TEXT    the same on stderr
+//   print-partial:TEXT  TEXT without a newline on stdout
+//   print-many:N:TEXT  N lines "TEXT <i>" on stdout, i = 0..N-1
+//   print-env:NAME    "NAME=value" or "NAME unset"
+//   echo-stdin        every stdin line as "stdin: LINE", then "stdin: EOF"
+//   touch:PATH        creates PATH.<rank> (proves the process ran)
+//   ignore-term       ignore SIGTERM from now on
+//   sleep             sleep until killed
+//   exit:N            exit with code N now
+//   signal:N          kill itself with signal N
+//   abort:N:TEXT      MPI_Abort-like: Client::abort(N, TEXT), then exit N
+//   bad-key           corrupt STRATA_JOB_KEY (before init)
+//   @R:ACTION         ACTION on rank R only (R from STRATA_RANK)
+// A failing init or finalize prints the reason and exits 3.
+#include "launcher/wireup.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+
+namespace {
+
+using strata::wireup::Client;
+
+std::string substitute(std::string text, int rank, int size) {
+    for (const auto& [key, value] : {std::pair<std::string, int>{"{rank}", rank}, {"{size}", size}}) {
+        for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key))
+            text.replace(at, key.size(), std::to_string(value));
+    }
+    return text;
+}
+
+[[noreturn]] void die(const std::string& what) {
+    std::cout.flush();
+    std::cerr << "fake_rank: " << what << std::endl;
+    std::exit(3);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const char* rank_env = std::getenv("STRATA_RANK");
+    const char* size_env = std::getenv("STRATA_SIZE");
+    const int my_rank = rank_env != nullptr ? std::atoi(rank_env) : 0;
+    const int size = size_env != nullptr ? std::atoi(size_env) : 1;
+    std::optional<Client> client;
+
+    for (int i = 1; i < argc; ++i) {
+        std::string action = argv[i];
+        if (action.rfind("--marker=", 0) == 0) continue;
+        if (action[0] == '@') {
+            const std::size_t colon = action.find(':');
+            if (std::atoi(action.substr(1, colon - 1).c_str()) != my_rank) continue;
+            action = action.substr(colon + 1);
+        }
+        const std::size_t colon = action.find(':');
+        const std::string verb = action.substr(0, colon);
+        const std::string arg = colon == std::string::npos ? "" : action.substr(colon + 1);
+
+        if (verb == "init") {
+            std::string error;
+            client = Client::from_environment(error);
+            if (!client) die(error.empty() ? "not started by mpirun" : error);
+            strata::wireup::BusinessCard card;
+            card.hostname = "fake-" + std::to_string(my_rank);
+            card.addresses.emplace_back("tcp", "127.0.0.1:" + std::to_string(10000 + my_rank));
+            strata::wireup::Release release;
+            if (!client->checkin(card, release, error)) die("checkin: " + error);
+            if (release.cards.size() != static_cast<std::size_t>(size)) die("Release has the wrong size");
+            for (int r = 0; r < size; ++r)
+                if (release.cards[static_cast<std::size_t>(r)].hostname != "fake-" + std::to_string(r))
+                    die("Release card " + std::to_string(r) + " is not that rank's");
+        } else if (verb == "finalize") {
+            std::string error;
+            if (!client) die("finalize without init");
+            if (!client->send_finalize(error)) die("finalize: " + error);
+            while (!client->poll_finalize_done(error)) {
+                pollfd p{client->fd(), POLLIN, 0};
+                ::poll(&p, 1, -1);
+            }
+            if (!error.empty()) die("finalize: " + error);
+        } else if (verb == "print") {
+            std::cout << substitute(arg, my_rank, size) << std::endl;
+        } else if (verb == "print-err") {
+            std::cerr << substitute(arg, my_rank, size) << std::endl;
+        } else if (verb == "print-partial") {
+            std::cout << substitute(arg, my_rank, size) << std::flush;
+        } else if (verb == "print-many") {
+            const std::size_t c2 = arg.find(':');
+            const int n = std::atoi(arg.substr(0, c2).c_str());
+            const std::string text = substitute(arg.substr(c2 + 1), my_rank, size);
+            for (int k = 0; k < n; ++k) std::cout << text << ' ' << k << '\n';
+            std::cout.flush();
+        } else if (verb == "print-env") {
+            const char* v = std::getenv(arg.c_str());
+            std::cout << arg << (v != nullptr ? "=" + std::string(v) : std::string(" unset")) << std::endl;
+        } else if (verb == "echo-stdin") {
+            std::string line;
+            while (std::getline(std::cin, line)) std::cout << "stdin: " << line << '\n';
+            std::cout << "stdin: EOF" << std::endl;
+        } else if (verb == "touch") {
+            std::ofstream(arg + "." + std::to_string(my_rank)) << "ran\n";
+        } else if (verb == "ignore-term") {
+            ::signal(SIGTERM, SIG_IGN);
+        } else if (verb == "sleep") {
+            std::cout.flush();
+            for (;;) ::pause();
+        } else if (verb == "exit") {
+            std::cout.flush();
+            std::exit(std::atoi(arg.c_str()));
+        } else if (verb == "signal") {
+            std::cout.flush();
+            ::raise(std::atoi(arg.c_str()));
+            for (;;) ::pause();  // a blocked or ignored signal must not look like success
+        } else if (verb == "abort") {
+            const std::size_t c2 = arg.find(':');
+            const int code = std::atoi(arg.substr(0, c2).c_str());
+            const std::string text = c2 == std::string::npos ? "" : arg.substr(c2 + 1);
+            std::cout.flush();
+            if (client) client->abort(code, text);
+            std::exit(code & 255);
+        } else if (verb == "bad-key") {
+            ::setenv("STRATA_JOB_KEY", "0123456789abcdef", 1);
+        } else {
+            die("unknown action '" + action + "'");
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,494 @@
+#!/usr/bin/env python3
+"""End-to-end tests of mpirun/mpiexec, one scenario per invocation.
+
+    mpirun_test.py SCENARIO --mpirun PATH --mpiexec PATH --fake-rank PATH
+
+fake_rank stands in for MPI programs (see its header for its actions). Every
+fake_rank gets a unique --marker=... argument, so after mpirun returns the test
+can prove that no process of the job is left anywhere (/proc/*/cmdline).
+Timeouts are only hang guards: no verdict depends on timing.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+GUARD = 45  # seconds; only ever reached by a hang
+
+
+class Failure(Exception):
+    pass
+
+
+class Ctx:
+    def __init__(self, args):
+        self.mpirun = args.mpirun
+        self.mpiexec = args.mpiexec
+        self.fake_rank = args.fake_rank
+        self.marker = "strata-test-" + uuid.uuid4().hex
+        self.tmp = tempfile.mkdtemp(prefix="strata-mpirun-test-")
+
+    def fake(self, *actions):
+        return [self.fake_rank, "--marker=" + self.marker, *actions]
+
+    def run(self, args, stdin_text=None, env_extra=None, tool=None):
+        env = dict(os.environ)
+        env.update(env_extra or {})
+        return subprocess.run(
+            [tool or self.mpirun, *args],
+            input=stdin_text,
+            stdin=None if stdin_text is not None else subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=GUARD,
+        )
+
+    def leftovers(self):
+        """Processes whose command line carries this test's marker."""
+        found = []
+        needle = self.marker.encode()
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) == os.getpid():
+                continue
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if needle in f.read():
+                        found.append(int(entry))
+            except OSError:
+                pass  # gone meanwhile
+        return found
+
+    def file(self, name, text):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def started_files(self, stem):
+        return [n for n in os.listdir(self.tmp) if n.startswith(stem + ".")]
+
+
+def show(r):
+    return f"\n--- exit code: {r.returncode}\n--- stdout:\n{r.stdout}--- stderr:\n{r.stderr}---"
+
+
+def check(cond, what, r=None):
+    if not cond:
+        raise Failure(what + (show(r) if r is not None else ""))
+
+
+def expect_code(r, code):
+    check(r.returncode == code, f"expected exit code {code}", r)
+
+
+def expect_stderr(r, pattern):
+    check(re.search(pattern, r.stderr, re.M) is not None, f"stderr should match /{pattern}/", r)
+
+
+def expect_nobody_left(ctx):
+    left = ctx.leftovers()
+    check(not left, f"processes left behind: {left}")
+
+
+def mpirun_lines(r):
+    return [l for l in r.stderr.splitlines() if l.startswith("mpirun: ")]
+
+
+# ---- normal runs ------------------------------------------------------------
+
+
+def normal_run(ctx):
+    r = ctx.run(["-np", "4", *ctx.fake("init", "print:hello from {rank} of {size}", "finalize")])
+    expect_code(r, 0)
+    check(sorted(r.stdout.splitlines()) == [f"hello from {i} of 4" for i in range(4)], "every rank's line", r)
+    check(r.stderr == "", "no messages on a clean run", r)
+    expect_nobody_left(ctx)
+
+
+def mpiexec_names(ctx):
+    for tool in (ctx.mpirun, ctx.mpiexec):
+        for flag in ("-n", "-np"):
+            r = ctx.run([flag, "2", *ctx.fake("init", "print:x{rank}", "finalize")], tool=tool)
+            expect_code(r, 0)
+            check(sorted(r.stdout.splitlines()) == ["x0", "x1"], f"{tool} {flag}", r)
+    expect_nobody_left(ctx)
+
+
+def label_lines(ctx):
+    r = ctx.run(["-l", "-np", "3", *ctx.fake("init", "print:out {rank}", "print-err:err {rank}", "finalize")])
+    expect_code(r, 0)
+    check(sorted(r.stdout.splitlines()) == [f"[{i}] out {i}" for i in range(3)], "labelled stdout", r)
+    check(sorted(r.stderr.splitlines()) == [f"[{i}] err {i}" for i in range(3)], "labelled stderr", r)
+
+
+def stdin_rank0_only(ctx):
+    lines = [f"line {i} " + "y" * (i % 97) for i in range(20000)]  # well past any pipe buffer
+    r = ctx.run(["-l", "-np", "3", *ctx.fake("init", "echo-stdin", "finalize")], stdin_text="\n".join(lines) + "\n")
+    expect_code(r, 0)
+    check_stdin_lines(r, lines)
+    # From a regular file (which epoll cannot watch), too.
+    path = ctx.file("input", "\n".join(lines) + "\n")
+    with open(path) as f:
+        r = subprocess.run([ctx.mpirun, "-l", "-np", "3", *ctx.fake("init", "echo-stdin", "finalize")], stdin=f,
+                           capture_output=True, text=True, timeout=GUARD)
+    expect_code(r, 0)
+    check_stdin_lines(r, lines)
+    # mpirun must leave its stdin blocking: a terminal's flags are shared with the user's shell.
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, b"via pipe\n")
+        os.close(write_end)
+        r = subprocess.run([ctx.mpirun, "-np", "1", *ctx.fake("init", "echo-stdin", "finalize")], stdin=read_end,
+                           capture_output=True, text=True, timeout=GUARD)
+        expect_code(r, 0)
+        check(r.stdout == "stdin: via pipe\nstdin: EOF\n", "input through a pipe", r)
+        check(os.get_blocking(read_end), "mpirun left its stdin non-blocking")
+    finally:
+        os.close(read_end)
+
+
+def check_stdin_lines(r, lines):
+    out = r.stdout.splitlines()
+    check(out.count("[1] stdin: EOF") == 1 and out.count("[2] stdin: EOF") == 1, "ranks 1 and 2 see EOF", r)
+    check(not any(l.startswith(("[1] stdin: line", "[2] stdin: line")) for l in out), "only rank 0 gets input", r)
+    rank0 = [l[len("[0] stdin: "):] for l in out if l.startswith("[0] ")]
+    check(rank0 == lines + ["EOF"], "rank 0 gets all of stdin, in order, then EOF")
+
+
+def partial_line(ctx):
+    r = ctx.run(["-l", "-np", "2", *ctx.fake("print-partial:no newline {rank}")])
+    expect_code(r, 0)
+    check(sorted(r.stdout.splitlines()) == ["[0] no newline 0", "[1] no newline 1"], "partial lines flushed", r)
+    check(r.stdout.endswith("\n"), "a flushed partial line ends with a newline", r)
+
+
+def many_lines_not_interleaved(ctx):
+    n = 3000
+    pad = "z" * 150
+    r = ctx.run(["-np", "4", *ctx.fake("init", f"print-many:{n}:rank {{rank}} {pad}", "finalize")])
+    expect_code(r, 0)
+    seen = {i: [] for i in range(4)}
+    pattern = re.compile(rf"^rank (\d) {pad} (\d+)$")
+    for line in r.stdout.splitlines():
+        m = pattern.match(line)
+        check(m is not None, f"mangled line: {line[:200]!r}")
+        seen[int(m.group(1))].append(int(m.group(2)))
+    for rank, got in seen.items():
+        check(got == list(range(n)), f"rank {rank}'s lines complete and in order")
+
+
+def environment(ctx):
+    r = ctx.run([
+        "-l", "-np", "2", "-net", "127.0.0.0/8", "-port-range", "40000:40100",
+        "-x", "FOO=bar baz", "-x", "STRATA_TEST_PASSED", "-x", "STRATA_RANK=99", "-v",
+        *ctx.fake(*[f"print-env:{v}" for v in (
+            "STRATA_NETWORK", "STRATA_PORT_RANGE", "FOO", "STRATA_TEST_PASSED", "STRATA_VERBOSE",
+            "STRATA_RANK", "STRATA_SIZE", "STRATA_SUBJOB", "STRATA_WIREUP", "STRATA_JOB_KEY")]),
+    ], env_extra={"STRATA_TEST_PASSED": "from-mpirun"})
+    expect_code(r, 0)
+    out = r.stdout.splitlines()
+    for rank in (0, 1):
+        for expected in ("STRATA_NETWORK=127.0.0.0/8", "STRATA_PORT_RANGE=40000:40100", "FOO=bar baz",
+                         "STRATA_TEST_PASSED=from-mpirun", "STRATA_VERBOSE=1", f"STRATA_RANK={rank}",
+                         "STRATA_SIZE=2", "STRATA_SUBJOB=0"):
+            check(f"[{rank}] {expected}" in out, f"rank {rank} has {expected}", r)
+    wireup = [l for l in out if "STRATA_WIREUP=" in l]
+    check(len(wireup) == 2 and all(re.search(r"=127\.0\.0\.1:\d+$", l) for l in wireup), "STRATA_WIREUP", r)
+    keys = {l.split("=", 1)[1] for l in out if "STRATA_JOB_KEY=" in l}
+    check(len(keys) == 1 and re.fullmatch(r"[0-9a-f]{64}", keys.pop() or "") is not None, "one 64-hex job key", r)
+    check(any(l.startswith("mpirun: ") for l in r.stderr.splitlines()), "-v narrates", r)
+
+
+# ---- failures -----------------------------------------------------------------
+
+
+def nonzero_exit(ctx):
+    r = ctx.run(["-np", "4", *ctx.fake("init", "@2:exit:3", "sleep")])
+    expect_code(r, 3)
+    expect_stderr(r, r"^mpirun: rank 2 \(pid \d+\) exited with code 3 before MPI_Finalize; ending the job$")
+    check(len(mpirun_lines(r)) == 1, "exactly one report", r)
+    expect_nobody_left(ctx)
+
+
+def killed_by_signal(ctx):
+    r = ctx.run(["-np", "3", *ctx.fake("init", "@1:signal:9", "sleep")])
+    expect_code(r, 128 + 9)
+    expect_stderr(r, r"^mpirun: rank 1 \(pid \d+\) was killed by signal 9 \(Killed\) before MPI_Finalize; "
+                     r"ending the job$")
+    expect_nobody_left(ctx)
+
+
+def abort(ctx):
+    r = ctx.run(["-np", "3", *ctx.fake("init", "@1:abort:7:something went wrong", "sleep")])
+    expect_code(r, 7)
+    expect_stderr(r, r"^mpirun: rank 1 called MPI_Abort with code 7\nsomething went wrong$")
+    check(len(mpirun_lines(r)) == 1, "the abort is the only report", r)
+    expect_nobody_left(ctx)
+
+
+def abort_code_clamped(ctx):
+    for code, status in ((0, 1), (256, 1), (300, 44), (255, 255)):
+        r = ctx.run(["-np", "2", *ctx.fake("init", f"@0:abort:{code}:", "sleep")])
+        expect_code(r, status)
+        expect_stderr(r, rf"^mpirun: rank 0 called MPI_Abort with code {code}$")
+    expect_nobody_left(ctx)
+
+
+def interrupted_by(ctx, sig, name):
+    p = subprocess.Popen([ctx.mpirun, "-np", "3", *ctx.fake("init", "print:ready {rank}", "sleep")],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        ready = set()
+        while len(ready) < 3:  # every rank is past the barrier and asleep
+            line = p.stdout.readline()
+            check(line != "", "mpirun ended before every rank was ready")
+            ready.add(line.strip())
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=GUARD)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    r = subprocess.CompletedProcess(p.args, p.returncode, out, err)
+    expect_code(r, 128 + sig)
+    expect_stderr(r, rf"^mpirun: interrupted by signal {sig} \({name}\); ending the job$")
+    check(len(mpirun_lines(r)) == 1, "only the interruption is reported", r)
+    expect_nobody_left(ctx)
+
+
+def interrupt(ctx):
+    interrupted_by(ctx, signal.SIGINT, "Interrupt")
+
+
+def terminate_signal(ctx):
+    interrupted_by(ctx, signal.SIGTERM, "Terminated")
+    interrupted_by(ctx, signal.SIGHUP, "Hangup")
+
+
+def exit_without_finalize(ctx):
+    r = ctx.run(["-np", "3", *ctx.fake("init", "@1:exit:0", "sleep")])
+    expect_code(r, 1)
+    expect_stderr(r, r"^mpirun: rank 1 \(pid \d+\) exited with code 0 without calling MPI_Finalize; ending the job$")
+    expect_nobody_left(ctx)
+
+
+def exit_without_init(ctx):
+    r = ctx.run(["-np", "3", *ctx.fake("@0:exit:0", "init", "sleep")])
+    expect_code(r, 1)
+    expect_stderr(r, r"^mpirun: rank 0 \(pid \d+\) exited without calling MPI_Init while the others wait at the "
+                     r"startup barrier; ending the job$")
+    check(len(mpirun_lines(r)) == 1, "exactly one report", r)
+    expect_nobody_left(ctx)
+
+
+def mpirun_killed(ctx):
+    """Even a SIGKILLed mpirun (no chance to clean up) leaves nothing behind."""
+    p = subprocess.Popen([ctx.mpirun, "-np", "3", *ctx.fake("init", "print:ready {rank}", "sleep")],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(3):
+            check(p.stdout.readline() != "", "mpirun ended before every rank was ready")
+        p.kill()
+        p.wait(timeout=GUARD)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    # PR_SET_PDEATHSIG delivers SIGKILL to the ranks asynchronously: wait for
+    # it (the guard only bounds a failure).
+    deadline = time.monotonic() + GUARD
+    while ctx.leftovers() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    expect_nobody_left(ctx)
+
+
+def nonzero_exit_after_finalize(ctx):
+    r = ctx.run(["-np", "3", *ctx.fake("init", "finalize", "print:done {rank}", "@1:exit:5")])
+    expect_code(r, 5)
+    expect_stderr(r, r"^mpirun: rank 1 \(pid \d+\) exited with code 5 after MPI_Finalize$")
+    check(sorted(r.stdout.splitlines()) == ["done 0", "done 1", "done 2"], "the others finish normally", r)
+    expect_nobody_left(ctx)
+
+
+def grace_then_kill(ctx):
+    # The survivors ignore SIGTERM: only the SIGKILL after the grace period ends them.
+    r = ctx.run(["-np", "3", *ctx.fake("ignore-term", "init", "@0:exit:4", "sleep")],
+                env_extra={"STRATA_KILL_GRACE_MS": "300"})
+    expect_code(r, 4)
+    expect_stderr(r, r"^mpirun: rank 0 \(pid \d+\) exited with code 4 before MPI_Finalize; ending the job$")
+    expect_nobody_left(ctx)
+
+
+def non_mpi_program(ctx):
+    r = ctx.run(["-np", "3", "/bin/echo", "hi"])
+    expect_code(r, 0)
+    check(r.stdout == "hi\n" * 3 and r.stderr == "", "three greetings", r)
+    if shutil.which("hostname"):
+        r = ctx.run(["-np", "3", "hostname"])
+        expect_code(r, 0)
+        check(len(r.stdout.splitlines()) == 3 and len(set(r.stdout.splitlines())) == 1, "three host names", r)
+
+
+def non_mpi_program_fails(ctx):
+    r = ctx.run(["-np", "2", "/bin/false"])
+    expect_code(r, 1)
+    expect_stderr(r, r"^mpirun: rank [01] \(pid \d+\) exited with code 1; ending the job$")
+    check(len(mpirun_lines(r)) == 1, "exactly one report", r)
+
+
+def program_not_found(ctx):
+    for prog in ("/nonexistent/strata-prog", "strata-no-such-program-" + uuid.uuid4().hex[:8]):
+        r = ctx.run(["-np", "2", prog])
+        expect_code(r, 127)
+        expect_stderr(r, rf"^mpirun: cannot start '{re.escape(prog)}' for rank 0: No such file or directory$")
+    not_executable = ctx.file("not-executable", "#!/bin/sh\n")
+    r = ctx.run(["-np", "2", not_executable])
+    expect_code(r, 127)
+    expect_stderr(r, rf"^mpirun: cannot start '{re.escape(not_executable)}' for rank 0: Permission denied$")
+
+
+def wrong_job_key(ctx):
+    r = ctx.run(["-np", "2", *ctx.fake("@1:bad-key", "init", "finalize")])
+    expect_code(r, 3)
+    expect_stderr(r, r"^mpirun: dropping a control connection: a Checkin \(claiming rank 1, pid \d+\) with the "
+                     r"wrong job key$")
+    expect_stderr(r, r"^mpirun: rank 1 \(pid \d+\) exited with code 3; ending the job$")
+    expect_nobody_left(ctx)
+
+
+# ---- machine files and the command line -----------------------------------------
+
+
+def machinefile_placement(ctx):
+    mf = ctx.file("machines", "# two slots here\n\nlocalhost 2\n127.0.0.1:1   # and one more\n")
+    r = ctx.run(["-machinefile", mf, "-np", "5", "-l", *ctx.fake("print-env:STRATA_SUBJOB")])
+    expect_code(r, 0)
+    # Slots in order, cycling: localhost x2, 127.0.0.1, then localhost x2 again.
+    check(sorted(r.stdout.splitlines()) == [f"[{rank}] STRATA_SUBJOB={s}" for rank, s in enumerate([0, 0, 1, 2, 2])],
+          "placement", r)
+    r = ctx.run(["-f", mf, "-l", *ctx.fake("print-env:STRATA_SIZE")])
+    expect_code(r, 0)
+    check(len(r.stdout.splitlines()) == 3 and "[2] STRATA_SIZE=3" in r.stdout, "without -np: all slots", r)
+    mf = ctx.file("machines-name", f"{socket.gethostname()} 2\n")
+    r = ctx.run(["-f", mf, *ctx.fake("print:ok")])
+    expect_code(r, 0)
+    check(r.stdout == "ok\nok\n", "this host's name is local", r)
+
+
+def machinefile_malformed(ctx):
+    cases = [
+        ("localhost\nlocalhost:\n", 2, r"missing process count after ':'"),
+        ("localhost abc\n", 1, r"'abc' is not a process count; expected a positive integer"),
+        ("localhost 0\n", 1, r"process count must be at least 1"),
+        ("# comment\n\nlocalhost 2 3\n", 3, r"unexpected '3' after the process count; expected 'host', 'host N' "
+                                            r"or 'host:N'"),
+        ("localhost:2 3\n", 1, r"process count given twice"),
+        (":4\n", 1, r"missing host name before ':'"),
+        ("bad$host\n", 1, r"'bad\$host' is not a valid host name"),
+        ("[::1\n", 1, r"'\[::1' has no closing '\]'"),
+        ("localhost 99999999999\n", 1, r"process count 99999999999 is too large"),
+        ("1::2::3\n", 1, r"'1::2::3' is not a valid IPv6 address"),
+    ]
+    for i, (text, line, what) in enumerate(cases):
+        mf = ctx.file(f"bad{i}", text)
+        stem = f"started{i}"
+        r = ctx.run(["-np", "2", "-machinefile", mf, *ctx.fake("touch:" + os.path.join(ctx.tmp, stem))])
+        expect_code(r, 2)
+        expect_stderr(r, rf"^mpirun: {re.escape(mf)}:{line}: {what}")
+        check(r.stdout == "" and not ctx.started_files(stem), "nothing started", r)
+    mf = ctx.file("empty", "# nothing here\n\n")
+    r = ctx.run(["-f", mf, *ctx.fake()])
+    expect_code(r, 2)
+    expect_stderr(r, rf"^mpirun: {re.escape(mf)}: lists no hosts")
+
+
+def machinefile_remote_host(ctx):
+    mf = ctx.file("remote", "localhost\n192.0.2.1 2\n")
+    r = ctx.run(["-f", mf, *ctx.fake("touch:" + os.path.join(ctx.tmp, "started"))])
+    expect_code(r, 2)
+    expect_stderr(r, rf"^mpirun: {re.escape(mf)}:2: host '192\.0\.2\.1' is not this machine; the local fork "
+                     r"adapter cannot start processes there \(remote sites will be reached through a gatekeeper "
+                     r"contact\)$")
+    check(not ctx.started_files("started"), "nothing started", r)
+
+
+def machinefile_missing(ctx):
+    path = os.path.join(ctx.tmp, "no-such-file")
+    r = ctx.run(["-f", path, *ctx.fake()])
+    expect_code(r, 2)
+    expect_stderr(r, rf"^mpirun: cannot read machine file '{re.escape(path)}': No such file or directory$")
+
+
+def bad_options(ctx):
+    touch = "touch:" + os.path.join(ctx.tmp, "started")
+    cases = [
+        (["-foo", *ctx.fake(touch)], r"unknown option '-foo'"),
+        (["-np"], r"option -np needs a value"),
+        (["-np", "0", *ctx.fake(touch)], r"option -np expects a number of processes"),
+        (["-n", "abc", *ctx.fake(touch)], r"option -n expects a number of processes"),
+        (["-np", "2"], r"no program to run"),
+        (["-port-range", "5:1", *ctx.fake(touch)], r"option -port-range expects LO:HI"),
+        (["-port-range", "x", *ctx.fake(touch)], r"option -port-range expects LO:HI"),
+        (["-net", "10.0.0.0/99", *ctx.fake(touch)], r"option -net expects"),
+        (["-x", "1BAD=2", *ctx.fake(touch)], r"option -x expects NAME or NAME=VALUE"),
+    ]
+    for tool in (ctx.mpirun, ctx.mpiexec):
+        for args, what in cases:
+            r = ctx.run(args, tool=tool)
+            expect_code(r, 2)
+            expect_stderr(r, rf"^mpirun: {what}")
+            expect_stderr(r, r"^Try 'mpirun --help' for more information\.$")
+            check(r.stdout == "" and not ctx.started_files("started"), "nothing started", r)
+
+
+def help(ctx):
+    for flag in ("-h", "--help"):
+        r = ctx.run([flag])
+        expect_code(r, 0)
+        check("usage: mpirun" in r.stdout and "-machinefile" in r.stdout, "usage text", r)
+
+
+SCENARIOS = {f.__name__: f for f in [
+    normal_run, mpiexec_names, label_lines, stdin_rank0_only, partial_line, many_lines_not_interleaved,
+    environment, nonzero_exit, killed_by_signal, abort, abort_code_clamped, interrupt, terminate_signal,
+    mpirun_killed, exit_without_finalize, exit_without_init, nonzero_exit_after_finalize, grace_then_kill,
+    non_mpi_program, non_mpi_program_fails, program_not_found, wrong_job_key, machinefile_placement, machinefile_malformed,
+    machinefile_remote_host, machinefile_missing, bad_options, help,
+]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("scenario", choices=sorted(SCENARIOS))
+    ap.add_argument("--mpirun", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--fake-rank", required=True)
+    ctx = Ctx(ap.parse_args())
+    try:
+        SCENARIOS[ap.parse_args().scenario](ctx)
+    except (Failure, subprocess.TimeoutExpired) as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+        left = ctx.leftovers()
+        for pid in left:  # never leave a mess behind for the next test
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        return 1
+    finally:
+        shutil.rmtree(ctx.tmp, ignore_errors=True)
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

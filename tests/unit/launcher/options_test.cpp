@@ -1,0 +1,106 @@
+#include "launcher/options.hpp"
+
+#include <catch2/catch.hpp>
+
+using strata::launcher::Options;
+
+namespace {
+
+std::optional<Options> parse(std::vector<std::string> args) {
+    std::string error;
+    auto o = Options::parse(args, error);
+    if (o) CHECK(error.empty());
+    return o;
+}
+
+std::string error_of(std::vector<std::string> args) {
+    std::string error;
+    CHECK_FALSE(Options::parse(args, error));
+    return error;
+}
+
+}  // namespace
+
+TEST_CASE("options: everything, then the program and its own options", "[options]") {
+    auto o = parse({"-np",         "4",         "-machinefile", "hosts", "-l", "-net", "10.1.0.0/16",
+                    "-port-range", "4000:4100", "-x",           "A=1",   "-x", "B",    "-x",
+                    "C=",          "-v",        "./prog",       "-np",   "9",  "--",   "x"});
+    REQUIRE(o);
+    CHECK(o->np == 4);
+    CHECK(o->machinefile == "hosts");
+    CHECK(o->label);
+    CHECK(o->network == "10.1.0.0/16");
+    CHECK(o->port_range == "4000:4100");
+    REQUIRE(o->exports.size() == 3);
+    CHECK((o->exports[0].first == "A" && o->exports[0].second == "1"));
+    CHECK((o->exports[1].first == "B" && !o->exports[1].second));
+    CHECK((o->exports[2].first == "C" && o->exports[2].second == ""));
+    CHECK(o->verbose);
+    CHECK_FALSE(o->help);
+    CHECK(o->program == "./prog");
+    CHECK(o->args == std::vector<std::string>{"-np", "9", "--", "x"});
+}
+
+TEST_CASE("options: short spellings, defaults and --", "[options]") {
+    auto o = parse({"-n", "2", "-f", "m", "hostname"});
+    REQUIRE(o);
+    CHECK(o->np == 2);
+    CHECK(o->machinefile == "m");
+    CHECK_FALSE(o->label);
+    CHECK(o->program == "hostname");
+    CHECK(o->args.empty());
+
+    o = parse({"prog"});
+    REQUIRE(o);
+    CHECK(o->np == 0);
+    CHECK(o->machinefile.empty());
+
+    o = parse({"--", "-weird-program-name", "a"});
+    REQUIRE(o);
+    CHECK(o->program == "-weird-program-name");
+    CHECK(o->args == std::vector<std::string>{"a"});
+
+    for (const char* net : {"eth0", "ib0", "eno1.100", "10.0.0.1", "192.168.0.0/24", "fd00::/8", "0.0.0.0/0"}) {
+        INFO(net);
+        CHECK(parse({"-net", net, "p"}));
+    }
+}
+
+TEST_CASE("options: help stops parsing", "[options]") {
+    for (const char* h : {"-h", "--help"}) {
+        auto o = parse({"-np", "2", h});
+        REQUIRE(o);
+        CHECK(o->help);
+    }
+}
+
+TEST_CASE("options: every bad command line is refused with a reason", "[options]") {
+    CHECK(error_of({}) == "no program to run");
+    CHECK(error_of({"-np", "3"}) == "no program to run");
+    CHECK(error_of({"-np"}) == "option -np needs a value");
+    CHECK(error_of({"-x"}) == "option -x needs a value");
+    CHECK(error_of({"-bogus", "p"}) == "unknown option '-bogus'");
+    CHECK(error_of({"--np", "2", "p"}) == "unknown option '--np'");
+    for (const char* n : {"0", "-1", "abc", "2x", "", "1000001", "99999999999"}) {
+        INFO(n);
+        CHECK(error_of({"-np", n, "p"}) ==
+              std::string("option -np expects a number of processes from 1 to 1000000, not '") + n + "'");
+    }
+    CHECK(error_of({"-f", "", "p"}) == "option -f expects a file name");
+    for (const char* r : {"1", "5:1", "0:10", "1:65536", "a:b", ":", "10:"}) {
+        INFO(r);
+        CHECK(error_of({"-port-range", r, "p"}) ==
+              std::string("option -port-range expects LO:HI with 1 <= LO <= HI <= 65535, not '") + r + "'");
+    }
+    for (const char* net :
+         {"", "10.0.0.0/33", "fd00::/129", "10.0.0.0/x", "eth0/8", "a-very-long-interface-name", "et h0"}) {
+        INFO(net);
+        CHECK(error_of({"-net", net, "p"}).rfind("option -net expects an interface name", 0) == 0);
+    }
+    for (const char* x : {"=1", "1A=2", "A-B=3", ""}) {
+        INFO(x);
+        CHECK(error_of({"-x", x, "p"}) ==
+              std::string("option -x expects NAME or NAME=VALUE with NAME an environment variable name, not '") + x +
+                  "'");
+    }
+}

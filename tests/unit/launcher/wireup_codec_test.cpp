@@ -1,0 +1,127 @@
+#include "launcher/wireup.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <vector>
+
+using namespace strata::wireup;
+
+namespace {
+
+BusinessCard sample_card(int i) {
+    BusinessCard c;
+    c.hostname = "node" + std::to_string(i);
+    c.addresses = {{"tcp", "10.0.0." + std::to_string(i) + ",127.0.0.1:4012" + std::to_string(i)}, {"shm", ""}};
+    c.labels = {{"site", "anl"}, {"machine", std::string("m\0x", 3)}};
+    return c;
+}
+
+// The payload of an encoded frame, checking the header on the way.
+std::vector<std::uint8_t> payload_of(const std::vector<std::uint8_t>& frame, Type t) {
+    REQUIRE(frame.size() >= 5);
+    const std::uint32_t len = frame[0] | frame[1] << 8 | frame[2] << 16 | static_cast<std::uint32_t>(frame[3]) << 24;
+    REQUIRE(len == frame.size() - 5);
+    REQUIRE(frame[4] == static_cast<std::uint8_t>(t));
+    return {frame.begin() + 5, frame.end()};
+}
+
+bool same(const BusinessCard& a, const BusinessCard& b) {
+    return a.hostname == b.hostname && a.addresses == b.addresses && a.labels == b.labels;
+}
+
+}  // namespace
+
+TEST_CASE("Checkin round trip", "[wireup]") {
+    Checkin m;
+    m.rank = 7;
+    m.pid = 0xdeadbeef;
+    m.job_key = std::string(64, 'a');
+    m.card = sample_card(7);
+    auto d = decode_checkin(payload_of(encode(m), Type::checkin));
+    REQUIRE(d);
+    CHECK(d->rank == 7);
+    CHECK(d->pid == 0xdeadbeef);
+    CHECK(d->job_key == m.job_key);
+    CHECK(same(d->card, m.card));
+    CHECK(d->card.address_of("tcp") == m.card.addresses[0].second);
+    CHECK(d->card.address_of("ofi").empty());
+}
+
+TEST_CASE("Release round trip, including an empty one", "[wireup]") {
+    Release m;
+    for (int i = 0; i < 5; ++i) m.cards.push_back(sample_card(i));
+    auto d = decode_release(payload_of(encode(m), Type::release));
+    REQUIRE(d);
+    REQUIRE(d->cards.size() == 5);
+    for (int i = 0; i < 5; ++i)
+        CHECK(same(d->cards[static_cast<std::size_t>(i)], m.cards[static_cast<std::size_t>(i)]));
+
+    auto e = decode_release(payload_of(encode(Release{}), Type::release));
+    REQUIRE(e);
+    CHECK(e->cards.empty());
+}
+
+TEST_CASE("Abort round trip keeps negative codes and the message", "[wireup]") {
+    for (int code : {0, 1, 255, 256, -1, -2147483647 - 1}) {
+        Abort m;
+        m.code = code;
+        m.message = "line one\nline two";
+        auto d = decode_abort(payload_of(encode(m), Type::abort));
+        REQUIRE(d);
+        CHECK(d->code == code);
+        CHECK(d->message == m.message);
+    }
+}
+
+TEST_CASE("empty frames carry only a header", "[wireup]") {
+    CHECK(payload_of(encode_empty(Type::finalize), Type::finalize).empty());
+    CHECK(payload_of(encode_empty(Type::finalize_done), Type::finalize_done).empty());
+}
+
+TEST_CASE("every truncation of a payload is rejected", "[wireup]") {
+    Checkin c;
+    c.rank = 1;
+    c.job_key = "key";
+    c.card = sample_card(1);
+    const auto cp = payload_of(encode(c), Type::checkin);
+    Release r;
+    r.cards = {sample_card(0), sample_card(1)};
+    const auto rp = payload_of(encode(r), Type::release);
+    Abort a;
+    a.code = 3;
+    a.message = "bye";
+    const auto ap = payload_of(encode(a), Type::abort);
+
+    for (std::size_t n = 0; n < cp.size(); ++n)
+        CHECK_FALSE(decode_checkin({cp.begin(), cp.begin() + static_cast<long>(n)}));
+    for (std::size_t n = 0; n < rp.size(); ++n)
+        CHECK_FALSE(decode_release({rp.begin(), rp.begin() + static_cast<long>(n)}));
+    for (std::size_t n = 0; n < ap.size(); ++n)
+        CHECK_FALSE(decode_abort({ap.begin(), ap.begin() + static_cast<long>(n)}));
+}
+
+TEST_CASE("trailing bytes are rejected", "[wireup]") {
+    Abort a;
+    auto p = payload_of(encode(a), Type::abort);
+    p.push_back(0);
+    CHECK_FALSE(decode_abort(p));
+    auto r = payload_of(encode(Release{}), Type::release);
+    r.push_back(0);
+    CHECK_FALSE(decode_release(r));
+}
+
+TEST_CASE("lengths and counts larger than the payload are rejected", "[wireup]") {
+    // Abort: code, then a string claiming 4 GiB.
+    CHECK_FALSE(decode_abort({1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 'x'}));
+    // Release claiming 2^32-1 cards with no bytes for them: must fail fast, not allocate.
+    CHECK_FALSE(decode_release({0xff, 0xff, 0xff, 0xff}));
+    // Checkin whose card claims a huge address list.
+    Checkin c;
+    auto p = payload_of(encode(c), Type::checkin);
+    // rank, pid, key "", hostname "", then the address count.
+    REQUIRE(p.size() == 4 + 4 + 4 + 4 + 4 + 4);
+    p[16] = 0xff;
+    p[17] = 0xff;
+    CHECK_FALSE(decode_checkin(p));
+}

@@ -1,5 +1,8 @@
 #include "mpi/datatype.hpp"
 
+#include <cstring>
+#include <stdexcept>
+
 #include "mpi/errors.hpp"
 #include "mpi/setup.hpp"
 
@@ -45,9 +48,20 @@ void datatypes_setup(Runtime& r) {
         t->size = b.size;
         t->extent = b.size;
         t->contiguous = true;
+        t->basic = b.handle;
         t->name = b.name;
         r.datatypes.put(b.handle & ((1 << 26) - 1), std::move(t));
     }
+}
+
+void datatype_pack(const Datatype& t, const void* buf, int count, void* out) {
+    if (!t.contiguous) throw std::logic_error("datatype_pack: non-contiguous layout not supported");
+    if (count > 0) std::memcpy(out, buf, static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size));
+}
+
+void datatype_unpack(const Datatype& t, const void* in, int count, void* buf) {
+    if (!t.contiguous) throw std::logic_error("datatype_unpack: non-contiguous layout not supported");
+    if (count > 0) std::memcpy(buf, in, static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size));
 }
 
 }  // namespace strata::mpi

@@ -8,7 +8,7 @@
 
 namespace strata::mpi {
 
-enum HandleKind : int { kComm = 1, kDatatype = 2, kGroup = 3, kRequest = 4, kOp = 5, kErrhandler = 6 };
+enum HandleKind : int { kComm = 1, kDatatype = 2, kGroup = 3, kRequest = 4, kOp = 5, kErrhandler = 6, kKeyval = 7 };
 
 inline constexpr int handle_make(int kind, int index) { return (kind << 26) | index; }
 

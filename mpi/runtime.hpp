@@ -24,8 +24,12 @@ struct Errhandler {
 
 struct Comm {
     int context = 0;          // point-to-point context; context + 1 is for collectives
-    int rank = 0;
-    std::vector<int> world;   // comm rank -> world rank
+    int rank = 0;             // this process's rank in its (local) group
+    // Rank -> world rank of the processes point-to-point addresses: the group,
+    // or on an intercommunicator the remote group.
+    std::vector<int> world;
+    bool inter = false;       // intercommunicator: `local` holds the local group
+    std::vector<int> local;
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
     std::string name;
     int size() const { return static_cast<int>(world.size()); }
@@ -35,6 +39,9 @@ struct Datatype {
     int size = 0;       // bytes of data in one element
     MPI_Aint extent = 0;
     bool contiguous = true;
+    // The one basic type every element is made of (what predefined reduction
+    // operations dispatch on), or MPI_DATATYPE_NULL when the type mixes several.
+    MPI_Datatype basic = MPI_DATATYPE_NULL;
     std::string name;
 };
 

@@ -34,6 +34,10 @@ typedef struct MPI_Status {
 } MPI_Status;
 
 typedef void MPI_Handler_function(MPI_Comm *, int *, ...);
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                              void *attribute_val_out, int *flag);
+typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
 
 /* Handle ranges: (kind << 26) | index. Null handles are 0 for every kind. */
 #define STRATA_HANDLE(kind, index) ((int)(((kind) << 26) | (index)))
@@ -59,10 +63,48 @@ typedef void MPI_Handler_function(MPI_Comm *, int *, ...);
 #define MPI_LONG_LONG_INT ((MPI_Datatype)STRATA_HANDLE(2, 14))
 #define MPI_LONG_LONG MPI_LONG_LONG_INT
 #define MPI_2INT ((MPI_Datatype)STRATA_HANDLE(2, 15))
+#define MPI_FLOAT_INT ((MPI_Datatype)STRATA_HANDLE(2, 16))
+#define MPI_DOUBLE_INT ((MPI_Datatype)STRATA_HANDLE(2, 17))
+#define MPI_LONG_INT ((MPI_Datatype)STRATA_HANDLE(2, 18))
+#define MPI_SHORT_INT ((MPI_Datatype)STRATA_HANDLE(2, 19))
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)STRATA_HANDLE(2, 20))
+#define MPI_LB ((MPI_Datatype)STRATA_HANDLE(2, 21))
+#define MPI_UB ((MPI_Datatype)STRATA_HANDLE(2, 22))
 
 #define MPI_REQUEST_NULL ((MPI_Request)0)
 #define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_MAX ((MPI_Op)STRATA_HANDLE(5, 1))
+#define MPI_MIN ((MPI_Op)STRATA_HANDLE(5, 2))
+#define MPI_SUM ((MPI_Op)STRATA_HANDLE(5, 3))
+#define MPI_PROD ((MPI_Op)STRATA_HANDLE(5, 4))
+#define MPI_LAND ((MPI_Op)STRATA_HANDLE(5, 5))
+#define MPI_BAND ((MPI_Op)STRATA_HANDLE(5, 6))
+#define MPI_LOR ((MPI_Op)STRATA_HANDLE(5, 7))
+#define MPI_BOR ((MPI_Op)STRATA_HANDLE(5, 8))
+#define MPI_LXOR ((MPI_Op)STRATA_HANDLE(5, 9))
+#define MPI_BXOR ((MPI_Op)STRATA_HANDLE(5, 10))
+#define MPI_MAXLOC ((MPI_Op)STRATA_HANDLE(5, 11))
+#define MPI_MINLOC ((MPI_Op)STRATA_HANDLE(5, 12))
+
 #define MPI_GROUP_NULL ((MPI_Group)0)
+#define MPI_GROUP_EMPTY ((MPI_Group)STRATA_HANDLE(3, 1))
+
+/* Attribute keys (kind 7). The predefined ones are set on MPI_COMM_WORLD. */
+#define MPI_KEYVAL_INVALID 0
+#define MPI_TAG_UB STRATA_HANDLE(7, 1)
+#define MPI_HOST STRATA_HANDLE(7, 2)
+#define MPI_IO STRATA_HANDLE(7, 3)
+#define MPI_WTIME_IS_GLOBAL STRATA_HANDLE(7, 4)
+
+/* Results of MPI_Comm_compare and MPI_Group_compare */
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+
+/* Results of MPI_Topo_test */
+#define MPI_GRAPH 1
+#define MPI_CART 2
 
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)STRATA_HANDLE(6, 1))
@@ -107,6 +149,14 @@ typedef void MPI_Handler_function(MPI_Comm *, int *, ...);
     __attribute__((visibility("default"))) ret MPI_##name args; \
     __attribute__((visibility("default"))) ret PMPI_##name args;
 
+/* The predefined attribute copy and delete functions. */
+__attribute__((visibility("default"))) int STRATA_Null_copy_fn(MPI_Comm, int, void *, void *, void *, int *);
+__attribute__((visibility("default"))) int STRATA_Dup_fn(MPI_Comm, int, void *, void *, void *, int *);
+__attribute__((visibility("default"))) int STRATA_Null_delete_fn(MPI_Comm, int, void *, void *);
+#define MPI_NULL_COPY_FN STRATA_Null_copy_fn
+#define MPI_DUP_FN STRATA_Dup_fn
+#define MPI_NULL_DELETE_FN STRATA_Null_delete_fn
+
 /* Environment */
 STRATA_API(int, Init, (int *argc, char ***argv))
 STRATA_API(int, Finalize, (void))
@@ -118,10 +168,65 @@ STRATA_API(int, Get_processor_name, (char *name, int *resultlen))
 STRATA_API(int, Get_version, (int *version, int *subversion))
 STRATA_API(int, Error_string, (int errorcode, char *string, int *resultlen))
 STRATA_API(int, Error_class, (int errorcode, int *errorclass))
+STRATA_API(int, Pcontrol, (const int level, ...))
 
-/* Communicators (the parts point-to-point needs) */
+/* Groups */
+STRATA_API(int, Group_size, (MPI_Group group, int *size))
+STRATA_API(int, Group_rank, (MPI_Group group, int *rank))
+STRATA_API(int, Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]))
+STRATA_API(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result))
+STRATA_API(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
+STRATA_API(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+STRATA_API(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+STRATA_API(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+STRATA_API(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+STRATA_API(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+STRATA_API(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+STRATA_API(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+STRATA_API(int, Group_free, (MPI_Group *group))
+
+/* Communicators */
 STRATA_API(int, Comm_size, (MPI_Comm comm, int *size))
 STRATA_API(int, Comm_rank, (MPI_Comm comm, int *rank))
+STRATA_API(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+STRATA_API(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+STRATA_API(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
+STRATA_API(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
+STRATA_API(int, Comm_free, (MPI_Comm *comm))
+STRATA_API(int, Comm_test_inter, (MPI_Comm comm, int *flag))
+STRATA_API(int, Comm_remote_size, (MPI_Comm comm, int *size))
+STRATA_API(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
+STRATA_API(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
+                                   int tag, MPI_Comm *newintercomm))
+STRATA_API(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
+
+/* Attribute caching */
+STRATA_API(int, Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                                void *extra_state))
+STRATA_API(int, Keyval_free, (int *keyval))
+STRATA_API(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val))
+STRATA_API(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag))
+STRATA_API(int, Attr_delete, (MPI_Comm comm, int keyval))
+
+/* Process topologies */
+STRATA_API(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+                              MPI_Comm *comm_cart))
+STRATA_API(int, Dims_create, (int nnodes, int ndims, int dims[]))
+STRATA_API(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+                               MPI_Comm *comm_graph))
+STRATA_API(int, Topo_test, (MPI_Comm comm, int *status))
+STRATA_API(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges))
+STRATA_API(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]))
+STRATA_API(int, Cartdim_get, (MPI_Comm comm, int *ndims))
+STRATA_API(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]))
+STRATA_API(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank))
+STRATA_API(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))
+STRATA_API(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors))
+STRATA_API(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]))
+STRATA_API(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest))
+STRATA_API(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm))
+STRATA_API(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank))
+STRATA_API(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank))
 
 /* Error handlers */
 STRATA_API(int, Errhandler_create, (MPI_Handler_function *function, MPI_Errhandler *errhandler))
@@ -129,9 +234,32 @@ STRATA_API(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))
 STRATA_API(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler))
 STRATA_API(int, Errhandler_free, (MPI_Errhandler *errhandler))
 
-/* Datatypes (basic) */
+/* Datatypes */
 STRATA_API(int, Type_size, (MPI_Datatype datatype, int *size))
 STRATA_API(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+STRATA_API(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+STRATA_API(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype))
+STRATA_API(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+STRATA_API(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                               MPI_Datatype *newtype))
+STRATA_API(int, Type_indexed, (int count, const int array_of_blocklengths[], const int array_of_displacements[],
+                               MPI_Datatype oldtype, MPI_Datatype *newtype))
+STRATA_API(int, Type_hindexed, (int count, const int array_of_blocklengths[],
+                                const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                MPI_Datatype *newtype))
+STRATA_API(int, Type_struct, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                              const MPI_Datatype array_of_types[], MPI_Datatype *newtype))
+STRATA_API(int, Address, (const void *location, MPI_Aint *address))
+STRATA_API(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent))
+STRATA_API(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement))
+STRATA_API(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement))
+STRATA_API(int, Type_commit, (MPI_Datatype *datatype))
+STRATA_API(int, Type_free, (MPI_Datatype *datatype))
+STRATA_API(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+                       int *position, MPI_Comm comm))
+STRATA_API(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                         MPI_Datatype datatype, MPI_Comm comm))
+STRATA_API(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
 
 /* Blocking point-to-point */
 STRATA_API(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
@@ -178,8 +306,37 @@ STRATA_API(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int sou
 STRATA_API(int, Start, (MPI_Request *request))
 STRATA_API(int, Startall, (int count, MPI_Request requests[]))
 
-/* Collectives available so far */
+/* Collectives */
 STRATA_API(int, Barrier, (MPI_Comm comm))
+STRATA_API(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
+STRATA_API(int, Gather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm))
+STRATA_API(int, Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                          MPI_Comm comm))
+STRATA_API(int, Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm))
+STRATA_API(int, Scatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+STRATA_API(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+STRATA_API(int, Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
+STRATA_API(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+STRATA_API(int, Alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                            MPI_Datatype recvtype, MPI_Comm comm))
+STRATA_API(int, Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                         int root, MPI_Comm comm))
+STRATA_API(int, Op_create, (MPI_User_function *function, int commute, MPI_Op *op))
+STRATA_API(int, Op_free, (MPI_Op *op))
+STRATA_API(int, Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                            MPI_Comm comm))
+STRATA_API(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+STRATA_API(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm))
 
 #undef STRATA_API
 

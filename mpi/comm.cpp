@@ -1,5 +1,10 @@
 #include "mpi/comm.hpp"
 
+#include <algorithm>
+#include <cstring>
+
+#include "mpi/agreement.hpp"
+#include "mpi/attr.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/setup.hpp"
 
@@ -8,7 +13,7 @@ namespace strata::mpi {
 void comms_setup(Runtime& r) {
     r.comms.reserve_predefined(16);
     auto world = std::make_unique<Comm>();
-    world->context = 0;
+    world->context = ContextPool::context_of(0);
     world->rank = r.world_rank;
     world->world.resize(static_cast<std::size_t>(r.world_size));
     for (int i = 0; i < r.world_size; ++i) world->world[static_cast<std::size_t>(i)] = i;
@@ -16,7 +21,7 @@ void comms_setup(Runtime& r) {
     r.comms.put(MPI_COMM_WORLD & ((1 << 26) - 1), std::move(world));
 
     auto self = std::make_unique<Comm>();
-    self->context = 2;
+    self->context = ContextPool::context_of(1);
     self->rank = 0;
     self->world = {r.world_rank};
     self->name = "MPI_COMM_SELF";
@@ -27,7 +32,133 @@ void setup_predefined(Runtime& r) {
     errhandlers_setup(r);
     datatypes_setup(r);
     comms_setup(r);
+    groups_setup(r);
+    keyvals_setup(r);
 }
+
+int comm_check(const char* fn, MPI_Comm comm, Comm*& c) {
+    c = comm_get(comm);
+    if (c != nullptr) return MPI_SUCCESS;
+    return error_raise(comm, MPI_ERR_COMM, fn,
+                       comm == MPI_COMM_NULL ? "MPI_COMM_NULL is not a communicator" : "not a communicator handle");
+}
+
+int comm_check_intra(const char* fn, MPI_Comm comm, Comm*& c) {
+    if (int e = comm_check(fn, comm, c)) return e;
+    if (!c->inter) return MPI_SUCCESS;
+    return error_raise(comm, MPI_ERR_COMM, fn, "an intercommunicator is not allowed here");
+}
+
+int rank_of(const std::vector<int>& world, int w) {
+    const auto it = std::find(world.begin(), world.end(), w);
+    return it == world.end() ? -1 : static_cast<int>(it - world.begin());
+}
+
+std::unique_ptr<Comm> comm_make(const Comm& parent, int pair, std::vector<int> world, int rank) {
+    auto c = std::make_unique<Comm>();
+    c->context = ContextPool::context_of(pair);
+    c->world = std::move(world);
+    c->rank = rank;
+    c->errhandler = parent.errhandler;
+    ++rt().errhandlers.get(c->errhandler)->refs;
+    return c;
+}
+
+MPI_Comm comm_register(std::unique_ptr<Comm> c) {
+    rt().contexts.take(ContextPool::pair_of(c->context));
+    return rt().comms.add(std::move(c));
+}
+
+int comm_destroy(MPI_Comm handle) {
+    Runtime& r = rt();
+    Comm* c = r.comms.get(handle);
+    int e = attrs_delete_all(handle, *c);
+    Errhandler* eh = r.errhandlers.get(c->errhandler);
+    if (eh != nullptr && --eh->refs == 0 && c->errhandler != MPI_ERRORS_ARE_FATAL &&
+        c->errhandler != MPI_ERRORS_RETURN) {
+        r.errhandlers.remove(c->errhandler);
+    }
+    r.contexts.release(ContextPool::pair_of(c->context));
+    r.comms.remove(handle);
+    return e;
+}
+
+int agreement_failed(adi::Error e, std::string& detail) {
+    detail = "a member failed while the communicator was being built: " + rt().engine->last_error();
+    return error_class_of(e);
+}
+
+namespace {
+
+int no_context(std::string& detail) {
+    detail = "no context id is free at every member (" + std::to_string(ContextPool::kPairs) +
+             " communicators exist); free communicators that are no longer used";
+    return MPI_ERR_OTHER;
+}
+
+struct SplitEntry {
+    int color;
+    int key;
+};
+
+}  // namespace
+
+int comm_split_into(const Comm& parent, int color, int key, std::unique_ptr<Comm>& out, std::string& detail) {
+    SplitEntry mine{color, key};
+    Agreement a;
+    const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(&mine), sizeof mine);
+    if (adi::Error e = agree_intra(parent, bytes, a); e != adi::Error::none) return agreement_failed(e, detail);
+    if (a.pair < 0) return no_context(detail);
+    out.reset();
+    if (color == MPI_UNDEFINED) return MPI_SUCCESS;
+    std::vector<std::pair<SplitEntry, int>> members;  // (entry, old rank)
+    for (int i = 0; i < parent.size(); ++i) {
+        SplitEntry s;
+        std::memcpy(&s, a.all.data() + static_cast<std::size_t>(i) * sizeof s, sizeof s);
+        if (s.color == color) members.emplace_back(s, i);
+    }
+    // Key order, ties broken by the rank in the parent.
+    std::stable_sort(members.begin(), members.end(),
+                     [](const auto& x, const auto& y) { return x.first.key < y.first.key; });
+    std::vector<int> world;
+    int rank = -1;
+    for (const auto& [s, old] : members) {
+        if (old == parent.rank) rank = static_cast<int>(world.size());
+        world.push_back(parent.world[static_cast<std::size_t>(old)]);
+    }
+    out = comm_make(parent, a.pair, std::move(world), rank);
+    return MPI_SUCCESS;
+}
+
+int compare_members(const std::vector<int>& a, const std::vector<int>& b) {
+    if (a == b) return MPI_IDENT;
+    if (a.size() != b.size()) return MPI_UNEQUAL;
+    std::vector<int> sa = a;
+    std::vector<int> sb = b;
+    std::sort(sa.begin(), sa.end());
+    std::sort(sb.begin(), sb.end());
+    return sa == sb ? MPI_SIMILAR : MPI_UNEQUAL;
+}
+
+namespace {
+
+int dup_intra(const Comm& c, int& pair, std::string& detail) {
+    Agreement a;
+    if (adi::Error e = agree_intra(c, {}, a); e != adi::Error::none) return agreement_failed(e, detail);
+    if (a.pair < 0) return no_context(detail);
+    pair = a.pair;
+    return MPI_SUCCESS;
+}
+
+int dup_inter(const Comm& c, int& pair, std::string& detail) {
+    std::vector<std::byte> theirs;
+    adi::Error e = agree_inter(group_local(c), 0, group_remote(c), 0, kTagAgreeLeaders, {}, pair, theirs);
+    if (e != adi::Error::none) return agreement_failed(e, detail);
+    if (pair < 0) return no_context(detail);
+    return MPI_SUCCESS;
+}
+
+}  // namespace
 
 }  // namespace strata::mpi
 
@@ -38,8 +169,8 @@ extern "C" {
 #pragma weak MPI_Comm_size = PMPI_Comm_size
 int PMPI_Comm_size(MPI_Comm comm, int* size) {
     return api("MPI_Comm_size", [&] {
-        Comm* c = comm_get(comm);
-        if (c == nullptr) return error_raise(comm, MPI_ERR_COMM, "MPI_Comm_size", "");
+        Comm* c = nullptr;
+        if (int e = comm_check("MPI_Comm_size", comm, c)) return e;
         if (size == nullptr) return error_raise(comm, MPI_ERR_ARG, "MPI_Comm_size", "size is NULL");
         *size = c->size();
         return MPI_SUCCESS;
@@ -49,10 +180,142 @@ int PMPI_Comm_size(MPI_Comm comm, int* size) {
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank
 int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
     return api("MPI_Comm_rank", [&] {
-        Comm* c = comm_get(comm);
-        if (c == nullptr) return error_raise(comm, MPI_ERR_COMM, "MPI_Comm_rank", "");
+        Comm* c = nullptr;
+        if (int e = comm_check("MPI_Comm_rank", comm, c)) return e;
         if (rank == nullptr) return error_raise(comm, MPI_ERR_ARG, "MPI_Comm_rank", "rank is NULL");
         *rank = c->rank;
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+    static const char* fn = "MPI_Comm_compare";
+    return api(fn, [&] {
+        Comm* a = nullptr;
+        Comm* b = nullptr;
+        if (int e = comm_check(fn, comm1, a)) return e;
+        if (int e = comm_check(fn, comm2, b)) return e;
+        if (result == nullptr) return error_raise(comm1, MPI_ERR_ARG, fn, "result is NULL");
+        if (comm1 == comm2) {
+            *result = MPI_IDENT;
+        } else if (a->inter != b->inter) {
+            *result = MPI_UNEQUAL;
+        } else {
+            int r = compare_members(a->group(), b->group());
+            if (a->inter) r = std::max(r, compare_members(a->world, b->world));
+            // Same members in the same order but another context: congruent.
+            *result = r == MPI_IDENT ? MPI_CONGRUENT : r;
+        }
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+    static const char* fn = "MPI_Comm_dup";
+    return api(fn, [&] {
+        Comm* c = nullptr;
+        if (int e = comm_check(fn, comm, c)) return e;
+        if (newcomm == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
+        int pair = -1;
+        std::string detail;
+        const int e = c->inter ? dup_inter(*c, pair, detail) : dup_intra(*c, pair, detail);
+        if (e != MPI_SUCCESS) return error_raise(comm, e, fn, detail);
+        auto d = comm_make(*c, pair, c->world, c->rank);
+        d->inter = c->inter;
+        d->local = c->local;
+        d->topology = c->topology;
+        const MPI_Comm handle = comm_register(std::move(d));
+        Comm* created = comm_get(handle);
+        if (int ce = attrs_copy(comm, *comm_get(comm), *created)) {
+            comm_destroy(handle);
+            return error_raise(comm, ce, fn, "an attribute copy callback failed");
+        }
+        *newcomm = handle;
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+    static const char* fn = "MPI_Comm_create";
+    return api(fn, [&] {
+        Comm* c = nullptr;
+        if (int e = comm_check_intra(fn, comm, c)) return e;
+        Group* g = rt().groups.get(group);
+        if (g == nullptr) return error_raise(comm, MPI_ERR_GROUP, fn, "not a group handle");
+        if (newcomm == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
+        for (int w : g->world) {
+            if (rank_of(c->world, w) < 0)
+                return error_raise(comm, MPI_ERR_GROUP, fn, "the group is not a subset of the communicator's group");
+        }
+        int pair = -1;
+        std::string detail;
+        if (int e = dup_intra(*c, pair, detail)) return error_raise(comm, e, fn, detail);
+        const int rank = rank_of(g->world, rt().world_rank);
+        *newcomm = rank < 0 ? MPI_COMM_NULL : comm_register(comm_make(*c, pair, g->world, rank));
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+    static const char* fn = "MPI_Comm_split";
+    return api(fn, [&] {
+        Comm* c = nullptr;
+        if (int e = comm_check_intra(fn, comm, c)) return e;
+        if (newcomm == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
+        if (color < 0 && color != MPI_UNDEFINED)
+            return error_raise(comm, MPI_ERR_ARG, fn,
+                               "color " + std::to_string(color) + " is negative and not MPI_UNDEFINED");
+        std::unique_ptr<Comm> made;
+        std::string detail;
+        if (int e = comm_split_into(*c, color, key, made, detail)) return error_raise(comm, e, fn, detail);
+        *newcomm = made ? comm_register(std::move(made)) : MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+int PMPI_Comm_free(MPI_Comm* comm) {
+    static const char* fn = "MPI_Comm_free";
+    return api(fn, [&] {
+        if (comm == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "comm is NULL");
+        Comm* c = nullptr;
+        if (int e = comm_check(fn, *comm, c)) return e;
+        if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+            return error_raise(*comm, MPI_ERR_COMM, fn, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+        if (int e = comm_destroy(*comm)) {
+            *comm = MPI_COMM_NULL;
+            return error_raise(MPI_COMM_WORLD, e, fn, "an attribute delete callback failed");
+        }
+        *comm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+    static const char* fn = "MPI_Comm_test_inter";
+    return api(fn, [&] {
+        Comm* c = nullptr;
+        if (int e = comm_check(fn, comm, c)) return e;
+        if (flag == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "flag is NULL");
+        *flag = c->inter ? 1 : 0;
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
+    static const char* fn = "MPI_Comm_remote_size";
+    return api(fn, [&] {
+        Comm* c = nullptr;
+        if (int e = comm_check(fn, comm, c)) return e;
+        if (!c->inter) return error_raise(comm, MPI_ERR_COMM, fn, "not an intercommunicator");
+        if (size == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "size is NULL");
+        *size = static_cast<int>(c->world.size());
         return MPI_SUCCESS;
     });
 }

@@ -165,6 +165,16 @@ int PMPI_Get_processor_name(char* name, int* resultlen) {
     });
 }
 
+MPI_Status STRATA_status_ignore[1];
+
+// Profiling control: the library itself keeps no profile, so every level is
+// accepted and changes nothing; profiling interposers intercept MPI_Pcontrol.
+#pragma weak MPI_Pcontrol = PMPI_Pcontrol
+int PMPI_Pcontrol(const int level, ...) {
+    (void)level;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Get_version = PMPI_Get_version
 int PMPI_Get_version(int* version, int* subversion) {
     if (version == nullptr || subversion == nullptr) return MPI_ERR_ARG;

@@ -29,17 +29,17 @@ int check_buffer(const char* fn, MPI_Comm comm, const void* buf, int count, MPI_
 }
 
 int check_dest(const char* fn, MPI_Comm comm, const Comm& c, int dest) {
-    if (dest == MPI_PROC_NULL || (dest >= 0 && dest < c.size())) return MPI_SUCCESS;
+    if (dest == MPI_PROC_NULL || (dest >= 0 && dest < c.peers())) return MPI_SUCCESS;
     return error_raise(comm, MPI_ERR_RANK, fn,
                        "destination rank " + std::to_string(dest) + " is not in a communicator of size " +
-                           std::to_string(c.size()));
+                           std::to_string(c.peers()));
 }
 
 int check_source(const char* fn, MPI_Comm comm, const Comm& c, int source) {
-    if (source == MPI_PROC_NULL || source == MPI_ANY_SOURCE || (source >= 0 && source < c.size())) return MPI_SUCCESS;
+    if (source == MPI_PROC_NULL || source == MPI_ANY_SOURCE || (source >= 0 && source < c.peers())) return MPI_SUCCESS;
     return error_raise(comm, MPI_ERR_RANK, fn,
                        "source rank " + std::to_string(source) + " is not in a communicator of size " +
-                           std::to_string(c.size()));
+                           std::to_string(c.peers()));
 }
 
 int check_send_tag(const char* fn, MPI_Comm comm, int tag) {

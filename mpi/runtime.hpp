@@ -3,8 +3,10 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
+#include <variant>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "launcher/wireup.hpp"
 #include "mpi.h"
 #include "mpi/bsend_buffer.hpp"
+#include "mpi/context_pool.hpp"
 #include "mpi/handle_table.hpp"
 
 namespace strata::mpi {
@@ -20,6 +23,16 @@ struct Errhandler {
     MPI_Handler_function* fn = nullptr;  // null for the predefined ones
     bool fatal = false;
     int refs = 1;
+};
+
+// A process topology attached to a communicator (MPI_Cart_create, MPI_Graph_create).
+struct CartTopology {
+    std::vector<int> dims;
+    std::vector<int> periods;  // 0 or 1 per dimension
+};
+struct GraphTopology {
+    std::vector<int> index;  // cumulative neighbour counts, as MPI_Graph_create takes them
+    std::vector<int> edges;
 };
 
 struct Comm {
@@ -32,7 +45,27 @@ struct Comm {
     std::vector<int> local;
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
     std::string name;
-    int size() const { return static_cast<int>(world.size()); }
+    std::map<int, void*> attrs;  // keyval -> attribute value
+    std::variant<std::monostate, CartTopology, GraphTopology> topology;
+    int size() const { return static_cast<int>(inter ? local.size() : world.size()); }
+    // How many ranks point-to-point can address (the remote group's size on an intercommunicator).
+    int peers() const { return static_cast<int>(world.size()); }
+    // World ranks of this process's own group.
+    const std::vector<int>& group() const { return inter ? local : world; }
+};
+
+struct Group {
+    std::vector<int> world;  // group rank -> world rank
+};
+
+// An attribute key (MPI_Keyval_create). It lives while its handle is not
+// freed or attributes still use it.
+struct Keyval {
+    MPI_Copy_function* copy = nullptr;
+    MPI_Delete_function* del = nullptr;
+    void* extra = nullptr;
+    int refs = 1;
+    bool predefined = false;
 };
 
 struct Datatype {
@@ -74,6 +107,9 @@ struct Runtime {
     HandleTable<Datatype> datatypes{kDatatype};
     HandleTable<RequestSlot> requests{kRequest};
     HandleTable<Errhandler> errhandlers{kErrhandler};
+    HandleTable<Group> groups{kGroup};
+    HandleTable<Keyval> keyvals{kKeyval};
+    ContextPool contexts;
     BsendBuffer bsend;
 };
 

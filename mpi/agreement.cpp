@@ -1,0 +1,171 @@
+#include "mpi/agreement.hpp"
+
+#include <cstring>
+
+namespace strata::mpi {
+
+coll::Group group_local(const Comm& c) {
+    return coll::Group{*rt().engine, c.context + 1, c.rank, c.group()};
+}
+
+coll::Group group_remote(const Comm& c) {
+    return coll::Group{*rt().engine, c.context + 1, c.rank, c.world};
+}
+
+adi::Error agree_allgather(const coll::Group& g, std::span<const std::byte> mine, std::vector<std::byte>& all) {
+    const std::size_t n = mine.size();
+    const int p = g.size();
+    all.assign(n * static_cast<std::size_t>(p), std::byte{0});
+    if (n > 0) std::memcpy(all.data() + n * static_cast<std::size_t>(g.rank), mine.data(), n);
+    // Ring: in step s every member passes on the block it received in step
+    // s-1, so after p-1 steps everyone holds every block.
+    const int right = (g.rank + 1) % p;
+    const int left = (g.rank - 1 + p) % p;
+    std::vector<adi::Request*> reqs;
+    for (int s = 0; s < p - 1; ++s) {
+        const int send_block = (g.rank - s + p) % p;
+        const int recv_block = (g.rank - s - 1 + p) % p;
+        reqs.push_back(coll::recv_start(g, left, kTagAgreeGather,
+                                        all.data() + n * static_cast<std::size_t>(recv_block), n));
+        reqs.push_back(coll::send_start(g, right, kTagAgreeGather,
+                                        all.data() + n * static_cast<std::size_t>(send_block), n));
+        if (adi::Error e = coll::wait_all(g, reqs); e != adi::Error::none) return e;
+    }
+    return adi::Error::none;
+}
+
+adi::Error agree_bcast(const coll::Group& g, std::vector<std::byte>& buf, int root) {
+    const int p = g.size();
+    const int me = (g.rank - root + p) % p;  // rank relative to the root
+    // The length travels first: only the root knows it.
+    std::uint64_t len = buf.size();
+    std::vector<adi::Request*> reqs;
+    int mask = 1;
+    while (mask < p) {
+        if (me & mask) {
+            const int from = (me - mask + root) % p;
+            reqs.push_back(coll::recv_start(g, from, kTagAgreeBcast, &len, sizeof len));
+            if (adi::Error e = coll::wait_all(g, reqs); e != adi::Error::none) return e;
+            buf.resize(len);
+            reqs.push_back(coll::recv_start(g, from, kTagAgreeBcast, buf.data(), buf.size()));
+            if (adi::Error e = coll::wait_all(g, reqs); e != adi::Error::none) return e;
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (me + mask < p) {
+            const int to = (me + mask + root) % p;
+            reqs.push_back(coll::send_start(g, to, kTagAgreeBcast, &len, sizeof len));
+            reqs.push_back(coll::send_start(g, to, kTagAgreeBcast, buf.data(), buf.size()));
+        }
+    }
+    return coll::wait_all(g, reqs);
+}
+
+adi::Error agree_swap(const coll::Group& g, int peer, int tag, const std::vector<std::byte>& out,
+                      std::vector<std::byte>& in) {
+    std::uint64_t out_len = out.size();
+    std::uint64_t in_len = 0;
+    std::vector<adi::Request*> reqs;
+    reqs.push_back(coll::recv_start(g, peer, tag, &in_len, sizeof in_len));
+    reqs.push_back(coll::send_start(g, peer, tag, &out_len, sizeof out_len));
+    if (adi::Error e = coll::wait_all(g, reqs); e != adi::Error::none) return e;
+    in.resize(in_len);
+    reqs.push_back(coll::recv_start(g, peer, tag, in.data(), in.size()));
+    reqs.push_back(coll::send_start(g, peer, tag, out.data(), out.size()));
+    return coll::wait_all(g, reqs);
+}
+
+namespace {
+
+ContextPool::Mask and_of(const std::vector<std::byte>& all, std::size_t stride, std::size_t count) {
+    ContextPool::Mask m;
+    m.fill(~std::uint64_t{0});
+    for (std::size_t i = 0; i < count; ++i) {
+        ContextPool::Mask one;
+        std::memcpy(one.data(), all.data() + i * stride, sizeof one);
+        for (std::size_t w = 0; w < m.size(); ++w) m[w] &= one[w];
+    }
+    return m;
+}
+
+}  // namespace
+
+adi::Error agree_intra(const Comm& c, std::span<const std::byte> mine, Agreement& out) {
+    const coll::Group g = group_local(c);
+    const ContextPool::Mask& mask = rt().contexts.mask();
+    std::vector<std::byte> contribution(sizeof mask + mine.size());
+    std::memcpy(contribution.data(), mask.data(), sizeof mask);
+    if (!mine.empty()) std::memcpy(contribution.data() + sizeof mask, mine.data(), mine.size());
+    std::vector<std::byte> all;
+    if (adi::Error e = agree_allgather(g, contribution, all); e != adi::Error::none) return e;
+    const std::size_t p = static_cast<std::size_t>(g.size());
+    out.pair = ContextPool::lowest(and_of(all, contribution.size(), p));
+    out.all.resize(mine.size() * p);
+    for (std::size_t i = 0; i < p; ++i) {
+        if (!mine.empty()) {
+            std::memcpy(out.all.data() + i * mine.size(), all.data() + i * contribution.size() + sizeof mask,
+                        mine.size());
+        }
+    }
+    return adi::Error::none;
+}
+
+adi::Error agree_inter(const coll::Group& local, int local_leader, const coll::Group& leaders, int remote_leader,
+                       int tag, const std::vector<std::byte>& payload, int& pair,
+                       std::vector<std::byte>& remote_payload) {
+    const ContextPool::Mask& mask = rt().contexts.mask();
+    std::vector<std::byte> masks;
+    const std::span<const std::byte> mine(reinterpret_cast<const std::byte*>(mask.data()), sizeof mask);
+    if (adi::Error e = agree_allgather(local, mine, masks); e != adi::Error::none) return e;
+    ContextPool::Mask agreed = and_of(masks, sizeof mask, static_cast<std::size_t>(local.size()));
+
+    std::vector<std::byte> result;
+    if (local.rank == local_leader) {
+        ByteWriter w;
+        w.put(agreed.data(), sizeof agreed);
+        w.put(payload.data(), payload.size());
+        std::vector<std::byte> theirs;
+        if (adi::Error e = agree_swap(leaders, remote_leader, tag, w.bytes, theirs); e != adi::Error::none) return e;
+        ContextPool::Mask remote{};
+        ByteReader rd(theirs);
+        if (!rd.get(remote.data(), sizeof remote)) return adi::Error::peer_failed;
+        for (std::size_t i = 0; i < agreed.size(); ++i) agreed[i] &= remote[i];
+        ByteWriter out;
+        out.put_int(ContextPool::lowest(agreed));
+        out.put(theirs.data() + sizeof remote, theirs.size() - sizeof remote);
+        result = std::move(out.bytes);
+    }
+    if (adi::Error e = agree_bcast(local, result, local_leader); e != adi::Error::none) return e;
+    ByteReader rd(result);
+    if (!rd.get_int(pair)) return adi::Error::peer_failed;
+    remote_payload.assign(result.begin() + sizeof(int), result.end());
+    return adi::Error::none;
+}
+
+void ByteWriter::put(const void* p, std::size_t n) {
+    const auto* b = static_cast<const std::byte*>(p);
+    bytes.insert(bytes.end(), b, b + n);
+}
+
+void ByteWriter::put_ints(const std::vector<int>& v) {
+    put_int(static_cast<int>(v.size()));
+    put(v.data(), v.size() * sizeof(int));
+}
+
+bool ByteReader::get(void* p, std::size_t n) {
+    if (b_.size() - at_ < n) return false;
+    if (n > 0) std::memcpy(p, b_.data() + at_, n);
+    at_ += n;
+    return true;
+}
+
+bool ByteReader::get_ints(std::vector<int>& v) {
+    int n = 0;
+    if (!get_int(n) || n < 0) return false;
+    v.resize(static_cast<std::size_t>(n));
+    return get(v.data(), v.size() * sizeof(int));
+}
+
+}  // namespace strata::mpi

@@ -1,0 +1,77 @@
+// What the members of a communicator exchange while they build a new one:
+// their contributions (split colours and keys, group lists) and the context
+// pair the new communicator will use. Runs on the parent's collective
+// context with tags of its own, so it never matches user traffic or a
+// collective algorithm's messages.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "collectives/collective.hpp"
+#include "mpi/runtime.hpp"
+
+namespace strata::mpi {
+
+// Internal tags on collective contexts: negative, so they never meet a
+// user tag (>= 0) and are never MPI_ANY_TAG (-1).
+inline constexpr int kTagAgreeGather = -101;
+inline constexpr int kTagAgreeBcast = -102;
+inline constexpr int kTagAgreeLeaders = -103;
+
+// The collective view of intracommunicator `c` (or of the local group of an
+// intercommunicator).
+coll::Group group_local(const Comm& c);
+// The view of an intercommunicator's remote group: sends go to remote ranks,
+// our envelopes carry our local rank.
+coll::Group group_remote(const Comm& c);
+
+// Every member contributes `mine` (the same size everywhere); `all` receives
+// every contribution in rank order.
+adi::Error agree_allgather(const coll::Group& g, std::span<const std::byte> mine, std::vector<std::byte>& all);
+// `buf` of `root` reaches every member.
+adi::Error agree_bcast(const coll::Group& g, std::vector<std::byte>& buf, int root);
+// Leaders of two groups swap byte strings of any length.
+adi::Error agree_swap(const coll::Group& g, int peer, int tag, const std::vector<std::byte>& out,
+                      std::vector<std::byte>& in);
+
+// Members of intracommunicator `c` agree on a free context pair and see each
+// other's contributions. `pair` is -1 when no pair is free everywhere.
+struct Agreement {
+    int pair = -1;
+    std::vector<std::byte> all;  // size() * contribution bytes, in rank order
+};
+adi::Error agree_intra(const Comm& c, std::span<const std::byte> mine, Agreement& out);
+
+// Two groups agree on a pair free at every member of both: the members of
+// the local group (view `local`) and of a remote group whose leader our
+// leader `local_leader` reaches through `leaders` as rank `remote_leader`
+// with tag `tag`. The leaders also swap `payload` (read at our leader only);
+// every member gets the pair and the remote leader's payload.
+adi::Error agree_inter(const coll::Group& local, int local_leader, const coll::Group& leaders, int remote_leader,
+                       int tag, const std::vector<std::byte>& payload, int& pair,
+                       std::vector<std::byte>& remote_payload);
+
+// Appends / reads plain values and int vectors to / from byte strings.
+class ByteWriter {
+public:
+    void put(const void* p, std::size_t n);
+    void put_int(int v) { put(&v, sizeof v); }
+    void put_ints(const std::vector<int>& v);
+    std::vector<std::byte> bytes;
+};
+class ByteReader {
+public:
+    explicit ByteReader(std::span<const std::byte> b) : b_(b) {}
+    bool get(void* p, std::size_t n);
+    bool get_int(int& v) { return get(&v, sizeof v); }
+    bool get_ints(std::vector<int>& v);
+
+private:
+    std::span<const std::byte> b_;
+    std::size_t at_ = 0;
+};
+
+}  // namespace strata::mpi

@@ -1,0 +1,201 @@
+// Attribute caching (MPI-1.3 section 5.7).
+#include "mpi/attr.hpp"
+
+#include <climits>
+
+#include "mpi/comm.hpp"
+#include "mpi/errors.hpp"
+#include "mpi/setup.hpp"
+
+namespace strata::mpi {
+
+namespace {
+
+// Values of the predefined attributes of MPI_COMM_WORLD. Attr_get hands out
+// pointers to them, as MPI-1 specifies for C.
+int g_tag_ub = INT_MAX;         // every non-negative int is a valid tag
+int g_host = MPI_PROC_NULL;     // no distinguished host
+int g_io = MPI_ANY_SOURCE;      // every process can do I/O
+int g_wtime_is_global = 0;      // clocks are per host, not synchronized
+
+struct Predefined {
+    int keyval;
+    int* value;
+};
+const Predefined kPredefined[] = {
+    {MPI_TAG_UB, &g_tag_ub},
+    {MPI_HOST, &g_host},
+    {MPI_IO, &g_io},
+    {MPI_WTIME_IS_GLOBAL, &g_wtime_is_global},
+};
+
+int keyval_check(const char* fn, MPI_Comm comm, int keyval, Keyval*& k) {
+    k = rt().keyvals.get(keyval);
+    if (k != nullptr) return MPI_SUCCESS;
+    return error_raise(comm, MPI_ERR_ARG, fn, "invalid attribute key " + std::to_string(keyval));
+}
+
+void keyval_release(int handle) {
+    Keyval* k = rt().keyvals.get(handle);
+    if (k != nullptr && --k->refs == 0) rt().keyvals.remove(handle);
+}
+
+// Runs the delete callback of one attribute; the attribute stays in place.
+int attr_run_delete(MPI_Comm comm, int keyval, void* value) {
+    Keyval* k = rt().keyvals.get(keyval);
+    if (k == nullptr || k->del == nullptr) return MPI_SUCCESS;
+    return k->del(comm, keyval, value, k->extra);
+}
+
+// A callback's failure as an error class (callbacks may return any code).
+int callback_class(int code) { return error_class_text(code) != nullptr ? code : MPI_ERR_OTHER; }
+
+}  // namespace
+
+void keyvals_setup(Runtime& r) {
+    r.keyvals.reserve_predefined(8);
+    Comm* world = r.comms.get(MPI_COMM_WORLD);
+    for (const Predefined& p : kPredefined) {
+        auto k = std::make_unique<Keyval>();
+        k->predefined = true;
+        r.keyvals.put(p.keyval & ((1 << 26) - 1), std::move(k));
+        world->attrs[p.keyval] = p.value;
+    }
+}
+
+int attrs_copy(MPI_Comm old_handle, const Comm& from, Comm& to) {
+    for (const auto& [keyval, value] : from.attrs) {
+        Keyval* k = rt().keyvals.get(keyval);
+        if (k == nullptr || k->predefined || k->copy == nullptr) continue;
+        void* out = nullptr;
+        int flag = 0;
+        const int rc = k->copy(old_handle, keyval, k->extra, value, &out, &flag);
+        if (rc != MPI_SUCCESS) return callback_class(rc);
+        if (flag) {
+            to.attrs[keyval] = out;
+            ++k->refs;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int attrs_delete_all(MPI_Comm handle, Comm& c) {
+    int first = MPI_SUCCESS;
+    for (const auto& [keyval, value] : c.attrs) {
+        Keyval* k = rt().keyvals.get(keyval);
+        if (k == nullptr || k->predefined) continue;
+        const int rc = attr_run_delete(handle, keyval, value);
+        if (rc != MPI_SUCCESS && first == MPI_SUCCESS) first = callback_class(rc);
+        keyval_release(keyval);
+    }
+    c.attrs.clear();
+    return first;
+}
+
+}  // namespace strata::mpi
+
+using namespace strata::mpi;
+
+extern "C" {
+
+int STRATA_Null_copy_fn(MPI_Comm, int, void*, void*, void*, int* flag) {
+    if (flag != nullptr) *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int STRATA_Dup_fn(MPI_Comm, int, void*, void* attribute_val_in, void* attribute_val_out, int* flag) {
+    *static_cast<void**>(attribute_val_out) = attribute_val_in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int STRATA_Null_delete_fn(MPI_Comm, int, void*, void*) { return MPI_SUCCESS; }
+
+#pragma weak MPI_Keyval_create = PMPI_Keyval_create
+int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) {
+    static const char* fn = "MPI_Keyval_create";
+    return api(fn, [&] {
+        if (keyval == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "keyval is NULL");
+        auto k = std::make_unique<Keyval>();
+        k->copy = copy_fn;
+        k->del = delete_fn;
+        k->extra = extra_state;
+        *keyval = rt().keyvals.add(std::move(k));
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Keyval_free = PMPI_Keyval_free
+int PMPI_Keyval_free(int* keyval) {
+    static const char* fn = "MPI_Keyval_free";
+    return api(fn, [&] {
+        if (keyval == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "keyval is NULL");
+        Keyval* k = nullptr;
+        if (int e = keyval_check(fn, MPI_COMM_WORLD, *keyval, k)) return e;
+        if (k->predefined) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "a predefined key cannot be freed");
+        // Attributes that still use the key keep it alive until they are deleted.
+        keyval_release(*keyval);
+        *keyval = MPI_KEYVAL_INVALID;
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Attr_put = PMPI_Attr_put
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
+    static const char* fn = "MPI_Attr_put";
+    return api(fn, [&] {
+        Comm* c = nullptr;
+        if (int e = comm_check(fn, comm, c)) return e;
+        Keyval* k = nullptr;
+        if (int e = keyval_check(fn, comm, keyval, k)) return e;
+        if (k->predefined) return error_raise(comm, MPI_ERR_ARG, fn, "predefined attributes cannot be changed");
+        auto it = c->attrs.find(keyval);
+        if (it != c->attrs.end()) {
+            if (int rc = attr_run_delete(comm, keyval, it->second))
+                return error_raise(comm, callback_class(rc), fn, "the attribute's delete callback failed");
+            it->second = attribute_val;
+        } else {
+            c->attrs[keyval] = attribute_val;
+            ++k->refs;
+        }
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Attr_get = PMPI_Attr_get
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+    static const char* fn = "MPI_Attr_get";
+    return api(fn, [&] {
+        Comm* c = nullptr;
+        if (int e = comm_check(fn, comm, c)) return e;
+        Keyval* k = nullptr;
+        if (int e = keyval_check(fn, comm, keyval, k)) return e;
+        if (attribute_val == nullptr || flag == nullptr)
+            return error_raise(comm, MPI_ERR_ARG, fn, "attribute_val or flag is NULL");
+        const auto it = c->attrs.find(keyval);
+        *flag = it != c->attrs.end() ? 1 : 0;
+        if (*flag) *static_cast<void**>(attribute_val) = it->second;
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Attr_delete = PMPI_Attr_delete
+int PMPI_Attr_delete(MPI_Comm comm, int keyval) {
+    static const char* fn = "MPI_Attr_delete";
+    return api(fn, [&] {
+        Comm* c = nullptr;
+        if (int e = comm_check(fn, comm, c)) return e;
+        Keyval* k = nullptr;
+        if (int e = keyval_check(fn, comm, keyval, k)) return e;
+        if (k->predefined) return error_raise(comm, MPI_ERR_ARG, fn, "predefined attributes cannot be deleted");
+        auto it = c->attrs.find(keyval);
+        if (it == c->attrs.end()) return MPI_SUCCESS;
+        if (int rc = attr_run_delete(comm, keyval, it->second))
+            return error_raise(comm, callback_class(rc), fn, "the attribute's delete callback failed");
+        c->attrs.erase(it);
+        keyval_release(keyval);
+        return MPI_SUCCESS;
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,14 @@
+// Attribute caching on communicators: the keyval table and the callbacks
+// that MPI_Comm_dup and MPI_Comm_free run.
+#pragma once
+
+#include "mpi/runtime.hpp"
+
+namespace strata::mpi {
+
+// Copies `from`'s attributes to `to` through their copy callbacks (MPI_Comm_dup).
+int attrs_copy(MPI_Comm old_handle, const Comm& from, Comm& to);
+// Deletes every attribute of `c` through its delete callback (MPI_Comm_free).
+int attrs_delete_all(MPI_Comm handle, Comm& c);
+
+}  // namespace strata::mpi

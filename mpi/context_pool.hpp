@@ -1,0 +1,49 @@
+// Context ids. Every communicator owns a pair of engine contexts: 2k for its
+// point-to-point traffic and 2k+1 for its collectives. Which pairs are free
+// differs between processes (each frees communicators on its own schedule),
+// so a new communicator takes the lowest pair that is free at every member:
+// the members AND their masks and all pick the same lowest bit.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+
+namespace strata::mpi {
+
+class ContextPool {
+public:
+    static constexpr int kPairs = 8192;
+    using Mask = std::array<std::uint64_t, kPairs / 64>;
+
+    // Pairs 0 (MPI_COMM_WORLD) and 1 (MPI_COMM_SELF) are never free.
+    ContextPool() {
+        free_.fill(~std::uint64_t{0});
+        take(0);
+        take(1);
+    }
+
+    const Mask& mask() const { return free_; }
+
+    // The lowest pair set in `agreed`, or -1 when none is.
+    static int lowest(const Mask& agreed) {
+        for (std::size_t w = 0; w < agreed.size(); ++w) {
+            if (agreed[w] != 0) return static_cast<int>(w * 64) + std::countr_zero(agreed[w]);
+        }
+        return -1;
+    }
+
+    void take(int pair) { free_[word(pair)] &= ~bit(pair); }
+    void release(int pair) { free_[word(pair)] |= bit(pair); }
+
+    static int context_of(int pair) { return 2 * pair; }
+    static int pair_of(int context) { return context / 2; }
+
+private:
+    static std::size_t word(int pair) { return static_cast<std::size_t>(pair) / 64; }
+    static std::uint64_t bit(int pair) { return std::uint64_t{1} << (static_cast<unsigned>(pair) % 64); }
+
+    Mask free_{};
+};
+
+}  // namespace strata::mpi

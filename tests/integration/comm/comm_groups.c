@@ -108,10 +108,10 @@ int main(int argc, char **argv)
             CK(MPI_Group_free(&h));
             /* overlapping ranges name a rank twice */
             range[1][0] = 1; range[1][1] = 2; range[1][2] = 1;
-            EXPECT_CLASS(MPI_Group_range_incl(world, 2, range, &h), MPI_ERR_RANK, "overlapping ranges");
+            EXPECT_FAIL_CLASS(MPI_Group_range_incl(world, 2, range, &h), MPI_ERR_RANK, "overlapping ranges");
         }
         range[0][0] = 0; range[0][1] = size; range[0][2] = 1;
-        EXPECT_CLASS(MPI_Group_range_incl(world, 1, range, &h), MPI_ERR_RANK, "range beyond the group");
+        EXPECT_FAIL_CLASS(MPI_Group_range_incl(world, 1, range, &h), MPI_ERR_RANK, "range beyond the group");
         range[0][0] = 0; range[0][1] = 0; range[0][2] = 0;
         EXPECT_CLASS(MPI_Group_range_incl(world, 1, range, &h), MPI_ERR_ARG, "stride 0");
     }
@@ -126,7 +126,8 @@ int main(int argc, char **argv)
 
     pt_set_phase("errors");
     ranks[0] = 0; ranks[1] = 0;
-    EXPECT_CLASS(MPI_Group_incl(world, 2, ranks, &h), MPI_ERR_RANK, "incl with a repeated rank");
+    /* MPI-1.3 5.3.2: the ranks must be distinct (MPICH 4.0 does not check) */
+    if (PT_STRICT) EXPECT_CLASS(MPI_Group_incl(world, 2, ranks, &h), MPI_ERR_RANK, "incl with a repeated rank");
     ranks[0] = size;
     EXPECT_CLASS(MPI_Group_incl(world, 1, ranks, &h), MPI_ERR_RANK, "incl beyond the group");
     EXPECT_CLASS(MPI_Group_excl(world, 1, ranks, &h), MPI_ERR_RANK, "excl beyond the group");
@@ -142,7 +143,8 @@ int main(int argc, char **argv)
     g = evens;
     CK(MPI_Group_free(&evens));
     EXPECT(evens == MPI_GROUP_NULL, "Group_free did not set MPI_GROUP_NULL");
-    EXPECT_CLASS(MPI_Group_size(g, &n), MPI_ERR_GROUP, "size of a freed group");
+    /* using a freed handle is erroneous; Strata detects it (MPICH 4.0 does not) */
+    if (PT_STRICT) EXPECT_CLASS(MPI_Group_size(g, &n), MPI_ERR_GROUP, "size of a freed group");
     CK(MPI_Group_free(&odds));
     CK(MPI_Group_free(&world));
     return pt_finish();

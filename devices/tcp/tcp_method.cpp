@@ -346,6 +346,7 @@ adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const 
         msghdr m{};
         m.msg_iov = iov;
         m.msg_iovlen = n_iov;
+        ++counters_.writes;
         ssize_t n = ::sendmsg(p.fd, &m, MSG_NOSIGNAL);
         if (n == static_cast<ssize_t>(total)) return adi::SendStatus::done;
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
@@ -392,6 +393,7 @@ void TcpMethod::flush(int peer, adi::Upcalls& up) {
         msghdr m{};
         m.msg_iov = pkt.iov.data();
         m.msg_iovlen = std::min<std::size_t>(pkt.iov.size(), IOV_MAX);
+        ++counters_.writes;
         ssize_t n = ::sendmsg(p.fd, &m, MSG_NOSIGNAL);
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK) break;
@@ -473,6 +475,8 @@ void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
         }
         if (p.rx_begin == p.rx_end) p.rx_begin = p.rx_end = 0;
         iov[n_iov++] = iovec{p.rx.data() + p.rx_end, p.rx.size() - p.rx_end};
+        const std::size_t asked = direct + iov[n_iov - 1].iov_len;
+        ++counters_.reads;
         ssize_t n = ::readv(p.fd, iov, n_iov);
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK) return;
@@ -504,6 +508,11 @@ void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
         }
         p.rx_end += got;
         parse_staged(peer, up);
+        // A short read emptied the socket: reading again now would only return
+        // EAGAIN, one more system call on every message's critical path. The
+        // epoll set is level-triggered, so whatever arrives next is reported at
+        // the next poll.
+        if (static_cast<std::size_t>(n) < asked) return;
     }
 }
 
@@ -534,6 +543,7 @@ int TcpMethod::poll(adi::Upcalls& up) {
         events += static_cast<int>(f.size());
     }
     epoll_event evs[64];
+    ++counters_.waits;
     int n = epoll_wait(epfd_, evs, 64, 0);
     for (int i = 0; i < n; ++i) {
         const std::uint64_t key = evs[i].data.u64;

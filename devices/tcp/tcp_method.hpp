@@ -48,6 +48,15 @@ public:
     // The port the listener is bound to (tests, diagnostics).
     int port() const { return port_; }
 
+    // System calls made on established links, so tests can prove how many a
+    // message costs (timing cannot).
+    struct Counters {
+        std::uint64_t waits = 0;   // epoll_wait
+        std::uint64_t reads = 0;   // readv on connected peers
+        std::uint64_t writes = 0;  // sendmsg on connected peers
+    };
+    const Counters& counters() const { return counters_; }
+
 private:
     enum class Link { idle, connecting, hello_sent, awaiting_incoming, connected, closed, failed };
 
@@ -106,6 +115,7 @@ private:
     std::vector<Peer> peers_;
     std::unordered_map<int, Incoming> incoming_;
     std::vector<std::pair<int, std::string>> failures_;  // reported at the next poll
+    Counters counters_;
 };
 
 std::unique_ptr<adi::Method> create(const adi::MethodContext& ctx);

@@ -111,7 +111,7 @@ void Engine::isend(Request& r, int world_peer, SendMode mode) {
     s.method = method_for(world_peer);
     r.status = Status{};
     r.pending = 0;
-    if (failed_peers_.count(world_peer) != 0) {
+    if (!failed_peers_.empty() && failed_peers_.count(world_peer) != 0) {
         last_error_ = failed_peers_[world_peer];
         fail(r, Error::peer_failed);
         return;

@@ -347,7 +347,9 @@ adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const 
         m.msg_iov = iov;
         m.msg_iovlen = n_iov;
         ++counters_.writes;
-        ssize_t n = ::sendmsg(p.fd, &m, MSG_NOSIGNAL);
+        // A header alone (control packets, empty messages) skips the msghdr
+        // and iovec import of sendmsg().
+        ssize_t n = n_iov == 1 ? ::send(p.fd, &h, sizeof h, MSG_NOSIGNAL) : ::sendmsg(p.fd, &m, MSG_NOSIGNAL);
         if (n == static_cast<ssize_t>(total)) return adi::SendStatus::done;
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
             link_failed(peer, "sending to rank " + std::to_string(peer) + " failed: " + errno_text(errno), nullptr);

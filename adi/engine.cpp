@@ -25,9 +25,7 @@ Engine::Engine(std::vector<std::unique_ptr<Method>> methods) : methods_(std::mov
     set_oversubscribed(false);
 }
 
-Engine::~Engine() {
-    for (auto& [id, r] : live_) delete r;
-}
+Engine::~Engine() = default;
 
 bool Engine::publish(wireup::BusinessCard& card, std::string& error) {
     for (auto& m : methods_) {
@@ -56,26 +54,40 @@ bool Engine::connect_world(const std::vector<wireup::BusinessCard>& cards, int m
 }
 
 Request* Engine::request_create(Kind kind) {
-    auto* r = new Request;
-    r->id = next_id_++;
+    std::uint32_t slot = 0;
+    if (free_slots_.empty()) {
+        slot = static_cast<std::uint32_t>(slots_.size());
+        slots_.push_back(std::make_unique<Request>());
+        generations_.push_back(0);
+    } else {
+        slot = free_slots_.back();
+        free_slots_.pop_back();
+    }
+    std::uint32_t& gen = generations_[slot];
+    if (++gen == 0) gen = 1;  // id 0 means "no request"
+    Request* r = slots_[slot].get();
+    r->id = (static_cast<std::uint64_t>(gen) << 32) | slot;
     r->kind = kind;
     if (kind == Kind::send) {
         r->state = SendState{};
     } else {
         r->state = RecvState{};
     }
-    live_.emplace(r->id, r);
     return r;
 }
 
 void Engine::request_destroy(Request* r) {
-    live_.erase(r->id);
-    delete r;
+    if (r->id == 0) return;  // already destroyed
+    const auto slot = static_cast<std::uint32_t>(r->id);
+    *r = Request{};  // id 0: the old id no longer finds it
+    free_slots_.push_back(slot);
 }
 
 Request* Engine::lookup(std::uint64_t id) const {
-    auto it = live_.find(id);
-    return it == live_.end() ? nullptr : it->second;
+    const auto slot = static_cast<std::uint32_t>(id);
+    if (id == 0 || slot >= slots_.size()) return nullptr;
+    Request* r = slots_[slot].get();
+    return r->id == id ? r : nullptr;
 }
 
 void Engine::complete_one(Request& r) {
@@ -99,7 +111,7 @@ void Engine::isend(Request& r, int world_peer, SendMode mode) {
     s.method = method_for(world_peer);
     r.status = Status{};
     r.pending = 0;
-    if (failed_peers_.count(world_peer) != 0) {
+    if (!failed_peers_.empty() && failed_peers_.count(world_peer) != 0) {
         last_error_ = failed_peers_[world_peer];
         fail(r, Error::peer_failed);
         return;
@@ -370,7 +382,9 @@ void Engine::on_peer_failed(int peer, const std::string& why) {
     failed_peers_[peer] = why;
     last_error_ = why;
     std::vector<Request*> victims;
-    for (auto& [id, r] : live_) {
+    for (auto& slot : slots_) {
+        Request* r = slot.get();
+        if (r->id == 0) continue;
         if (r->pending > 0 && r->kind == Kind::send && r->send().world_peer == peer) victims.push_back(r);
         if (r->pending > 0 && r->kind == Kind::recv && r->recv().matched && r->recv().matched_peer == peer)
             victims.push_back(r);

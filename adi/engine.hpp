@@ -93,8 +93,14 @@ private:
 
     std::vector<std::unique_ptr<Method>> methods_;
     std::vector<Method*> route_;  // by world rank
-    std::unordered_map<std::uint64_t, Request*> live_;
-    std::uint64_t next_id_ = 1;
+    // Requests by slot. An id is (generation << 32) | slot, so a stale or
+    // forged id from the wire finds nothing; destroyed requests stay in their
+    // slot for reuse, since every blocking MPI call creates one and an
+    // allocation plus a hash-map insert each time cost more than the rest of
+    // the engine's work for a small message.
+    std::vector<std::unique_ptr<Request>> slots_;
+    std::vector<std::uint32_t> generations_;  // by slot: generation of the last id handed out
+    std::vector<std::uint32_t> free_slots_;
     PostedQueue posted_;
     UnexpectedQueue unexpected_;
     std::unordered_map<int, std::string> failed_peers_;

@@ -33,6 +33,7 @@ adi::SendStatus SelfMethod::send(int /*peer*/, const adi::Header& h, std::span<c
 }
 
 int SelfMethod::poll(adi::Upcalls& up) {
+    if (queue_.empty()) return 0;  // the usual case: polled on every pass of the engine
     int events = 0;
     // Handling a packet may queue new ones (e.g. a CTS); they wait for the next pass.
     for (std::size_t n = queue_.size(); n > 0; --n) {

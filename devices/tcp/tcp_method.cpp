@@ -346,7 +346,10 @@ adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const 
         msghdr m{};
         m.msg_iov = iov;
         m.msg_iovlen = n_iov;
-        ssize_t n = ::sendmsg(p.fd, &m, MSG_NOSIGNAL);
+        ++counters_.writes;
+        // A header alone (control packets, empty messages) skips the msghdr
+        // and iovec import of sendmsg().
+        ssize_t n = n_iov == 1 ? ::send(p.fd, &h, sizeof h, MSG_NOSIGNAL) : ::sendmsg(p.fd, &m, MSG_NOSIGNAL);
         if (n == static_cast<ssize_t>(total)) return adi::SendStatus::done;
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
             link_failed(peer, "sending to rank " + std::to_string(peer) + " failed: " + errno_text(errno), nullptr);
@@ -392,6 +395,7 @@ void TcpMethod::flush(int peer, adi::Upcalls& up) {
         msghdr m{};
         m.msg_iov = pkt.iov.data();
         m.msg_iovlen = std::min<std::size_t>(pkt.iov.size(), IOV_MAX);
+        ++counters_.writes;
         ssize_t n = ::sendmsg(p.fd, &m, MSG_NOSIGNAL);
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK) break;
@@ -473,7 +477,11 @@ void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
         }
         if (p.rx_begin == p.rx_end) p.rx_begin = p.rx_end = 0;
         iov[n_iov++] = iovec{p.rx.data() + p.rx_end, p.rx.size() - p.rx_end};
-        ssize_t n = ::readv(p.fd, iov, n_iov);
+        const std::size_t asked = direct + iov[n_iov - 1].iov_len;
+        ++counters_.reads;
+        // recv() on one buffer costs about 100 ns less than readv() here (no
+        // iovec import, no VFS layer), and one buffer is the small-message case.
+        ssize_t n = n_iov == 1 ? ::recv(p.fd, iov[0].iov_base, iov[0].iov_len, 0) : ::readv(p.fd, iov, n_iov);
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK) return;
             if (errno == EINTR) continue;
@@ -504,6 +512,11 @@ void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
         }
         p.rx_end += got;
         parse_staged(peer, up);
+        // A short read emptied the socket: reading again now would only return
+        // EAGAIN, one more system call on every message's critical path. The
+        // epoll set is level-triggered, so whatever arrives next is reported at
+        // the next poll.
+        if (static_cast<std::size_t>(n) < asked) return;
     }
 }
 
@@ -534,6 +547,7 @@ int TcpMethod::poll(adi::Upcalls& up) {
         events += static_cast<int>(f.size());
     }
     epoll_event evs[64];
+    ++counters_.waits;
     int n = epoll_wait(epfd_, evs, 64, 0);
     for (int i = 0; i < n; ++i) {
         const std::uint64_t key = evs[i].data.u64;

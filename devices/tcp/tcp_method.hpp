@@ -8,8 +8,12 @@
 // caller's buffer; arriving payloads are read with readv() straight into the
 // landing buffer (the posted receive, for rendezvous data), with a small
 // staging buffer as the second iovec to pick up the following headers in the
-// same system call. Sockets are non-blocking and polled through one epoll set
-// by poll(): the device never blocks the progress engine.
+// same system call; otherwise one recv() into the staging buffer picks up
+// headers and small payloads together. A read that comes back short has
+// emptied the socket, so a small message costs one read, never a second one
+// that returns EAGAIN. Sockets are non-blocking and polled through one
+// level-triggered epoll set by poll(): the device never blocks the progress
+// engine.
 //
 // The device drives epoll itself rather than through an Asio reactor: one
 // epoll_wait(0) per poll and no handler allocation per packet keep the
@@ -47,6 +51,15 @@ public:
 
     // The port the listener is bound to (tests, diagnostics).
     int port() const { return port_; }
+
+    // System calls made on established links, so tests can prove how many a
+    // message costs (timing cannot).
+    struct Counters {
+        std::uint64_t waits = 0;   // epoll_wait
+        std::uint64_t reads = 0;   // recv/readv on connected peers
+        std::uint64_t writes = 0;  // sendmsg on connected peers
+    };
+    const Counters& counters() const { return counters_; }
 
 private:
     enum class Link { idle, connecting, hello_sent, awaiting_incoming, connected, closed, failed };
@@ -106,6 +119,7 @@ private:
     std::vector<Peer> peers_;
     std::unordered_map<int, Incoming> incoming_;
     std::vector<std::pair<int, std::string>> failures_;  // reported at the next poll
+    Counters counters_;
 };
 
 std::unique_ptr<adi::Method> create(const adi::MethodContext& ctx);

@@ -305,3 +305,40 @@ TEST_CASE("a released request is destroyed by the engine when it completes") {
     CHECK(ran);
     p.e[1]->request_destroy(r);
 }
+
+TEST_CASE("request storage is reused, but an old id never reaches the new request") {
+    Pair p(1024);
+    Request* old = p.e[0]->request_create(Kind::send);
+    const std::uint64_t old_id = old->id;
+    CHECK(old_id != 0);
+    p.e[0]->request_destroy(old);
+    p.e[0]->request_destroy(old);  // a second destroy must not hand the slot out twice
+
+    auto out = iota(4, 1);
+    Request* s = p.send(0, 1, out, SendMode::synchronous);
+    auto other = iota(4, 9);
+    Request* t = p.send(0, 2, other);
+    CHECK(s != t);
+    CHECK(s->id != old_id);
+    CHECK(t->id != old_id);
+    p.pump();
+    REQUIRE_FALSE(s->complete());  // waits for its sync_ack
+
+    // A late or forged answer naming the destroyed request, or naming none.
+    Header h{};
+    h.type = adi::Packet::sync_ack;
+    h.sender_req = old_id;
+    p.e[0]->on_header(1, h);
+    h.sender_req = 0;
+    p.e[0]->on_header(1, h);
+    CHECK_FALSE(s->complete());
+
+    std::vector<int> in(4, 0);
+    Request* r = p.recv(1, 0, 1, in);
+    p.pump();
+    CHECK(s->complete());
+    CHECK(in == out);
+    p.e[0]->request_destroy(s);
+    p.e[0]->request_destroy(t);
+    p.e[1]->request_destroy(r);
+}

@@ -13,6 +13,7 @@
 #include "mpi.h"
 #include "mpi/bsend_buffer.hpp"
 #include "mpi/handle_table.hpp"
+#include "mpi/typemap.hpp"
 
 namespace strata::mpi {
 
@@ -38,11 +39,19 @@ struct Comm {
 struct Datatype {
     int size = 0;       // bytes of data in one element
     MPI_Aint extent = 0;
+    // count elements are one block of count * size bytes at origin + lb
+    // (see Typemap::contiguous): sends and receives go straight from the buffer.
     bool contiguous = true;
     // The one basic type every element is made of (what predefined reduction
-    // operations dispatch on), or MPI_DATATYPE_NULL when the type mixes several.
+    // operations dispatch on; a pair type for MPI_DOUBLE_INT and friends), or
+    // MPI_DATATYPE_NULL when the type mixes several.
     MPI_Datatype basic = MPI_DATATYPE_NULL;
     std::string name;
+    // The layout, shared with the derived types built on it and with pending
+    // communications, so MPI_Type_free never pulls it from under them.
+    TypemapPtr map;
+    bool predefined = false;
+    bool committed = false;  // derived types must be committed before communication
 };
 
 // What an MPI request handle refers to.
@@ -56,6 +65,7 @@ struct RequestSlot {
     const void* buf = nullptr;
     int count = 0;
     MPI_Datatype datatype = MPI_DATATYPE_NULL;
+    TypemapPtr type;  // the datatype's layout, held so MPI_Type_free cannot pull it away
     int peer = 0;
     int tag = 0;
 };

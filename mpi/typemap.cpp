@@ -116,7 +116,7 @@ TypemapPtr typemap_build(const std::vector<Block>& blocks, bool pad) {
     bool basic_from_data = false;
     for (const Block& b : blocks) {
         const Typemap& o = *b.type;
-        t->align = std::max(t->align, o.align);
+        if (b.count > 0) t->align = std::max(t->align, o.align);
         if (!marker_only(o)) {
             // Zero-count blocks do not decide the basic type unless nothing has data.
             const bool data = b.count > 0 && o.size > 0;
@@ -175,7 +175,7 @@ TypemapPtr typemap_build(const std::vector<Block>& blocks, bool pad) {
     }
     t->lb = t->lb_marked ? mlb : (have_lb ? lb : 0);
     t->ub = t->ub_marked ? mub : (have_ub ? ub : 0);
-    if (pad && !t->lb_marked && !t->ub_marked && t->align > 1) {
+    if (pad && !t->ub_marked && t->align > 1) {
         const MPI_Aint ext = t->ub - t->lb;
         if (ext > 0 && ext % t->align != 0) t->ub += t->align - ext % t->align;
     }

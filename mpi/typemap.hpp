@@ -10,7 +10,8 @@
 //
 // Bounds follow MPI-1: lb/ub come from explicit MPI_LB/MPI_UB markers when the
 // typemap has any ("sticky": they propagate through every constructor),
-// otherwise from the data, with struct padding to the strictest alignment.
+// otherwise from the data; a natural ub of a struct is padded so the extent
+// is a multiple of the strictest alignment inside (MPI-1's epsilon).
 // true_lb/true_ub always bound the data bytes alone.
 //
 // `parts` says what one element is made of (for MPI_Get_elements on partial
@@ -83,8 +84,8 @@ struct Block {
 };
 
 // Builds the typemap of a constructor from its blocks in typemap order.
-// `pad` applies the struct rule: without markers, the extent is rounded up to
-// the strictest alignment inside.
+// `pad` applies the struct rule: without an UB marker, the extent is rounded
+// up to the strictest alignment inside.
 TypemapPtr typemap_build(const std::vector<Block>& blocks, bool pad);
 
 // Basic elements in the first `bytes` packed bytes of a (count, t) buffer, or

@@ -3,7 +3,8 @@
  * persistent requests started several times (the type freed after
  * MPI_Send_init), MPI_Sendrecv_replace, MPI_Bsend with a buffer of exactly
  * MPI_Pack_size + MPI_BSEND_OVERHEAD (the user buffer is reused at once),
- * MPI_Ssend and MPI_Rsend; small (eager) and large (rendezvous) messages.
+ * MPI_Ssend and MPI_Rsend, messages to oneself, and absolute addresses from
+ * MPI_BOTTOM; small (eager) and large (rendezvous) messages.
  * Data is checked element by element and gaps must stay untouched. */
 #include "dt_common.h"
 
@@ -174,6 +175,49 @@ int main(int argc, char **argv)
         CK(MPI_Waitall(2, rq, sts));
         check(l_in, LARGE, 1, 3, prev_rank, round, "ssend large");
         check(s_in, SMALL, 2, 3, prev_rank, round, "rsend small");
+    }
+
+    /* A rank sending to itself: the self path packs and unpacks in chunks too. */
+    pt_set_phase("to self");
+    {
+        MPI_Request rq[2];
+        round++;
+        fill(l_out, LARGE, 1, 3, pt_rank, round);
+        fill(s_out, SMALL, 2, 3, pt_rank, round);
+        fill(l_in, LARGE, 0, 3, 0, 0);
+        fill(s_in, SMALL, 0, 3, 0, 0);
+        CK(MPI_Isend(l_out, 1, lv, pt_rank, 11, MPI_COMM_WORLD, &rq[0]));
+        CK(MPI_Isend(s_out, 1, sv, pt_rank, 12, MPI_COMM_WORLD, &rq[1]));
+        CK(MPI_Recv(s_in, 1, sv, pt_rank, 12, MPI_COMM_WORLD, &st));
+        CK(MPI_Recv(l_in, 1, lv, pt_rank, 11, MPI_COMM_WORLD, &st));
+        CK(MPI_Waitall(2, rq, sts));
+        check(l_in, LARGE, 1, 3, pt_rank, round, "self large");
+        check(s_in, SMALL, 2, 3, pt_rank, round, "self small");
+    }
+
+    /* Absolute addresses from MPI_Address, sent from and received at MPI_BOTTOM. */
+    pt_set_phase("MPI_BOTTOM");
+    {
+        int one = pt_rank * 3 + 1, one_in = -1;
+        double two[3] = {pt_rank + 0.5, pt_rank + 1.5, pt_rank + 2.5}, two_in[3] = {-1, -1, -1};
+        int bl[2] = {1, 2};
+        MPI_Aint disp[2];
+        MPI_Datatype ty[2] = {MPI_INT, MPI_DOUBLE}, abs_out, abs_in;
+        CK(MPI_Address(&one, &disp[0]));
+        CK(MPI_Address(&two[1], &disp[1]));
+        CK(MPI_Type_struct(2, bl, disp, ty, &abs_out));
+        CK(MPI_Type_commit(&abs_out));
+        CK(MPI_Address(&one_in, &disp[0]));
+        CK(MPI_Address(&two_in[0], &disp[1]));
+        CK(MPI_Type_struct(2, bl, disp, ty, &abs_in));
+        CK(MPI_Type_commit(&abs_in));
+        CK(MPI_Sendrecv(MPI_BOTTOM, 1, abs_out, next_rank, 13, MPI_BOTTOM, 1, abs_in, prev_rank, 13, MPI_COMM_WORLD,
+                        &st));
+        EXPECT(one_in == prev_rank * 3 + 1, "MPI_BOTTOM: int is %d", one_in);
+        EXPECT(two_in[0] == prev_rank + 1.5 && two_in[1] == prev_rank + 2.5 && two_in[2] == -1,
+               "MPI_BOTTOM: doubles are %g %g %g", two_in[0], two_in[1], two_in[2]);
+        CK(MPI_Type_free(&abs_out));
+        CK(MPI_Type_free(&abs_in));
     }
 
     CK(MPI_Type_free(&sv));

@@ -73,7 +73,6 @@ int slot_prepare(const char* fn, RequestSlot::Op op, const void* buf, int count,
     s.op = op;
     s.buf = buf;
     s.count = count;
-    s.datatype = datatype;
     s.type = t->map;
     s.peer = peer;
     s.tag = tag;

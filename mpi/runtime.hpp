@@ -64,8 +64,9 @@ struct RequestSlot {
     enum class Op { send, bsend, ssend, rsend, recv } op = Op::send;
     const void* buf = nullptr;
     int count = 0;
-    MPI_Datatype datatype = MPI_DATATYPE_NULL;
-    TypemapPtr type;  // the datatype's layout, held so MPI_Type_free cannot pull it away
+    // The datatype's layout rather than its handle: MPI_Type_free may release
+    // the handle while the request still uses the type.
+    TypemapPtr type;
     int peer = 0;
     int tag = 0;
 };

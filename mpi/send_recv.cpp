@@ -189,7 +189,6 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
         std::vector<std::byte> scratch(bytes);
         rv.buf = scratch.data();
         rv.count = static_cast<int>(bytes);
-        rv.datatype = MPI_BYTE;
         rv.type = datatype_bytes();
         adi::Status got;
         int e = pair_run(fn, s, rv, comm, status, got);

@@ -80,8 +80,6 @@ void predefined_put(Runtime& r, MPI_Datatype h, TypemapPtr map, const char* name
     r.datatypes.put(index_of(h), std::move(t));
 }
 
-TypemapPtr bytes_map;
-
 class TypeSegment final : public adi::Segment {
 public:
     TypeSegment(TypemapPtr map, void* buf, int count) : map_(std::move(map)), buf_(buf), count_(count) {}
@@ -122,10 +120,9 @@ void datatypes_setup(Runtime& r) {
     }
     predefined_put(r, MPI_LB, typemap_marker(false), "MPI_LB");
     predefined_put(r, MPI_UB, typemap_marker(true), "MPI_UB");
-    bytes_map = r.datatypes.get(MPI_BYTE)->map;
 }
 
-TypemapPtr datatype_bytes() { return bytes_map; }
+TypemapPtr datatype_bytes() { return rt().datatypes.get(MPI_BYTE)->map; }
 
 void datatype_pack(const Datatype& t, const void* buf, int count, void* out) {
     if (count <= 0 || t.size == 0) return;

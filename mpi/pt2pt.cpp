@@ -2,7 +2,7 @@
 
 #include <climits>
 #include <cstdint>
-#include <cstring>
+#include <utility>
 
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
@@ -185,7 +185,7 @@ int slot_start_handle(const char* fn, RequestSlot s, MPI_Request* request) {
         r.engine->request_destroy(s.req);
         return error_raise(s.comm, e, fn, detail);
     }
-    *request = r.requests.add(std::make_unique<RequestSlot>(s));
+    *request = r.requests.add(std::make_unique<RequestSlot>(std::move(s)));
     return MPI_SUCCESS;
 }
 

@@ -1,5 +1,6 @@
 // Entry points that start point-to-point operations.
 #include <climits>
+#include <utility>
 #include <vector>
 
 #include "mpi/comm.hpp"
@@ -39,7 +40,7 @@ int persistent(const char* fn, RequestSlot::Op op, const void* buf, int count, M
         s.persistent = true;
         s.active = false;
         s.req = rt().engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
-        *request = rt().requests.add(std::make_unique<RequestSlot>(s));
+        *request = rt().requests.add(std::make_unique<RequestSlot>(std::move(s)));
         return MPI_SUCCESS;
     });
 }

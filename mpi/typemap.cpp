@@ -17,36 +17,69 @@ void normalize(Run& r) {
         r.len *= r.count;
         r.count = 1;
     }
+    if (r.count == 1 && r.outer_count > 1) {  // single-block rows: the rows are the blocks
+        r.count = r.outer_count;
+        r.stride = r.outer_stride;
+        r.outer_count = 1;
+        if (r.stride == r.len) {
+            r.len *= r.count;
+            r.count = 1;
+        }
+    }
+    if (r.outer_count > 1 && r.outer_stride == r.count * r.stride) {  // rows continue each other
+        r.count *= r.outer_count;
+        r.outer_count = 1;
+    }
     if (r.count == 1) r.stride = 0;
+    if (r.outer_count == 1) r.outer_stride = 0;
 }
 
+bool same_row(const Run& a, const Run& b) { return a.len == b.len && a.count == b.count && a.stride == b.stride; }
+
 // Appends a run in typemap order, merging it into the last one when the two
-// describe one block or one arithmetic sequence of equal blocks.
+// describe one block, one arithmetic sequence of equal blocks, or one
+// sequence of equal rows.
 void runs_append(std::vector<Run>& runs, Run r) {
-    if (r.len == 0 || r.count == 0) return;
+    if (r.len == 0 || r.count == 0 || r.outer_count == 0) return;
     normalize(r);
-    if (!runs.empty()) {
-        Run& last = runs.back();
-        if (last.count == 1 && r.count == 1 && last.offset + last.len == r.offset) {
-            last.len += r.len;
+    if (runs.empty()) {
+        runs.push_back(r);
+        return;
+    }
+    Run& last = runs.back();
+    const bool flat = last.outer_count == 1 && r.outer_count == 1;
+    if (flat && last.count == 1 && r.count == 1 && last.offset + last.len == r.offset) {
+        last.len += r.len;
+        return;
+    }
+    if (flat && last.len == r.len) {
+        if (last.count == 1 && r.count == 1) {
+            last.stride = r.offset - last.offset;
+            last.count = 2;
             return;
         }
-        if (last.len == r.len) {
-            if (last.count == 1 && r.count == 1) {
-                last.stride = r.offset - last.offset;
-                last.count = 2;
-                return;
-            }
-            if (last.count > 1 && r.offset == last.offset + last.count * last.stride &&
-                (r.count == 1 || r.stride == last.stride)) {
-                last.count += r.count;
-                return;
-            }
-            if (last.count == 1 && r.count > 1 && r.offset - last.offset == r.stride) {
-                last.count = r.count + 1;
-                last.stride = r.stride;
-                return;
-            }
+        if (last.count > 1 && r.offset == last.offset + last.count * last.stride &&
+            (r.count == 1 || r.stride == last.stride)) {
+            last.count += r.count;
+            return;
+        }
+        if (last.count == 1 && r.count > 1 && r.offset - last.offset == r.stride) {
+            last.count = r.count + 1;
+            last.stride = r.stride;
+            return;
+        }
+    }
+    if (same_row(last, r) && last.count > 1) {
+        if (last.outer_count == 1 && r.outer_count == 1) {
+            last.outer_count = 2;
+            last.outer_stride = r.offset - last.offset;
+            normalize(last);
+            return;
+        }
+        if (last.outer_count > 1 && r.offset == last.offset + last.outer_count * last.outer_stride &&
+            (r.outer_count == 1 || r.outer_stride == last.outer_stride)) {
+            last.outer_count += r.outer_count;
+            return;
         }
     }
     runs.push_back(r);
@@ -57,7 +90,7 @@ void starts_compute(Typemap& t) {
     MPI_Aint at = 0;
     for (const Run& r : t.runs) {
         t.run_start.push_back(at);
-        at += r.len * r.count;
+        at += r.bytes();
     }
 }
 
@@ -167,8 +200,9 @@ TypemapPtr typemap_build(const std::vector<Block>& blocks, bool pad) {
             runs_append(t->runs, Run{b.displacement + o.true_lb, o.size * b.count, 1, 0});
         } else {
             for (MPI_Aint k = 0; k < b.count; ++k) {
-                for (const Run& r : o.runs) {
-                    runs_append(t->runs, Run{r.offset + b.displacement + k * ext, r.len, r.count, r.stride});
+                for (Run r : o.runs) {
+                    r.offset += b.displacement + k * ext;
+                    runs_append(t->runs, r);
                 }
             }
         }
@@ -230,12 +264,16 @@ void walk(const Typemap& t, std::byte* buf, std::size_t offset, std::size_t n, s
     const MPI_Aint in = static_cast<MPI_Aint>(offset) % t.size;
     auto ri = static_cast<std::size_t>(std::upper_bound(t.run_start.begin(), t.run_start.end(), in) -
                                        t.run_start.begin()) - 1;
-    MPI_Aint k = (in - t.run_start[ri]) / t.runs[ri].len;
-    MPI_Aint b = (in - t.run_start[ri]) % t.runs[ri].len;
+    // Position inside the run: row o, block k, byte b.
+    const MPI_Aint rin = in - t.run_start[ri];
+    const MPI_Aint row = t.runs[ri].len * t.runs[ri].count;
+    MPI_Aint o = rin / row;
+    MPI_Aint k = rin % row / t.runs[ri].len;
+    MPI_Aint b = rin % row % t.runs[ri].len;
     auto left = static_cast<MPI_Aint>(n);
     while (left > 0) {
         const Run& r = t.runs[ri];
-        std::byte* at = address(buf, e * ext + r.offset + k * r.stride + b);
+        std::byte* at = address(buf, e * ext + r.offset + o * r.outer_stride + k * r.stride + b);
         const MPI_Aint take = std::min(left, r.len - b);
         if (Pack) {
             std::memcpy(io, at, static_cast<std::size_t>(take));
@@ -249,6 +287,8 @@ void walk(const Typemap& t, std::byte* buf, std::size_t offset, std::size_t n, s
         b = 0;
         if (++k < r.count) continue;
         k = 0;
+        if (++o < r.outer_count) continue;
+        o = 0;
         if (++ri < t.runs.size()) continue;
         ri = 0;
         ++e;

@@ -4,9 +4,11 @@
 // The data of one element is a sequence of Runs in typemap order (the order
 // in which bytes are packed, which is not the address order when
 // displacements or strides are negative). A Run is `count` blocks of `len`
-// bytes, `stride` bytes apart: a vector of a basic type is one Run however
-// long it is, and adjacent blocks are merged as the typemap is built, so the
-// list stays short for the layouts programs actually use.
+// bytes, `stride` bytes apart, and that row repeated `outer_count` times,
+// `outer_stride` bytes apart: a vector of a basic type is one Run however long
+// it is, so is a vector of such vectors (a 2-D sub-array), and adjacent
+// blocks and rows are merged as the typemap is built, so the list stays short
+// for the layouts programs actually use.
 //
 // Bounds follow MPI-1: lb/ub come from explicit MPI_LB/MPI_UB markers when the
 // typemap has any ("sticky": they propagate through every constructor),
@@ -30,8 +32,11 @@ namespace strata::mpi {
 struct Run {
     MPI_Aint offset = 0;  // of the first block, from the element's origin
     MPI_Aint len = 0;     // bytes per block
-    MPI_Aint count = 1;   // blocks
+    MPI_Aint count = 1;   // blocks per row
     MPI_Aint stride = 0;  // bytes from one block to the next
+    MPI_Aint outer_count = 1;   // rows
+    MPI_Aint outer_stride = 0;  // bytes from one row to the next
+    MPI_Aint bytes() const { return len * count * outer_count; }
 };
 
 struct Typemap;
@@ -64,7 +69,7 @@ struct Typemap {
     // the bytes [origin + true_lb, + count * size).
     bool contiguous() const;
     // One element is a single block (so any count of 1 can go straight from the buffer).
-    bool single_block() const { return runs.size() == 1 && runs[0].count == 1; }
+    bool single_block() const { return runs.size() == 1 && runs[0].count == 1 && runs[0].outer_count == 1; }
 };
 
 // A basic type of `size` bytes and alignment `align`; MPI_LB/MPI_UB are

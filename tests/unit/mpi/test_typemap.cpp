@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstddef>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -75,8 +76,8 @@ T structure(const std::vector<int>& bl, const std::vector<MPI_Aint>& disp, const
 
 // Memory to lay (count, t) out in, with the origin in the middle for negative displacements.
 struct Arena {
-    std::vector<unsigned char> bytes = std::vector<unsigned char>(1 << 16);
-    unsigned char* origin() { return bytes.data() + (1 << 15); }
+    std::vector<unsigned char> bytes = std::vector<unsigned char>(1 << 18);
+    unsigned char* origin() { return bytes.data() + (1 << 17); }
 };
 
 std::vector<unsigned char> reference_pack(const T& t, Arena& a, int count) {
@@ -112,6 +113,10 @@ void check_layout(const T& t, int count) {
     for (const Elem& e : t.elems) want_size += e.size;
     REQUIRE(t.map->size == want_size);
     REQUIRE(t.map->elements == static_cast<MPI_Aint>(t.elems.size()));
+    for (const Elem& e : t.elems) {  // the layout must fit in the arena
+        REQUIRE(e.disp + std::min<MPI_Aint>(0, (count - 1) * t.map->extent()) >= -(1 << 17));
+        REQUIRE(e.disp + e.size + std::max<MPI_Aint>(0, (count - 1) * t.map->extent()) <= (1 << 17));
+    }
     Arena a;
     for (std::size_t i = 0; i < a.bytes.size(); ++i) a.bytes[i] = static_cast<unsigned char>(i * 7 + i / 251);
     const std::vector<unsigned char> want = reference_pack(t, a, count);
@@ -352,4 +357,34 @@ TEST_CASE("chunked packing of a large strided buffer, chunks cutting blocks") {
             for (std::size_t j = 0; j < 3; ++j) REQUIRE(packed[b * 3 + j] == static_cast<int>(b * 7 + j));
         }
     }
+}
+
+TEST_CASE("rows of equal blocks stay one run: vectors of vectors, contiguous of vectors") {
+    T i = t_int();
+    T d = t_double();
+    T pair = vector(2, 1, 2, i);  // two ints with a gap, extent 12
+    T many = contiguous(1000, pair);
+    CHECK(many.map->runs.size() == 1);
+    CHECK(many.map->runs[0].outer_count == 1000);
+    check_layouts(many);
+
+    T sub = vector(5, 1, 3, vector(4, 2, 3, i));  // a 2-D sub-array: 5 rows of 4 blocks
+    CHECK(sub.map->runs.size() == 1);
+    check_layouts(sub);
+
+    // Rows that continue each other collapse into one row.
+    T rows = vector(3, 1, 1, vector(4, 1, 2, d));  // extent 7 doubles: rows 56 bytes apart
+    CHECK(rows.map->runs.size() == 1);
+    check_layouts(rows);
+
+    // Irregular rows cannot merge: one run each, still exact.
+    T irregular = indexed({1, 1, 1, 2}, {0, 5, 7, 20}, pair);
+    CHECK(irregular.map->runs.size() >= 3);
+    check_layouts(irregular);
+
+    // Negative row strides and rows within rows.
+    T down = vector(4, 2, -5, pair);
+    check_layouts(down);
+    T nest = vector(3, 1, 2, structure({2, 1}, {0, 40}, {&down, &d}));
+    check_layouts(nest);
 }

@@ -102,6 +102,24 @@ int main(int argc, char **argv)
     partial(buf, 1, svec, 11, ++tag, &st);
     expect_counts(&st, svec, MPI_UNDEFINED, MPI_UNDEFINED, "11 of 16 bytes");
 
+    /* The status of MPI_Probe answers the same questions before the receive. */
+    pt_set_phase("probe");
+    {
+        unsigned char stream[16];
+        MPI_Request rq;
+        int c = -5, e = -5;
+        memset(stream, 3, sizeof stream);
+        ++tag;
+        CK(MPI_Isend(stream, 16, MPI_BYTE, next_rank, tag, MPI_COMM_WORLD, &rq));
+        CK(MPI_Probe(prev_rank, tag, MPI_COMM_WORLD, &st));
+        CK(MPI_Get_count(&st, id_t, &c));
+        CK(MPI_Get_elements(&st, id_t, &e));
+        EXPECT(c == MPI_UNDEFINED && e == 3, "probe: count %d, elements %d", c, e);
+        CK(MPI_Recv(buf, 3, id_t, prev_rank, tag, MPI_COMM_WORLD, &st));
+        expect_counts(&st, id_t, MPI_UNDEFINED, 3, "received after probe");
+        CK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    }
+
     /* A pair type counts two basic elements per pair. */
     pt_set_phase("MPI_DOUBLE_INT");
     partial(buf, 2, MPI_DOUBLE_INT, 20, ++tag, &st);

@@ -177,6 +177,23 @@ int main(int argc, char **argv)
         check(s_in, SMALL, 2, 3, prev_rank, round, "rsend small");
     }
 
+    /* An unmatched large send of a derived type can be cancelled. */
+    pt_set_phase("cancel");
+    {
+        MPI_Request rq;
+        int flag = 0;
+        fill(l_out, LARGE, 1, 3, pt_rank, 0);
+        CK(MPI_Isend(l_out, 1, lv, next_rank, 99, MPI_COMM_WORLD, &rq));
+        CK(MPI_Cancel(&rq));
+        CK(MPI_Wait(&rq, &st));
+        CK(MPI_Test_cancelled(&st, &flag));
+        EXPECT(flag, "an unmatched send of a derived type was not cancelled");
+        /* The receiver must not find it any more. */
+        CK(MPI_Barrier(MPI_COMM_WORLD));
+        CK(MPI_Iprobe(prev_rank, 99, MPI_COMM_WORLD, &flag, &st));
+        EXPECT(!flag, "a cancelled message is still there to be received");
+    }
+
     /* A rank sending to itself: the self path packs and unpacks in chunks too. */
     pt_set_phase("to self");
     {

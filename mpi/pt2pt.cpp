@@ -155,7 +155,8 @@ int op_start(RequestSlot& s, std::string& detail) {
     q.status = adi::Status{};
     q.context = c->context;
     q.tag = s.tag;
-    data_bind(q, s);
+    // A buffered send packs into the attached buffer itself.
+    if (s.op != RequestSlot::Op::bsend) data_bind(q, s);
     if (s.peer == MPI_PROC_NULL) {
         q.pending = 0;
         if (s.op == RequestSlot::Op::recv) {

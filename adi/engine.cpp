@@ -16,8 +16,19 @@ const base::KnobInt spin_us{"STRATA_SPIN_US", -1,
                             "microseconds a waiting rank busy-polls before it sleeps on its descriptors; "
                             "-1: 50 when its host runs no more ranks than cores, else 0"};
 
+const base::KnobInt pack_chunk{"STRATA_PACK_CHUNK", 262144,
+                               "bytes of non-contiguous data packed (or unpacked) at a time; a large message "
+                               "of a derived datatype moves in a few chunks of this size, never packed whole",
+                               true};
+
 constexpr std::uint32_t kLandRequest = 1;
 constexpr std::uint32_t kLandUnexpected = 2;
+
+// Chunks of one pipelined send handed to the method at a time: two let one be
+// packed while the other drains into the socket.
+constexpr int kWindow = 2;
+
+std::size_t chunk_size() { return static_cast<std::size_t>(std::max<std::int64_t>(pack_chunk.get(), 4096)); }
 
 }  // namespace
 
@@ -111,6 +122,7 @@ void Engine::isend(Request& r, int world_peer, SendMode mode) {
     s.method = method_for(world_peer);
     r.status = Status{};
     r.pending = 0;
+    if (r.segment) r.bytes = r.segment->size();
     if (!failed_peers_.empty() && failed_peers_.count(world_peer) != 0) {
         last_error_ = failed_peers_[world_peer];
         fail(r, Error::peer_failed);
@@ -123,12 +135,20 @@ void Engine::isend(Request& r, int world_peer, SendMode mode) {
     h.length = r.bytes;
     h.sender_req = r.id;
     const bool sync = mode == SendMode::synchronous;
-    if (r.bytes <= s.method->caps().eager_limit) {
+    // Non-contiguous data goes eagerly only when packing it whole stays within one chunk.
+    const bool eager = r.bytes <= s.method->caps().eager_limit && (!r.segment || r.bytes <= chunk_size());
+    if (eager) {
         h.type = sync ? Packet::eager_sync : Packet::eager;
         r.pending = sync ? 2 : 1;
         s.awaiting_sync = sync;
         s.data_in_flight = true;
-        iovec iov{r.buf, r.bytes};
+        std::byte* from = r.buf;
+        if (r.segment) {
+            s.stage.resize(r.bytes);
+            r.segment->pack(0, r.bytes, s.stage.data());
+            from = s.stage.data();
+        }
+        iovec iov{from, r.bytes};
         SendStatus st = s.method->send(world_peer, h, std::span<const iovec>(&iov, r.bytes > 0 ? 1 : 0), r.id);
         if (st == SendStatus::failed) {
             fail(r, Error::peer_failed);
@@ -150,6 +170,13 @@ void Engine::on_cts(int peer, const Header& h) {
     if (r == nullptr || r->kind != Kind::send || !r->send().awaiting_cts) return;
     SendState& s = r->send();
     s.awaiting_cts = false;
+    if (r->segment) {
+        s.pipelined = true;
+        s.receiver_req = h.receiver_req;
+        pumping_.push_back(r->id);
+        pump(*r);
+        return;
+    }
     s.data_in_flight = true;
     Header d = h;
     d.type = Packet::rndv_data;
@@ -164,9 +191,72 @@ void Engine::on_cts(int peer, const Header& h) {
     }
 }
 
+int Engine::pump(Request& r) {
+    SendState& s = r.send();
+    if (!s.pipelined || r.complete()) return 0;
+    const std::size_t chunk = chunk_size();
+    if (s.stage.empty()) s.stage.resize(std::min(r.bytes, chunk * kWindow));
+    int sent = 0;
+    // At most a window per call, even when the method copies at once (self):
+    // the next chunks wait for the next progress pass, after the receiver ran.
+    while (s.chunks_in_flight < kWindow && s.next < r.bytes && sent < kWindow) {
+        const std::size_t n = std::min(chunk, r.bytes - s.next);
+        std::byte* slot = s.stage.data() + (s.next / chunk) % kWindow * chunk;
+        r.segment->pack(s.next, n, slot);
+        Header d{};
+        d.type = Packet::rndv_data;
+        d.context = r.context;
+        d.source = r.rank;
+        d.tag = r.tag;
+        d.length = n;
+        d.sender_req = r.id;
+        d.receiver_req = s.receiver_req;
+        s.next += n;
+        ++s.chunks_in_flight;
+        ++sent;
+        iovec iov{slot, n};
+        SendStatus st = s.method->send(s.world_peer, d, std::span<const iovec>(&iov, 1), r.id);
+        if (st == SendStatus::failed) {
+            fail(r, Error::peer_failed);
+            return sent;
+        }
+        if (st == SendStatus::done) --s.chunks_in_flight;
+    }
+    pump_finish(r);
+    return sent;
+}
+
+void Engine::pump_finish(Request& r) {
+    SendState& s = r.send();
+    if (s.next < r.bytes || s.chunks_in_flight > 0) return;
+    s.pipelined = false;
+    s.stage = {};
+    complete_one(r);  // may destroy r
+}
+
+int Engine::pump_all() {
+    int events = 0;
+    std::vector<std::uint64_t> ids;
+    ids.swap(pumping_);
+    for (std::uint64_t id : ids) {
+        Request* r = lookup(id);
+        if (r == nullptr || r->kind != Kind::send || !r->send().pipelined || r->complete()) continue;
+        events += pump(*r);
+        r = lookup(id);
+        if (r != nullptr && r->send().pipelined && !r->complete()) pumping_.push_back(id);
+    }
+    return events;
+}
+
 void Engine::on_sent(std::uint64_t token) {
     Request* r = lookup(token);
-    if (r == nullptr || r->kind != Kind::send || !r->send().data_in_flight) return;
+    if (r == nullptr || r->kind != Kind::send) return;
+    if (r->send().pipelined) {
+        if (r->send().chunks_in_flight > 0) --r->send().chunks_in_flight;
+        pump_finish(*r);
+        return;
+    }
+    if (!r->send().data_in_flight) return;
     r->send().data_in_flight = false;
     complete_one(*r);
 }
@@ -186,6 +276,7 @@ void Engine::irecv(Request& r) {
     rs = RecvState{};
     r.status = Status{};
     r.pending = 1;
+    if (r.segment) r.bytes = r.segment->size();
     if (Unexpected* u = unexpected_.find(r.context, r.rank, r.tag)) {
         unexpected_.remove(u);
         bind(r, u);
@@ -199,6 +290,7 @@ void Engine::bind(Request& r, Unexpected* u) {
     RecvState& rs = r.recv();
     rs.matched = true;
     rs.matched_peer = u->peer;
+    rs.msg_length = u->header.length;
     r.status.source = u->header.source;
     r.status.tag = u->header.tag;
     switch (u->header.type) {
@@ -224,7 +316,11 @@ void Engine::bind(Request& r, Unexpected* u) {
 
 void Engine::deliver(Request& r, const Unexpected& u) {
     std::size_t n = std::min<std::size_t>(u.header.length, r.bytes);
-    if (n > 0) std::memcpy(r.buf, u.data.data(), n);
+    if (n > 0 && r.segment) {
+        r.segment->unpack(0, n, u.data.data());
+    } else if (n > 0) {
+        std::memcpy(r.buf, u.data.data(), n);
+    }
     r.status.bytes = n;
     if (u.header.length > r.bytes) r.status.error = Error::truncated;
 }
@@ -302,10 +398,11 @@ Landing Engine::on_header(int peer, const Header& h) {
                 rs.posted = false;
                 rs.matched = true;
                 rs.matched_peer = peer;
+                rs.msg_length = h.length;
                 r->status.source = h.source;
                 r->status.tag = h.tag;
                 if (h.type == Packet::eager_sync) send_control(peer, Packet::sync_ack, h, 0);
-                return Landing{r->buf, r->bytes, r, kLandRequest};
+                return landing_for(*r);
             }
             auto* u = new Unexpected;
             u->header = h;
@@ -320,6 +417,7 @@ Landing Engine::on_header(int peer, const Header& h) {
                 rs.posted = false;
                 rs.matched = true;
                 rs.matched_peer = peer;
+                rs.msg_length = h.length;
                 r->status.source = h.source;
                 r->status.tag = h.tag;
                 send_control(peer, Packet::cts, h, r->id);
@@ -337,7 +435,7 @@ Landing Engine::on_header(int peer, const Header& h) {
             if (r == nullptr || r->kind != Kind::recv || !r->recv().matched || r->recv().matched_peer != peer) {
                 return {};  // not ours: the method discards the payload
             }
-            return Landing{r->buf, r->bytes, r, kLandRequest};
+            return landing_for(*r);
         }
         case Packet::cts:
             on_cts(peer, h);
@@ -360,11 +458,41 @@ Landing Engine::on_header(int peer, const Header& h) {
     return {};
 }
 
+Landing Engine::landing_for(Request& r) {
+    RecvState& rs = r.recv();
+    if (rs.landed >= r.bytes) return Landing{nullptr, 0, &r, kLandRequest};  // truncated: discard, then complete
+    if (!r.segment) return Landing{r.buf + rs.landed, r.bytes - rs.landed, &r, kLandRequest};
+    if (rs.stage.empty()) rs.stage.resize(std::min(r.bytes, chunk_size()));
+    rs.land_base = rs.landed;
+    return Landing{rs.stage.data(), std::min<std::size_t>(rs.stage.size(), r.bytes - rs.land_base), &r, kLandRequest};
+}
+
+Landing Engine::on_landing_full(int /*peer*/, const Header& /*h*/, const Landing& landing) {
+    if (landing.kind != kLandRequest) return Landing{nullptr, 0, landing.cookie, landing.kind};
+    auto* r = static_cast<Request*>(landing.cookie);
+    RecvState& rs = r->recv();
+    if (!r->segment) return Landing{nullptr, 0, r, kLandRequest};  // the user's buffer is full: truncation
+    r->segment->unpack(rs.land_base, landing.capacity, rs.stage.data());
+    rs.land_base += landing.capacity;
+    if (rs.land_base >= r->bytes) return Landing{nullptr, 0, r, kLandRequest};
+    return Landing{rs.stage.data(), std::min<std::size_t>(rs.stage.size(), r->bytes - rs.land_base), r, kLandRequest};
+}
+
 void Engine::on_payload(int /*peer*/, const Header& h, const Landing& landing) {
     if (landing.kind == kLandRequest) {
         auto* r = static_cast<Request*>(landing.cookie);
-        r->status.bytes = std::min<std::uint64_t>(h.length, r->bytes);
-        if (h.length > r->bytes) r->status.error = Error::truncated;
+        RecvState& rs = r->recv();
+        const std::uint64_t end = rs.landed + h.length;
+        if (r->segment) {
+            const std::uint64_t kept = std::min<std::uint64_t>(end, r->bytes);
+            if (kept > rs.land_base) r->segment->unpack(rs.land_base, kept - rs.land_base, rs.stage.data());
+            rs.land_base = std::max(rs.land_base, kept);
+        }
+        rs.landed = end;
+        if (rs.landed < rs.msg_length) return;  // more rendezvous chunks follow
+        rs.stage = {};
+        r->status.bytes = std::min<std::uint64_t>(rs.msg_length, r->bytes);
+        if (rs.msg_length > r->bytes) r->status.error = Error::truncated;
         complete_one(*r);
     } else if (landing.kind == kLandUnexpected) {
         auto* u = static_cast<Unexpected*>(landing.cookie);
@@ -401,6 +529,7 @@ const std::string& Engine::peer_error(int peer) const {
 int Engine::progress() {
     int events = 0;
     for (auto& m : methods_) events += m->poll(*this);
+    if (!pumping_.empty()) events += pump_all();
     return events;
 }
 

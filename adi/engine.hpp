@@ -1,6 +1,7 @@
 // The engine: protocols (eager, rendezvous, synchronous, cancel), request life
 // cycle, per-peer method choice and the progress loop. It moves contiguous
-// byte ranges; datatypes and communicators stay in mpi/.
+// byte ranges, or packed streams of a Segment (adi/segment.hpp) for data that
+// is not contiguous; datatypes and communicators stay in mpi/.
 #pragma once
 
 #include <chrono>
@@ -33,9 +34,10 @@ public:
     Request* request_create(Kind kind);
     void request_destroy(Request* r);
 
-    // Start a send of r->buf[0, r->bytes) described by r->context/rank/tag.
+    // Start a send of r->buf[0, r->bytes) (or of r->segment) described by
+    // r->context/rank/tag.
     void isend(Request& r, int world_peer, SendMode mode);
-    // Start a receive into r->buf with capacity r->bytes.
+    // Start a receive into r->buf with capacity r->bytes (or into r->segment).
     void irecv(Request& r);
     // Envelope of the earliest matching unexpected message, without receiving it.
     bool iprobe(int context, int source, int tag, Status& status);
@@ -76,6 +78,7 @@ public:
     // Upcalls from the methods.
     Landing on_header(int peer, const Header& h) override;
     void on_payload(int peer, const Header& h, const Landing& landing) override;
+    Landing on_landing_full(int peer, const Header& h, const Landing& landing) override;
     void on_sent(std::uint64_t token) override;
     void on_peer_failed(int peer, const std::string& why) override;
 
@@ -90,6 +93,11 @@ private:
     void on_cancel_req(int peer, const Header& h);
     void on_cancel_ack(const Header& h);
     void idle_step(unsigned idle);
+    Landing landing_for(Request& r);
+    // Pipelined sends of non-contiguous data: pack and hand over the next chunks.
+    int pump(Request& r);
+    void pump_finish(Request& r);
+    int pump_all();
 
     std::vector<std::unique_ptr<Method>> methods_;
     std::vector<Method*> route_;  // by world rank
@@ -103,6 +111,7 @@ private:
     std::vector<std::uint32_t> free_slots_;
     PostedQueue posted_;
     UnexpectedQueue unexpected_;
+    std::vector<std::uint64_t> pumping_;  // ids of pipelined sends with chunks left
     std::unordered_map<int, std::string> failed_peers_;
     std::string last_error_;
     std::vector<int> extra_fds_;

@@ -12,7 +12,10 @@ enum class Packet : std::uint8_t {
     eager_sync = 2,  // as eager, receiver answers sync_ack once matched (Ssend)
     rts = 3,         // rendezvous request to send: envelope only, `length` = message size
     cts = 4,         // clear to send: receiver_req names the posted receive
-    rndv_data = 5,   // rendezvous payload, lands in the request named by receiver_req
+    // Rendezvous payload for the request named by receiver_req: the whole
+    // message at once, or (non-contiguous data, packed as it goes) several
+    // consecutive packets that add up to the size the rts announced.
+    rndv_data = 5,
     sync_ack = 6,    // the eager_sync message named by sender_req was matched
     cancel_req = 7,  // sender asks to withdraw its unmatched message sender_req
     cancel_ack = 8,  // answer; flags bit 0 = withdrawn
@@ -25,7 +28,7 @@ struct Header {
     std::int32_t context;  // communicator context id
     std::int32_t source;   // sender's rank in that communicator
     std::int32_t tag;
-    std::uint64_t length;        // message size in bytes
+    std::uint64_t length;        // message size in bytes (rndv_data: this packet's payload)
     std::uint64_t sender_req;    // sender's request id (opaque to the receiver)
     std::uint64_t receiver_req;  // receiver's request id (opaque to the sender)
 };

@@ -18,8 +18,13 @@
 //   The data iovecs stay owned by the caller and must remain valid until the
 //   send completes: at once when send() returns SendStatus::done, otherwise
 //   when the method calls Upcalls::on_sent(token). A Landing returned by
-//   on_header() belongs to the engine; the method writes at most `capacity`
-//   bytes into it and silently discards the rest of the payload.
+//   on_header() belongs to the engine. The method writes the payload into it
+//   in order; when it has filled a landing of non-zero capacity and payload
+//   remains, it calls on_landing_full() and continues into the landing that
+//   returns (the engine unpacks a full staging buffer there and hands it back,
+//   so a payload of any size can land in bounded memory). What does not fit in
+//   a landing of capacity 0 is silently discarded (truncation). At the end of
+//   the payload the method calls on_payload() with the landing it last used.
 //
 // Ordering
 //   Packets between one pair of processes arrive in the order they were sent
@@ -62,6 +67,9 @@ public:
     // Landing and calls on_payload, also for empty payloads.
     virtual Landing on_header(int peer, const Header& h) = 0;
     virtual void on_payload(int peer, const Header& h, const Landing& landing) = 0;
+    // `landing` is full (capacity bytes written) and the payload continues:
+    // returns where the next bytes go.
+    virtual Landing on_landing_full(int peer, const Header& h, const Landing& landing) = 0;
     // The send identified by `token` completed; its data buffers are free.
     virtual void on_sent(std::uint64_t token) = 0;
     // The link to `peer` failed; `why` says what happened and what to check.

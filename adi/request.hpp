@@ -10,8 +10,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <variant>
 #include <vector>
+
+#include "adi/segment.hpp"
 
 namespace strata::adi {
 
@@ -43,6 +46,14 @@ struct SendState {
     bool awaiting_sync = false;
     bool data_in_flight = false;
     bool cancel_asked = false;
+    // Non-contiguous data: packed into `stage` just before it leaves, whole
+    // for an eager message, otherwise chunk by chunk into a few slots
+    // (pipelined rendezvous data).
+    bool pipelined = false;
+    std::uint64_t receiver_req = 0;  // from the cts
+    std::size_t next = 0;            // packed bytes handed to the method so far
+    int chunks_in_flight = 0;
+    std::vector<std::byte> stage;
 };
 
 struct RecvState {
@@ -50,6 +61,12 @@ struct RecvState {
     bool matched = false;     // a message was bound to it
     int matched_peer = -1;    // world rank of the matched sender
     void* unexpected = nullptr;  // the still-arriving unexpected message it waits for
+    std::uint64_t msg_length = 0;  // size of the matched message, from its envelope
+    std::uint64_t landed = 0;      // payload bytes of the message that arrived so far
+    // Non-contiguous receives: chunks land in `stage`, which holds the packed
+    // bytes from offset land_base on, and are unpacked as they fill it.
+    std::uint64_t land_base = 0;
+    std::vector<std::byte> stage;
 };
 
 enum class Kind : std::uint8_t { send, recv };
@@ -69,6 +86,9 @@ struct Request {
     // Contiguous bytes to send from, or to receive into (capacity).
     std::byte* buf = nullptr;
     std::size_t bytes = 0;
+    // Set instead of `buf` when the data is not contiguous; `bytes` is then
+    // its packed size.
+    std::shared_ptr<Segment> segment;
 
     std::variant<SendState, RecvState> state;
 

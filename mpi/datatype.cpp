@@ -1,7 +1,8 @@
 #include "mpi/datatype.hpp"
 
-#include <cstring>
-#include <stdexcept>
+#include <climits>
+#include <cstddef>
+#include <vector>
 
 #include "mpi/errors.hpp"
 #include "mpi/setup.hpp"
@@ -12,89 +13,388 @@ namespace {
 
 struct Basic {
     MPI_Datatype handle;
-    int size;
+    MPI_Aint size;
+    MPI_Aint align;
     const char* name;
 };
 
-struct TwoInt {
-    int a;
-    int b;
-};
+template <class T>
+constexpr Basic basic_of(MPI_Datatype h, const char* name) {
+    return Basic{h, sizeof(T), alignof(T), name};
+}
 
 const Basic kBasic[] = {
-    {MPI_CHAR, sizeof(char), "MPI_CHAR"},
-    {MPI_SHORT, sizeof(short), "MPI_SHORT"},
-    {MPI_INT, sizeof(int), "MPI_INT"},
-    {MPI_LONG, sizeof(long), "MPI_LONG"},
-    {MPI_UNSIGNED_CHAR, sizeof(unsigned char), "MPI_UNSIGNED_CHAR"},
-    {MPI_UNSIGNED_SHORT, sizeof(unsigned short), "MPI_UNSIGNED_SHORT"},
-    {MPI_UNSIGNED, sizeof(unsigned), "MPI_UNSIGNED"},
-    {MPI_UNSIGNED_LONG, sizeof(unsigned long), "MPI_UNSIGNED_LONG"},
-    {MPI_FLOAT, sizeof(float), "MPI_FLOAT"},
-    {MPI_DOUBLE, sizeof(double), "MPI_DOUBLE"},
-    {MPI_LONG_DOUBLE, sizeof(long double), "MPI_LONG_DOUBLE"},
-    {MPI_BYTE, 1, "MPI_BYTE"},
-    {MPI_PACKED, 1, "MPI_PACKED"},
-    {MPI_LONG_LONG_INT, sizeof(long long), "MPI_LONG_LONG_INT"},
-    {MPI_2INT, sizeof(TwoInt), "MPI_2INT"},
+    basic_of<char>(MPI_CHAR, "MPI_CHAR"),
+    basic_of<short>(MPI_SHORT, "MPI_SHORT"),
+    basic_of<int>(MPI_INT, "MPI_INT"),
+    basic_of<long>(MPI_LONG, "MPI_LONG"),
+    basic_of<unsigned char>(MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR"),
+    basic_of<unsigned short>(MPI_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT"),
+    basic_of<unsigned>(MPI_UNSIGNED, "MPI_UNSIGNED"),
+    basic_of<unsigned long>(MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG"),
+    basic_of<float>(MPI_FLOAT, "MPI_FLOAT"),
+    basic_of<double>(MPI_DOUBLE, "MPI_DOUBLE"),
+    basic_of<long double>(MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE"),
+    basic_of<unsigned char>(MPI_BYTE, "MPI_BYTE"),
+    basic_of<unsigned char>(MPI_PACKED, "MPI_PACKED"),
+    basic_of<long long>(MPI_LONG_LONG_INT, "MPI_LONG_LONG_INT"),
+};
+
+// The pair types are the C structs a MINLOC/MAXLOC user declares, padding included.
+template <class A>
+struct PairOf {
+    A value;
+    int index;
+};
+
+struct Pair {
+    MPI_Datatype handle;
+    MPI_Datatype first;
+    MPI_Aint second_offset;
+    MPI_Aint extent;
+    MPI_Aint align;
+    const char* name;
+};
+
+template <class A>
+Pair pair_of(MPI_Datatype h, MPI_Datatype first, const char* name) {
+    return Pair{h, first, offsetof(PairOf<A>, index), sizeof(PairOf<A>), alignof(PairOf<A>), name};
+}
+
+int index_of(MPI_Datatype h) { return h & ((1 << 26) - 1); }
+
+void fill(Datatype& t, TypemapPtr map) {
+    t.size = static_cast<int>(map->size);
+    t.extent = map->extent();
+    t.contiguous = map->contiguous();
+    t.basic = map->basic;
+    t.map = std::move(map);
+}
+
+void predefined_put(Runtime& r, MPI_Datatype h, TypemapPtr map, const char* name) {
+    auto t = std::make_unique<Datatype>();
+    fill(*t, std::move(map));
+    t->name = name;
+    t->predefined = true;
+    t->committed = true;
+    r.datatypes.put(index_of(h), std::move(t));
+}
+
+class TypeSegment final : public adi::Segment {
+public:
+    TypeSegment(TypemapPtr map, void* buf, int count) : map_(std::move(map)), buf_(buf), count_(count) {}
+    std::size_t size() const override {
+        return static_cast<std::size_t>(map_->size) * static_cast<std::size_t>(count_);
+    }
+    void pack(std::size_t offset, std::size_t n, std::byte* out) const override {
+        typemap_pack(*map_, buf_, offset, n, out);
+    }
+    void unpack(std::size_t offset, std::size_t n, const std::byte* in) override {
+        typemap_unpack(*map_, buf_, offset, n, in);
+    }
+
+private:
+    TypemapPtr map_;
+    void* buf_;
+    int count_;
 };
 
 }  // namespace
 
 void datatypes_setup(Runtime& r) {
     r.datatypes.reserve_predefined(64);
-    for (const Basic& b : kBasic) {
-        auto t = std::make_unique<Datatype>();
-        t->size = b.size;
-        t->extent = b.size;
-        t->contiguous = true;
-        t->basic = b.handle;
-        t->name = b.name;
-        r.datatypes.put(b.handle & ((1 << 26) - 1), std::move(t));
+    for (const Basic& b : kBasic) predefined_put(r, b.handle, typemap_basic(b.handle, b.size, b.align), b.name);
+    const Pair pairs[] = {
+        pair_of<int>(MPI_2INT, MPI_INT, "MPI_2INT"),
+        pair_of<float>(MPI_FLOAT_INT, MPI_FLOAT, "MPI_FLOAT_INT"),
+        pair_of<double>(MPI_DOUBLE_INT, MPI_DOUBLE, "MPI_DOUBLE_INT"),
+        pair_of<long>(MPI_LONG_INT, MPI_LONG, "MPI_LONG_INT"),
+        pair_of<short>(MPI_SHORT_INT, MPI_SHORT, "MPI_SHORT_INT"),
+        pair_of<long double>(MPI_LONG_DOUBLE_INT, MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE_INT"),
+    };
+    const TypemapPtr int_map = r.datatypes.get(MPI_INT)->map;
+    for (const Pair& p : pairs) {
+        predefined_put(r, p.handle,
+                       typemap_pair(p.handle, r.datatypes.get(p.first)->map, int_map, p.second_offset, p.extent, p.align),
+                       p.name);
     }
+    predefined_put(r, MPI_LB, typemap_marker(false), "MPI_LB");
+    predefined_put(r, MPI_UB, typemap_marker(true), "MPI_UB");
 }
 
+TypemapPtr datatype_bytes() { return rt().datatypes.get(MPI_BYTE)->map; }
+
 void datatype_pack(const Datatype& t, const void* buf, int count, void* out) {
-    if (!t.contiguous) throw std::logic_error("datatype_pack: non-contiguous layout not supported");
-    if (count > 0) std::memcpy(out, buf, static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size));
+    if (count <= 0 || t.size == 0) return;
+    typemap_pack(*t.map, buf, 0, static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size), out);
 }
 
 void datatype_unpack(const Datatype& t, const void* in, int count, void* buf) {
-    if (!t.contiguous) throw std::logic_error("datatype_unpack: non-contiguous layout not supported");
-    if (count > 0) std::memcpy(buf, in, static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size));
+    if (count <= 0 || t.size == 0) return;
+    typemap_unpack(*t.map, buf, 0, static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size), in);
+}
+
+std::shared_ptr<adi::Segment> datatype_segment(TypemapPtr map, void* buf, int count) {
+    return std::make_shared<TypeSegment>(std::move(map), buf, count);
 }
 
 }  // namespace strata::mpi
 
 using namespace strata::mpi;
 
+namespace {
+
+int type_error(const char* fn, int cls, const std::string& detail) {
+    return error_raise(MPI_COMM_WORLD, cls, fn, detail);
+}
+
+// Looks up an old type for a constructor (it need not be committed).
+int old_get(const char* fn, MPI_Datatype h, Datatype*& t, const char* what = "oldtype") {
+    t = datatype_get(h);
+    if (t != nullptr) return MPI_SUCCESS;
+    return type_error(fn, MPI_ERR_TYPE,
+                      std::string(what) + (h == MPI_DATATYPE_NULL ? " is MPI_DATATYPE_NULL" : " is not a datatype handle"));
+}
+
+int create(const char* fn, const std::vector<Block>& blocks, bool pad, MPI_Datatype* newtype) {
+    TypemapPtr map = typemap_build(blocks, pad);
+    if (map->size > INT_MAX) {
+        return type_error(fn, MPI_ERR_ARG,
+                          "the new type holds " + std::to_string(map->size) + " bytes, more than an int can count");
+    }
+    auto t = std::make_unique<Datatype>();
+    fill(*t, std::move(map));
+    *newtype = rt().datatypes.add(std::move(t));
+    return MPI_SUCCESS;
+}
+
+int check_count(const char* fn, int count) {
+    if (count >= 0) return MPI_SUCCESS;
+    return type_error(fn, MPI_ERR_COUNT, "count " + std::to_string(count) + " is negative");
+}
+
+int check_blocklength(const char* fn, int len, int i) {
+    if (len >= 0) return MPI_SUCCESS;
+    return type_error(fn, MPI_ERR_ARG,
+                      "block length " + std::to_string(len) + (i >= 0 ? " at index " + std::to_string(i) : "") +
+                          " is negative");
+}
+
+int check_out(const char* fn, const void* p, const char* what) {
+    if (p != nullptr) return MPI_SUCCESS;
+    return type_error(fn, MPI_ERR_ARG, std::string(what) + " is NULL");
+}
+
+int strided(const char* fn, int count, int blocklength, MPI_Aint stride, bool in_bytes, MPI_Datatype oldtype,
+            MPI_Datatype* newtype) {
+    return api(fn, [&] {
+        if (int e = check_count(fn, count)) return e;
+        if (int e = check_blocklength(fn, blocklength, -1)) return e;
+        Datatype* old = nullptr;
+        if (int e = old_get(fn, oldtype, old)) return e;
+        if (int e = check_out(fn, newtype, "newtype")) return e;
+        const MPI_Aint step = in_bytes ? stride : stride * old->map->extent();
+        std::vector<Block> blocks(static_cast<std::size_t>(count));
+        for (int i = 0; i < count; ++i) blocks[static_cast<std::size_t>(i)] = Block{old->map, blocklength, i * step};
+        return create(fn, blocks, false, newtype);
+    });
+}
+
+template <class Disp>
+int indexed(const char* fn, int count, const int* lengths, const Disp* displacements, bool in_bytes,
+            MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return api(fn, [&] {
+        if (int e = check_count(fn, count)) return e;
+        if (count > 0 && (lengths == nullptr || displacements == nullptr))
+            return type_error(fn, MPI_ERR_ARG, "block length or displacement array is NULL");
+        Datatype* old = nullptr;
+        if (int e = old_get(fn, oldtype, old)) return e;
+        if (int e = check_out(fn, newtype, "newtype")) return e;
+        const MPI_Aint unit = in_bytes ? 1 : old->map->extent();
+        std::vector<Block> blocks(static_cast<std::size_t>(count));
+        for (int i = 0; i < count; ++i) {
+            if (int e = check_blocklength(fn, lengths[i], i)) return e;
+            blocks[static_cast<std::size_t>(i)] = Block{old->map, lengths[i], static_cast<MPI_Aint>(displacements[i]) * unit};
+        }
+        return create(fn, blocks, false, newtype);
+    });
+}
+
+// Looks up a type for a query; every handle of a live type answers, committed or not.
+int query_get(const char* fn, MPI_Datatype h, Datatype*& t, const void* out) {
+    if (int e = old_get(fn, h, t, "datatype")) return e;
+    return check_out(fn, out, "the output argument");
+}
+
+}  // namespace
+
 extern "C" {
+
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    static const char* fn = "MPI_Type_contiguous";
+    return api(fn, [&] {
+        if (int e = check_count(fn, count)) return e;
+        Datatype* old = nullptr;
+        if (int e = old_get(fn, oldtype, old)) return e;
+        if (int e = check_out(fn, newtype, "newtype")) return e;
+        return create(fn, {Block{old->map, count, 0}}, false, newtype);
+    });
+}
+
+#pragma weak MPI_Type_vector = PMPI_Type_vector
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return strided("MPI_Type_vector", count, blocklength, stride, false, oldtype, newtype);
+}
+
+#pragma weak MPI_Type_hvector = PMPI_Type_hvector
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return strided("MPI_Type_hvector", count, blocklength, stride, true, oldtype, newtype);
+}
+
+#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
+                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return indexed("MPI_Type_indexed", count, array_of_blocklengths, array_of_displacements, false, oldtype, newtype);
+}
+
+#pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
+int PMPI_Type_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return indexed("MPI_Type_hindexed", count, array_of_blocklengths, array_of_displacements, true, oldtype, newtype);
+}
+
+#pragma weak MPI_Type_struct = PMPI_Type_struct
+int PMPI_Type_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                     const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
+    static const char* fn = "MPI_Type_struct";
+    return api(fn, [&] {
+        if (int e = check_count(fn, count)) return e;
+        if (count > 0 && (array_of_blocklengths == nullptr || array_of_displacements == nullptr || array_of_types == nullptr))
+            return type_error(fn, MPI_ERR_ARG, "block length, displacement or type array is NULL");
+        if (int e = check_out(fn, newtype, "newtype")) return e;
+        std::vector<Block> blocks(static_cast<std::size_t>(count));
+        for (int i = 0; i < count; ++i) {
+            if (int e = check_blocklength(fn, array_of_blocklengths[i], i)) return e;
+            Datatype* t = datatype_get(array_of_types[i]);
+            if (t == nullptr)
+                return type_error(fn, MPI_ERR_TYPE, "array_of_types[" + std::to_string(i) + "] is not a datatype");
+            blocks[static_cast<std::size_t>(i)] = Block{t->map, array_of_blocklengths[i], array_of_displacements[i]};
+        }
+        return create(fn, blocks, true, newtype);
+    });
+}
+
+#pragma weak MPI_Address = PMPI_Address
+int PMPI_Address(const void* location, MPI_Aint* address) {
+    static const char* fn = "MPI_Address";
+    return api(fn, [&] {
+        if (int e = check_out(fn, address, "address")) return e;
+        // Addresses are plain integers, relative to MPI_BOTTOM (NULL).
+        *address = static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(location));
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Type_extent = PMPI_Type_extent
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
+    return api("MPI_Type_extent", [&] {
+        Datatype* t = nullptr;
+        if (int e = query_get("MPI_Type_extent", datatype, t, extent)) return e;
+        *extent = t->map->extent();
+        return MPI_SUCCESS;
+    });
+}
 
 #pragma weak MPI_Type_size = PMPI_Type_size
 int PMPI_Type_size(MPI_Datatype datatype, int* size) {
     return api("MPI_Type_size", [&] {
-        Datatype* t = datatype_get(datatype);
-        if (t == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Type_size", "");
-        if (size == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Type_size", "size is NULL");
+        Datatype* t = nullptr;
+        if (int e = query_get("MPI_Type_size", datatype, t, size)) return e;
         *size = t->size;
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Type_lb = PMPI_Type_lb
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement) {
+    return api("MPI_Type_lb", [&] {
+        Datatype* t = nullptr;
+        if (int e = query_get("MPI_Type_lb", datatype, t, displacement)) return e;
+        *displacement = t->map->lb;
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Type_ub = PMPI_Type_ub
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
+    return api("MPI_Type_ub", [&] {
+        Datatype* t = nullptr;
+        if (int e = query_get("MPI_Type_ub", datatype, t, displacement)) return e;
+        *displacement = t->map->ub;
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Type_commit = PMPI_Type_commit
+int PMPI_Type_commit(MPI_Datatype* datatype) {
+    static const char* fn = "MPI_Type_commit";
+    return api(fn, [&] {
+        if (int e = check_out(fn, datatype, "datatype")) return e;
+        Datatype* t = nullptr;
+        if (int e = old_get(fn, *datatype, t, "datatype")) return e;
+        t->committed = true;
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Type_free = PMPI_Type_free
+int PMPI_Type_free(MPI_Datatype* datatype) {
+    static const char* fn = "MPI_Type_free";
+    return api(fn, [&] {
+        if (int e = check_out(fn, datatype, "datatype")) return e;
+        Datatype* t = nullptr;
+        if (int e = old_get(fn, *datatype, t, "datatype")) return e;
+        if (t->predefined) return type_error(fn, MPI_ERR_TYPE, t->name + " is predefined and cannot be freed");
+        // Types built on it and pending communications hold the layout itself.
+        rt().datatypes.remove(*datatype);
+        *datatype = MPI_DATATYPE_NULL;
         return MPI_SUCCESS;
     });
 }
 
 #pragma weak MPI_Get_count = PMPI_Get_count
 int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-    return api("MPI_Get_count", [&] {
-        Datatype* t = datatype_get(datatype);
-        if (t == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Get_count", "");
-        if (status == nullptr || count == nullptr)
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_count", "status or count is NULL");
+    static const char* fn = "MPI_Get_count";
+    return api(fn, [&] {
+        Datatype* t = nullptr;
+        if (int e = old_get(fn, datatype, t, "datatype")) return e;
+        if (status == nullptr || status == MPI_STATUS_IGNORE || count == nullptr)
+            return type_error(fn, MPI_ERR_ARG, "status or count is NULL");
+        const long long bytes = status->strata_bytes;
         if (t->size == 0) {
             *count = 0;
-        } else if (status->strata_bytes % t->size != 0) {
+        } else if (bytes % t->size != 0 || bytes / t->size > INT_MAX) {
             *count = MPI_UNDEFINED;
         } else {
-            *count = static_cast<int>(status->strata_bytes / t->size);
+            *count = static_cast<int>(bytes / t->size);
         }
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+    static const char* fn = "MPI_Get_elements";
+    return api(fn, [&] {
+        Datatype* t = nullptr;
+        if (int e = old_get(fn, datatype, t, "datatype")) return e;
+        if (status == nullptr || status == MPI_STATUS_IGNORE || count == nullptr)
+            return type_error(fn, MPI_ERR_ARG, "status or count is NULL");
+        // A partial receive counts the basic elements that arrived whole; a
+        // message that ends inside a basic element has no such count.
+        const MPI_Aint n = typemap_elements(*t->map, static_cast<MPI_Aint>(status->strata_bytes));
+        *count = n < 0 || n > INT_MAX ? MPI_UNDEFINED : static_cast<int>(n);
         return MPI_SUCCESS;
     });
 }

@@ -1,7 +1,8 @@
 #include "mpi/pt2pt.hpp"
 
 #include <climits>
-#include <cstring>
+#include <cstdint>
+#include <utility>
 
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
@@ -22,7 +23,11 @@ int check_buffer(const char* fn, MPI_Comm comm, const void* buf, int count, MPI_
         return error_raise(comm, MPI_ERR_TYPE, fn,
                            datatype == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL is not a datatype" : "not a datatype handle");
     }
-    if (buf == nullptr && count > 0 && t->size > 0) {
+    if (!t->committed) {
+        return error_raise(comm, MPI_ERR_TYPE, fn, "the datatype is not committed; call MPI_Type_commit first");
+    }
+    // A derived type may address memory absolutely from MPI_BOTTOM (NULL).
+    if (buf == nullptr && count > 0 && t->size > 0 && t->predefined) {
         return error_raise(comm, MPI_ERR_BUFFER, fn, "buffer is NULL but count is " + std::to_string(count));
     }
     return MPI_SUCCESS;
@@ -68,7 +73,7 @@ int slot_prepare(const char* fn, RequestSlot::Op op, const void* buf, int count,
     s.op = op;
     s.buf = buf;
     s.count = count;
-    s.datatype = datatype;
+    s.type = t->map;
     s.peer = peer;
     s.tag = tag;
     return MPI_SUCCESS;
@@ -85,32 +90,33 @@ adi::SendMode mode_of(RequestSlot::Op op) {
     }
 }
 
-// MPI_Bsend semantics: copy into the attached buffer, send from there, and
+// MPI_Bsend semantics: pack into the attached buffer, send from there, and
 // complete the user's request at once.
-int bsend_start(Runtime& r, adi::Request& user, int world_peer, std::string& detail) {
+int bsend_start(Runtime& r, const RequestSlot& s, adi::Request& user, int world_peer, std::string& detail) {
     if (!r.bsend.attached()) {
         detail = "no buffer is attached; call MPI_Buffer_attach first";
         return MPI_ERR_BUFFER;
     }
-    auto off = r.bsend.reserve(user.bytes);
+    const std::size_t bytes = static_cast<std::size_t>(s.count) * static_cast<std::size_t>(s.type->size);
+    auto off = r.bsend.reserve(bytes);
     if (!off) {
         // Sends that finished since the last pass give their space back.
         r.engine->progress();
-        off = r.bsend.reserve(user.bytes);
+        off = r.bsend.reserve(bytes);
     }
     if (!off) {
-        detail = "the attached buffer has no room for " + std::to_string(user.bytes) +
+        detail = "the attached buffer has no room for " + std::to_string(bytes) +
                  " bytes + MPI_BSEND_OVERHEAD; attach a larger buffer";
         return MPI_ERR_BUFFER;
     }
     std::byte* copy = r.bsend.at(*off);
-    if (user.bytes > 0) std::memcpy(copy, user.buf, user.bytes);
+    if (bytes > 0) typemap_pack(*s.type, s.buf, 0, bytes, copy);
     adi::Request* inner = r.engine->request_create(adi::Kind::send);
     inner->context = user.context;
     inner->rank = user.rank;
     inner->tag = user.tag;
     inner->buf = copy;
-    inner->bytes = user.bytes;
+    inner->bytes = bytes;
     inner->released = true;
     const std::size_t at = *off;
     inner->on_complete = [&r, at] { r.bsend.release(at); };
@@ -119,22 +125,38 @@ int bsend_start(Runtime& r, adi::Request& user, int world_peer, std::string& det
     return MPI_SUCCESS;
 }
 
+// Points the engine request at the user's data: straight at the buffer when
+// the elements form one block, through a packing Segment otherwise.
+void data_bind(adi::Request& q, const RequestSlot& s) {
+    const Typemap& t = *s.type;
+    q.bytes = static_cast<std::size_t>(s.count) * static_cast<std::size_t>(t.size);
+    q.segment.reset();
+    q.buf = nullptr;
+    if (q.bytes == 0) return;
+    if (t.contiguous() || (s.count == 1 && t.single_block())) {
+        // Integer arithmetic: with MPI_BOTTOM the origin is NULL.
+        q.buf = reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(s.buf) +
+                                             static_cast<std::uintptr_t>(t.true_lb));
+        return;
+    }
+    q.segment = datatype_segment(s.type, const_cast<void*>(s.buf), s.count);
+}
+
 }  // namespace
 
 int op_start(RequestSlot& s, std::string& detail) {
     Runtime& r = rt();
     Comm* c = comm_get(s.comm);
-    Datatype* t = datatype_get(s.datatype);
-    if (c == nullptr || t == nullptr) {
-        detail = "the communicator or datatype of this request was freed";
+    if (c == nullptr || !s.type) {
+        detail = "the communicator of this request was freed";
         return MPI_ERR_REQUEST;
     }
     adi::Request& q = *s.req;
     q.status = adi::Status{};
     q.context = c->context;
     q.tag = s.tag;
-    q.buf = static_cast<std::byte*>(const_cast<void*>(s.buf));
-    q.bytes = static_cast<std::size_t>(s.count) * static_cast<std::size_t>(t->size);
+    // A buffered send packs into the attached buffer itself.
+    if (s.op != RequestSlot::Op::bsend) data_bind(q, s);
     if (s.peer == MPI_PROC_NULL) {
         q.pending = 0;
         if (s.op == RequestSlot::Op::recv) {
@@ -150,7 +172,7 @@ int op_start(RequestSlot& s, std::string& detail) {
     }
     q.rank = c->rank;
     const int world_peer = c->world[static_cast<std::size_t>(s.peer)];
-    if (s.op == RequestSlot::Op::bsend) return bsend_start(r, q, world_peer, detail);
+    if (s.op == RequestSlot::Op::bsend) return bsend_start(r, s, q, world_peer, detail);
     r.engine->isend(q, world_peer, mode_of(s.op));
     return MPI_SUCCESS;
 }
@@ -164,7 +186,7 @@ int slot_start_handle(const char* fn, RequestSlot s, MPI_Request* request) {
         r.engine->request_destroy(s.req);
         return error_raise(s.comm, e, fn, detail);
     }
-    *request = r.requests.add(std::make_unique<RequestSlot>(s));
+    *request = r.requests.add(std::make_unique<RequestSlot>(std::move(s)));
     return MPI_SUCCESS;
 }
 

@@ -16,6 +16,7 @@
 #include "mpi/bsend_buffer.hpp"
 #include "mpi/context_pool.hpp"
 #include "mpi/handle_table.hpp"
+#include "mpi/typemap.hpp"
 
 namespace strata::mpi {
 
@@ -71,11 +72,19 @@ struct Keyval {
 struct Datatype {
     int size = 0;       // bytes of data in one element
     MPI_Aint extent = 0;
+    // count elements are one block of count * size bytes at origin + lb
+    // (see Typemap::contiguous): sends and receives go straight from the buffer.
     bool contiguous = true;
     // The one basic type every element is made of (what predefined reduction
-    // operations dispatch on), or MPI_DATATYPE_NULL when the type mixes several.
+    // operations dispatch on; a pair type for MPI_DOUBLE_INT and friends), or
+    // MPI_DATATYPE_NULL when the type mixes several.
     MPI_Datatype basic = MPI_DATATYPE_NULL;
     std::string name;
+    // The layout, shared with the derived types built on it and with pending
+    // communications, so MPI_Type_free never pulls it from under them.
+    TypemapPtr map;
+    bool predefined = false;
+    bool committed = false;  // derived types must be committed before communication
 };
 
 // What an MPI request handle refers to.
@@ -88,7 +97,9 @@ struct RequestSlot {
     enum class Op { send, bsend, ssend, rsend, recv } op = Op::send;
     const void* buf = nullptr;
     int count = 0;
-    MPI_Datatype datatype = MPI_DATATYPE_NULL;
+    // The datatype's layout rather than its handle: MPI_Type_free may release
+    // the handle while the request still uses the type.
+    TypemapPtr type;
     int peer = 0;
     int tag = 0;
 };

@@ -1,8 +1,10 @@
 // Entry points that start point-to-point operations.
-#include <cstring>
+#include <climits>
+#include <utility>
 #include <vector>
 
 #include "mpi/comm.hpp"
+#include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/pt2pt.hpp"
 
@@ -38,7 +40,7 @@ int persistent(const char* fn, RequestSlot::Op op, const void* buf, int count, M
         s.persistent = true;
         s.active = false;
         s.req = rt().engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
-        *request = rt().requests.add(std::make_unique<RequestSlot>(s));
+        *request = rt().requests.add(std::make_unique<RequestSlot>(std::move(s)));
         return MPI_SUCCESS;
     });
 }
@@ -180,14 +182,18 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
         if (int e = slot_prepare(fn, Op::send, buf, count, datatype, dest, sendtag, comm, s)) return e;
         RequestSlot rv;
         if (int e = slot_prepare(fn, Op::recv, buf, count, datatype, source, recvtag, comm, rv)) return e;
-        int size = 0;
-        PMPI_Type_size(datatype, &size);
-        // The message may arrive before ours has left: receive aside, then copy.
-        std::vector<std::byte> scratch(static_cast<std::size_t>(count) * static_cast<std::size_t>(size));
+        // The message may arrive before ours has left: receive it packed
+        // aside, then unpack what arrived over the buffer.
+        const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(s.type->size);
+        if (bytes > INT_MAX)
+            return error_raise(comm, MPI_ERR_COUNT, fn, "the message is larger than INT_MAX bytes");
+        std::vector<std::byte> scratch(bytes);
         rv.buf = scratch.data();
+        rv.count = static_cast<int>(bytes);
+        rv.type = datatype_bytes();
         adi::Status got;
         int e = pair_run(fn, s, rv, comm, status, got);
-        if (e == MPI_SUCCESS && got.bytes > 0) std::memcpy(buf, scratch.data(), got.bytes);
+        if (e == MPI_SUCCESS && got.bytes > 0) typemap_unpack(*s.type, buf, 0, got.bytes, scratch.data());
         return e;
     });
 }

@@ -428,13 +428,18 @@ void TcpMethod::parse_staged(int peer, adi::Upcalls& up) {
             const std::uint64_t left = p.cur.length - p.pay_done;
             const std::size_t avail = p.rx_end - p.rx_begin;
             const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(left, avail));
-            if (p.pay_done < p.land.capacity && p.land.dest != nullptr) {
-                std::size_t room = static_cast<std::size_t>(p.land.capacity - p.pay_done);
-                std::size_t copy = std::min(room, take);
-                if (copy > 0) std::memcpy(p.land.dest + p.pay_done, p.rx.data() + p.rx_begin, copy);
+            std::size_t done = 0;
+            while (done < take && p.land_at < p.land.capacity && p.land.dest != nullptr) {
+                const std::size_t copy = std::min(p.land.capacity - p.land_at, take - done);
+                std::memcpy(p.land.dest + p.land_at, p.rx.data() + p.rx_begin + done, copy);
+                p.land_at += copy;
+                done += copy;
+                p.pay_done += copy;
+                landing_advance(p, peer, up);
             }
+            // Whatever no landing takes is discarded (truncation).
             p.rx_begin += take;
-            p.pay_done += take;
+            p.pay_done += take - done;
             if (p.pay_done < p.cur.length) break;  // need more from the socket
             p.in_payload = false;
             up.on_payload(peer, p.cur, p.land);
@@ -447,6 +452,7 @@ void TcpMethod::parse_staged(int peer, adi::Upcalls& up) {
         if (adi::carries_payload(p.cur.type)) {
             p.in_payload = true;
             p.land = land;
+            p.land_at = 0;
             p.pay_done = 0;
         }
     }
@@ -461,6 +467,13 @@ void TcpMethod::parse_staged(int peer, adi::Upcalls& up) {
     }
 }
 
+void TcpMethod::landing_advance(Peer& p, int peer, adi::Upcalls& up) {
+    if (p.land_at == p.land.capacity && p.land.capacity > 0 && p.pay_done < p.cur.length) {
+        p.land = up.on_landing_full(peer, p.cur, p.land);
+        p.land_at = 0;
+    }
+}
+
 void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
     Peer& p = peers_[static_cast<std::size_t>(peer)];
     while (p.link == Link::connected) {
@@ -469,11 +482,11 @@ void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
         std::size_t direct = 0;
         // In the middle of a payload with an empty staging buffer: read the rest
         // straight into the landing buffer, and what follows into staging.
-        if (p.in_payload && p.rx_begin == p.rx_end && p.pay_done < p.land.capacity && p.land.dest != nullptr) {
+        if (p.in_payload && p.rx_begin == p.rx_end && p.land_at < p.land.capacity && p.land.dest != nullptr) {
             p.rx_begin = p.rx_end = 0;
             std::uint64_t left = p.cur.length - p.pay_done;
-            direct = static_cast<std::size_t>(std::min<std::uint64_t>(left, p.land.capacity - p.pay_done));
-            iov[n_iov++] = iovec{p.land.dest + p.pay_done, direct};
+            direct = static_cast<std::size_t>(std::min<std::uint64_t>(left, p.land.capacity - p.land_at));
+            iov[n_iov++] = iovec{p.land.dest + p.land_at, direct};
         }
         if (p.rx_begin == p.rx_end) p.rx_begin = p.rx_end = 0;
         iov[n_iov++] = iovec{p.rx.data() + p.rx_end, p.rx.size() - p.rx_end};
@@ -504,10 +517,13 @@ void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
         if (direct > 0) {
             std::size_t into = std::min(got, direct);
             p.pay_done += into;
+            p.land_at += into;
             got -= into;
             if (p.pay_done == p.cur.length) {
                 p.in_payload = false;
                 up.on_payload(peer, p.cur, p.land);
+            } else {
+                landing_advance(p, peer, up);
             }
         }
         p.rx_end += got;

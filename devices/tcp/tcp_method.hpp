@@ -6,7 +6,8 @@
 // rank's attempt is refused during the handshake and its queued packets go out
 // on the winner. Header and data leave in one sendmsg() straight from the
 // caller's buffer; arriving payloads are read with readv() straight into the
-// landing buffer (the posted receive, for rendezvous data), with a small
+// landing buffer (the posted receive for rendezvous data, or the engine's
+// unpacking buffer for non-contiguous receives), with a small
 // staging buffer as the second iovec to pick up the following headers in the
 // same system call; otherwise one recv() into the staging buffer picks up
 // headers and small payloads together. A read that comes back short has
@@ -86,7 +87,8 @@ private:
         bool in_payload = false;
         adi::Header cur{};
         adi::Landing land;
-        std::uint64_t pay_done = 0;
+        std::size_t land_at = 0;     // bytes written into `land`
+        std::uint64_t pay_done = 0;  // payload bytes consumed
         // Outgoing handshake answer.
         std::array<std::uint8_t, 4> reply{};
         std::size_t reply_got = 0;
@@ -106,6 +108,9 @@ private:
     void decide_incoming(Incoming& in);
     void read_peer(int peer, adi::Upcalls& up);
     void parse_staged(int peer, adi::Upcalls& up);
+    // Payload bytes that belong in the current landing went in: move to the
+    // next landing when it is full and the payload goes on.
+    void landing_advance(Peer& p, int peer, adi::Upcalls& up);
     void flush(int peer, adi::Upcalls& up);
     void link_failed(int peer, const std::string& why, adi::Upcalls* up);
     void watch(int fd, std::uint64_t key, bool want_out, bool add);

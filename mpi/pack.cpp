@@ -1,0 +1,117 @@
+// MPI_Pack, MPI_Unpack, MPI_Pack_size.
+//
+// The packed form of (count, type) is exactly the bytes a message of that
+// type carries on the wire: the data in typemap order, nothing added. So a
+// buffer packed here and sent as MPI_PACKED can be received as the typed data,
+// and the other way round, and MPI_Pack_size is exact.
+#include <climits>
+
+#include "mpi/comm.hpp"
+#include "mpi/datatype.hpp"
+#include "mpi/errors.hpp"
+
+using namespace strata::mpi;
+
+namespace {
+
+int comm_check(const char* fn, MPI_Comm comm) {
+    if (comm_get(comm) != nullptr) return MPI_SUCCESS;
+    return error_raise(comm, MPI_ERR_COMM, fn,
+                       comm == MPI_COMM_NULL ? "MPI_COMM_NULL is not a communicator" : "not a communicator handle");
+}
+
+int type_check(const char* fn, MPI_Comm comm, MPI_Datatype h, bool need_commit, Datatype*& t) {
+    t = datatype_get(h);
+    if (t == nullptr) {
+        return error_raise(comm, MPI_ERR_TYPE, fn,
+                           h == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL is not a datatype" : "not a datatype handle");
+    }
+    if (need_commit && !t->committed)
+        return error_raise(comm, MPI_ERR_TYPE, fn, "the datatype is not committed; call MPI_Type_commit first");
+    return MPI_SUCCESS;
+}
+
+int count_check(const char* fn, MPI_Comm comm, int count) {
+    if (count >= 0) return MPI_SUCCESS;
+    return error_raise(comm, MPI_ERR_COUNT, fn, "count " + std::to_string(count) + " is negative");
+}
+
+// Checks the packed-buffer side of Pack/Unpack: returns the bytes (count, t) takes.
+int span_check(const char* fn, MPI_Comm comm, const void* packed, int packed_size, const int* position,
+               const Datatype& t, int count, long long& need) {
+    if (position == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "position is NULL");
+    if (packed_size < 0) return error_raise(comm, MPI_ERR_ARG, fn, "buffer size " + std::to_string(packed_size) + " is negative");
+    if (*position < 0 || *position > packed_size)
+        return error_raise(comm, MPI_ERR_ARG, fn,
+                           "position " + std::to_string(*position) + " is outside the buffer of " +
+                               std::to_string(packed_size) + " bytes");
+    need = static_cast<long long>(count) * t.size;
+    if (need > packed_size - *position) {
+        return error_raise(comm, MPI_ERR_TRUNCATE, fn,
+                           std::to_string(need) + " bytes do not fit in the " + std::to_string(packed_size - *position) +
+                               " bytes left after position " + std::to_string(*position));
+    }
+    if (need > 0 && packed == nullptr) return error_raise(comm, MPI_ERR_BUFFER, fn, "packed buffer is NULL");
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+#pragma weak MPI_Pack = PMPI_Pack
+int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
+              MPI_Comm comm) {
+    static const char* fn = "MPI_Pack";
+    return api(fn, [&] {
+        if (int e = comm_check(fn, comm)) return e;
+        if (int e = count_check(fn, comm, incount)) return e;
+        Datatype* t = nullptr;
+        if (int e = type_check(fn, comm, datatype, true, t)) return e;
+        long long need = 0;
+        if (int e = span_check(fn, comm, outbuf, outsize, position, *t, incount, need)) return e;
+        if (need > 0 && inbuf == nullptr && t->predefined)
+            return error_raise(comm, MPI_ERR_BUFFER, fn, "inbuf is NULL");
+        if (need > 0) datatype_pack(*t, inbuf, incount, static_cast<std::byte*>(outbuf) + *position);
+        *position += static_cast<int>(need);
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Unpack = PMPI_Unpack
+int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
+                MPI_Comm comm) {
+    static const char* fn = "MPI_Unpack";
+    return api(fn, [&] {
+        if (int e = comm_check(fn, comm)) return e;
+        if (int e = count_check(fn, comm, outcount)) return e;
+        Datatype* t = nullptr;
+        if (int e = type_check(fn, comm, datatype, true, t)) return e;
+        long long need = 0;
+        if (int e = span_check(fn, comm, inbuf, insize, position, *t, outcount, need)) return e;
+        if (need > 0 && outbuf == nullptr && t->predefined)
+            return error_raise(comm, MPI_ERR_BUFFER, fn, "outbuf is NULL");
+        if (need > 0) datatype_unpack(*t, static_cast<const std::byte*>(inbuf) + *position, outcount, outbuf);
+        *position += static_cast<int>(need);
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Pack_size = PMPI_Pack_size
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+    static const char* fn = "MPI_Pack_size";
+    return api(fn, [&] {
+        if (int e = comm_check(fn, comm)) return e;
+        if (int e = count_check(fn, comm, incount)) return e;
+        Datatype* t = nullptr;
+        if (int e = type_check(fn, comm, datatype, false, t)) return e;
+        if (size == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "size is NULL");
+        const long long need = static_cast<long long>(incount) * t->size;
+        if (need > INT_MAX)
+            return error_raise(comm, MPI_ERR_COUNT, fn, std::to_string(need) + " packed bytes do not fit in an int");
+        *size = static_cast<int>(need);
+        return MPI_SUCCESS;
+    });
+}
+
+}  // extern "C"

@@ -27,6 +27,7 @@ void setup_predefined(Runtime& r) {
     errhandlers_setup(r);
     datatypes_setup(r);
     comms_setup(r);
+    ops_setup(r);
 }
 
 }  // namespace strata::mpi

@@ -13,6 +13,7 @@
 #include "mpi.h"
 #include "mpi/bsend_buffer.hpp"
 #include "mpi/handle_table.hpp"
+#include "mpi/op.hpp"
 
 namespace strata::mpi {
 
@@ -74,6 +75,7 @@ struct Runtime {
     HandleTable<Datatype> datatypes{kDatatype};
     HandleTable<RequestSlot> requests{kRequest};
     HandleTable<Errhandler> errhandlers{kErrhandler};
+    HandleTable<Operation> ops{kOp};
     BsendBuffer bsend;
 };
 

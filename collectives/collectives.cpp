@@ -119,6 +119,7 @@ adi::Error reduce(const Group& g, const void* send, void* recv, std::size_t coun
     switch (Algorithm a = algorithm_select(Collective::reduce, reduction(g, count, op))) {
         case Algorithm::reduce_binomial: return reduce_binomial(g, send, recv, count, op, root);
         case Algorithm::reduce_binomial_ordered: return reduce_binomial_ordered(g, send, recv, count, op, root);
+        case Algorithm::reduce_rabenseifner: return reduce_rabenseifner(g, send, recv, count, op, root);
         default: unreachable(a);
     }
 }

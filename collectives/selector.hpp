@@ -34,7 +34,7 @@ enum class Algorithm {
     allgatherv_ring,
     alltoall_bruck, alltoall_pairwise,
     alltoallv_pairwise,
-    reduce_binomial, reduce_binomial_ordered,
+    reduce_binomial, reduce_binomial_ordered, reduce_rabenseifner,
     allreduce_recursive_doubling, allreduce_rabenseifner,
     reduce_scatter_reduce_scatterv, reduce_scatter_pairwise,
     scan_recursive_doubling, scan_linear,

@@ -19,4 +19,11 @@ adi::Error reduce_binomial(const Group& g, const void* send, void* recv, std::si
 adi::Error reduce_binomial_ordered(const Group& g, const void* send, void* recv, std::size_t count,
                                    const ReduceOp& op, int root);
 
+// Rabenseifner: reduce-scatter by recursive halving, then a binomial gather
+// of the pieces to the root. Moves about 2x the vector through the busiest
+// process instead of log2(p)x; for long vectors. Requires a commutative
+// operation and count >= 2^floor(log2 p) (no empty pieces).
+adi::Error reduce_rabenseifner(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op,
+                               int root);
+
 }  // namespace strata::coll

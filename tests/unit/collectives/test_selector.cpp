@@ -38,6 +38,9 @@ TEST_CASE("the default table", "[selector]") {
     CHECK(algorithm_select(Collective::alltoall, at(8, 257), "") == Algorithm::alltoall_pairwise);
     CHECK(algorithm_select(Collective::reduce, at(4, 8, 2, true), "") == Algorithm::reduce_binomial);
     CHECK(algorithm_select(Collective::reduce, at(4, 8, 2, false), "") == Algorithm::reduce_binomial_ordered);
+    CHECK(algorithm_select(Collective::reduce, at(8, 4096, 1024, true), "") == Algorithm::reduce_rabenseifner);
+    CHECK(algorithm_select(Collective::reduce, at(8, 4096, 1024, false), "") == Algorithm::reduce_binomial_ordered);
+    CHECK(algorithm_select(Collective::reduce, at(8, 4096, 4, true), "") == Algorithm::reduce_binomial);
     CHECK(algorithm_select(Collective::allreduce, at(8, 1024, 256), "") == Algorithm::allreduce_recursive_doubling);
     CHECK(algorithm_select(Collective::allreduce, at(8, 4096, 1024), "") == Algorithm::allreduce_rabenseifner);
     CHECK(algorithm_select(Collective::allreduce, at(8, 4096, 1024, false), "") ==

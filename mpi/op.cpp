@@ -82,10 +82,16 @@ int reduce_op_make(MPI_Op handle, MPI_Datatype type_handle, const Datatype& type
         return MPI_SUCCESS;
     }
     // Predefined operations work element by element of the basic type, so a
-    // derived type of one basic type is as good as the basic type itself.
-    const Datatype* basic = rt().datatypes.get(type.basic);
+    // derived type of one basic type is as good as the basic type itself. The
+    // pair types of MAXLOC/MINLOC mix a value and an int, so their datatype
+    // objects may describe themselves as mixed: the handle names them.
+    MPI_Datatype basic_handle = type.basic;
+    for (MPI_Datatype pair : {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT}) {
+        if (type_handle == pair) basic_handle = pair;
+    }
+    const Datatype* basic = rt().datatypes.get(basic_handle);
     if (basic == nullptr || basic->size <= 0) return MPI_ERR_OP;
-    auto kernel = op_kernel(op->predefined, type.basic, static_cast<std::size_t>(basic->size));
+    auto kernel = op_kernel(op->predefined, basic_handle, static_cast<std::size_t>(basic->size));
     if (!kernel || type.size % basic->size != 0) return MPI_ERR_OP;
     out = std::make_unique<PredefinedReduce>(*kernel);
     return MPI_SUCCESS;

@@ -139,6 +139,8 @@ adi::Error reduce_scatter(const Group& g, const void* send, void* recv, Sizes co
     switch (Algorithm a = algorithm_select(Collective::reduce_scatter, reduction(g, total, op))) {
         case Algorithm::reduce_scatter_reduce_scatterv:
             return reduce_scatter_reduce_scatterv(g, send, recv, counts, op);
+        case Algorithm::reduce_scatter_recursive_halving:
+            return reduce_scatter_recursive_halving(g, send, recv, counts, op);
         case Algorithm::reduce_scatter_pairwise: return reduce_scatter_pairwise(g, send, recv, counts, op);
         default: unreachable(a);
     }

@@ -10,6 +10,27 @@ Core::Core(const Group& g) : pof2(pof2_floor(g.size())), rem(g.size() - pof2), r
     }
 }
 
+Pieces Pieces::even(std::size_t count, int n) {
+    Pieces p;
+    const auto un = static_cast<std::size_t>(n);
+    const std::size_t q = count / un, extra = count % un;
+    for (std::size_t i = 0; i <= un; ++i) p.starts_.push_back(i * q + std::min(i, extra));
+    return p;
+}
+
+Pieces Pieces::of_ranks(const Core& core, std::span<const std::size_t> counts) {
+    Pieces p;
+    std::size_t at = 0;
+    int rank = 0;
+    for (int c = 0; c < core.pof2; ++c) {
+        p.starts_.push_back(at);
+        const int owners = c < core.rem ? 2 : 1;
+        for (int k = 0; k < owners; ++k) at += counts[static_cast<std::size_t>(rank++)];
+    }
+    p.starts_.push_back(at);
+    return p;
+}
+
 bool core_fold(const Group& g, const Core& core, Outcome& out, int tag, std::byte* acc, std::byte* scratch,
                std::size_t count, const ReduceOp& op) {
     if (g.rank >= 2 * core.rem) return true;

@@ -1,8 +1,11 @@
-// Building blocks shared by the Rabenseifner algorithms (allreduce and
-// reduce): the fold of any process count onto a power-of-two core, and the
+// Building blocks shared by the recursive-halving algorithms (Rabenseifner's
+// allreduce and reduce, reduce_scatter by halving): the fold of any process count onto a power-of-two core, and the
 // reduce-scatter by recursive halving over that core. Not algorithms
 // themselves: they run inside one and leave it in a known state.
 #pragma once
+
+#include <span>
+#include <vector>
 
 #include "collectives/collective.hpp"
 #include "collectives/reduce_op.hpp"
@@ -20,15 +23,18 @@ struct Core {
     int real(int c) const { return c < rem ? 2 * c + 1 : c + rem; }
 };
 
-// Piece i of pof2 over `count` elements is [first(i), first(i + 1)).
-struct Pieces {
-    std::size_t count;
-    int n;
-    std::size_t first(int i) const {
-        const auto u = static_cast<std::size_t>(i);
-        const std::size_t q = count / static_cast<std::size_t>(n), extra = count % static_cast<std::size_t>(n);
-        return u * q + std::min(u, extra);
-    }
+// The core's pieces of a vector: piece i is elements [first(i), first(i + 1)).
+class Pieces {
+public:
+    // `count` elements in n nearly equal pieces.
+    static Pieces even(std::size_t count, int n);
+    // Piece c holds the elements the real ranks of core rank c own, given
+    // every real rank's count (rank order).
+    static Pieces of_ranks(const Core& core, std::span<const std::size_t> counts);
+    std::size_t first(int i) const { return starts_[static_cast<std::size_t>(i)]; }
+
+private:
+    std::vector<std::size_t> starts_;
 };
 
 // Folds: an even rank below 2*rem sends `acc` to its odd neighbour, which

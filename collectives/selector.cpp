@@ -47,6 +47,8 @@ const AlgorithmInfo kAlgorithms[] = {
     {Algorithm::allreduce_rabenseifner, Collective::allreduce, "rabenseifner",
      "commutative operation, at least 2^floor(log2 p) elements", commutative_and_long},
     {Algorithm::reduce_scatter_reduce_scatterv, Collective::reduce_scatter, "reduce_scatterv", "none", any},
+    {Algorithm::reduce_scatter_recursive_halving, Collective::reduce_scatter, "recursive_halving",
+     "commutative operation", commutative},
     {Algorithm::reduce_scatter_pairwise, Collective::reduce_scatter, "pairwise", "commutative operation",
      commutative},
     {Algorithm::scan_recursive_doubling, Collective::scan, "recursive_doubling", "none", any},
@@ -81,7 +83,9 @@ const Rule kRules[] = {
     {Collective::reduce, Algorithm::reduce_binomial_ordered, 0, 1},
     {Collective::allreduce, Algorithm::allreduce_rabenseifner, 2 * KiB, 1},
     {Collective::allreduce, Algorithm::allreduce_recursive_doubling, 0, 1},
+    // Commutative: halving below 512 KiB, then pairwise (no power-of-two fold, each piece moves once).
     {Collective::reduce_scatter, Algorithm::reduce_scatter_pairwise, 512 * KiB, 1},
+    {Collective::reduce_scatter, Algorithm::reduce_scatter_recursive_halving, 0, 1},
     {Collective::reduce_scatter, Algorithm::reduce_scatter_reduce_scatterv, 0, 1},
     {Collective::scan, Algorithm::scan_recursive_doubling, 0, 1},
 };
@@ -108,7 +112,7 @@ const base::KnobString kForced[kCollectives] = {
     {"STRATA_ALLREDUCE_ALGORITHM", "",
      "MPI_Allreduce algorithm: recursive_doubling | rabenseifner (commutative ops) (empty: by size)"},
     {"STRATA_REDUCE_SCATTER_ALGORITHM", "",
-     "MPI_Reduce_scatter algorithm: reduce_scatterv | pairwise (commutative ops) (empty: by size)"},
+     "MPI_Reduce_scatter algorithm: reduce_scatterv | recursive_halving | pairwise (commutative ops) (empty: by size and op)"},
     {"STRATA_SCAN_ALGORITHM", "", "MPI_Scan algorithm: recursive_doubling | linear"},
 };
 

@@ -36,7 +36,7 @@ enum class Algorithm {
     alltoallv_pairwise,
     reduce_binomial, reduce_binomial_ordered, reduce_rabenseifner,
     allreduce_recursive_doubling, allreduce_rabenseifner,
-    reduce_scatter_reduce_scatterv, reduce_scatter_pairwise,
+    reduce_scatter_reduce_scatterv, reduce_scatter_recursive_halving, reduce_scatter_pairwise,
     scan_recursive_doubling, scan_linear,
 };
 

@@ -8,7 +8,7 @@ adi::Error allreduce_rabenseifner(const Group& g, const void* send, void* recv, 
     const std::size_t eb = op.element_bytes();
     const std::size_t bytes = count * eb;
     const Core core(g);
-    const Pieces pieces{count, core.pof2};
+    const Pieces pieces = Pieces::even(count, core.pof2);
     Outcome out;
 
     // The result is built in place in `recv`.

@@ -8,7 +8,7 @@ adi::Error reduce_rabenseifner(const Group& g, const void* send, void* recv, std
     const std::size_t eb = op.element_bytes();
     const std::size_t bytes = count * eb;
     const Core core(g);
-    const Pieces pieces{count, core.pof2};
+    const Pieces pieces = Pieces::even(count, core.pof2);
     Outcome out;
     std::vector<adi::Request*> reqs;
 

@@ -50,6 +50,8 @@ TEST_CASE("the default table", "[selector]") {
     CHECK(algorithm_select(Collective::reduce_scatter, at(4, 1 << 20, 1 << 18, false), "") ==
           Algorithm::reduce_scatter_reduce_scatterv);
     CHECK(algorithm_select(Collective::reduce_scatter, at(4, 64, 16), "") ==
+          Algorithm::reduce_scatter_recursive_halving);
+    CHECK(algorithm_select(Collective::reduce_scatter, at(4, 64, 16, false), "") ==
           Algorithm::reduce_scatter_reduce_scatterv);
     CHECK(algorithm_select(Collective::scan, at(4, 64, 16, false), "") == Algorithm::scan_recursive_doubling);
 }

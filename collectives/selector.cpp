@@ -1,6 +1,5 @@
 #include "collectives/selector.hpp"
 
-#include <array>
 #include <cstdio>
 #include <mutex>
 #include <stdexcept>
@@ -55,8 +54,11 @@ const AlgorithmInfo kAlgorithms[] = {
     {Algorithm::scan_linear, Collective::scan, "linear", "none", any},
 };
 
-// The thresholds follow the published tuning of MPICH and Open MPI on
-// commodity clusters; retune here (or in a topology layer), nowhere else.
+// The short/long thresholds are MPICH's defaults (bcast 12 KiB and 8
+// processes, allgather 80 KiB, alltoall 256 bytes and 8 processes,
+// reductions 2 KiB, reduce_scatter 512 KiB); gather and scatter go linear at
+// 32 KiB blocks, where a tree's intermediate copies cost more than the root's
+// extra messages. Retune here (or in a topology layer), nowhere else.
 const Rule kRules[] = {
     // Long messages on enough processes: scatter + ring allgather beats the tree.
     {Collective::bcast, Algorithm::bcast_scatter_allgather, 12 * KiB, 8},

@@ -114,13 +114,15 @@ static void check_gaps(const int *buf, const int *counts, const int *displs, int
 static void gatherv_scatterv(int rank)
 {
     static const int units[] = {1, 1000, 70000};
-    int u, root, i;
+    int u, root, i, k, negative;
     int *counts = (int *)pt_malloc(sizeof(int) * (size_t)pt_size);
     int *displs = (int *)pt_malloc(sizeof(int) * (size_t)pt_size);
     for (u = 0; u < 3; u++) {
-        for (root = 0; root < pt_size; root++) {
+        for (k = 0; k < 2 * pt_size; k++) {
             int total;
             int *big, *mine;
+            root = k % pt_size;
+            negative = k >= pt_size;
             if (units[u] > 1000 && root != 0 && root != pt_size - 1) {
                 continue;
             }
@@ -130,8 +132,16 @@ static void gatherv_scatterv(int rank)
 
             pt_set_phase("gatherv");
             fill_ints(mine, counts[rank], rank, root);
-            CK(MPI_Gatherv(mine, counts[rank], MPI_INT, rank == root ? big : NULL, rank == root ? counts : NULL,
-                           rank == root ? displs : NULL, MPI_INT, root, MPI_COMM_WORLD));
+            if (negative) {
+                /* The same layout addressed from its end: negative displacements. */
+                for (i = 0; i < pt_size; i++) displs[i] -= total;
+            }
+            CK(MPI_Gatherv(mine, counts[rank], MPI_INT, rank == root ? big + (negative ? total : 0) : NULL,
+                           rank == root ? counts : NULL, rank == root ? displs : NULL, MPI_INT, root,
+                           MPI_COMM_WORLD));
+            if (negative) {
+                for (i = 0; i < pt_size; i++) displs[i] += total;
+            }
             if (rank == root) {
                 for (i = 0; i < pt_size; i++) {
                     check_ints(big + displs[i], counts[i], i, root, "MPI_Gatherv block");
@@ -147,8 +157,15 @@ static void gatherv_scatterv(int rank)
                 }
             }
             memset(mine, COLL_SENTINEL, sizeof(int) * (size_t)counts[rank]);
-            CK(MPI_Scatterv(rank == root ? big : NULL, rank == root ? counts : NULL, rank == root ? displs : NULL,
-                            MPI_INT, mine, counts[rank], MPI_INT, root, MPI_COMM_WORLD));
+            if (negative) {
+                for (i = 0; i < pt_size; i++) displs[i] -= total;
+            }
+            CK(MPI_Scatterv(rank == root ? big + (negative ? total : 0) : NULL, rank == root ? counts : NULL,
+                            rank == root ? displs : NULL, MPI_INT, mine, counts[rank], MPI_INT, root,
+                            MPI_COMM_WORLD));
+            if (negative) {
+                for (i = 0; i < pt_size; i++) displs[i] += total;
+            }
             check_ints(mine, counts[rank], root + 100, rank, "MPI_Scatterv block");
             coll_check_tail(mine, sizeof(int) * (size_t)counts[rank], "MPI_Scatterv: after the buffer");
             free(big);

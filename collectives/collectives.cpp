@@ -92,6 +92,7 @@ adi::Error allgatherv(const Group& g, const void* send, std::size_t sbytes, void
                       Sizes rdispls) {
     const std::size_t total = std::accumulate(rcounts.begin(), rcounts.end(), std::size_t{0});
     switch (Algorithm a = algorithm_select(Collective::allgatherv, {g.size(), total, 0, true})) {
+        case Algorithm::allgatherv_bruck: return allgatherv_bruck(g, send, sbytes, recv, rcounts, rdispls);
         case Algorithm::allgatherv_ring: return allgatherv_ring(g, send, sbytes, recv, rcounts, rdispls);
         default: unreachable(a);
     }

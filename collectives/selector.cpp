@@ -34,6 +34,7 @@ const AlgorithmInfo kAlgorithms[] = {
     {Algorithm::scatterv_linear, Collective::scatterv, "linear", "none", any},
     {Algorithm::allgather_bruck, Collective::allgather, "bruck", "none", any},
     {Algorithm::allgather_ring, Collective::allgather, "ring", "none", any},
+    {Algorithm::allgatherv_bruck, Collective::allgatherv, "bruck", "none", any},
     {Algorithm::allgatherv_ring, Collective::allgatherv, "ring", "none", any},
     {Algorithm::alltoall_bruck, Collective::alltoall, "bruck", "none", any},
     {Algorithm::alltoall_pairwise, Collective::alltoall, "pairwise", "none", any},
@@ -73,7 +74,8 @@ const Rule kRules[] = {
     // Result of 80 KiB and more: bandwidth-bound, nearest-neighbour ring.
     {Collective::allgather, Algorithm::allgather_ring, 80 * KiB, 1},
     {Collective::allgather, Algorithm::allgather_bruck, 0, 1},
-    {Collective::allgatherv, Algorithm::allgatherv_ring, 0, 1},
+    {Collective::allgatherv, Algorithm::allgatherv_ring, 80 * KiB, 1},
+    {Collective::allgatherv, Algorithm::allgatherv_bruck, 0, 1},
     // Bruck only pays off for tiny blocks on many processes.
     {Collective::alltoall, Algorithm::alltoall_pairwise, 257, 1},
     {Collective::alltoall, Algorithm::alltoall_bruck, 0, 8},
@@ -106,7 +108,7 @@ const base::KnobString kForced[kCollectives] = {
     {"STRATA_SCATTER_ALGORITHM", "", "MPI_Scatter algorithm: binomial | linear (empty: by size)"},
     {"STRATA_SCATTERV_ALGORITHM", "", "MPI_Scatterv algorithm: linear"},
     {"STRATA_ALLGATHER_ALGORITHM", "", "MPI_Allgather algorithm: bruck | ring (empty: by size)"},
-    {"STRATA_ALLGATHERV_ALGORITHM", "", "MPI_Allgatherv algorithm: ring"},
+    {"STRATA_ALLGATHERV_ALGORITHM", "", "MPI_Allgatherv algorithm: bruck | ring (empty: by size)"},
     {"STRATA_ALLTOALL_ALGORITHM", "", "MPI_Alltoall algorithm: bruck | pairwise (empty: by size)"},
     {"STRATA_ALLTOALLV_ALGORITHM", "", "MPI_Alltoallv algorithm: pairwise"},
     {"STRATA_REDUCE_ALGORITHM", "",

@@ -31,7 +31,7 @@ enum class Algorithm {
     scatter_binomial, scatter_linear,
     scatterv_linear,
     allgather_bruck, allgather_ring,
-    allgatherv_ring,
+    allgatherv_bruck, allgatherv_ring,
     alltoall_bruck, alltoall_pairwise,
     alltoallv_pairwise,
     reduce_binomial, reduce_binomial_ordered, reduce_rabenseifner,

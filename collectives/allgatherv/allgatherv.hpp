@@ -8,6 +8,11 @@
 
 namespace strata::coll {
 
+// Bruck with per-rank block sizes: ceil(log2 p) rounds through a temporary
+// buffer, then one copy into place. Any p, any counts; for short totals.
+adi::Error allgatherv_bruck(const Group& g, const void* send, std::size_t sbytes, void* recv,
+                            std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
+
 // Ring: p - 1 rounds, each passes one block to the right neighbour, straight
 // between user buffers. Any p, any counts (zero included), any displacements.
 adi::Error allgatherv_ring(const Group& g, const void* send, std::size_t sbytes, void* recv,

@@ -33,6 +33,8 @@ TEST_CASE("the default table", "[selector]") {
     CHECK(algorithm_select(Collective::scatter, at(4, 1 << 20), "") == Algorithm::scatter_linear);
     CHECK(algorithm_select(Collective::allgather, at(8, 1000), "") == Algorithm::allgather_bruck);
     CHECK(algorithm_select(Collective::allgather, at(8, 80 * 1024), "") == Algorithm::allgather_ring);
+    CHECK(algorithm_select(Collective::allgatherv, at(8, 1000), "") == Algorithm::allgatherv_bruck);
+    CHECK(algorithm_select(Collective::allgatherv, at(8, 80 * 1024), "") == Algorithm::allgatherv_ring);
     CHECK(algorithm_select(Collective::alltoall, at(8, 256), "") == Algorithm::alltoall_bruck);
     CHECK(algorithm_select(Collective::alltoall, at(7, 256), "") == Algorithm::alltoall_pairwise);
     CHECK(algorithm_select(Collective::alltoall, at(8, 257), "") == Algorithm::alltoall_pairwise);

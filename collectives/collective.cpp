@@ -40,4 +40,12 @@ adi::Error wait_all(const Group& g, std::vector<adi::Request*>& reqs) {
     return first;
 }
 
+bool exchange(const Group& g, Outcome& out, int tag, int dest, const void* sbuf, std::size_t sbytes, int source,
+              void* rbuf, std::size_t rbytes) {
+    std::vector<adi::Request*> reqs;
+    reqs.push_back(recv_start(g, source, tag, rbuf, rbytes));
+    reqs.push_back(send_start(g, dest, tag, sbuf, sbytes));
+    return out.wait(g, reqs);
+}
+
 }  // namespace strata::coll

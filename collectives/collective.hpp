@@ -1,9 +1,16 @@
 // What a collective algorithm sees of a communicator: the engine's
 // point-to-point API on the communicator's collective context, so collective
 // traffic never matches user messages.
+//
+// Algorithms work on dense bytes (the MPI layer packs and unpacks user
+// datatypes) and know nothing of MPI handles. Every process of the group must
+// call the same algorithm with consistent sizes; the selector guarantees the
+// first by deciding only on values every process knows.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <vector>
 
 #include "adi/engine.hpp"
@@ -18,11 +25,73 @@ struct Group {
     int size() const { return static_cast<int>(world.size()); }
 };
 
+// One tag per collective: collectives on one communicator run in the same order
+// everywhere and point-to-point is non-overtaking, so tags only make a stray
+// message from a broken algorithm fail loudly instead of matching silently.
+enum Tag : int {
+    kTagBarrier = 0,  // the barrier uses its round number, below kTagBcast
+    kTagBcast = 100,
+    kTagGather,
+    kTagScatter,
+    kTagAllgather,
+    kTagAlltoall,
+    kTagReduce,
+    kTagAllreduce,
+    kTagReduceScatter,
+    kTagScan,
+};
+
 // Point-to-point on the collective context; each returns an engine request
 // the caller waits for with wait_all().
 adi::Request* send_start(const Group& g, int dest, int tag, const void* buf, std::size_t bytes);
 adi::Request* recv_start(const Group& g, int source, int tag, void* buf, std::size_t bytes);
 // Waits for and destroys the requests; returns the first error.
 adi::Error wait_all(const Group& g, std::vector<adi::Request*>& reqs);
+
+// The first error of a collective's steps. A truncated message does not stop
+// an algorithm: every other process still expects its messages and would hang
+// otherwise. A failed peer does stop it.
+class Outcome {
+public:
+    // Records `e`; false when the algorithm must stop.
+    bool add(adi::Error e) {
+        if (error_ == adi::Error::none) error_ = e;
+        return e != adi::Error::peer_failed;
+    }
+    // Waits for `reqs` and records their first error; false to stop.
+    bool wait(const Group& g, std::vector<adi::Request*>& reqs) { return add(wait_all(g, reqs)); }
+    adi::Error error() const { return error_; }
+
+private:
+    adi::Error error_ = adi::Error::none;
+};
+
+// Sends and receives at once (both may name the same peer); false to stop.
+bool exchange(const Group& g, Outcome& out, int tag, int dest, const void* sbuf, std::size_t sbytes, int source,
+              void* rbuf, std::size_t rbytes);
+
+// memcpy that accepts empty ranges with null pointers.
+inline void bytes_copy(void* to, const void* from, std::size_t n) {
+    if (n > 0) std::memcpy(to, from, n);
+}
+
+// Copies a block a process sends to itself: `have` bytes into room for `room`;
+// truncation is an error like on the wire.
+inline adi::Error self_copy(void* to, std::size_t room, const void* from, std::size_t have) {
+    bytes_copy(to, from, have < room ? have : room);
+    return have > room ? adi::Error::truncated : adi::Error::none;
+}
+
+inline std::byte* at(void* base, std::size_t offset) { return static_cast<std::byte*>(base) + offset; }
+inline const std::byte* at(const void* base, std::size_t offset) {
+    return static_cast<const std::byte*>(base) + offset;
+}
+
+// Largest power of two not above n (n >= 1).
+inline int pof2_floor(int n) {
+    int p = 1;
+    while (p * 2 <= n) p *= 2;
+    return p;
+}
 
 }  // namespace strata::coll

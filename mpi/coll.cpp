@@ -1,6 +1,9 @@
-// Collective entry points: argument checks here, algorithms in collectives/.
-#include "collectives/barrier/dissemination.hpp"
-#include "mpi/comm.hpp"
+// Collective entry points that move data: argument checks and dense views
+// here, algorithms in collectives/. Reductions are in coll_reduce.cpp.
+#include <optional>
+
+#include "collectives/collectives.hpp"
+#include "mpi/coll_support.hpp"
 #include "mpi/errors.hpp"
 
 using namespace strata;
@@ -12,11 +15,220 @@ extern "C" {
 int PMPI_Barrier(MPI_Comm comm) {
     static const char* fn = "MPI_Barrier";
     return api(fn, [&] {
-        Comm* c = comm_get(comm);
-        if (c == nullptr) return error_raise(comm, MPI_ERR_COMM, fn, "");
-        coll::Group g{*rt().engine, c->context + 1, c->rank, c->world};
-        adi::Error e = coll::barrier_dissemination(g);
-        return e == adi::Error::none ? MPI_SUCCESS : error_raise(comm, error_class_of(e), fn, rt().engine->last_error());
+        CollChecks ck(comm, fn);
+        if (!ck.ok()) return ck.raise();
+        return coll_finish(comm, fn, coll::barrier(group_of(ck.comm())));
+    });
+}
+
+#pragma weak MPI_Bcast = PMPI_Bcast
+int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+    static const char* fn = "MPI_Bcast";
+    return api(fn, [&] {
+        const Datatype* t = nullptr;
+        CollChecks ck(comm, fn);
+        ck.count(count, "count").type(datatype, t).buffer(buffer, count, "buffer").root(root);
+        if (!ck.ok()) return ck.raise();
+        const bool is_root = ck.is_root(root);
+        DenseOut d(*t, buffer, count, is_root);
+        const adi::Error e = coll::bcast(group_of(ck.comm()), d.data(), d.bytes(), root);
+        if (!is_root) d.finish();
+        return coll_finish(comm, fn, e);
+    });
+}
+
+#pragma weak MPI_Gather = PMPI_Gather
+int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    static const char* fn = "MPI_Gather";
+    return api(fn, [&] {
+        const Datatype* st = nullptr;
+        const Datatype* rtp = nullptr;
+        CollChecks ck(comm, fn);
+        ck.root(root).count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
+        const bool is_root = ck.ok() && ck.is_root(root);
+        if (is_root) {
+            ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, "recvbuf");
+            ck.distinct(sendbuf, recvbuf, sendcount);
+        }
+        if (!ck.ok()) return ck.raise();
+        DenseIn s(*st, sendbuf, sendcount);
+        std::optional<DenseOut> r;
+        if (is_root) r.emplace(*rtp, recvbuf, recvcount * ck.comm().size());
+        const adi::Error e = coll::gather(group_of(ck.comm()), s.data(), s.bytes(), r ? r->data() : nullptr,
+                                          r ? bytes_of(*rtp, recvcount) : 0, root);
+        if (r) r->finish();
+        return coll_finish(comm, fn, e);
+    });
+}
+
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    static const char* fn = "MPI_Gatherv";
+    return api(fn, [&] {
+        const Datatype* st = nullptr;
+        const Datatype* rtp = nullptr;
+        CollChecks ck(comm, fn);
+        ck.root(root).count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
+        const bool is_root = ck.ok() && ck.is_root(root);
+        if (is_root) {
+            ck.counts(recvcounts, "recvcounts").displs(displs, "displs").type(recvtype, rtp);
+            ck.buffer_any(recvbuf, recvcounts, "recvbuf").distinct(sendbuf, recvbuf, sendcount);
+        }
+        if (!ck.ok()) return ck.raise();
+        DenseIn s(*st, sendbuf, sendcount);
+        DenseBlocks r(rtp, recvbuf, recvcounts, displs, ck.comm().size(), is_root);
+        const adi::Error e =
+            coll::gatherv(group_of(ck.comm()), s.data(), s.bytes(), r.data(), r.counts(), r.displs(), root);
+        if (is_root) r.unpack_to_user();
+        return coll_finish(comm, fn, e);
+    });
+}
+
+#pragma weak MPI_Scatter = PMPI_Scatter
+int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    static const char* fn = "MPI_Scatter";
+    return api(fn, [&] {
+        const Datatype* st = nullptr;
+        const Datatype* rtp = nullptr;
+        CollChecks ck(comm, fn);
+        ck.root(root);
+        const bool is_root = ck.ok() && ck.is_root(root);
+        if (is_root) {
+            ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
+            ck.distinct(sendbuf, recvbuf, recvcount);
+        }
+        ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, "recvbuf");
+        if (!ck.ok()) return ck.raise();
+        std::optional<DenseIn> s;
+        if (is_root) s.emplace(*st, sendbuf, sendcount * ck.comm().size());
+        DenseOut r(*rtp, recvbuf, recvcount);
+        const adi::Error e = coll::scatter(group_of(ck.comm()), s ? s->data() : nullptr,
+                                           s ? bytes_of(*st, sendcount) : 0, r.data(), r.bytes(), root);
+        r.finish();
+        return coll_finish(comm, fn, e);
+    });
+}
+
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    static const char* fn = "MPI_Scatterv";
+    return api(fn, [&] {
+        const Datatype* st = nullptr;
+        const Datatype* rtp = nullptr;
+        CollChecks ck(comm, fn);
+        ck.root(root);
+        const bool is_root = ck.ok() && ck.is_root(root);
+        if (is_root) {
+            ck.counts(sendcounts, "sendcounts").displs(displs, "displs").type(sendtype, st);
+            ck.buffer_any(sendbuf, sendcounts, "sendbuf").distinct(sendbuf, recvbuf, recvcount);
+        }
+        ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, "recvbuf");
+        if (!ck.ok()) return ck.raise();
+        DenseBlocks s(st, sendbuf, sendcounts, displs, ck.comm().size(), is_root);
+        if (is_root) s.pack_from_user();
+        DenseOut r(*rtp, recvbuf, recvcount);
+        const adi::Error e =
+            coll::scatterv(group_of(ck.comm()), s.data(), s.counts(), s.displs(), r.data(), r.bytes(), root);
+        r.finish();
+        return coll_finish(comm, fn, e);
+    });
+}
+
+#pragma weak MPI_Allgather = PMPI_Allgather
+int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm) {
+    static const char* fn = "MPI_Allgather";
+    return api(fn, [&] {
+        const Datatype* st = nullptr;
+        const Datatype* rtp = nullptr;
+        CollChecks ck(comm, fn);
+        ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
+        ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, "recvbuf");
+        ck.distinct(sendbuf, recvbuf, sendcount);
+        if (!ck.ok()) return ck.raise();
+        DenseIn s(*st, sendbuf, sendcount);
+        DenseOut r(*rtp, recvbuf, recvcount * ck.comm().size());
+        const adi::Error e =
+            coll::allgather(group_of(ck.comm()), s.data(), s.bytes(), r.data(), bytes_of(*rtp, recvcount));
+        r.finish();
+        return coll_finish(comm, fn, e);
+    });
+}
+
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+    static const char* fn = "MPI_Allgatherv";
+    return api(fn, [&] {
+        const Datatype* st = nullptr;
+        const Datatype* rtp = nullptr;
+        CollChecks ck(comm, fn);
+        ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
+        ck.counts(recvcounts, "recvcounts").displs(displs, "displs").type(recvtype, rtp);
+        ck.buffer_any(recvbuf, recvcounts, "recvbuf").distinct(sendbuf, recvbuf, sendcount);
+        if (!ck.ok()) return ck.raise();
+        DenseIn s(*st, sendbuf, sendcount);
+        DenseBlocks r(rtp, recvbuf, recvcounts, displs, ck.comm().size(), true);
+        const adi::Error e = coll::allgatherv(group_of(ck.comm()), s.data(), s.bytes(), r.data(), r.counts(),
+                                              r.displs());
+        r.unpack_to_user();
+        return coll_finish(comm, fn, e);
+    });
+}
+
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+    static const char* fn = "MPI_Alltoall";
+    return api(fn, [&] {
+        const Datatype* st = nullptr;
+        const Datatype* rtp = nullptr;
+        CollChecks ck(comm, fn);
+        ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
+        ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, "recvbuf");
+        ck.distinct(sendbuf, recvbuf, sendcount);
+        if (!ck.ok()) return ck.raise();
+        const int p = ck.comm().size();
+        DenseIn s(*st, sendbuf, sendcount * p);
+        DenseOut r(*rtp, recvbuf, recvcount * p);
+        const adi::Error e = coll::alltoall(group_of(ck.comm()), s.data(), bytes_of(*st, sendcount), r.data(),
+                                            bytes_of(*rtp, recvcount));
+        r.finish();
+        return coll_finish(comm, fn, e);
+    });
+}
+
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                   MPI_Comm comm) {
+    static const char* fn = "MPI_Alltoallv";
+    return api(fn, [&] {
+        const Datatype* st = nullptr;
+        const Datatype* rtp = nullptr;
+        CollChecks ck(comm, fn);
+        ck.counts(sendcounts, "sendcounts").displs(sdispls, "sdispls").type(sendtype, st);
+        ck.buffer_any(sendbuf, sendcounts, "sendbuf");
+        ck.counts(recvcounts, "recvcounts").displs(rdispls, "rdispls").type(recvtype, rtp);
+        ck.buffer_any(recvbuf, recvcounts, "recvbuf");
+        if (ck.ok()) {
+            int any = 0;
+            for (int i = 0; i < ck.comm().size(); ++i) any += sendcounts[i] > 0 ? 1 : 0;
+            ck.distinct(sendbuf, recvbuf, any);
+        }
+        if (!ck.ok()) return ck.raise();
+        const int p = ck.comm().size();
+        DenseBlocks s(st, sendbuf, sendcounts, sdispls, p, true);
+        s.pack_from_user();
+        DenseBlocks r(rtp, recvbuf, recvcounts, rdispls, p, true);
+        const adi::Error e = coll::alltoallv(group_of(ck.comm()), s.data(), s.counts(), s.displs(), r.data(),
+                                             r.counts(), r.displs());
+        r.unpack_to_user();
+        return coll_finish(comm, fn, e);
     });
 }
 

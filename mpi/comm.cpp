@@ -34,6 +34,7 @@ void setup_predefined(Runtime& r) {
     comms_setup(r);
     groups_setup(r);
     keyvals_setup(r);
+    ops_setup(r);
 }
 
 int comm_check(const char* fn, MPI_Comm comm, Comm*& c) {

@@ -17,6 +17,7 @@
 #include "mpi/context_pool.hpp"
 #include "mpi/handle_table.hpp"
 #include "mpi/typemap.hpp"
+#include "mpi/op.hpp"
 
 namespace strata::mpi {
 
@@ -121,6 +122,7 @@ struct Runtime {
     HandleTable<Group> groups{kGroup};
     HandleTable<Keyval> keyvals{kKeyval};
     ContextPool contexts;
+    HandleTable<Operation> ops{kOp};
     BsendBuffer bsend;
 };
 

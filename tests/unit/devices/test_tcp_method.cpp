@@ -24,6 +24,11 @@ public:
         return adi::Landing{payloads.back().data(), payloads.back().size(), nullptr, 0};
     }
     void on_payload(int /*peer*/, const adi::Header& /*h*/, const adi::Landing& /*landing*/) override { ++landed; }
+    // Every landing above holds the whole payload, so this never runs; if it
+    // did, the rest would be discarded and the payload checks would fail.
+    adi::Landing on_landing_full(int /*peer*/, const adi::Header& /*h*/, const adi::Landing& /*landing*/) override {
+        return {};
+    }
     void on_sent(std::uint64_t token) override { sent.push_back(token); }
     void on_peer_failed(int peer, const std::string& why) override { failures.emplace_back(peer, why); }
 

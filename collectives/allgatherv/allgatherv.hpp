@@ -1,0 +1,21 @@
+// MPI_Allgatherv algorithms. Every process contributes `sbytes`; every
+// process receives rank i's block into recv + rdispls[i] (room rcounts[i]).
+#pragma once
+
+#include <span>
+
+#include "collectives/collective.hpp"
+
+namespace strata::coll {
+
+// Bruck with per-rank block sizes: ceil(log2 p) rounds through a temporary
+// buffer, then one copy into place. Any p, any counts; for short totals.
+adi::Error allgatherv_bruck(const Group& g, const void* send, std::size_t sbytes, void* recv,
+                            std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
+
+// Ring: p - 1 rounds, each passes one block to the right neighbour, straight
+// between user buffers. Any p, any counts (zero included), any displacements.
+adi::Error allgatherv_ring(const Group& g, const void* send, std::size_t sbytes, void* recv,
+                           std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
+
+}  // namespace strata::coll

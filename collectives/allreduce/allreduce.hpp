@@ -1,0 +1,25 @@
+// MPI_Allreduce algorithms: every process receives in `recv` the reduction of
+// every process's `count` dense elements in `send`.
+#pragma once
+
+#include "collectives/collective.hpp"
+#include "collectives/reduce_op.hpp"
+
+namespace strata::coll {
+
+// Recursive doubling: log2(p) rounds of whole-vector exchanges. With p not a
+// power of two, the first 2r processes (r = p - 2^floor(log2 p)) first fold
+// in pairs, and the odd ones hand the result back at the end. Operands are
+// always combined lower range first, so any operation works, commutative or
+// not. Any p, any count; for short vectors.
+adi::Error allreduce_recursive_doubling(const Group& g, const void* send, void* recv, std::size_t count,
+                                        const ReduceOp& op);
+
+// Rabenseifner: reduce-scatter by recursive halving, then allgather by
+// recursive doubling, over the same power-of-two core as above. Moves about
+// 2x the vector per process instead of log2(p)x; for long vectors. Requires a
+// commutative operation and count >= 2^floor(log2 p) (no empty pieces).
+adi::Error allreduce_rabenseifner(const Group& g, const void* send, void* recv, std::size_t count,
+                                  const ReduceOp& op);
+
+}  // namespace strata::coll

@@ -1,0 +1,18 @@
+// MPI_Alltoallv algorithms. Process i sends scounts[j] bytes at
+// send + sdispls[j] to process j, which receives them at recv + rdispls[i]
+// (room rcounts[i]).
+#pragma once
+
+#include <span>
+
+#include "collectives/collective.hpp"
+
+namespace strata::coll {
+
+// Pairwise exchange, as alltoall_pairwise but with per-peer counts and
+// displacements. Any p, any counts (zero included).
+adi::Error alltoallv_pairwise(const Group& g, const void* send, std::span<const std::size_t> scounts,
+                              std::span<const std::size_t> sdispls, void* recv, std::span<const std::size_t> rcounts,
+                              std::span<const std::size_t> rdispls);
+
+}  // namespace strata::coll

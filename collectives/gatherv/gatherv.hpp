@@ -1,0 +1,18 @@
+// MPI_Gatherv algorithms. Every process sends `sbytes`; the root receives
+// rank i's block into recv + rdispls[i], with room for rcounts[i] bytes.
+// Non-roots ignore recv, rcounts and rdispls (which may be empty).
+#pragma once
+
+#include <span>
+
+#include "collectives/collective.hpp"
+
+namespace strata::coll {
+
+// The root receives from every process directly, straight into place. Any p,
+// any counts (zero included), any displacements. Only the root knows the
+// counts, so a tree could not size its messages: this is the one algorithm.
+adi::Error gatherv_linear(const Group& g, const void* send, std::size_t sbytes, void* recv,
+                          std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls, int root);
+
+}  // namespace strata::coll

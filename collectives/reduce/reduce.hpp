@@ -1,0 +1,29 @@
+// MPI_Reduce algorithms: the root receives in `recv` the reduction of every
+// process's `count` dense elements in `send`. Non-roots ignore `recv`.
+#pragma once
+
+#include "collectives/collective.hpp"
+#include "collectives/reduce_op.hpp"
+
+namespace strata::coll {
+
+// Binomial tree rooted at `root`, combining in arrival order. Any p, any
+// count. Requires a commutative operation.
+adi::Error reduce_binomial(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op,
+                           int root);
+
+// Binomial tree rooted at rank 0 in which every process combines its own
+// range with the next higher range, so the result is a0 op a1 op ... op a(p-1)
+// in rank order; rank 0 then sends it to the root. Any p, any count, any
+// operation (commutative or not).
+adi::Error reduce_binomial_ordered(const Group& g, const void* send, void* recv, std::size_t count,
+                                   const ReduceOp& op, int root);
+
+// Rabenseifner: reduce-scatter by recursive halving, then a binomial gather
+// of the pieces to the root. Moves about 2x the vector through the busiest
+// process instead of log2(p)x; for long vectors. Requires a commutative
+// operation and count >= 2^floor(log2 p) (no empty pieces).
+adi::Error reduce_rabenseifner(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op,
+                               int root);
+
+}  // namespace strata::coll

@@ -1,0 +1,113 @@
+// Reduction entry points: MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter,
+// MPI_Scan. The algorithms count elements of the reduction operation, which
+// for predefined operations are the datatype's basic elements.
+#include <climits>
+#include <optional>
+
+#include "collectives/collectives.hpp"
+#include "mpi/coll_support.hpp"
+#include "mpi/errors.hpp"
+
+using namespace strata;
+using namespace strata::mpi;
+
+namespace {
+
+std::size_t elements(const Datatype& t, int count, const coll::ReduceOp& op) {
+    return op.element_bytes() == 0 ? 0 : bytes_of(t, count) / op.element_bytes();
+}
+
+}  // namespace
+
+extern "C" {
+
+#pragma weak MPI_Reduce = PMPI_Reduce
+int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm) {
+    static const char* fn = "MPI_Reduce";
+    return api(fn, [&] {
+        const Datatype* t = nullptr;
+        std::unique_ptr<coll::ReduceOp> rop;
+        CollChecks ck(comm, fn);
+        ck.root(root).count(count, "count").type(datatype, t).buffer(sendbuf, count, "sendbuf");
+        const bool is_root = ck.ok() && ck.is_root(root);
+        if (is_root) ck.buffer(recvbuf, count, "recvbuf").distinct(sendbuf, recvbuf, count);
+        ck.op(op, datatype, t, rop);
+        if (!ck.ok()) return ck.raise();
+        DenseIn s(*t, sendbuf, count);
+        std::optional<DenseOut> r;
+        if (is_root) r.emplace(*t, recvbuf, count);
+        const adi::Error e = coll::reduce(group_of(ck.comm()), s.data(), r ? r->data() : nullptr,
+                                          elements(*t, count, *rop), *rop, root);
+        if (r) r->finish();
+        return coll_finish(comm, fn, e);
+    });
+}
+
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    static const char* fn = "MPI_Allreduce";
+    return api(fn, [&] {
+        const Datatype* t = nullptr;
+        std::unique_ptr<coll::ReduceOp> rop;
+        CollChecks ck(comm, fn);
+        ck.count(count, "count").type(datatype, t).buffer(sendbuf, count, "sendbuf");
+        ck.buffer(recvbuf, count, "recvbuf").distinct(sendbuf, recvbuf, count).op(op, datatype, t, rop);
+        if (!ck.ok()) return ck.raise();
+        DenseIn s(*t, sendbuf, count);
+        DenseOut r(*t, recvbuf, count);
+        const adi::Error e =
+            coll::allreduce(group_of(ck.comm()), s.data(), r.data(), elements(*t, count, *rop), *rop);
+        r.finish();
+        return coll_finish(comm, fn, e);
+    });
+}
+
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm) {
+    static const char* fn = "MPI_Reduce_scatter";
+    return api(fn, [&] {
+        const Datatype* t = nullptr;
+        std::unique_ptr<coll::ReduceOp> rop;
+        CollChecks ck(comm, fn);
+        ck.counts(recvcounts, "recvcounts").type(datatype, t);
+        long long total = 0;
+        int mine = 0;
+        if (ck.ok()) {
+            for (int i = 0; i < ck.comm().size(); ++i) total += recvcounts[i];
+            mine = recvcounts[ck.comm().rank];
+            if (total > INT_MAX) return error_raise(comm, MPI_ERR_COUNT, fn, "the counts add up to more than INT_MAX");
+        }
+        ck.buffer(sendbuf, static_cast<int>(total), "sendbuf").buffer(recvbuf, mine, "recvbuf");
+        ck.distinct(sendbuf, recvbuf, static_cast<int>(total)).op(op, datatype, t, rop);
+        if (!ck.ok()) return ck.raise();
+        std::vector<std::size_t> counts(static_cast<std::size_t>(ck.comm().size()));
+        for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = elements(*t, recvcounts[i], *rop);
+        DenseIn s(*t, sendbuf, static_cast<int>(total));
+        DenseOut r(*t, recvbuf, mine);
+        const adi::Error e = coll::reduce_scatter(group_of(ck.comm()), s.data(), r.data(), counts, *rop);
+        r.finish();
+        return coll_finish(comm, fn, e);
+    });
+}
+
+#pragma weak MPI_Scan = PMPI_Scan
+int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    static const char* fn = "MPI_Scan";
+    return api(fn, [&] {
+        const Datatype* t = nullptr;
+        std::unique_ptr<coll::ReduceOp> rop;
+        CollChecks ck(comm, fn);
+        ck.count(count, "count").type(datatype, t).buffer(sendbuf, count, "sendbuf");
+        ck.buffer(recvbuf, count, "recvbuf").distinct(sendbuf, recvbuf, count).op(op, datatype, t, rop);
+        if (!ck.ok()) return ck.raise();
+        DenseIn s(*t, sendbuf, count);
+        DenseOut r(*t, recvbuf, count);
+        const adi::Error e = coll::scan(group_of(ck.comm()), s.data(), r.data(), elements(*t, count, *rop), *rop);
+        r.finish();
+        return coll_finish(comm, fn, e);
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,160 @@
+#include "mpi/coll_support.hpp"
+
+#include "mpi/datatype.hpp"
+#include "mpi/errors.hpp"
+
+namespace strata::mpi {
+
+CollChecks::CollChecks(MPI_Comm comm, const char* fn) : handle_(comm), fn_(fn), comm_(comm_get(comm)) {
+    if (comm_ == nullptr) {
+        fail(MPI_ERR_COMM, "not a valid communicator");
+    } else if (comm_->inter) {
+        fail(MPI_ERR_COMM, "an intercommunicator; MPI-1 collectives need an intracommunicator");
+    }
+}
+
+CollChecks& CollChecks::fail(int cls, std::string detail) {
+    if (ok()) {
+        cls_ = cls;
+        detail_ = std::move(detail);
+    }
+    return *this;
+}
+
+CollChecks& CollChecks::count(int n, const char* what) {
+    if (ok() && n < 0) fail(MPI_ERR_COUNT, std::string(what) + " is negative (" + std::to_string(n) + ")");
+    return *this;
+}
+
+CollChecks& CollChecks::counts(const int* n, const char* what) {
+    if (!ok()) return *this;
+    if (n == nullptr) return fail(MPI_ERR_ARG, std::string(what) + " is NULL");
+    for (int i = 0; i < comm_->size(); ++i) {
+        if (n[i] < 0)
+            return fail(MPI_ERR_COUNT, std::string(what) + "[" + std::to_string(i) + "] is negative (" +
+                                           std::to_string(n[i]) + ")");
+    }
+    return *this;
+}
+
+CollChecks& CollChecks::displs(const int* d, const char* what) {
+    if (ok() && d == nullptr) fail(MPI_ERR_ARG, std::string(what) + " is NULL");
+    return *this;
+}
+
+CollChecks& CollChecks::type(MPI_Datatype t, const Datatype*& out) {
+    if (!ok()) return *this;
+    out = datatype_get(t);
+    if (out == nullptr) fail(MPI_ERR_TYPE, "not a valid datatype");
+    return *this;
+}
+
+CollChecks& CollChecks::buffer(const void* p, int n, const char* what) {
+    if (ok() && p == nullptr && n > 0) fail(MPI_ERR_BUFFER, std::string(what) + " is NULL with a non-zero count");
+    return *this;
+}
+
+CollChecks& CollChecks::buffer_any(const void* p, const int* counts, const char* what) {
+    if (!ok() || p != nullptr) return *this;
+    for (int i = 0; i < comm_->size(); ++i) {
+        if (counts[i] > 0) return fail(MPI_ERR_BUFFER, std::string(what) + " is NULL with a non-zero count");
+    }
+    return *this;
+}
+
+CollChecks& CollChecks::root(int root) {
+    if (ok() && (root < 0 || root >= comm_->size()))
+        fail(MPI_ERR_ROOT, "root " + std::to_string(root) + " is not a rank of the communicator (size " +
+                               std::to_string(comm_->size()) + ")");
+    return *this;
+}
+
+CollChecks& CollChecks::distinct(const void* send, const void* recv, int n) {
+    if (ok() && n > 0 && send == recv && send != nullptr)
+        fail(MPI_ERR_BUFFER, "the send and receive buffers are the same; MPI-1 forbids aliased buffers");
+    return *this;
+}
+
+CollChecks& CollChecks::op(MPI_Op op, MPI_Datatype handle, const Datatype* t,
+                           std::unique_ptr<coll::ReduceOp>& out) {
+    if (ok() && reduce_op_make(op, handle, *t, out) != MPI_SUCCESS)
+        fail(MPI_ERR_OP, "not a valid operation, or a predefined operation MPI-1 does not define on this datatype");
+    return *this;
+}
+
+int CollChecks::raise() const { return error_raise(handle_, cls_, fn_, detail_); }
+
+coll::Group group_of(Comm& c) { return coll::Group{*rt().engine, c.context + 1, c.rank, c.world}; }
+
+int coll_finish(MPI_Comm comm, const char* fn, adi::Error e) {
+    if (e == adi::Error::none) return MPI_SUCCESS;
+    std::string detail = rt().engine->last_error();
+    if (e == adi::Error::truncated)
+        detail = "a process sent more than the receiver's count and datatype hold; type signatures must match";
+    return error_raise(comm, error_class_of(e), fn, detail);
+}
+
+DenseIn::DenseIn(const Datatype& t, const void* buf, int count) : data_(buf), bytes_(bytes_of(t, count)) {
+    if (!dense_layout(t) && bytes_ > 0) {
+        copy_.resize(bytes_);
+        datatype_pack(t, buf, count, copy_.data());
+        data_ = copy_.data();
+    }
+}
+
+DenseOut::DenseOut(const Datatype& t, void* buf, int count, bool in)
+    : type_(t), buf_(buf), count_(count), data_(buf), bytes_(bytes_of(t, count)) {
+    if (!dense_layout(t) && bytes_ > 0) {
+        copy_.resize(bytes_);
+        if (in) datatype_pack(t, buf, count, copy_.data());
+        data_ = copy_.data();
+    }
+}
+
+void DenseOut::finish() {
+    if (!copy_.empty()) datatype_unpack(type_, copy_.data(), count_, buf_);
+}
+
+DenseBlocks::DenseBlocks(const Datatype* t, const void* buf, const int* counts, const int* displs, int procs,
+                         bool blocks)
+    : type_(t), buf_(const_cast<void*>(buf)), user_counts_(counts), user_displs_(displs) {
+    if (!blocks) return;
+    const auto n = static_cast<std::size_t>(procs);
+    counts_.resize(n);
+    displs_.resize(n);
+    bool direct = dense_layout(*t);
+    for (std::size_t i = 0; i < n; ++i) direct = direct && displs[i] >= 0;
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        counts_[i] = bytes_of(*t, counts[i]);
+        displs_[i] = direct ? static_cast<std::size_t>(displs[i]) * static_cast<std::size_t>(t->extent) : total;
+        total += counts_[i];
+    }
+    if (direct) {
+        data_ = buf_;
+    } else {
+        copy_.resize(total);
+        data_ = copy_.data();
+        copied_ = true;
+    }
+}
+
+void DenseBlocks::pack_from_user() {
+    if (!copied_) return;
+    for (std::size_t i = 0; i < counts_.size(); ++i) {
+        if (counts_[i] == 0) continue;
+        const auto* from = static_cast<const std::byte*>(buf_) + static_cast<std::ptrdiff_t>(user_displs_[i]) * type_->extent;
+        datatype_pack(*type_, from, user_counts_[i], copy_.data() + displs_[i]);
+    }
+}
+
+void DenseBlocks::unpack_to_user() {
+    if (!copied_) return;
+    for (std::size_t i = 0; i < counts_.size(); ++i) {
+        if (counts_[i] == 0) continue;
+        auto* to = static_cast<std::byte*>(buf_) + static_cast<std::ptrdiff_t>(user_displs_[i]) * type_->extent;
+        datatype_unpack(*type_, copy_.data() + displs_[i], user_counts_[i], to);
+    }
+}
+
+}  // namespace strata::mpi

@@ -1,0 +1,118 @@
+// What the collective entry points share: argument checks that raise the
+// first failure through the communicator's error handler, and dense views of
+// user buffers (the user's memory itself when the datatype is dense, a packed
+// copy otherwise).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "collectives/collective.hpp"
+#include "collectives/reduce_op.hpp"
+#include "mpi/comm.hpp"
+
+namespace strata::mpi {
+
+// Checks in call order; after the first failure the rest are skipped.
+class CollChecks {
+public:
+    CollChecks(MPI_Comm comm, const char* fn);
+    bool ok() const { return cls_ == MPI_SUCCESS; }
+    Comm& comm() const { return *comm_; }
+    bool is_root(int root) const { return comm_->rank == root; }
+
+    CollChecks& count(int n, const char* what);
+    CollChecks& counts(const int* n, const char* what);  // one per process
+    CollChecks& displs(const int* d, const char* what);  // one per process
+    CollChecks& type(MPI_Datatype t, const Datatype*& out);
+    CollChecks& buffer(const void* p, int n, const char* what);
+    CollChecks& buffer_any(const void* p, const int* counts, const char* what);  // non-null if any count > 0
+    CollChecks& root(int root);
+    CollChecks& distinct(const void* send, const void* recv, int n);  // MPI-1 forbids aliased arguments
+    // The reduction of `op` on `t` (checked before), into `out`.
+    CollChecks& op(MPI_Op op, MPI_Datatype handle, const Datatype* t, std::unique_ptr<coll::ReduceOp>& out);
+
+    int raise() const;  // the failure through the error handler
+
+private:
+    CollChecks& fail(int cls, std::string detail);
+    MPI_Comm handle_;
+    const char* fn_;
+    Comm* comm_ = nullptr;
+    int cls_ = MPI_SUCCESS;
+    std::string detail_;
+};
+
+coll::Group group_of(Comm& c);
+
+// The entry point's return: success, or the collective's failure raised.
+int coll_finish(MPI_Comm comm, const char* fn, adi::Error e);
+
+// Whether elements of `t` lie in memory exactly as their dense form does.
+inline bool dense_layout(const Datatype& t) { return t.contiguous && t.extent == t.size; }
+
+inline std::size_t bytes_of(const Datatype& t, int count) {
+    return static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size);
+}
+
+// A user send buffer as dense bytes.
+class DenseIn {
+public:
+    DenseIn(const Datatype& t, const void* buf, int count);
+    const void* data() const { return data_; }
+    std::size_t bytes() const { return bytes_; }
+
+private:
+    std::vector<std::byte> copy_;
+    const void* data_;
+    std::size_t bytes_;
+};
+
+// A user receive (or in-out) buffer as dense bytes; finish() moves received
+// data into the user's layout when a copy was used. `in` packs the current
+// contents first (broadcast root).
+class DenseOut {
+public:
+    DenseOut(const Datatype& t, void* buf, int count, bool in = false);
+    void* data() { return data_; }
+    std::size_t bytes() const { return bytes_; }
+    void finish();
+
+private:
+    const Datatype& type_;
+    void* buf_;
+    int count_;
+    std::vector<std::byte> copy_;
+    void* data_;
+    std::size_t bytes_;
+};
+
+// Per-process blocks (the v-variants) as dense bytes: byte counts and byte
+// displacements into one dense area, which is the user's buffer when the
+// datatype is dense and displacements are not negative, else a copy.
+class DenseBlocks {
+public:
+    // `blocks`: whether this process uses the blocks at all (roots only, for
+    // gatherv and scatterv); an unused one is empty.
+    DenseBlocks(const Datatype* t, const void* buf, const int* counts, const int* displs, int procs, bool blocks);
+    std::span<const std::size_t> counts() const { return counts_; }
+    std::span<const std::size_t> displs() const { return displs_; }
+    void* data() { return data_; }
+    void pack_from_user();   // send side, when a copy is used
+    void unpack_to_user();   // receive side, when a copy is used
+
+private:
+    const Datatype* type_;
+    void* buf_;
+    const int* user_counts_;
+    const int* user_displs_;
+    std::vector<std::size_t> counts_, displs_;
+    std::vector<std::byte> copy_;
+    void* data_ = nullptr;
+    bool copied_ = false;
+};
+
+}  // namespace strata::mpi

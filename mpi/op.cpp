@@ -1,0 +1,135 @@
+#include "mpi/op.hpp"
+
+#include <climits>
+#include <vector>
+
+#include "mpi/datatype.hpp"
+#include "mpi/errors.hpp"
+#include "mpi/op_kernels.hpp"
+#include "mpi/runtime.hpp"
+
+namespace strata::mpi {
+
+namespace {
+
+constexpr MPI_Op kPredefined[] = {MPI_MAX, MPI_MIN,  MPI_SUM, MPI_PROD, MPI_LAND,   MPI_BAND,
+                                  MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MAXLOC, MPI_MINLOC};
+
+class PredefinedReduce final : public coll::ReduceOp {
+public:
+    explicit PredefinedReduce(OpKernel k) : ReduceOp(k.element_bytes, true), kernel_(k) {}
+    void apply(const void* in, void* inout, std::size_t count) const override { kernel_.fn(in, inout, count); }
+
+private:
+    OpKernel kernel_;
+};
+
+// A user function sees its elements in the datatype's own layout: dense
+// elements are used in place when that layout is dense, otherwise they are
+// spread into a typed buffer for the call and gathered back after it.
+class UserReduce final : public coll::ReduceOp {
+public:
+    UserReduce(const Operation& op, MPI_Datatype handle, const Datatype& type)
+        : ReduceOp(static_cast<std::size_t>(type.size), op.commutative), fn_(op.fn), handle_(handle), type_(type) {}
+
+    void apply(const void* in, void* inout, std::size_t count) const override {
+        const bool dense = type_.contiguous && type_.extent == type_.size;
+        const std::size_t per_call = INT_MAX;
+        for (std::size_t done = 0; done < count;) {
+            const std::size_t n = std::min(per_call, count - done);
+            const std::size_t off = done * element_bytes();
+            void* a = const_cast<std::byte*>(static_cast<const std::byte*>(in) + off);
+            void* b = static_cast<std::byte*>(inout) + off;
+            int len = static_cast<int>(n);
+            MPI_Datatype dt = handle_;
+            if (dense) {
+                fn_(a, b, &len, &dt);
+            } else {
+                const std::size_t typed = n * static_cast<std::size_t>(type_.extent);
+                std::vector<std::byte> ta(typed), tb(typed);
+                datatype_unpack(type_, a, len, ta.data());
+                datatype_unpack(type_, b, len, tb.data());
+                fn_(ta.data(), tb.data(), &len, &dt);
+                datatype_pack(type_, tb.data(), len, b);
+            }
+            done += n;
+        }
+    }
+
+private:
+    MPI_User_function* fn_;
+    MPI_Datatype handle_;
+    const Datatype& type_;
+};
+
+}  // namespace
+
+void ops_setup(Runtime& r) {
+    r.ops.reserve_predefined(16);
+    for (MPI_Op h : kPredefined) {
+        auto op = std::make_unique<Operation>();
+        op->predefined = h;
+        r.ops.put(h & ((1 << 26) - 1), std::move(op));
+    }
+}
+
+int reduce_op_make(MPI_Op handle, MPI_Datatype type_handle, const Datatype& type,
+                   std::unique_ptr<coll::ReduceOp>& out) {
+    const Operation* op = rt().ops.get(handle);
+    if (op == nullptr) return MPI_ERR_OP;
+    if (op->predefined == MPI_OP_NULL) {
+        out = std::make_unique<UserReduce>(*op, type_handle, type);
+        return MPI_SUCCESS;
+    }
+    // Predefined operations work element by element of the basic type, so a
+    // derived type of one basic type is as good as the basic type itself. The
+    // pair types of MAXLOC/MINLOC mix a value and an int, so their datatype
+    // objects may describe themselves as mixed: the handle names them.
+    MPI_Datatype basic_handle = type.basic;
+    for (MPI_Datatype pair : {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT}) {
+        if (type_handle == pair) basic_handle = pair;
+    }
+    const Datatype* basic = rt().datatypes.get(basic_handle);
+    if (basic == nullptr || basic->size <= 0) return MPI_ERR_OP;
+    auto kernel = op_kernel(op->predefined, basic_handle, static_cast<std::size_t>(basic->size));
+    if (!kernel || type.size % basic->size != 0) return MPI_ERR_OP;
+    out = std::make_unique<PredefinedReduce>(*kernel);
+    return MPI_SUCCESS;
+}
+
+}  // namespace strata::mpi
+
+using namespace strata::mpi;
+
+extern "C" {
+
+#pragma weak MPI_Op_create = PMPI_Op_create
+int PMPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
+    static const char* fn = "MPI_Op_create";
+    return api(fn, [&] {
+        if (function == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "function is NULL");
+        if (op == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "op is NULL");
+        auto o = std::make_unique<Operation>();
+        o->fn = function;
+        o->commutative = commute != 0;
+        *op = rt().ops.add(std::move(o));
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Op_free = PMPI_Op_free
+int PMPI_Op_free(MPI_Op* op) {
+    static const char* fn = "MPI_Op_free";
+    return api(fn, [&] {
+        if (op == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "op is NULL");
+        const Operation* o = rt().ops.get(*op);
+        if (o == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_OP, fn, "not a valid operation");
+        if (o->predefined != MPI_OP_NULL)
+            return error_raise(MPI_COMM_WORLD, MPI_ERR_OP, fn, "predefined operations cannot be freed");
+        rt().ops.remove(*op);
+        *op = MPI_OP_NULL;
+        return MPI_SUCCESS;
+    });
+}
+
+}  // extern "C"

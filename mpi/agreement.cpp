@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "collectives/collectives.hpp"
+
 namespace strata::mpi {
 
 coll::Group group_local(const Comm& c) {
@@ -13,54 +15,16 @@ coll::Group group_remote(const Comm& c) {
 }
 
 adi::Error agree_allgather(const coll::Group& g, std::span<const std::byte> mine, std::vector<std::byte>& all) {
-    const std::size_t n = mine.size();
-    const int p = g.size();
-    all.assign(n * static_cast<std::size_t>(p), std::byte{0});
-    if (n > 0) std::memcpy(all.data() + n * static_cast<std::size_t>(g.rank), mine.data(), n);
-    // Ring: in step s every member passes on the block it received in step
-    // s-1, so after p-1 steps everyone holds every block.
-    const int right = (g.rank + 1) % p;
-    const int left = (g.rank - 1 + p) % p;
-    std::vector<adi::Request*> reqs;
-    for (int s = 0; s < p - 1; ++s) {
-        const int send_block = (g.rank - s + p) % p;
-        const int recv_block = (g.rank - s - 1 + p) % p;
-        reqs.push_back(coll::recv_start(g, left, kTagAgreeGather,
-                                        all.data() + n * static_cast<std::size_t>(recv_block), n));
-        reqs.push_back(coll::send_start(g, right, kTagAgreeGather,
-                                        all.data() + n * static_cast<std::size_t>(send_block), n));
-        if (adi::Error e = coll::wait_all(g, reqs); e != adi::Error::none) return e;
-    }
-    return adi::Error::none;
+    all.assign(mine.size() * static_cast<std::size_t>(g.size()), std::byte{0});
+    return coll::allgather(g, mine.data(), mine.size(), all.data(), mine.size());
 }
 
 adi::Error agree_bcast(const coll::Group& g, std::vector<std::byte>& buf, int root) {
-    const int p = g.size();
-    const int me = (g.rank - root + p) % p;  // rank relative to the root
     // The length travels first: only the root knows it.
     std::uint64_t len = buf.size();
-    std::vector<adi::Request*> reqs;
-    int mask = 1;
-    while (mask < p) {
-        if (me & mask) {
-            const int from = (me - mask + root) % p;
-            reqs.push_back(coll::recv_start(g, from, kTagAgreeBcast, &len, sizeof len));
-            if (adi::Error e = coll::wait_all(g, reqs); e != adi::Error::none) return e;
-            buf.resize(len);
-            reqs.push_back(coll::recv_start(g, from, kTagAgreeBcast, buf.data(), buf.size()));
-            if (adi::Error e = coll::wait_all(g, reqs); e != adi::Error::none) return e;
-            break;
-        }
-        mask <<= 1;
-    }
-    for (mask >>= 1; mask > 0; mask >>= 1) {
-        if (me + mask < p) {
-            const int to = (me + mask + root) % p;
-            reqs.push_back(coll::send_start(g, to, kTagAgreeBcast, &len, sizeof len));
-            reqs.push_back(coll::send_start(g, to, kTagAgreeBcast, buf.data(), buf.size()));
-        }
-    }
-    return coll::wait_all(g, reqs);
+    if (adi::Error e = coll::bcast(g, &len, sizeof len, root); e != adi::Error::none) return e;
+    buf.resize(len);
+    return coll::bcast(g, buf.data(), buf.size(), root);
 }
 
 adi::Error agree_swap(const coll::Group& g, int peer, int tag, const std::vector<std::byte>& out,

@@ -1,8 +1,8 @@
 // What the members of a communicator exchange while they build a new one:
 // their contributions (split colours and keys, group lists) and the context
-// pair the new communicator will use. Runs on the parent's collective
-// context with tags of its own, so it never matches user traffic or a
-// collective algorithm's messages.
+// pair the new communicator will use. Runs the collectives of collectives/ on
+// the parent's collective context: building a communicator is collective
+// over its parent, in the same order as every other collective there.
 #pragma once
 
 #include <cstddef>
@@ -15,10 +15,9 @@
 
 namespace strata::mpi {
 
-// Internal tags on collective contexts: negative, so they never meet a
-// user tag (>= 0) and are never MPI_ANY_TAG (-1).
-inline constexpr int kTagAgreeGather = -101;
-inline constexpr int kTagAgreeBcast = -102;
+// The tag on which the leaders of two groups talk on an intercommunicator's
+// collective context: negative, so it never meets a user tag (>= 0), a
+// collective algorithm's tag, or MPI_ANY_TAG (-1).
 inline constexpr int kTagAgreeLeaders = -103;
 
 // The collective view of intracommunicator `c` (or of the local group of an

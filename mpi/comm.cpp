@@ -89,13 +89,13 @@ int agreement_failed(adi::Error e, std::string& detail) {
     return error_class_of(e);
 }
 
-namespace {
-
 int no_context(std::string& detail) {
     detail = "no context id is free at every member (" + std::to_string(ContextPool::kPairs) +
              " communicators exist); free communicators that are no longer used";
     return MPI_ERR_OTHER;
 }
+
+namespace {
 
 struct SplitEntry {
     int color;

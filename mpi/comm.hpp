@@ -35,6 +35,8 @@ int rank_of(const std::vector<int>& world, int w);
 // error class and a detail.
 int comm_split_into(const Comm& parent, int color, int key, std::unique_ptr<Comm>& out, std::string& detail);
 
+// Error class (and detail) when no context pair is free at every member.
+int no_context(std::string& detail);
 // Error class for a failed internal agreement.
 int agreement_failed(adi::Error e, std::string& detail);
 

@@ -91,6 +91,34 @@ int make_excl(const Group& g, const std::vector<int>& ranks, MPI_Group* newgroup
     return MPI_SUCCESS;
 }
 
+// MPI_Group_incl / excl and their range forms: the ranks picked from
+// `group` by a list or by triplets, kept (incl) or left out (excl).
+enum class Pick { incl, excl };
+
+int pick(const char* fn, MPI_Group group, const std::vector<int>* list, int n, int (*ranges)[3], Pick how,
+         MPI_Group* newgroup) {
+    Group* g = nullptr;
+    if (int e = group_check(fn, group, g)) return e;
+    if (int e = out_check(fn, newgroup)) return e;
+    const int size = static_cast<int>(g->world.size());
+    std::vector<int> ranks;
+    if (list != nullptr) {
+        ranks = *list;
+        if (int e = ranks_check(fn, ranks, size)) return e;
+    } else if (int e = ranges_expand(fn, n, ranges, size, ranks)) {
+        return e;
+    }
+    return how == Pick::incl ? make_incl(*g, ranks, newgroup) : make_excl(*g, ranks, newgroup);
+}
+
+// The explicit rank list of MPI_Group_incl / excl.
+int pick_list(const char* fn, MPI_Group group, int n, const int ranks[], Pick how, MPI_Group* newgroup) {
+    if (n < 0) return raise(MPI_ERR_ARG, fn, "n " + std::to_string(n) + " is negative");
+    if (n > 0 && ranks == nullptr) return raise(MPI_ERR_ARG, fn, "ranks is NULL");
+    const std::vector<int> list(ranks, ranks + n);
+    return pick(fn, group, &list, n, nullptr, how, newgroup);
+}
+
 // Set operations keep the order of the first group, then of the second.
 template <class Keep>
 int set_op(const char* fn, MPI_Group group1, MPI_Group group2, MPI_Group* newgroup, bool append_second, Keep keep) {
@@ -238,58 +266,24 @@ int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgrou
 
 #pragma weak MPI_Group_incl = PMPI_Group_incl
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
-    static const char* fn = "MPI_Group_incl";
-    return api(fn, [&] {
-        Group* g = nullptr;
-        if (int e = group_check(fn, group, g)) return e;
-        if (int e = out_check(fn, newgroup)) return e;
-        if (n < 0) return raise(MPI_ERR_ARG, fn, "n " + std::to_string(n) + " is negative");
-        if (n > 0 && ranks == nullptr) return raise(MPI_ERR_ARG, fn, "ranks is NULL");
-        const std::vector<int> list(ranks, ranks + n);
-        if (int e = ranks_check(fn, list, static_cast<int>(g->world.size()))) return e;
-        return make_incl(*g, list, newgroup);
-    });
+    return api("MPI_Group_incl", [&] { return pick_list("MPI_Group_incl", group, n, ranks, Pick::incl, newgroup); });
 }
 
 #pragma weak MPI_Group_excl = PMPI_Group_excl
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
-    static const char* fn = "MPI_Group_excl";
-    return api(fn, [&] {
-        Group* g = nullptr;
-        if (int e = group_check(fn, group, g)) return e;
-        if (int e = out_check(fn, newgroup)) return e;
-        if (n < 0) return raise(MPI_ERR_ARG, fn, "n " + std::to_string(n) + " is negative");
-        if (n > 0 && ranks == nullptr) return raise(MPI_ERR_ARG, fn, "ranks is NULL");
-        const std::vector<int> list(ranks, ranks + n);
-        if (int e = ranks_check(fn, list, static_cast<int>(g->world.size()))) return e;
-        return make_excl(*g, list, newgroup);
-    });
+    return api("MPI_Group_excl", [&] { return pick_list("MPI_Group_excl", group, n, ranks, Pick::excl, newgroup); });
 }
 
 #pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
-    static const char* fn = "MPI_Group_range_incl";
-    return api(fn, [&] {
-        Group* g = nullptr;
-        if (int e = group_check(fn, group, g)) return e;
-        if (int e = out_check(fn, newgroup)) return e;
-        std::vector<int> list;
-        if (int e = ranges_expand(fn, n, ranges, static_cast<int>(g->world.size()), list)) return e;
-        return make_incl(*g, list, newgroup);
-    });
+    return api("MPI_Group_range_incl",
+               [&] { return pick("MPI_Group_range_incl", group, nullptr, n, ranges, Pick::incl, newgroup); });
 }
 
 #pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
-    static const char* fn = "MPI_Group_range_excl";
-    return api(fn, [&] {
-        Group* g = nullptr;
-        if (int e = group_check(fn, group, g)) return e;
-        if (int e = out_check(fn, newgroup)) return e;
-        std::vector<int> list;
-        if (int e = ranges_expand(fn, n, ranges, static_cast<int>(g->world.size()), list)) return e;
-        return make_excl(*g, list, newgroup);
-    });
+    return api("MPI_Group_range_excl",
+               [&] { return pick("MPI_Group_range_excl", group, nullptr, n, ranges, Pick::excl, newgroup); });
 }
 
 #pragma weak MPI_Group_free = PMPI_Group_free

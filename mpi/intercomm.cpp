@@ -44,7 +44,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         adi::Error e = agree_inter(group_local(*local), local_leader, leaders, remote_leader, tag, w.bytes, pair, theirs);
         std::string detail;
         if (e != adi::Error::none) return error_raise(local_comm, agreement_failed(e, detail), fn, detail);
-        if (pair < 0) return error_raise(local_comm, MPI_ERR_OTHER, fn, "no context id is free at every member");
+        if (pair < 0) return error_raise(local_comm, no_context(detail), fn, detail);
         std::vector<int> remote;
         ByteReader rd(theirs);
         if (!rd.get_ints(remote) || remote.empty())
@@ -77,7 +77,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
         adi::Error e = agree_inter(group_local(*c), 0, group_remote(*c), 0, kTagAgreeLeaders, w.bytes, pair, theirs);
         std::string detail;
         if (e != adi::Error::none) return error_raise(intercomm, agreement_failed(e, detail), fn, detail);
-        if (pair < 0) return error_raise(intercomm, MPI_ERR_OTHER, fn, "no context id is free at every member");
+        if (pair < 0) return error_raise(intercomm, no_context(detail), fn, detail);
         int remote_high = 0;
         ByteReader rd(theirs);
         if (!rd.get_int(remote_high)) return error_raise(intercomm, MPI_ERR_INTERN, fn, "malformed answer");

@@ -85,7 +85,7 @@ int topology_comm_create(const char* fn, MPI_Comm comm, const Comm& c, int point
     std::string detail;
     if (adi::Error e = agree_intra(c, {}, a); e != adi::Error::none)
         return error_raise(comm, agreement_failed(e, detail), fn, detail);
-    if (a.pair < 0) return error_raise(comm, MPI_ERR_OTHER, fn, "no context id is free at every member");
+    if (a.pair < 0) return error_raise(comm, no_context(detail), fn, detail);
     if (c.rank >= points) {
         *out = MPI_COMM_NULL;
         return MPI_SUCCESS;

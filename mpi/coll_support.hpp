@@ -51,8 +51,9 @@ coll::Group group_of(Comm& c);
 // The entry point's return: success, or the collective's failure raised.
 int coll_finish(MPI_Comm comm, const char* fn, adi::Error e);
 
-// Whether elements of `t` lie in memory exactly as their dense form does.
-inline bool dense_layout(const Datatype& t) { return t.contiguous && t.extent == t.size; }
+// Whether elements of `t` lie in memory exactly as their dense form does,
+// starting at the buffer address itself.
+inline bool dense_layout(const Datatype& t) { return t.contiguous && t.extent == t.size && t.map->true_lb == 0; }
 
 inline std::size_t bytes_of(const Datatype& t, int count) {
     return static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size);

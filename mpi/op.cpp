@@ -3,6 +3,7 @@
 #include <climits>
 #include <vector>
 
+#include "mpi/coll_support.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/op_kernels.hpp"
@@ -33,7 +34,7 @@ public:
         : ReduceOp(static_cast<std::size_t>(type.size), op.commutative), fn_(op.fn), handle_(handle), type_(type) {}
 
     void apply(const void* in, void* inout, std::size_t count) const override {
-        const bool dense = type_.contiguous && type_.extent == type_.size;
+        const bool dense = dense_layout(type_);
         const std::size_t per_call = INT_MAX;
         for (std::size_t done = 0; done < count;) {
             const std::size_t n = std::min(per_call, count - done);
@@ -45,12 +46,18 @@ public:
             if (dense) {
                 fn_(a, b, &len, &dt);
             } else {
-                const std::size_t typed = n * static_cast<std::size_t>(type_.extent);
-                std::vector<std::byte> ta(typed), tb(typed);
-                datatype_unpack(type_, a, len, ta.data());
-                datatype_unpack(type_, b, len, tb.data());
-                fn_(ta.data(), tb.data(), &len, &dt);
-                datatype_pack(type_, tb.data(), len, b);
+                // The typed copies span every byte the elements touch, which may
+                // start before the origin (true_lb < 0) or end past n * extent.
+                const MPI_Aint last = static_cast<MPI_Aint>(n - 1) * type_.extent;
+                const MPI_Aint lo = std::min(type_.map->true_lb, last + type_.map->true_lb);
+                const MPI_Aint hi = std::max(type_.map->true_ub, last + type_.map->true_ub);
+                std::vector<std::byte> ta(static_cast<std::size_t>(hi - lo)), tb(ta.size());
+                std::byte* origin_a = ta.data() - lo;
+                std::byte* origin_b = tb.data() - lo;
+                datatype_unpack(type_, a, len, origin_a);
+                datatype_unpack(type_, b, len, origin_b);
+                fn_(origin_a, origin_b, &len, &dt);
+                datatype_pack(type_, origin_b, len, b);
             }
             done += n;
         }

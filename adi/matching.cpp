@@ -58,6 +58,12 @@ bool PostedQueue::remove(Request* r) {
     return true;
 }
 
+UnexpectedQueue::~UnexpectedQueue() {
+    for (auto& [key, bucket] : by_source_) {
+        for (Unexpected* u : bucket) delete u;
+    }
+}
+
 void UnexpectedQueue::push(Unexpected* u) {
     u->seq = next_seq_++;
     auto [it, inserted] = by_source_.try_emplace(key(u->header.context, u->header.source));

@@ -49,8 +49,15 @@ private:
     std::size_t count_ = 0;
 };
 
+// Owns the messages it holds: remove() hands one back to the caller, and
+// whatever is still queued when the queue goes is freed with it.
 class UnexpectedQueue {
 public:
+    UnexpectedQueue() = default;
+    ~UnexpectedQueue();
+    UnexpectedQueue(const UnexpectedQueue&) = delete;
+    UnexpectedQueue& operator=(const UnexpectedQueue&) = delete;
+
     void push(Unexpected* u);
     // The earliest unexpected message matching a receive's (source, tag), which
     // may be wildcards. Not removed.

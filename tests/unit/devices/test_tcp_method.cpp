@@ -42,6 +42,9 @@ public:
 struct Link {
     std::unique_ptr<TcpMethod> m[2];
     Sink sink[2];
+    // The opening message: queued until the connection is up, so it must
+    // outlive the send (the method sends straight from the caller's buffer).
+    std::vector<std::byte> opening = std::vector<std::byte>(8);
 
     Link() {
         std::vector<wireup::BusinessCard> cards(2);
@@ -54,7 +57,7 @@ struct Link {
         for (int i = 0; i < 2; ++i) m[i]->connect_world(cards, i);
         // Open the connection with a first message, so the tests below count
         // only the steady state.
-        send(0, std::vector<std::byte>(8), 0);
+        send(0, opening, 0);
         pump_until([&] { return sink[1].landed == 1; });
     }
 

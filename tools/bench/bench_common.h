@@ -1,4 +1,5 @@
-/* Shared by the Strata benchmarks (pingpong, socket_pingpong, memcpy_bw).
+/* Shared by the Strata benchmarks (pingpong, collectives, socket_pingpong,
+ * memcpy_bw).
  *
  * Header-only and plain C99 + POSIX so each benchmark stays one file that any
  * MPI wrapper (our mpicc, mpicc.mpich, mpicc.openmpi) or a plain cc can build.
@@ -11,6 +12,8 @@
  *   impl,test,size,oneway_us_min,oneway_us_median,mbps
  *
  * where mbps = size / oneway_us_min (bytes per microsecond = MB/s, MB = 1e6).
+ * A benchmark whose operation is not a one-way message (collectives) names the
+ * time columns us_min,us_median instead; the column order is the same.
  */
 #ifndef STRATA_BENCH_COMMON_H
 #define STRATA_BENCH_COMMON_H
@@ -34,6 +37,18 @@ struct bench_options {
     long max_reps;         /* cap on repetitions per trial */
     long min_reps;         /* floor on repetitions per trial */
     int header;            /* print the CSV header line first */
+    const char *columns;   /* the CSV header line */
+};
+
+/* What a benchmark uses when no option says otherwise. */
+struct bench_defaults {
+    const long *sizes;     /* --sizes default */
+    int nsizes;
+    const long *quick_sizes; /* sizes of --quick */
+    int nquick;
+    const char *sizes_text;  /* both lists as the usage text shows them */
+    const char *quick_text;
+    const char *columns;   /* CSV header line */
 };
 
 /* One run of `reps` operations of `size` bytes; returns elapsed seconds. */
@@ -83,7 +98,8 @@ static inline int bench_parse_size_list(const char *list, long *out, int max)
     return n > 0 ? n : -1;
 }
 
-static inline void bench_usage(FILE *f, const char *prog, const char *what)
+static inline void bench_usage(FILE *f, const char *prog, const char *what,
+                               const struct bench_defaults *d)
 {
     fprintf(f,
             "usage: %s [options]\n"
@@ -91,33 +107,45 @@ static inline void bench_usage(FILE *f, const char *prog, const char *what)
             "options:\n"
             "  --impl NAME       label for the impl column (default: $BENCH_IMPL, else the built-in name)\n"
             "  --sizes LIST      comma-separated sizes, K/M suffixes allowed\n"
-            "                    (default 0,8,64,512,4K,64K,1M,4M)\n"
+            "                    (default %s)\n"
             "  --trials N        timed trials per size (default 5)\n"
             "  --time SECONDS    time budget per size, all trials together (default 0.3)\n"
             "  --max-reps N      cap on repetitions per trial (default 100000)\n"
-            "  --quick           smoke run: sizes 0,8,4K,64K,1M, 2 trials, 0.01 s per size\n"
+            "  --quick           smoke run: sizes %s, 2 trials, 0.01 s per size\n"
             "  --no-header       do not print the CSV header line\n"
             "  --help            this text\n"
-            "output: CSV lines impl,test,size,oneway_us_min,oneway_us_median,mbps\n",
-            prog, what);
+            "output: CSV lines %s\n",
+            prog, what, d->sizes_text, d->quick_text, d->columns);
 }
 
 static const long bench_default_sizes[] = {
     0, 8, 64, 512, 4096, 65536, 1048576, 4194304,
 };
+static const long bench_default_quick_sizes[] = {0, 8, 4096, 65536, 1048576};
+
+/* The defaults of the one-way benchmarks (ping-pongs, memcpy). */
+static const struct bench_defaults bench_oneway_defaults = {
+    bench_default_sizes, (int)(sizeof bench_default_sizes / sizeof bench_default_sizes[0]),
+    bench_default_quick_sizes,
+    (int)(sizeof bench_default_quick_sizes / sizeof bench_default_quick_sizes[0]),
+    "0,8,64,512,4K,64K,1M,4M", "0,8,4K,64K,1M",
+    "impl,test,size,oneway_us_min,oneway_us_median,mbps",
+};
 
 /* Parses argv into *o. Returns 0 to go on, 1 after --help, -1 on error.
  * Messages are printed only when `talk` is non-zero (one MPI rank speaks).
  * Unknown arguments are errors. */
-static inline int bench_parse_args(int argc, char **argv, struct bench_options *o,
-                                   const char *default_impl, const char *test,
-                                   const char *what, int talk)
+static inline int bench_parse_args_with(int argc, char **argv, struct bench_options *o,
+                                        const char *default_impl, const char *test,
+                                        const char *what, int talk,
+                                        const struct bench_defaults *d)
 {
     const char *env = getenv("BENCH_IMPL");
     o->impl = (env != NULL && env[0] != '\0') ? env : default_impl;
     o->test = test;
-    o->nsizes = (int)(sizeof bench_default_sizes / sizeof bench_default_sizes[0]);
-    memcpy(o->sizes, bench_default_sizes, sizeof bench_default_sizes);
+    o->nsizes = d->nsizes;
+    memcpy(o->sizes, d->sizes, (size_t)d->nsizes * sizeof d->sizes[0]);
+    o->columns = d->columns;
     o->trials = 5;
     o->target_s = 0.3;
     o->max_reps = 100000;
@@ -128,9 +156,8 @@ static inline int bench_parse_args(int argc, char **argv, struct bench_options *
     /* --quick only changes defaults, so explicit options win wherever they are. */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
-            static const long quick[] = {0, 8, 4096, 65536, 1048576};
-            o->nsizes = (int)(sizeof quick / sizeof quick[0]);
-            memcpy(o->sizes, quick, sizeof quick);
+            o->nsizes = d->nquick;
+            memcpy(o->sizes, d->quick_sizes, (size_t)d->nquick * sizeof d->quick_sizes[0]);
             o->trials = 2;
             o->target_s = 0.01;
             o->max_reps = 1000;
@@ -143,7 +170,7 @@ static inline int bench_parse_args(int argc, char **argv, struct bench_options *
         const char *val = (i + 1 < argc) ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             if (talk)
-                bench_usage(stdout, prog, what);
+                bench_usage(stdout, prog, what, d);
             return 1;
         } else if (strcmp(a, "--quick") == 0) {
             continue; /* applied before the loop */
@@ -152,7 +179,7 @@ static inline int bench_parse_args(int argc, char **argv, struct bench_options *
         } else if (val == NULL) {
             if (talk) {
                 fprintf(stderr, "%s: unknown option or missing value: %s\n", prog, a);
-                bench_usage(stderr, prog, what);
+                bench_usage(stderr, prog, what, d);
             }
             return -1;
         } else if (strcmp(a, "--impl") == 0) {
@@ -193,7 +220,7 @@ static inline int bench_parse_args(int argc, char **argv, struct bench_options *
         } else {
             if (talk) {
                 fprintf(stderr, "%s: unknown option %s\n", prog, a);
-                bench_usage(stderr, prog, what);
+                bench_usage(stderr, prog, what, d);
             }
             return -1;
         }
@@ -201,6 +228,15 @@ static inline int bench_parse_args(int argc, char **argv, struct bench_options *
     if (o->min_reps > o->max_reps)
         o->min_reps = o->max_reps;
     return 0;
+}
+
+/* The one-way benchmarks' defaults: pingpong, socket_pingpong, memcpy_bw. */
+static inline int bench_parse_args(int argc, char **argv, struct bench_options *o,
+                                   const char *default_impl, const char *test,
+                                   const char *what, int talk)
+{
+    return bench_parse_args_with(argc, argv, o, default_impl, test, what, talk,
+                                 &bench_oneway_defaults);
 }
 
 static inline long bench_max_size(const struct bench_options *o)
@@ -221,7 +257,7 @@ static inline int bench_cmp_double(const void *a, const void *b)
 static inline void bench_print_header(const struct bench_options *o)
 {
     if (o->header)
-        printf("impl,test,size,oneway_us_min,oneway_us_median,mbps\n");
+        printf("%s\n", o->columns);
     fflush(stdout);
 }
 

@@ -17,6 +17,24 @@ std::size_t elements(const Datatype& t, int count, const coll::ReduceOp& op) {
     return op.element_bytes() == 0 ? 0 : bytes_of(t, count) / op.element_bytes();
 }
 
+using Everyone = adi::Error (*)(const coll::Group&, const void*, void*, std::size_t, const coll::ReduceOp&);
+
+// MPI_Allreduce and MPI_Scan: every process gives `count` elements and gets `count` back.
+int reduce_everyone(const char* fn, Everyone run, const void* sendbuf, void* recvbuf, int count,
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    const Datatype* t = nullptr;
+    std::unique_ptr<coll::ReduceOp> rop;
+    CollChecks ck(comm, fn);
+    ck.count(count, "count").type(datatype, t).buffer(sendbuf, count, "sendbuf");
+    ck.buffer(recvbuf, count, "recvbuf").distinct(sendbuf, recvbuf, count).op(op, datatype, t, rop);
+    if (!ck.ok()) return ck.raise();
+    DenseIn s(*t, sendbuf, count);
+    DenseOut r(*t, recvbuf, count);
+    const adi::Error e = run(group_of(ck.comm()), s.data(), r.data(), elements(*t, count, *rop), *rop);
+    r.finish();
+    return coll_finish(comm, fn, e);
+}
+
 }  // namespace
 
 extern "C" {
@@ -46,20 +64,8 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    static const char* fn = "MPI_Allreduce";
-    return api(fn, [&] {
-        const Datatype* t = nullptr;
-        std::unique_ptr<coll::ReduceOp> rop;
-        CollChecks ck(comm, fn);
-        ck.count(count, "count").type(datatype, t).buffer(sendbuf, count, "sendbuf");
-        ck.buffer(recvbuf, count, "recvbuf").distinct(sendbuf, recvbuf, count).op(op, datatype, t, rop);
-        if (!ck.ok()) return ck.raise();
-        DenseIn s(*t, sendbuf, count);
-        DenseOut r(*t, recvbuf, count);
-        const adi::Error e =
-            coll::allreduce(group_of(ck.comm()), s.data(), r.data(), elements(*t, count, *rop), *rop);
-        r.finish();
-        return coll_finish(comm, fn, e);
+    return api("MPI_Allreduce", [&] {
+        return reduce_everyone("MPI_Allreduce", coll::allreduce, sendbuf, recvbuf, count, datatype, op, comm);
     });
 }
 
@@ -94,20 +100,8 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
 
 #pragma weak MPI_Scan = PMPI_Scan
 int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    static const char* fn = "MPI_Scan";
-    return api(fn, [&] {
-        const Datatype* t = nullptr;
-        std::unique_ptr<coll::ReduceOp> rop;
-        CollChecks ck(comm, fn);
-        ck.count(count, "count").type(datatype, t).buffer(sendbuf, count, "sendbuf");
-        ck.buffer(recvbuf, count, "recvbuf").distinct(sendbuf, recvbuf, count).op(op, datatype, t, rop);
-        if (!ck.ok()) return ck.raise();
-        DenseIn s(*t, sendbuf, count);
-        DenseOut r(*t, recvbuf, count);
-        const adi::Error e = coll::scan(group_of(ck.comm()), s.data(), r.data(), elements(*t, count, *rop), *rop);
-        r.finish();
-        return coll_finish(comm, fn, e);
-    });
+    return api("MPI_Scan",
+               [&] { return reduce_everyone("MPI_Scan", coll::scan, sendbuf, recvbuf, count, datatype, op, comm); });
 }
 
 }  // extern "C"

@@ -14,11 +14,16 @@ coll::Group group_remote(const Comm& c) {
     return coll::Group{*rt().engine, c.context + 1, c.rank, c.world};
 }
 
+namespace {
+
+// Every member contributes `mine` (the same size everywhere); `all` receives
+// every contribution in rank order.
 adi::Error agree_allgather(const coll::Group& g, std::span<const std::byte> mine, std::vector<std::byte>& all) {
     all.assign(mine.size() * static_cast<std::size_t>(g.size()), std::byte{0});
     return coll::allgather(g, mine.data(), mine.size(), all.data(), mine.size());
 }
 
+// `buf` of `root` reaches every member.
 adi::Error agree_bcast(const coll::Group& g, std::vector<std::byte>& buf, int root) {
     // The length travels first: only the root knows it.
     std::uint64_t len = buf.size();
@@ -27,6 +32,7 @@ adi::Error agree_bcast(const coll::Group& g, std::vector<std::byte>& buf, int ro
     return coll::bcast(g, buf.data(), buf.size(), root);
 }
 
+// Leaders of two groups swap byte strings of any length.
 adi::Error agree_swap(const coll::Group& g, int peer, int tag, const std::vector<std::byte>& out,
                       std::vector<std::byte>& in) {
     std::uint64_t out_len = out.size();
@@ -41,49 +47,41 @@ adi::Error agree_swap(const coll::Group& g, int peer, int tag, const std::vector
     return coll::wait_all(g, reqs);
 }
 
-namespace {
-
-ContextPool::Mask and_of(const std::vector<std::byte>& all, std::size_t stride, std::size_t count) {
-    ContextPool::Mask m;
-    m.fill(~std::uint64_t{0});
-    for (std::size_t i = 0; i < count; ++i) {
-        ContextPool::Mask one;
-        std::memcpy(one.data(), all.data() + i * stride, sizeof one);
-        for (std::size_t w = 0; w < m.size(); ++w) m[w] &= one[w];
+// Bitwise AND of 64-bit words: a context pair is free for a new communicator
+// exactly when it is free at every member.
+class MaskAnd final : public coll::ReduceOp {
+public:
+    MaskAnd() : ReduceOp(sizeof(std::uint64_t), true) {}
+    void apply(const void* in, void* inout, std::size_t count) const override {
+        const auto* a = static_cast<const std::uint64_t*>(in);
+        auto* b = static_cast<std::uint64_t*>(inout);
+        for (std::size_t i = 0; i < count; ++i) b[i] &= a[i];
     }
-    return m;
+};
+
+// The pairs free at every member of `g`.
+adi::Error mask_agree(const coll::Group& g, ContextPool::Mask& agreed) {
+    const ContextPool::Mask& mine = rt().contexts.mask();
+    return coll::allreduce(g, mine.data(), agreed.data(), mine.size(), MaskAnd{});
 }
 
 }  // namespace
 
 adi::Error agree_intra(const Comm& c, std::span<const std::byte> mine, Agreement& out) {
     const coll::Group g = group_local(c);
-    const ContextPool::Mask& mask = rt().contexts.mask();
-    std::vector<std::byte> contribution(sizeof mask + mine.size());
-    std::memcpy(contribution.data(), mask.data(), sizeof mask);
-    if (!mine.empty()) std::memcpy(contribution.data() + sizeof mask, mine.data(), mine.size());
-    std::vector<std::byte> all;
-    if (adi::Error e = agree_allgather(g, contribution, all); e != adi::Error::none) return e;
-    const std::size_t p = static_cast<std::size_t>(g.size());
-    out.pair = ContextPool::lowest(and_of(all, contribution.size(), p));
-    out.all.resize(mine.size() * p);
-    for (std::size_t i = 0; i < p; ++i) {
-        if (!mine.empty()) {
-            std::memcpy(out.all.data() + i * mine.size(), all.data() + i * contribution.size() + sizeof mask,
-                        mine.size());
-        }
-    }
-    return adi::Error::none;
+    ContextPool::Mask agreed{};
+    if (adi::Error e = mask_agree(g, agreed); e != adi::Error::none) return e;
+    out.pair = ContextPool::lowest(agreed);
+    out.all.clear();
+    if (mine.empty()) return adi::Error::none;
+    return agree_allgather(g, mine, out.all);
 }
 
 adi::Error agree_inter(const coll::Group& local, int local_leader, const coll::Group& leaders, int remote_leader,
                        int tag, const std::vector<std::byte>& payload, int& pair,
                        std::vector<std::byte>& remote_payload) {
-    const ContextPool::Mask& mask = rt().contexts.mask();
-    std::vector<std::byte> masks;
-    const std::span<const std::byte> mine(reinterpret_cast<const std::byte*>(mask.data()), sizeof mask);
-    if (adi::Error e = agree_allgather(local, mine, masks); e != adi::Error::none) return e;
-    ContextPool::Mask agreed = and_of(masks, sizeof mask, static_cast<std::size_t>(local.size()));
+    ContextPool::Mask agreed{};
+    if (adi::Error e = mask_agree(local, agreed); e != adi::Error::none) return e;
 
     std::vector<std::byte> result;
     if (local.rank == local_leader) {

@@ -27,15 +27,6 @@ coll::Group group_local(const Comm& c);
 // our envelopes carry our local rank.
 coll::Group group_remote(const Comm& c);
 
-// Every member contributes `mine` (the same size everywhere); `all` receives
-// every contribution in rank order.
-adi::Error agree_allgather(const coll::Group& g, std::span<const std::byte> mine, std::vector<std::byte>& all);
-// `buf` of `root` reaches every member.
-adi::Error agree_bcast(const coll::Group& g, std::vector<std::byte>& buf, int root);
-// Leaders of two groups swap byte strings of any length.
-adi::Error agree_swap(const coll::Group& g, int peer, int tag, const std::vector<std::byte>& out,
-                      std::vector<std::byte>& in);
-
 // Members of intracommunicator `c` agree on a free context pair and see each
 // other's contributions. `pair` is -1 when no pair is free everywhere.
 struct Agreement {

@@ -10,8 +10,16 @@
 //
 // What may block
 //   Nothing. send() hands bytes to the OS or queues them; poll() does a bounded
-//   amount of work and returns. Only the engine decides to sleep, and it does so
-//   by waiting on wait_fd() of every method when none is busy().
+//   amount of work and returns. Only the engine decides to sleep: it calls
+//   sleep_prepare() on every method it would wait for, and when all agree it
+//   waits on their wait_fd()s, then calls sleep_end() on each. A method whose
+//   peers cannot write to a descriptor (shared memory) asks them, through its
+//   own shared state, to ring its wait_fd() while sleep_prepare() is in force.
+//
+// Which methods are polled
+//   Only those some outstanding request needs (selective polling, engine.hpp):
+//   a method must not rely on being polled when nothing awaits it. Its queued
+//   sends (has_queued_sends) always make it needed.
 //
 // Who owns which buffer
 //   The header passed to send() is copied by the method before send() returns.
@@ -49,7 +57,10 @@ namespace strata::adi {
 struct Capabilities {
     std::string name;              // "self", "tcp", ...
     std::size_t eager_limit = 0;   // larger messages use rendezvous
-    int poll_cost = 1;             // relative cost of one poll (1 = shared memory, 100 = socket)
+    // Relative cost of one poll (1 = memory, 100 = a system call). The engine
+    // polls a method costing 10 or more only every STRATA_SKIP_POLL passes
+    // while a cheaper method is also needed.
+    int poll_cost = 1;
 };
 
 // Where an arriving payload goes.
@@ -80,6 +91,13 @@ protected:
 };
 
 enum class SendStatus { done, queued, failed };
+
+// Copies `n` payload bytes that arrived in one piece into `landing`, moving on
+// through on_landing_full() when it fills and bytes remain (what does not fit
+// a landing of capacity 0 is dropped). Returns the landing last written, for
+// the next piece or for on_payload().
+Landing land_copy(Upcalls& up, int peer, const Header& h, Landing landing, std::size_t& landed,
+                  const std::byte* data, std::size_t n);
 
 // What a method learns about its process when it is created.
 struct MethodContext {
@@ -115,6 +133,11 @@ public:
     virtual int wait_fd() const { return -1; }
     // True when poll() has work right now that no descriptor will announce.
     virtual bool busy() const { return false; }
+    // The engine is about to sleep on wait_fd(). Returns false (and the engine
+    // does not sleep) when poll() has work now; otherwise arrivals from now on
+    // must make wait_fd() readable until sleep_end().
+    virtual bool sleep_prepare() { return !busy(); }
+    virtual void sleep_end() {}
     // Unsent data still queued (MPI_Finalize waits for it to drain).
     virtual bool has_queued_sends() const { return false; }
 

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "adi/methods.hpp"
+#include "base/knob.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/runtime.hpp"
 #include "mpi/setup.hpp"
@@ -22,6 +24,17 @@ std::string hostname_get() {
     char buf[256] = {};
     if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
     return buf;
+}
+
+const base::KnobString vendor_domain{
+    "STRATA_VENDOR_DOMAIN", "",
+    "name of the machine or cluster whose vendor fabric (the ofi method) this process shares; empty: its subjob"};
+
+// The "vendor" topology label: processes with equal labels may use the ofi method.
+std::string vendor_label() {
+    if (!vendor_domain.get().empty()) return vendor_domain.get();
+    const char* subjob = std::getenv("STRATA_SUBJOB");
+    return std::string("subjob-") + (subjob != nullptr ? subjob : "0");
 }
 
 // Before the runtime exists there is no error handler: report and leave.
@@ -73,6 +86,7 @@ int PMPI_Init(int* /*argc*/, char*** /*argv*/) {
     wireup::BusinessCard card;
     card.hostname = r->hostname;
     card.labels.emplace_back("machine", r->hostname);
+    card.labels.emplace_back("vendor", vendor_label());
     if (!r->engine->publish(card, error)) init_failed(r->world_rank, error);
 
     std::vector<wireup::BusinessCard> cards;

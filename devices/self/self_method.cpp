@@ -41,13 +41,8 @@ int SelfMethod::poll(adi::Upcalls& up) {
         queue_.pop_front();
         adi::Landing land = up.on_header(me_, p.header);
         if (adi::carries_payload(p.header.type)) {
-            std::size_t at = 0;
-            while (at < p.payload.size() && land.capacity > 0 && land.dest != nullptr) {
-                const std::size_t n = std::min(land.capacity, p.payload.size() - at);
-                std::memcpy(land.dest, p.payload.data() + at, n);
-                at += n;
-                if (at < p.payload.size()) land = up.on_landing_full(me_, p.header, land);
-            }
+            std::size_t landed = 0;
+            land = adi::land_copy(up, me_, p.header, land, landed, p.payload.data(), p.payload.size());
             up.on_payload(me_, p.header, land);
         }
         ++events;

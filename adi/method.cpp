@@ -1,0 +1,25 @@
+#include "adi/method.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace strata::adi {
+
+Landing land_copy(Upcalls& up, int peer, const Header& h, Landing landing, std::size_t& landed,
+                  const std::byte* data, std::size_t n) {
+    while (n > 0 && landing.dest != nullptr && landing.capacity > 0) {
+        if (landed == landing.capacity) {
+            landing = up.on_landing_full(peer, h, landing);
+            landed = 0;
+            continue;
+        }
+        const std::size_t take = std::min(n, landing.capacity - landed);
+        std::memcpy(landing.dest + landed, data, take);
+        landed += take;
+        data += take;
+        n -= take;
+    }
+    return landing;
+}
+
+}  // namespace strata::adi

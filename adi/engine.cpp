@@ -57,7 +57,7 @@ bool Engine::connect_world(const std::vector<wireup::BusinessCard>& cards, int m
         }
         if (route_[peer] == nullptr) {
             error = "no communication method reaches rank " + std::to_string(peer) + " (host " +
-                    cards[peer].hostname + ")";
+                    cards[peer].hostname + "); check STRATA_EXCLUDE_METHODS (mpirun -exclude)";
             return false;
         }
     }

@@ -1,22 +1,68 @@
 #include "adi/methods.hpp"
 
+#include <algorithm>
+
+#include "base/knob.hpp"
 #include "devices/self/self_method.hpp"
 #include "devices/tcp/tcp_method.hpp"
 
 namespace strata::adi {
 
 namespace {
+
+const base::KnobString exclude_methods{
+    "STRATA_EXCLUDE_METHODS", "",
+    "comma-separated methods this process must not use (e.g. 'shm,ofi' forces TCP between local ranks); "
+    "'self' cannot be excluded; mpirun -exclude sets it"};
+
+// In order of preference: each peer is reached by the first method that reaches it.
 const MethodEntry kTable[] = {
     {"self", &dev::self::create, true},
     {"tcp", &dev::tcp::create, false},
 };
+
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (at <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', at), text.size());
+        if (comma > at) out.push_back(text.substr(at, comma - at));
+        at = comma + 1;
+    }
+    return out;
+}
+
+// The methods STRATA_EXCLUDE_METHODS names; false with `error` when it names
+// one that does not exist or cannot be excluded.
+bool methods_excluded(std::vector<std::string>& names, std::string& error) {
+    names = split_list(exclude_methods.get());
+    for (const std::string& n : names) {
+        const bool known = std::any_of(std::begin(kTable), std::end(kTable),
+                                       [&](const MethodEntry& e) { return n == e.name; });
+        if (!known || n == "self") {
+            std::string list;
+            for (const MethodEntry& e : kTable) {
+                if (std::string(e.name) != "self") list += std::string(list.empty() ? "" : ", ") + e.name;
+            }
+            error = std::string(exclude_methods.name()) + "='" + exclude_methods.get() + "': " +
+                    (n == "self" ? "'self' cannot be excluded" : "no method is called '" + n + "'") +
+                    "; the methods that can be excluded are " + list;
+            return false;
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
 std::span<const MethodEntry> method_table() { return kTable; }
 
-std::vector<std::unique_ptr<Method>> methods_create(const MethodContext& ctx) {
+std::vector<std::unique_ptr<Method>> methods_create(const MethodContext& ctx, std::string& error) {
+    std::vector<std::string> excluded;
     std::vector<std::unique_ptr<Method>> out;
+    if (!methods_excluded(excluded, error)) return out;
     for (const MethodEntry& e : kTable) {
+        if (std::find(excluded.begin(), excluded.end(), e.name) != excluded.end()) continue;
         if (ctx.size > 1 || e.needed_alone) out.push_back(e.create(ctx));
     }
     return out;

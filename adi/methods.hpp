@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "adi/method.hpp"
@@ -18,7 +19,8 @@ struct MethodEntry {
 
 std::span<const MethodEntry> method_table();
 
-// Instantiates the methods this process needs, in table order.
-std::vector<std::unique_ptr<Method>> methods_create(const MethodContext& ctx);
+// Instantiates the methods this process needs, in table order, leaving out the
+// excluded ones. Empty with `error` set when the exclusion list is invalid.
+std::vector<std::unique_ptr<Method>> methods_create(const MethodContext& ctx, std::string& error);
 
 }  // namespace strata::adi

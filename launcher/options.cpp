@@ -57,6 +57,14 @@ bool port_range_valid(const std::string& t) {
     return parse_positive(t.substr(0, colon), 65535, lo) && parse_positive(t.substr(colon + 1), 65535, hi) && lo <= hi;
 }
 
+// NAME[,NAME...]; the library checks that each name is a method.
+bool method_list_valid(const std::string& t) {
+    if (t.empty() || t.front() == ',' || t.back() == ',' || t.find(",,") != std::string::npos) return false;
+    for (unsigned char c : t)
+        if (!(std::islower(c) || c == ',')) return false;
+    return true;
+}
+
 }  // namespace
 
 std::optional<Options> Options::parse(const std::vector<std::string>& args, std::string& error) {
@@ -108,6 +116,13 @@ std::optional<Options> Options::parse(const std::vector<std::string>& args, std:
                 error = "option -port-range expects LO:HI with 1 <= LO <= HI <= 65535, not '" + o.port_range + "'";
                 return std::nullopt;
             }
+        } else if (a == "-exclude") {
+            if (!value(a, o.exclude)) return std::nullopt;
+            if (!method_list_valid(o.exclude)) {
+                error = "option -exclude expects method names separated by commas (e.g. shm,ofi), not '" +
+                        o.exclude + "'";
+                return std::nullopt;
+            }
         } else if (a == "-x") {
             if (!value(a, v)) return std::nullopt;
             const std::size_t eq = v.find('=');
@@ -148,8 +163,11 @@ std::string options_usage() {
            "  -l                   prefix every output line with '[rank] '\n"
            "  -net IFACE|CIDR      network the processes use to reach each other (STRATA_NETWORK)\n"
            "  -port-range LO:HI    ports the processes may listen on (STRATA_PORT_RANGE)\n"
+           "  -exclude M[,M...]    do not use these communication methods (shm, ofi, tcp), e.g. -exclude shm\n"
+           "                       forces TCP between ranks on one host (STRATA_EXCLUDE_METHODS)\n"
            "  -x NAME[=VALUE]      pass environment variable NAME (with VALUE, or mpirun's value)\n"
-           "  -v                   narrate the job's progress on stderr; sets STRATA_VERBOSE=1\n"
+           "  -v                   narrate the job's progress on stderr, and have every rank print\n"
+           "                       which method reaches each peer (STRATA_VERBOSE=1)\n"
            "  -h, --help           show this help\n"
            "  --                   end of options: the next word is the program\n"
            "\n"

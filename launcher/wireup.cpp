@@ -206,11 +206,17 @@ int connect_to(const std::string& host, const std::string& port, std::string& er
 
 }  // namespace
 
-std::string BusinessCard::address_of(const std::string& method) const {
-    for (const auto& [m, addr] : addresses)
-        if (m == method) return addr;
+namespace {
+std::string value_of(const std::vector<std::pair<std::string, std::string>>& pairs, const std::string& key) {
+    for (const auto& [k, v] : pairs)
+        if (k == key) return v;
     return {};
 }
+}  // namespace
+
+std::string BusinessCard::address_of(const std::string& method) const { return value_of(addresses, method); }
+
+std::string BusinessCard::label_of(const std::string& level) const { return value_of(labels, level); }
 
 std::vector<std::uint8_t> encode(const Checkin& m) {
     Writer w(Type::checkin);

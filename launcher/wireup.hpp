@@ -42,6 +42,9 @@ enum class Type : std::uint8_t {
 
 // How to reach one process: one entry per communication method that published
 // an address (e.g. {"tcp", "10.0.0.7,127.0.0.1:40123"}), plus its topology labels.
+// MPI_Init sets "machine" (host name), "host" (equal exactly for processes that
+// can share memory: same kernel boot and network namespace) and "vendor" (the
+// vendor-fabric domain: STRATA_VENDOR_DOMAIN, or the subjob).
 struct BusinessCard {
     std::string hostname;
     std::vector<std::pair<std::string, std::string>> addresses;  // method -> address
@@ -49,6 +52,8 @@ struct BusinessCard {
 
     // The address published by `method`, or empty.
     std::string address_of(const std::string& method) const;
+    // The label of `level` ("machine", "host", "vendor", ...), or empty.
+    std::string label_of(const std::string& level) const;
 };
 
 struct Checkin {

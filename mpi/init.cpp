@@ -37,6 +37,23 @@ std::string vendor_label() {
     return std::string("subjob-") + (subjob != nullptr ? subjob : "0");
 }
 
+// The "host" topology label: equal exactly for processes that can share
+// memory and see each other as local (same kernel boot, same network
+// namespace; a namespace stands for another host in multi-site tests).
+std::string host_label(const std::string& hostname) {
+    std::string boot;
+    if (FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+        char buf[64] = {};
+        if (std::fgets(buf, sizeof buf, f) != nullptr) boot = buf;
+        std::fclose(f);
+    }
+    while (!boot.empty() && (boot.back() == '\n' || boot.back() == ' ')) boot.pop_back();
+    char ns[64] = {};
+    const ssize_t n = readlink("/proc/self/ns/net", ns, sizeof ns - 1);
+    if (boot.empty() || n <= 0) return hostname;  // no /proc: the host name is the best guess
+    return boot + "/" + std::string(ns, static_cast<std::size_t>(n));
+}
+
 // Before the runtime exists there is no error handler: report and leave.
 long cores_available() {
     cpu_set_t set;
@@ -81,11 +98,14 @@ int PMPI_Init(int* /*argc*/, char*** /*argv*/) {
         r->world_size = client->size();
     }
     adi::MethodContext ctx{r->world_rank, r->world_size, client ? client->job_key() : std::string(), r->hostname};
-    r->engine = std::make_unique<adi::Engine>(adi::methods_create(ctx));
+    auto methods = adi::methods_create(ctx, error);
+    if (!error.empty()) init_failed(r->world_rank, error);
+    r->engine = std::make_unique<adi::Engine>(std::move(methods));
 
     wireup::BusinessCard card;
     card.hostname = r->hostname;
     card.labels.emplace_back("machine", r->hostname);
+    card.labels.emplace_back("host", host_label(r->hostname));
     card.labels.emplace_back("vendor", vendor_label());
     if (!r->engine->publish(card, error)) init_failed(r->world_rank, error);
 

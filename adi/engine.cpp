@@ -21,6 +21,16 @@ const base::KnobInt pack_chunk{"STRATA_PACK_CHUNK", 262144,
                                "of a derived datatype moves in a few chunks of this size, never packed whole",
                                true};
 
+const base::KnobInt skip_poll{"STRATA_SKIP_POLL", 8,
+                              "passes of the progress engine per poll of an expensive method (TCP) while a cheap one "
+                              "(shared memory) is also awaited; 1 polls every method on every pass"};
+
+const base::KnobInt poll_stats{"STRATA_POLL_STATS", 0,
+                               "1: every rank prints how often it polled each method when it calls MPI_Finalize"};
+
+// Methods costing this much per poll are polled less often while cheap ones are awaited.
+constexpr int kSlowPoll = 10;
+
 constexpr std::uint32_t kLandRequest = 1;
 constexpr std::uint32_t kLandUnexpected = 2;
 
@@ -33,6 +43,16 @@ std::size_t chunk_size() { return static_cast<std::size_t>(std::max<std::int64_t
 }  // namespace
 
 Engine::Engine(std::vector<std::unique_ptr<Method>> methods) : methods_(std::move(methods)) {
+    const std::size_t n = methods_.size();
+    need_.assign(n, 0);
+    owed_.assign(n, false);
+    slow_.assign(n, false);
+    polls_.assign(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        slow_[i] = methods_[i]->caps().poll_cost >= kSlowPoll;
+        if (!slow_[i]) fast_mask_ |= 1u << i;
+    }
+    skip_poll_ = static_cast<std::uint64_t>(std::max<std::int64_t>(skip_poll.get(), 1));
     set_oversubscribed(false);
 }
 
@@ -47,15 +67,15 @@ bool Engine::publish(wireup::BusinessCard& card, std::string& error) {
 
 bool Engine::connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) {
     for (auto& m : methods_) m->connect_world(cards, my_rank);
-    route_.assign(cards.size(), nullptr);
+    route_.assign(cards.size(), -1);
     for (std::size_t peer = 0; peer < cards.size(); ++peer) {
-        for (auto& m : methods_) {
-            if (m->reaches(static_cast<int>(peer))) {
-                route_[peer] = m.get();
+        for (std::size_t i = 0; i < methods_.size(); ++i) {
+            if (methods_[i]->reaches(static_cast<int>(peer))) {
+                route_[peer] = static_cast<int>(i);
                 break;
             }
         }
-        if (route_[peer] == nullptr) {
+        if (route_[peer] < 0) {
             error = "no communication method reaches rank " + std::to_string(peer) + " (host " +
                     cards[peer].hostname + "); check STRATA_EXCLUDE_METHODS (mpirun -exclude)";
             return false;
@@ -89,6 +109,7 @@ Request* Engine::request_create(Kind kind) {
 
 void Engine::request_destroy(Request* r) {
     if (r->id == 0) return;  // already destroyed
+    need_clear(*r);
     const auto slot = static_cast<std::uint32_t>(r->id);
     *r = Request{};  // id 0: the old id no longer finds it
     free_slots_.push_back(slot);
@@ -101,9 +122,43 @@ Request* Engine::lookup(std::uint64_t id) const {
     return r->id == id ? r : nullptr;
 }
 
+void Engine::need_add(int need) {
+    if (need == Request::kNeedAll) {
+        ++need_all_;
+    } else if (need >= 0) {
+        ++need_[static_cast<std::size_t>(need)];
+    }
+}
+
+void Engine::need_drop(int need) {
+    if (need == Request::kNeedAll) {
+        --need_all_;
+    } else if (need >= 0) {
+        --need_[static_cast<std::size_t>(need)];
+    }
+}
+
+void Engine::need_set(Request& r, int need) {
+    need_clear(r);
+    r.need = need;
+    need_add(need);
+}
+
+void Engine::need_clear(Request& r) {
+    need_drop(r.need);
+    r.need = Request::kNeedNone;
+}
+
+Engine::Interest::Interest(Engine& e, int world_source) : engine_(e), need_(e.need_of(world_source)) {
+    engine_.need_add(need_);
+}
+
+Engine::Interest::~Interest() { engine_.need_drop(need_); }
+
 void Engine::complete_one(Request& r) {
     if (r.pending <= 0) return;
     if (--r.pending > 0) return;
+    need_clear(r);
     if (r.on_complete) r.on_complete();
     if (r.released) request_destroy(&r);
 }
@@ -122,6 +177,7 @@ void Engine::isend(Request& r, int world_peer, SendMode mode) {
     s.method = method_for(world_peer);
     r.status = Status{};
     r.pending = 0;
+    need_set(r, route_[static_cast<std::size_t>(world_peer)]);
     if (r.segment) r.bytes = r.segment->size();
     if (!failed_peers_.empty() && failed_peers_.count(world_peer) != 0) {
         last_error_ = failed_peers_[world_peer];
@@ -267,15 +323,17 @@ void Engine::send_control(int peer, Packet type, const Header& about, std::uint6
     c.type = type;
     c.flags = flags;
     c.receiver_req = receiver_req;
-    Method* m = method_for(peer);
-    if (m != nullptr) m->send(peer, c, {}, 0);
+    if (method_for(peer)->send(peer, c, {}, 0) == SendStatus::queued) sent_queued(peer);
 }
 
-void Engine::irecv(Request& r) {
+void Engine::sent_queued(int peer) { owed_[static_cast<std::size_t>(route_[static_cast<std::size_t>(peer)])] = true; }
+
+void Engine::irecv(Request& r, int world_source) {
     RecvState& rs = r.recv();
     rs = RecvState{};
     r.status = Status{};
     r.pending = 1;
+    need_set(r, need_of(world_source));
     if (r.segment) r.bytes = r.segment->size();
     if (Unexpected* u = unexpected_.find(r.context, r.rank, r.tag)) {
         unexpected_.remove(u);
@@ -348,7 +406,7 @@ void Engine::cancel(Request& r) {
     SendState& s = r.send();
     if (s.cancel_asked || s.method == nullptr || failed_peers_.count(s.world_peer) != 0) return;
     s.cancel_asked = true;
-    ++r.pending;
+    if (++r.pending == 1) need_set(r, route_[static_cast<std::size_t>(s.world_peer)]);  // it had completed
     Header h{};
     h.context = r.context;
     h.source = r.rank;
@@ -526,12 +584,62 @@ const std::string& Engine::peer_error(int peer) const {
     return it == failed_peers_.end() ? none : it->second;
 }
 
+std::uint32_t Engine::poll_set() {
+    std::uint32_t set = 0;
+    const std::size_t n = methods_.size();
+    if (need_all_ > 0) {
+        set = (1u << n) - 1;
+    } else {
+        for (std::size_t i = 0; i < n; ++i) {
+            if (need_[i] > 0 || owed_[i]) set |= 1u << i;
+        }
+    }
+    return set;
+}
+
 int Engine::progress() {
+    std::uint32_t set = poll_set();
+    // A cheap method is awaited too: the expensive ones get every skip_poll_-th pass.
+    if ((set & fast_mask_) != 0 && (set & ~fast_mask_) != 0 && ++pass_ % skip_poll_ != 0) set &= fast_mask_;
     int events = 0;
-    for (auto& m : methods_) events += m->poll(*this);
+    for (std::size_t i = 0; set != 0; ++i, set >>= 1) {
+        if ((set & 1) == 0) continue;
+        ++polls_[i];
+        events += methods_[i]->poll(*this);
+        if (owed_[i] && !methods_[i]->has_queued_sends()) owed_[i] = false;
+    }
     if (!pumping_.empty()) events += pump_all();
     return events;
 }
+
+std::vector<std::pair<std::string, std::uint64_t>> Engine::poll_counts() const {
+    std::vector<std::pair<std::string, std::uint64_t>> out;
+    for (std::size_t i = 0; i < methods_.size(); ++i) out.emplace_back(methods_[i]->caps().name, polls_[i]);
+    return out;
+}
+
+std::string Engine::routes_text() const {
+    std::string out;
+    for (std::size_t i = 0; i < methods_.size(); ++i) {
+        std::string peers;
+        std::size_t count = 0;
+        for (std::size_t p = 0; p < route_.size();) {
+            if (route_[p] != static_cast<int>(i)) {
+                ++p;
+                continue;
+            }
+            std::size_t q = p;
+            while (q + 1 < route_.size() && route_[q + 1] == static_cast<int>(i)) ++q;
+            peers += (peers.empty() ? "" : ",") + std::to_string(p) + (q > p ? "-" + std::to_string(q) : "");
+            count += q - p + 1;
+            p = q + 1;
+        }
+        if (count > 0) out += (out.empty() ? "" : "; ") + methods_[i]->caps().name + ": " + peers;
+    }
+    return out;
+}
+
+bool Engine::poll_stats_wanted() { return poll_stats.get() != 0; }
 
 void Engine::set_oversubscribed(bool yes) {
     const std::int64_t us = spin_us.get() >= 0 ? spin_us.get() : (yes ? 0 : 50);
@@ -547,18 +655,35 @@ void Engine::idle_step(unsigned idle) {
         return;
     }
     if ((idle & 15) != 0 || std::chrono::steady_clock::now() - idle_since_ < spin_limit_) return;
+    // Sleep on the methods that are awaited, each of which first agrees that
+    // nothing is waiting to be polled (and, for shared memory, asks its peers
+    // to ring its descriptor from now on).
     std::vector<pollfd> fds;
-    for (auto& m : methods_) {
-        if (m->busy()) return;
-        if (m->wait_fd() >= 0) fds.push_back(pollfd{m->wait_fd(), POLLIN, 0});
+    std::uint32_t prepared = 0;
+    bool sleep = true;
+    const std::uint32_t set = poll_set();
+    for (std::size_t i = 0; i < methods_.size(); ++i) {
+        if ((set & (1u << i)) == 0) continue;
+        Method& m = *methods_[i];
+        if (!m.sleep_prepare()) {
+            sleep = false;
+            break;
+        }
+        prepared |= 1u << i;
+        if (m.wait_fd() >= 0) fds.push_back(pollfd{m.wait_fd(), POLLIN, 0});
     }
-    for (int fd : extra_fds_) fds.push_back(pollfd{fd, POLLIN, 0});
-    if (fds.empty()) {
-        sched_yield();
-        return;
+    if (sleep) {
+        for (int fd : extra_fds_) fds.push_back(pollfd{fd, POLLIN, 0});
+        if (fds.empty()) {
+            sched_yield();
+        } else {
+            // Bounded sleep: a wake-up the descriptors cannot announce is never missed for long.
+            ::poll(fds.data(), fds.size(), 10);
+        }
     }
-    // Bounded sleep: a wake-up the descriptors cannot announce is never missed for long.
-    ::poll(fds.data(), fds.size(), 10);
+    for (std::size_t i = 0; i < methods_.size(); ++i) {
+        if ((prepared & (1u << i)) != 0) methods_[i]->sleep_end();
+    }
 }
 
 bool Engine::sends_drained() const {

@@ -28,7 +28,9 @@ public:
     // each peer gets the first method that reaches it.
     bool publish(wireup::BusinessCard& card, std::string& error);
     bool connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error);
-    Method* method_for(int world_peer) const { return route_[static_cast<std::size_t>(world_peer)]; }
+    Method* method_for(int world_peer) const {
+        return methods_[static_cast<std::size_t>(route_[static_cast<std::size_t>(world_peer)])].get();
+    }
     int world_size() const { return static_cast<int>(route_.size()); }
 
     Request* request_create(Kind kind);
@@ -37,15 +39,41 @@ public:
     // Start a send of r->buf[0, r->bytes) (or of r->segment) described by
     // r->context/rank/tag.
     void isend(Request& r, int world_peer, SendMode mode);
-    // Start a receive into r->buf with capacity r->bytes (or into r->segment).
-    void irecv(Request& r);
+    // Start a receive into r->buf with capacity r->bytes (or into r->segment)
+    // from r->rank, the process `world_source` (kAnySource for MPI_ANY_SOURCE).
+    void irecv(Request& r, int world_source);
     // Envelope of the earliest matching unexpected message, without receiving it.
     bool iprobe(int context, int source, int tag, Status& status);
     // MPI_Cancel: a queued receive is withdrawn at once; a send asks its receiver.
     void cancel(Request& r);
 
-    // One pass over the methods. Returns the number of events handled.
+    // Selective polling: one pass polls only the methods that some outstanding
+    // request needs (the method of its peer; all of them for a receive from
+    // MPI_ANY_SOURCE), and those with packets queued for sending. While a cheap
+    // method (shared memory) is needed too, an expensive one (poll_cost >= 10,
+    // TCP) is polled once every STRATA_SKIP_POLL passes. Returns the number of
+    // events handled.
     int progress();
+    // While it lives, progress() also polls what a probe of `world_source`
+    // (kAnySource: everyone) needs.
+    class Interest {
+    public:
+        Interest(Engine& e, int world_source);
+        ~Interest();
+        Interest(const Interest&) = delete;
+        Interest& operator=(const Interest&) = delete;
+
+    private:
+        Engine& engine_;
+        int need_;
+    };
+    // How often each method was polled, in method order (STRATA_POLL_STATS
+    // prints them at MPI_Finalize; tests read them to prove what was polled).
+    std::vector<std::pair<std::string, std::uint64_t>> poll_counts() const;
+    // One line per method naming the peers it reaches ("shm: 1-3").
+    std::string routes_text() const;
+    // Whether STRATA_POLL_STATS asks for the counters at MPI_Finalize.
+    static bool poll_stats_wanted();
     // Drive progress until done() holds; spins briefly, then yields, then sleeps
     // on the methods' descriptors so oversubscribed ranks leave the CPU.
     template <class Done>
@@ -94,13 +122,30 @@ private:
     void on_cancel_ack(const Header& h);
     void idle_step(unsigned idle);
     Landing landing_for(Request& r);
+    int need_of(int world_peer) const { return world_peer == kAnySource ? Request::kNeedAll : route_[static_cast<std::size_t>(world_peer)]; }
+    void need_add(int need);
+    void need_drop(int need);
+    void need_set(Request& r, int need);
+    void need_clear(Request& r);
+    void sent_queued(int peer);
+    // Methods the current pass must poll, as a bit set over method indexes.
+    std::uint32_t poll_set();
     // Pipelined sends of non-contiguous data: pack and hand over the next chunks.
     int pump(Request& r);
     void pump_finish(Request& r);
     int pump_all();
 
     std::vector<std::unique_ptr<Method>> methods_;
-    std::vector<Method*> route_;  // by world rank
+    std::vector<int> route_;  // by world rank: index into methods_
+    // Selective polling state, by method index.
+    std::vector<int> need_;           // outstanding requests needing the method
+    int need_all_ = 0;                // outstanding requests needing every method
+    std::vector<bool> owed_;          // queued control packets wait in the method
+    std::vector<bool> slow_;          // poll_cost >= 10
+    std::vector<std::uint64_t> polls_;
+    std::uint32_t fast_mask_ = 0;
+    std::uint64_t pass_ = 0;
+    std::uint64_t skip_poll_ = 1;
     // Requests by slot. An id is (generation << 32) | slot, so a stale or
     // forged id from the wire finds nothing; destroyed requests stay in their
     // slot for reuse, since every blocking MPI call creates one and an

@@ -94,6 +94,13 @@ struct Request {
 
     std::uint64_t seq = 0;  // posting order, for matching ANY_SOURCE fairly
 
+    // Which method the engine must poll until this request completes: an
+    // index into its methods, kNeedAll (a receive from MPI_ANY_SOURCE) or
+    // kNeedNone. The engine's bookkeeping for selective polling.
+    static constexpr int kNeedNone = -1;
+    static constexpr int kNeedAll = -2;
+    int need = kNeedNone;
+
     // Owner's choices: `released` means nobody will wait for it (destroy on
     // completion); `on_complete` runs once when it completes (e.g. to free a
     // region of the MPI_Bsend buffer).

@@ -20,7 +20,7 @@ adi::Request* recv_start(const Group& g, int source, int tag, void* buf, std::si
     r->tag = tag;
     r->buf = static_cast<std::byte*>(buf);
     r->bytes = bytes;
-    g.engine.irecv(*r);
+    g.engine.irecv(*r, source == adi::kAnySource ? adi::kAnySource : g.world[static_cast<std::size_t>(source)]);
     return r;
 }
 

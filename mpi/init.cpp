@@ -30,6 +30,10 @@ const base::KnobString vendor_domain{
     "STRATA_VENDOR_DOMAIN", "",
     "name of the machine or cluster whose vendor fabric (the ofi method) this process shares; empty: its subjob"};
 
+const base::KnobInt verbose{"STRATA_VERBOSE", 0,
+                            "1: every rank prints, at MPI_Init, which communication method reaches each peer "
+                            "(mpirun -v sets it)"};
+
 // The "vendor" topology label: processes with equal labels may use the ofi method.
 std::string vendor_label() {
     if (!vendor_domain.get().empty()) return vendor_domain.get();
@@ -125,6 +129,9 @@ int PMPI_Init(int* /*argc*/, char*** /*argv*/) {
     const auto local = std::count_if(cards.begin(), cards.end(),
                                      [&](const wireup::BusinessCard& c) { return c.hostname == r->hostname; });
     r->engine->set_oversubscribed(local > cores_available());
+    if (verbose.get() != 0) {
+        std::fprintf(stderr, "strata: rank %d: methods: %s\n", r->world_rank, r->engine->routes_text().c_str());
+    }
     r->client = std::move(client);
 
     setup_predefined(*r);
@@ -147,6 +154,13 @@ int PMPI_Finalize(void) {
             if (!error.empty()) fatal("MPI_Finalize", error);
         }
         r.engine->shutdown();
+        if (adi::Engine::poll_stats_wanted()) {
+            std::string text;
+            for (const auto& [name, count] : r.engine->poll_counts()) {
+                text += (text.empty() ? "" : ", ") + name + " " + std::to_string(count);
+            }
+            std::fprintf(stderr, "strata: rank %d: polls: %s\n", r.world_rank, text.c_str());
+        }
         g_state = State::finalized;
         // The runtime stays allocated: requests the user never freed may still point into it.
         return MPI_SUCCESS;

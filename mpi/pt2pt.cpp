@@ -40,6 +40,10 @@ int check_dest(const char* fn, MPI_Comm comm, const Comm& c, int dest) {
                            std::to_string(c.peers()));
 }
 
+int world_source(const Comm& c, int source) {
+    return source == MPI_ANY_SOURCE ? adi::kAnySource : c.world[static_cast<std::size_t>(source)];
+}
+
 int check_source(const char* fn, MPI_Comm comm, const Comm& c, int source) {
     if (source == MPI_PROC_NULL || source == MPI_ANY_SOURCE || (source >= 0 && source < c.peers())) return MPI_SUCCESS;
     return error_raise(comm, MPI_ERR_RANK, fn,
@@ -167,7 +171,7 @@ int op_start(RequestSlot& s, std::string& detail) {
     }
     if (s.op == RequestSlot::Op::recv) {
         q.rank = s.peer;
-        r.engine->irecv(q);
+        r.engine->irecv(q, world_source(*c, s.peer));
         return MPI_SUCCESS;
     }
     q.rank = c->rank;

@@ -11,6 +11,8 @@ int check_buffer(const char* fn, MPI_Comm comm, const void* buf, int count, MPI_
                  Datatype*& t);
 int check_dest(const char* fn, MPI_Comm comm, const Comm& c, int dest);
 int check_source(const char* fn, MPI_Comm comm, const Comm& c, int source);
+// The world rank behind a checked source rank of `c`, or adi::kAnySource.
+int world_source(const Comm& c, int source);
 int check_send_tag(const char* fn, MPI_Comm comm, int tag);
 int check_recv_tag(const char* fn, MPI_Comm comm, int tag);
 

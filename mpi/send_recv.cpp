@@ -215,7 +215,10 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* statu
             status_store(status, st);
             return MPI_SUCCESS;
         }
-        rt().engine->progress();
+        {
+            adi::Engine::Interest probing(*rt().engine, world_source(*c, source));
+            rt().engine->progress();
+        }
         *flag = rt().engine->iprobe(c->context, source, tag, st) ? 1 : 0;
         if (*flag) status_store(status, st);
         return MPI_SUCCESS;
@@ -236,6 +239,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
             st.tag = MPI_ANY_TAG;
         } else {
             adi::Engine& eng = *rt().engine;
+            adi::Engine::Interest probing(eng, world_source(*c, source));
             eng.wait([&] { return eng.iprobe(c->context, source, tag, st); });
         }
         status_store(status, st);

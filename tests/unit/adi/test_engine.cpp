@@ -104,7 +104,10 @@ struct Pair {
     Wire wire;
     PairMethod* m[2];
     std::unique_ptr<Engine> e[2];
-    explicit Pair(std::size_t eager = 64) {
+    // Both sides behave as if probing for any message, so the engines poll
+    // (and queue unexpected arrivals) even when no receive is posted.
+    std::unique_ptr<Engine::Interest> listening[2];
+    explicit Pair(std::size_t eager = 64, bool listen = true) {
         for (int i = 0; i < 2; ++i) {
             auto method = std::make_unique<PairMethod>(i, wire, eager);
             m[i] = method.get();
@@ -114,6 +117,7 @@ struct Pair {
             std::vector<wireup::BusinessCard> cards(2);
             std::string err;
             REQUIRE(e[i]->connect_world(cards, i, err));
+            if (listen) listening[i] = std::make_unique<Engine::Interest>(*e[i], kAnySource);
         }
     }
     void pump() {
@@ -139,7 +143,7 @@ struct Pair {
         r->tag = tag;
         r->buf = reinterpret_cast<std::byte*>(data.data());
         r->bytes = data.size() * sizeof(int);
-        e[at]->irecv(*r);
+        e[at]->irecv(*r, source);
         return r;
     }
 };
@@ -408,7 +412,7 @@ Request* segment_recv(Pair& p, int at, int tag, const std::shared_ptr<Segment>& 
     r->rank = 1 - at;
     r->tag = tag;
     r->segment = seg;
-    p.e[at]->irecv(*r);
+    p.e[at]->irecv(*r, 1 - at);
     return r;
 }
 
@@ -515,4 +519,37 @@ TEST_CASE("truncation into a segment keeps what fits and reports the error") {
         p.e[0]->request_destroy(s);
         p.e[1]->request_destroy(r);
     }
+}
+
+TEST_CASE("selective polling: nothing awaited, nothing polled; a posted receive or a probe polls its method") {
+    Pair p(64, false);
+    std::vector<int> out = iota(8, 1);
+    std::vector<int> in(8, 0);
+    Request* s = p.send(0, 5, out);
+    p.pump();
+    CHECK(s->complete());
+    CHECK(p.e[1]->poll_counts()[0].second == 0);
+    CHECK(p.e[1]->unexpected_count() == 0);
+    {
+        Engine::Interest probing(*p.e[1], 0);
+        p.pump();
+        CHECK(p.e[1]->unexpected_count() == 1);
+    }
+    const std::uint64_t before = p.e[1]->poll_counts()[0].second;
+    CHECK(before > 0);
+    p.pump();
+    CHECK(p.e[1]->poll_counts()[0].second == before);
+    Request* r = p.recv(1, 0, 5, in);
+    CHECK(r->complete());
+    CHECK(in == out);
+    Request* r2 = p.recv(1, 0, 6, in);
+    p.pump();
+    CHECK(p.e[1]->poll_counts()[0].second > before);
+    CHECK_FALSE(r2->complete());
+    p.e[1]->cancel(*r2);
+    CHECK(r2->complete());
+    const std::uint64_t after = p.e[1]->poll_counts()[0].second;
+    p.pump();
+    CHECK(p.e[1]->poll_counts()[0].second == after);
+    for (Request* q : {s, r, r2}) (q == s ? p.e[0] : p.e[1])->request_destroy(q);
 }

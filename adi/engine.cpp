@@ -66,7 +66,9 @@ bool Engine::publish(wireup::BusinessCard& card, std::string& error) {
 }
 
 bool Engine::connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) {
-    for (auto& m : methods_) m->connect_world(cards, my_rank);
+    for (auto& m : methods_) {
+        if (!m->connect_world(cards, my_rank, error)) return false;
+    }
     route_.assign(cards.size(), -1);
     for (std::size_t peer = 0; peer < cards.size(); ++peer) {
         for (std::size_t i = 0; i < methods_.size(); ++i) {

@@ -116,8 +116,11 @@ public:
     // Before the startup barrier: open listeners, add our address to the card.
     // Returns false with `error` set when the method cannot work here.
     virtual bool publish(wireup::BusinessCard& card, std::string& error) = 0;
-    // After the barrier: everyone's cards, indexed by world rank.
-    virtual void connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank) = 0;
+    // After the barrier: everyone's cards, indexed by world rank. Returns false
+    // with `error` set when the method cannot serve peers it should reach: it
+    // must never reach a peer that does not reach it back (the receiver polls
+    // the method it would use itself to send to the sender).
+    virtual bool connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) = 0;
     // Whether this method can carry packets to world rank `peer`.
     virtual bool reaches(int peer) const = 0;
 

@@ -4,6 +4,7 @@
 
 #include "base/knob.hpp"
 #include "devices/self/self_method.hpp"
+#include "devices/shm/shm_method.hpp"
 #include "devices/tcp/tcp_method.hpp"
 
 namespace strata::adi {
@@ -18,6 +19,7 @@ const base::KnobString exclude_methods{
 // In order of preference: each peer is reached by the first method that reaches it.
 const MethodEntry kTable[] = {
     {"self", &dev::self::create, true},
+    {"shm", &dev::shm::create, false},
     {"tcp", &dev::tcp::create, false},
 };
 

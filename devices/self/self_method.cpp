@@ -15,7 +15,11 @@ SelfMethod::SelfMethod() {
 
 bool SelfMethod::publish(wireup::BusinessCard& /*card*/, std::string& /*error*/) { return true; }
 
-void SelfMethod::connect_world(const std::vector<wireup::BusinessCard>& /*cards*/, int my_rank) { me_ = my_rank; }
+bool SelfMethod::connect_world(const std::vector<wireup::BusinessCard>& /*cards*/, int my_rank,
+                               std::string& /*error*/) {
+    me_ = my_rank;
+    return true;
+}
 
 adi::SendStatus SelfMethod::send(int /*peer*/, const adi::Header& h, std::span<const iovec> data,
                                  std::uint64_t /*token*/) {

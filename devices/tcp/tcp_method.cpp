@@ -149,7 +149,7 @@ bool TcpMethod::publish(wireup::BusinessCard& card, std::string& error) {
     return true;
 }
 
-void TcpMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank) {
+bool TcpMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& /*error*/) {
     ctx_.rank = my_rank;
     for (std::size_t i = 0; i < cards.size() && i < peers_.size(); ++i) {
         Peer& p = peers_[i];
@@ -176,6 +176,7 @@ void TcpMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, in
             }
         }
     }
+    return true;
 }
 
 bool TcpMethod::reaches(int peer) const {

@@ -42,7 +42,7 @@ public:
 
     const adi::Capabilities& caps() const override { return caps_; }
     bool publish(wireup::BusinessCard& card, std::string& error) override;
-    void connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank) override;
+    bool connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) override;
     bool reaches(int peer) const override;
     adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;
     int poll(adi::Upcalls& up) override;

@@ -27,7 +27,7 @@ public:
     }
     const Capabilities& caps() const override { return caps_; }
     bool publish(wireup::BusinessCard&, std::string&) override { return true; }
-    void connect_world(const std::vector<wireup::BusinessCard>&, int) override {}
+    bool connect_world(const std::vector<wireup::BusinessCard>&, int, std::string&) override { return true; }
     bool reaches(int) const override { return true; }
     SendStatus send(int peer, const Header& h, std::span<const iovec> data, std::uint64_t token) override;
     int poll(Upcalls& up) override;

@@ -54,7 +54,8 @@ struct Link {
             std::string error;
             REQUIRE(m[i]->publish(cards[static_cast<std::size_t>(i)], error));
         }
-        for (int i = 0; i < 2; ++i) m[i]->connect_world(cards, i);
+        std::string error;
+        for (int i = 0; i < 2; ++i) REQUIRE(m[i]->connect_world(cards, i, error));
         // Open the connection with a first message, so the tests below count
         // only the steady state.
         send(0, opening, 0);

@@ -1,0 +1,638 @@
+#include "devices/shm/shm_method.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include "base/knob.hpp"
+
+namespace strata::dev::shm {
+
+namespace {
+
+const base::KnobInt ring_knob{"STRATA_SHM_RING", 131072,
+                              "bytes of each shared-memory ring (one per pair of processes on a host, in the "
+                              "receiver's segment); rounded to a power of two, at least 16K",
+                              true};
+const base::KnobInt eager_knob{"STRATA_SHM_EAGER_LIMIT", 16384,
+                               "largest message the shared-memory method copies through its rings; larger ones "
+                               "use rendezvous and cross in a single copy (process_vm_readv) where the kernel "
+                               "allows it",
+                               true};
+const base::KnobInt cma_knob{"STRATA_SHM_CMA", 1,
+                             "0: never read peers' memory with process_vm_readv; large payloads then stream "
+                             "through the rings"};
+const base::KnobInt attach_ms{"STRATA_SHM_ATTACH_MS", 60000,
+                              "milliseconds MPI_Init waits for a peer on the same host to create its "
+                              "shared-memory segment"};
+
+constexpr std::uint32_t kReady = 0x53484d31;  // "SHM1"
+
+enum Kind : std::uint16_t {
+    kPacket = 1,   // header + its whole payload
+    kHead = 2,     // header + first fragment; kMore records follow
+    kMore = 3,     // a fragment of the payload in progress
+    kCma = 4,      // header + token + iovecs to read from the sender
+    kCmaDone = 5,  // token: the receiver read it (sender's data is free)
+    kWrap = 6,     // nothing more at the end of the ring: go on at its start
+};
+
+struct Rec {
+    std::uint32_t size;  // bytes of the record, this prefix included (before padding to 8)
+    std::uint16_t kind;
+    std::uint16_t unused;
+};
+static_assert(sizeof(Rec) == 8);
+
+struct RemoteIov {
+    std::uint64_t addr;
+    std::uint64_t len;
+};
+
+constexpr std::size_t kHeader = sizeof(adi::Header);
+constexpr std::size_t kMaxIov = 64;  // iovecs in one single-copy descriptor
+
+std::size_t align8(std::size_t n) { return (n + 7) & ~std::size_t{7}; }
+
+// The word every process lets its local peers read, to prove single copy works.
+std::uint64_t g_probe_word = 0;
+
+std::string errno_text() { return std::strerror(errno); }
+
+void copy_from_iov(std::span<const iovec> iov, std::size_t offset, std::byte* dst, std::size_t n) {
+    for (const iovec& v : iov) {
+        if (n == 0) return;
+        if (offset >= v.iov_len) {
+            offset -= v.iov_len;
+            continue;
+        }
+        const std::size_t take = std::min(n, v.iov_len - offset);
+        std::memcpy(dst, static_cast<const std::byte*>(v.iov_base) + offset, take);
+        dst += take;
+        n -= take;
+        offset = 0;
+    }
+}
+
+sockaddr_un bell_address(const std::string& name, socklen_t& len) {
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    // Abstract namespace: gone with the socket, nothing to clean up.
+    const std::string path = "strata-bell" + name;
+    std::memcpy(a.sun_path + 1, path.data(), std::min(path.size(), sizeof a.sun_path - 2));
+    len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + std::min(path.size(), sizeof a.sun_path - 2));
+    return a;
+}
+
+}  // namespace
+
+struct alignas(64) ShmMethod::Ring {
+    std::atomic<std::uint64_t> head;  // bytes written, by the producer
+    std::atomic<std::uint32_t> want_room;  // the producer has sends waiting for room
+    char pad1[52];
+    std::atomic<std::uint64_t> tail;  // bytes consumed, by the consumer
+    char pad2[56];
+    std::byte* data() { return reinterpret_cast<std::byte*>(this + 1); }
+};
+
+// Layout: this control block, then one byte per local process (can the owner
+// read that process's memory: 0 not probed, 1 yes, 2 no), then one ring per
+// local process (the owner's own slot unused).
+struct alignas(64) ShmMethod::Segment {
+    std::atomic<std::uint32_t> ready;
+    std::uint32_t nlocal;
+    std::uint64_t ring_bytes;
+    std::atomic<std::uint32_t> attached;  // peers that mapped it
+    char pad1[44];
+    std::atomic<std::uint32_t> sleeping;  // the owner waits on its doorbell
+    char pad2[60];
+
+    std::atomic<std::uint8_t>* cma_ok() { return reinterpret_cast<std::atomic<std::uint8_t>*>(this + 1); }
+    static std::size_t rings_offset(std::size_t nlocal) { return sizeof(Segment) + (nlocal + 63) / 64 * 64; }
+    static std::size_t bytes(std::size_t nlocal, std::size_t ring) {
+        return rings_offset(nlocal) + nlocal * (sizeof(Ring) + ring);
+    }
+    Ring* ring(std::size_t index) {
+        return reinterpret_cast<Ring*>(reinterpret_cast<std::byte*>(this) + rings_offset(nlocal) +
+                                       index * (sizeof(Ring) + ring_bytes));
+    }
+};
+
+ShmMethod::ShmMethod(adi::MethodContext ctx) : ctx_(std::move(ctx)) {
+    caps_.name = "shm";
+    caps_.eager_limit = static_cast<std::size_t>(std::max<std::int64_t>(eager_knob.get(), 0));
+    caps_.poll_cost = 1;
+    std::size_t ring = 16384;
+    while (ring < static_cast<std::size_t>(std::min<std::int64_t>(ring_knob.get(), 1 << 30))) ring <<= 1;
+    ring_bytes_ = ring;
+    // A record never exceeds a quarter of the ring, so a writer always finds room soon.
+    frag_ = ring / 4 - sizeof(Rec) - kHeader;
+}
+
+ShmMethod::~ShmMethod() { shutdown(); }
+
+bool ShmMethod::publish(wireup::BusinessCard& card, std::string& error) {
+    std::random_device rd;
+    std::uniform_int_distribution<std::uint64_t> dist;
+    const std::uint64_t salt = dist(rd);
+    g_probe_word = dist(rd) | 1;
+    probe_value_ = g_probe_word;
+    char name[64];
+    std::snprintf(name, sizeof name, "/strata-%d-%d-%016llx", static_cast<int>(getpid()), ctx_.rank,
+                  static_cast<unsigned long long>(salt));
+    name_ = name;
+    bell_fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    socklen_t len = 0;
+    sockaddr_un a = bell_address(name_, len);
+    if (bell_fd_ < 0 || ::bind(bell_fd_, reinterpret_cast<sockaddr*>(&a), len) != 0) {
+        error = "shared memory: cannot open the wake-up socket: " + errno_text();
+        return false;
+    }
+    // Local peers may read our buffers (single copy) even where Yama restricts ptrace.
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    char addr[160];
+    std::snprintf(addr, sizeof addr, "%s,%d,%llx,%llx", name_.c_str(), static_cast<int>(getpid()),
+                  static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(&g_probe_word)),
+                  static_cast<unsigned long long>(probe_value_));
+    card.addresses.emplace_back("shm", addr);
+    host_ = card.label_of("host");
+    return true;
+}
+
+bool ShmMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) {
+    ctx_.rank = my_rank;
+    peer_of_world_.assign(cards.size(), -1);
+    std::vector<int> local;
+    for (std::size_t r = 0; r < cards.size(); ++r) {
+        if (!cards[r].address_of("shm").empty() && cards[r].label_of("host") == host_) local.push_back(static_cast<int>(r));
+    }
+    nlocal_ = static_cast<int>(local.size());
+    if (nlocal_ < 2) return true;
+    my_index_ = static_cast<int>(std::find(local.begin(), local.end(), my_rank) - local.begin());
+    for (int i = 0; i < nlocal_; ++i) {
+        if (i == my_index_) continue;
+        Peer p;
+        p.world = local[static_cast<std::size_t>(i)];
+        p.index = i;
+        const std::string a = cards[static_cast<std::size_t>(p.world)].address_of("shm");
+        char name[64] = {};
+        int pid = 0;
+        unsigned long long addr = 0;
+        unsigned long long value = 0;
+        if (std::sscanf(a.c_str(), "%63[^,],%d,%llx,%llx", name, &pid, &addr, &value) != 4) {
+            error = "shared memory: rank " + std::to_string(p.world) + " published a malformed address '" + a + "'";
+            return false;
+        }
+        p.name = name;
+        p.pid = pid;
+        p.probe_addr = addr;
+        p.probe_value = value;
+        peer_of_world_[static_cast<std::size_t>(p.world)] = static_cast<int>(peers_.size());
+        peers_.push_back(std::move(p));
+    }
+    if (!segment_create(error)) return false;
+    for (Peer& p : peers_) {
+        const bool ok = cma_knob.get() != 0 && probe_cma(p);
+        mine_->cma_ok()[p.index].store(ok ? 1 : 2, std::memory_order_release);
+        p.cma_from = ok;
+    }
+    for (Peer& p : peers_) {
+        if (!segment_attach(p, error)) return false;
+    }
+    return true;
+}
+
+bool ShmMethod::segment_create(std::string& error) {
+    mine_bytes_ = Segment::bytes(static_cast<std::size_t>(nlocal_), ring_bytes_);
+    const int fd = ::shm_open(name_.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        error = "shared memory: cannot create " + name_ + ": " + errno_text() + "; check that /dev/shm is mounted";
+        return false;
+    }
+    if (::ftruncate(fd, static_cast<off_t>(mine_bytes_)) != 0) {
+        error = "shared memory: cannot size " + name_ + " to " + std::to_string(mine_bytes_) + " bytes: " +
+                errno_text() + "; /dev/shm may be full (STRATA_SHM_RING sets the ring size)";
+        ::close(fd);
+        ::shm_unlink(name_.c_str());
+        return false;
+    }
+    void* at = ::mmap(nullptr, mine_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (at == MAP_FAILED) {
+        error = "shared memory: cannot map " + name_ + ": " + errno_text();
+        ::shm_unlink(name_.c_str());
+        return false;
+    }
+    mine_ = static_cast<Segment*>(at);  // a fresh file reads as zeros: rings empty, nothing probed
+    mine_->nlocal = static_cast<std::uint32_t>(nlocal_);
+    mine_->ring_bytes = ring_bytes_;
+    for (Peer& p : peers_) p.in = mine_->ring(static_cast<std::size_t>(p.index));
+    mine_->ready.store(kReady, std::memory_order_release);
+    return true;
+}
+
+bool ShmMethod::segment_attach(Peer& p, std::string& error) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(attach_ms.get());
+    int fd = -1;
+    for (;;) {
+        fd = ::shm_open(p.name.c_str(), O_RDWR | O_CLOEXEC, 0);
+        struct stat st {};
+        if (fd >= 0 && ::fstat(fd, &st) == 0 && static_cast<std::size_t>(st.st_size) >= sizeof(Segment)) {
+            p.seg_bytes = static_cast<std::size_t>(st.st_size);
+            break;
+        }
+        if (fd >= 0) ::close(fd);
+        if (fd < 0 && errno != ENOENT) {
+            error = "shared memory: cannot open rank " + std::to_string(p.world) + "'s segment " + p.name + ": " +
+                    errno_text();
+            return false;
+        }
+        if (std::chrono::steady_clock::now() > deadline) {
+            error = "shared memory: rank " + std::to_string(p.world) + " did not create its segment within " +
+                    std::to_string(attach_ms.get()) + " ms (STRATA_SHM_ATTACH_MS)";
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    void* at = ::mmap(nullptr, p.seg_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (at == MAP_FAILED) {
+        error = "shared memory: cannot map rank " + std::to_string(p.world) + "'s segment: " + errno_text();
+        return false;
+    }
+    p.seg = static_cast<Segment*>(at);
+    while (p.seg->ready.load(std::memory_order_acquire) != kReady) std::this_thread::yield();
+    if (p.seg->nlocal != static_cast<std::uint32_t>(nlocal_) || p.seg->ring_bytes != ring_bytes_ ||
+        Segment::bytes(static_cast<std::size_t>(nlocal_), ring_bytes_) > p.seg_bytes) {
+        error = "shared memory: rank " + std::to_string(p.world) +
+                " laid out its segment differently (are STRATA_SHM_RING settings equal on every rank?)";
+        return false;
+    }
+    p.out = p.seg->ring(static_cast<std::size_t>(my_index_));
+    // The last local peer to map a segment removes its name: nothing stays in /dev/shm.
+    if (p.seg->attached.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<std::uint32_t>(nlocal_ - 1)) {
+        ::shm_unlink(p.name.c_str());
+    }
+    return true;
+}
+
+bool ShmMethod::probe_cma(const Peer& p) const {
+    std::uint64_t got = 0;
+    iovec local{&got, sizeof got};
+    iovec remote{reinterpret_cast<void*>(static_cast<std::uintptr_t>(p.probe_addr)), sizeof got};
+    return ::process_vm_readv(p.pid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(sizeof got) &&
+           got == p.probe_value;
+}
+
+bool ShmMethod::reaches(int peer) const {
+    return peer >= 0 && static_cast<std::size_t>(peer) < peer_of_world_.size() &&
+           peer_of_world_[static_cast<std::size_t>(peer)] >= 0;
+}
+
+bool ShmMethod::single_copy_from(int peer) const {
+    return reaches(peer) && peers_[static_cast<std::size_t>(peer_of_world_[static_cast<std::size_t>(peer)])].cma_from;
+}
+
+bool ShmMethod::can_single_copy_to(const Peer& p) const {
+    return p.seg->cma_ok()[my_index_].load(std::memory_order_acquire) == 1;
+}
+
+std::byte* ShmMethod::reserve(Peer& p, std::size_t bytes) {
+    const std::size_t need = align8(bytes);
+    const std::size_t pos = p.out_head & (ring_bytes_ - 1);
+    const std::size_t contiguous = ring_bytes_ - pos;
+    const std::size_t total = need <= contiguous ? need : contiguous + need;
+    if (p.out_head + total - p.out_tail_seen > ring_bytes_) {
+        p.out_tail_seen = p.out->tail.load(std::memory_order_acquire);
+        if (p.out_head + total - p.out_tail_seen > ring_bytes_) return nullptr;
+    }
+    if (need > contiguous) {
+        auto* wrap = reinterpret_cast<Rec*>(p.out->data() + pos);
+        wrap->size = static_cast<std::uint32_t>(contiguous);
+        wrap->kind = kWrap;
+        p.out_head += contiguous;
+        return p.out->data();
+    }
+    return p.out->data() + pos;
+}
+
+void ShmMethod::commit(Peer& p, std::size_t bytes) {
+    p.out_head += align8(bytes);
+    p.out->head.store(p.out_head, std::memory_order_release);
+    // Pairs with sleep_prepare(): either it sees our record or we see its flag.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (p.seg->sleeping.load(std::memory_order_relaxed) != 0) ring_bell(p);
+}
+
+void ShmMethod::ring_bell(const Peer& p) {
+    socklen_t len = 0;
+    sockaddr_un a = bell_address(p.name, len);
+    const char b = 0;
+    // A full socket queue means a wake-up is already pending.
+    (void)::sendto(bell_fd_, &b, 1, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&a), len);
+}
+
+bool ShmMethod::write(Peer& p, OutPacket& o) {
+    if (o.what == What::cma_done) {
+        std::byte* at = reserve(p, sizeof(Rec) + sizeof o.token);
+        if (at == nullptr) return false;
+        *reinterpret_cast<Rec*>(at) = Rec{static_cast<std::uint32_t>(sizeof(Rec) + sizeof o.token), kCmaDone, 0};
+        std::memcpy(at + sizeof(Rec), &o.token, sizeof o.token);
+        commit(p, sizeof(Rec) + sizeof o.token);
+        return true;
+    }
+    if (o.what == What::cma) {
+        const std::size_t bytes = sizeof(Rec) + kHeader + 8 + 8 + o.iov.size() * sizeof(RemoteIov);
+        std::byte* at = reserve(p, bytes);
+        if (at == nullptr) return false;
+        *reinterpret_cast<Rec*>(at) = Rec{static_cast<std::uint32_t>(bytes), kCma, 0};
+        std::byte* w = at + sizeof(Rec);
+        std::memcpy(w, &o.header, kHeader);
+        std::memcpy(w + kHeader, &o.token, 8);
+        const std::uint64_t n = o.iov.size();
+        std::memcpy(w + kHeader + 8, &n, 8);
+        auto* r = reinterpret_cast<RemoteIov*>(w + kHeader + 16);
+        for (const iovec& v : o.iov) *r++ = RemoteIov{reinterpret_cast<std::uintptr_t>(v.iov_base), v.iov_len};
+        commit(p, bytes);
+        return true;
+    }
+    if (!o.header_sent) {
+        const std::size_t f = std::min(o.payload, frag_);
+        const std::size_t bytes = sizeof(Rec) + kHeader + f;
+        std::byte* at = reserve(p, bytes);
+        if (at == nullptr) return false;
+        *reinterpret_cast<Rec*>(at) = Rec{static_cast<std::uint32_t>(bytes), f == o.payload ? kPacket : kHead, 0};
+        std::memcpy(at + sizeof(Rec), &o.header, kHeader);
+        copy_from_iov(o.iov, 0, at + sizeof(Rec) + kHeader, f);
+        commit(p, bytes);
+        o.header_sent = true;
+        o.sent = f;
+    }
+    while (o.sent < o.payload) {
+        const std::size_t f = std::min(o.payload - o.sent, frag_ + kHeader);
+        std::byte* at = reserve(p, sizeof(Rec) + f);
+        if (at == nullptr) return false;
+        *reinterpret_cast<Rec*>(at) = Rec{static_cast<std::uint32_t>(sizeof(Rec) + f), kMore, 0};
+        copy_from_iov(o.iov, o.sent, at + sizeof(Rec), f);
+        commit(p, sizeof(Rec) + f);
+        o.sent += f;
+    }
+    return true;
+}
+
+void ShmMethod::enqueue(Peer& p, std::unique_ptr<OutPacket> o) {
+    if (p.queue.empty()) {
+        ++queued_peers_;
+        // Asks the reader to ring our doorbell when it makes room (we may sleep meanwhile).
+        p.out->want_room.store(1, std::memory_order_relaxed);
+    }
+    p.queue.push_back(std::move(o));
+}
+
+adi::SendStatus ShmMethod::send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) {
+    Peer& p = peers_[static_cast<std::size_t>(peer_of_world_[static_cast<std::size_t>(peer)])];
+    std::size_t n = 0;
+    for (const iovec& v : data) n += v.iov_len;
+    // The common case first: nothing queued and the packet fits one record.
+    if (p.queue.empty() && n <= frag_) {
+        const std::size_t bytes = sizeof(Rec) + kHeader + n;
+        if (std::byte* at = reserve(p, bytes)) {
+            *reinterpret_cast<Rec*>(at) = Rec{static_cast<std::uint32_t>(bytes), kPacket, 0};
+            std::memcpy(at + sizeof(Rec), &h, kHeader);
+            copy_from_iov(data, 0, at + sizeof(Rec) + kHeader, n);
+            commit(p, bytes);
+            return adi::SendStatus::done;
+        }
+    }
+    auto o = std::make_unique<OutPacket>();
+    o->header = h;
+    o->iov.assign(data.begin(), data.end());
+    o->token = token;
+    o->payload = n;
+    if (h.type == adi::Packet::rndv_data && n > frag_ && data.size() <= kMaxIov && can_single_copy_to(p)) {
+        o->what = What::cma;
+    }
+    if (p.queue.empty() && write(p, *o)) {
+        if (o->what != What::cma) return adi::SendStatus::done;
+        return adi::SendStatus::queued;  // completes when the receiver's kCmaDone arrives
+    }
+    enqueue(p, std::move(o));
+    return adi::SendStatus::queued;
+}
+
+int ShmMethod::flush(Peer& p, adi::Upcalls& up) {
+    int written = 0;
+    while (!p.queue.empty()) {
+        if (!write(p, *p.queue.front())) break;
+        ++written;
+        const std::unique_ptr<OutPacket> o = std::move(p.queue.front());
+        p.queue.pop_front();
+        if (p.queue.empty()) {
+            --queued_peers_;
+            p.out->want_room.store(0, std::memory_order_relaxed);
+        }
+        // A copied packet's data is free now; a single-copy one waits for kCmaDone.
+        if (o->what == What::packet && o->token != 0) up.on_sent(o->token);
+    }
+    return written;
+}
+
+void ShmMethod::read_cma(Peer& p, adi::Upcalls& up, const std::byte* body) {
+    adi::Header h;
+    std::memcpy(&h, body, kHeader);
+    std::uint64_t token = 0;
+    std::uint64_t niov = 0;
+    std::memcpy(&token, body + kHeader, 8);
+    std::memcpy(&niov, body + kHeader + 8, 8);
+    const auto* remote = reinterpret_cast<const RemoteIov*>(body + kHeader + 16);
+    adi::Landing land = up.on_header(p.world, h);
+    std::size_t landed = 0;
+    std::uint64_t left = h.length;
+    std::size_t ri = 0;       // remote iovec
+    std::uint64_t roff = 0;   // offset in it
+    while (left > 0 && land.dest != nullptr && land.capacity > 0) {
+        if (landed == land.capacity) {
+            land = up.on_landing_full(p.world, h, land);
+            landed = 0;
+            continue;
+        }
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, land.capacity - landed));
+        iovec local{land.dest + landed, n};
+        iovec rv[kMaxIov];
+        std::size_t k = 0;
+        std::uint64_t want = n;
+        std::size_t ri2 = ri;
+        std::uint64_t roff2 = roff;
+        while (want > 0 && ri2 < niov && k < kMaxIov) {
+            const std::uint64_t take = std::min(want, remote[ri2].len - roff2);
+            rv[k++] = iovec{reinterpret_cast<void*>(static_cast<std::uintptr_t>(remote[ri2].addr + roff2)),
+                            static_cast<std::size_t>(take)};
+            want -= take;
+            roff2 += take;
+            if (roff2 == remote[ri2].len) {
+                ++ri2;
+                roff2 = 0;
+            }
+        }
+        const ssize_t got = ::process_vm_readv(p.pid, &local, 1, rv, k, 0);
+        if (got <= 0) {
+            failures_.emplace_back(p.world, "shared memory: cannot read rank " + std::to_string(p.world) +
+                                                "'s message (process_vm_readv: " + errno_text() + ")");
+            return;
+        }
+        ++cma_reads_;
+        // Advance the remote position by what arrived.
+        std::uint64_t adv = static_cast<std::uint64_t>(got);
+        while (adv > 0) {
+            const std::uint64_t take = std::min(adv, remote[ri].len - roff);
+            adv -= take;
+            roff += take;
+            if (roff == remote[ri].len) {
+                ++ri;
+                roff = 0;
+            }
+        }
+        landed += static_cast<std::size_t>(got);
+        left -= static_cast<std::uint64_t>(got);
+    }
+    up.on_payload(p.world, h, land);
+    auto done = std::make_unique<OutPacket>();
+    done->what = What::cma_done;
+    done->token = token;
+    if (p.queue.empty() && write(p, *done)) return;
+    enqueue(p, std::move(done));
+}
+
+int ShmMethod::drain(Peer& p, adi::Upcalls& up) {
+    const std::uint64_t head = p.in->head.load(std::memory_order_acquire);
+    if (head == p.in_tail) return 0;
+    int events = 0;
+    std::byte* data = p.in->data();
+    while (p.in_tail != head) {
+        const std::size_t pos = p.in_tail & (ring_bytes_ - 1);
+        const Rec rec = *reinterpret_cast<const Rec*>(data + pos);
+        const std::byte* body = data + pos + sizeof(Rec);
+        const std::size_t len = rec.size - sizeof(Rec);
+        switch (rec.kind) {
+            case kPacket:
+            case kHead: {
+                std::memcpy(&p.cur, body, kHeader);
+                p.land = up.on_header(p.world, p.cur);
+                p.landed = 0;
+                if (!adi::carries_payload(p.cur.type)) break;
+                const std::size_t f = len - kHeader;
+                p.land = adi::land_copy(up, p.world, p.cur, p.land, p.landed, body + kHeader, f);
+                p.remaining = adi::wire_payload(p.cur) - f;
+                if (rec.kind == kPacket) {
+                    up.on_payload(p.world, p.cur, p.land);
+                } else {
+                    p.in_payload = true;
+                }
+                break;
+            }
+            case kMore:
+                p.land = adi::land_copy(up, p.world, p.cur, p.land, p.landed, body, len);
+                p.remaining -= len;
+                if (p.remaining == 0) {
+                    p.in_payload = false;
+                    up.on_payload(p.world, p.cur, p.land);
+                }
+                break;
+            case kCma:
+                read_cma(p, up, body);
+                break;
+            case kCmaDone: {
+                std::uint64_t token = 0;
+                std::memcpy(&token, body, 8);
+                up.on_sent(token);
+                break;
+            }
+            default:  // kWrap
+                break;
+        }
+        p.in_tail += rec.kind == kWrap ? rec.size : align8(rec.size);
+        p.in->tail.store(p.in_tail, std::memory_order_release);
+        ++events;
+    }
+    // A writer waiting for room in this ring may be asleep.
+    if (p.in->want_room.load(std::memory_order_relaxed) != 0) {
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        if (p.seg->sleeping.load(std::memory_order_relaxed) != 0) ring_bell(p);
+    }
+    return events;
+}
+
+int ShmMethod::poll(adi::Upcalls& up) {
+    int events = 0;
+    if (!failures_.empty()) {
+        auto f = std::move(failures_);
+        failures_.clear();
+        for (auto& [peer, why] : f) up.on_peer_failed(peer, why);
+        events += static_cast<int>(f.size());
+    }
+    if (queued_peers_ > 0) {
+        for (Peer& p : peers_) {
+            if (!p.queue.empty()) events += flush(p, up);
+        }
+    }
+    for (Peer& p : peers_) events += drain(p, up);
+    return events;
+}
+
+bool ShmMethod::busy() const {
+    for (const Peer& p : peers_) {
+        if (p.in->head.load(std::memory_order_acquire) != p.in_tail) return true;
+    }
+    return !failures_.empty();
+}
+
+bool ShmMethod::sleep_prepare() {
+    if (mine_ == nullptr) return !busy();
+    mine_->sleeping.store(1, std::memory_order_seq_cst);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    bool work = busy();
+    // A queued send waits for room: room that appeared means work.
+    for (const Peer& p : peers_) {
+        if (!p.queue.empty() && p.out->tail.load(std::memory_order_acquire) != p.out_tail_seen) work = true;
+    }
+    if (work) mine_->sleeping.store(0, std::memory_order_relaxed);
+    return !work;
+}
+
+void ShmMethod::sleep_end() {
+    if (mine_ != nullptr) mine_->sleeping.store(0, std::memory_order_relaxed);
+    char buf[64];
+    while (::recv(bell_fd_, buf, sizeof buf, MSG_DONTWAIT) > 0) {
+    }
+}
+
+void ShmMethod::shutdown() {
+    for (Peer& p : peers_) {
+        if (p.seg != nullptr) ::munmap(p.seg, p.seg_bytes);
+        p.seg = nullptr;
+    }
+    if (mine_ != nullptr) {
+        ::munmap(mine_, mine_bytes_);
+        mine_ = nullptr;
+        ::shm_unlink(name_.c_str());  // normally gone already; not if a peer never attached
+    }
+    if (bell_fd_ >= 0) ::close(bell_fd_);
+    bell_fd_ = -1;
+}
+
+std::unique_ptr<adi::Method> create(const adi::MethodContext& ctx) { return std::make_unique<ShmMethod>(ctx); }
+
+}  // namespace strata::dev::shm

@@ -1,0 +1,142 @@
+// devices/shm: processes on the same host (equal "host" labels: same kernel
+// boot and network namespace) talk through POSIX shared memory.
+//
+// Every process creates one segment holding its inbox: one single-producer,
+// single-consumer byte ring per local peer, written only by that peer and read
+// only by the owner, so neither side ever takes a lock; head and tail are byte
+// counters on their own cache lines. Peers map each other's segments after the
+// startup barrier; the last one to attach unlinks the name, so nothing is left
+// in /dev/shm however the job ends afterwards.
+//
+// Small packets are copied into the ring whole (header + payload in one
+// record). A payload that does not fit one record streams through the ring in
+// fragments. Large rendezvous payloads cross in a single copy: the sender puts
+// a record describing its buffers into the ring, the receiver pulls the bytes
+// straight into the landing with process_vm_readv (cross-memory attach) and
+// answers with a completion record. Whether a receiver can read a sender's
+// memory is probed once per pair at startup; where the kernel refuses it
+// (ptrace restrictions, no CMA), or with STRATA_SHM_CMA=0, large payloads
+// stream through the ring instead.
+//
+// Waiting: a receiver that goes to sleep says so in its segment; a sender that
+// sees the flag after writing rings a doorbell (a datagram to the receiver's
+// unix socket, which is the method's wait_fd), so an oversubscribed rank
+// sleeps in poll() instead of spinning.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "adi/method.hpp"
+
+namespace strata::dev::shm {
+
+class ShmMethod final : public adi::Method {
+public:
+    explicit ShmMethod(adi::MethodContext ctx);
+    ~ShmMethod() override;
+    ShmMethod(const ShmMethod&) = delete;
+    ShmMethod& operator=(const ShmMethod&) = delete;
+
+    const adi::Capabilities& caps() const override { return caps_; }
+    bool publish(wireup::BusinessCard& card, std::string& error) override;
+    bool connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) override;
+    bool reaches(int peer) const override;
+    adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;
+    int poll(adi::Upcalls& up) override;
+    int wait_fd() const override { return bell_fd_; }
+    bool busy() const override;
+    bool sleep_prepare() override;
+    void sleep_end() override;
+    bool has_queued_sends() const override { return queued_peers_ > 0; }
+    void shutdown() override;
+
+    // Whether payloads from world rank `peer` arrive by cross-memory attach
+    // (tests, diagnostics).
+    bool single_copy_from(int peer) const;
+    std::uint64_t single_copy_reads() const { return cma_reads_; }
+
+    struct Segment;  // the shared layout, defined in shm_method.cpp
+    struct Ring;
+
+private:
+    enum class What : std::uint8_t { packet, cma, cma_done };
+
+    // A send waiting for ring space (or a single-copy send waiting for the
+    // receiver's completion record).
+    struct OutPacket {
+        What what = What::packet;
+        adi::Header header{};
+        std::vector<iovec> iov;
+        std::uint64_t token = 0;
+        std::size_t payload = 0;  // bytes in iov
+        std::size_t sent = 0;     // payload bytes written so far
+        bool header_sent = false;
+    };
+
+    struct Peer {
+        int world = -1;
+        int index = -1;               // our ring in its segment / its ring in ours
+        Segment* seg = nullptr;       // its segment, mapped
+        std::size_t seg_bytes = 0;
+        Ring* out = nullptr;          // ring we write into (in its segment)
+        Ring* in = nullptr;           // ring we read (in our segment)
+        std::uint64_t out_head = 0;       // what we wrote (only we write it)
+        std::uint64_t out_tail_seen = 0;  // its tail when we last looked
+        std::uint64_t in_tail = 0;        // what we consumed (only we write it)
+        std::deque<std::unique_ptr<OutPacket>> queue;
+        pid_t pid = 0;
+        std::uint64_t probe_addr = 0;  // where its probe word lives, in its memory
+        std::uint64_t probe_value = 0;
+        std::string name;              // its segment
+        // Receive side: a payload arriving in fragments.
+        bool in_payload = false;
+        adi::Header cur{};
+        adi::Landing land;
+        std::size_t landed = 0;
+        std::uint64_t remaining = 0;
+        bool cma_from = false;        // we can read its memory
+    };
+
+    bool segment_create(std::string& error);
+    bool segment_attach(Peer& p, std::string& error);
+    std::byte* reserve(Peer& p, std::size_t bytes);
+    void commit(Peer& p, std::size_t bytes);
+    bool write(Peer& p, OutPacket& o);
+    void enqueue(Peer& p, std::unique_ptr<OutPacket> o);
+    int flush(Peer& p, adi::Upcalls& up);
+    int drain(Peer& p, adi::Upcalls& up);
+    void read_cma(Peer& p, adi::Upcalls& up, const std::byte* body);
+    void ring_bell(const Peer& p);
+    bool probe_cma(const Peer& p) const;
+    bool can_single_copy_to(const Peer& p) const;
+
+    adi::MethodContext ctx_;
+    adi::Capabilities caps_;
+    std::string name_;       // our segment's name
+    std::string host_;       // our "host" label
+    Segment* mine_ = nullptr;
+    std::size_t mine_bytes_ = 0;
+    int nlocal_ = 0;         // processes on this host, us included
+    int my_index_ = -1;      // our local index
+    std::size_t ring_bytes_ = 0;
+    std::size_t frag_ = 0;
+    int bell_fd_ = -1;       // our doorbell (bound), also used to ring others
+    std::uint64_t probe_value_ = 0;
+    std::deque<Peer> peers_;               // local peers in local-index order (ours excluded)
+    std::vector<int> peer_of_world_;       // world rank -> index into peers_, or -1
+    int queued_peers_ = 0;
+    std::vector<std::pair<int, std::string>> failures_;  // reported at the next poll
+    std::uint64_t cma_reads_ = 0;
+};
+
+std::unique_ptr<adi::Method> create(const adi::MethodContext& ctx);
+
+}  // namespace strata::dev::shm

@@ -51,6 +51,19 @@ struct bench_defaults {
     const char *columns;   /* CSV header line */
 };
 
+/* A program's own options, beside the common ones. `parse` is called for each
+ * argument the common parser does not know, with the next argument (or NULL)
+ * as `val`. It returns how many arguments it used (1 for a flag, 2 for an
+ * option with its value), 0 when `arg` is not one of its options, or -1 for a
+ * bad value (after saying why, if `talk`). `usage` is printed under the
+ * common options' help, one line per option, each ending in a newline. */
+typedef int (*bench_extra_fn)(void *ctx, const char *arg, const char *val, int talk);
+struct bench_extra {
+    bench_extra_fn parse;
+    void *ctx;
+    const char *usage;
+};
+
 /* One run of `reps` operations of `size` bytes; returns elapsed seconds. */
 typedef double (*bench_run_fn)(void *ctx, long size, long reps);
 
@@ -99,7 +112,7 @@ static inline int bench_parse_size_list(const char *list, long *out, int max)
 }
 
 static inline void bench_usage(FILE *f, const char *prog, const char *what,
-                               const struct bench_defaults *d)
+                               const struct bench_defaults *d, const struct bench_extra *x)
 {
     fprintf(f,
             "usage: %s [options]\n"
@@ -114,31 +127,36 @@ static inline void bench_usage(FILE *f, const char *prog, const char *what,
             "  --quick           smoke run: sizes %s, 2 trials, 0.01 s per size\n"
             "  --no-header       do not print the CSV header line\n"
             "  --help            this text\n"
+            "%s"
             "output: CSV lines %s\n",
-            prog, what, d->sizes_text, d->quick_text, d->columns);
+            prog, what, d->sizes_text, d->quick_text,
+            (x != NULL && x->usage != NULL) ? x->usage : "", d->columns);
 }
 
+/* mpptest's ladder: 0 and 8 B for latency, then x8 steps up to 4 MB. */
 static const long bench_default_sizes[] = {
-    0, 8, 64, 512, 4096, 65536, 1048576, 4194304,
+    0, 8, 64, 512, 4096, 32768, 262144, 1048576, 4194304,
 };
-static const long bench_default_quick_sizes[] = {0, 8, 4096, 65536, 1048576};
+static const long bench_default_quick_sizes[] = {0, 8, 4096, 262144, 1048576};
 
 /* The defaults of the one-way benchmarks (ping-pongs, memcpy). */
 static const struct bench_defaults bench_oneway_defaults = {
     bench_default_sizes, (int)(sizeof bench_default_sizes / sizeof bench_default_sizes[0]),
     bench_default_quick_sizes,
     (int)(sizeof bench_default_quick_sizes / sizeof bench_default_quick_sizes[0]),
-    "0,8,64,512,4K,64K,1M,4M", "0,8,4K,64K,1M",
+    "0,8,64,512,4K,32K,256K,1M,4M", "0,8,4K,256K,1M",
     "impl,test,size,oneway_us_min,oneway_us_median,mbps",
 };
 
-/* Parses argv into *o. Returns 0 to go on, 1 after --help, -1 on error.
- * Messages are printed only when `talk` is non-zero (one MPI rank speaks).
- * Unknown arguments are errors. */
-static inline int bench_parse_args_with(int argc, char **argv, struct bench_options *o,
-                                        const char *default_impl, const char *test,
-                                        const char *what, int talk,
-                                        const struct bench_defaults *d)
+/* Parses argv into *o, handing arguments it does not know to `x` (may be
+ * NULL). Returns 0 to go on, 1 after --help, -1 on error. Messages are
+ * printed only when `talk` is non-zero (one MPI rank speaks). Unknown
+ * arguments are errors. */
+static inline int bench_parse_args_ext(int argc, char **argv, struct bench_options *o,
+                                       const char *default_impl, const char *test,
+                                       const char *what, int talk,
+                                       const struct bench_defaults *d,
+                                       const struct bench_extra *x)
 {
     const char *env = getenv("BENCH_IMPL");
     o->impl = (env != NULL && env[0] != '\0') ? env : default_impl;
@@ -170,16 +188,27 @@ static inline int bench_parse_args_with(int argc, char **argv, struct bench_opti
         const char *val = (i + 1 < argc) ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             if (talk)
-                bench_usage(stdout, prog, what, d);
+                bench_usage(stdout, prog, what, d, x);
             return 1;
         } else if (strcmp(a, "--quick") == 0) {
             continue; /* applied before the loop */
         } else if (strcmp(a, "--no-header") == 0) {
             o->header = 0;
-        } else if (val == NULL) {
+            continue;
+        }
+        if (x != NULL && x->parse != NULL) {
+            int used = x->parse(x->ctx, a, val, talk);
+            if (used < 0)
+                return -1;
+            if (used > 0) {
+                i += used - 1;
+                continue;
+            }
+        }
+        if (val == NULL) {
             if (talk) {
                 fprintf(stderr, "%s: unknown option or missing value: %s\n", prog, a);
-                bench_usage(stderr, prog, what, d);
+                bench_usage(stderr, prog, what, d, x);
             }
             return -1;
         } else if (strcmp(a, "--impl") == 0) {
@@ -220,7 +249,7 @@ static inline int bench_parse_args_with(int argc, char **argv, struct bench_opti
         } else {
             if (talk) {
                 fprintf(stderr, "%s: unknown option %s\n", prog, a);
-                bench_usage(stderr, prog, what, d);
+                bench_usage(stderr, prog, what, d, x);
             }
             return -1;
         }
@@ -228,6 +257,29 @@ static inline int bench_parse_args_with(int argc, char **argv, struct bench_opti
     if (o->min_reps > o->max_reps)
         o->min_reps = o->max_reps;
     return 0;
+}
+
+static inline int bench_parse_args_with(int argc, char **argv, struct bench_options *o,
+                                        const char *default_impl, const char *test,
+                                        const char *what, int talk,
+                                        const struct bench_defaults *d)
+{
+    return bench_parse_args_ext(argc, argv, o, default_impl, test, what, talk, d, NULL);
+}
+
+/* "a,b,c" -> calls `each(ctx, word)` per word; returns -1 as soon as one does. */
+static inline int bench_for_each_word(const char *list, int (*each)(void *ctx, const char *word),
+                                      void *ctx)
+{
+    char buf[256];
+    if (strlen(list) >= sizeof buf)
+        return -1;
+    strcpy(buf, list);
+    int n = 0;
+    for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ","), n++)
+        if (each(ctx, tok) < 0)
+            return -1;
+    return n > 0 ? n : -1;
 }
 
 /* The one-way benchmarks' defaults: pingpong, socket_pingpong, memcpy_bw. */

@@ -34,6 +34,8 @@
  * to back; each call cannot complete anywhere before every rank has
  * contributed to it.
  *
+ * --ops LIST picks and orders the collectives (default bcast,allreduce,alltoall).
+ *
  * Output: impl,test,size,us_min,us_median,mbps with test = bcast, allreduce
  * or alltoall, us_* = microseconds per operation and mbps = size / us_min
  * (bytes of "size" per microsecond, not a bus bandwidth).
@@ -250,6 +252,39 @@ static void coll_follow(struct coll_ctx *c)
     }
 }
 
+struct coll_ops {
+    enum coll_kind kinds[COLL_NKINDS * 2];
+    int n;
+};
+
+static int coll_add_op(void *vops, const char *word)
+{
+    struct coll_ops *ops = vops;
+    for (int k = 0; k < COLL_NKINDS; k++) {
+        if (strcmp(word, coll_names[k]) == 0) {
+            if (ops->n >= (int)(sizeof ops->kinds / sizeof ops->kinds[0]))
+                return -1;
+            ops->kinds[ops->n++] = (enum coll_kind)k;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int coll_parse_option(void *vops, const char *arg, const char *val, int talk)
+{
+    struct coll_ops *ops = vops;
+    if (strcmp(arg, "--ops") != 0)
+        return 0;
+    ops->n = 0;
+    if (val == NULL || bench_for_each_word(val, coll_add_op, ops) < 0) {
+        if (talk)
+            fprintf(stderr, "collectives: --ops needs a list of bcast, allreduce, alltoall\n");
+        return -1;
+    }
+    return 2;
+}
+
 static const long coll_sizes[] = {8, 64, 512, 4096, 32768, 262144, 1048576};
 static const long coll_quick_sizes[] = {8, 4096, 262144};
 static const struct bench_defaults coll_defaults = {
@@ -266,12 +301,16 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 
+    struct coll_ops ops = {{COLL_BCAST, COLL_ALLREDUCE, COLL_ALLTOALL}, COLL_NKINDS};
+    struct bench_extra extra = {coll_parse_option, &ops,
+                                "  --ops LIST        collectives to time, in this order "
+                                "(default bcast,allreduce,alltoall)\n"};
     struct bench_options opt;
-    int prc = bench_parse_args_with(argc, argv, &opt, "mpi", "collectives",
+    int prc = bench_parse_args_ext(argc, argv, &opt, "mpi", "collectives",
                                     "MPI_Bcast (root rotating, acknowledged), MPI_Allreduce "
                                     "(MPI_SUM of size/8 doubles) and MPI_Alltoall (size bytes "
                                     "per pair) over all ranks",
-                                    rank == 0, &coll_defaults);
+                                    rank == 0, &coll_defaults, &extra);
     if (prc != 0) {
         MPI_Finalize();
         return prc < 0 ? 1 : 0;
@@ -308,9 +347,9 @@ int main(int argc, char **argv)
     if (rank == 0) {
         const long min_reps = opt.min_reps;
         bench_print_header(&opt);
-        for (int k = 0; k < COLL_NKINDS; k++) {
-            ctx.kind = (enum coll_kind)k;
-            opt.test = coll_names[k];
+        for (int k = 0; k < ops.n; k++) {
+            ctx.kind = ops.kinds[k];
+            opt.test = coll_names[ctx.kind];
             /* a bcast trial gives every rank its turn as root */
             opt.min_reps = ctx.kind == COLL_BCAST ? (nprocs < opt.max_reps ? nprocs : opt.max_reps)
                                                   : min_reps;

@@ -553,3 +553,110 @@ TEST_CASE("selective polling: nothing awaited, nothing polled; a posted receive 
     CHECK(p.e[1]->poll_counts()[0].second == after);
     for (Request* q : {s, r, r2}) (q == s ? p.e[0] : p.e[1])->request_destroy(q);
 }
+
+namespace {
+
+// A method that reaches one peer, carries nothing and counts its polls.
+class CountingMethod final : public Method {
+public:
+    CountingMethod(const char* name, int peer, int cost) : peer_(peer) {
+        caps_.name = name;
+        caps_.poll_cost = cost;
+        caps_.eager_limit = 1024;
+    }
+    const Capabilities& caps() const override { return caps_; }
+    bool publish(wireup::BusinessCard&, std::string&) override { return true; }
+    bool connect_world(const std::vector<wireup::BusinessCard>&, int, std::string&) override { return true; }
+    bool reaches(int peer) const override { return peer == peer_; }
+    SendStatus send(int, const Header&, std::span<const iovec>, std::uint64_t) override { return SendStatus::done; }
+    int poll(Upcalls&) override { return 0; }
+
+private:
+    int peer_;
+    Capabilities caps_;
+};
+
+}  // namespace
+
+TEST_CASE("a peer that no method reaches is an error naming it") {
+    std::vector<std::unique_ptr<Method>> v;
+    v.push_back(std::make_unique<CountingMethod>("cheap", 1, 1));
+    v.push_back(std::make_unique<CountingMethod>("costly", 2, 100));
+    Engine e(std::move(v));
+    std::vector<wireup::BusinessCard> cards(3);
+    std::string err;
+    // Rank 0 is reached by nothing: only its peers matter here.
+    CHECK_FALSE(e.connect_world(cards, 0, err));
+    CHECK(err.find("no communication method reaches rank 0") != std::string::npos);
+}
+
+TEST_CASE("selective polling: skip-poll ratio, and only the needed methods") {
+    std::vector<std::unique_ptr<Method>> v;
+    v.push_back(std::make_unique<CountingMethod>("cheap", 1, 1));
+    v.push_back(std::make_unique<CountingMethod>("costly", 2, 100));
+    auto* self = new CountingMethod("self", 0, 1);
+    v.insert(v.begin(), std::unique_ptr<Method>(self));
+    Engine e(std::move(v));
+    std::vector<wireup::BusinessCard> cards(3);
+    std::string err;
+    REQUIRE(e.connect_world(cards, 0, err));
+    auto polls = [&](std::size_t i) { return e.poll_counts()[i].second; };
+    const char* knob = std::getenv("STRATA_SKIP_POLL");
+    const std::uint64_t skip = knob != nullptr ? std::strtoull(knob, nullptr, 10) : 8;
+
+    SECTION("a receive from the costly peer alone polls it on every pass") {
+        std::vector<std::byte> buf(8);
+        Request* r = e.request_create(Kind::recv);
+        r->rank = 2;
+        r->buf = buf.data();
+        r->bytes = buf.size();
+        e.irecv(*r, 2);
+        for (int i = 0; i < 40; ++i) e.progress();
+        CHECK(polls(0) == 0);
+        CHECK(polls(1) == 0);
+        CHECK(polls(2) == 40);
+        e.cancel(*r);
+        e.request_destroy(r);
+    }
+    SECTION("beside a receive from the cheap peer it gets every skip-th pass") {
+        std::vector<std::byte> a(8), b(8);
+        Request* r1 = e.request_create(Kind::recv);
+        r1->rank = 1;
+        r1->buf = a.data();
+        r1->bytes = a.size();
+        e.irecv(*r1, 1);
+        Request* r2 = e.request_create(Kind::recv);
+        r2->rank = 2;
+        r2->buf = b.data();
+        r2->bytes = b.size();
+        e.irecv(*r2, 2);
+        const int passes = static_cast<int>(skip) * 10;
+        for (int i = 0; i < passes; ++i) e.progress();
+        CHECK(polls(1) == static_cast<std::uint64_t>(passes));
+        CHECK(polls(2) == 10);
+        CHECK(polls(0) == 0);
+        e.cancel(*r1);
+        e.cancel(*r2);
+        e.request_destroy(r1);
+        e.request_destroy(r2);
+        // Nothing awaited any more: nothing is polled.
+        for (int i = 0; i < 10; ++i) e.progress();
+        CHECK(polls(1) == static_cast<std::uint64_t>(passes));
+        CHECK(polls(2) == 10);
+    }
+    SECTION("MPI_ANY_SOURCE adds every method, the costly one at the skip-poll rate") {
+        std::vector<std::byte> a(8);
+        Request* r = e.request_create(Kind::recv);
+        r->rank = kAnySource;
+        r->buf = a.data();
+        r->bytes = a.size();
+        e.irecv(*r, kAnySource);
+        const int passes = static_cast<int>(skip) * 2;
+        for (int i = 0; i < passes; ++i) e.progress();
+        CHECK(polls(0) == static_cast<std::uint64_t>(passes));
+        CHECK(polls(1) == static_cast<std::uint64_t>(passes));
+        CHECK(polls(2) == 2);
+        e.cancel(*r);
+        e.request_destroy(r);
+    }
+}

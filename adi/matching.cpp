@@ -8,6 +8,7 @@ void PostedQueue::push(Request* r) {
     r->seq = next_seq_++;
     if (r->rank == kAnySource) {
         any_source_[r->context].push_back(r);
+        ++any_count_;
     } else {
         by_source_[key(r->context, r->rank)].push_back(r);
     }
@@ -24,7 +25,7 @@ Request* PostedQueue::take(int context, int source, int tag) {
     }
     Bucket* wild = nullptr;
     Bucket::iterator wild_it;
-    if (auto b = any_source_.find(context); b != any_source_.end()) {
+    if (auto b = any_count_ == 0 ? any_source_.end() : any_source_.find(context); b != any_source_.end()) {
         wild_it = std::find_if(b->second.begin(), b->second.end(),
                                [tag](const Request* r) { return tag_matches(r->tag, tag); });
         if (wild_it != b->second.end()) wild = &b->second;
@@ -36,6 +37,7 @@ Request* PostedQueue::take(int context, int source, int tag) {
     } else if (wild != nullptr) {
         r = *wild_it;
         wild->erase(wild_it);
+        --any_count_;
     }
     if (r != nullptr) --count_;
     return r;
@@ -55,6 +57,7 @@ bool PostedQueue::remove(Request* r) {
     if (it == b->end()) return false;
     b->erase(it);
     --count_;
+    if (r->rank == kAnySource) --any_count_;
     return true;
 }
 

@@ -9,7 +9,7 @@
 #pragma once
 
 #include <cstdint>
-#include <list>
+#include <deque>
 #include <unordered_map>
 #include <vector>
 
@@ -38,7 +38,9 @@ public:
     std::size_t size() const { return count_; }
 
 private:
-    using Bucket = std::list<Request*>;
+    // Receives are usually taken from the front: a deque reuses its blocks
+    // where a list would allocate a node per posted receive.
+    using Bucket = std::deque<Request*>;
     static std::uint64_t key(int context, int source) {
         return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(context)) << 32) |
                static_cast<std::uint32_t>(source);
@@ -47,6 +49,7 @@ private:
     std::unordered_map<int, Bucket> any_source_;  // by context
     std::uint64_t next_seq_ = 1;
     std::size_t count_ = 0;
+    std::size_t any_count_ = 0;  // MPI_ANY_SOURCE receives queued (0: skip that search)
 };
 
 // Owns the messages it holds: remove() hands one back to the caller, and
@@ -68,7 +71,7 @@ public:
     std::size_t size() const { return count_; }
 
 private:
-    using Bucket = std::list<Unexpected*>;
+    using Bucket = std::deque<Unexpected*>;
     static std::uint64_t key(int context, int source) {
         return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(context)) << 32) |
                static_cast<std::uint32_t>(source);

@@ -462,6 +462,57 @@ TEST_CASE("shm: a full ring queues sends until the receiver drains it") {
     CHECK(w.in(1).failures.empty());
 }
 
+TEST_CASE("shm: a single-copy send queued behind a full ring completes once") {
+    World w({"h1", "h1"});
+    std::vector<std::vector<std::byte>> small;
+    for (unsigned i = 0; i < 40; ++i) small.push_back(pattern(8000, i));
+    for (unsigned i = 0; i < small.size(); ++i) w.send(0, 1, header(adi::Packet::eager, static_cast<int>(i), small[i].size()), small[i], 0);
+    REQUIRE(w.at(0).has_queued_sends());
+    const auto big = pattern(500000, 77);
+    CHECK(w.send(0, 1, header(adi::Packet::rndv_data, 40, big.size()), big, 4242) == adi::SendStatus::queued);
+    const auto reads = w.at(1).single_copy_reads();
+    w.pump_until([&] { return w.in(1).landed == 41 && !w.in(0).sent.empty() && !w.at(0).has_queued_sends(); });
+    for (int i = 0; i < 100; ++i) w.poll_all();
+    CHECK(w.in(0).sent == std::vector<std::uint64_t>{4242});  // not once from the ring and again from the reader
+    CHECK(diff(w.in(1).msgs[40].data, big) == "");
+    CHECK(w.at(1).single_copy_reads() > reads);
+    for (unsigned i = 0; i < small.size(); ++i) CHECK(diff(w.in(1).msgs[i].data, small[i]) == "");
+}
+
+TEST_CASE("shm: a payload in more iovecs than a single-copy descriptor holds streams through the ring") {
+    World w({"h1", "h1"});
+    std::vector<std::vector<std::byte>> parts;
+    std::vector<iovec> iov;
+    std::vector<std::byte> whole;
+    for (unsigned i = 0; i < 100; ++i) parts.push_back(pattern(1000 + i * 37, i));
+    parts.push_back({});  // an empty piece in between
+    for (unsigned i = 0; i < 20; ++i) parts.push_back(pattern(5, i));
+    for (auto& p : parts) {
+        iov.push_back(iovec{p.data(), p.size()});
+        whole.insert(whole.end(), p.begin(), p.end());
+    }
+    REQUIRE(whole.size() > 100000);
+    const auto reads = w.at(1).single_copy_reads();
+    w.send(0, 1, header(adi::Packet::rndv_data, 1, whole.size()), iov, 5);
+    w.pump_until([&] { return w.in(1).landed == 1 && w.in(0).sent.size() == 1; });
+    CHECK(diff(w.in(1).msgs[0].data, whole) == "");
+    CHECK(w.at(1).single_copy_reads() == reads);
+    CHECK(w.in(0).sent == std::vector<std::uint64_t>{5});
+
+    // Up to the limit, with empty pieces, it goes by single copy.
+    std::vector<iovec> iov64(iov.begin(), iov.begin() + 60);
+    iov64.push_back(iovec{parts[100].data(), 0});
+    iov64.insert(iov64.end(), iov.begin() + 60, iov.begin() + 63);
+    REQUIRE(iov64.size() == 64);
+    std::vector<std::byte> want;
+    for (const iovec& v : iov64) want.insert(want.end(), static_cast<std::byte*>(v.iov_base), static_cast<std::byte*>(v.iov_base) + v.iov_len);
+    w.in(1).window = 4096;  // windows that cut through the pieces
+    w.send(0, 1, header(adi::Packet::rndv_data, 2, want.size()), iov64, 6);
+    w.pump_until([&] { return w.in(1).landed == 2 && w.in(0).sent.size() == 2; });
+    CHECK(diff(w.in(1).msgs[1].data, want) == "");
+    CHECK(w.at(1).single_copy_reads() > reads);
+}
+
 TEST_CASE("shm: three processes exchange with each other at once") {
     World w({"h1", "h1", "h1"});
     CHECK(w.at(1).single_copy_from(0));

@@ -48,13 +48,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Read ranks.txt: "name n1 n2 ...", '#' starts a comment line.
+# Read ranks.txt: "name [NAME=VALUE ...] n1 n2 ...", '#' starts a comment
+# line. The NAME=VALUE words set Strata knobs, meaningless to MPICH: they are
+# skipped, and a program listed on several lines runs once per distinct count.
 names=()
 declare -A counts
 while read -r name rest; do
     case "$name" in '' | '#'*) continue ;; esac
-    names+=("$name")
-    counts[$name]="$rest"
+    if [ -z "${counts[$name]+x}" ]; then
+        names+=("$name")
+        counts[$name]=""
+    fi
+    for w in $rest; do
+        case "$w" in *=*) continue ;; esac
+        case " ${counts[$name]} " in *" $w "*) ;; *) counts[$name]="${counts[$name]:+${counts[$name]} }$w" ;; esac
+    done
 done <"$here/ranks.txt"
 
 if [ $# -gt 0 ]; then

@@ -367,6 +367,7 @@ bool ShmMethod::write(Peer& p, OutPacket& o) {
         auto* r = reinterpret_cast<RemoteIov*>(w + kHeader + 16);
         for (const iovec& v : o.iov) *r++ = RemoteIov{reinterpret_cast<std::uintptr_t>(v.iov_base), v.iov_len};
         commit(p, bytes);
+        ++cma_pending_;
         return true;
     }
     if (!o.header_sent) {
@@ -557,6 +558,7 @@ int ShmMethod::drain(Peer& p, adi::Upcalls& up) {
             case kCmaDone: {
                 std::uint64_t token = 0;
                 std::memcpy(&token, body, 8);
+                --cma_pending_;
                 up.on_sent(token);
                 break;
             }

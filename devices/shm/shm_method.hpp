@@ -55,7 +55,7 @@ public:
     bool busy() const override;
     bool sleep_prepare() override;
     void sleep_end() override;
-    bool has_queued_sends() const override { return queued_peers_ > 0; }
+    bool has_queued_sends() const override { return queued_peers_ > 0 || cma_pending_ > 0; }
     void shutdown() override;
 
     // Whether payloads from world rank `peer` arrive by cross-memory attach
@@ -135,6 +135,7 @@ private:
     int queued_peers_ = 0;
     std::vector<std::pair<int, std::string>> failures_;  // reported at the next poll
     std::uint64_t cma_reads_ = 0;
+    int cma_pending_ = 0;  // single-copy sends the receiver has not read yet
 };
 
 std::unique_ptr<adi::Method> create(const adi::MethodContext& ctx);

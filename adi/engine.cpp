@@ -28,6 +28,9 @@ const base::KnobInt skip_poll{"STRATA_SKIP_POLL", 8,
 const base::KnobInt poll_stats{"STRATA_POLL_STATS", 0,
                                "1: every rank prints how often it polled each method when it calls MPI_Finalize"};
 
+// Spinning this long without an event, a waiting rank starts yielding its core.
+constexpr std::chrono::microseconds kYieldAfter{5};
+
 // Methods costing this much per poll are polled less often while cheap ones are awaited.
 constexpr int kSlowPoll = 10;
 
@@ -656,7 +659,15 @@ void Engine::idle_step(unsigned idle) {
         idle_since_ = std::chrono::steady_clock::now();
         return;
     }
-    if ((idle & 15) != 0 || std::chrono::steady_clock::now() - idle_since_ < spin_limit_) return;
+    if ((idle & 15) != 0) return;
+    const auto spun = std::chrono::steady_clock::now() - idle_since_;
+    if (spun < spin_limit_) {
+        // Past the first few microseconds, hand the core over now and then: when
+        // the scheduler placed the peer on our core, it can answer meanwhile
+        // (an idle core returns from sched_yield at once).
+        if (spun > kYieldAfter) sched_yield();
+        return;
+    }
     // Sleep on the methods that are awaited, each of which first agrees that
     // nothing is waiting to be polled (and, for shared memory, asks its peers
     // to ring its descriptor from now on).

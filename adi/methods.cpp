@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/knob.hpp"
+#include "devices/ofi/ofi_method.hpp"
 #include "devices/self/self_method.hpp"
 #include "devices/tcp/tcp_method.hpp"
 
@@ -18,6 +19,9 @@ const base::KnobString exclude_methods{
 // In order of preference: each peer is reached by the first method that reaches it.
 const MethodEntry kTable[] = {
     {"self", &dev::self::create, true},
+#if STRATA_HAVE_OFI
+    {"ofi", &dev::ofi::create, false},
+#endif
     {"tcp", &dev::tcp::create, false},
 };
 

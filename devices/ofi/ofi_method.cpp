@@ -28,7 +28,10 @@ const base::KnobString provider_knob{
 // packet is never segmented by the provider underneath.
 constexpr std::size_t kEagerLimit = 16 * 1024;
 constexpr std::size_t kBounceSize = kEagerLimit + sizeof(adi::Header);
-constexpr std::size_t kBounces = 64;
+// Receives kept posted for packets. Generous, because a packet that finds none
+// waits inside the provider as an unexpected message, and shm in libfabric
+// 1.17 mishandles floods of those (messages went missing in tests).
+constexpr std::size_t kBounces = 512;
 constexpr int kBatch = 16;       // completions read per fi_cq_read
 constexpr int kMaxBatches = 8;   // bound on the work of one poll()
 constexpr std::size_t kMaxIov = 8;  // pieces of one packet we ever hand over
@@ -193,7 +196,6 @@ bool OfiMethod::open(std::string& error) {
     if (!step(fi_av_open(domain_, &av_attr, &av_, nullptr), "fi_av_open")) return false;
     fi_cq_attr cq_attr{};
     cq_attr.format = FI_CQ_FORMAT_TAGGED;
-    cq_attr.size = 0;
     cq_attr.wait_obj = FI_WAIT_FD;
     if (fi_cq_open(domain_, &cq_attr, &cq_, nullptr) != 0) {
         // No descriptor to sleep on: the engine yields instead.

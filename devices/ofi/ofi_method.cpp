@@ -363,6 +363,7 @@ adi::SendStatus OfiMethod::send(int peer, const adi::Header& h, std::span<const 
 OfiMethod::Post OfiMethod::tx_post(TxOp& op) {
     if (op.failed || peers_[static_cast<std::size_t>(op.peer)].failed) {
         op.failed = true;
+        op.stage = kStageDone;
         return Post::failed;
     }
     const fi_addr_t to = peers_[static_cast<std::size_t>(op.peer)].addr;
@@ -386,6 +387,7 @@ OfiMethod::Post OfiMethod::tx_post(TxOp& op) {
         if (rc == -FI_EAGAIN) return Post::again;
         if (rc != 0) {
             op.failed = true;
+            op.stage = kStageDone;  // freed once what was posted completed
             peer_fail(op.peer, "sending to " + where(op.peer) + " failed: " + err_text(rc), nullptr);
             return Post::failed;
         }
@@ -399,6 +401,7 @@ OfiMethod::Post OfiMethod::tx_post(TxOp& op) {
         if (rc == -FI_EAGAIN) return Post::again;
         if (rc != 0) {
             op.failed = true;
+            op.stage = kStageDone;  // freed once what was posted completed
             peer_fail(op.peer, "sending to " + where(op.peer) + " failed: " + err_text(rc), nullptr);
             return Post::failed;
         }

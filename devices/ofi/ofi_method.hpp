@@ -40,6 +40,13 @@
 // header copied into the send's context) and completes through on_sent().
 // -FI_EAGAIN queues the send in one FIFO that poll() retries in order.
 //
+// Flow control is the provider's: a sender keeps posting until the provider
+// says -FI_EAGAIN, and packets beyond the receiver's posted bounces wait in the
+// provider as unexpected messages. shm in libfabric 1.17 loses some of those
+// under a flood (thousands of small unexpected messages from one peer); the
+// remedy, not done yet, is a credit window per peer no larger than the bounces
+// the receiver keeps posted for it.
+//
 // Sleeping. When the completion queue can give a file descriptor, wait_fd()
 // returns it and sleep_prepare() asks fi_trywait() whether it is safe to block
 // on it; otherwise the engine yields.

@@ -27,7 +27,12 @@ const base::KnobString provider_knob{
 // stays at about 1 MiB per process, and it is the eager size of ofi_rxm, so a
 // packet is never segmented by the provider underneath.
 constexpr std::size_t kEagerLimit = 16 * 1024;
-constexpr std::size_t kBounceSize = kEagerLimit + sizeof(adi::Header);
+// Every message a bounce receives starts with its own tag: shm in libfabric
+// 1.17 reports the receive's tag, not the message's, for a message that
+// arrived before its receive was posted, so the completion's tag cannot name
+// the sender.
+constexpr std::size_t kPrefix = sizeof(std::uint64_t);
+constexpr std::size_t kBounceSize = kPrefix + sizeof(adi::Header) + kEagerLimit;
 // Receives kept posted for packets. Generous, because a packet that finds none
 // waits inside the provider as an unexpected message, and shm in libfabric
 // 1.17 mishandles floods of those (messages went missing in tests).
@@ -54,7 +59,6 @@ constexpr int kStagePacket = 0;   // the packet is to be posted
 constexpr int kStageAwaitGo = 1;  // the payload waits for the receiver's go
 constexpr int kStagePayload = 2;  // the payload is to be posted
 constexpr int kStageDone = 3;     // everything posted
-constexpr std::uint64_t kGoWord = 0;
 
 std::string err_text(ssize_t rc) { return fi_strerror(static_cast<int>(rc < 0 ? -rc : rc)); }
 
@@ -112,7 +116,10 @@ struct OfiMethod::TxOp {
     int peer = -1;
     std::uint32_t seq = 0;
     std::uint64_t token = 0;
-    adi::Header header{};
+    struct Wire {
+        std::uint64_t tag = 0;  // the message's own tag first (kPrefix)
+        adi::Header header{};
+    } wire;
     bool separate = false;          // the payload follows as its own message
     std::vector<iovec> data;        // the caller's buffers
     std::vector<std::byte> copy;    // when the buffers exceed the provider's iov_limit
@@ -295,18 +302,20 @@ adi::SendStatus OfiMethod::send(int peer, const adi::Header& h, std::span<const 
     for (const iovec& v : data) total += v.iov_len;
     const std::uint32_t seq = p.tx_seq;
     p.tx_seq = (p.tx_seq + 1) & kSeqMask;
-    const std::size_t packet = sizeof(adi::Header) + total;
+    const std::size_t packet = kPrefix + sizeof(adi::Header) + total;
+    const std::uint64_t tag = tag_make(0, seq, ctx_.rank);
 
     // Small packets: one inject, done before we return.
     if (retry_.empty() && packet <= inject_size_ && packet <= kBounceSize) {
         std::byte buf[kBounceSize];
-        std::memcpy(buf, &h, sizeof h);
-        std::size_t at = sizeof h;
+        std::memcpy(buf, &tag, kPrefix);
+        std::memcpy(buf + kPrefix, &h, sizeof h);
+        std::size_t at = kPrefix + sizeof h;
         for (const iovec& v : data) {
             std::memcpy(buf + at, v.iov_base, v.iov_len);
             at += v.iov_len;
         }
-        ssize_t rc = fi_tinject(ep_, buf, packet, p.addr, tag_make(0, seq, ctx_.rank));
+        ssize_t rc = fi_tinject(ep_, buf, packet, p.addr, tag);
         if (rc == 0) return adi::SendStatus::done;
         if (rc != -FI_EAGAIN) {
             peer_fail(peer, "sending to " + where(peer) + " failed: fi_tinject: " + err_text(rc), nullptr);
@@ -322,15 +331,16 @@ adi::SendStatus OfiMethod::send(int peer, const adi::Header& h, std::span<const 
     op->peer = peer;
     op->seq = seq;
     op->token = token;
-    op->header = h;
+    op->wire.tag = tag;
+    op->wire.header = h;
     op->separate = packet > kBounceSize;
     op->data.assign(data.begin(), data.end());
     // Too many pieces for one message: gather them (rare: the engine sends one).
     const std::size_t pieces = op->data.size() + (op->separate ? 0 : 1);
     if (pieces > iov_limit_) {
-        const std::size_t head = op->separate ? 0 : sizeof h;
+        const std::size_t head = op->separate ? 0 : sizeof op->wire;
         op->copy.resize(head + total);
-        std::memcpy(op->copy.data(), &h, head);
+        std::memcpy(op->copy.data(), &op->wire, head);
         std::size_t at = head;
         for (const iovec& v : data) {
             std::memcpy(op->copy.data() + at, v.iov_base, v.iov_len);
@@ -371,16 +381,16 @@ OfiMethod::Post OfiMethod::tx_post(TxOp& op) {
         ssize_t rc = 0;
         const std::uint64_t tag = tag_make(0, op.seq, ctx_.rank);
         if (op.go) {
-            rc = fi_tsend(ep_, &op.header, sizeof(std::uint64_t), nullptr, to, tag_make(kGoBit, op.seq, ctx_.rank),
+            rc = fi_tsend(ep_, &op.wire.tag, kPrefix, nullptr, to, op.wire.tag,
                           &op.packet_ctx.fi);
         } else if (op.whole) {
             rc = fi_tsend(ep_, op.copy.data(), op.copy.size(), nullptr, to, tag, &op.packet_ctx.fi);
         } else if (op.separate || op.data.empty()) {
-            rc = fi_tsend(ep_, &op.header, sizeof op.header, nullptr, to, tag, &op.packet_ctx.fi);
+            rc = fi_tsend(ep_, &op.wire, sizeof op.wire, nullptr, to, tag, &op.packet_ctx.fi);
         } else {
             iovec iov[kMaxIov];
             std::size_t n = 0;
-            iov[n++] = iovec{&op.header, sizeof op.header};
+            iov[n++] = iovec{&op.wire, sizeof op.wire};
             for (const iovec& v : op.data) iov[n++] = v;
             rc = fi_tsendv(ep_, iov, nullptr, n, to, tag, &op.packet_ctx.fi);
         }
@@ -514,7 +524,7 @@ void OfiMethod::go_send(int peer, std::uint32_t seq) {
     const std::uint64_t tag = tag_make(kGoBit, seq, ctx_.rank);
     const fi_addr_t to = peers_[static_cast<std::size_t>(peer)].addr;
     if (go_retry_.empty() && inject_size_ >= sizeof(std::uint64_t)) {
-        ssize_t rc = fi_tinject(ep_, &kGoWord, sizeof kGoWord, to, tag);
+        ssize_t rc = fi_tinject(ep_, &tag, kPrefix, to, tag);
         if (rc == 0) return;
         if (rc != -FI_EAGAIN) {
             peer_fail(peer, "sending to " + where(peer) + " failed: fi_tinject: " + err_text(rc), nullptr);
@@ -532,6 +542,7 @@ void OfiMethod::go_send(int peer, std::uint32_t seq) {
     op->packet_ctx.peer = op->peer = peer;
     op->seq = seq;
     op->go = true;
+    op->wire.tag = tag;
     op->stage = kStagePacket;
     ++tx_live_;
     if (retry_.empty() && tx_post(*op) != Post::again) return;
@@ -650,8 +661,12 @@ int OfiMethod::poll(adi::Upcalls& up) {
             switch (c->kind) {
                 case CtxKind::bounce: {
                     auto* bounce = static_cast<Bounce*>(c->owner);
-                    packet_arrived(static_cast<int>(e.tag & 0xffffffffu), static_cast<std::uint32_t>(e.tag >> 32) & kSeqMask,
-                                   (e.tag & kGoBit) != 0, bounce->buf.data(), e.len, up);
+                    std::uint64_t tag = 0;
+                    if (e.len >= kPrefix) std::memcpy(&tag, bounce->buf.data(), kPrefix);
+                    if (e.len >= kPrefix && (tag & kPayloadBit) == 0) {
+                        packet_arrived(static_cast<int>(tag & 0xffffffffu), static_cast<std::uint32_t>(tag >> 32) & kSeqMask,
+                                       (tag & kGoBit) != 0, bounce->buf.data() + kPrefix, e.len - kPrefix, up);
+                    }
                     bounce_post(*bounce);
                     break;
                 }
@@ -680,8 +695,8 @@ int OfiMethod::poll(adi::Upcalls& up) {
     }
     while (!go_retry_.empty()) {
         const auto [peer, seq] = go_retry_.front();
-        ssize_t rc = fi_tinject(ep_, &kGoWord, sizeof kGoWord, peers_[static_cast<std::size_t>(peer)].addr,
-                                tag_make(kGoBit, seq, ctx_.rank));
+        const std::uint64_t tag = tag_make(kGoBit, seq, ctx_.rank);
+        ssize_t rc = fi_tinject(ep_, &tag, kPrefix, peers_[static_cast<std::size_t>(peer)].addr, tag);
         if (rc == -FI_EAGAIN) break;
         go_retry_.pop_front();
         if (rc != 0) peer_fail(peer, "sending to " + where(peer) + " failed: fi_tinject: " + err_text(rc), &up);

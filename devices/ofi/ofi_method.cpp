@@ -34,8 +34,8 @@ constexpr std::size_t kEagerLimit = 16 * 1024;
 constexpr std::size_t kPrefix = sizeof(std::uint64_t);
 constexpr std::size_t kBounceSize = kPrefix + sizeof(adi::Header) + kEagerLimit;
 // Receives kept posted for packets. Generous, because a packet that finds none
-// waits inside the provider as an unexpected message, and shm in libfabric
-// 1.17 mishandles floods of those (messages went missing in tests).
+// waits inside the provider as an unexpected message, which providers handle
+// with hidden buffering at best (and shm in libfabric 1.17 badly).
 constexpr std::size_t kBounces = 512;
 constexpr int kBatch = 16;       // completions read per fi_cq_read
 constexpr int kMaxBatches = 8;   // bound on the work of one poll()

@@ -42,10 +42,9 @@
 //
 // Flow control is the provider's: a sender keeps posting until the provider
 // says -FI_EAGAIN, and packets beyond the receiver's posted bounces wait in the
-// provider as unexpected messages. shm in libfabric 1.17 loses some of those
-// under a flood (thousands of small unexpected messages from one peer); the
-// remedy, not done yet, is a credit window per peer no larger than the bounces
-// the receiver keeps posted for it.
+// provider as unexpected messages. With shm in libfabric 1.17 a flood of small
+// messages to one process from several others (pt2pt_flood, 4 and 8 ranks)
+// still stalls; a credit window per peer was tried and did not cure it.
 //
 // Sleeping. When the completion queue can give a file descriptor, wait_fd()
 // returns it and sleep_prepare() asks fi_trywait() whether it is safe to block

@@ -6,6 +6,9 @@
 #include "devices/self/self_method.hpp"
 #include "devices/shm/shm_method.hpp"
 #include "devices/tcp/tcp_method.hpp"
+#if STRATA_HAVE_OFI
+#include "devices/ofi/ofi_method.hpp"
+#endif
 
 namespace strata::adi {
 
@@ -20,6 +23,9 @@ const base::KnobString exclude_methods{
 const MethodEntry kTable[] = {
     {"self", &dev::self::create, true},
     {"shm", &dev::shm::create, false},
+#if STRATA_HAVE_OFI  // built only where libfabric is (meson option 'ofi')
+    {"ofi", &dev::ofi::create, false},
+#endif
     {"tcp", &dev::tcp::create, false},
 };
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""check_polls.py MPIRUN MIX PROGRAM: runs poll_select in its three modes
-(3 ranks, rank 1 reached over TCP only) and checks, from the counters every
+"""check_polls.py MPIRUN PROGRAM: runs poll_select in its three modes
+(3 ranks; rank 1 excludes shared memory, so it is reached over TCP only) and
+checks, from the counters every
 rank prints at MPI_Finalize, which methods each rank polled:
   none       ranks 0 and 2 talk over shm only: neither ever polls TCP;
   pending    rank 0 also awaits rank 1: it polls TCP, less often than shm
@@ -10,14 +11,25 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
-mpirun, mix, program = sys.argv[1:4]
+mpirun, program = sys.argv[1:3]
 line_re = re.compile(r"strata: rank (\d+): polls: (.*)")
+
+# Rank 1 leaves shared memory out; ranks 0 and 2 keep it.
+wrapper_dir = tempfile.TemporaryDirectory()
+wrapper = os.path.join(wrapper_dir.name, "rank1_tcp.sh")
+with open(wrapper, "w") as f:
+    f.write('#!/bin/sh\n[ "$STRATA_RANK" = 1 ] && { STRATA_EXCLUDE_METHODS=shm; export STRATA_EXCLUDE_METHODS; }\n'
+            'exec "$@"\n')
+os.chmod(wrapper, 0o755)
 
 
 def run(mode):
     env = dict(os.environ, STRATA_POLL_STATS="1", STRATA_SKIP_POLL="8")
-    p = subprocess.run([mpirun, "-np", "3", mix, program, mode], env=env, capture_output=True, text=True,
+    env.pop("STRATA_OFI_PROVIDER", None)
+    env.pop("STRATA_EXCLUDE_METHODS", None)
+    p = subprocess.run([mpirun, "-np", "3", wrapper, program, mode], env=env, capture_output=True, text=True,
                        timeout=120)
     if p.returncode != 0:
         sys.exit(f"{mode}: mpirun exited {p.returncode}\n{p.stdout}{p.stderr}")

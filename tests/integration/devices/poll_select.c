@@ -1,7 +1,7 @@
 /* poll_select: selective polling, seen from outside the library.
  *
- * Runs with 3 ranks under methods_mix.sh: ranks 0 and 2 share memory, rank 1
- * excludes it and is reached over TCP only. Ranks 0 and 2 ping-pong with
+ * Runs with 3 ranks (check_polls.py starts it): ranks 0 and 2 share memory,
+ * rank 1 excludes it and is reached over TCP only. Ranks 0 and 2 ping-pong with
  * receives that name each other. With the argument "pending", rank 0 keeps a
  * receive from rank 1 posted during the ping-pong, which rank 1 satisfies
  * afterwards. With "anysource", rank 2 receives with MPI_ANY_SOURCE.

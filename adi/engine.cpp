@@ -14,7 +14,7 @@ namespace {
 
 const base::KnobInt spin_us{"STRATA_SPIN_US", -1,
                             "microseconds a waiting rank busy-polls before it sleeps on its descriptors; "
-                            "-1: 50 when its host runs no more ranks than cores, else 0"};
+                            "-1: 200 when its host runs no more ranks than cores, else 0"};
 
 const base::KnobInt pack_chunk{"STRATA_PACK_CHUNK", 262144,
                                "bytes of non-contiguous data packed (or unpacked) at a time; a large message "
@@ -647,7 +647,7 @@ std::string Engine::routes_text() const {
 bool Engine::poll_stats_wanted() { return poll_stats.get() != 0; }
 
 void Engine::set_oversubscribed(bool yes) {
-    const std::int64_t us = spin_us.get() >= 0 ? spin_us.get() : (yes ? 0 : 50);
+    const std::int64_t us = spin_us.get() >= 0 ? spin_us.get() : (yes ? 0 : 200);
     spin_limit_ = std::chrono::microseconds(us);
 }
 

@@ -22,4 +22,12 @@ Landing land_copy(Upcalls& up, int peer, const Header& h, Landing landing, std::
     return landing;
 }
 
+int failures_report(Upcalls& up, PeerFailures& pending) {
+    if (pending.empty()) return 0;
+    PeerFailures now;
+    now.swap(pending);  // on_peer_failed may make the device note more
+    for (auto& [peer, why] : now) up.on_peer_failed(peer, why);
+    return static_cast<int>(now.size());
+}
+
 }  // namespace strata::adi

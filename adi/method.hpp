@@ -46,6 +46,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "adi/envelope.hpp"
@@ -98,6 +99,12 @@ enum class SendStatus { done, queued, failed };
 // the next piece or for on_payload().
 Landing land_copy(Upcalls& up, int peer, const Header& h, Landing landing, std::size_t& landed,
                   const std::byte* data, std::size_t n);
+
+// Link failures a device noticed where it could not call up (inside send(),
+// or while walking its peers), kept until its next poll().
+using PeerFailures = std::vector<std::pair<int, std::string>>;
+// Reports and clears them; returns how many there were.
+int failures_report(Upcalls& up, PeerFailures& pending);
 
 // What a method learns about its process when it is created.
 struct MethodContext {

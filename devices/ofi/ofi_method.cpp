@@ -387,6 +387,12 @@ OfiMethod::Post OfiMethod::tx_post(TxOp& op) {
         return Post::failed;
     }
     const fi_addr_t to = peers_[static_cast<std::size_t>(op.peer)].addr;
+    auto post_failed = [&](ssize_t rc) {
+        op.failed = true;
+        op.stage = kStageDone;  // freed once what was posted completed
+        peer_fail(op.peer, "sending to " + where(op.peer) + " failed: " + err_text(rc), nullptr);
+        return Post::failed;
+    };
     if (op.stage == kStagePacket) {
         ssize_t rc = 0;
         const std::uint64_t tag = tag_make(0, op.seq, ctx_.rank);
@@ -405,12 +411,7 @@ OfiMethod::Post OfiMethod::tx_post(TxOp& op) {
             rc = fi_tsendv(ep_, iov, nullptr, n, to, tag, &op.packet_ctx.fi);
         }
         if (rc == -FI_EAGAIN) return Post::again;
-        if (rc != 0) {
-            op.failed = true;
-            op.stage = kStageDone;  // freed once what was posted completed
-            peer_fail(op.peer, "sending to " + where(op.peer) + " failed: " + err_text(rc), nullptr);
-            return Post::failed;
-        }
+        if (rc != 0) return post_failed(rc);
         ++op.in_flight;
         op.stage = op.separate ? kStageAwaitGo : kStageDone;
         if (op.separate) awaiting_go_[go_key(op.peer, op.seq)] = &op;
@@ -419,12 +420,7 @@ OfiMethod::Post OfiMethod::tx_post(TxOp& op) {
         ssize_t rc = fi_tsendv(ep_, op.data.data(), nullptr, op.data.size(), to, tag_make(kPayloadBit, op.seq, ctx_.rank),
                                &op.payload_ctx.fi);
         if (rc == -FI_EAGAIN) return Post::again;
-        if (rc != 0) {
-            op.failed = true;
-            op.stage = kStageDone;  // freed once what was posted completed
-            peer_fail(op.peer, "sending to " + where(op.peer) + " failed: " + err_text(rc), nullptr);
-            return Post::failed;
-        }
+        if (rc != 0) return post_failed(rc);
         ++op.in_flight;
         op.stage = kStageDone;
     }
@@ -650,12 +646,7 @@ void OfiMethod::completion_error(adi::Upcalls& up) {
 int OfiMethod::poll(adi::Upcalls& up) {
     if (ep_ == nullptr) return 0;
     int events = 0;
-    if (!failures_.empty()) {
-        auto f = std::move(failures_);
-        failures_.clear();
-        for (auto& [peer, why] : f) up.on_peer_failed(peer, why);
-        events += static_cast<int>(f.size());
-    }
+    events += adi::failures_report(up, failures_);
     for (int b = 0; b < kMaxBatches; ++b) {
         fi_cq_tagged_entry entries[kBatch];
         ssize_t n = fi_cq_read(cq_, entries, kBatch);
@@ -722,11 +713,7 @@ int OfiMethod::poll(adi::Upcalls& up) {
             delete op;
         }
     }
-    if (!failures_.empty()) {
-        auto f = std::move(failures_);
-        failures_.clear();
-        for (auto& [peer, why] : f) up.on_peer_failed(peer, why);
-    }
+    events += adi::failures_report(up, failures_);
     return events;
 }
 

@@ -139,7 +139,7 @@ private:
     std::map<std::uint64_t, TxOp*> awaiting_go_;          // payloads waiting for their go
     std::size_t tx_live_ = 0;  // sends posted or queued, not yet completed
     std::size_t payloads_waiting_post_ = 0;
-    std::vector<std::pair<int, std::string>> failures_;  // reported at the next poll
+    adi::PeerFailures failures_;  // reported at the next poll
 };
 
 std::unique_ptr<adi::Method> create(const adi::MethodContext& ctx);

@@ -579,12 +579,7 @@ int ShmMethod::drain(Peer& p, adi::Upcalls& up) {
 
 int ShmMethod::poll(adi::Upcalls& up) {
     int events = 0;
-    if (!failures_.empty()) {
-        auto f = std::move(failures_);
-        failures_.clear();
-        for (auto& [peer, why] : f) up.on_peer_failed(peer, why);
-        events += static_cast<int>(f.size());
-    }
+    events += adi::failures_report(up, failures_);
     if (queued_peers_ > 0) {
         for (Peer& p : peers_) {
             if (!p.queue.empty()) events += flush(p, up);

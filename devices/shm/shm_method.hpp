@@ -133,7 +133,7 @@ private:
     std::deque<Peer> peers_;               // local peers in local-index order (ours excluded)
     std::vector<int> peer_of_world_;       // world rank -> index into peers_, or -1
     int queued_peers_ = 0;
-    std::vector<std::pair<int, std::string>> failures_;  // reported at the next poll
+    adi::PeerFailures failures_;  // reported at the next poll
     std::uint64_t cma_reads_ = 0;
     int cma_pending_ = 0;  // single-copy sends the receiver has not read yet
 };

@@ -557,12 +557,7 @@ void TcpMethod::link_failed(int peer, const std::string& why, adi::Upcalls* up) 
 
 int TcpMethod::poll(adi::Upcalls& up) {
     int events = 0;
-    if (!failures_.empty()) {
-        auto f = std::move(failures_);
-        failures_.clear();
-        for (auto& [peer, why] : f) up.on_peer_failed(peer, why);
-        events += static_cast<int>(f.size());
-    }
+    events += adi::failures_report(up, failures_);
     epoll_event evs[64];
     ++counters_.waits;
     int n = epoll_wait(epfd_, evs, 64, 0);
@@ -605,11 +600,7 @@ int TcpMethod::poll(adi::Upcalls& up) {
         }
         ++events;
     }
-    if (!failures_.empty()) {
-        auto f = std::move(failures_);
-        failures_.clear();
-        for (auto& [peer, why] : f) up.on_peer_failed(peer, why);
-    }
+    events += adi::failures_report(up, failures_);
     return events;
 }
 

@@ -123,7 +123,7 @@ private:
     int port_ = 0;
     std::vector<Peer> peers_;
     std::unordered_map<int, Incoming> incoming_;
-    std::vector<std::pair<int, std::string>> failures_;  // reported at the next poll
+    adi::PeerFailures failures_;  // reported at the next poll
     Counters counters_;
 };
 

@@ -48,12 +48,13 @@ std::size_t chunk_size() { return static_cast<std::size_t>(std::max<std::int64_t
 Engine::Engine(std::vector<std::unique_ptr<Method>> methods) : methods_(std::move(methods)) {
     const std::size_t n = methods_.size();
     need_.assign(n, 0);
-    owed_.assign(n, false);
     slow_.assign(n, false);
     polls_.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
+        eager_limit_.push_back(methods_[i]->caps().eager_limit);
         slow_[i] = methods_[i]->caps().poll_cost >= kSlowPoll;
         if (!slow_[i]) fast_mask_ |= 1u << i;
+        all_mask_ |= 1u << i;
     }
     skip_poll_ = static_cast<std::uint64_t>(std::max<std::int64_t>(skip_poll.get(), 1));
     set_oversubscribed(false);
@@ -144,7 +145,7 @@ void Engine::need_add(int need) {
     if (need == Request::kNeedAll) {
         ++need_all_;
     } else if (need >= 0) {
-        ++need_[static_cast<std::size_t>(need)];
+        if (need_[static_cast<std::size_t>(need)]++ == 0) need_mask_ |= 1u << need;
     }
 }
 
@@ -152,7 +153,7 @@ void Engine::need_drop(int need) {
     if (need == Request::kNeedAll) {
         --need_all_;
     } else if (need >= 0) {
-        --need_[static_cast<std::size_t>(need)];
+        if (--need_[static_cast<std::size_t>(need)] == 0) need_mask_ &= ~(1u << need);
     }
 }
 
@@ -344,7 +345,7 @@ void Engine::send_control(int peer, Packet type, const Header& about, std::uint6
     if (method_for(peer)->send(peer, c, {}, 0) == SendStatus::queued) sent_queued(peer);
 }
 
-void Engine::sent_queued(int peer) { owed_[static_cast<std::size_t>(route_[static_cast<std::size_t>(peer)])] = true; }
+void Engine::sent_queued(int peer) { owed_mask_ |= 1u << route_[static_cast<std::size_t>(peer)]; }
 
 void Engine::irecv(Request& r, int world_source) {
     RecvState& rs = r.recv();
@@ -602,19 +603,6 @@ const std::string& Engine::peer_error(int peer) const {
     return it == failed_peers_.end() ? none : it->second;
 }
 
-std::uint32_t Engine::poll_set() {
-    std::uint32_t set = 0;
-    const std::size_t n = methods_.size();
-    if (need_all_ > 0) {
-        set = (1u << n) - 1;
-    } else {
-        for (std::size_t i = 0; i < n; ++i) {
-            if (need_[i] > 0 || owed_[i]) set |= 1u << i;
-        }
-    }
-    return set;
-}
-
 int Engine::progress() {
     std::uint32_t set = poll_set();
     // A cheap method is awaited too: the expensive ones get every skip_poll_-th pass.
@@ -624,7 +612,7 @@ int Engine::progress() {
         if ((set & 1) == 0) continue;
         ++polls_[i];
         events += methods_[i]->poll(*this);
-        if (owed_[i] && !methods_[i]->has_queued_sends()) owed_[i] = false;
+        if ((owed_mask_ & (1u << i)) != 0 && !methods_[i]->has_queued_sends()) owed_mask_ &= ~(1u << i);
     }
     if (!pumping_.empty()) events += pump_all();
     return events;

@@ -39,6 +39,27 @@ public:
     // Start a send of r->buf[0, r->bytes) (or of r->segment) described by
     // r->context/rank/tag.
     void isend(Request& r, int world_peer, SendMode mode);
+    // A blocking standard-mode send of contiguous bytes that fits the eager
+    // limit of `world_peer`'s method and can leave at once: sent without a
+    // request. False when it cannot go that way (the caller takes the normal
+    // path; nothing was sent).
+    bool send_now(int world_peer, int context, int rank, int tag, const std::byte* buf, std::size_t bytes) {
+        Method& m = *method_for(world_peer);
+        if (bytes > eager_limit_[static_cast<std::size_t>(route_[static_cast<std::size_t>(world_peer)])] ||
+            !failed_peers_.empty()) {
+            return false;
+        }
+        Header h{};
+        h.type = Packet::eager;
+        h.context = context;
+        h.source = rank;
+        h.tag = tag;
+        h.length = bytes;
+        if (!m.send_now(world_peer, h, buf, bytes)) return false;
+        // The method may have kept part of it (a copy) to send later.
+        if (m.has_queued_sends()) sent_queued(world_peer);
+        return true;
+    }
     // Start a receive into r->buf with capacity r->bytes (or into r->segment)
     // from r->rank, the process `world_source` (kAnySource for MPI_ANY_SOURCE).
     void irecv(Request& r, int world_source);
@@ -129,7 +150,7 @@ private:
     void need_clear(Request& r);
     void sent_queued(int peer);
     // Methods the current pass must poll, as a bit set over method indexes.
-    std::uint32_t poll_set();
+    std::uint32_t poll_set() const { return need_all_ > 0 ? all_mask_ : need_mask_ | owed_mask_; }
     // Pipelined sends of non-contiguous data: pack and hand over the next chunks.
     int pump(Request& r);
     void pump_finish(Request& r);
@@ -139,9 +160,12 @@ private:
     std::vector<int> route_;  // by world rank: index into methods_
     // Selective polling state, by method index.
     std::vector<int> need_;           // outstanding requests needing the method
+    std::uint32_t need_mask_ = 0;     // methods whose need_ is above 0
     int need_all_ = 0;                // outstanding requests needing every method
-    std::vector<bool> owed_;          // queued control packets wait in the method
+    std::uint32_t all_mask_ = 0;
+    std::uint32_t owed_mask_ = 0;     // queued control packets wait in the method
     std::vector<bool> slow_;          // poll_cost >= 10
+    std::vector<std::size_t> eager_limit_;
     std::vector<std::uint64_t> polls_;
     std::uint32_t fast_mask_ = 0;
     std::uint64_t pass_ = 0;

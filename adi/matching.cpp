@@ -10,18 +10,46 @@ void PostedQueue::push(Request* r) {
         any_source_[r->context].push_back(r);
         ++any_count_;
     } else {
-        by_source_[key(r->context, r->rank)].push_back(r);
+        const std::uint64_t k = key(r->context, r->rank);
+        if (last_ == nullptr || last_key_ != k) {
+            last_ = &by_source_[k];
+            last_key_ = k;
+        }
+        last_->push_back(r);
     }
     ++count_;
 }
 
+PostedQueue::Bucket* PostedQueue::specific(int context, int source) {
+    const std::uint64_t k = key(context, source);
+    if (last_ != nullptr && last_key_ == k) return last_;
+    auto b = by_source_.find(k);
+    if (b == by_source_.end()) return nullptr;
+    last_ = &b->second;
+    last_key_ = k;
+    return last_;
+}
+
+namespace {
+
+// Receives and messages usually leave from the front.
+template <class Bucket>
+void erase_at(Bucket& b, typename Bucket::iterator it) {
+    if (it == b.begin()) {
+        b.pop_front();
+    } else {
+        b.erase(it);
+    }
+}
+
+}  // namespace
+
 Request* PostedQueue::take(int context, int source, int tag) {
     Bucket* specific = nullptr;
     Bucket::iterator specific_it;
-    if (auto b = by_source_.find(key(context, source)); b != by_source_.end()) {
-        specific_it = std::find_if(b->second.begin(), b->second.end(),
-                                   [tag](const Request* r) { return tag_matches(r->tag, tag); });
-        if (specific_it != b->second.end()) specific = &b->second;
+    if (Bucket* b = count_ > any_count_ ? this->specific(context, source) : nullptr; b != nullptr) {
+        specific_it = std::find_if(b->begin(), b->end(), [tag](const Request* r) { return tag_matches(r->tag, tag); });
+        if (specific_it != b->end()) specific = b;
     }
     Bucket* wild = nullptr;
     Bucket::iterator wild_it;
@@ -33,10 +61,10 @@ Request* PostedQueue::take(int context, int source, int tag) {
     Request* r = nullptr;
     if (specific != nullptr && (wild == nullptr || (*specific_it)->seq < (*wild_it)->seq)) {
         r = *specific_it;
-        specific->erase(specific_it);
+        erase_at(*specific, specific_it);
     } else if (wild != nullptr) {
         r = *wild_it;
-        wild->erase(wild_it);
+        erase_at(*wild, wild_it);
         --any_count_;
     }
     if (r != nullptr) --count_;
@@ -76,6 +104,7 @@ void UnexpectedQueue::push(Unexpected* u) {
 }
 
 Unexpected* UnexpectedQueue::find(int context, int source, int tag) const {
+    if (count_ == 0) return nullptr;
     auto first_in = [&](int src) -> Unexpected* {
         auto b = by_source_.find(key(context, src));
         if (b == by_source_.end()) return nullptr;
@@ -100,7 +129,7 @@ void UnexpectedQueue::remove(Unexpected* u) {
     if (b == by_source_.end()) return;
     auto it = std::find(b->second.begin(), b->second.end(), u);
     if (it == b->second.end()) return;
-    b->second.erase(it);
+    erase_at(b->second, it);
     --count_;
 }
 

@@ -45,7 +45,13 @@ private:
         return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(context)) << 32) |
                static_cast<std::uint32_t>(source);
     }
-    std::unordered_map<std::uint64_t, Bucket> by_source_;
+    // The bucket of a specific (context, source), or nullptr.
+    Bucket* specific(int context, int source);
+
+    std::unordered_map<std::uint64_t, Bucket> by_source_;  // buckets are never erased
+    // The bucket last used: a conversation with one peer skips the hash.
+    Bucket* last_ = nullptr;
+    std::uint64_t last_key_ = 0;
     std::unordered_map<int, Bucket> any_source_;  // by context
     std::uint64_t next_seq_ = 1;
     std::size_t count_ = 0;

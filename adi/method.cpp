@@ -22,8 +22,7 @@ Landing land_copy(Upcalls& up, int peer, const Header& h, Landing landing, std::
     return landing;
 }
 
-int failures_report(Upcalls& up, PeerFailures& pending) {
-    if (pending.empty()) return 0;
+int failures_report_all(Upcalls& up, PeerFailures& pending) {
     PeerFailures now;
     now.swap(pending);  // on_peer_failed may make the device note more
     for (auto& [peer, why] : now) up.on_peer_failed(peer, why);

@@ -103,8 +103,12 @@ Landing land_copy(Upcalls& up, int peer, const Header& h, Landing landing, std::
 // Link failures a device noticed where it could not call up (inside send(),
 // or while walking its peers), kept until its next poll().
 using PeerFailures = std::vector<std::pair<int, std::string>>;
-// Reports and clears them; returns how many there were.
-int failures_report(Upcalls& up, PeerFailures& pending);
+// Reports and clears them; returns how many there were. Inline: every poll
+// asks, and there are almost never any.
+int failures_report_all(Upcalls& up, PeerFailures& pending);
+inline int failures_report(Upcalls& up, PeerFailures& pending) {
+    return pending.empty() ? 0 : failures_report_all(up, pending);
+}
 
 // What a method learns about its process when it is created.
 struct MethodContext {
@@ -150,6 +154,14 @@ public:
     virtual void sleep_end() {}
     // Unsent data still queued (MPI_Finalize waits for it to drain).
     virtual bool has_queued_sends() const { return false; }
+    // All or nothing: copies header + the `n` bytes at `data` out to `peer` now
+    // and returns true, or does nothing and returns false (no room, packets
+    // queued before it, or not supported). The engine's shortcut for a
+    // blocking send that needs no request.
+    virtual bool send_now(int peer, const Header& h, const std::byte* data, std::size_t n) {
+        (void)peer, (void)h, (void)data, (void)n;
+        return false;
+    }
 
     virtual void shutdown() {}
 };

@@ -23,7 +23,11 @@ int error_raise(MPI_Comm comm, int cls, const char* fn, const std::string& detai
 
 int error_class_of(adi::Error e);
 
-bool running();
+namespace detail {
+extern bool g_running;
+}
+// Between MPI_Init and MPI_Finalize.
+inline bool running() { return detail::g_running; }
 
 template <class F>
 int api(const char* fn, F&& body) noexcept {

@@ -16,9 +16,20 @@
 
 namespace strata::mpi {
 
+namespace detail {
+Runtime* g_runtime = nullptr;
+bool g_running = false;
+}  // namespace detail
+
+using detail::g_runtime;
+
 namespace {
 State g_state = State::fresh;
-Runtime* g_runtime = nullptr;
+
+void state_set(State s) {
+    g_state = s;
+    detail::g_running = s == State::running;
+}
 
 std::string hostname_get() {
     char buf[256] = {};
@@ -75,8 +86,6 @@ long cores_available() {
 }  // namespace
 
 State state() { return g_state; }
-Runtime& rt() { return *g_runtime; }
-bool running() { return g_state == State::running; }
 
 }  // namespace strata::mpi
 
@@ -136,7 +145,7 @@ int PMPI_Init(int* /*argc*/, char*** /*argv*/) {
 
     setup_predefined(*r);
     g_runtime = r.release();
-    g_state = State::running;
+    state_set(State::running);
     return MPI_SUCCESS;
 }
 
@@ -161,7 +170,7 @@ int PMPI_Finalize(void) {
             }
             std::fprintf(stderr, "strata: rank %d: polls: %s\n", r.world_rank, text.c_str());
         }
-        g_state = State::finalized;
+        state_set(State::finalized);
         // The runtime stays allocated: requests the user never freed may still point into it.
         return MPI_SUCCESS;
     });

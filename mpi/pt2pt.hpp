@@ -2,19 +2,55 @@
 // an operation on its engine request, and collecting completed requests.
 #pragma once
 
+#include "mpi/comm.hpp"
+#include "mpi/datatype.hpp"
 #include "mpi/runtime.hpp"
 
 namespace strata::mpi {
 
+// The argument checks of every point-to-point call. Each is inline and only
+// tests; its out-of-line *_fail half says what is wrong (every call pays for
+// the checks, only a wrong one for the messages).
+int check_buffer_fail(const char* fn, MPI_Comm comm, int count, MPI_Datatype datatype);
+int check_dest_fail(const char* fn, MPI_Comm comm, const Comm& c, int dest);
+int check_source_fail(const char* fn, MPI_Comm comm, const Comm& c, int source);
+int check_send_tag_fail(const char* fn, MPI_Comm comm, int tag);
+int check_recv_tag_fail(const char* fn, MPI_Comm comm, int tag);
+
 // Checks communicator, count, datatype and buffer; on success fills c and t.
-int check_buffer(const char* fn, MPI_Comm comm, const void* buf, int count, MPI_Datatype datatype, Comm*& c,
-                 Datatype*& t);
-int check_dest(const char* fn, MPI_Comm comm, const Comm& c, int dest);
-int check_source(const char* fn, MPI_Comm comm, const Comm& c, int source);
+inline int check_buffer(const char* fn, MPI_Comm comm, const void* buf, int count, MPI_Datatype datatype, Comm*& c,
+                        Datatype*& t) {
+    c = comm_get(comm);
+    t = datatype_get(datatype);
+    // A derived type may address memory absolutely from MPI_BOTTOM (NULL).
+    if (c != nullptr && count >= 0 && t != nullptr && t->committed &&
+        (buf != nullptr || count == 0 || t->size == 0 || !t->predefined)) [[likely]] {
+        return MPI_SUCCESS;
+    }
+    return check_buffer_fail(fn, comm, count, datatype);
+}
+inline int check_dest(const char* fn, MPI_Comm comm, const Comm& c, int dest) {
+    if ((dest >= 0 && dest < c.peers()) || dest == MPI_PROC_NULL) [[likely]] return MPI_SUCCESS;
+    return check_dest_fail(fn, comm, c, dest);
+}
+inline int check_source(const char* fn, MPI_Comm comm, const Comm& c, int source) {
+    if ((source >= 0 && source < c.peers()) || source == MPI_PROC_NULL || source == MPI_ANY_SOURCE) [[likely]] {
+        return MPI_SUCCESS;
+    }
+    return check_source_fail(fn, comm, c, source);
+}
+inline int check_send_tag(const char* fn, MPI_Comm comm, int tag) {
+    if (tag >= 0) [[likely]] return MPI_SUCCESS;
+    return check_send_tag_fail(fn, comm, tag);
+}
+inline int check_recv_tag(const char* fn, MPI_Comm comm, int tag) {
+    if (tag >= 0 || tag == MPI_ANY_TAG) [[likely]] return MPI_SUCCESS;
+    return check_recv_tag_fail(fn, comm, tag);
+}
 // The world rank behind a checked source rank of `c`, or adi::kAnySource.
-int world_source(const Comm& c, int source);
-int check_send_tag(const char* fn, MPI_Comm comm, int tag);
-int check_recv_tag(const char* fn, MPI_Comm comm, int tag);
+inline int world_source(const Comm& c, int source) {
+    return source == MPI_ANY_SOURCE ? adi::kAnySource : c.world[static_cast<std::size_t>(source)];
+}
 
 // Starts the operation described by `s` on s.req (which must exist).
 // Returns an MPI error class (raised by the caller).

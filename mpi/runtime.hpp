@@ -98,9 +98,12 @@ struct RequestSlot {
     enum class Op { send, bsend, ssend, rsend, recv } op = Op::send;
     const void* buf = nullptr;
     int count = 0;
-    // The datatype's layout rather than its handle: MPI_Type_free may release
-    // the handle while the request still uses the type.
-    TypemapPtr type;
+    // The datatype's layout rather than its handle. A blocking call holds its
+    // datatype for its whole length, so the plain pointer is enough there; a
+    // slot that outlives its call (a request handle) keeps the layout in
+    // `hold` too, because MPI_Type_free may release the handle meanwhile.
+    const Typemap* type = nullptr;
+    TypemapPtr hold;
     int peer = 0;
     int tag = 0;
 };
@@ -127,6 +130,10 @@ struct Runtime {
 };
 
 State state();
-Runtime& rt();  // only between MPI_Init and MPI_Finalize
+namespace detail {
+extern Runtime* g_runtime;
+}
+// Only between MPI_Init and MPI_Finalize. Inline: every entry point asks.
+inline Runtime& rt() { return *detail::g_runtime; }
 
 }  // namespace strata::mpi

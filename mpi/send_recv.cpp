@@ -40,6 +40,7 @@ int persistent(const char* fn, RequestSlot::Op op, const void* buf, int count, M
         s.persistent = true;
         s.active = false;
         s.req = rt().engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
+        s.hold = s.type->shared_from_this();
         *request = rt().requests.add(std::make_unique<RequestSlot>(std::move(s)));
         return MPI_SUCCESS;
     });
@@ -190,7 +191,7 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
         std::vector<std::byte> scratch(bytes);
         rv.buf = scratch.data();
         rv.count = static_cast<int>(bytes);
-        rv.type = datatype_bytes();
+        rv.type = datatype_bytes().get();  // MPI_BYTE's layout lives as long as the library
         adi::Status got;
         int e = pair_run(fn, s, rv, comm, status, got);
         if (e == MPI_SUCCESS && got.bytes > 0) typemap_unpack(*s.type, buf, 0, got.bytes, scratch.data());

@@ -42,7 +42,9 @@ struct Run {
 struct Typemap;
 using TypemapPtr = std::shared_ptr<const Typemap>;
 
-struct Typemap {
+// Always owned by a TypemapPtr (made with make_shared), so a plain pointer can
+// be turned back into a reference that keeps it alive.
+struct Typemap : std::enable_shared_from_this<Typemap> {
     MPI_Aint size = 0;  // data bytes of one element
     MPI_Aint lb = 0;
     MPI_Aint ub = 0;

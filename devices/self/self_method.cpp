@@ -36,6 +36,11 @@ adi::SendStatus SelfMethod::send(int /*peer*/, const adi::Header& h, std::span<c
     return adi::SendStatus::done;
 }
 
+bool SelfMethod::send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) {
+    const iovec v{const_cast<std::byte*>(data), n};
+    return send(peer, h, std::span<const iovec>(&v, 1), 0) == adi::SendStatus::done;
+}
+
 int SelfMethod::poll(adi::Upcalls& up) {
     if (queue_.empty()) return 0;  // the usual case: polled on every pass of the engine
     int events = 0;

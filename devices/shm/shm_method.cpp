@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -50,12 +51,19 @@ enum Kind : std::uint16_t {
     kWrap = 6,     // nothing more at the end of the ring: go on at its start
 };
 
+// A record's first 8 bytes: its size and kind, packed into one word that the
+// writer stores last and the reader polls (0: nothing there yet).
 struct Rec {
-    std::uint32_t size;  // bytes of the record, this prefix included (before padding to 8)
+    std::uint32_t size;  // bytes of the record, this word included (before padding to a line)
     std::uint16_t kind;
-    std::uint16_t unused;
 };
-static_assert(sizeof(Rec) == 8);
+constexpr std::size_t kRec = 8;
+
+std::uint64_t rec_word(Rec r) { return std::uint64_t{r.size} | std::uint64_t{r.kind} << 32; }
+Rec rec_of(std::uint64_t w) {
+    return Rec{static_cast<std::uint32_t>(w), static_cast<std::uint16_t>(w >> 32)};
+}
+std::atomic_ref<std::uint64_t> word_at(std::byte* at) { return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(at)); }
 
 struct RemoteIov {
     std::uint64_t addr;
@@ -65,7 +73,10 @@ struct RemoteIov {
 constexpr std::size_t kHeader = sizeof(adi::Header);
 constexpr std::size_t kMaxIov = 64;  // iovecs in one single-copy descriptor
 
-std::size_t align8(std::size_t n) { return (n + 7) & ~std::size_t{7}; }
+// Records start on cache lines, so a small packet (up to 16 payload bytes)
+// is one line for the reader to fetch.
+constexpr std::size_t kLine = 64;
+std::size_t align_line(std::size_t n) { return (n + kLine - 1) & ~(kLine - 1); }
 
 // The word every process lets its local peers read, to prove single copy works.
 std::uint64_t g_probe_word = 0;
@@ -99,10 +110,14 @@ sockaddr_un bell_address(const std::string& name, socklen_t& len) {
 
 }  // namespace
 
+// The reader learns of a record from its first word, not from a write counter:
+// one cache line crosses per small packet instead of two. So that it never
+// mistakes old bytes for a record, the first word of every line of free space
+// is zero: the reader clears the lines of each record it consumed before
+// handing them back (tail), and the writer stores a record's first word last.
 struct alignas(64) ShmMethod::Ring {
-    std::atomic<std::uint64_t> head;  // bytes written, by the producer
     std::atomic<std::uint32_t> want_room;  // the producer has sends waiting for room
-    char pad1[52];
+    char pad1[60];
     std::atomic<std::uint64_t> tail;  // bytes consumed, by the consumer
     char pad2[56];
     std::byte* data() { return reinterpret_cast<std::byte*>(this + 1); }
@@ -139,7 +154,7 @@ ShmMethod::ShmMethod(adi::MethodContext ctx) : ctx_(std::move(ctx)) {
     while (ring < static_cast<std::size_t>(std::min<std::int64_t>(ring_knob.get(), 1 << 30))) ring <<= 1;
     ring_bytes_ = ring;
     // A record never exceeds a quarter of the ring, so a writer always finds room soon.
-    frag_ = ring / 4 - sizeof(Rec) - kHeader;
+    frag_ = ring / 4 - kRec - kHeader;
 }
 
 ShmMethod::~ShmMethod() { shutdown(); }
@@ -311,7 +326,7 @@ bool ShmMethod::can_single_copy_to(const Peer& p) const {
 }
 
 std::byte* ShmMethod::reserve(Peer& p, std::size_t bytes) {
-    const std::size_t need = align8(bytes);
+    const std::size_t need = align_line(bytes);
     const std::size_t pos = p.out_head & (ring_bytes_ - 1);
     const std::size_t contiguous = ring_bytes_ - pos;
     const std::size_t total = need <= contiguous ? need : contiguous + need;
@@ -320,21 +335,22 @@ std::byte* ShmMethod::reserve(Peer& p, std::size_t bytes) {
         if (p.out_head + total - p.out_tail_seen > ring_bytes_) return nullptr;
     }
     if (need > contiguous) {
-        auto* wrap = reinterpret_cast<Rec*>(p.out->data() + pos);
-        wrap->size = static_cast<std::uint32_t>(contiguous);
-        wrap->kind = kWrap;
+        // The reader may go on at the ring's start at once: it finds a zero word
+        // there until the record is committed.
+        word_at(p.out->data() + pos).store(rec_word(Rec{static_cast<std::uint32_t>(contiguous), kWrap}),
+                                           std::memory_order_release);
         p.out_head += contiguous;
         return p.out->data();
     }
     return p.out->data() + pos;
 }
 
-void ShmMethod::commit(Peer& p, std::size_t bytes) {
-    p.out_head += align8(bytes);
-    p.out->head.store(p.out_head, std::memory_order_release);
-    // Pairs with sleep_prepare(): either it sees our record or we see its flag.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (p.seg->sleeping.load(std::memory_order_relaxed) != 0) ring_bell(p);
+void ShmMethod::commit(Peer& p, std::byte* at, std::uint16_t kind, std::size_t bytes) {
+    // Sequentially consistent, pairing with sleep_prepare(): either the reader
+    // sees this record or we see its sleeping flag.
+    word_at(at).store(rec_word(Rec{static_cast<std::uint32_t>(bytes), kind}), std::memory_order_seq_cst);
+    p.out_head += align_line(bytes);
+    if (p.seg->sleeping.load(std::memory_order_seq_cst) != 0) ring_bell(p);
 }
 
 void ShmMethod::ring_bell(const Peer& p) {
@@ -347,48 +363,44 @@ void ShmMethod::ring_bell(const Peer& p) {
 
 bool ShmMethod::write(Peer& p, OutPacket& o) {
     if (o.what == What::cma_done) {
-        std::byte* at = reserve(p, sizeof(Rec) + sizeof o.token);
+        std::byte* at = reserve(p, kRec + sizeof o.token);
         if (at == nullptr) return false;
-        *reinterpret_cast<Rec*>(at) = Rec{static_cast<std::uint32_t>(sizeof(Rec) + sizeof o.token), kCmaDone, 0};
-        std::memcpy(at + sizeof(Rec), &o.token, sizeof o.token);
-        commit(p, sizeof(Rec) + sizeof o.token);
+        std::memcpy(at + kRec, &o.token, sizeof o.token);
+        commit(p, at, kCmaDone, kRec + sizeof o.token);
         return true;
     }
     if (o.what == What::cma) {
-        const std::size_t bytes = sizeof(Rec) + kHeader + 8 + 8 + o.iov.size() * sizeof(RemoteIov);
+        const std::size_t bytes = kRec + kHeader + 8 + 8 + o.iov.size() * sizeof(RemoteIov);
         std::byte* at = reserve(p, bytes);
         if (at == nullptr) return false;
-        *reinterpret_cast<Rec*>(at) = Rec{static_cast<std::uint32_t>(bytes), kCma, 0};
-        std::byte* w = at + sizeof(Rec);
+        std::byte* w = at + kRec;
         std::memcpy(w, &o.header, kHeader);
         std::memcpy(w + kHeader, &o.token, 8);
         const std::uint64_t n = o.iov.size();
         std::memcpy(w + kHeader + 8, &n, 8);
         auto* r = reinterpret_cast<RemoteIov*>(w + kHeader + 16);
         for (const iovec& v : o.iov) *r++ = RemoteIov{reinterpret_cast<std::uintptr_t>(v.iov_base), v.iov_len};
-        commit(p, bytes);
+        commit(p, at, kCma, bytes);
         ++cma_pending_;
         return true;
     }
     if (!o.header_sent) {
         const std::size_t f = std::min(o.payload, frag_);
-        const std::size_t bytes = sizeof(Rec) + kHeader + f;
+        const std::size_t bytes = kRec + kHeader + f;
         std::byte* at = reserve(p, bytes);
         if (at == nullptr) return false;
-        *reinterpret_cast<Rec*>(at) = Rec{static_cast<std::uint32_t>(bytes), f == o.payload ? kPacket : kHead, 0};
-        std::memcpy(at + sizeof(Rec), &o.header, kHeader);
-        copy_from_iov(o.iov, 0, at + sizeof(Rec) + kHeader, f);
-        commit(p, bytes);
+        std::memcpy(at + kRec, &o.header, kHeader);
+        copy_from_iov(o.iov, 0, at + kRec + kHeader, f);
+        commit(p, at, f == o.payload ? kPacket : kHead, bytes);
         o.header_sent = true;
         o.sent = f;
     }
     while (o.sent < o.payload) {
         const std::size_t f = std::min(o.payload - o.sent, frag_ + kHeader);
-        std::byte* at = reserve(p, sizeof(Rec) + f);
+        std::byte* at = reserve(p, kRec + f);
         if (at == nullptr) return false;
-        *reinterpret_cast<Rec*>(at) = Rec{static_cast<std::uint32_t>(sizeof(Rec) + f), kMore, 0};
-        copy_from_iov(o.iov, o.sent, at + sizeof(Rec), f);
-        commit(p, sizeof(Rec) + f);
+        copy_from_iov(o.iov, o.sent, at + kRec, f);
+        commit(p, at, kMore, kRec + f);
         o.sent += f;
     }
     return true;
@@ -408,16 +420,7 @@ adi::SendStatus ShmMethod::send(int peer, const adi::Header& h, std::span<const 
     std::size_t n = 0;
     for (const iovec& v : data) n += v.iov_len;
     // The common case first: nothing queued and the packet fits one record.
-    if (p.queue.empty() && n <= frag_) {
-        const std::size_t bytes = sizeof(Rec) + kHeader + n;
-        if (std::byte* at = reserve(p, bytes)) {
-            *reinterpret_cast<Rec*>(at) = Rec{static_cast<std::uint32_t>(bytes), kPacket, 0};
-            std::memcpy(at + sizeof(Rec), &h, kHeader);
-            copy_from_iov(data, 0, at + sizeof(Rec) + kHeader, n);
-            commit(p, bytes);
-            return adi::SendStatus::done;
-        }
-    }
+    if (put_whole(p, h, data, n)) return adi::SendStatus::done;
     auto o = std::make_unique<OutPacket>();
     o->header = h;
     o->iov.assign(data.begin(), data.end());
@@ -432,6 +435,23 @@ adi::SendStatus ShmMethod::send(int peer, const adi::Header& h, std::span<const 
     }
     enqueue(p, std::move(o));
     return adi::SendStatus::queued;
+}
+
+bool ShmMethod::put_whole(Peer& p, const adi::Header& h, std::span<const iovec> data, std::size_t n) {
+    if (!p.queue.empty() || n > frag_) return false;
+    const std::size_t bytes = kRec + kHeader + n;
+    std::byte* at = reserve(p, bytes);
+    if (at == nullptr) return false;
+    std::memcpy(at + kRec, &h, kHeader);
+    copy_from_iov(data, 0, at + kRec + kHeader, n);
+    commit(p, at, kPacket, bytes);
+    return true;
+}
+
+bool ShmMethod::send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) {
+    const iovec v{const_cast<std::byte*>(data), n};
+    return put_whole(peers_[static_cast<std::size_t>(peer_of_world_[static_cast<std::size_t>(peer)])], h,
+                     std::span<const iovec>(&v, 1), n);
 }
 
 int ShmMethod::flush(Peer& p, adi::Upcalls& up) {
@@ -518,15 +538,16 @@ void ShmMethod::read_cma(Peer& p, adi::Upcalls& up, const std::byte* body) {
 }
 
 int ShmMethod::drain(Peer& p, adi::Upcalls& up) {
-    const std::uint64_t head = p.in->head.load(std::memory_order_acquire);
-    if (head == p.in_tail) return 0;
-    int events = 0;
     std::byte* data = p.in->data();
-    while (p.in_tail != head) {
+    int events = 0;
+    // At most one ring's worth per call, so a fast writer cannot keep us here.
+    for (std::size_t consumed = 0; consumed < ring_bytes_;) {
         const std::size_t pos = p.in_tail & (ring_bytes_ - 1);
-        const Rec rec = *reinterpret_cast<const Rec*>(data + pos);
-        const std::byte* body = data + pos + sizeof(Rec);
-        const std::size_t len = rec.size - sizeof(Rec);
+        const std::uint64_t word = word_at(data + pos).load(std::memory_order_acquire);
+        if (word == 0) break;
+        const Rec rec = rec_of(word);
+        const std::byte* body = data + pos + kRec;
+        const std::size_t len = rec.size - kRec;
         switch (rec.kind) {
             case kPacket:
             case kHead: {
@@ -565,7 +586,10 @@ int ShmMethod::drain(Peer& p, adi::Upcalls& up) {
             default:  // kWrap
                 break;
         }
-        p.in_tail += rec.kind == kWrap ? rec.size : align8(rec.size);
+        const std::size_t span = rec.kind == kWrap ? rec.size : align_line(rec.size);
+        for (std::size_t off = 0; off < span; off += kLine) word_at(data + pos + off).store(0, std::memory_order_relaxed);
+        p.in_tail += span;
+        consumed += span;
         p.in->tail.store(p.in_tail, std::memory_order_release);
         ++events;
     }
@@ -591,7 +615,7 @@ int ShmMethod::poll(adi::Upcalls& up) {
 
 bool ShmMethod::busy() const {
     for (const Peer& p : peers_) {
-        if (p.in->head.load(std::memory_order_acquire) != p.in_tail) return true;
+        if (word_at(p.in->data() + (p.in_tail & (ring_bytes_ - 1))).load(std::memory_order_seq_cst) != 0) return true;
     }
     return !failures_.empty();
 }

@@ -3,8 +3,10 @@
 //
 // Every process creates one segment holding its inbox: one single-producer,
 // single-consumer byte ring per local peer, written only by that peer and read
-// only by the owner, so neither side ever takes a lock; head and tail are byte
-// counters on their own cache lines. Peers map each other's segments after the
+// only by the owner, so neither side ever takes a lock. Records start on cache
+// lines; the reader polls the first word of the next record (the writer stores
+// it last), so a small packet costs the reader one cache line, and hands space
+// back through a byte counter (tail) on a line of its own. Peers map each other's segments after the
 // startup barrier; the last one to attach unlinks the name, so nothing is left
 // in /dev/shm however the job ends afterwards.
 //
@@ -55,6 +57,7 @@ public:
     bool busy() const override;
     bool sleep_prepare() override;
     void sleep_end() override;
+    bool send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) override;
     bool has_queued_sends() const override { return queued_peers_ > 0 || cma_pending_ > 0; }
     void shutdown() override;
 
@@ -88,7 +91,7 @@ private:
         std::size_t seg_bytes = 0;
         Ring* out = nullptr;          // ring we write into (in its segment)
         Ring* in = nullptr;           // ring we read (in our segment)
-        std::uint64_t out_head = 0;       // what we wrote (only we write it)
+        std::uint64_t out_head = 0;       // bytes we wrote
         std::uint64_t out_tail_seen = 0;  // its tail when we last looked
         std::uint64_t in_tail = 0;        // what we consumed (only we write it)
         std::deque<std::unique_ptr<OutPacket>> queue;
@@ -108,7 +111,11 @@ private:
     bool segment_create(std::string& error);
     bool segment_attach(Peer& p, std::string& error);
     std::byte* reserve(Peer& p, std::size_t bytes);
-    void commit(Peer& p, std::size_t bytes);
+    // Header + all `n` bytes of `data` as one record now, or false (queue not
+    // empty, too big for one record, no room).
+    bool put_whole(Peer& p, const adi::Header& h, std::span<const iovec> data, std::size_t n);
+    // Publishes the record at `at` (its body written) to the reader.
+    void commit(Peer& p, std::byte* at, std::uint16_t kind, std::size_t bytes);
     bool write(Peer& p, OutPacket& o);
     void enqueue(Peer& p, std::unique_ptr<OutPacket> o);
     int flush(Peer& p, adi::Upcalls& up);

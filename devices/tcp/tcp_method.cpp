@@ -389,6 +389,37 @@ adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const 
     return adi::SendStatus::queued;
 }
 
+bool TcpMethod::send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) {
+    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    if (p.link != Link::connected || !p.out.empty()) return false;
+    iovec iov[2] = {iovec{const_cast<adi::Header*>(&h), sizeof h}, iovec{const_cast<std::byte*>(data), n}};
+    msghdr m{};
+    m.msg_iov = iov;
+    m.msg_iovlen = 2;
+    ++counters_.writes;
+    const ssize_t w = n == 0 ? ::send(p.fd, &h, sizeof h, MSG_NOSIGNAL) : ::sendmsg(p.fd, &m, MSG_NOSIGNAL);
+    const std::size_t total = sizeof h + n;
+    if (w == static_cast<ssize_t>(total)) return true;
+    // Nothing left: send() takes it from here (and reports a broken link).
+    if (w <= 0) return false;
+    // Part of the packet is in the stream: the rest must follow, from a copy.
+    auto pkt = std::make_unique<OutPacket>();
+    pkt->header = h;
+    pkt->copy.resize(total - static_cast<std::size_t>(w));
+    const std::size_t from = static_cast<std::size_t>(w);
+    std::size_t at = 0;
+    if (from < sizeof h) {
+        at = sizeof h - from;
+        std::memcpy(pkt->copy.data(), reinterpret_cast<const std::byte*>(&h) + from, at);
+    }
+    const std::size_t data_from = from > sizeof h ? from - sizeof h : 0;
+    if (n > data_from) std::memcpy(pkt->copy.data() + at, data + data_from, n - data_from);
+    pkt->iov.push_back(iovec{pkt->copy.data(), pkt->copy.size()});
+    p.out.push_back(std::move(pkt));
+    set_want_out(peer, true);
+    return true;
+}
+
 void TcpMethod::flush(int peer, adi::Upcalls& up) {
     Peer& p = peers_[static_cast<std::size_t>(peer)];
     while (!p.out.empty() && p.link == Link::connected) {

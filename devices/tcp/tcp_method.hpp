@@ -45,6 +45,7 @@ public:
     bool connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) override;
     bool reaches(int peer) const override;
     adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;
+    bool send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) override;
     int poll(adi::Upcalls& up) override;
     int wait_fd() const override { return epfd_; }
     bool has_queued_sends() const override;
@@ -69,6 +70,7 @@ private:
         adi::Header header;
         std::vector<iovec> iov;  // iov[0] is the header above
         std::uint64_t token = 0;
+        std::vector<std::byte> copy;  // send_now: the bytes the socket did not take at once
     };
 
     struct Peer {

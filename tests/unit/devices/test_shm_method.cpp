@@ -462,6 +462,75 @@ TEST_CASE("shm: a full ring queues sends until the receiver drains it") {
     CHECK(w.in(1).failures.empty());
 }
 
+TEST_CASE("shm: payload bytes left in the ring are never taken for a record") {
+    // The reader finds records by their first word. Payloads here are made of
+    // words that look like records (size 64, kind "packet"), and the sizes
+    // shift record starts around for many laps of the 128 KiB ring, so every
+    // line start lands on old payload bytes now and then: only the clearing of
+    // consumed lines keeps the reader from taking them for records.
+    World w({"h1", "h1"});
+    std::vector<std::byte> fake(4096);
+    const std::uint64_t word = 64 | std::uint64_t{1} << 32;
+    for (std::size_t i = 0; i + 8 <= fake.size(); i += 8) std::memcpy(fake.data() + i, &word, 8);
+    std::size_t sent = 0;
+    std::size_t total = 0;
+    for (int round = 0; round < 400; ++round) {
+        const std::size_t n = 24 + static_cast<std::size_t>(round * 97 % 4000);
+        const std::vector<std::byte> data(fake.begin(), fake.begin() + static_cast<std::ptrdiff_t>(n));
+        REQUIRE(w.send(0, 1, header(adi::Packet::eager, round, n), data, 0) == adi::SendStatus::done);
+        REQUIRE(w.send(0, 1, header(adi::Packet::eager, 100000 + round, 0), std::vector<std::byte>{}, 0) ==
+                adi::SendStatus::done);
+        sent += 2;
+        total += n;
+        // Read everything, then poll again: an old line must not look like news.
+        for (int i = 0; i < 3; ++i) w.at(1).poll(w.in(1));
+        REQUIRE(w.in(1).landed == sent);
+    }
+    CHECK(total > 6 * 131072);  // several laps
+    Sink& s = w.in(1);
+    REQUIRE(s.msgs.size() == sent);
+    for (int round = 0; round < 400; ++round) {
+        const auto& m = s.msgs[static_cast<std::size_t>(2 * round)];
+        INFO("round " << round);
+        CHECK(m.header.tag == round);
+        CHECK(m.data.size() == 24 + static_cast<std::size_t>(round * 97 % 4000));
+        CHECK(s.msgs[static_cast<std::size_t>(2 * round + 1)].header.tag == 100000 + round);
+    }
+    CHECK(w.at(1).poll(w.in(1)) == 0);
+    CHECK_FALSE(w.at(1).busy());
+}
+
+TEST_CASE("shm: send_now sends all of a packet or nothing, and never overtakes queued ones") {
+    World w({"h1", "h1"});
+    const auto data = pattern(3000, 5);
+    // Fill the ring with send_now alone: it refuses once a packet no longer fits.
+    int accepted = 0;
+    while (w.at(0).send_now(1, header(adi::Packet::eager, accepted, data.size()), data.data(), data.size())) {
+        ++accepted;
+        REQUIRE(accepted < 1000);
+    }
+    CHECK(accepted > 10);
+    CHECK_FALSE(w.at(0).has_queued_sends());  // refused means nothing was kept
+    // Too big for one record: refused whatever the room.
+    const auto big = pattern(40000, 6);
+    CHECK_FALSE(w.at(0).send_now(1, header(adi::Packet::eager, 9999, big.size()), big.data(), big.size()));
+    // A normal send now queues; while it waits, send_now must refuse even
+    // after room appears, or it would overtake it.
+    REQUIRE(w.send(0, 1, header(adi::Packet::eager, accepted, data.size()), data, 77) == adi::SendStatus::queued);
+    w.at(1).poll(w.in(1));
+    CHECK(w.in(1).landed == static_cast<std::size_t>(accepted));
+    CHECK_FALSE(w.at(0).send_now(1, header(adi::Packet::eager, -1, 0), nullptr, 0));
+    w.at(0).poll(w.in(0));  // the queued packet goes
+    CHECK(w.in(0).sent == std::vector<std::uint64_t>{77});
+    CHECK(w.at(0).send_now(1, header(adi::Packet::eager, accepted + 1, 0), nullptr, 0));
+    w.pump_until([&] { return w.in(1).landed == static_cast<std::size_t>(accepted) + 2; });
+    for (int i = 0; i <= accepted + 1; ++i) {
+        INFO("packet " << i);
+        CHECK(w.in(1).msgs[static_cast<std::size_t>(i)].header.tag == i);
+        if (i <= accepted) CHECK(diff(w.in(1).msgs[static_cast<std::size_t>(i)].data, data) == "");
+    }
+}
+
 TEST_CASE("shm: a single-copy send queued behind a full ring completes once") {
     World w({"h1", "h1"});
     std::vector<std::vector<std::byte>> small;

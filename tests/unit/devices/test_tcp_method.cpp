@@ -151,3 +151,38 @@ TEST_CASE("tcp: both directions at once") {
         CHECK(link.sink[0].payloads[i] == out[1][i]);
     }
 }
+
+TEST_CASE("tcp: send_now keeps what the socket did not take, and the caller's buffer is free at once") {
+    Link link;
+    // Send without reading until the socket refuses: the packet the socket
+    // took only part of must follow from the method's own copy, since each
+    // buffer is overwritten right after send_now accepted it.
+    std::vector<std::vector<std::byte>> want;
+    std::vector<std::byte> buf;
+    bool partial = false;
+    for (int i = 0; i < 100000; ++i) {
+        buf = pattern(16000 + static_cast<std::size_t>(i % 7) * 13, static_cast<unsigned>(i));
+        adi::Header h{};
+        h.type = adi::Packet::eager;
+        h.tag = i;
+        h.length = buf.size();
+        if (!link.m[0]->send_now(1, h, buf.data(), buf.size())) break;
+        want.push_back(buf);
+        std::fill(buf.begin(), buf.end(), std::byte{0xee});
+        if (link.m[0]->has_queued_sends()) {
+            partial = true;
+            // Queued bytes come first: send_now refuses rather than overtake them.
+            CHECK_FALSE(link.m[0]->send_now(1, h, buf.data(), 0));
+            break;
+        }
+    }
+    INFO("the socket took part of a packet: " << partial);
+    REQUIRE(want.size() > 1);
+    link.pump_until([&] { return link.sink[1].landed == 1 + want.size() && !link.m[0]->has_queued_sends(); });
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        INFO("packet " << i);
+        CHECK(link.sink[1].headers[1 + i].tag == static_cast<int>(i));
+        CHECK(link.sink[1].payloads[1 + i] == want[i]);
+    }
+    CHECK(link.sink[0].sent.empty());  // nothing of send_now's reports a token
+}

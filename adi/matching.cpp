@@ -45,6 +45,17 @@ void erase_at(Bucket& b, typename Bucket::iterator it) {
 }  // namespace
 
 Request* PostedQueue::take(int context, int source, int tag) {
+    // The common case: no wildcard receive queued, and the first receive
+    // posted for this sender takes the message.
+    if (any_count_ == 0) {
+        Bucket* b = count_ > 0 ? specific(context, source) : nullptr;
+        if (b == nullptr || b->empty()) return nullptr;
+        if (Request* r = b->front(); tag_matches(r->tag, tag)) {
+            b->pop_front();
+            --count_;
+            return r;
+        }
+    }
     Bucket* specific = nullptr;
     Bucket::iterator specific_it;
     if (Bucket* b = count_ > any_count_ ? this->specific(context, source) : nullptr; b != nullptr) {

@@ -96,10 +96,6 @@ void starts_compute(Typemap& t) {
 
 }  // namespace
 
-bool Typemap::contiguous() const {
-    if (size == 0) return true;
-    return single_block() && runs[0].len == size && extent() == size && runs[0].offset == lb;
-}
 
 TypemapPtr typemap_basic(MPI_Datatype handle, MPI_Aint size, MPI_Aint align) {
     auto t = std::make_shared<Typemap>();

@@ -69,7 +69,9 @@ struct Typemap : std::enable_shared_from_this<Typemap> {
     MPI_Aint extent() const { return ub - lb; }
     // Elements laid one after the other form one block: `count` of them are
     // the bytes [origin + true_lb, + count * size).
-    bool contiguous() const;
+    bool contiguous() const {
+        return size == 0 || (single_block() && runs[0].len == size && extent() == size && runs[0].offset == lb);
+    }
     // One element is a single block (so any count of 1 can go straight from the buffer).
     bool single_block() const { return runs.size() == 1 && runs[0].count == 1 && runs[0].outer_count == 1; }
 };

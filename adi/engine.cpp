@@ -656,11 +656,12 @@ void Engine::idle_step(unsigned idle) {
     // Busy-poll for a short while (the answer to a message usually comes within
     // a few microseconds), then sleep until a descriptor wakes us: a spinning
     // rank on a shared core would only delay the very peer it waits for.
-    if (idle == 1) {
+    // The clock is read every 16th idle pass only, first at the 16th: reading
+    // it right away would delay the next poll of a reply that is already due.
+    if (idle == 16) {
         idle_since_ = std::chrono::steady_clock::now();
         return;
     }
-    if ((idle & 15) != 0) return;
     const auto spun = std::chrono::steady_clock::now() - idle_since_;
     if (spun < spin_limit_) {
         // Past the first few microseconds, hand the core over now and then: when

@@ -103,8 +103,8 @@ public:
         while (!done()) {
             if (progress() > 0) {
                 idle = 0;
-            } else {
-                idle_step(++idle);
+            } else if ((++idle & 15) == 0) {
+                idle_step(idle);  // every 16th idle pass: time to yield or sleep?
             }
         }
     }
@@ -141,7 +141,7 @@ private:
     void on_cts(int peer, const Header& h);
     void on_cancel_req(int peer, const Header& h);
     void on_cancel_ack(const Header& h);
-    void idle_step(unsigned idle);
+    void idle_step(unsigned idle);  // idle: a multiple of 16
     Landing landing_for(Request& r);
     int need_of(int world_peer) const { return world_peer == kAnySource ? Request::kNeedAll : route_[static_cast<std::size_t>(world_peer)]; }
     void need_add(int need);

@@ -83,6 +83,12 @@ std::uint64_t g_probe_word = 0;
 
 std::string errno_text() { return std::strerror(errno); }
 
+// The account field of a published address "name,pid,probe address,probe value,uid".
+std::string account_of(const std::string& address) {
+    const auto comma = address.rfind(',');
+    return comma == std::string::npos ? std::string() : address.substr(comma + 1);
+}
+
 void copy_from_iov(std::span<const iovec> iov, std::size_t offset, std::byte* dst, std::size_t n) {
     for (const iovec& v : iov) {
         if (n == 0) return;
@@ -178,10 +184,10 @@ bool ShmMethod::publish(wireup::BusinessCard& card, std::string& error) {
     }
     // Local peers may read our buffers (single copy) even where Yama restricts ptrace.
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-    char addr[160];
-    std::snprintf(addr, sizeof addr, "%s,%d,%llx,%llx", name_.c_str(), static_cast<int>(getpid()),
+    char addr[192];
+    std::snprintf(addr, sizeof addr, "%s,%d,%llx,%llx,%u", name_.c_str(), static_cast<int>(getpid()),
                   static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(&g_probe_word)),
-                  static_cast<unsigned long long>(probe_value_));
+                  static_cast<unsigned long long>(probe_value_), static_cast<unsigned>(::getuid()));
     card.addresses.emplace_back("shm", addr);
     host_ = card.label_of("host");
     return true;
@@ -190,9 +196,15 @@ bool ShmMethod::publish(wireup::BusinessCard& card, std::string& error) {
 bool ShmMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) {
     ctx_.rank = my_rank;
     peer_of_world_.assign(cards.size(), -1);
+    // Local: the same host and the same account. Processes of other accounts
+    // (a site may map subjobs to different users) cannot open our 0600
+    // segments; they use the next method. Both sides decide alike from the
+    // cards alone.
+    const std::string account = account_of(cards[static_cast<std::size_t>(my_rank)].address_of("shm"));
     std::vector<int> local;
     for (std::size_t r = 0; r < cards.size(); ++r) {
-        if (!cards[r].address_of("shm").empty() && cards[r].label_of("host") == host_) local.push_back(static_cast<int>(r));
+        const std::string a = cards[r].address_of("shm");
+        if (!a.empty() && cards[r].label_of("host") == host_ && account_of(a) == account) local.push_back(static_cast<int>(r));
     }
     nlocal_ = static_cast<int>(local.size());
     if (nlocal_ < 2) return true;
@@ -207,7 +219,8 @@ bool ShmMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, in
         int pid = 0;
         unsigned long long addr = 0;
         unsigned long long value = 0;
-        if (std::sscanf(a.c_str(), "%63[^,],%d,%llx,%llx", name, &pid, &addr, &value) != 4) {
+        unsigned uid = 0;
+        if (std::sscanf(a.c_str(), "%63[^,],%d,%llx,%llx,%u", name, &pid, &addr, &value, &uid) != 5) {
             error = "shared memory: rank " + std::to_string(p.world) + " published a malformed address '" + a + "'";
             return false;
         }

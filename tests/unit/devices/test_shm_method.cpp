@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -170,7 +171,10 @@ struct World {
     std::vector<Sink> sink;
     std::vector<wireup::BusinessCard> cards;
 
-    explicit World(std::vector<std::string> hosts) : m(hosts.size()), sink(hosts.size()), cards(hosts.size()) {
+    // `edit` may change the published cards before everyone connects.
+    explicit World(std::vector<std::string> hosts,
+                   const std::function<void(std::vector<wireup::BusinessCard>&)>& edit = {})
+        : m(hosts.size()), sink(hosts.size()), cards(hosts.size()) {
         const int n = static_cast<int>(hosts.size());
         for (int r = n - 1; r >= 0; --r) {  // rank 0 last: see the top of the file
             auto& card = cards[static_cast<std::size_t>(r)];
@@ -182,6 +186,7 @@ struct World {
             REQUIRE(m[static_cast<std::size_t>(r)]->publish(card, error));
             REQUIRE(error.empty());
         }
+        if (edit) edit(cards);
         // connect_world waits for the peers' segments: all connect at once.
         std::vector<std::string> errors(hosts.size());
         std::vector<int> ok(hosts.size(), 1);
@@ -653,6 +658,24 @@ TEST_CASE("shm: reaches only other processes of the same host that published an 
     w.send(1, 0, header(adi::Packet::eager, 1, d.size()), d, 0);
     w.pump_until([&] { return w.in(0).landed == 1; });
     CHECK(diff(w.in(0).msgs[0].data, d) == "");
+}
+
+TEST_CASE("shm: processes of another account on the same host are left to other methods") {
+    // Rank 2 claims another uid: ranks 0 and 1 must not count it as local (they
+    // could not open each other's 0600 segments), and it must agree.
+    World w({"h1", "h1", "h1"}, [](std::vector<wireup::BusinessCard>& cards) {
+        for (auto& [method, address] : cards[2].addresses) {
+            if (method == "shm") address = address.substr(0, address.rfind(',') + 1) + std::to_string(::getuid() + 1);
+        }
+    });
+    CHECK(w.at(0).reaches(1));
+    CHECK(w.at(1).reaches(0));
+    for (int r : {0, 1}) CHECK_FALSE(w.at(r).reaches(2));
+    for (int r = 0; r < 3; ++r) CHECK_FALSE(w.at(2).reaches(r));
+    const auto d = pattern(64, 2);
+    w.send(0, 1, header(adi::Packet::eager, 1, d.size()), d, 0);
+    w.pump_until([&] { return w.in(1).landed == 1; });
+    CHECK(diff(w.in(1).msgs[0].data, d) == "");
 }
 
 TEST_CASE("shm: a sleeping receiver's doorbell rings when a packet arrives") {

@@ -163,7 +163,7 @@ OfiMethod::~OfiMethod() { shutdown(); }
 
 bool OfiMethod::open(std::string& error) {
     const std::string what = "the ofi method (" + std::string(provider_knob.name()) + "=" + provider_ + ")";
-    const std::string advice = "; check `fi_info -p '" + provider_ + "' -t FI_EP_RDM -c FI_MSG,FI_TAGGED`, or leave " +
+    const std::string advice = "; check `fi_info -p '" + provider_ + "' -t FI_EP_RDM -c \"FI_MSG|FI_TAGGED\"`, or leave " +
                                provider_knob.name() + " empty to use the other methods";
     fi_info* hints = fi_allocinfo();
     if (hints == nullptr) {
@@ -183,7 +183,7 @@ bool OfiMethod::open(std::string& error) {
     fi_freeinfo(hints);
     if (rc != 0 || info_ == nullptr) {
         info_ = nullptr;
-        error = "cannot open " + what + ": no RDM endpoint with tagged messages: " + err_text(rc) + advice;
+        error = "cannot open " + what + ": no RDM endpoint with untagged and tagged messages: " + err_text(rc) + advice;
         return false;
     }
     provider_name_ = info_->fabric_attr->prov_name != nullptr ? info_->fabric_attr->prov_name : provider_;

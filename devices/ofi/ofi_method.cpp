@@ -27,9 +27,8 @@ const base::KnobString provider_knob{
 // stays at about 1 MiB per process, and it is the eager size of ofi_rxm, so a
 // packet is never segmented by the provider underneath.
 constexpr std::size_t kEagerLimit = 16 * 1024;
-// Every message a bounce receives starts with its own tag: shm in libfabric
-// 1.17 reports the receive's tag, not the message's, for a message that
-// arrived before its receive was posted, so the completion's tag cannot name
+// Every message a bounce receives starts with its own tag: packets and gos are
+// untagged messages (see ofi_method.hpp), so the completion has no tag to name
 // the sender.
 constexpr std::size_t kPrefix = sizeof(std::uint64_t);
 constexpr std::size_t kBounceSize = kPrefix + sizeof(adi::Header) + kEagerLimit;
@@ -41,14 +40,14 @@ constexpr int kBatch = 16;       // completions read per fi_cq_read
 constexpr int kMaxBatches = 8;   // bound on the work of one poll()
 constexpr std::size_t kMaxIov = 8;  // pieces of one packet we ever hand over
 
-// Tag layout: bit 63 payload, bit 62 "go" (the receiver of a payload is ready
-// for it), neither: a packet; bits 32..61 the per-pair sequence number of the
+// Tag layout (the libfabric tag of a payload, the in-band prefix of a packet
+// or go): bit 63 payload, bit 62 "go" (the receiver of a payload is ready for
+// it), neither: a packet; bits 32..61 the per-pair sequence number of the
 // packet (for a payload or go: of the packet announcing the payload); bits
 // 0..31 the sending process's world rank.
 constexpr std::uint64_t kPayloadBit = 1ull << 63;
 constexpr std::uint64_t kGoBit = 1ull << 62;
 constexpr std::uint32_t kSeqMask = 0x3fffffffu;
-constexpr std::uint64_t kPacketIgnore = ~kPayloadBit;  // a bounce takes any packet or go
 
 std::uint64_t tag_make(std::uint64_t kind, std::uint32_t seq, int rank) {
     return kind | (static_cast<std::uint64_t>(seq & kSeqMask) << 32) | static_cast<std::uint32_t>(rank);
@@ -164,14 +163,14 @@ OfiMethod::~OfiMethod() { shutdown(); }
 
 bool OfiMethod::open(std::string& error) {
     const std::string what = "the ofi method (" + std::string(provider_knob.name()) + "=" + provider_ + ")";
-    const std::string advice = "; check `fi_info -p '" + provider_ + "' -t FI_EP_RDM -c FI_TAGGED`, or leave " +
+    const std::string advice = "; check `fi_info -p '" + provider_ + "' -t FI_EP_RDM -c \"FI_MSG|FI_TAGGED\"`, or leave " +
                                provider_knob.name() + " empty to use the other methods";
     fi_info* hints = fi_allocinfo();
     if (hints == nullptr) {
         error = what + ": fi_allocinfo failed";
         return false;
     }
-    hints->caps = FI_TAGGED;
+    hints->caps = FI_MSG | FI_TAGGED;
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->ep_attr->type = FI_EP_RDM;
     hints->tx_attr->msg_order = FI_ORDER_SAS;
@@ -184,7 +183,7 @@ bool OfiMethod::open(std::string& error) {
     fi_freeinfo(hints);
     if (rc != 0 || info_ == nullptr) {
         info_ = nullptr;
-        error = "cannot open " + what + ": no RDM endpoint with tagged messages: " + err_text(rc) + advice;
+        error = "cannot open " + what + ": no RDM endpoint with untagged and tagged messages: " + err_text(rc) + advice;
         return false;
     }
     provider_name_ = info_->fabric_attr->prov_name != nullptr ? info_->fabric_attr->prov_name : provider_;
@@ -228,7 +227,7 @@ bool OfiMethod::open(std::string& error) {
 }
 
 void OfiMethod::bounce_post(Bounce& b) {
-    ssize_t rc = fi_trecv(ep_, b.buf.data(), b.buf.size(), nullptr, FI_ADDR_UNSPEC, 0, kPacketIgnore, &b.ctx.fi);
+    ssize_t rc = fi_recv(ep_, b.buf.data(), b.buf.size(), nullptr, FI_ADDR_UNSPEC, &b.ctx.fi);
     // A provider short of resources for a moment: poll() posts it again.
     if (rc != 0) bounce_waiting_.push_back(&b);
 }
@@ -325,10 +324,10 @@ adi::SendStatus OfiMethod::send(int peer, const adi::Header& h, std::span<const 
             std::memcpy(buf + at, v.iov_base, v.iov_len);
             at += v.iov_len;
         }
-        ssize_t rc = fi_tinject(ep_, buf, packet, p.addr, tag);
+        ssize_t rc = fi_inject(ep_, buf, packet, p.addr);
         if (rc == 0) return adi::SendStatus::done;
         if (rc != -FI_EAGAIN) {
-            peer_fail(peer, "sending to " + where(peer) + " failed: fi_tinject: " + err_text(rc), nullptr);
+            peer_fail(peer, "sending to " + where(peer) + " failed: fi_inject: " + err_text(rc), nullptr);
             return adi::SendStatus::failed;
         }
     }
@@ -395,20 +394,18 @@ OfiMethod::Post OfiMethod::tx_post(TxOp& op) {
     };
     if (op.stage == kStagePacket) {
         ssize_t rc = 0;
-        const std::uint64_t tag = tag_make(0, op.seq, ctx_.rank);
         if (op.go) {
-            rc = fi_tsend(ep_, &op.wire.tag, kPrefix, nullptr, to, op.wire.tag,
-                          &op.packet_ctx.fi);
+            rc = fi_send(ep_, &op.wire.tag, kPrefix, nullptr, to, &op.packet_ctx.fi);
         } else if (op.whole) {
-            rc = fi_tsend(ep_, op.copy.data(), op.copy.size(), nullptr, to, tag, &op.packet_ctx.fi);
+            rc = fi_send(ep_, op.copy.data(), op.copy.size(), nullptr, to, &op.packet_ctx.fi);
         } else if (op.separate || op.data.empty()) {
-            rc = fi_tsend(ep_, &op.wire, sizeof op.wire, nullptr, to, tag, &op.packet_ctx.fi);
+            rc = fi_send(ep_, &op.wire, sizeof op.wire, nullptr, to, &op.packet_ctx.fi);
         } else {
             iovec iov[kMaxIov];
             std::size_t n = 0;
             iov[n++] = iovec{&op.wire, sizeof op.wire};
             for (const iovec& v : op.data) iov[n++] = v;
-            rc = fi_tsendv(ep_, iov, nullptr, n, to, tag, &op.packet_ctx.fi);
+            rc = fi_sendv(ep_, iov, nullptr, n, to, &op.packet_ctx.fi);
         }
         if (rc == -FI_EAGAIN) return Post::again;
         if (rc != 0) return post_failed(rc);
@@ -530,10 +527,10 @@ void OfiMethod::go_send(int peer, std::uint32_t seq) {
     const std::uint64_t tag = tag_make(kGoBit, seq, ctx_.rank);
     const fi_addr_t to = peers_[static_cast<std::size_t>(peer)].addr;
     if (go_retry_.empty() && inject_size_ >= sizeof(std::uint64_t)) {
-        ssize_t rc = fi_tinject(ep_, &tag, kPrefix, to, tag);
+        ssize_t rc = fi_inject(ep_, &tag, kPrefix, to);
         if (rc == 0) return;
         if (rc != -FI_EAGAIN) {
-            peer_fail(peer, "sending to " + where(peer) + " failed: fi_tinject: " + err_text(rc), nullptr);
+            peer_fail(peer, "sending to " + where(peer) + " failed: fi_inject: " + err_text(rc), nullptr);
             return;
         }
     }
@@ -614,7 +611,11 @@ void OfiMethod::completion_error(adi::Upcalls& up) {
         case CtxKind::bounce: {
             auto* b = static_cast<Bounce*>(c->owner);
             if (e.err == FI_ECANCELED) return;  // shutting down
-            const int from = static_cast<int>(e.tag & 0xffffffffu);
+            // An untagged completion does not name the sender; the packet's own
+            // prefix does, when the provider delivered that much of it.
+            std::uint64_t tag = ~0ull;
+            if (e.len >= kPrefix) std::memcpy(&tag, b->buf.data(), kPrefix);
+            const int from = static_cast<int>(tag & 0xffffffffu);
             if (from >= 0 && static_cast<std::size_t>(from) < peers_.size() && peers_[static_cast<std::size_t>(from)].reach) {
                 peer_fail(from,
                           e.err == FI_ETRUNC
@@ -697,10 +698,10 @@ int OfiMethod::poll(adi::Upcalls& up) {
     while (!go_retry_.empty()) {
         const auto [peer, seq] = go_retry_.front();
         const std::uint64_t tag = tag_make(kGoBit, seq, ctx_.rank);
-        ssize_t rc = fi_tinject(ep_, &tag, kPrefix, peers_[static_cast<std::size_t>(peer)].addr, tag);
+        ssize_t rc = fi_inject(ep_, &tag, kPrefix, peers_[static_cast<std::size_t>(peer)].addr);
         if (rc == -FI_EAGAIN) break;
         go_retry_.pop_front();
-        if (rc != 0) peer_fail(peer, "sending to " + where(peer) + " failed: fi_tinject: " + err_text(rc), &up);
+        if (rc != 0) peer_fail(peer, "sending to " + where(peer) + " failed: fi_inject: " + err_text(rc), &up);
     }
     while (!retry_.empty()) {
         TxOp* op = retry_.front();

@@ -10,23 +10,30 @@
 // tcp method under another name). Peers are reached when they published the
 // same provider and the same "vendor" label (and, for shm, the same "host").
 //
-// Wire format. Every packet is one tagged message: the 40-byte adi::Header
-// followed by its payload when both fit a bounce buffer (eager limit + 40).
-// Receivers keep a pool of bounce buffers pre-posted for packets; the tag
-// carries the sender's rank (RDM completions do not name the source without
-// FI_SOURCE, which costs every provider a lookup) and a per-pair sequence
-// number. Larger payloads (in practice rendezvous data, since the eager limit
-// keeps eager messages small) travel as a header-only packet, then a second
-// tagged message whose tag is the payload bit, the same sequence number and
-// the sender's rank: the receiver learns the landing from on_header() and
-// posts its receive straight into it, so rendezvous data is never copied when
-// it fits; otherwise it lands in a temporary buffer and is copied through the
-// landings with adi::land_copy. The sender posts the payload only when the
-// receiver, its receive posted, answers with a small "go" message, so a large
-// message never arrives unexpected: providers either buffer those or, like
-// shm in libfabric 1.17 (its CMA path, libfabric issue #9853), stall the
-// pair's later messages behind them, which here deadlocks. One small message
-// per rendezvous payload (16 KiB and more) is the price.
+// Wire format. Every packet is one untagged message: an 8-byte prefix, then
+// the 40-byte adi::Header followed by its payload when all fit a bounce buffer
+// (eager limit + 48). Receivers keep a pool of bounce buffers pre-posted for
+// packets; the prefix carries the sender's rank (RDM completions do not name
+// the source without FI_SOURCE, which costs every provider a lookup) and a
+// per-pair sequence number. Packets are untagged because a bounce must take
+// any packet, which a tagged receive does only with an ignore mask, and shm in
+// libfabric 1.17 never matches a tagged message that arrived before any
+// receive was posted (an unexpected one) to a receive posted later with a
+// non-zero ignore mask, only to one naming its exact tag: such a packet stayed
+// in the provider for good, and its pair stalled behind it. An untagged
+// unexpected message goes to the next receive posted. Larger payloads (in
+// practice rendezvous data, since the eager limit keeps eager messages small)
+// travel as a header-only packet, then a tagged message whose exact tag is the
+// payload bit, the same sequence number and the sender's rank: the receiver
+// learns the landing from on_header() and posts its receive straight into it,
+// so rendezvous data is never copied when it fits; otherwise it lands in a
+// temporary buffer and is copied through the landings with adi::land_copy.
+// The sender posts the payload only when the receiver, its receive posted,
+// answers with a small untagged "go" message, so a large message never
+// arrives unexpected: providers either buffer those or, like shm in libfabric
+// 1.17 (its CMA path, libfabric issue #9853), stall the pair's later messages
+// behind them, which here deadlocks. One small message per rendezvous payload
+// (16 KiB and more) is the price.
 //
 // Ordering. The engine needs one pair's packets in send order. FI_ORDER_SAS
 // orders matching, but not completions (a provider may complete a segmented
@@ -35,16 +42,14 @@
 // sequence number: one that is early, or that arrives while the peer's large
 // payload is still in flight, waits, copied, in that peer's backlog.
 //
-// Sends. Small packets go by fi_tinject when the provider's inject size allows
+// Sends. Small packets go by fi_inject when the provider's inject size allows
 // (done at once); everything else is posted from the caller's buffers (the
 // header copied into the send's context) and completes through on_sent().
 // -FI_EAGAIN queues the send in one FIFO that poll() retries in order.
 //
 // Flow control is the provider's: a sender keeps posting until the provider
 // says -FI_EAGAIN, and packets beyond the receiver's posted bounces wait in the
-// provider as unexpected messages. With shm in libfabric 1.17 a flood of small
-// messages to one process from several others (pt2pt_flood, 4 and 8 ranks)
-// still stalls; a credit window per peer was tried and did not cure it.
+// provider as unexpected messages until bounces are posted again.
 //
 // Sleeping. When the completion queue can give a file descriptor, wait_fd()
 // returns it and sleep_prepare() asks fi_trywait() whether it is safe to block

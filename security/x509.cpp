@@ -9,7 +9,6 @@
 #include <openssl/rand.h>
 #include <openssl/x509v3.h>
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,7 +18,6 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <sstream>
 
 namespace strata::security {
 

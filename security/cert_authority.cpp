@@ -1,0 +1,241 @@
+#include "security/cert_authority.hpp"
+
+#include <openssl/err.h>
+#include <openssl/objects.h>
+
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include <vector>
+
+namespace strata::security {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr fs::perms kPrivateDir = fs::perms::owner_all;
+constexpr fs::perms kPublicDir = fs::perms::owner_all | fs::perms::group_read |
+                                 fs::perms::group_exec | fs::perms::others_read |
+                                 fs::perms::others_exec;
+constexpr fs::perms kKeyMode = fs::perms::owner_read | fs::perms::owner_write;
+constexpr fs::perms kCertMode = kKeyMode | fs::perms::group_read | fs::perms::others_read;
+
+bool is_address(const std::string& name) {
+    unsigned char buf[16];
+    return inet_pton(AF_INET, name.c_str(), buf) == 1 || inet_pton(AF_INET6, name.c_str(), buf) == 1;
+}
+
+bool is_dns_name(const std::string& name) {
+    if (name.empty() || name.size() > 253 || name.front() == '.' || name.front() == '-') return false;
+    size_t label = 0;
+    for (char c : name) {
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (c == '.') {
+            if (label == 0) return false;
+            label = 0;
+        } else if (alnum || c == '-') {
+            if (++label > 63) return false;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool has_control_chars(const std::string& s) {
+    for (unsigned char c : s) {
+        if (c < 0x20 || c == 0x7f) return true;
+    }
+    return false;
+}
+
+// The CA subject without CN entries, as a new name to extend.
+X509NamePtr name_base(X509* ca_cert) {
+    const X509_NAME* ca_name = X509_get_subject_name(ca_cert);
+    X509NamePtr base(X509_NAME_new());
+    for (int i = 0; base && i < X509_NAME_entry_count(ca_name); ++i) {
+        const X509_NAME_ENTRY* e = X509_NAME_get_entry(ca_name, i);
+        if (OBJ_obj2nid(X509_NAME_ENTRY_get_object(e)) == NID_commonName) continue;
+        X509_NAME_add_entry(base.get(), e, -1, 0);
+    }
+    return base;
+}
+
+Status name_add(X509_NAME* name, const char* field, const std::string& value) {
+    if (X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8,
+                                   reinterpret_cast<const unsigned char*>(value.c_str()), -1, -1,
+                                   0) != 1) {
+        return {"cannot use \"" + value + "\" as " + field + ": " + openssl_error_take()};
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<CaCreated> ca_create(const CaCreateOptions& opts) {
+    auto fail = [](std::string text) { return Result<CaCreated>{{}, std::move(text)}; };
+    Result<X509NamePtr> subject = name_from_globus(opts.subject);
+    if (!subject.ok()) return fail(subject.error + " (--subject)");
+    if (opts.lifetime.count() <= 0) return fail("the CA lifetime must be at least one day (--days)");
+    if (Status s = directory_create(opts.dir, kPrivateDir); !s.ok()) return fail(s.error);
+
+    CaCreated made{ca_cert_file(opts.dir), ca_key_file(opts.dir), {}, {}};
+    // With overwrite, the CA being replaced loses its place among the trusted.
+    X509Ptr replaced;
+    std::error_code exists_ec;
+    if (opts.overwrite && fs::exists(made.cert_file, exists_ec)) {
+        Result<X509Ptr> old = cert_load_pem(made.cert_file);
+        if (old.ok()) replaced = std::move(old.value);
+    }
+    if (!opts.overwrite) {
+        for (const fs::path& f : {made.cert_file, made.key_file}) {
+            std::error_code ec;
+            if (fs::exists(fs::symlink_status(f, ec))) {
+                return fail("a CA already exists in " + opts.dir.string() + " (" + f.string() +
+                            "); use it, choose another --dir, or pass --force to replace it "
+                            "(certificates it issued will stop verifying)");
+            }
+        }
+    }
+    // Check the trusted directory first: a CA nobody trusts is no use.
+    if (Status s = directory_create(opts.cert_dir, kPublicDir); !s.ok()) {
+        return fail(s.error + " (the trusted-CA directory; choose another with --certdir)");
+    }
+    if (::access(opts.cert_dir.c_str(), W_OK) != 0) {
+        return fail("cannot write in the trusted-CA directory " + opts.cert_dir.string() +
+                    "; choose another with --certdir or unset X509_CERT_DIR");
+    }
+    Result<PkeyPtr> key = key_create();
+    if (!key.ok()) return fail(key.error);
+    CertRequest req;
+    req.kind = CertKind::ca;
+    req.subject = subject.value.get();
+    req.subject_key = key.value.get();
+    req.lifetime = opts.lifetime;
+    Result<X509Ptr> cert = cert_create(req);
+    if (!cert.ok()) return fail(cert.error);
+
+    Result<std::string> cert_pem = cert_to_pem(cert.value.get());
+    Result<std::string> key_pem = key_to_pem(key.value.get());
+    if (!cert_pem.ok()) return fail(cert_pem.error);
+    if (!key_pem.ok()) return fail(key_pem.error);
+    std::vector<FileContent> files{{made.key_file, std::move(key_pem.value), kKeyMode},
+                                   {made.cert_file, std::move(cert_pem.value), kCertMode}};
+    if (Status s = files_write_atomic(files, opts.overwrite); !s.ok()) return fail(s.error);
+
+    Result<fs::path> installed = cert_dir_install(opts.cert_dir, cert.value.get(),
+                                                  ca_subject_base(cert.value.get()), replaced.get());
+    if (!installed.ok()) {
+        return fail("the CA is in " + opts.dir.string() + " but it could not be trusted: " +
+                    installed.error);
+    }
+    made.installed = installed.value;
+    made.subject = name_to_globus(X509_get_subject_name(cert.value.get()));
+    return {std::move(made), {}};
+}
+
+Result<CertAuthority> ca_load(const fs::path& dir) {
+    auto fail = [](std::string text) { return Result<CertAuthority>{{}, std::move(text)}; };
+    fs::path cert_file = ca_cert_file(dir);
+    fs::path key_file = ca_key_file(dir);
+    std::error_code ec;
+    for (const fs::path& f : {cert_file, key_file}) {
+        if (!fs::exists(f, ec)) {
+            return fail("no CA in " + dir.string() + ": " + f.string() +
+                        " does not exist; run `strata-ca create-ca --dir " + dir.string() +
+                        "` first, or point --ca at an existing CA directory");
+        }
+    }
+    CertAuthority ca;
+    Result<X509Ptr> cert = cert_load_pem(cert_file);
+    if (!cert.ok()) return fail(cert.error);
+    Result<PkeyPtr> key = key_load_pem(key_file);
+    if (!key.ok()) return fail(key.error);
+    if (X509_check_private_key(cert.value.get(), key.value.get()) != 1) {
+        ERR_clear_error();
+        return fail(key_file.string() + " is not the key of " + cert_file.string() +
+                    "; restore the matching pair or create a new CA");
+    }
+    ca.cert = std::move(cert.value);
+    ca.key = std::move(key.value);
+    return {std::move(ca), {}};
+}
+
+std::string ca_subject_base(X509* ca_cert) {
+    X509NamePtr base = name_base(ca_cert);
+    return base ? name_to_globus(base.get()) : std::string{};
+}
+
+Result<Issued> cert_issue(const CertAuthority& ca, const IssueOptions& opts) {
+    auto fail = [](std::string text) { return Result<Issued>{{}, std::move(text)}; };
+    bool host = opts.kind == CertKind::host;
+    if (opts.kind == CertKind::ca) return fail("cert_issue makes host and user certificates only");
+    if (opts.lifetime.count() <= 0) return fail("the lifetime must be at least one day (--days)");
+
+    std::vector<std::string> alt_names;
+    if (host) {
+        bool address = is_address(opts.name);
+        if (!address && !is_dns_name(opts.name)) {
+            return fail("\"" + opts.name +
+                        "\" is not a host name or IP address (--name); use letters, digits, "
+                        "'-' and '.', such as node1.example.org");
+        }
+        alt_names.push_back("DNS:" + opts.name);
+        if (address) alt_names.push_back("IP:" + opts.name);
+    } else {
+        if (opts.name.empty() || has_control_chars(opts.name)) {
+            return fail("give the user's name with --name, such as --name \"Jane Doe\"");
+        }
+        if (opts.ou.empty() || has_control_chars(opts.ou)) return fail("the --ou value is empty");
+    }
+
+    X509NamePtr subject = name_base(ca.cert.get());
+    if (!subject) return fail(openssl_error_take());
+    if (!host) {
+        if (Status s = name_add(subject.get(), "OU", opts.ou); !s.ok()) return fail(s.error);
+    }
+    if (Status s = name_add(subject.get(), "CN", host ? "host/" + opts.name : opts.name); !s.ok()) {
+        return fail(s.error);
+    }
+
+    if (Status s = directory_create(opts.out_dir, host ? kPublicDir : kPrivateDir); !s.ok()) {
+        return fail(s.error);
+    }
+    Issued made{opts.out_dir / (host ? "hostcert.pem" : "usercert.pem"),
+                opts.out_dir / (host ? "hostkey.pem" : "userkey.pem"), {}};
+    if (!opts.overwrite) {
+        for (const fs::path& f : {made.cert_file, made.key_file}) {
+            std::error_code ec;
+            if (fs::exists(fs::symlink_status(f, ec))) {
+                return fail(f.string() + " already exists; move it away, choose another --out, "
+                            "or pass --force to replace it");
+            }
+        }
+    }
+
+    Result<PkeyPtr> key = key_create();
+    if (!key.ok()) return fail(key.error);
+    CertRequest req;
+    req.kind = opts.kind;
+    req.subject = subject.get();
+    req.subject_key = key.value.get();
+    req.issuer = ca.cert.get();
+    req.issuer_key = ca.key.get();
+    req.lifetime = opts.lifetime;
+    req.alt_names = std::move(alt_names);
+    Result<X509Ptr> cert = cert_create(req);
+    if (!cert.ok()) return fail(cert.error);
+
+    Result<std::string> cert_pem = cert_to_pem(cert.value.get());
+    Result<std::string> key_pem = key_to_pem(key.value.get());
+    if (!cert_pem.ok()) return fail(cert_pem.error);
+    if (!key_pem.ok()) return fail(key_pem.error);
+    std::vector<FileContent> files{{made.key_file, std::move(key_pem.value), kKeyMode},
+                                   {made.cert_file, std::move(cert_pem.value), kCertMode}};
+    if (Status s = files_write_atomic(files, opts.overwrite); !s.ok()) return fail(s.error);
+    made.subject = name_to_globus(subject.get());
+    return {std::move(made), {}};
+}
+
+}  // namespace strata::security

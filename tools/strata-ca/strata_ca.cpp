@@ -1,0 +1,268 @@
+// strata-ca: a small certificate authority for setting up a grid.
+//
+//   strata-ca create-ca [--dir DIR] [--certdir DIR] [--subject DN] [--days N] [--force]
+//   strata-ca host --name HOST [--out DIR] [--ca DIR] [--days N] [--force]
+//   strata-ca user --name NAME [--out DIR] [--ca DIR] [--ou OU] [--days N] [--force]
+//   strata-ca show FILE
+//
+// The work is done by security/cert_authority.hpp; this file reads options,
+// picks the default paths and prints what happened.
+#include "security/cert_authority.hpp"
+#include "security/x509.hpp"
+
+#include <openssl/asn1.h>
+#include <openssl/x509v3.h>
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+namespace sec = strata::security;
+
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+constexpr const char* kUsage =
+    "usage: strata-ca COMMAND [OPTIONS]\n"
+    "\n"
+    "  create-ca [--dir DIR] [--certdir DIR] [--subject DN] [--days N] [--force]\n"
+    "      a CA key (EC P-256) and self-signed certificate in DIR (default ~/.strata/ca),\n"
+    "      trusted by installing it into --certdir (default $X509_CERT_DIR, else\n"
+    "      ~/.strata/certificates) as <hash>.0; DN defaults to \"/O=Strata Grid/CN=Strata CA\",\n"
+    "      N to 3650 days\n"
+    "  host --name HOST [--out DIR] [--ca DIR] [--days N] [--force]\n"
+    "      hostcert.pem and hostkey.pem for HOST (a DNS name or IP address) in DIR\n"
+    "      (default ~/.strata/hosts/HOST), signed by the CA in --ca (default ~/.strata/ca)\n"
+    "  user --name NAME [--out DIR] [--ca DIR] [--ou OU] [--days N] [--force]\n"
+    "      usercert.pem and userkey.pem in DIR (default ~/.strata), subject\n"
+    "      <CA subject without CN>/OU=OU/CN=NAME (OU defaults to Users); prints the\n"
+    "      grid-mapfile line to add\n"
+    "  show FILE\n"
+    "      subject, issuer and validity of a PEM certificate, and its grid-mapfile DN\n"
+    "\n"
+    "Certificates are valid for N days (default 365 for hosts and users). Existing files\n"
+    "are never replaced without --force.\n";
+
+int usage_error(const std::string& text) {
+    std::cerr << "strata-ca: " << text << "\n(run `strata-ca --help` for the usage)\n";
+    return kExitUsage;
+}
+
+int failure(const std::string& text) {
+    std::cerr << "strata-ca: " << text << "\n";
+    return kExitFailure;
+}
+
+std::optional<fs::path> home_dir() {
+    if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home);
+    if (const passwd* pw = getpwuid(geteuid()); pw && pw->pw_dir) return fs::path(pw->pw_dir);
+    return std::nullopt;
+}
+
+std::string local_user() {
+    if (const passwd* pw = getpwuid(geteuid()); pw && pw->pw_name) return pw->pw_name;
+    if (const char* user = std::getenv("USER"); user && *user) return user;
+    return "LOCAL_USER";
+}
+
+std::string time_text(const ASN1_TIME* t) {
+    std::tm tm{};
+    if (ASN1_TIME_to_tm(t, &tm) != 1) return "(unreadable time)";
+    char text[64];
+    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    return text;
+}
+
+// Options of one command: "--key value" or "--key=value"; flags take no value.
+struct Options {
+    std::map<std::string, std::string> values;
+    std::set<std::string> flags;
+    std::vector<std::string> positional;
+};
+
+std::optional<Options> options_parse(const std::vector<std::string>& args,
+                                     const std::vector<std::string>& valued,
+                                     const std::vector<std::string>& flags, std::string& error) {
+    Options opts;
+    auto known = [](const std::vector<std::string>& list, const std::string& k) {
+        for (const std::string& s : list) {
+            if (s == k) return true;
+        }
+        return false;
+    };
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a.rfind("--", 0) != 0 || a == "--") {
+            opts.positional.push_back(a);
+            continue;
+        }
+        std::string key = a.substr(2);
+        std::optional<std::string> value;
+        if (size_t eq = key.find('='); eq != std::string::npos) {
+            value = key.substr(eq + 1);
+            key.resize(eq);
+        }
+        if (known(flags, key)) {
+            if (value) {
+                error = "--" + key + " takes no value";
+                return std::nullopt;
+            }
+            opts.flags.insert(key);
+        } else if (known(valued, key)) {
+            if (!value) {
+                if (i + 1 >= args.size()) {
+                    error = "--" + key + " needs a value";
+                    return std::nullopt;
+                }
+                value = args[++i];
+            }
+            opts.values[key] = *value;
+        } else {
+            error = "unknown option --" + key;
+            return std::nullopt;
+        }
+    }
+    return opts;
+}
+
+std::optional<std::chrono::days> days_parse(const Options& opts, int fallback, std::string& error) {
+    auto it = opts.values.find("days");
+    if (it == opts.values.end()) return std::chrono::days{fallback};
+    const std::string& text = it->second;
+    char* end = nullptr;
+    long n = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || n <= 0 || n > 36500) {
+        error = "--days must be a whole number of days from 1 to 36500, not \"" + text + "\"";
+        return std::nullopt;
+    }
+    return std::chrono::days{n};
+}
+
+fs::path path_or(const Options& opts, const std::string& key, const fs::path& fallback) {
+    auto it = opts.values.find(key);
+    return it == opts.values.end() ? fallback : fs::path(it->second);
+}
+
+int command_create_ca(const std::vector<std::string>& args, const fs::path& home) {
+    std::string error;
+    auto opts = options_parse(args, {"dir", "certdir", "subject", "days"}, {"force"}, error);
+    if (!opts) return usage_error(error);
+    if (!opts->positional.empty()) return usage_error("create-ca takes no argument \"" + opts->positional[0] + "\"");
+    auto days = days_parse(*opts, 3650, error);
+    if (!days) return usage_error(error);
+
+    sec::CaCreateOptions ca;
+    ca.dir = path_or(*opts, "dir", home / ".strata" / "ca");
+    const char* env_dir = std::getenv("X509_CERT_DIR");
+    ca.cert_dir = path_or(*opts, "certdir",
+                          env_dir && *env_dir ? fs::path(env_dir) : home / ".strata" / "certificates");
+    if (auto it = opts->values.find("subject"); it != opts->values.end()) ca.subject = it->second;
+    ca.lifetime = *days;
+    ca.overwrite = opts->flags.contains("force");
+
+    sec::Result<sec::CaCreated> made = sec::ca_create(ca);
+    if (!made.ok()) return failure(made.error);
+    std::cout << "CA certificate: " << made.value.cert_file.string() << "\n"
+              << "CA key:         " << made.value.key_file.string() << " (mode 0600, keep it secret)\n"
+              << "subject:        " << made.value.subject << "\n"
+              << "trusted as:     " << made.value.installed.string() << "\n";
+    if (ca.cert_dir != fs::path(env_dir ? env_dir : "")) {
+        std::cout << "Programs find trusted CAs through X509_CERT_DIR: export X509_CERT_DIR="
+                  << ca.cert_dir.string() << "\n";
+    }
+    return 0;
+}
+
+int command_issue(sec::CertKind kind, const std::vector<std::string>& args, const fs::path& home) {
+    bool host = kind == sec::CertKind::host;
+    std::string error;
+    std::vector<std::string> valued{"name", "out", "ca", "days"};
+    if (!host) valued.push_back("ou");
+    auto opts = options_parse(args, valued, {"force"}, error);
+    if (!opts) return usage_error(error);
+    const char* command = host ? "host" : "user";
+    if (!opts->positional.empty()) {
+        return usage_error(std::string(command) + " takes no argument \"" + opts->positional[0] +
+                           "\"; give the name with --name");
+    }
+    auto name = opts->values.find("name");
+    if (name == opts->values.end() || name->second.empty()) {
+        return usage_error(std::string(command) + " needs --name, such as " +
+                           (host ? "--name node1.example.org" : "--name \"Jane Doe\""));
+    }
+    auto days = days_parse(*opts, 365, error);
+    if (!days) return usage_error(error);
+
+    sec::IssueOptions issue;
+    issue.kind = kind;
+    issue.name = name->second;
+    if (auto it = opts->values.find("ou"); it != opts->values.end()) issue.ou = it->second;
+    issue.out_dir = path_or(*opts, "out", host ? home / ".strata" / "hosts" / issue.name : home / ".strata");
+    issue.lifetime = *days;
+    issue.overwrite = opts->flags.contains("force");
+
+    sec::Result<sec::CertAuthority> ca = sec::ca_load(path_or(*opts, "ca", home / ".strata" / "ca"));
+    if (!ca.ok()) return failure(ca.error);
+    sec::Result<sec::Issued> made = sec::cert_issue(ca.value, issue);
+    if (!made.ok()) return failure(made.error);
+    std::cout << "certificate: " << made.value.cert_file.string() << "\n"
+              << "key:         " << made.value.key_file.string() << " (mode 0600)\n"
+              << "subject:     " << made.value.subject << "\n";
+    if (!host) {
+        std::cout << "Add this line to the grid-mapfile of each site that should accept you:\n"
+                  << sec::gridmap_quote(made.value.subject) << " " << local_user() << "\n";
+    }
+    return 0;
+}
+
+int command_show(const std::vector<std::string>& args) {
+    if (args.size() != 1 || args[0].rfind("--", 0) == 0) {
+        return usage_error("show takes one certificate file: strata-ca show FILE");
+    }
+    sec::Result<sec::X509Ptr> cert = sec::cert_load_pem(args[0]);
+    if (!cert.ok()) return failure(cert.error);
+    X509* c = cert.value.get();
+    std::string subject = sec::name_to_globus(X509_get_subject_name(c));
+    std::cout << "subject:     " << subject << "\n"
+              << "issuer:      " << sec::name_to_globus(X509_get_issuer_name(c)) << "\n"
+              << "not before:  " << time_text(X509_get0_notBefore(c)) << "\n"
+              << "not after:   " << time_text(X509_get0_notAfter(c));
+    if (X509_cmp_current_time(X509_get0_notAfter(c)) < 0) std::cout << "  (EXPIRED)";
+    std::cout << "\n";
+    if (X509_check_ca(c) != 0) std::cout << "CA:          yes\n";
+    std::cout << "grid-mapfile DN: " << sec::gridmap_quote(subject) << "\n";
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) return usage_error("no command given");
+    std::string command = args[0];
+    args.erase(args.begin());
+    if (command == "-h" || command == "--help" || command == "help") {
+        std::cout << kUsage;
+        return 0;
+    }
+    if (command == "show") return command_show(args);
+    std::optional<fs::path> home = home_dir();
+    if (!home) return failure("cannot find the home directory; set HOME");
+    if (command == "create-ca") return command_create_ca(args, *home);
+    if (command == "host") return command_issue(sec::CertKind::host, args, *home);
+    if (command == "user") return command_issue(sec::CertKind::user, args, *home);
+    return usage_error("unknown command \"" + command + "\"; the commands are create-ca, host, user, show");
+}

@@ -54,6 +54,7 @@ Engine::Engine(std::vector<std::unique_ptr<Method>> methods) : methods_(std::mov
         eager_limit_.push_back(methods_[i]->caps().eager_limit);
         slow_[i] = methods_[i]->caps().poll_cost >= kSlowPoll;
         if (!slow_[i]) fast_mask_ |= 1u << i;
+        if (slow_[i]) slow_mask_ |= 1u << i;
         all_mask_ |= 1u << i;
     }
     skip_poll_ = static_cast<std::uint64_t>(std::max<std::int64_t>(skip_poll.get(), 1));
@@ -87,6 +88,15 @@ bool Engine::connect_world(const std::vector<wireup::BusinessCard>& cards, int m
             return false;
         }
     }
+    // Skip-poll weighs only the fast methods that carry other processes'
+    // traffic: self is as cheap to poll as shared memory but carries only our
+    // own messages, so with every peer over TCP a receive from MPI_ANY_SOURCE
+    // must not poll TCP only every skip_poll_-th pass.
+    std::uint32_t carrying = 0;
+    for (std::size_t peer = 0; peer < route_.size(); ++peer) {
+        if (static_cast<int>(peer) != my_rank) carrying |= 1u << route_[peer];
+    }
+    fast_mask_ &= carrying;
     return true;
 }
 
@@ -606,7 +616,7 @@ const std::string& Engine::peer_error(int peer) const {
 int Engine::progress() {
     std::uint32_t set = poll_set();
     // A cheap method is awaited too: the expensive ones get every skip_poll_-th pass.
-    if ((set & fast_mask_) != 0 && (set & ~fast_mask_) != 0 && ++pass_ % skip_poll_ != 0) set &= fast_mask_;
+    if ((set & fast_mask_) != 0 && (set & slow_mask_) != 0 && ++pass_ % skip_poll_ != 0) set &= ~slow_mask_;
     int events = 0;
     for (std::size_t i = 0; set != 0; ++i, set >>= 1) {
         if ((set & 1) == 0) continue;

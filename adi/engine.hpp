@@ -71,9 +71,9 @@ public:
     // Selective polling: one pass polls only the methods that some outstanding
     // request needs (the method of its peer; all of them for a receive from
     // MPI_ANY_SOURCE), and those with packets queued for sending. While a cheap
-    // method (shared memory) is needed too, an expensive one (poll_cost >= 10,
-    // TCP) is polled once every STRATA_SKIP_POLL passes. Returns the number of
-    // events handled.
+    // method that reaches other processes (shared memory; self does not count)
+    // is needed too, an expensive one (poll_cost >= 10, TCP) is polled once
+    // every STRATA_SKIP_POLL passes. Returns the number of events handled.
     int progress();
     // While it lives, progress() also polls what a probe of `world_source`
     // (kAnySource: everyone) needs.
@@ -167,7 +167,8 @@ private:
     std::vector<bool> slow_;          // poll_cost >= 10
     std::vector<std::size_t> eager_limit_;
     std::vector<std::uint64_t> polls_;
-    std::uint32_t fast_mask_ = 0;
+    std::uint32_t fast_mask_ = 0;  // cheap methods reaching other processes
+    std::uint32_t slow_mask_ = 0;
     std::uint64_t pass_ = 0;
     std::uint64_t skip_poll_ = 1;
     // Requests by slot. An id is (generation << 32) | slot, so a stale or

@@ -660,3 +660,26 @@ TEST_CASE("selective polling: skip-poll ratio, and only the needed methods") {
         e.request_destroy(r);
     }
 }
+
+TEST_CASE("selective polling: with every peer behind the costly method, MPI_ANY_SOURCE polls it on every pass") {
+    // Self is as cheap as shared memory but carries only our own messages: it
+    // must not make the costly method wait skip-poll passes.
+    std::vector<std::unique_ptr<Method>> v;
+    v.push_back(std::make_unique<CountingMethod>("self", 0, 1));
+    v.push_back(std::make_unique<CountingMethod>("costly", 1, 100));
+    Engine e(std::move(v));
+    std::vector<wireup::BusinessCard> cards(2);
+    std::string err;
+    REQUIRE(e.connect_world(cards, 0, err));
+    std::vector<std::byte> a(8);
+    Request* r = e.request_create(Kind::recv);
+    r->rank = kAnySource;
+    r->buf = a.data();
+    r->bytes = a.size();
+    e.irecv(*r, kAnySource);
+    for (int i = 0; i < 40; ++i) e.progress();
+    CHECK(e.poll_counts()[0].second == 40);
+    CHECK(e.poll_counts()[1].second == 40);
+    e.cancel(*r);
+    e.request_destroy(r);
+}

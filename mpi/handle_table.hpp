@@ -46,15 +46,41 @@ public:
         free_.push_back(index);
     }
 
+    // add() for a value, into an object recycle() kept when there is one:
+    // request handles come and go with every nonblocking call, and an
+    // allocation each time cost more than the rest of the handle's work.
+    int add_value(T&& value) {
+        if (spare_.empty()) return add(std::make_unique<T>(std::move(value)));
+        std::unique_ptr<T> obj = std::move(spare_.back());
+        spare_.pop_back();
+        *obj = std::move(value);
+        return add(std::move(obj));
+    }
+    // remove(), keeping the object (emptied: `*obj = T{}` releases what it
+    // holds) for add_value().
+    void recycle(int handle) {
+        T* obj = get(handle);
+        if (obj == nullptr) return;
+        const int index = handle & ((1 << 26) - 1);
+        *obj = T{};
+        if (spare_.size() < kSpares) {
+            spare_.push_back(std::move(slots_[static_cast<std::size_t>(index)]));
+        } else {
+            slots_[static_cast<std::size_t>(index)].reset();
+        }
+        free_.push_back(index);
+    }
     // Keeps indexes below `n` out of the free list (room for predefined objects).
     void reserve_predefined(int n) {
         if (slots_.size() < static_cast<std::size_t>(n)) slots_.resize(static_cast<std::size_t>(n));
     }
 
 private:
+    static constexpr std::size_t kSpares = 64;
     int kind_;
     std::vector<std::unique_ptr<T>> slots_;
     std::vector<int> free_;
+    std::vector<std::unique_ptr<T>> spare_;  // objects recycle() kept
 };
 
 }  // namespace strata::mpi

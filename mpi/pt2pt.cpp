@@ -187,7 +187,7 @@ int slot_start_handle(const char* fn, RequestSlot s, MPI_Request* request) {
         return error_raise(s.comm, e, fn, detail);
     }
     s.hold = s.type->shared_from_this();
-    *request = r.requests.add(std::make_unique<RequestSlot>(std::move(s)));
+    *request = r.requests.add_value(std::move(s));
     return MPI_SUCCESS;
 }
 

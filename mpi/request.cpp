@@ -54,7 +54,7 @@ Collected collect(MPI_Request* h, MPI_Status* status) {
         s->active = false;
     } else {
         r.engine->request_destroy(s->req);
-        r.requests.remove(*h);
+        r.requests.recycle(*h);
         *h = MPI_REQUEST_NULL;
     }
     return c;
@@ -292,7 +292,7 @@ int PMPI_Request_free(MPI_Request* request) {
         } else {
             r.engine->request_destroy(s->req);
         }
-        r.requests.remove(*request);
+        r.requests.recycle(*request);
         *request = MPI_REQUEST_NULL;
         return MPI_SUCCESS;
     });

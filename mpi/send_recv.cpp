@@ -41,7 +41,7 @@ int persistent(const char* fn, RequestSlot::Op op, const void* buf, int count, M
         s.active = false;
         s.req = rt().engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
         s.hold = s.type->shared_from_this();
-        *request = rt().requests.add(std::make_unique<RequestSlot>(std::move(s)));
+        *request = rt().requests.add_value(std::move(s));
         return MPI_SUCCESS;
     });
 }

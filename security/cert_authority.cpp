@@ -71,6 +71,21 @@ Status name_add(X509_NAME* name, const char* field, const std::string& value) {
     return {};
 }
 
+// Signs `req` and writes its subject key and the certificate, both or neither.
+Result<X509Ptr> sign_and_write(const CertRequest& req, const fs::path& key_file, const fs::path& cert_file,
+                               bool overwrite) {
+    Result<X509Ptr> cert = cert_create(req);
+    if (!cert.ok()) return cert;
+    Result<std::string> cert_pem = cert_to_pem(cert.value.get());
+    if (!cert_pem.ok()) return {{}, cert_pem.error};
+    Result<std::string> key_pem = key_to_pem(req.subject_key);
+    if (!key_pem.ok()) return {{}, key_pem.error};
+    std::vector<FileContent> files{{key_file, std::move(key_pem.value), kKeyMode},
+                                   {cert_file, std::move(cert_pem.value), kCertMode}};
+    if (Status s = files_write_atomic(files, overwrite); !s.ok()) return {{}, s.error};
+    return cert;
+}
+
 }  // namespace
 
 Result<CaCreated> ca_create(const CaCreateOptions& opts) {
@@ -113,16 +128,8 @@ Result<CaCreated> ca_create(const CaCreateOptions& opts) {
     req.subject = subject.value.get();
     req.subject_key = key.value.get();
     req.lifetime = opts.lifetime;
-    Result<X509Ptr> cert = cert_create(req);
+    Result<X509Ptr> cert = sign_and_write(req, made.key_file, made.cert_file, opts.overwrite);
     if (!cert.ok()) return fail(cert.error);
-
-    Result<std::string> cert_pem = cert_to_pem(cert.value.get());
-    Result<std::string> key_pem = key_to_pem(key.value.get());
-    if (!cert_pem.ok()) return fail(cert_pem.error);
-    if (!key_pem.ok()) return fail(key_pem.error);
-    std::vector<FileContent> files{{made.key_file, std::move(key_pem.value), kKeyMode},
-                                   {made.cert_file, std::move(cert_pem.value), kCertMode}};
-    if (Status s = files_write_atomic(files, opts.overwrite); !s.ok()) return fail(s.error);
 
     Result<fs::path> installed = cert_dir_install(opts.cert_dir, cert.value.get(),
                                                   ca_subject_base(cert.value.get()), replaced.get());
@@ -224,16 +231,8 @@ Result<Issued> cert_issue(const CertAuthority& ca, const IssueOptions& opts) {
     req.issuer_key = ca.key.get();
     req.lifetime = opts.lifetime;
     req.alt_names = std::move(alt_names);
-    Result<X509Ptr> cert = cert_create(req);
+    Result<X509Ptr> cert = sign_and_write(req, made.key_file, made.cert_file, opts.overwrite);
     if (!cert.ok()) return fail(cert.error);
-
-    Result<std::string> cert_pem = cert_to_pem(cert.value.get());
-    Result<std::string> key_pem = key_to_pem(key.value.get());
-    if (!cert_pem.ok()) return fail(cert_pem.error);
-    if (!key_pem.ok()) return fail(key_pem.error);
-    std::vector<FileContent> files{{made.key_file, std::move(key_pem.value), kKeyMode},
-                                   {made.cert_file, std::move(cert_pem.value), kCertMode}};
-    if (Status s = files_write_atomic(files, opts.overwrite); !s.ok()) return fail(s.error);
     made.subject = name_to_globus(subject.get());
     return {std::move(made), {}};
 }

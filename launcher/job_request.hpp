@@ -64,6 +64,10 @@ JobRequest job_request_local(int np, const std::string& program, const std::vect
 // The request as an RSL multi-request, one attribute per line, ending in '\n'.
 std::string job_request_rsl(const JobRequest& request);
 
+// A subjob's process count (1 to MachineFile::kMaxSlots); returns what is
+// wrong with `text`, or "".
+std::string subjob_count_parse(const std::string& text, int& out);
+
 // Whether NAME is a valid environment variable name.
 bool env_name_valid(const std::string& name);
 

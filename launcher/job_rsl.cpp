@@ -279,11 +279,7 @@ std::string subjob_from(const Request& r, int index, const RslParser& p, SubjobR
             have_contact = true;
         } else if (rel.key == "count") {
             if (!(e = single(value)).empty()) return e;
-            bool digits = !value.empty() && value.size() <= 7;
-            for (unsigned char ch : value) digits = digits && std::isdigit(ch);
-            if (!digits || std::stoi(value) < 1)
-                return at(value_pos, "'count' must be a positive integer, got '" + value + "'");
-            s.count = std::stoi(value);
+            if (const std::string why = subjob_count_parse(value, s.count); !why.empty()) return at(value_pos, why);
             have_count = true;
         } else if (rel.key == "label") {
             if (!(e = single(value)).empty()) return e;  // regenerated when printed

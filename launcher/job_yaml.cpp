@@ -187,11 +187,8 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
                 s.contact = *c;
             } else if (key == "count") {
                 const std::string t = v.IsScalar() ? v.Scalar() : std::string();
-                bool digits = !t.empty() && t.size() <= 7;
-                for (unsigned char ch : t) digits = digits && std::isdigit(ch);
-                if (!digits || std::stoi(t) < 1)
-                    return fail(r.at(v.Mark(), "'count' must be a positive integer, got '" + t + "'"));
-                s.count = std::stoi(t);
+                if (const std::string why = subjob_count_parse(t, s.count); !why.empty())
+                    return fail(r.at(v.Mark(), why));
                 have_count = true;
             } else if (key == "site") {
                 if (auto e = r.scalar(v, key, s.site); !e.empty()) return fail(e);

@@ -221,6 +221,10 @@ TEST_CASE("job request: malformed RSL names file, line, column and what is wrong
           "job.rsl:1:38: subjob 0: 'environment' takes (NAME value) pairs, e.g. (environment=(FOO bar))");
     CHECK(rsl_error("&(count=1)(executable=x)(COUNT=2)") ==
           "job.rsl:1:26: subjob 0: 'COUNT' is given twice (first at 1:3)");
+    CHECK(rsl_error("&(executable=/bin/x)(count=1000001)") ==
+          "job.rsl:1:28: subjob 0: 'count' 1000001 is too large; at most 1000000");
+    CHECK(rsl_error("&(executable=/bin/x)(count=-3)") ==
+          "job.rsl:1:28: subjob 0: 'count' must be a positive integer, got '-3'");
     CHECK(rsl_error("&(count=1)") == "job.rsl:1:1: subjob 0: no 'executable'; add (executable=PATH)");
     CHECK(rsl_error("&(executable=x)") == "job.rsl:1:1: subjob 0: no 'count'; add (count=N)");
     CHECK(rsl_error("  \n") ==

@@ -212,10 +212,14 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
             env.emplace_back(name, value);
         }
         for (const auto& [name, value] : env) {
-            if (name == "GLOBUS_LAN_ID" && s.site.empty())
-                s.site = value;
-            else if (name != "GLOBUS_LAN_ID")
+            if (name != "GLOBUS_LAN_ID") {
                 s.environment.push_back(name + "=" + value);
+            } else if (s.site.empty()) {
+                s.site = value;
+            } else if (s.site != value) {
+                return fail(r.at(node.Mark(), "'site' is '" + s.site + "' but GLOBUS_LAN_ID is '" + value +
+                                                  "'; give one"));
+            }
         }
         s.directory = mine.directory.value_or(top.directory.value_or(""));
         const Common& staging = mine.stage ? mine : top;

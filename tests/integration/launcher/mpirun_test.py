@@ -33,7 +33,7 @@ class Ctx:
         self.mpirun = args.mpirun
         self.mpiexec = args.mpiexec
         self.fake_rank = os.path.abspath(args.fake_rank)
-        self.jobs = args.jobs
+        self.jobs = getattr(args, "jobs", None)  # only mpirun_test.py scenarios use the sample job files
         self.marker = "strata-test-" + uuid.uuid4().hex
         self.tmp = tempfile.mkdtemp(prefix="strata-mpirun-test-")
 

@@ -276,6 +276,9 @@ TEST_CASE("job request: malformed YAML names file, line, column and what is wron
     CHECK(yaml_error("executable: x\nsubjobs: []\n") == "job.yaml:2:10: 'subjobs' must be a list of at least one subjob");
     CHECK(yaml_error("executable: x\nexecutable: y\nsubjobs: [{count: 1}]\n") ==
           "job.yaml:2:1: 'executable' is given twice (first at 1:1)");
+    CHECK(yaml_error("executable: x\nenvironment: {GLOBUS_LAN_ID: b}\nsubjobs:\n  - {count: 1, site: a}\n") ==
+          "job.yaml:4:5: subjob 0: 'site' is 'a' but GLOBUS_LAN_ID is 'b'; give one");
+    CHECK(yaml("executable: x\nenvironment: {GLOBUS_LAN_ID: b}\nsubjobs:\n  - {count: 1}\n").subjobs[0].site == "b");
     CHECK(yaml_error("- just\n- a list\n") ==
           "job.yaml:1:1: expected a map with 'executable' and 'subjobs' (a YAML job file) or an RSL request starting "
           "with '&' or '+'");

@@ -9,7 +9,6 @@
 // names compare without case and without '_' (as Globus does).
 #include "launcher/job_request.hpp"
 
-#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <map>

@@ -4,9 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cctype>
 #include <map>
-#include <set>
 
 namespace strata::launcher {
 

@@ -113,9 +113,12 @@ int CoAllocator::run() {
     for (std::size_t i = 0; i < plan_.subjobs.size() && !ending_; ++i) {
         const Subjob& s = plan_.subjobs[i];
         LaunchSpec spec;
-        spec.program = options_.program;
-        spec.args = options_.args;
-        spec.env = env;
+        spec.program = s.program.empty() ? options_.program : s.program;
+        spec.args = s.program.empty() ? options_.args : s.args;
+        // The job file's variables first, so they cannot override the wire-up contract either.
+        spec.env = s.env;
+        spec.env.insert(spec.env.end(), env.begin(), env.end());
+        spec.directory = s.directory;
         if (s.first_rank == 0) spec.stdin_fd = ::fcntl(0, F_DUPFD_CLOEXEC, 3);
         narrate("starting subjob " + std::to_string(s.index) + ": ranks " + std::to_string(s.first_rank) + ".." +
                 std::to_string(s.first_rank + s.count - 1) + " on " + s.machine + " via the " + adapters_[i]->name() +
@@ -149,7 +152,10 @@ void CoAllocator::on_started(int rank, long pid) {
 }
 
 void CoAllocator::on_start_failed(int rank, const std::string& reason) {
-    end_job(127, messages::start_failed(options_.program, rank, reason));
+    std::string program = options_.program;
+    for (const Subjob& s : plan_.subjobs)
+        if (rank >= s.first_rank && rank < s.first_rank + s.count && !s.program.empty()) program = s.program;
+    end_job(127, messages::start_failed(program, rank, reason));
 }
 
 void CoAllocator::on_output(int rank, Stream stream, std::string_view bytes) {

@@ -95,8 +95,8 @@ std::vector<char*> c_array(std::vector<std::string>& strings) {
 }
 
 // Runs in the child between fork and exec: async-signal-safe calls only.
-[[noreturn]] void child_exec(pid_t parent, int in_fd, int out_fd, int err_fd, int status_fd, const char* path,
-                             char* const* argv, char* const* envp, const sigset_t& mask) {
+[[noreturn]] void child_exec(pid_t parent, int in_fd, int out_fd, int err_fd, int status_fd, const char* dir,
+                             const char* path, char* const* argv, char* const* envp, const sigset_t& mask) {
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     // The parent may have died before PDEATHSIG was armed.
@@ -130,6 +130,11 @@ std::vector<char*> c_array(std::vector<std::string>& strings) {
         if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 65536)
             limit = static_cast<int>(rl.rlim_cur);
         for (int fd = 3; fd < limit; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    if (dir != nullptr && ::chdir(dir) != 0) {
+        const int e = errno;
+        [[maybe_unused]] ssize_t w = ::write(status_fd, &e, sizeof e);
+        ::_exit(127);
     }
     ::execve(path, argv, envp);
     const int e = errno;
@@ -252,6 +257,17 @@ void ForkAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& ev
     Fd stdin_source(spec.stdin_fd);
     watch_children();
 
+    directory_ = spec.directory;
+    if (!directory_.empty()) {
+        struct stat st;
+        const int e = ::stat(directory_.c_str(), &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+        if (e != 0) {
+            events.on_start_failed(subjob.first_rank,
+                                   "cannot change to directory '" + directory_ + "': " + std::strerror(e));
+            after_change();
+            return;
+        }
+    }
     int err = 0;
     const std::string path = resolve_program(spec.program, env_lookup(spec.env, "PATH"), err);
     if (path.empty()) {
@@ -305,8 +321,8 @@ bool ForkAdapter::start_one(int rank, const std::string& path, const std::vector
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid == 0)
-        child_exec(parent, in_r.get(), out_w.get(), err_w.get(), status_w.get(), path.c_str(), argv.data(), envp.data(),
-                   old);
+        child_exec(parent, in_r.get(), out_w.get(), err_w.get(), status_w.get(),
+                   directory_.empty() ? nullptr : directory_.c_str(), path.c_str(), argv.data(), envp.data(), old);
     const int fork_errno = errno;
     ::sigprocmask(SIG_SETMASK, &old, nullptr);
     if (pid < 0) {

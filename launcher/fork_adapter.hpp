@@ -71,6 +71,7 @@ private:
     std::vector<std::unique_ptr<Process>> procs_;  // stable addresses for pending handlers
     std::unique_ptr<StdinPump> stdin_;
     ProcessEvents* events_ = nullptr;
+    std::string directory_;  // the subjob's, for the children to chdir to
     bool started_ = false;
     std::array<char, 65536> buf_{};  // shared by all reads: one read completes at a time
 };

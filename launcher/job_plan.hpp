@@ -2,6 +2,7 @@
 // scheduler adapter (a subjob's contact).
 #pragma once
 
+#include "launcher/job_request.hpp"
 #include "launcher/local_host.hpp"
 #include "launcher/machine_file.hpp"
 #include "launcher/options.hpp"
@@ -25,6 +26,11 @@ struct JobPlan {
     // Fills the machine file's slots in order, cycling when np exceeds them;
     // consecutive ranks on one host form one subjob. np must be >= 1.
     static JobPlan from_machine_file(const MachineFile& file, int np);
+
+    // A job file's request, run here: every subjob's contact must be this
+    // machine with the fork adapter, since submitting to a gatekeeper is not
+    // available yet. Sets `error` (without "mpirun: ") otherwise.
+    static std::optional<JobPlan> from_request(const JobRequest& request, const LocalHost& local, std::string& error);
 };
 
 }  // namespace strata::launcher

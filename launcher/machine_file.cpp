@@ -17,12 +17,7 @@ namespace {
 
 constexpr const char* kForms = "expected 'host', 'host N' or 'host:N'";
 
-bool hostname_valid(const std::string& h) {
-    if (h.empty() || h.size() > 253) return false;
-    for (unsigned char c : h)
-        if (!(std::isalnum(c) || c == '-' || c == '.' || c == '_')) return false;
-    return h.front() != '-' && h.front() != '.';
-}
+bool hostname_valid(const std::string& h) { return host_name_valid(h); }
 
 bool ipv6_valid(const std::string& h) {
     in6_addr a{};
@@ -43,14 +38,32 @@ std::string parse_count(const std::string& text, int& out) {
     return {};
 }
 
+// "contact [N]"; `column` (1-based) is where a contact is malformed.
+std::string parse_contact_line(const std::string& content, const std::string& first, const std::string& second,
+                               MachineEntry& e, int& column) {
+    std::string why;
+    std::size_t offset = 0;
+    std::optional<Contact> c = contact_parse(first, why, offset);
+    if (!c) {
+        column = static_cast<int>(content.find(first) + offset) + 1;
+        return why;
+    }
+    e.host = c->host;
+    e.contact = *c;
+    e.slots = 1;
+    if (!second.empty()) return parse_count(second, e.slots);
+    return {};
+}
+
 // One non-blank, comment-free line; returns the reason it is malformed, if so.
-std::string parse_line(const std::string& content, MachineEntry& e) {
+std::string parse_line(const std::string& content, MachineEntry& e, int& column) {
     std::istringstream in(content);
     std::string first;
     std::string second;
     std::string extra;
     in >> first >> second >> extra;
     if (!extra.empty()) return "unexpected '" + extra + "' after the process count; " + kForms;
+    if (first.find('/') != std::string::npos) return parse_contact_line(content, first, second, e, column);
 
     std::string host = first;
     std::string count_text;
@@ -116,9 +129,10 @@ std::optional<MachineFile> MachineFile::parse(const std::string& text, const std
         if (content.find_first_not_of(" \t\r\f\v") == std::string::npos) continue;
         MachineEntry e;
         e.line = line;
-        const std::string why = parse_line(content, e);
+        int column = 0;
+        const std::string why = parse_line(content, e, column);
         if (!why.empty()) {
-            error = path + ":" + std::to_string(line) + ": " + why;
+            error = path + ":" + std::to_string(line) + (column > 0 ? ":" + std::to_string(column) : "") + ": " + why;
             return std::nullopt;
         }
         mf.entries_.push_back(std::move(e));
@@ -158,6 +172,23 @@ int MachineFile::slots_total() const {
     long total = 0;
     for (const MachineEntry& e : entries_) total += e.slots;
     return total > kMaxSlots ? kMaxSlots : static_cast<int>(total);
+}
+
+std::vector<std::pair<std::size_t, int>> MachineFile::distribute(int np) const {
+    std::vector<std::pair<std::size_t, int>> runs;
+    std::size_t entry = 0;
+    int used = 0;  // slots of entries_[entry] already given out
+    for (int rank = 0; rank < np; ++rank) {
+        if (used == entries_[entry].slots) {
+            entry = (entry + 1) % entries_.size();
+            used = 0;
+        }
+        ++used;
+        if (runs.empty() || runs.back().first != entry)
+            runs.emplace_back(entry, 0);
+        ++runs.back().second;
+    }
+    return runs;
 }
 
 }  // namespace strata::launcher

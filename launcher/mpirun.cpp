@@ -1,6 +1,7 @@
 // mpirun / mpiexec: one program under two names.
 #include "launcher/coallocator.hpp"
 #include "launcher/job_plan.hpp"
+#include "launcher/job_request.hpp"
 #include "launcher/local_host.hpp"
 #include "launcher/options.hpp"
 
@@ -35,6 +36,21 @@ int usage_error(const std::string& message) {
     return 2;
 }
 
+int job_file_error(const std::string& message) {
+    std::fprintf(stderr, "mpirun: %s\n", message.c_str());
+    return 1;
+}
+
+// -dumprsl without -jobfile: the command line's job as a request.
+std::optional<strata::launcher::JobRequest> command_line_request(const strata::launcher::Options& o,
+                                                                 std::string& error) {
+    using namespace strata::launcher;
+    if (o.machinefile.empty()) return job_request_local(o.np > 0 ? o.np : 1, o.program, o.args);
+    std::optional<MachineFile> file = MachineFile::load(o.machinefile, error);
+    if (!file) return std::nullopt;
+    return job_request_from_machine_file(*file, o.np > 0 ? o.np : file->slots_total(), o.program, o.args);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -48,10 +64,30 @@ int main(int argc, char** argv) {
         std::fputs(options_usage().c_str(), stdout);
         return 0;
     }
-    const std::optional<JobPlan> plan = JobPlan::build(*options, LocalHost::probe(), error);
-    if (!plan) {
-        std::fprintf(stderr, "mpirun: %s\n", error.c_str());
-        return 2;
+    std::optional<JobPlan> plan;
+    if (!options->jobfile.empty()) {
+        const std::optional<JobRequest> request = load_job_file(options->jobfile, error);
+        if (!request) return job_file_error(error);
+        if (options->dumprsl) {
+            std::fputs(job_request_rsl(*request).c_str(), stdout);
+            return std::fflush(stdout) == 0 ? 0 : 1;
+        }
+        plan = JobPlan::from_request(*request, LocalHost::probe(), error);
+        if (!plan) return job_file_error(options->jobfile + ": " + error);
+    } else if (options->dumprsl) {
+        const std::optional<JobRequest> request = command_line_request(*options, error);
+        if (!request) {
+            std::fprintf(stderr, "mpirun: %s\n", error.c_str());
+            return 2;
+        }
+        std::fputs(job_request_rsl(*request).c_str(), stdout);
+        return std::fflush(stdout) == 0 ? 0 : 1;
+    } else {
+        plan = JobPlan::build(*options, LocalHost::probe(), error);
+        if (!plan) {
+            std::fprintf(stderr, "mpirun: %s\n", error.c_str());
+            return 2;
+        }
     }
 
     // A closed stdout or a rank that stops reading its stdin is an event to

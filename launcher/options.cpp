@@ -99,6 +99,14 @@ std::optional<Options> Options::parse(const std::vector<std::string>& args, std:
                 error = "option " + a + " expects a file name";
                 return std::nullopt;
             }
+        } else if (a == "-jobfile") {
+            if (!value(a, o.jobfile)) return std::nullopt;
+            if (o.jobfile.empty()) {
+                error = "option -jobfile expects a file name";
+                return std::nullopt;
+            }
+        } else if (a == "-dumprsl") {
+            o.dumprsl = true;
         } else if (a == "-l") {
             o.label = true;
         } else if (a == "-net") {
@@ -145,6 +153,17 @@ std::optional<Options> Options::parse(const std::vector<std::string>& args, std:
             return std::nullopt;
         }
     }
+    if (!o.jobfile.empty()) {
+        if (o.np > 0 || !o.machinefile.empty()) {
+            error = "option -jobfile describes the whole job; do not combine it with -np or -machinefile";
+            return std::nullopt;
+        }
+        if (i < args.size()) {
+            error = "option -jobfile names the program; unexpected '" + args[i] + "' on the command line";
+            return std::nullopt;
+        }
+        return o;
+    }
     if (i >= args.size()) {
         error = "no program to run";
         return std::nullopt;
@@ -159,7 +178,8 @@ std::string options_usage() {
            "\n"
            "  -np N, -n N          start N processes (default: the machine file's slot count, or 1)\n"
            "  -machinefile F, -f F place ranks on the hosts listed in F ('host', 'host N' or 'host:N'\n"
-           "                       per line, '#' comments); slots are filled in order, cycling\n"
+           "                       per line, '#' comments, or a contact 'host[:port]/fork N'); slots are filled\n"
+           "                       in order, cycling\n"
            "  -l                   prefix every output line with '[rank] '\n"
            "  -net IFACE|CIDR      network the processes use to reach each other (STRATA_NETWORK)\n"
            "  -port-range LO:HI    ports the processes may listen on (STRATA_PORT_RANGE)\n"
@@ -168,12 +188,17 @@ std::string options_usage() {
            "  -x NAME[=VALUE]      pass environment variable NAME (with VALUE, or mpirun's value)\n"
            "  -v                   narrate the job's progress on stderr, and have every rank print\n"
            "                       which method reaches each peer (STRATA_VERBOSE=1)\n"
+           "  -jobfile F           run the job described in F, a YAML job file or a Globus RSL request\n"
+           "                       (see README, \"Job descriptions\"); instead of -np, -machinefile and program\n"
+           "  -dumprsl             print the job (from -np/-machinefile/program or -jobfile) as an RSL\n"
+           "                       multi-request and exit without starting anything\n"
            "  -h, --help           show this help\n"
            "  --                   end of options: the next word is the program\n"
            "\n"
            "Exit status: 0 when every process called MPI_Finalize and exited 0; otherwise the failing\n"
            "rank's exit code (128+N if killed by signal N), the MPI_Abort code, 127 if a program could\n"
-           "not be started, 2 for a bad command line or machine file.\n";
+           "not be started, 2 for a bad command line or machine file, 1 for a malformed job file or one\n"
+           "that names a contact mpirun cannot submit to yet.\n";
 }
 
 }  // namespace strata::launcher

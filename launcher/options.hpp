@@ -3,7 +3,8 @@
 // Options come first; the first word that is not an option (or everything
 // after "--") is the program and its arguments, passed through untouched.
 // Parsing is pure: no file is read and nothing is started, so a bad command
-// line fails before anything happens.
+// line fails before anything happens. With -jobfile there is no program on
+// the command line: the file names it.
 #pragma once
 
 #include <optional>
@@ -23,6 +24,8 @@ struct Options {
     // -x NAME[=VALUE]; no value: pass mpirun's own value of NAME.
     std::vector<std::pair<std::string, std::optional<std::string>>> exports;
     bool verbose = false;  // -v -> STRATA_VERBOSE=1, and mpirun narrates
+    std::string jobfile;   // -jobfile F: a YAML or RSL job description instead of -np/-machinefile/program
+    bool dumprsl = false;  // -dumprsl: print the job as an RSL multi-request and exit
     bool help = false;
     std::string program;
     std::vector<std::string> args;

@@ -57,6 +57,7 @@ struct LaunchSpec {
     std::string program;                                   // as the user typed it
     std::vector<std::string> args;                         // argv[1..]
     std::vector<std::pair<std::string, std::string>> env;  // set on top of mpirun's environment
+    std::string directory;                                 // where the processes start; empty: mpirun's
     // mpirun's stdin, forwarded to rank 0 only; -1 when rank 0 is not in this
     // subjob. The adapter owns it from start() on and closes it.
     int stdin_fd = -1;

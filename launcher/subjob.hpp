@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace strata::launcher {
 
@@ -12,6 +14,12 @@ struct Subjob {
     std::string machine;  // label of the machine or site (topology "system area")
     int count = 0;
     int first_rank = 0;
+    // From a job file; an empty program means the command line's program and
+    // arguments.
+    std::string program;
+    std::vector<std::string> args;
+    std::vector<std::pair<std::string, std::string>> env;
+    std::string directory;  // empty: mpirun's
 };
 
 // The contact of subjobs started on this machine by the embedded fork adapter.

@@ -32,7 +32,8 @@ class Ctx:
     def __init__(self, args):
         self.mpirun = args.mpirun
         self.mpiexec = args.mpiexec
-        self.fake_rank = args.fake_rank
+        self.fake_rank = os.path.abspath(args.fake_rank)
+        self.jobs = getattr(args, "jobs", None)  # only mpirun_test.py scenarios use the sample job files
         self.marker = "strata-test-" + uuid.uuid4().hex
         self.tmp = tempfile.mkdtemp(prefix="strata-mpirun-test-")
 
@@ -450,6 +451,128 @@ def bad_options(ctx):
             check(r.stdout == "" and not ctx.started_files("started"), "nothing started", r)
 
 
+# ---- job descriptions ---------------------------------------------------------------
+
+
+def job(ctx, name):
+    return os.path.join(ctx.jobs, name)
+
+
+def dumprsl_forms(ctx):
+    """A machine file, a YAML job file and an RSL multi-request print the same request."""
+    with open(job(ctx, "two_sites.expected")) as f:
+        expected = f.read()
+    runs = [
+        ["-dumprsl", "-np", "12", "-machinefile", job(ctx, "two_sites.machines"), "/opt/app", "-v", "in put"],
+        ["-dumprsl", "-jobfile", job(ctx, "two_sites.yaml")],
+        ["-dumprsl", "-jobfile", job(ctx, "two_sites.rsl")],
+    ]
+    for args in runs:
+        r = ctx.run(args)
+        expect_code(r, 0)
+        check(r.stdout == expected and r.stderr == "", f"the request of {args}", r)
+    # The dump is itself a job file that dumps the same.
+    dumped = ctx.file("dumped.rsl", expected)
+    r = ctx.run(["-dumprsl", "-jobfile", dumped])
+    expect_code(r, 0)
+    check(r.stdout == expected, "the dump reads back", r)
+    grid = [ctx.run(["-dumprsl", "-jobfile", job(ctx, name)]) for name in ("grid.yaml", "grid.rsl")]
+    for r in grid:
+        expect_code(r, 0)
+    check(grid[0].stdout == grid[1].stdout and "(environment=(GLOBUS_LAN_ID \"site1\")(FOO \"bar\"))" in grid[0].stdout,
+          "grid.yaml and grid.rsl alike", grid[0])
+    # -np alone: one subjob here.
+    r = ctx.run(["-dumprsl", "-np", "3", "/bin/true"])
+    expect_code(r, 0)
+    check('(resourceManagerContact="localhost:2119/jobmanager-fork")' in r.stdout and "(count=3)" in r.stdout,
+          "-np alone", r)
+
+
+def dumprsl_malformed(ctx):
+    cases = [
+        ("bad_unclosed.rsl", 1, "4:5: expected ')' to close the relation started at 3:5, got '('"),
+        ("bad_port.rsl", 1, "1:43: subjob 0: bad port '99999' in contact 'anl.example.org:99999/fork'; expected a "
+                            "number from 1 to 65535"),
+        ("bad_count.yaml", 1, "5:12: subjob 1: 'count' must be a positive integer, got 'four'"),
+        ("bad_adapter.yaml", 1, "3:30: subjob 0: unknown adapter 'jobmanager-pbs' in contact "
+                                "'anl.example.org/jobmanager-pbs'; expected fork, slurm, jobmanager-fork or "
+                                "jobmanager-slurm"),
+    ]
+    for name, code, what in cases:
+        for dump in (["-dumprsl"], []):
+            r = ctx.run([*dump, "-jobfile", job(ctx, name)])
+            expect_code(r, code)
+            check(r.stderr == f"mpirun: {job(ctx, name)}:{what}\n" and r.stdout == "", f"{name} reported", r)
+    path = job(ctx, "bad_contact.machines")
+    r = ctx.run(["-dumprsl", "-f", path, "/bin/true"])
+    expect_code(r, 2)
+    check(r.stderr == f"mpirun: {path}:2:17: bad port '0' in contact 'anl.example.org:0/fork'; expected a number "
+                      "from 1 to 65535\n", "machine file contact error", r)
+    missing = os.path.join(ctx.tmp, "no-such-job")
+    r = ctx.run(["-dumprsl", "-jobfile", missing])
+    expect_code(r, 1)
+    expect_stderr(r, rf"^mpirun: cannot read job file '{re.escape(missing)}': No such file or directory$")
+
+
+def jobfile_local_run(ctx):
+    """A job file whose contacts are all this machine's fork adapter runs through the embedded fork path."""
+    workdir = os.path.join(ctx.tmp, "work")
+    os.mkdir(workdir)
+    fake = ", ".join(f'"{a}"' for a in ctx.fake("init", "print:hello from {rank} of {size}", "print-env:FOO",
+                                               "touch:started", "finalize"))
+    path = ctx.file("local.yaml", f"""\
+executable: {ctx.fake_rank}
+arguments: [{fake[len(ctx.fake_rank) + 4:]}]
+environment: {{FOO: from the job file}}
+directory: {workdir}
+subjobs:
+  - contact: localhost/fork
+    count: 2
+""")
+    r = ctx.run(["-l", "-jobfile", path])
+    expect_code(r, 0)
+    check(sorted(r.stdout.splitlines()) == ["[0] FOO=from the job file", "[0] hello from 0 of 2",
+                                            "[1] FOO=from the job file", "[1] hello from 1 of 2"], "two ranks", r)
+    check(sorted(os.listdir(workdir)) == ["started.0", "started.1"], "started in the job's directory", r)
+    expect_nobody_left(ctx)
+    # The same job as RSL, in two subjobs of one rank each (RSL's default contact is this machine).
+    args = " ".join('"' + a + '"' for a in ctx.fake("init", "print-env:STRATA_SUBJOB", "finalize")[1:])
+    path = ctx.file("local.rsl", f"""\
++( &(resourceManagerContact="localhost/fork")(count=1)(executable="{ctx.fake_rank}")(arguments={args}) )
+ ( &(count=1)(executable="{ctx.fake_rank}")(arguments={args}) )
+""")
+    r = ctx.run(["-l", "-jobfile", path])
+    expect_code(r, 0)
+    check(sorted(r.stdout.splitlines()) == ["[0] STRATA_SUBJOB=0", "[1] STRATA_SUBJOB=1"], "two subjobs", r)
+    expect_nobody_left(ctx)
+
+
+def jobfile_remote_refused(ctx):
+    touch = "touch:" + os.path.join(ctx.tmp, "started")
+    for contact in ("anl.example.org:2119/fork", "localhost/slurm"):
+        path = ctx.file("remote.yaml", f"""\
+executable: {ctx.fake_rank}
+arguments: ["--marker={ctx.marker}", "{touch}"]
+subjobs:
+  - contact: localhost/fork
+    count: 1
+  - contact: {contact}
+    count: 2
+""")
+        r = ctx.run(["-jobfile", path])
+        expect_code(r, 1)
+        expect_stderr(r, rf"^mpirun: {re.escape(path)}: subjob 1: submitting to gatekeepers \(contact "
+                         r"[a-z.]+:2119/jobmanager-(fork|slurm)\) is not available yet; only this machine with the "
+                         r"fork adapter \(e\.g\. contact 'localhost/fork'\) can run a job for now$")
+        check(r.stdout == "" and not ctx.started_files("started"), "nothing started", r)
+    mf = ctx.file("remote-contacts", "localhost\nanl.example.org:2119/fork 2\n")
+    r = ctx.run(["-f", mf, *ctx.fake(touch)])
+    expect_code(r, 2)
+    expect_stderr(r, rf"^mpirun: {re.escape(mf)}:2: submitting to gatekeepers \(contact "
+                     r"anl\.example\.org:2119/jobmanager-fork\) is not available yet")
+    check(not ctx.started_files("started"), "nothing started", r)
+
+
 def help(ctx):
     for flag in ("-h", "--help"):
         r = ctx.run([flag])
@@ -462,7 +585,8 @@ SCENARIOS = {f.__name__: f for f in [
     environment, nonzero_exit, killed_by_signal, abort, abort_code_clamped, interrupt, terminate_signal,
     mpirun_killed, exit_without_finalize, exit_without_init, nonzero_exit_after_finalize, grace_then_kill,
     non_mpi_program, non_mpi_program_fails, program_not_found, wrong_job_key, machinefile_placement, machinefile_malformed,
-    machinefile_remote_host, machinefile_missing, bad_options, help,
+    machinefile_remote_host, machinefile_missing, bad_options, help, dumprsl_forms, dumprsl_malformed,
+    jobfile_local_run, jobfile_remote_refused,
 ]}
 
 
@@ -472,6 +596,7 @@ def main():
     ap.add_argument("--mpirun", required=True)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--fake-rank", required=True)
+    ap.add_argument("--jobs", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "jobs"))
     ctx = Ctx(ap.parse_args())
     try:
         SCENARIOS[ap.parse_args().scenario](ctx)

@@ -95,3 +95,63 @@ TEST_CASE("plan: machine file hosts must be this machine", "[plan]") {
     CHECK(error.rfind(std::string(path) + ":1: unexpected '2'", 0) == 0);
     ::unlink(path);
 }
+
+TEST_CASE("plan: a job file runs here only if every contact is this machine's fork adapter", "[plan]") {
+    const LocalHost local("node1", {"10.0.0.5"});
+    std::string error;
+    auto request = parse_job_yaml("executable: /bin/app\n"
+                                  "arguments: [x]\n"
+                                  "directory: /tmp\n"
+                                  "environment: {A: '1'}\n"
+                                  "subjobs:\n"
+                                  "  - {contact: localhost/fork, count: 2}\n"
+                                  "  - {count: 1, machine: here, executable: ./b, arguments: []}\n"
+                                  "  - {contact: '10.0.0.5:2119/jobmanager-fork', count: 3}\n",
+                                  "job.yaml", error);
+    REQUIRE(request);
+    auto p = JobPlan::from_request(*request, local, error);
+    REQUIRE(p);
+    CHECK(p->size == 6);
+    REQUIRE(p->subjobs.size() == 3);
+    const Subjob& a = p->subjobs[0];
+    CHECK((a.index == 0 && a.first_rank == 0 && a.count == 2 && a.contact == kLocalContact));
+    CHECK((a.machine == "localhost" && a.program == "/bin/app" && a.args == std::vector<std::string>{"x"}));
+    CHECK(a.directory == "/tmp");
+    CHECK(a.env == std::vector<std::pair<std::string, std::string>>{{"A", "1"}});
+    CHECK((p->subjobs[1].first_rank == 2 && p->subjobs[1].machine == "here" && p->subjobs[1].program == "./b"));
+    CHECK(p->subjobs[1].args.empty());
+    CHECK((p->subjobs[2].first_rank == 3 && p->subjobs[2].machine == "10.0.0.5"));
+
+    request->subjobs[2].contact = Contact{"anl.example.org", 2119, AdapterKind::fork};
+    CHECK_FALSE(JobPlan::from_request(*request, local, error));
+    CHECK(error == "subjob 2: submitting to gatekeepers (contact anl.example.org:2119/jobmanager-fork) is not "
+                   "available yet; only this machine with the fork adapter (e.g. contact 'localhost/fork') can run "
+                   "a job for now");
+    request->subjobs[2].contact = Contact{"localhost", 2119, AdapterKind::slurm};
+    CHECK_FALSE(JobPlan::from_request(*request, local, error));
+    CHECK(error.rfind("subjob 2: submitting to gatekeepers (contact localhost:2119/jobmanager-slurm)", 0) == 0);
+}
+
+TEST_CASE("plan: machine file contact lines run here only with this machine's fork adapter", "[plan]") {
+    char path[] = "/tmp/strata-plan-XXXXXX";
+    const int fd = ::mkstemp(path);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+    const LocalHost local("node1", {});
+    Options o;
+    o.program = "p";
+    o.machinefile = path;
+    std::string error;
+    std::ofstream(path) << "localhost/fork 2\nnode1:2119/jobmanager-fork\n";
+    auto p = JobPlan::build(o, local, error);
+    REQUIRE(p);
+    check_plan(*p, 3, {{"localhost", 0, 2}, {"node1", 2, 1}});
+
+    std::ofstream(path) << "localhost\nanl.example.org:2119/fork 8\n";
+    CHECK_FALSE(JobPlan::build(o, local, error));
+    CHECK(error == std::string(path) +
+                       ":2: submitting to gatekeepers (contact anl.example.org:2119/jobmanager-fork) is not available "
+                       "yet; only this machine with the fork adapter (e.g. contact 'localhost/fork') can run a job "
+                       "for now");
+    ::unlink(path);
+}

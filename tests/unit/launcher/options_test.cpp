@@ -104,3 +104,23 @@ TEST_CASE("options: every bad command line is refused with a reason", "[options]
                   "'");
     }
 }
+
+TEST_CASE("options: -jobfile replaces the program, -dumprsl", "[options]") {
+    auto o = parse({"-dumprsl", "-jobfile", "job.yaml", "-l"});
+    REQUIRE(o);
+    CHECK(o->jobfile == "job.yaml");
+    CHECK(o->dumprsl);
+    CHECK(o->label);
+    CHECK(o->program.empty());
+    o = parse({"-dumprsl", "-np", "2", "prog", "a"});
+    REQUIRE(o);
+    CHECK((o->dumprsl && o->np == 2 && o->program == "prog"));
+    CHECK(error_of({"-jobfile"}) == "option -jobfile needs a value");
+    CHECK(error_of({"-jobfile", ""}) == "option -jobfile expects a file name");
+    CHECK(error_of({"-jobfile", "j", "-np", "2"}) ==
+          "option -jobfile describes the whole job; do not combine it with -np or -machinefile");
+    CHECK(error_of({"-f", "m", "-jobfile", "j"}) ==
+          "option -jobfile describes the whole job; do not combine it with -np or -machinefile");
+    CHECK(error_of({"-jobfile", "j", "prog"}) == "option -jobfile names the program; unexpected 'prog' on the command line");
+    CHECK(error_of({"-dumprsl"}) == "no program to run");
+}

@@ -1,0 +1,159 @@
+#include "launcher/job_request.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+
+namespace strata::launcher {
+
+namespace {
+
+// RSL quoting: every value in double quotes, a '"' inside doubled.
+std::string rsl_quote(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+}  // namespace
+
+int JobRequest::size() const {
+    int total = 0;
+    for (const SubjobRequest& s : subjobs) total += s.count;
+    return total;
+}
+
+bool env_name_valid(const std::string& n) {
+    if (n.empty() || std::isdigit(static_cast<unsigned char>(n[0]))) return false;
+    for (unsigned char c : n)
+        if (!(std::isalnum(c) || c == '_')) return false;
+    return true;
+}
+
+std::string subjob_count_parse(const std::string& text, int& out) {
+    bool digits = !text.empty();
+    for (unsigned char c : text) digits = digits && std::isdigit(c);
+    if (!digits || text.find_first_not_of('0') == std::string::npos)
+        return "'count' must be a positive integer, got '" + text + "'";
+    if (text.size() > 9 || std::stol(text) > MachineFile::kMaxSlots)
+        return "'count' " + text + " is too large; at most " + std::to_string(MachineFile::kMaxSlots);
+    out = std::stoi(text);
+    return {};
+}
+
+JobRequest job_request_from_machine_file(const MachineFile& file, int np, const std::string& program,
+                                         const std::vector<std::string>& args) {
+    JobRequest request;
+    for (const auto& [index, count] : file.distribute(np)) {
+        const MachineEntry& e = file.entries()[index];
+        Contact contact;
+        if (e.contact)
+            contact = *e.contact;
+        else
+            contact.host = e.host;
+        if (!request.subjobs.empty() && request.subjobs.back().contact == contact) {
+            request.subjobs.back().count += count;
+            continue;
+        }
+        SubjobRequest s;
+        s.contact = contact;
+        s.count = count;
+        s.executable = program;
+        s.arguments = args;
+        request.subjobs.push_back(std::move(s));
+    }
+    return request;
+}
+
+JobRequest job_request_local(int np, const std::string& program, const std::vector<std::string>& args) {
+    SubjobRequest s;
+    s.contact.host = "localhost";
+    s.count = np;
+    s.executable = program;
+    s.arguments = args;
+    JobRequest request;
+    request.subjobs.push_back(std::move(s));
+    return request;
+}
+
+std::string job_request_rsl(const JobRequest& request) {
+    std::string out = "+\n";
+    for (std::size_t i = 0; i < request.subjobs.size(); ++i) {
+        const SubjobRequest& s = request.subjobs[i];
+        out += "( &(resourceManagerContact=" + rsl_quote(s.contact.text()) + ")\n";
+        out += "   (count=" + std::to_string(s.count) + ")\n";
+        out += "   (label=" + rsl_quote("subjob " + std::to_string(i)) + ")\n";
+        std::string env;
+        if (!s.site.empty()) env += "(GLOBUS_LAN_ID " + rsl_quote(s.site) + ")";
+        for (const std::string& nv : s.environment) {
+            const std::size_t eq = nv.find('=');
+            env += "(" + nv.substr(0, eq) + " " + rsl_quote(nv.substr(eq + 1)) + ")";
+        }
+        if (!env.empty()) out += "   (environment=" + env + ")\n";
+        if (!s.directory.empty()) out += "   (directory=" + rsl_quote(s.directory) + ")\n";
+        out += "   (executable=" + rsl_quote(s.executable) + ")\n";
+        if (!s.arguments.empty()) {
+            out += "   (arguments=";
+            for (std::size_t a = 0; a < s.arguments.size(); ++a) out += (a > 0 ? " " : "") + rsl_quote(s.arguments[a]);
+            out += ")\n";
+        }
+        if (s.stage) out += "   (stage=yes)\n";
+        if (!s.stage_files.empty()) {
+            out += "   (stageFiles=";
+            for (std::size_t f = 0; f < s.stage_files.size(); ++f)
+                out += (f > 0 ? " " : "") + rsl_quote(s.stage_files[f]);
+            out += ")\n";
+        }
+        if (!s.machine.empty()) out += "   (machine=" + rsl_quote(s.machine) + ")\n";
+        out += ")\n";
+    }
+    return out;
+}
+
+std::optional<JobRequest> parse_job_file(const std::string& text, const std::string& path, std::string& error) {
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        if (std::isspace(c)) {
+            ++i;
+        } else if (text.compare(i, 2, "(*") == 0) {
+            return parse_job_rsl(text, path, error);
+        } else {
+            break;
+        }
+    }
+    if (i < text.size() && (text[i] == '+' || text[i] == '&' || text[i] == '(')) return parse_job_rsl(text, path, error);
+    return parse_job_yaml(text, path, error);
+}
+
+std::optional<JobRequest> load_job_file(const std::string& path, std::string& error) {
+    auto fail = [&](int e) {
+        error = "cannot read job file '" + path + "': " + std::strerror(e);
+        return std::nullopt;
+    };
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fail(errno);
+    std::string text;
+    char buf[8192];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int e = errno;
+            ::close(fd);
+            return fail(e);
+        }
+        if (n == 0) break;
+        text.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return parse_job_file(text, path, error);
+}
+
+}  // namespace strata::launcher

@@ -1,0 +1,74 @@
+// A job description, validated, before anything is started: what every
+// subjob runs, where, and with which labels.
+//
+// Three inputs produce the same request (see README "Job descriptions"):
+//   - the command line with -np and an optional machine file, whose lines may
+//     name gatekeeper contacts ("anl.example.org:2119/fork 8");
+//   - a YAML job file (parse_job_yaml);
+//   - a classic Globus RSL request or multi-request as MPICH-G2 users wrote
+//     them (parse_job_rsl).
+// Every malformed description is reported as "FILE:LINE:COLUMN: what is
+// wrong" (an unreadable file as "cannot read job file ..."). job_request_rsl
+// prints a request back as an RSL multi-request that parse_job_rsl reads back
+// to the same request (what `mpirun -dumprsl` shows).
+#pragma once
+
+#include "launcher/contact.hpp"
+#include "launcher/machine_file.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::launcher {
+
+struct SubjobRequest {
+    Contact contact;  // omitted in a job file: localhost, fork adapter
+    int count = 0;
+    std::string executable;
+    std::vector<std::string> arguments;
+    std::vector<std::string> environment;  // NAME=VALUE, in order
+    std::string directory;                 // empty: the adapter's default
+    bool stage = false;                    // copy the executable to the site first
+    std::vector<std::string> stage_files;  // more files to copy; non-empty implies stage
+    std::string site;                      // topology labels; RSL carries site as GLOBUS_LAN_ID
+    std::string machine;
+
+    bool operator==(const SubjobRequest&) const = default;
+};
+
+struct JobRequest {
+    std::vector<SubjobRequest> subjobs;
+
+    int size() const;
+    bool operator==(const JobRequest&) const = default;
+};
+
+// `path` only names the file in messages. On error return nullopt and set
+// `error` to "PATH:LINE:COLUMN: ...".
+std::optional<JobRequest> parse_job_rsl(const std::string& text, const std::string& path, std::string& error);
+std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::string& path, std::string& error);
+// RSL if the first thing that is not blank or an RSL comment is '+', '&' or '(';
+// YAML otherwise.
+std::optional<JobRequest> parse_job_file(const std::string& text, const std::string& path, std::string& error);
+std::optional<JobRequest> load_job_file(const std::string& path, std::string& error);
+
+// The -np/-machinefile form: ranks fill the file's slots in order, cycling
+// (as JobPlan::from_machine_file places them); plain host lines become
+// "host:2119/jobmanager-fork" contacts. np must be >= 1.
+JobRequest job_request_from_machine_file(const MachineFile& file, int np, const std::string& program,
+                                         const std::vector<std::string>& args);
+// Without a machine file: np ranks on localhost.
+JobRequest job_request_local(int np, const std::string& program, const std::vector<std::string>& args);
+
+// The request as an RSL multi-request, one attribute per line, ending in '\n'.
+std::string job_request_rsl(const JobRequest& request);
+
+// A subjob's process count (1 to MachineFile::kMaxSlots); returns what is
+// wrong with `text`, or "".
+std::string subjob_count_parse(const std::string& text, int& out);
+
+// Whether NAME is a valid environment variable name.
+bool env_name_valid(const std::string& name);
+
+}  // namespace strata::launcher

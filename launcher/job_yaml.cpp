@@ -1,0 +1,232 @@
+// The YAML job file: top-level defaults and a list of subjobs that may
+// override them (see README "Job descriptions"). Unknown keys are errors.
+#include "launcher/job_request.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+
+namespace strata::launcher {
+
+namespace {
+
+// What the top level and a subjob share; unset fields come from the top level.
+struct Common {
+    std::optional<std::string> executable;
+    std::optional<std::vector<std::string>> arguments;
+    std::vector<std::pair<std::string, std::string>> environment;
+    std::optional<std::string> directory;
+    std::optional<bool> stage;
+    std::vector<std::string> stage_files;
+};
+
+class YamlReader {
+public:
+    explicit YamlReader(const std::string& path) : path_(path) {}
+
+    std::string at(const YAML::Mark& m, const std::string& what) const {
+        const int line = m.line < 0 ? 1 : m.line + 1;
+        const int column = m.column < 0 ? 1 : m.column + 1;
+        return path_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + prefix_ + what;
+    }
+
+    void set_subjob(int index) { prefix_ = index < 0 ? "" : "subjob " + std::to_string(index) + ": "; }
+
+    std::string scalar(const YAML::Node& n, const std::string& key, std::string& out) const {
+        if (!n.IsScalar()) return at(n.Mark(), "'" + key + "' must be a string");
+        out = n.Scalar();
+        return {};
+    }
+
+    std::string strings(const YAML::Node& n, const std::string& key, std::vector<std::string>& out) const {
+        if (!n.IsSequence()) return at(n.Mark(), "'" + key + "' must be a list of strings");
+        for (const YAML::Node& item : n) {
+            if (!item.IsScalar()) return at(item.Mark(), "'" + key + "' must be a list of strings");
+            out.push_back(item.Scalar());
+        }
+        return {};
+    }
+
+    // A key of the top level or of a subjob; returns an error, or "" (also
+    // when the key is not a common one: `known` tells).
+    std::string common(const std::string& key, const YAML::Node& v, Common& c, bool& known) const {
+        known = true;
+        if (key == "executable") {
+            std::string s;
+            if (auto e = scalar(v, key, s); !e.empty()) return e;
+            if (s.empty()) return at(v.Mark(), "'executable' is empty");
+            c.executable = s;
+        } else if (key == "arguments") {
+            std::vector<std::string> args;
+            if (auto e = strings(v, key, args); !e.empty()) return e;
+            c.arguments = args;
+        } else if (key == "environment") {
+            if (!v.IsMap()) return at(v.Mark(), "'environment' must be a map of NAME: value");
+            for (auto it = v.begin(); it != v.end(); ++it) {
+                const std::string name = it->first.IsScalar() ? it->first.Scalar() : std::string();
+                if (!env_name_valid(name))
+                    return at(it->first.Mark(), "'" + name + "' is not an environment variable name");
+                if (!it->second.IsScalar())
+                    return at(it->second.Mark(), "environment variable '" + name + "' must have a string value");
+                c.environment.emplace_back(name, it->second.Scalar());
+            }
+        } else if (key == "directory") {
+            std::string s;
+            if (auto e = scalar(v, key, s); !e.empty()) return e;
+            c.directory = s;
+        } else if (key == "stage") {
+            if (v.IsSequence()) {
+                if (auto e = strings(v, key, c.stage_files); !e.empty()) return e;
+                c.stage = true;
+            } else {
+                bool b = false;
+                if (!v.IsScalar() || !YAML::convert<bool>::decode(v, b))
+                    return at(v.Mark(), "'stage' must be true, false or a list of files, got '" +
+                                            (v.IsScalar() ? v.Scalar() : std::string("a map")) + "'");
+                c.stage = b;
+            }
+        } else {
+            known = false;
+        }
+        return {};
+    }
+
+    // Checks that no key appears twice; yaml-cpp would keep one silently.
+    std::string no_duplicates(const YAML::Node& map) const {
+        std::map<std::string, YAML::Mark> seen;
+        for (auto it = map.begin(); it != map.end(); ++it) {
+            if (!it->first.IsScalar()) return at(it->first.Mark(), "keys must be plain words");
+            const auto [where, fresh] = seen.emplace(it->first.Scalar(), it->first.Mark());
+            if (!fresh)
+                return at(it->first.Mark(), "'" + it->first.Scalar() + "' is given twice (first at " +
+                                                std::to_string(where->second.line + 1) + ":" +
+                                                std::to_string(where->second.column + 1) + ")");
+        }
+        return {};
+    }
+
+private:
+    std::string path_;
+    std::string prefix_;
+};
+
+}  // namespace
+
+std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::string& path, std::string& error) {
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+        error = path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                ": malformed YAML: " + e.msg;
+        return std::nullopt;
+    }
+    YamlReader r(path);
+    auto fail = [&](std::string e) {
+        error = std::move(e);
+        return std::nullopt;
+    };
+    if (!root.IsMap())
+        return fail(r.at(root.Mark(), "expected a map with 'executable' and 'subjobs' (a YAML job file) or an RSL "
+                                      "request starting with '&' or '+'"));
+    if (auto e = r.no_duplicates(root); !e.empty()) return fail(e);
+
+    Common top;
+    YAML::Node subjobs;
+    bool have_subjobs = false;
+    for (auto it = root.begin(); it != root.end(); ++it) {
+        const std::string key = it->first.Scalar();
+        bool known = false;
+        if (auto e = r.common(key, it->second, top, known); !e.empty()) return fail(e);
+        if (known) continue;
+        if (key == "subjobs") {
+            subjobs = it->second;
+            have_subjobs = true;
+            continue;
+        }
+        return fail(r.at(it->first.Mark(), "unknown key '" + key +
+                                               "'; expected executable, arguments, environment, directory, stage or "
+                                               "subjobs"));
+    }
+    if (!have_subjobs) return fail(r.at(root.Mark(), "no 'subjobs'; list at least one subjob with its contact and count"));
+    if (!subjobs.IsSequence() || subjobs.size() == 0)
+        return fail(r.at(subjobs.Mark(), "'subjobs' must be a list of at least one subjob"));
+
+    JobRequest job;
+    int index = 0;
+    for (const YAML::Node& node : subjobs) {
+        r.set_subjob(index);
+        if (!node.IsMap()) return fail(r.at(node.Mark(), "expected a map with 'contact' and 'count'"));
+        if (auto e = r.no_duplicates(node); !e.empty()) return fail(e);
+        SubjobRequest s;
+        s.contact.host = "localhost";
+        Common mine;
+        bool have_count = false;
+        for (auto it = node.begin(); it != node.end(); ++it) {
+            const std::string key = it->first.Scalar();
+            const YAML::Node& v = it->second;
+            bool known = false;
+            if (auto e = r.common(key, v, mine, known); !e.empty()) return fail(e);
+            if (known) continue;
+            if (key == "contact") {
+                std::string written;
+                if (auto e = r.scalar(v, key, written); !e.empty()) return fail(e);
+                std::string why;
+                std::size_t offset = 0;
+                std::optional<Contact> c = contact_parse(written, why, offset);
+                if (!c) {
+                    YAML::Mark m = v.Mark();
+                    const bool quoted = m.pos >= 0 && static_cast<std::size_t>(m.pos) < text.size() &&
+                                        (text[static_cast<std::size_t>(m.pos)] == '"' ||
+                                         text[static_cast<std::size_t>(m.pos)] == '\'');
+                    m.column += static_cast<int>(offset) + (quoted ? 1 : 0);
+                    return fail(r.at(m, why));
+                }
+                s.contact = *c;
+            } else if (key == "count") {
+                const std::string t = v.IsScalar() ? v.Scalar() : std::string();
+                if (const std::string why = subjob_count_parse(t, s.count); !why.empty())
+                    return fail(r.at(v.Mark(), why));
+                have_count = true;
+            } else if (key == "site") {
+                if (auto e = r.scalar(v, key, s.site); !e.empty()) return fail(e);
+            } else if (key == "machine") {
+                if (auto e = r.scalar(v, key, s.machine); !e.empty()) return fail(e);
+            } else {
+                return fail(r.at(it->first.Mark(), "unknown key '" + key +
+                                                       "'; expected contact, count, executable, arguments, "
+                                                       "environment, directory, stage, site or machine"));
+            }
+        }
+        if (!have_count) return fail(r.at(node.Mark(), "no 'count'; give the number of processes"));
+        const std::optional<std::string> exe = mine.executable ? mine.executable : top.executable;
+        if (!exe) return fail(r.at(node.Mark(), "no 'executable'; give it at the top level or in the subjob"));
+        s.executable = *exe;
+        s.arguments = mine.arguments.value_or(top.arguments.value_or(std::vector<std::string>{}));
+        // The subjob's variables are added to the top level's, replacing those of the same name.
+        std::vector<std::pair<std::string, std::string>> env = top.environment;
+        for (const auto& [name, value] : mine.environment) {
+            std::erase_if(env, [&](const auto& p) { return p.first == name; });
+            env.emplace_back(name, value);
+        }
+        for (const auto& [name, value] : env) {
+            if (name != "GLOBUS_LAN_ID") {
+                s.environment.push_back(name + "=" + value);
+            } else if (s.site.empty()) {
+                s.site = value;
+            } else if (s.site != value) {
+                return fail(r.at(node.Mark(), "'site' is '" + s.site + "' but GLOBUS_LAN_ID is '" + value +
+                                                  "'; give one"));
+            }
+        }
+        s.directory = mine.directory.value_or(top.directory.value_or(""));
+        const Common& staging = mine.stage ? mine : top;
+        s.stage = staging.stage.value_or(false);
+        s.stage_files = staging.stage_files;
+        job.subjobs.push_back(std::move(s));
+        ++index;
+    }
+    return job;
+}
+
+}  // namespace strata::launcher

@@ -1,0 +1,69 @@
+#include "launcher/contact.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace strata::launcher;
+
+namespace {
+
+Contact parse(const std::string& text) {
+    std::string why;
+    std::size_t offset = 0;
+    auto c = contact_parse(text, why, offset);
+    INFO(text << ": " << why);
+    REQUIRE(c);
+    return *c;
+}
+
+// "OFFSET: why"
+std::string error_of(const std::string& text) {
+    std::string why;
+    std::size_t offset = 0;
+    CHECK_FALSE(contact_parse(text, why, offset));
+    return std::to_string(offset) + ": " + why;
+}
+
+}  // namespace
+
+TEST_CASE("contact: every accepted form", "[contact]") {
+    CHECK(parse("anl.example.org") == Contact{"anl.example.org", 2119, AdapterKind::fork});
+    CHECK(parse("anl.example.org:3000") == Contact{"anl.example.org", 3000, AdapterKind::fork});
+    CHECK(parse("anl.example.org/fork") == Contact{"anl.example.org", 2119, AdapterKind::fork});
+    CHECK(parse("anl.example.org/jobmanager-fork") == Contact{"anl.example.org", 2119, AdapterKind::fork});
+    CHECK(parse("anl.example.org/jobmanager") == Contact{"anl.example.org", 2119, AdapterKind::fork});
+    CHECK(parse("anl.example.org:2119/fork") == Contact{"anl.example.org", 2119, AdapterKind::fork});
+    CHECK(parse("node7/slurm") == Contact{"node7", 2119, AdapterKind::slurm});
+    CHECK(parse("node7:2120/jobmanager-slurm") == Contact{"node7", 2120, AdapterKind::slurm});
+    CHECK(parse("10.0.0.1:65535/slurm") == Contact{"10.0.0.1", 65535, AdapterKind::slurm});
+    CHECK(parse("[::1]") == Contact{"::1", 2119, AdapterKind::fork});
+    CHECK(parse("[fe80::1]:2200/jobmanager-slurm") == Contact{"fe80::1", 2200, AdapterKind::slurm});
+}
+
+TEST_CASE("contact: text() is the classic form and parses back", "[contact]") {
+    for (const char* t : {"anl.example.org", "node7:2120/slurm", "[::1]:9/fork", "localhost/fork"}) {
+        const Contact c = parse(t);
+        CHECK(parse(c.text()) == c);
+    }
+    CHECK(parse("node7/slurm").text() == "node7:2119/jobmanager-slurm");
+    CHECK(parse("[::1]:9").text() == "[::1]:9/jobmanager-fork");
+}
+
+TEST_CASE("contact: bad ports, unknown adapters and bad hosts say where and why", "[contact]") {
+    CHECK(error_of("anl.example.org:99999/fork") ==
+          "16: bad port '99999' in contact 'anl.example.org:99999/fork'; expected a number from 1 to 65535");
+    CHECK(error_of("h:0") == "2: bad port '0' in contact 'h:0'; expected a number from 1 to 65535");
+    CHECK(error_of("h:") == "2: bad port '' in contact 'h:'; expected a number from 1 to 65535");
+    CHECK(error_of("h:x1/fork") == "2: bad port 'x1' in contact 'h:x1/fork'; expected a number from 1 to 65535");
+    CHECK(error_of("h:-5") == "2: bad port '-5' in contact 'h:-5'; expected a number from 1 to 65535");
+    CHECK(error_of("anl.example.org/jobmanager-pbs") ==
+          "16: unknown adapter 'jobmanager-pbs' in contact 'anl.example.org/jobmanager-pbs'; expected fork, slurm, "
+          "jobmanager-fork or jobmanager-slurm");
+    CHECK(error_of("h:2119/") ==
+          "7: unknown adapter '' in contact 'h:2119/'; expected fork, slurm, jobmanager-fork or jobmanager-slurm");
+    CHECK(error_of("") == "0: empty contact; expected host[:port][/adapter]");
+    CHECK(error_of("/fork") == "0: missing host in contact '/fork'; expected host[:port][/adapter]");
+    CHECK(error_of("ho$t/fork") == "0: 'ho$t' is not a valid host name in contact 'ho$t/fork'");
+    CHECK(error_of("[::1") == "0: '[::1' has no closing ']'; expected '[address]' around an IPv6 host");
+    CHECK(error_of("[node]:2") == "1: 'node' is not an IPv6 address");
+    CHECK(error_of("[::1]x") == "5: unexpected 'x' in contact '[::1]x'; expected host[:port][/adapter]");
+}

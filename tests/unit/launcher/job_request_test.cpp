@@ -1,0 +1,306 @@
+#include "launcher/job_request.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace strata::launcher;
+
+namespace {
+
+JobRequest rsl(const std::string& text) {
+    std::string error;
+    auto r = parse_job_rsl(text, "job.rsl", error);
+    INFO(error);
+    REQUIRE(r);
+    return *r;
+}
+
+JobRequest yaml(const std::string& text) {
+    std::string error;
+    auto r = parse_job_yaml(text, "job.yaml", error);
+    INFO(error);
+    REQUIRE(r);
+    return *r;
+}
+
+std::string rsl_error(const std::string& text) {
+    std::string error;
+    CHECK_FALSE(parse_job_rsl(text, "job.rsl", error));
+    return error;
+}
+
+std::string yaml_error(const std::string& text) {
+    std::string error;
+    CHECK_FALSE(parse_job_yaml(text, "job.yaml", error));
+    return error;
+}
+
+MachineFile machines(const std::string& text) {
+    std::string error;
+    auto mf = MachineFile::parse(text, "machines", error);
+    INFO(error);
+    REQUIRE(mf);
+    return *mf;
+}
+
+SubjobRequest subjob(const std::string& host, int port, AdapterKind adapter, int count, const std::string& exe,
+                     std::vector<std::string> args) {
+    SubjobRequest s;
+    s.contact = Contact{host, port, adapter};
+    s.count = count;
+    s.executable = exe;
+    s.arguments = std::move(args);
+    return s;
+}
+
+// The job of README's examples, without environment: what a machine file can say.
+const JobRequest& two_sites() {
+    static const JobRequest job{{
+        subjob("anl.example.org", 2119, AdapterKind::fork, 8, "/opt/app", {"-v", "in put"}),
+        subjob("uchicago.example.org", 2119, AdapterKind::slurm, 4, "/opt/app", {"-v", "in put"}),
+    }};
+    return job;
+}
+
+// Everything a subjob can carry.
+JobRequest full_job() {
+    JobRequest job;
+    SubjobRequest a = subjob("anl.example.org", 2119, AdapterKind::fork, 4, "/path/app", {"a", "b c"});
+    a.environment = {"FOO=bar"};
+    a.directory = "/tmp";
+    a.stage = true;
+    a.stage_files = {"input.dat"};
+    a.site = "site1";
+    a.machine = "m1";
+    SubjobRequest b = subjob("localhost", 2119, AdapterKind::fork, 2, "./other", {"a", "b c"});
+    b.environment = {"FOO=baz", "X=1"};
+    b.directory = "/tmp";
+    job.subjobs = {a, b};
+    return job;
+}
+
+}  // namespace
+
+TEST_CASE("job request: machine file, YAML and RSL describe the same job alike", "[jobrequest]") {
+    const JobRequest from_machines = job_request_from_machine_file(
+        machines("# two sites\nanl.example.org:2119/fork 8\nuchicago.example.org/jobmanager-slurm 4\n"), 12,
+        "/opt/app", {"-v", "in put"});
+    CHECK(from_machines == two_sites());
+
+    CHECK(yaml("executable: /opt/app\n"
+               "arguments: [-v, \"in put\"]\n"
+               "subjobs:\n"
+               "  - contact: anl.example.org:2119/fork\n"
+               "    count: 8\n"
+               "  - contact: uchicago.example.org/slurm\n"
+               "    count: 4\n") == two_sites());
+
+    CHECK(rsl("+( &(resourceManagerContact=\"anl.example.org/jobmanager-fork\")(count=8)(label=\"subjob 0\")\n"
+              "    (executable=/opt/app)(arguments=-v \"in put\"))\n"
+              " ( &(ResourceManagerContact=\"uchicago.example.org:2119/jobmanager-slurm\")(COUNT=4)\n"
+              "    (Executable=/opt/app)(ARGUMENTS=\"-v\" 'in put'))\n") == two_sites());
+}
+
+TEST_CASE("job request: YAML and RSL with environment, directory, staging and labels", "[jobrequest]") {
+    CHECK(yaml("executable: /path/app\n"
+               "arguments: [a, \"b c\"]\n"
+               "environment:\n"
+               "  FOO: bar\n"
+               "directory: /tmp\n"
+               "stage: [input.dat]\n"
+               "subjobs:\n"
+               "  - contact: anl.example.org/fork\n"
+               "    count: 4\n"
+               "    site: site1\n"
+               "    machine: m1\n"
+               "  - contact: localhost\n"
+               "    count: 2\n"
+               "    executable: ./other\n"
+               "    environment:\n"
+               "      FOO: baz\n"
+               "      X: \"1\"\n"
+               "    stage: false\n") == full_job());
+    CHECK(rsl("(* MPICH-G2 style *)\n"
+              "+( &(resourceManagerContact=\"anl.example.org/jobmanager-fork\")\n"
+              "    (count=4)\n"
+              "    (label=\"subjob 0\")\n"
+              "    (environment=(GLOBUS_LAN_ID site1)(FOO bar))\n"
+              "    (directory=/tmp)\n"
+              "    (executable=/path/app)\n"
+              "    (arguments=a \"b c\")\n"
+              "    (stage=yes)(stageFiles=input.dat)\n"
+              "    (machine=m1)\n"
+              " )\n"
+              " ( &(resourceManagerContact=localhost)(count=2)(environment=(FOO baz)(X 1))(directory=/tmp)\n"
+              "    (executable=./other)(arguments=a \"b c\") )\n") == full_job());
+    // A single request, without '+'; a missing contact is this machine.
+    const JobRequest one = rsl("&(executable=\"/bin/say \"\"hi\"\"\")(count=1)(site=s)");
+    REQUIRE(one.subjobs.size() == 1);
+    CHECK(one.subjobs[0].executable == "/bin/say \"hi\"");
+    CHECK(one.subjobs[0].contact == Contact{"localhost", 2119, AdapterKind::fork});
+    CHECK(one.subjobs[0].site == "s");
+    CHECK(one.size() == 1);
+}
+
+TEST_CASE("job request: printed RSL parses back to the same request", "[jobrequest]") {
+    JobRequest tricky = full_job();
+    tricky.subjobs[1].arguments = {"say \"hi\"", "", "(x)", "a=b", "'q'"};
+    tricky.subjobs[1].environment = {"EMPTY=", "Q=\"quoted\""};
+    tricky.subjobs[1].contact = Contact{"::1", 9, AdapterKind::slurm};
+    tricky.subjobs[1].stage_files = {"a b", "c"};
+    tricky.subjobs[1].stage = true;
+    for (const JobRequest& job : {two_sites(), full_job(), tricky}) {
+        const std::string text = job_request_rsl(job);
+        INFO(text);
+        CHECK(rsl(text) == job);
+        CHECK(job_request_rsl(rsl(text)) == text);
+        std::string error;
+        auto detected = parse_job_file(text, "dump", error);
+        REQUIRE(detected);
+        CHECK(*detected == job);
+    }
+    CHECK(job_request_rsl(two_sites()) ==
+          "+\n"
+          "( &(resourceManagerContact=\"anl.example.org:2119/jobmanager-fork\")\n"
+          "   (count=8)\n"
+          "   (label=\"subjob 0\")\n"
+          "   (executable=\"/opt/app\")\n"
+          "   (arguments=\"-v\" \"in put\")\n"
+          ")\n"
+          "( &(resourceManagerContact=\"uchicago.example.org:2119/jobmanager-slurm\")\n"
+          "   (count=4)\n"
+          "   (label=\"subjob 1\")\n"
+          "   (executable=\"/opt/app\")\n"
+          "   (arguments=\"-v\" \"in put\")\n"
+          ")\n");
+}
+
+TEST_CASE("job request: the command line without a machine file, and cycling machine files", "[jobrequest]") {
+    CHECK(job_request_local(3, "p", {"x"}) ==
+          JobRequest{{subjob("localhost", 2119, AdapterKind::fork, 3, "p", {"x"})}});
+    CHECK(job_request_from_machine_file(machines("a 2\nb\n"), 5, "p", {}) ==
+          JobRequest{{subjob("a", 2119, AdapterKind::fork, 2, "p", {}), subjob("b", 2119, AdapterKind::fork, 1, "p", {}),
+                      subjob("a", 2119, AdapterKind::fork, 2, "p", {})}});
+    // Plain host lines are fork contacts; consecutive identical contacts merge.
+    CHECK(job_request_from_machine_file(machines("a\na:2119/fork 2\n"), 3, "p", {}) ==
+          JobRequest{{subjob("a", 2119, AdapterKind::fork, 3, "p", {})}});
+}
+
+TEST_CASE("job request: auto-detection of RSL and YAML", "[jobrequest]") {
+    std::string error;
+    CHECK(parse_job_file("# yaml\nexecutable: x\nsubjobs: [{count: 1}]\n", "f", error));
+    CHECK(parse_job_file("\n  (* rsl *) &(executable=x)(count=1)", "f", error));
+    CHECK(parse_job_file("+(&(executable=x)(count=1))", "f", error));
+    CHECK_FALSE(parse_job_file("# YAML comment\n+(&(executable=x)(count=1))", "f", error));
+    CHECK(error.rfind("f:2:1: expected a map with 'executable' and 'subjobs'", 0) == 0);
+    CHECK_FALSE(load_job_file("/nonexistent/job", error));
+    CHECK(error == "cannot read job file '/nonexistent/job': No such file or directory");
+}
+
+TEST_CASE("job request: malformed RSL names file, line, column and what is wrong", "[jobrequest]") {
+    CHECK(rsl_error("+\n( &(resourceManagerContact=\"a/fork\")\n    (count=4\n    (executable=/bin/x))\n") ==
+          "job.rsl:4:5: expected ')' to close the relation started at 3:5, got '('");
+    CHECK(rsl_error("&(executable=/bin/x)(count=2") ==
+          "job.rsl:1:29: expected ')' to close the relation started at 1:21, got the end of the file");
+    CHECK(rsl_error("&(executable=\"/bin/x)(count=2)") == "job.rsl:1:14: unterminated string; expected a closing \"");
+    CHECK(rsl_error("&(executable=/bin/x)(count=2)(queue=short)") ==
+          "job.rsl:1:31: subjob 0: unknown attribute 'queue'; expected resourceManagerContact, count, label, "
+          "environment, directory, executable, arguments, stage, stageFiles, site or machine");
+    CHECK(rsl_error("&(executable=/bin/x)(count=four)") ==
+          "job.rsl:1:28: subjob 0: 'count' must be a positive integer, got 'four'");
+    CHECK(rsl_error("&(executable=/bin/x)(count=0)") ==
+          "job.rsl:1:28: subjob 0: 'count' must be a positive integer, got '0'");
+    CHECK(rsl_error("+( &(count=2)(executable=/bin/a) )\n ( &(count=2) )\n") ==
+          "job.rsl:2:4: subjob 1: no 'executable'; add (executable=PATH)");
+    CHECK(rsl_error("&(resourceManagerContact=\"anl.example.org:99999/fork\")(count=1)(executable=x)") ==
+          "job.rsl:1:43: subjob 0: bad port '99999' in contact 'anl.example.org:99999/fork'; expected a number from "
+          "1 to 65535");
+    CHECK(rsl_error("&(resourceManagerContact=anl.example.org/jobmanager-pbs)(count=1)(executable=x)") ==
+          "job.rsl:1:42: subjob 0: unknown adapter 'jobmanager-pbs' in contact 'anl.example.org/jobmanager-pbs'; "
+          "expected fork, slurm, jobmanager-fork or jobmanager-slurm");
+    CHECK(rsl_error("&(executable=x)(count=1)(environment=FOO)") ==
+          "job.rsl:1:38: subjob 0: 'environment' takes (NAME value) pairs, e.g. (environment=(FOO bar))");
+    CHECK(rsl_error("&(count=1)(executable=x)(COUNT=2)") ==
+          "job.rsl:1:26: subjob 0: 'COUNT' is given twice (first at 1:3)");
+    CHECK(rsl_error("&(executable=/bin/x)(count=1000001)") ==
+          "job.rsl:1:28: subjob 0: 'count' 1000001 is too large; at most 1000000");
+    CHECK(rsl_error("&(executable=/bin/x)(count=-3)") ==
+          "job.rsl:1:28: subjob 0: 'count' must be a positive integer, got '-3'");
+    CHECK(rsl_error("&(count=1)") == "job.rsl:1:1: subjob 0: no 'executable'; add (executable=PATH)");
+    CHECK(rsl_error("&(executable=x)") == "job.rsl:1:1: subjob 0: no 'count'; add (count=N)");
+    CHECK(rsl_error("  \n") ==
+          "job.rsl:2:1: expected an RSL request ('&(...)') or multi-request ('+(&(...))...'), got an empty file");
+    CHECK(rsl_error("&(count=1)(executable=x) extra") ==
+          "job.rsl:1:26: expected the end of the file after the request, got 'e'");
+    CHECK(rsl_error("&(count>1)") == "job.rsl:1:8: only '=' relations are supported; 'count' needs '='");
+    CHECK(rsl_error("&(executable=$(HOME)/x)(count=1)") ==
+          "job.rsl:1:14: RSL variables ($(NAME)) are not supported; write the value itself");
+    CHECK(rsl_error("+(&(count=1)(executable=x)") ==
+          "job.rsl:1:27: expected ')' to close the request started at 1:2, got the end of the file");
+    CHECK(rsl_error("&(count=1)(executable=x)(environment=(1X y))") ==
+          "job.rsl:1:39: subjob 0: '1X' is not an environment variable name");
+    CHECK(rsl_error("&(count=1)(executable=x)(site=a)(environment=(GLOBUS_LAN_ID b))") ==
+          "job.rsl:1:31: subjob 0: 'site' is 'a' but GLOBUS_LAN_ID is 'b'; give one");
+    CHECK(rsl_error("&(count=1 2)(executable=x)") ==
+          "job.rsl:1:9: subjob 0: 'count' takes a single value, got 2 values");
+}
+
+TEST_CASE("job request: malformed YAML names file, line, column and what is wrong", "[jobrequest]") {
+    CHECK(yaml_error("executable: /bin/app\n"
+                     "subjobs:\n"
+                     "  - contact: a/fork\n"
+                     "    count: 2\n"
+                     "  - count: four\n") ==
+          "job.yaml:5:12: subjob 1: 'count' must be a positive integer, got 'four'");
+    CHECK(yaml_error("executable: x\nsubjobs:\n  - count: 0\n") ==
+          "job.yaml:3:12: subjob 0: 'count' must be a positive integer, got '0'");
+    CHECK(yaml_error("executable: x\nqueue: short\nsubjobs: [{count: 1}]\n") ==
+          "job.yaml:2:1: unknown key 'queue'; expected executable, arguments, environment, directory, stage or "
+          "subjobs");
+    CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a/fork\n    cont: 2\n") ==
+          "job.yaml:4:5: subjob 0: unknown key 'cont'; expected contact, count, executable, arguments, environment, "
+          "directory, stage, site or machine");
+    CHECK(yaml_error("subjobs:\n  - contact: a/fork\n    count: 2\n") ==
+          "job.yaml:2:5: subjob 0: no 'executable'; give it at the top level or in the subjob");
+    CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a/fork\n") ==
+          "job.yaml:3:5: subjob 0: no 'count'; give the number of processes");
+    CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a.example.org:0/fork\n    count: 1\n") ==
+          "job.yaml:3:28: subjob 0: bad port '0' in contact 'a.example.org:0/fork'; expected a number from 1 to 65535");
+    CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: \"a/pbs\"\n    count: 1\n") ==
+          "job.yaml:3:17: subjob 0: unknown adapter 'pbs' in contact 'a/pbs'; expected fork, slurm, jobmanager-fork "
+          "or jobmanager-slurm");
+    CHECK(yaml_error("executable: x\nstage: maybe\nsubjobs: [{count: 1}]\n") ==
+          "job.yaml:2:8: 'stage' must be true, false or a list of files, got 'maybe'");
+    CHECK(yaml_error("executable: x\nenvironment: [A=1]\nsubjobs: [{count: 1}]\n") ==
+          "job.yaml:2:14: 'environment' must be a map of NAME: value");
+    CHECK(yaml_error("executable: x\n") == "job.yaml:1:1: no 'subjobs'; list at least one subjob with its contact and count");
+    CHECK(yaml_error("executable: x\nsubjobs: []\n") == "job.yaml:2:10: 'subjobs' must be a list of at least one subjob");
+    CHECK(yaml_error("executable: x\nexecutable: y\nsubjobs: [{count: 1}]\n") ==
+          "job.yaml:2:1: 'executable' is given twice (first at 1:1)");
+    CHECK(yaml_error("executable: x\nenvironment: {GLOBUS_LAN_ID: b}\nsubjobs:\n  - {count: 1, site: a}\n") ==
+          "job.yaml:4:5: subjob 0: 'site' is 'a' but GLOBUS_LAN_ID is 'b'; give one");
+    CHECK(yaml("executable: x\nenvironment: {GLOBUS_LAN_ID: b}\nsubjobs:\n  - {count: 1}\n").subjobs[0].site == "b");
+    CHECK(yaml_error("- just\n- a list\n") ==
+          "job.yaml:1:1: expected a map with 'executable' and 'subjobs' (a YAML job file) or an RSL request starting "
+          "with '&' or '+'");
+    CHECK(yaml_error("executable: [x\nsubjobs: []\n").rfind("job.yaml:", 0) == 0);
+}
+
+TEST_CASE("machine file: contact lines, and their errors with a column", "[machinefile][jobrequest]") {
+    const MachineFile mf = machines("anl.example.org:2119/fork 8\n  node7/jobmanager-slurm\nplain 2\n");
+    REQUIRE(mf.entries().size() == 3);
+    CHECK(mf.entries()[0].host == "anl.example.org");
+    CHECK(mf.entries()[0].slots == 8);
+    CHECK(mf.entries()[0].contact == Contact{"anl.example.org", 2119, AdapterKind::fork});
+    CHECK(mf.entries()[1].contact == Contact{"node7", 2119, AdapterKind::slurm});
+    CHECK(mf.entries()[1].slots == 1);
+    CHECK_FALSE(mf.entries()[2].contact);
+    std::string error;
+    CHECK_FALSE(MachineFile::parse("anl.example.org:99999/fork 8\n", "hosts", error));
+    CHECK(error ==
+          "hosts:1:17: bad port '99999' in contact 'anl.example.org:99999/fork'; expected a number from 1 to 65535");
+    CHECK_FALSE(MachineFile::parse("ok\n  anl.example.org/pbs 2\n", "hosts", error));
+    CHECK(error == "hosts:2:19: unknown adapter 'pbs' in contact 'anl.example.org/pbs'; expected fork, slurm, "
+                   "jobmanager-fork or jobmanager-slurm");
+    CHECK_FALSE(MachineFile::parse("a/fork 0\n", "hosts", error));
+    CHECK(error == "hosts:1: process count must be at least 1");
+}

@@ -164,7 +164,8 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
         bool have_count = false;
         for (auto it = node.begin(); it != node.end(); ++it) {
             const std::string key = it->first.Scalar();
-            const YAML::Node& v = it->second;
+            // A copy: it->second lives in a proxy that dies with this statement.
+            const YAML::Node v = it->second;
             bool known = false;
             if (auto e = r.common(key, v, mine, known); !e.empty()) return fail(e);
             if (known) continue;

@@ -1,11 +1,10 @@
 #include "launcher/job_request.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+
+#include "base/file.hpp"
 
 namespace strata::launcher {
 
@@ -133,27 +132,13 @@ std::optional<JobRequest> parse_job_file(const std::string& text, const std::str
 }
 
 std::optional<JobRequest> load_job_file(const std::string& path, std::string& error) {
-    auto fail = [&](int e) {
-        error = "cannot read job file '" + path + "': " + std::strerror(e);
+    int err = 0;
+    const std::optional<std::string> text = base::file_read(path, err);
+    if (!text) {
+        error = "cannot read job file '" + path + "': " + std::strerror(err);
         return std::nullopt;
-    };
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail(errno);
-    std::string text;
-    char buf[8192];
-    for (;;) {
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            const int e = errno;
-            ::close(fd);
-            return fail(e);
-        }
-        if (n == 0) break;
-        text.append(buf, static_cast<std::size_t>(n));
     }
-    ::close(fd);
-    return parse_job_file(text, path, error);
+    return parse_job_file(*text, path, error);
 }
 
 }  // namespace strata::launcher

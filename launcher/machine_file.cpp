@@ -1,15 +1,14 @@
 #include "launcher/machine_file.hpp"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <sstream>
+
+#include "base/file.hpp"
 
 namespace strata::launcher {
 
@@ -145,27 +144,13 @@ std::optional<MachineFile> MachineFile::parse(const std::string& text, const std
 }
 
 std::optional<MachineFile> MachineFile::load(const std::string& path, std::string& error) {
-    auto fail = [&](int e) {
-        error = "cannot read machine file '" + path + "': " + std::strerror(e);
+    int err = 0;
+    const std::optional<std::string> text = base::file_read(path, err);
+    if (!text) {
+        error = "cannot read machine file '" + path + "': " + std::strerror(err);
         return std::nullopt;
-    };
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail(errno);
-    std::string text;
-    char buf[8192];
-    for (;;) {
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            const int e = errno;  // e.g. EISDIR
-            ::close(fd);
-            return fail(e);
-        }
-        if (n == 0) break;
-        text.append(buf, static_cast<std::size_t>(n));
     }
-    ::close(fd);
-    return parse(text, path, error);
+    return parse(*text, path, error);
 }
 
 int MachineFile::slots_total() const {

@@ -72,14 +72,9 @@ JobPlan JobPlan::from_machine_file(const MachineFile& file, int np) {
     JobPlan plan;
     plan.size = np;
     const std::vector<MachineEntry>& entries = file.entries();
-    std::size_t entry = 0;
-    int used = 0;  // slots of entries[entry] already given out
-    for (int rank = 0; rank < np; ++rank) {
-        if (used == entries[entry].slots) {
-            entry = (entry + 1) % entries.size();
-            used = 0;
-        }
-        ++used;
+    int rank = 0;
+    // Consecutive ranks on one host form one subjob.
+    for (const auto& [entry, count] : file.distribute(np)) {
         const std::string& host = entries[entry].host;
         if (plan.subjobs.empty() || plan.subjobs.back().machine != host) {
             Subjob s;
@@ -89,7 +84,8 @@ JobPlan JobPlan::from_machine_file(const MachineFile& file, int np) {
             s.first_rank = rank;
             plan.subjobs.push_back(s);
         }
-        ++plan.subjobs.back().count;
+        plan.subjobs.back().count += count;
+        rank += count;
     }
     return plan;
 }

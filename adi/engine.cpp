@@ -13,8 +13,9 @@ namespace strata::adi {
 namespace {
 
 const base::KnobInt spin_us{"STRATA_SPIN_US", -1,
-                            "microseconds a waiting rank busy-polls before it sleeps on its descriptors; "
-                            "-1: 200 when its host runs no more ranks than cores, else 0"};
+                            "microseconds a waiting rank polls before it sleeps on its descriptors; "
+                            "-1: 200 when its host runs no more ranks than cores, else 50 (yielding its core "
+                            "between polls)"};
 
 const base::KnobInt pack_chunk{"STRATA_PACK_CHUNK", 262144,
                                "bytes of non-contiguous data packed (or unpacked) at a time; a large message "
@@ -658,8 +659,12 @@ std::string Engine::routes_text() const {
 bool Engine::poll_stats_wanted() { return poll_stats.get() != 0; }
 
 void Engine::set_oversubscribed(bool yes) {
-    const std::int64_t us = spin_us.get() >= 0 ? spin_us.get() : (yes ? 0 : 200);
+    // With more ranks than cores, a waiting rank yields between polls from the
+    // start, so a peer on its core runs at once, and sleeps after 50 us: a
+    // wake-up through the doorbell costs tens of microseconds, a yield one.
+    const std::int64_t us = spin_us.get() >= 0 ? spin_us.get() : (yes ? 50 : 200);
     spin_limit_ = std::chrono::microseconds(us);
+    yield_after_ = yes ? std::chrono::microseconds(0) : kYieldAfter;
 }
 
 void Engine::idle_step(unsigned idle) {
@@ -677,7 +682,7 @@ void Engine::idle_step(unsigned idle) {
         // Past the first few microseconds, hand the core over now and then: when
         // the scheduler placed the peer on our core, it can answer meanwhile
         // (an idle core returns from sched_yield at once).
-        if (spun > kYieldAfter) sched_yield();
+        if (spun >= yield_after_) sched_yield();
         return;
     }
     // Sleep on the methods that are awaited, each of which first agrees that

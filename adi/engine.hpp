@@ -186,6 +186,7 @@ private:
     std::string last_error_;
     std::vector<int> extra_fds_;
     std::chrono::microseconds spin_limit_{0};
+    std::chrono::microseconds yield_after_{0};  // polling this long without an event, yield between polls
     std::chrono::steady_clock::time_point idle_since_;
 };
 

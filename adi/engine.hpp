@@ -109,7 +109,7 @@ public:
         }
     }
     // Whether this host runs more ranks than it has cores: waiting ranks then
-    // leave the CPU almost at once instead of spinning.
+    // yield their core between polls and sleep after 50 us instead of spinning.
     void set_oversubscribed(bool yes);
     // Extra descriptor to wake on while sleeping (e.g. the launcher's socket).
     void watch_fd(int fd) { extra_fds_.push_back(fd); }

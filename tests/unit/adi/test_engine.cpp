@@ -576,6 +576,16 @@ private:
     Capabilities caps_;
 };
 
+// A receive from world rank `source` (or kAnySource) into `buf`, posted on `e`.
+Request* post_recv(Engine& e, int source, std::vector<std::byte>& buf) {
+    Request* r = e.request_create(Kind::recv);
+    r->rank = source;
+    r->buf = buf.data();
+    r->bytes = buf.size();
+    e.irecv(*r, source);
+    return r;
+}
+
 }  // namespace
 
 TEST_CASE("a peer that no method reaches is an error naming it") {
@@ -606,11 +616,7 @@ TEST_CASE("selective polling: skip-poll ratio, and only the needed methods") {
 
     SECTION("a receive from the costly peer alone polls it on every pass") {
         std::vector<std::byte> buf(8);
-        Request* r = e.request_create(Kind::recv);
-        r->rank = 2;
-        r->buf = buf.data();
-        r->bytes = buf.size();
-        e.irecv(*r, 2);
+        Request* r = post_recv(e, 2, buf);
         for (int i = 0; i < 40; ++i) e.progress();
         CHECK(polls(0) == 0);
         CHECK(polls(1) == 0);
@@ -620,16 +626,8 @@ TEST_CASE("selective polling: skip-poll ratio, and only the needed methods") {
     }
     SECTION("beside a receive from the cheap peer it gets every skip-th pass") {
         std::vector<std::byte> a(8), b(8);
-        Request* r1 = e.request_create(Kind::recv);
-        r1->rank = 1;
-        r1->buf = a.data();
-        r1->bytes = a.size();
-        e.irecv(*r1, 1);
-        Request* r2 = e.request_create(Kind::recv);
-        r2->rank = 2;
-        r2->buf = b.data();
-        r2->bytes = b.size();
-        e.irecv(*r2, 2);
+        Request* r1 = post_recv(e, 1, a);
+        Request* r2 = post_recv(e, 2, b);
         const int passes = static_cast<int>(skip) * 10;
         for (int i = 0; i < passes; ++i) e.progress();
         CHECK(polls(1) == static_cast<std::uint64_t>(passes));
@@ -646,11 +644,7 @@ TEST_CASE("selective polling: skip-poll ratio, and only the needed methods") {
     }
     SECTION("MPI_ANY_SOURCE adds every method, the costly one at the skip-poll rate") {
         std::vector<std::byte> a(8);
-        Request* r = e.request_create(Kind::recv);
-        r->rank = kAnySource;
-        r->buf = a.data();
-        r->bytes = a.size();
-        e.irecv(*r, kAnySource);
+        Request* r = post_recv(e, kAnySource, a);
         const int passes = static_cast<int>(skip) * 2;
         for (int i = 0; i < passes; ++i) e.progress();
         CHECK(polls(0) == static_cast<std::uint64_t>(passes));
@@ -672,11 +666,7 @@ TEST_CASE("selective polling: with every peer behind the costly method, MPI_ANY_
     std::string err;
     REQUIRE(e.connect_world(cards, 0, err));
     std::vector<std::byte> a(8);
-    Request* r = e.request_create(Kind::recv);
-    r->rank = kAnySource;
-    r->buf = a.data();
-    r->bytes = a.size();
-    e.irecv(*r, kAnySource);
+    Request* r = post_recv(e, kAnySource, a);
     for (int i = 0; i < 40; ++i) e.progress();
     CHECK(e.poll_counts()[0].second == 40);
     CHECK(e.poll_counts()[1].second == 40);

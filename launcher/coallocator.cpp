@@ -151,6 +151,12 @@ void CoAllocator::on_started(int rank, long pid) {
     narrate("rank " + std::to_string(rank) + " started (pid " + std::to_string(pid) + ")");
 }
 
+void CoAllocator::on_subjob_state(int subjob, JobState state, const std::string& detail) {
+    const Subjob& s = plan_.subjobs[static_cast<std::size_t>(subjob)];
+    narrate("subjob " + std::to_string(subjob) + " (" + s.contact + "): " + job_state_name(state) +
+            (detail.empty() ? "" : ": " + detail));
+}
+
 void CoAllocator::on_start_failed(int rank, const std::string& reason) {
     std::string program = options_.program;
     for (const Subjob& s : plan_.subjobs)

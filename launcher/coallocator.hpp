@@ -51,6 +51,7 @@ public:
     void on_output(int rank, Stream stream, std::string_view bytes) override;
     void on_output_closed(int rank, Stream stream) override;
     void on_exited(int rank, long pid, ProcessExit how) override;
+    void on_subjob_state(int subjob, JobState state, const std::string& detail) override;
 
     void on_frame(ControlServer::ConnectionId id, const wireup::Frame& frame) override;
     void on_closed(ControlServer::ConnectionId id, const std::string& why) override;

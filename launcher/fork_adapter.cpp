@@ -254,6 +254,7 @@ std::string ForkAdapter::resolve_program(const std::string& program, const std::
 void ForkAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& events) {
     events_ = &events;
     started_ = true;
+    subjob_index_ = subjob.index;
     Fd stdin_source(spec.stdin_fd);
     watch_children();
 
@@ -262,8 +263,7 @@ void ForkAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& ev
         struct stat st;
         const int e = ::stat(directory_.c_str(), &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
         if (e != 0) {
-            events.on_start_failed(subjob.first_rank,
-                                   "cannot change to directory '" + directory_ + "': " + std::strerror(e));
+            start_failed(subjob.first_rank, "cannot change to directory '" + directory_ + "': " + std::strerror(e));
             after_change();
             return;
         }
@@ -271,7 +271,7 @@ void ForkAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& ev
     int err = 0;
     const std::string path = resolve_program(spec.program, env_lookup(spec.env, "PATH"), err);
     if (path.empty()) {
-        events.on_start_failed(subjob.first_rank, std::strerror(err));
+        start_failed(subjob.first_rank, std::strerror(err));
         after_change();
         return;
     }
@@ -289,13 +289,26 @@ void ForkAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& ev
         if (!start_one(rank, path, argv, environment_merge(env), with_stdin, stdin_sink)) break;
         if (with_stdin) stdin_ = std::make_unique<StdinPump>(io_, stdin_source.release(), stdin_sink);
     }
+    report(JobState::active, "");
     after_change();
+}
+
+void ForkAdapter::start_failed(int rank, const std::string& reason) {
+    events_->on_start_failed(rank, reason);
+    report(JobState::failed, "rank " + std::to_string(rank) + " could not start: " + reason);
+}
+
+void ForkAdapter::report(JobState state, const std::string& detail) {
+    // Once a subjob failed or ended, nothing more is said about it.
+    if (reported_ && (*reported_ == JobState::failed || *reported_ == JobState::done)) return;
+    reported_ = state;
+    events_->on_subjob_state(subjob_index_, state, detail);
 }
 
 bool ForkAdapter::start_one(int rank, const std::string& path, const std::vector<std::string>& argv_in,
                             const std::vector<std::string>& env_in, bool with_stdin, int& stdin_sink) {
     auto fail = [&](const char* what) {
-        events_->on_start_failed(rank, std::string(what) + ": " + std::strerror(errno));
+        start_failed(rank, std::string(what) + ": " + std::strerror(errno));
         return false;
     };
     Fd out_r, out_w, err_r, err_w, in_r, in_w, status_r, status_w;
@@ -346,7 +359,7 @@ bool ForkAdapter::start_one(int rank, const std::string& path, const std::vector
         int status = 0;
         while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
         }
-        events_->on_start_failed(rank, std::strerror(child_errno));
+        start_failed(rank, std::strerror(child_errno));
         return false;
     }
 
@@ -459,7 +472,11 @@ bool ForkAdapter::all_output_closed() const {
 void ForkAdapter::after_change() {
     if (!started_ || !all_reaped()) return;
     if (stdin_) stdin_->stop();
-    if (all_output_closed() || drain_timer_armed_) return;
+    if (all_output_closed()) {
+        report(JobState::done, "");
+        return;
+    }
+    if (drain_timer_armed_) return;
     // Every process is gone but something still holds a pipe open.
     drain_timer_armed_ = true;
     drain_timer_.expires_after(std::chrono::milliseconds(kDrainMs.get()));
@@ -469,6 +486,7 @@ void ForkAdapter::after_change() {
             close_output(*p, Stream::out);
             close_output(*p, Stream::err);
         }
+        after_change();
     });
 }
 

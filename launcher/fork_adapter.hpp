@@ -21,6 +21,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,8 @@ private:
     void read_output(Process& p, Stream s);
     void close_output(Process& p, Stream s);
     void after_change();
+    void start_failed(int rank, const std::string& reason);
+    void report(JobState state, const std::string& detail);
     bool all_reaped() const;
     bool all_output_closed() const;
 
@@ -72,6 +75,8 @@ private:
     std::unique_ptr<StdinPump> stdin_;
     ProcessEvents* events_ = nullptr;
     std::string directory_;  // the subjob's, for the children to chdir to
+    int subjob_index_ = 0;
+    std::optional<JobState> reported_;  // the last state told to events_
     bool started_ = false;
     std::array<char, 65536> buf_{};  // shared by all reads: one read completes at a time
 };

@@ -12,6 +12,16 @@ std::string ProcessExit::describe() const {
     return "was killed by signal " + std::to_string(value) + " (" + (name != nullptr ? name : "unknown") + ")";
 }
 
+const char* job_state_name(JobState state) {
+    switch (state) {
+        case JobState::pending: return "PENDING";
+        case JobState::active: return "ACTIVE";
+        case JobState::done: return "DONE";
+        case JobState::failed: return "FAILED";
+    }
+    return "UNKNOWN";
+}
+
 // The adapter table: one line per kind of contact. Remote gatekeeper contacts
 // ("host:port") will get their line here when that adapter exists.
 std::unique_ptr<SchedulerAdapter> SchedulerAdapter::create(boost::asio::io_context& io, const Subjob& subjob,

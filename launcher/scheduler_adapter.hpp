@@ -38,6 +38,16 @@ struct ProcessExit {
     std::string describe() const;
 };
 
+// The scheduler's view of a whole subjob, as Globus GRAM reports it.
+enum class JobState {
+    pending,  // accepted, waiting (e.g. queued in a batch scheduler)
+    active,   // its processes run
+    done,     // every process ended
+    failed,   // it could not start or the scheduler ended it; the event's detail says why
+};
+
+const char* job_state_name(JobState state);  // "PENDING", "ACTIVE", "DONE", "FAILED"
+
 // What the co-allocator hears from an adapter, in the order it happened per rank.
 class ProcessEvents {
 public:
@@ -50,6 +60,10 @@ public:
     virtual void on_output(int rank, Stream stream, std::string_view bytes) = 0;
     virtual void on_output_closed(int rank, Stream stream) = 0;
     virtual void on_exited(int rank, long pid, ProcessExit how) = 0;
+    // The subjob as a whole changed state. `detail` gives the reason for
+    // `failed` and may add context otherwise (a batch job id). An adapter
+    // reports each state at most once, in order; `failed` replaces `done`.
+    virtual void on_subjob_state(int subjob, JobState state, const std::string& detail) = 0;
 };
 
 // What every process of the subjob is given.

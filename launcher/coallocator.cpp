@@ -87,7 +87,9 @@ int CoAllocator::run() {
         return 1;
     }
     std::string error;
-    if (!server_.listen(error)) {
+    bool remote = false;
+    for (const Subjob& s : plan_.subjobs) remote = remote || s.contact != kLocalContact;
+    if (!server_.listen(remote, error)) {
         say(error);
         return 1;
     }
@@ -106,7 +108,8 @@ int CoAllocator::run() {
             return 1;
         }
     }
-    narrate("control listener on 127.0.0.1:" + std::to_string(server_.port()) + "; " + std::to_string(plan_.size) +
+    narrate("control listener on " + std::string(remote ? "every interface" : "127.0.0.1") + ", port " +
+            std::to_string(server_.port()) + "; " + std::to_string(plan_.size) +
             " processes in " + std::to_string(plan_.subjobs.size()) + " subjob(s)");
 
     const auto env = environment();
@@ -155,13 +158,19 @@ void CoAllocator::on_subjob_state(int subjob, JobState state, const std::string&
     const Subjob& s = plan_.subjobs[static_cast<std::size_t>(subjob)];
     narrate("subjob " + std::to_string(subjob) + " (" + s.contact + "): " + job_state_name(state) +
             (detail.empty() ? "" : ": " + detail));
+    if (state == JobState::failed) end_job(1, messages::subjob_failed(s.index, s.machine, s.contact, detail));
+    check_done();
 }
 
 void CoAllocator::on_start_failed(int rank, const std::string& reason) {
     std::string program = options_.program;
-    for (const Subjob& s : plan_.subjobs)
-        if (rank >= s.first_rank && rank < s.first_rank + s.count && !s.program.empty()) program = s.program;
-    end_job(127, messages::start_failed(program, rank, reason));
+    std::string contact = kLocalContact;
+    for (const Subjob& s : plan_.subjobs) {
+        if (rank < s.first_rank || rank >= s.first_rank + s.count) continue;
+        if (!s.program.empty()) program = s.program;
+        contact = s.contact;
+    }
+    end_job(127, messages::start_failed(program, rank, contact, reason));
 }
 
 void CoAllocator::on_output(int rank, Stream stream, std::string_view bytes) {

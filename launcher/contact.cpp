@@ -29,7 +29,8 @@ const char* adapter_name(AdapterKind kind) { return kind == AdapterKind::slurm ?
 
 std::string Contact::text() const {
     const std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
-    return h + ":" + std::to_string(port) + "/jobmanager-" + adapter_name(adapter);
+    const bool show_port = port_given || port != kDefaultPort;
+    return h + (show_port ? ":" + std::to_string(port) : std::string()) + "/jobmanager-" + adapter_name(adapter);
 }
 
 std::optional<Contact> contact_parse(const std::string& text, std::string& why, std::size_t& offset) {
@@ -66,6 +67,7 @@ std::optional<Contact> contact_parse(const std::string& text, std::string& why, 
         if (value < 1 || value > 65535)
             return fail(begin, "bad port '" + port + "' in contact '" + text + "'; expected a number from 1 to 65535");
         c.port = static_cast<int>(value);
+        c.port_given = true;
         i = end == std::string::npos ? text.size() : end;
     }
     if (i < text.size()) {

@@ -24,10 +24,17 @@ struct Contact {
     std::string host;
     int port = kDefaultPort;
     AdapterKind adapter = AdapterKind::fork;
+    // Whether the text named the port. A contact on this machine with the fork
+    // adapter and no port runs through the embedded fork adapter; with a port
+    // it goes to the gatekeeper listening there.
+    bool port_given = false;
 
-    // The classic form, "host:port/jobmanager-fork"; contact_parse accepts it.
+    // The classic form, "host[:port]/jobmanager-fork" (the port when given or
+    // not the default);
+    // contact_parse reads it back to an equal contact.
     std::string text() const;
-    bool operator==(const Contact&) const = default;
+    // Where the contact points; whether the port was written does not matter.
+    bool operator==(const Contact& o) const { return host == o.host && port == o.port && adapter == o.adapter; }
 };
 
 const char* adapter_name(AdapterKind kind);  // "fork", "slurm"

@@ -1,5 +1,6 @@
 #include "launcher/control_server.hpp"
 
+#include <boost/asio/ip/v6_only.hpp>
 #include <boost/asio/write.hpp>
 
 #include <fcntl.h>
@@ -14,15 +15,31 @@ ControlServer::ControlServer(asio::io_context& io, Listener& listener) : listene
 
 ControlServer::~ControlServer() { stop(); }
 
-bool ControlServer::listen(std::string& error) {
+bool ControlServer::listen(bool all_interfaces, std::string& error) {
     boost::system::error_code ec;
-    const tcp::endpoint ep(asio::ip::make_address_v4("127.0.0.1"), 0);
-    acceptor_.open(ep.protocol(), ec);
-    if (!ec) acceptor_.bind(ep, ec);
-    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
-    if (!ec) port_ = acceptor_.local_endpoint(ec).port();
+    auto open_on = [&](const tcp::endpoint& ep, bool dual_stack) {
+        ec.clear();
+        acceptor_.open(ep.protocol(), ec);
+        if (!ec && dual_stack) acceptor_.set_option(asio::ip::v6_only(false), ec);
+        if (!ec) acceptor_.bind(ep, ec);
+        if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+        if (!ec) port_ = acceptor_.local_endpoint(ec).port();
+        if (ec && acceptor_.is_open()) {
+            boost::system::error_code ignored;
+            acceptor_.close(ignored);
+        }
+    };
+    std::string where = "127.0.0.1";
+    if (all_interfaces) {
+        // Both families on one port when the host has IPv6; IPv4 alone otherwise.
+        where = "all interfaces";
+        open_on(tcp::endpoint(asio::ip::address_v6::any(), 0), true);
+        if (ec) open_on(tcp::endpoint(asio::ip::address_v4::any(), 0), false);
+    } else {
+        open_on(tcp::endpoint(asio::ip::make_address_v4("127.0.0.1"), 0), false);
+    }
     if (ec) {
-        error = "cannot open the control listener on 127.0.0.1: " + ec.message();
+        error = "cannot open the control listener on " + where + ": " + ec.message();
         return false;
     }
     // The programs mpirun starts must not inherit the listener.

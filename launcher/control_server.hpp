@@ -36,8 +36,9 @@ public:
     ControlServer(const ControlServer&) = delete;
     ControlServer& operator=(const ControlServer&) = delete;
 
-    // Listens on 127.0.0.1, on a port the kernel picks.
-    bool listen(std::string& error);
+    // Listens on a port the kernel picks: on 127.0.0.1, or on every
+    // interface when processes at other sites must reach it.
+    bool listen(bool all_interfaces, std::string& error);
     std::uint16_t port() const { return port_; }
 
     // Queues a frame (shared so one Release can go to every process).

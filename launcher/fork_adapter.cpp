@@ -5,6 +5,7 @@
 #include <boost/asio/write.hpp>
 
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -95,9 +96,21 @@ std::vector<char*> c_array(std::vector<std::string>& strings) {
 }
 
 // Runs in the child between fork and exec: async-signal-safe calls only.
+[[noreturn]] void child_fail(int status_fd) {
+    const int e = errno;
+    [[maybe_unused]] ssize_t w = ::write(status_fd, &e, sizeof e);
+    ::_exit(127);
+}
+
 [[noreturn]] void child_exec(pid_t parent, int in_fd, int out_fd, int err_fd, int status_fd, const char* dir,
-                             const char* path, char* const* argv, char* const* envp, const sigset_t& mask) {
+                             const char* path, char* const* argv, char* const* envp, const sigset_t& mask,
+                             const RunAs* run_as, const gid_t* groups, std::size_t ngroups) {
     ::setpgid(0, 0);
+    // Changing credentials clears the parent-death signal, so it is armed after.
+    if (run_as != nullptr) {
+        if (::setgroups(ngroups, groups) != 0 || ::setgid(run_as->gid) != 0 || ::setuid(run_as->uid) != 0)
+            child_fail(status_fd);
+    }
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     // The parent may have died before PDEATHSIG was armed.
     if (::getppid() != parent) ::_exit(127);
@@ -117,11 +130,7 @@ std::vector<char*> c_array(std::vector<std::string>& strings) {
     }
     ::sigprocmask(SIG_SETMASK, &mask, nullptr);
 
-    if (::dup2(in_fd, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0) {
-        const int e = errno;
-        [[maybe_unused]] ssize_t w = ::write(status_fd, &e, sizeof e);
-        ::_exit(127);
-    }
+    if (::dup2(in_fd, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0) child_fail(status_fd);
     // Nothing of mpirun's (control socket, other ranks' pipes) may leak into
     // the program; the status pipe is already close-on-exec.
     if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
@@ -131,15 +140,9 @@ std::vector<char*> c_array(std::vector<std::string>& strings) {
             limit = static_cast<int>(rl.rlim_cur);
         for (int fd = 3; fd < limit; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
     }
-    if (dir != nullptr && ::chdir(dir) != 0) {
-        const int e = errno;
-        [[maybe_unused]] ssize_t w = ::write(status_fd, &e, sizeof e);
-        ::_exit(127);
-    }
+    if (dir != nullptr && ::chdir(dir) != 0) child_fail(status_fd);
     ::execve(path, argv, envp);
-    const int e = errno;
-    [[maybe_unused]] ssize_t w = ::write(status_fd, &e, sizeof e);
-    ::_exit(127);
+    child_fail(status_fd);
 }
 
 }  // namespace
@@ -255,6 +258,7 @@ void ForkAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& ev
     events_ = &events;
     started_ = true;
     subjob_index_ = subjob.index;
+    run_as_ = spec.run_as;
     Fd stdin_source(spec.stdin_fd);
     watch_children();
 
@@ -325,6 +329,10 @@ bool ForkAdapter::start_one(int rank, const std::string& path, const std::vector
     std::vector<char*> argv = c_array(argv_strings);
     std::vector<char*> envp = c_array(env_strings);
 
+    std::vector<gid_t> groups;
+    if (run_as_)
+        for (unsigned g : run_as_->groups) groups.push_back(static_cast<gid_t>(g));
+
     // Block every signal across fork so no handler of mpirun's runs in the
     // child before the child has reset them.
     sigset_t all;
@@ -335,7 +343,8 @@ bool ForkAdapter::start_one(int rank, const std::string& path, const std::vector
     const pid_t pid = ::fork();
     if (pid == 0)
         child_exec(parent, in_r.get(), out_w.get(), err_w.get(), status_w.get(),
-                   directory_.empty() ? nullptr : directory_.c_str(), path.c_str(), argv.data(), envp.data(), old);
+                   directory_.empty() ? nullptr : directory_.c_str(), path.c_str(), argv.data(), envp.data(), old,
+                   run_as_ ? &*run_as_ : nullptr, groups.data(), groups.size());
     const int fork_errno = errno;
     ::sigprocmask(SIG_SETMASK, &old, nullptr);
     if (pid < 0) {

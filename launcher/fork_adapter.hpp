@@ -76,6 +76,7 @@ private:
     ProcessEvents* events_ = nullptr;
     std::string directory_;  // the subjob's, for the children to chdir to
     int subjob_index_ = 0;
+    std::optional<RunAs> run_as_;
     std::optional<JobState> reported_;  // the last state told to events_
     bool started_ = false;
     std::array<char, 65536> buf_{};  // shared by all reads: one read completes at a time

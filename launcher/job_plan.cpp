@@ -2,15 +2,10 @@
 
 namespace strata::launcher {
 
-namespace {
-
-std::string gatekeeper_unavailable(const Contact& c) {
-    return "submitting to gatekeepers (contact " + c.text() +
-           ") is not available yet; only this machine with the fork adapter (e.g. contact 'localhost/fork') can "
-           "run a job for now";
+std::string subjob_contact(const Contact& c, const LocalHost& local) {
+    if (c.adapter == AdapterKind::fork && !c.port_given && local.is_local(c.host)) return kLocalContact;
+    return c.text();
 }
-
-}  // namespace
 
 std::optional<JobPlan> JobPlan::build(const Options& options, const LocalHost& local, std::string& error) {
     if (options.machinefile.empty()) {
@@ -26,32 +21,23 @@ std::optional<JobPlan> JobPlan::build(const Options& options, const LocalHost& l
     std::optional<MachineFile> file = MachineFile::load(options.machinefile, error);
     if (!file) return std::nullopt;
     for (const MachineEntry& e : file->entries()) {
-        if (e.contact && (e.contact->adapter != AdapterKind::fork || !local.is_local(e.host))) {
-            error = file->path() + ":" + std::to_string(e.line) + ": " + gatekeeper_unavailable(*e.contact);
-            return std::nullopt;
-        }
-        if (!local.is_local(e.host)) {
+        if (!e.contact && !local.is_local(e.host)) {
             error = file->path() + ":" + std::to_string(e.line) + ": host '" + e.host +
-                    "' is not this machine; the local fork adapter cannot start processes there (remote sites "
-                    "will be reached through a gatekeeper contact)";
+                    "' is not this machine; the local fork adapter cannot start processes there (name the site's "
+                    "gatekeeper instead, e.g. '" + e.host + ":2119/fork " + std::to_string(e.slots) + "')";
             return std::nullopt;
         }
     }
-    return from_machine_file(*file, options.np > 0 ? options.np : file->slots_total());
+    return from_machine_file(*file, options.np > 0 ? options.np : file->slots_total(), local);
 }
 
-std::optional<JobPlan> JobPlan::from_request(const JobRequest& request, const LocalHost& local,
-                                            std::string& error) {
+JobPlan JobPlan::from_request(const JobRequest& request, const LocalHost& local) {
     JobPlan plan;
     for (const SubjobRequest& r : request.subjobs) {
         const int index = static_cast<int>(plan.subjobs.size());
-        if (r.contact.adapter != AdapterKind::fork || !local.is_local(r.contact.host)) {
-            error = "subjob " + std::to_string(index) + ": " + gatekeeper_unavailable(r.contact);
-            return std::nullopt;
-        }
         Subjob s;
         s.index = index;
-        s.contact = kLocalContact;
+        s.contact = subjob_contact(r.contact, local);
         s.machine = r.machine.empty() ? r.contact.host : r.machine;
         s.count = r.count;
         s.first_rank = plan.size;
@@ -68,19 +54,20 @@ std::optional<JobPlan> JobPlan::from_request(const JobRequest& request, const Lo
     return plan;
 }
 
-JobPlan JobPlan::from_machine_file(const MachineFile& file, int np) {
+JobPlan JobPlan::from_machine_file(const MachineFile& file, int np, const LocalHost& local) {
     JobPlan plan;
     plan.size = np;
     const std::vector<MachineEntry>& entries = file.entries();
     int rank = 0;
-    // Consecutive ranks on one host form one subjob.
+    // Consecutive ranks on one host, through one contact, form one subjob.
     for (const auto& [entry, count] : file.distribute(np)) {
-        const std::string& host = entries[entry].host;
-        if (plan.subjobs.empty() || plan.subjobs.back().machine != host) {
+        const MachineEntry& e = entries[entry];
+        const std::string contact = e.contact ? subjob_contact(*e.contact, local) : kLocalContact;
+        if (plan.subjobs.empty() || plan.subjobs.back().machine != e.host || plan.subjobs.back().contact != contact) {
             Subjob s;
             s.index = static_cast<int>(plan.subjobs.size());
-            s.contact = kLocalContact;
-            s.machine = host;
+            s.contact = contact;
+            s.machine = e.host;
             s.first_rank = rank;
             plan.subjobs.push_back(s);
         }

@@ -20,17 +20,19 @@ struct JobPlan {
 
     // From the command line: -np alone (one subjob on this machine) or a
     // machine file. Sets `error` (without "mpirun: ") on a machine file that
-    // cannot be read, is malformed, or names a host that is not this machine.
+    // cannot be read, is malformed, or names a plain host line that is not
+    // this machine.
     static std::optional<JobPlan> build(const Options& options, const LocalHost& local, std::string& error);
 
     // Fills the machine file's slots in order, cycling when np exceeds them;
-    // consecutive ranks on one host form one subjob. np must be >= 1.
-    static JobPlan from_machine_file(const MachineFile& file, int np);
+    // consecutive ranks on one host through one contact form one subjob. np
+    // must be >= 1.
+    static JobPlan from_machine_file(const MachineFile& file, int np, const LocalHost& local);
 
-    // A job file's request, run here: every subjob's contact must be this
-    // machine with the fork adapter, since submitting to a gatekeeper is not
-    // available yet. Sets `error` (without "mpirun: ") otherwise.
-    static std::optional<JobPlan> from_request(const JobRequest& request, const LocalHost& local, std::string& error);
+    // A job file's request. A subjob's contact is kLocalContact (the embedded
+    // fork adapter) when it names this machine, the fork adapter and no port;
+    // otherwise it is the contact's text, for the gatekeeper there.
+    static JobPlan from_request(const JobRequest& request, const LocalHost& local);
 };
 
 }  // namespace strata::launcher

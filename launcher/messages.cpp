@@ -8,8 +8,16 @@ namespace {
 std::string who(int rank, long pid) { return "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + ")"; }
 }  // namespace
 
-std::string start_failed(const std::string& program, int rank, const std::string& reason) {
-    return "cannot start '" + program + "' for rank " + std::to_string(rank) + ": " + reason;
+std::string start_failed(const std::string& program, int rank, const std::string& contact, const std::string& reason) {
+    const std::string at = contact == kLocalContact ? "" : " at " + contact;
+    return "cannot start '" + program + "' for rank " + std::to_string(rank) + at + ": " + reason;
+}
+
+std::string subjob_failed(int subjob, const std::string& machine, const std::string& contact,
+                          const std::string& reason) {
+    std::string where = machine;
+    if (contact != kLocalContact) where += (where.empty() ? "" : ", ") + std::string("contact ") + contact;
+    return "subjob " + std::to_string(subjob) + " (" + where + ") failed: " + reason + "; ending the job";
 }
 
 std::string process_failed(int rank, long pid, const ProcessExit& how, Phase phase) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "launcher/scheduler_adapter.hpp"
+#include "launcher/subjob.hpp"
 
 #include <string>
 
@@ -16,7 +17,11 @@ enum class Phase {
     finalized,         // after MPI_Finalize
 };
 
-std::string start_failed(const std::string& program, int rank, const std::string& reason);
+// `contact` is the subjob's (kLocalContact for this machine); other sites are named.
+std::string start_failed(const std::string& program, int rank, const std::string& contact, const std::string& reason);
+// "subjob 1 (anl, contact anl.example.org/jobmanager-fork) failed: why; ending the job"
+std::string subjob_failed(int subjob, const std::string& machine, const std::string& contact,
+                          const std::string& reason);
 // "rank 3 (pid 4242) exited with code 2 before MPI_Finalize; ending the job"
 std::string process_failed(int rank, long pid, const ProcessExit& how, Phase phase);
 std::string exit_after_finalize(int rank, long pid, const ProcessExit& how);

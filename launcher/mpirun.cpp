@@ -72,8 +72,7 @@ int main(int argc, char** argv) {
             std::fputs(job_request_rsl(*request).c_str(), stdout);
             return std::fflush(stdout) == 0 ? 0 : 1;
         }
-        plan = JobPlan::from_request(*request, LocalHost::probe(), error);
-        if (!plan) return job_file_error(options->jobfile + ": " + error);
+        plan = JobPlan::from_request(*request, LocalHost::probe());
     } else if (options->dumprsl) {
         const std::optional<JobRequest> request = command_line_request(*options, error);
         if (!request) {

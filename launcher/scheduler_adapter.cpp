@@ -1,6 +1,8 @@
 #include "launcher/scheduler_adapter.hpp"
 
 #include "launcher/fork_adapter.hpp"
+#include "launcher/gatekeeper_adapter.hpp"
+#include "security/tls.hpp"
 
 #include <cstring>
 
@@ -22,14 +24,36 @@ const char* job_state_name(JobState state) {
     return "UNKNOWN";
 }
 
-// The adapter table: one line per kind of contact. Remote gatekeeper contacts
-// ("host:port") will get their line here when that adapter exists.
+// The adapter table: the embedded fork adapter for this machine, a
+// gatekeeper for every other contact.
 std::unique_ptr<SchedulerAdapter> SchedulerAdapter::create(boost::asio::io_context& io, const Subjob& subjob,
                                                            std::string& error) {
     if (subjob.contact == kLocalContact) return std::make_unique<ForkAdapter>(io);
-    error = "no scheduler adapter can reach '" + subjob.contact + "' (subjob " + std::to_string(subjob.index) +
-            "); only this machine is supported for now";
-    return nullptr;
+    std::string why;
+    std::size_t offset = 0;
+    std::optional<Contact> contact = contact_parse(subjob.contact, why, offset);
+    if (!contact) {
+        error = "subjob " + std::to_string(subjob.index) + ": " + why;
+        return nullptr;
+    }
+    // One credential for all of mpirun's gatekeeper connections.
+    static std::shared_ptr<boost::asio::ssl::context> tls;
+    if (!tls) {
+        auto cred = security::user_credential_find();
+        if (!cred.ok()) {
+            error = cred.error;
+            return nullptr;
+        }
+        auto ctx = security::tls_context_make(security::TlsRole::client, cred.value);
+        if (!ctx.ok()) {
+            error = "subjob " + std::to_string(subjob.index) + " (" + subjob.contact + ") needs your grid credential: " +
+                    ctx.error + " (strata-ca user makes one; X509_USER_CERT, X509_USER_KEY and X509_CERT_DIR name "
+                    "other files)";
+            return nullptr;
+        }
+        tls = std::move(ctx.value);
+    }
+    return std::make_unique<GatekeeperAdapter>(io, *contact, tls);
 }
 
 }  // namespace strata::launcher

@@ -17,6 +17,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -66,6 +67,13 @@ public:
     virtual void on_subjob_state(int subjob, JobState state, const std::string& detail) = 0;
 };
 
+// A local account to run processes as (a gatekeeper running as root).
+struct RunAs {
+    unsigned uid = 0;
+    unsigned gid = 0;
+    std::vector<unsigned> groups;  // supplementary groups
+};
+
 // What every process of the subjob is given.
 struct LaunchSpec {
     std::string program;                                   // as the user typed it
@@ -75,6 +83,7 @@ struct LaunchSpec {
     // mpirun's stdin, forwarded to rank 0 only; -1 when rank 0 is not in this
     // subjob. The adapter owns it from start() on and closes it.
     int stdin_fd = -1;
+    std::optional<RunAs> run_as;  // unset: the adapter's own account
 };
 
 enum class SubjobState {

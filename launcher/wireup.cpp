@@ -1,6 +1,7 @@
 #include "launcher/wireup.hpp"
 
 #include "base/knob.hpp"
+#include "launcher/codec.hpp"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -25,77 +26,19 @@ const base::KnobInt kAbortWaitMs("STRATA_ABORT_WAIT_MS", 2000,
 
 // ---- encoding -------------------------------------------------------------
 
-class Writer {
+class Writer : public codec::Writer {
 public:
-    explicit Writer(Type t) {
-        out_.resize(5);
-        out_[4] = static_cast<std::uint8_t>(t);
-    }
-    void u32(std::uint32_t v) {
-        for (int i = 0; i < 4; ++i) out_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-    }
-    void str(const std::string& s) {
-        u32(static_cast<std::uint32_t>(s.size()));
-        out_.insert(out_.end(), s.begin(), s.end());
-    }
-    void pairs(const std::vector<std::pair<std::string, std::string>>& v) {
-        u32(static_cast<std::uint32_t>(v.size()));
-        for (const auto& [k, val] : v) {
-            str(k);
-            str(val);
-        }
-    }
+    explicit Writer(Type t) : codec::Writer(static_cast<std::uint8_t>(t)) {}
     void card(const BusinessCard& c) {
         str(c.hostname);
         pairs(c.addresses);
         pairs(c.labels);
     }
-    std::vector<std::uint8_t> finish() {
-        const auto len = static_cast<std::uint32_t>(out_.size() - 5);
-        for (int i = 0; i < 4; ++i) out_[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(len >> (8 * i));
-        return std::move(out_);
-    }
-
-private:
-    std::vector<std::uint8_t> out_;
 };
 
-// Every read checks the remaining length; the first failure sticks so a
-// decoder can read a whole message and test `ok()` once at the end.
-class Reader {
+class Reader : public codec::Reader {
 public:
-    explicit Reader(const std::vector<std::uint8_t>& p) : p_(p) {}
-    std::uint32_t u32() {
-        if (!ok_ || p_.size() - pos_ < 4) {
-            ok_ = false;
-            return 0;
-        }
-        std::uint32_t v = 0;
-        for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(p_[pos_ + static_cast<std::size_t>(i)]) << (8 * i);
-        pos_ += 4;
-        return v;
-    }
-    std::string str() {
-        const std::uint32_t n = u32();
-        if (!ok_ || p_.size() - pos_ < n) {
-            ok_ = false;
-            return {};
-        }
-        std::string s(reinterpret_cast<const char*>(p_.data() + pos_), n);
-        pos_ += n;
-        return s;
-    }
-    std::vector<std::pair<std::string, std::string>> pairs() {
-        std::vector<std::pair<std::string, std::string>> v;
-        const std::uint32_t n = u32();
-        // No reserve(n): n is untrusted; the loop stops at the first short read.
-        for (std::uint32_t i = 0; ok_ && i < n; ++i) {
-            std::string k = str();
-            std::string val = str();
-            if (ok_) v.emplace_back(std::move(k), std::move(val));
-        }
-        return v;
-    }
+    using codec::Reader::Reader;
     BusinessCard card() {
         BusinessCard c;
         c.hostname = str();
@@ -103,18 +46,7 @@ public:
         c.labels = pairs();
         return c;
     }
-    bool ok() const { return ok_; }
-    bool done() const { return ok_ && pos_ == p_.size(); }
-
-private:
-    const std::vector<std::uint8_t>& p_;
-    std::size_t pos_ = 0;
-    bool ok_ = true;
 };
-
-bool type_known(std::uint8_t t) {
-    return t >= static_cast<std::uint8_t>(Type::checkin) && t <= static_cast<std::uint8_t>(Type::finalize_done);
-}
 
 // ---- socket helpers for the Client ------------------------------------------
 
@@ -275,23 +207,15 @@ std::optional<Abort> decode_abort(const std::vector<std::uint8_t>& payload) {
     return m;
 }
 
-void FrameReader::feed(const std::uint8_t* data, std::size_t n) { buf_.insert(buf_.end(), data, data + n); }
+FrameReader::FrameReader()
+    : split_(static_cast<std::uint8_t>(Type::checkin), static_cast<std::uint8_t>(Type::finalize_done), kMaxFrame) {}
+
+void FrameReader::feed(const std::uint8_t* data, std::size_t n) { split_.feed(data, n); }
 
 std::optional<Frame> FrameReader::next(bool& bad) {
-    bad = false;
-    if (buf_.size() < 5) return std::nullopt;
-    std::uint32_t len = 0;
-    for (int i = 0; i < 4; ++i) len |= static_cast<std::uint32_t>(buf_[static_cast<std::size_t>(i)]) << (8 * i);
-    // Judge the header as soon as it is complete, so a hostile peer cannot make
-    // us buffer an oversized frame before we refuse it.
-    if (len > kMaxFrame || !type_known(buf_[4])) {
-        bad = true;
-        return std::nullopt;
-    }
-    if (buf_.size() - 5 < len) return std::nullopt;
-    Frame f{static_cast<Type>(buf_[4]), std::vector<std::uint8_t>(buf_.begin() + 5, buf_.begin() + 5 + len)};
-    buf_.erase(buf_.begin(), buf_.begin() + 5 + len);
-    return f;
+    auto f = split_.next(bad);
+    if (!f) return std::nullopt;
+    return Frame{static_cast<Type>(f->type), std::move(f->payload)};
 }
 
 std::optional<Client> Client::from_environment(std::string& error) {

@@ -17,10 +17,11 @@
 //   mpirun  -> process FinalizeDone   (all processes reached MPI_Finalize)
 // Closing the connection without Finalize means the process is going away early.
 //
-// Frame: u32 payload length (little endian), u8 type, payload. Integers are
-// little endian; a string is a u32 length followed by its bytes. Decoders check
-// every length against the frame and refuse frames above kMaxFrame.
+// Frames as launcher/codec.hpp describes them; decoders check every length
+// against the frame and refuse frames above kMaxFrame.
 #pragma once
+
+#include "launcher/codec.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -91,13 +92,14 @@ std::optional<Abort> decode_abort(const std::vector<std::uint8_t>& payload);
 // Incremental frame parser for a byte stream (used by the launcher's event loop).
 class FrameReader {
 public:
+    FrameReader();
     void feed(const std::uint8_t* data, std::size_t n);
     // Next complete frame, if any. Sets `bad` and returns nullopt on an oversized
     // or unknown frame; the stream must then be dropped.
     std::optional<Frame> next(bool& bad);
 
 private:
-    std::vector<std::uint8_t> buf_;
+    codec::FrameSplitter split_;
 };
 
 // The library's side of the conversation. Blocking calls on one socket; the

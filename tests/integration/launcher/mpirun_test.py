@@ -417,8 +417,8 @@ def machinefile_remote_host(ctx):
     r = ctx.run(["-f", mf, *ctx.fake("touch:" + os.path.join(ctx.tmp, "started"))])
     expect_code(r, 2)
     expect_stderr(r, rf"^mpirun: {re.escape(mf)}:2: host '192\.0\.2\.1' is not this machine; the local fork "
-                     r"adapter cannot start processes there \(remote sites will be reached through a gatekeeper "
-                     r"contact\)$")
+                     r"adapter cannot start processes there \(name the site's gatekeeper instead, e\.g\. "
+                     r"'192\.0\.2\.1:2119/fork 2'\)$")
     check(not ctx.started_files("started"), "nothing started", r)
 
 
@@ -484,7 +484,7 @@ def dumprsl_forms(ctx):
     # -np alone: one subjob here.
     r = ctx.run(["-dumprsl", "-np", "3", "/bin/true"])
     expect_code(r, 0)
-    check('(resourceManagerContact="localhost:2119/jobmanager-fork")' in r.stdout and "(count=3)" in r.stdout,
+    check('(resourceManagerContact="localhost/jobmanager-fork")' in r.stdout and "(count=3)" in r.stdout,
           "-np alone", r)
 
 
@@ -547,30 +547,26 @@ subjobs:
     expect_nobody_left(ctx)
 
 
-def jobfile_remote_refused(ctx):
-    touch = "touch:" + os.path.join(ctx.tmp, "started")
-    for contact in ("anl.example.org:2119/fork", "localhost/slurm"):
-        path = ctx.file("remote.yaml", f"""\
+def jobfile_no_credential(ctx):
+    """A subjob for a gatekeeper needs the user's certificate; without one nothing starts."""
+    home = os.path.join(ctx.tmp, "home")
+    os.mkdir(home)
+    path = ctx.file("remote.yaml", f"""\
 executable: {ctx.fake_rank}
-arguments: ["--marker={ctx.marker}", "{touch}"]
+arguments: ["--marker={ctx.marker}", "touch:{os.path.join(ctx.tmp, 'started')}"]
 subjobs:
   - contact: localhost/fork
     count: 1
-  - contact: {contact}
+  - contact: anl.example.org/fork
     count: 2
 """)
-        r = ctx.run(["-jobfile", path])
-        expect_code(r, 1)
-        expect_stderr(r, rf"^mpirun: {re.escape(path)}: subjob 1: submitting to gatekeepers \(contact "
-                         r"[a-z.]+:2119/jobmanager-(fork|slurm)\) is not available yet; only this machine with the "
-                         r"fork adapter \(e\.g\. contact 'localhost/fork'\) can run a job for now$")
-        check(r.stdout == "" and not ctx.started_files("started"), "nothing started", r)
-    mf = ctx.file("remote-contacts", "localhost\nanl.example.org:2119/fork 2\n")
-    r = ctx.run(["-f", mf, *ctx.fake(touch)])
-    expect_code(r, 2)
-    expect_stderr(r, rf"^mpirun: {re.escape(mf)}:2: submitting to gatekeepers \(contact "
-                     r"anl\.example\.org:2119/jobmanager-fork\) is not available yet")
-    check(not ctx.started_files("started"), "nothing started", r)
+    env = {"HOME": home, "X509_USER_CERT": "", "X509_USER_KEY": "", "X509_CERT_DIR": ""}
+    r = ctx.run(["-jobfile", path], env_extra=env)
+    expect_code(r, 1)
+    expect_stderr(r, r"^mpirun: subjob 1 \(anl\.example\.org/jobmanager-fork\) needs your grid credential: cannot read "
+                     rf"the certificate {re.escape(home)}/\.strata/usercert\.pem: No such file or directory \(strata-ca "
+                     r"user makes one; X509_USER_CERT, X509_USER_KEY and X509_CERT_DIR name other files\)$")
+    check(r.stdout == "" and not ctx.started_files("started"), "nothing started", r)
 
 
 def help(ctx):
@@ -586,7 +582,7 @@ SCENARIOS = {f.__name__: f for f in [
     mpirun_killed, exit_without_finalize, exit_without_init, nonzero_exit_after_finalize, grace_then_kill,
     non_mpi_program, non_mpi_program_fails, program_not_found, wrong_job_key, machinefile_placement, machinefile_malformed,
     machinefile_remote_host, machinefile_missing, bad_options, help, dumprsl_forms, dumprsl_malformed,
-    jobfile_local_run, jobfile_remote_refused,
+    jobfile_local_run, jobfile_no_credential,
 ]}
 
 

@@ -43,8 +43,12 @@ TEST_CASE("contact: text() is the classic form and parses back", "[contact]") {
     for (const char* t : {"anl.example.org", "node7:2120/slurm", "[::1]:9/fork", "localhost/fork"}) {
         const Contact c = parse(t);
         CHECK(parse(c.text()) == c);
+        CHECK(parse(c.text()).port_given == c.port_given);
     }
-    CHECK(parse("node7/slurm").text() == "node7:2119/jobmanager-slurm");
+    CHECK(parse("node7/slurm").text() == "node7/jobmanager-slurm");
+    CHECK(parse("node7:2119/slurm").text() == "node7:2119/jobmanager-slurm");
+    CHECK_FALSE(parse("node7/slurm").port_given);
+    CHECK(parse("node7:2119").port_given);
     CHECK(parse("[::1]:9").text() == "[::1]:9/jobmanager-fork");
 }
 

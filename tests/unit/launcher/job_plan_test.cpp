@@ -21,7 +21,10 @@ struct Expect {
     std::string machine;
     int first;
     int count;
+    std::string contact = kLocalContact;
 };
+
+const LocalHost kHere("node1", {"10.0.0.5"});
 
 void check_plan(const JobPlan& p, int size, const std::vector<Expect>& want) {
     CHECK(p.size == size);
@@ -29,7 +32,7 @@ void check_plan(const JobPlan& p, int size, const std::vector<Expect>& want) {
     for (std::size_t i = 0; i < want.size(); ++i) {
         INFO("subjob " << i);
         CHECK(p.subjobs[i].index == static_cast<int>(i));
-        CHECK(p.subjobs[i].contact == kLocalContact);
+        CHECK(p.subjobs[i].contact == want[i].contact);
         CHECK(p.subjobs[i].machine == want[i].machine);
         CHECK(p.subjobs[i].first_rank == want[i].first);
         CHECK(p.subjobs[i].count == want[i].count);
@@ -40,18 +43,18 @@ void check_plan(const JobPlan& p, int size, const std::vector<Expect>& want) {
 
 TEST_CASE("plan: slots are filled in order; consecutive ranks on a host form a subjob", "[plan]") {
     const MachineFile mf = file("a 2\nb\nc:3\n");
-    check_plan(JobPlan::from_machine_file(mf, 6), 6, {{"a", 0, 2}, {"b", 2, 1}, {"c", 3, 3}});
-    check_plan(JobPlan::from_machine_file(mf, 3), 3, {{"a", 0, 2}, {"b", 2, 1}});
-    check_plan(JobPlan::from_machine_file(mf, 1), 1, {{"a", 0, 1}});
+    check_plan(JobPlan::from_machine_file(mf, 6, kHere), 6, {{"a", 0, 2}, {"b", 2, 1}, {"c", 3, 3}});
+    check_plan(JobPlan::from_machine_file(mf, 3, kHere), 3, {{"a", 0, 2}, {"b", 2, 1}});
+    check_plan(JobPlan::from_machine_file(mf, 1, kHere), 1, {{"a", 0, 1}});
 }
 
 TEST_CASE("plan: more processes than slots cycle through the file", "[plan]") {
-    check_plan(JobPlan::from_machine_file(file("a 2\nb\n"), 7), 7,
+    check_plan(JobPlan::from_machine_file(file("a 2\nb\n"), 7, kHere), 7,
                {{"a", 0, 2}, {"b", 2, 1}, {"a", 3, 2}, {"b", 5, 1}, {"a", 6, 1}});
     // A single host cycles into one subjob.
-    check_plan(JobPlan::from_machine_file(file("a 2\n"), 5), 5, {{"a", 0, 5}});
+    check_plan(JobPlan::from_machine_file(file("a 2\n"), 5, kHere), 5, {{"a", 0, 5}});
     // The same host on consecutive lines is one subjob.
-    check_plan(JobPlan::from_machine_file(file("a\na:2\nb\n"), 4), 4, {{"a", 0, 3}, {"b", 3, 1}});
+    check_plan(JobPlan::from_machine_file(file("a\na:2\nb\n"), 4, kHere), 4, {{"a", 0, 3}, {"b", 3, 1}});
 }
 
 TEST_CASE("plan: without a machine file, one subjob on this machine", "[plan]") {
@@ -88,7 +91,7 @@ TEST_CASE("plan: machine file hosts must be this machine", "[plan]") {
     CHECK_FALSE(JobPlan::build(o, local, error));
     CHECK(error == std::string(path) +
                        ":3: host '192.0.2.1' is not this machine; the local fork adapter cannot start processes there "
-                       "(remote sites will be reached through a gatekeeper contact)");
+                       "(name the site's gatekeeper instead, e.g. '192.0.2.1:2119/fork 2')");
 
     std::ofstream(path) << "localhost 2 2\n";
     CHECK_FALSE(JobPlan::build(o, local, error));
@@ -96,7 +99,7 @@ TEST_CASE("plan: machine file hosts must be this machine", "[plan]") {
     ::unlink(path);
 }
 
-TEST_CASE("plan: a job file runs here only if every contact is this machine's fork adapter", "[plan]") {
+TEST_CASE("plan: a job file's subjobs run here or go to the gatekeeper their contact names", "[plan]") {
     const LocalHost local("node1", {"10.0.0.5"});
     std::string error;
     auto request = parse_job_yaml("executable: /bin/app\n"
@@ -106,13 +109,15 @@ TEST_CASE("plan: a job file runs here only if every contact is this machine's fo
                                   "subjobs:\n"
                                   "  - {contact: localhost/fork, count: 2}\n"
                                   "  - {count: 1, machine: here, executable: ./b, arguments: []}\n"
-                                  "  - {contact: '10.0.0.5:2119/jobmanager-fork', count: 3}\n",
+                                  "  - {contact: '10.0.0.5/jobmanager-fork', count: 3}\n"
+                                  "  - {contact: 'localhost:2119/fork', count: 1}\n"
+                                  "  - {contact: 'anl.example.org', count: 1}\n"
+                                  "  - {contact: 'localhost/slurm', count: 1}\n",
                                   "job.yaml", error);
     REQUIRE(request);
-    auto p = JobPlan::from_request(*request, local, error);
-    REQUIRE(p);
-    CHECK(p->size == 6);
-    REQUIRE(p->subjobs.size() == 3);
+    const std::optional<JobPlan> p = JobPlan::from_request(*request, local);
+    CHECK(p->size == 9);
+    REQUIRE(p->subjobs.size() == 6);
     const Subjob& a = p->subjobs[0];
     CHECK((a.index == 0 && a.first_rank == 0 && a.count == 2 && a.contact == kLocalContact));
     CHECK((a.machine == "localhost" && a.program == "/bin/app" && a.args == std::vector<std::string>{"x"}));
@@ -121,18 +126,15 @@ TEST_CASE("plan: a job file runs here only if every contact is this machine's fo
     CHECK((p->subjobs[1].first_rank == 2 && p->subjobs[1].machine == "here" && p->subjobs[1].program == "./b"));
     CHECK(p->subjobs[1].args.empty());
     CHECK((p->subjobs[2].first_rank == 3 && p->subjobs[2].machine == "10.0.0.5"));
-
-    request->subjobs[2].contact = Contact{"anl.example.org", 2119, AdapterKind::fork};
-    CHECK_FALSE(JobPlan::from_request(*request, local, error));
-    CHECK(error == "subjob 2: submitting to gatekeepers (contact anl.example.org:2119/jobmanager-fork) is not "
-                   "available yet; only this machine with the fork adapter (e.g. contact 'localhost/fork') can run "
-                   "a job for now");
-    request->subjobs[2].contact = Contact{"localhost", 2119, AdapterKind::slurm};
-    CHECK_FALSE(JobPlan::from_request(*request, local, error));
-    CHECK(error.rfind("subjob 2: submitting to gatekeepers (contact localhost:2119/jobmanager-slurm)", 0) == 0);
+    CHECK(p->subjobs[2].contact == kLocalContact);
+    // A port, another host or another adapter: a gatekeeper.
+    CHECK(p->subjobs[3].contact == "localhost:2119/jobmanager-fork");
+    CHECK(p->subjobs[4].contact == "anl.example.org/jobmanager-fork");
+    CHECK(p->subjobs[5].contact == "localhost/jobmanager-slurm");
+    CHECK(p->subjobs[5].first_rank == 8);
 }
 
-TEST_CASE("plan: machine file contact lines run here only with this machine's fork adapter", "[plan]") {
+TEST_CASE("plan: machine file contact lines run here or at the gatekeeper they name", "[plan]") {
     char path[] = "/tmp/strata-plan-XXXXXX";
     const int fd = ::mkstemp(path);
     REQUIRE(fd >= 0);
@@ -142,16 +144,24 @@ TEST_CASE("plan: machine file contact lines run here only with this machine's fo
     o.program = "p";
     o.machinefile = path;
     std::string error;
-    std::ofstream(path) << "localhost/fork 2\nnode1:2119/jobmanager-fork\n";
+    std::ofstream(path) << "localhost/fork 2\nnode1/jobmanager-fork\n";
     auto p = JobPlan::build(o, local, error);
     REQUIRE(p);
     check_plan(*p, 3, {{"localhost", 0, 2}, {"node1", 2, 1}});
 
-    std::ofstream(path) << "localhost\nanl.example.org:2119/fork 8\n";
+    std::ofstream(path) << "localhost\nanl.example.org:2119/fork 8\nlocalhost:3000/fork 2\n";
+    p = JobPlan::build(o, local, error);
+    REQUIRE(p);
+    check_plan(*p, 11,
+               {{"localhost", 0, 1},
+                {"anl.example.org", 1, 8, "anl.example.org:2119/jobmanager-fork"},
+                {"localhost", 9, 2, "localhost:3000/jobmanager-fork"}});
+
+    // A plain host line must be this machine.
+    std::ofstream(path) << "localhost\nanl.example.org 8\n";
     CHECK_FALSE(JobPlan::build(o, local, error));
     CHECK(error == std::string(path) +
-                       ":2: submitting to gatekeepers (contact anl.example.org:2119/jobmanager-fork) is not available "
-                       "yet; only this machine with the fork adapter (e.g. contact 'localhost/fork') can run a job "
-                       "for now");
+                       ":2: host 'anl.example.org' is not this machine; the local fork adapter cannot start processes "
+                       "there (name the site's gatekeeper instead, e.g. 'anl.example.org:2119/fork 8')");
     ::unlink(path);
 }

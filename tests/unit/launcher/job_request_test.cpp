@@ -160,13 +160,13 @@ TEST_CASE("job request: printed RSL parses back to the same request", "[jobreque
     }
     CHECK(job_request_rsl(two_sites()) ==
           "+\n"
-          "( &(resourceManagerContact=\"anl.example.org:2119/jobmanager-fork\")\n"
+          "( &(resourceManagerContact=\"anl.example.org/jobmanager-fork\")\n"
           "   (count=8)\n"
           "   (label=\"subjob 0\")\n"
           "   (executable=\"/opt/app\")\n"
           "   (arguments=\"-v\" \"in put\")\n"
           ")\n"
-          "( &(resourceManagerContact=\"uchicago.example.org:2119/jobmanager-slurm\")\n"
+          "( &(resourceManagerContact=\"uchicago.example.org/jobmanager-slurm\")\n"
           "   (count=4)\n"
           "   (label=\"subjob 1\")\n"
           "   (executable=\"/opt/app\")\n"

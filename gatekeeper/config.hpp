@@ -1,0 +1,45 @@
+// strata-gatekeeper's configuration file (YAML). Relative paths are taken
+// from the configuration file's directory. Unknown keys are errors.
+//
+//   listen: 0.0.0.0              # address to listen on (default: every interface)
+//   port: 2119                   # default 2119; 0: any free port (see --port-file)
+//   ca_dir: certificates         # trusted CAs (X509_CERT_DIR layout), required
+//   cert: hostcert.pem           # the host certificate, required
+//   key: hostkey.pem             # its private key, required
+//   gridmap: grid-mapfile        # who may run as whom, required
+//   adapters: [fork]             # scheduler adapters offered (fork, slurm); default [fork]
+//   scratch: /var/tmp/strata     # per-job directories; default $TMPDIR or /tmp
+//   limits:
+//     max_jobs: 64               # subjobs running at once
+//     max_request_bytes: 1048576 # largest Submit accepted
+//     handshake_timeout: 10      # seconds for TLS and the Submit to arrive
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::gatekeeper {
+
+struct Config {
+    std::string listen;  // empty: every interface
+    int port = 2119;
+    std::string ca_dir;
+    std::string cert;
+    std::string key;
+    std::string gridmap;
+    std::vector<std::string> adapters{"fork"};
+    std::string scratch;
+    int max_jobs = 64;
+    int max_request_bytes = 1 << 20;
+    int handshake_timeout_s = 10;
+
+    bool offers(const std::string& adapter) const;
+
+    // `path` names the file in messages ("PATH:LINE:COLUMN: what is wrong")
+    // and anchors relative paths.
+    static std::optional<Config> parse(const std::string& text, const std::string& path, std::string& error);
+    static std::optional<Config> load(const std::string& path, std::string& error);
+};
+
+}  // namespace strata::gatekeeper

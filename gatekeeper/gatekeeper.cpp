@@ -1,0 +1,430 @@
+#include "gatekeeper/gatekeeper.hpp"
+
+#include "launcher/codec.hpp"
+#include "launcher/fork_adapter.hpp"
+#include "launcher/gram.hpp"
+#include "security/tls.hpp"
+
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <deque>
+#include <optional>
+
+namespace strata::gatekeeper {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+using launcher::JobState;
+
+namespace {
+
+struct Account {
+    std::string name;
+    std::string home;
+    std::string shell;
+    launcher::RunAs ids;
+};
+
+// The account's passwd entry and groups, or nullopt with `error`.
+std::optional<Account> account_lookup(const std::string& name, std::string& error) {
+    std::array<char, 16384> buf{};
+    passwd pw{};
+    passwd* found = nullptr;
+    const int rc = ::getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found);
+    if (rc != 0 || found == nullptr) {
+        error = "the local account '" + name + "' does not exist at this site";
+        return std::nullopt;
+    }
+    Account a;
+    a.name = name;
+    a.home = pw.pw_dir != nullptr ? pw.pw_dir : "/";
+    a.shell = pw.pw_shell != nullptr ? pw.pw_shell : "/bin/sh";
+    a.ids.uid = pw.pw_uid;
+    a.ids.gid = pw.pw_gid;
+    int n = 64;
+    std::vector<gid_t> groups(static_cast<std::size_t>(n));
+    if (::getgrouplist(name.c_str(), pw.pw_gid, groups.data(), &n) < 0) {
+        groups.resize(static_cast<std::size_t>(n));
+        if (::getgrouplist(name.c_str(), pw.pw_gid, groups.data(), &n) < 0) n = 0;
+    }
+    for (int i = 0; i < n; ++i) a.ids.groups.push_back(groups[static_cast<std::size_t>(i)]);
+    return a;
+}
+
+std::string own_account_name() {
+    std::array<char, 16384> buf{};
+    passwd pw{};
+    passwd* found = nullptr;
+    if (::getpwuid_r(::geteuid(), &pw, buf.data(), buf.size(), &found) != 0 || found == nullptr)
+        return "uid " + std::to_string(::geteuid());
+    return pw.pw_name;
+}
+
+}  // namespace
+
+// One connection from an mpirun: handshake, authorization, one subjob.
+class Session final : public launcher::ProcessEvents, public std::enable_shared_from_this<Session> {
+public:
+    Session(Gatekeeper& gk, std::uint64_t id, tcp::socket socket, asio::ssl::context& tls)
+        : gk_(gk),
+          id_(id),
+          stream_(std::move(socket), tls),
+          timer_(stream_.get_executor()),
+          reader_(static_cast<std::uint8_t>(gram::Type::submit), static_cast<std::uint8_t>(gram::Type::cancel),
+                  static_cast<std::uint32_t>(gk.config().max_request_bytes)) {
+        boost::system::error_code ec;
+        const tcp::endpoint peer = stream_.lowest_layer().remote_endpoint(ec);
+        peer_ = ec ? "unknown peer" : peer.address().to_string() + ":" + std::to_string(peer.port());
+    }
+
+    void start() {
+        auto self = shared_from_this();
+        timer_.expires_after(std::chrono::seconds(gk_.config().handshake_timeout_s));
+        timer_.async_wait([this, self](const boost::system::error_code& ec) {
+            if (ec == asio::error::operation_aborted || submitted_) return;
+            log("closed: no request within " + std::to_string(gk_.config().handshake_timeout_s) + " s");
+            close();
+        });
+        stream_.async_handshake(asio::ssl::stream_base::server, [this, self](const boost::system::error_code& ec) {
+            if (ec) {
+                const std::string why = security::tls_verify_failure(stream_.native_handle());
+                log("refused: TLS handshake failed: " + (why.empty() ? ec.message() : "certificate refused: " + why));
+                close();
+                return;
+            }
+            subject_ = security::tls_peer_subject(stream_.native_handle());
+            log("authenticated " + quoted(subject_));
+            read_more();
+        });
+    }
+
+    // Gatekeeper shutdown: end the subjob now.
+    void kill() {
+        if (adapter_) adapter_->cancel(launcher::CancelMode::kill);
+        close();
+    }
+
+    bool running() const { return adapter_ && adapter_->state() == launcher::SubjobState::running; }
+
+    // ProcessEvents: everything goes back to mpirun as it happens.
+    void on_started(int rank, long pid) override {
+        send(gram::encode(gram::Started{static_cast<std::uint32_t>(rank), static_cast<std::uint32_t>(pid)}));
+    }
+    void on_start_failed(int rank, const std::string& reason) override {
+        log("rank " + std::to_string(rank) + " could not start: " + reason);
+        send(gram::encode(gram::StartFailed{static_cast<std::uint32_t>(rank), reason}));
+    }
+    void on_output(int rank, launcher::Stream stream, std::string_view bytes) override {
+        send(gram::encode(gram::Output{static_cast<std::uint32_t>(rank), stream, std::string(bytes)}));
+    }
+    void on_output_closed(int rank, launcher::Stream stream) override {
+        send(gram::encode(gram::OutputClosed{static_cast<std::uint32_t>(rank), stream}));
+    }
+    void on_exited(int rank, long pid, launcher::ProcessExit how) override {
+        send(gram::encode(gram::Exited{static_cast<std::uint32_t>(rank), static_cast<std::uint32_t>(pid), how}));
+    }
+    void on_subjob_state(int, JobState state, const std::string& detail) override {
+        log("subjob " + std::string(launcher::job_state_name(state)) + (detail.empty() ? "" : ": " + detail));
+        send(gram::encode(gram::State{state, detail}));
+        if (state == JobState::done || state == JobState::failed) final_sent_ = true;
+        maybe_end();
+    }
+
+private:
+    static std::string quoted(const std::string& dn) { return "\"" + dn + "\""; }
+
+    void log(const std::string& what) const {
+        gk_.log("[" + std::to_string(id_) + " " + peer_ + (subject_.empty() ? "" : " " + quoted(subject_)) + "] " + what);
+    }
+
+    void read_more() {
+        auto self = shared_from_this();
+        stream_.async_read_some(asio::buffer(buf_), [this, self](const boost::system::error_code& ec, std::size_t n) {
+            if (closed_) return;
+            if (ec) {
+                connection_lost(ec == asio::error::eof || ec == asio::ssl::error::stream_truncated
+                                    ? "mpirun closed the connection"
+                                    : ec.message());
+                return;
+            }
+            reader_.feed(reinterpret_cast<const std::uint8_t*>(buf_.data()), n);
+            bool bad = false;
+            while (!closed_) {
+                std::optional<codec::RawFrame> f = reader_.next(bad);
+                if (!f) break;
+                handle(*f);
+            }
+            if (bad) {
+                refuse("the request is malformed or larger than this site's limit of " +
+                       std::to_string(gk_.config().max_request_bytes) + " bytes");
+                return;
+            }
+            if (!closed_) read_more();
+        });
+    }
+
+    void handle(const codec::RawFrame& f) {
+        switch (static_cast<gram::Type>(f.type)) {
+            case gram::Type::submit:
+                if (submitted_) return refuse("a second Submit on one connection");
+                if (auto m = gram::decode_submit(f.payload)) return submit(*m);
+                return refuse("a malformed Submit");
+            case gram::Type::cancel:
+                if (auto m = gram::decode_cancel(f.payload); m && adapter_) {
+                    log(std::string("cancel requested (") +
+                        (m->mode == launcher::CancelMode::kill ? "kill" : "terminate") + ")");
+                    adapter_->cancel(m->mode);
+                }
+                return;
+            case gram::Type::stdin_data:
+                if (auto bytes = gram::decode_stdin(f.payload); bytes && stdin_) {
+                    stdin_queue_.push_back(std::move(*bytes));
+                    if (stdin_queue_.size() == 1) write_stdin();
+                }
+                return;
+            case gram::Type::stdin_closed:
+                stdin_eof_ = true;
+                if (stdin_ && stdin_queue_.empty()) close_stdin();
+                return;
+            default: return refuse("an unexpected message");
+        }
+    }
+
+    void submit(const gram::Submit& m) {
+        submitted_ = true;
+        timer_.cancel();
+        const GridMap& map = gk_.gridmap();
+        const std::vector<std::string>* accounts = map.accounts(subject_);
+        if (accounts == nullptr) return refuse("not authorized: " + quoted(subject_) + " is not in this site's grid-mapfile");
+        std::string name = m.account.empty() ? accounts->front() : m.account;
+        if (std::find(accounts->begin(), accounts->end(), name) == accounts->end())
+            return refuse("not authorized: the grid-mapfile does not map " + quoted(subject_) + " to '" + name + "'");
+        std::string error;
+        std::optional<Account> account = account_lookup(name, error);
+        if (!account) return refuse(error);
+        const bool root = ::geteuid() == 0;
+        if (account->ids.uid == 0) return refuse("not authorized: the grid-mapfile maps to root, which never runs jobs");
+        if (!root && account->ids.uid != ::geteuid())
+            return refuse("not authorized: this gatekeeper runs as '" + own_account_name() +
+                          "' and can start processes only as that account, not as '" + name + "'");
+        if (!gk_.config().offers(m.adapter))
+            return refuse("this site does not offer the '" + m.adapter + "' adapter");
+        if (m.adapter != "fork")
+            return refuse("the '" + m.adapter + "' adapter is configured but not available in this build");
+        if (gk_.running_subjobs() >= gk_.config().max_jobs)
+            return refuse("this site already runs its limit of " + std::to_string(gk_.config().max_jobs) + " subjobs");
+
+        log("subjob " + std::to_string(m.subjob) + ": ranks " + std::to_string(m.first_rank) + ".." +
+            std::to_string(m.first_rank + m.count - 1) + " of '" + m.program + "' as '" + name + "' via " + m.adapter);
+        launcher::Subjob subjob;
+        subjob.index = static_cast<int>(m.subjob);
+        subjob.contact = launcher::kLocalContact;
+        subjob.count = static_cast<int>(m.count);
+        subjob.first_rank = static_cast<int>(m.first_rank);
+        launcher::LaunchSpec spec;
+        spec.program = m.program;
+        spec.args = m.args;
+        spec.env = {{"HOME", account->home}, {"USER", name}, {"LOGNAME", name}, {"SHELL", account->shell}};
+        spec.env.insert(spec.env.end(), m.env.begin(), m.env.end());
+        // As Globus GRAM: without a directory, processes start in the home directory.
+        spec.directory = m.directory.empty() ? account->home : m.directory;
+        if (root) spec.run_as = account->ids;
+        if (m.has_stdin) {
+            int fds[2];
+            if (::pipe2(fds, O_CLOEXEC) == 0) {
+                spec.stdin_fd = fds[0];
+                stdin_ = std::make_unique<asio::posix::stream_descriptor>(stream_.get_executor(), fds[1]);
+            }
+        }
+        adapter_ = std::make_unique<launcher::ForkAdapter>(gk_.io());
+        on_subjob_state(subjob.index, JobState::pending, "");
+        adapter_->start(subjob, std::move(spec), *this);
+    }
+
+    void write_stdin() {
+        auto self = shared_from_this();
+        asio::async_write(*stdin_, asio::buffer(stdin_queue_.front()),
+                          [this, self](const boost::system::error_code& ec, std::size_t) {
+                              if (!stdin_) return;
+                              if (ec) {  // rank 0 closed its stdin or exited
+                                  stdin_queue_.clear();
+                                  close_stdin();
+                                  return;
+                              }
+                              stdin_queue_.pop_front();
+                              if (!stdin_queue_.empty())
+                                  write_stdin();
+                              else if (stdin_eof_)
+                                  close_stdin();
+                          });
+    }
+
+    void close_stdin() {
+        boost::system::error_code ec;
+        if (stdin_) stdin_->close(ec);
+        stdin_.reset();
+    }
+
+    // Refuses the request: the reason goes back as State FAILED, then the
+    // connection closes.
+    void refuse(const std::string& reason) {
+        log("refused: " + reason);
+        send(gram::encode(gram::State{JobState::failed, reason}));
+        final_sent_ = true;
+        maybe_end();
+    }
+
+    void send(std::vector<std::uint8_t> frame) {
+        if (closed_) return;
+        out_.push_back(std::move(frame));
+        if (!writing_) write_next();
+    }
+
+    void write_next() {
+        if (out_.empty() || closed_) {
+            writing_ = false;
+            maybe_end();
+            return;
+        }
+        writing_ = true;
+        auto self = shared_from_this();
+        asio::async_write(stream_, asio::buffer(out_.front()), [this, self](const boost::system::error_code& ec, std::size_t) {
+            if (closed_) return;
+            if (ec) {
+                connection_lost(ec.message());
+                return;
+            }
+            out_.pop_front();
+            write_next();
+        });
+    }
+
+    void connection_lost(const std::string& why) {
+        if (!final_sent_) log("connection lost (" + why + ")" + (adapter_ ? "; killing the subjob" : ""));
+        if (adapter_) adapter_->cancel(launcher::CancelMode::kill);
+        close();
+    }
+
+    void close() {
+        if (closed_) return;
+        closed_ = true;
+        out_.clear();
+        boost::system::error_code ec;
+        timer_.cancel();
+        stream_.lowest_layer().close(ec);
+        close_stdin();
+        maybe_end();
+    }
+
+    // The session ends when the connection is finished with and no process
+    // of the subjob is left.
+    void maybe_end() {
+        if (final_sent_ && !closed_ && out_.empty() && !writing_) close();
+        if (ended_ || !closed_ || running()) return;
+        ended_ = true;
+        // Later: the gatekeeper drops its reference, possibly destroying us.
+        asio::post(stream_.get_executor(), [gk = &gk_, id = id_] { gk->session_ended(id); });
+    }
+
+    Gatekeeper& gk_;
+    std::uint64_t id_;
+    std::string peer_;
+    std::string subject_;
+    asio::ssl::stream<tcp::socket> stream_;
+    asio::steady_timer timer_;
+    codec::FrameSplitter reader_;
+    std::array<char, 65536> buf_{};
+    std::deque<std::vector<std::uint8_t>> out_;
+    bool writing_ = false;
+    bool submitted_ = false;
+    bool final_sent_ = false;
+    bool closed_ = false;
+    bool ended_ = false;
+    std::unique_ptr<launcher::ForkAdapter> adapter_;
+    std::unique_ptr<asio::posix::stream_descriptor> stdin_;
+    std::deque<std::string> stdin_queue_;
+    bool stdin_eof_ = false;
+};
+
+Gatekeeper::Gatekeeper(asio::io_context& io, Config config, GridMap gridmap, Log log)
+    : io_(io), config_(std::move(config)), gridmap_(std::move(gridmap)), log_(std::move(log)), acceptor_(io) {}
+
+Gatekeeper::~Gatekeeper() = default;
+
+bool Gatekeeper::open(std::string& error) {
+    auto ctx = security::tls_context_make(security::TlsRole::server, {config_.cert, config_.key, config_.ca_dir});
+    if (!ctx.ok()) {
+        error = ctx.error;
+        return false;
+    }
+    tls_ = std::move(ctx.value);
+    boost::system::error_code ec;
+    tcp::endpoint ep;
+    if (config_.listen.empty()) {
+        ep = tcp::endpoint(asio::ip::address_v4::any(), static_cast<unsigned short>(config_.port));
+    } else {
+        const asio::ip::address a = asio::ip::make_address(config_.listen, ec);
+        if (ec) {
+            error = "'" + config_.listen + "' is not an address to listen on";
+            return false;
+        }
+        ep = tcp::endpoint(a, static_cast<unsigned short>(config_.port));
+    }
+    acceptor_.open(ep.protocol(), ec);
+    if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(ep, ec);
+    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    if (!ec) port_ = acceptor_.local_endpoint(ec).port();
+    if (ec) {
+        error = "cannot listen on " + ep.address().to_string() + ":" + std::to_string(config_.port) + ": " +
+                ec.message();
+        return false;
+    }
+    ::fcntl(acceptor_.native_handle(), F_SETFD, FD_CLOEXEC);
+    accept_next();
+    return true;
+}
+
+void Gatekeeper::accept_next() {
+    acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
+        if (ec == asio::error::operation_aborted || shutting_down_) return;
+        if (!ec) {
+            ::fcntl(socket.native_handle(), F_SETFD, FD_CLOEXEC);
+            boost::system::error_code ignored;
+            socket.set_option(tcp::no_delay(true), ignored);
+            const std::uint64_t id = next_id_++;
+            auto s = std::make_shared<Session>(*this, id, std::move(socket), *tls_);
+            sessions_.emplace(id, s);
+            s->start();
+        }
+        if (acceptor_.is_open()) accept_next();
+    });
+}
+
+int Gatekeeper::running_subjobs() const {
+    int n = 0;
+    for (const auto& [id, s] : sessions_) n += s->running() ? 1 : 0;
+    return n;
+}
+
+void Gatekeeper::session_ended(std::uint64_t id) { sessions_.erase(id); }
+
+void Gatekeeper::shutdown() {
+    shutting_down_ = true;
+    boost::system::error_code ec;
+    acceptor_.close(ec);
+    const auto sessions = sessions_;
+    for (const auto& [id, s] : sessions) s->kill();
+}
+
+}  // namespace strata::gatekeeper

@@ -1,0 +1,102 @@
+// strata-gatekeeper -c CONFIG [--port-file FILE]
+//
+// Runs a site's gatekeeper in the foreground until SIGTERM or SIGINT, which
+// kill every subjob it runs. The log goes to standard error, a line per
+// event, each with the time and the connection's peer and subject.
+#include "gatekeeper/gatekeeper.hpp"
+
+#include <boost/asio/signal_set.hpp>
+
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char* const kUsage =
+    "usage: strata-gatekeeper -c CONFIG [--port-file FILE]\n"
+    "  -c, --config FILE   the gatekeeper's YAML configuration (see README, \"Run across sites\")\n"
+    "  --port-file FILE    write the port it listens on to FILE once it listens\n";
+
+void log_line(const std::string& line) {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    ::gmtime_r(&now, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    std::fprintf(stderr, "%s strata-gatekeeper: %s\n", stamp, line.c_str());
+    std::fflush(stderr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace strata::gatekeeper;
+    std::string config_path;
+    std::string port_file;
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if ((a == "-c" || a == "--config" || a == "--port-file") && i + 1 < args.size()) {
+            (a == "--port-file" ? port_file : config_path) = args[++i];
+        } else if (a == "-h" || a == "--help") {
+            std::fputs(kUsage, stdout);
+            return 0;
+        } else {
+            std::fprintf(stderr, "strata-gatekeeper: unexpected argument '%s'\n%s", a.c_str(), kUsage);
+            return 2;
+        }
+    }
+    if (config_path.empty()) {
+        std::fprintf(stderr, "strata-gatekeeper: no configuration file (-c CONFIG)\n%s", kUsage);
+        return 2;
+    }
+    std::string error;
+    std::optional<Config> config = Config::load(config_path, error);
+    if (!config) {
+        std::fprintf(stderr, "strata-gatekeeper: %s\n", error.c_str());
+        return 1;
+    }
+    std::optional<GridMap> gridmap = GridMap::load(config->gridmap, error);
+    if (!gridmap) {
+        std::fprintf(stderr, "strata-gatekeeper: %s\n", error.c_str());
+        return 1;
+    }
+    // A vanished mpirun must not kill the gatekeeper with SIGPIPE.
+    ::signal(SIGPIPE, SIG_IGN);
+    boost::asio::io_context io;
+    const std::size_t mapped = gridmap->size();
+    Gatekeeper gk(io, *config, std::move(*gridmap), log_line);
+    if (!gk.open(error)) {
+        std::fprintf(stderr, "strata-gatekeeper: %s\n", error.c_str());
+        return 1;
+    }
+    log_line("listening on port " + std::to_string(gk.port()) + " (" + std::to_string(mapped) +
+             " grid-mapfile entries, adapters:" + [&] {
+                 std::string list;
+                 for (const auto& a : config->adapters) list += " " + a;
+                 return list;
+             }() + ")");
+    if (!port_file.empty()) {
+        const std::string tmp = port_file + ".tmp";
+        std::ofstream(tmp) << gk.port() << "\n";
+        if (std::rename(tmp.c_str(), port_file.c_str()) != 0) {
+            std::fprintf(stderr, "strata-gatekeeper: cannot write %s\n", port_file.c_str());
+            return 1;
+        }
+    }
+    boost::asio::signal_set signals(io, SIGTERM, SIGINT);
+    signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+        if (ec) return;
+        log_line("signal " + std::to_string(sig) + ": stopping; killing every subjob");
+        gk.shutdown();
+    });
+    io.run();
+    log_line("stopped");
+    return 0;
+}

@@ -1,0 +1,290 @@
+#include "launcher/gatekeeper_adapter.hpp"
+
+#include "base/knob.hpp"
+#include "launcher/gram.hpp"
+#include "security/tls.hpp"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/write.hpp>
+
+#include <arpa/inet.h>
+#include <openssl/ssl.h>
+#include <unistd.h>
+
+namespace strata::launcher {
+
+namespace {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+const base::KnobInt kConnectMs("STRATA_GATEKEEPER_TIMEOUT_MS", 20000,
+                               "how long mpirun waits to reach a gatekeeper and finish the TLS handshake");
+
+bool is_address(const std::string& host) {
+    unsigned char buf[sizeof(in6_addr)];
+    return ::inet_pton(AF_INET, host.c_str(), buf) == 1 || ::inet_pton(AF_INET6, host.c_str(), buf) == 1;
+}
+
+// "host:port" of mpirun's control listener as the site sees it: this end's
+// address of the connection to the gatekeeper, and the listener's port.
+std::string wireup_via(const tcp::endpoint& local, const std::string& listener) {
+    const std::size_t colon = listener.rfind(':');
+    const std::string port = colon == std::string::npos ? listener : listener.substr(colon + 1);
+    const asio::ip::address a = local.address();
+    return (a.is_v6() ? "[" + a.to_string() + "]" : a.to_string()) + ":" + port;
+}
+
+}  // namespace
+
+GatekeeperAdapter::GatekeeperAdapter(asio::io_context& io, Contact contact, std::shared_ptr<asio::ssl::context> tls)
+    : io_(io),
+      contact_(std::move(contact)),
+      tls_(std::move(tls)),
+      resolver_(io),
+      stream_(io, *tls_),
+      connect_timer_(io),
+      reader_(gram::frame_splitter()) {}
+
+GatekeeperAdapter::~GatekeeperAdapter() {
+    boost::system::error_code ec;
+    stream_.lowest_layer().close(ec);
+    if (stdin_) stdin_->close(ec);
+}
+
+std::string GatekeeperAdapter::where() const {
+    return "gatekeeper " + contact_.host + ":" + std::to_string(contact_.port);
+}
+
+void GatekeeperAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& events) {
+    subjob_ = subjob;
+    spec_ = std::move(spec);
+    events_ = &events;
+    phase_ = Phase::connecting;
+    if (spec_.stdin_fd >= 0) {
+        stdin_ = std::make_unique<asio::posix::stream_descriptor>(io_);
+        boost::system::error_code ec;
+        stdin_->assign(spec_.stdin_fd, ec);
+        if (ec) {
+            // Not pollable (a regular file): rank 0 gets an empty stdin.
+            ::close(spec_.stdin_fd);
+            stdin_.reset();
+        }
+        spec_.stdin_fd = -1;
+    }
+    connect_timer_.expires_after(std::chrono::milliseconds(kConnectMs.get()));
+    connect_timer_.async_wait([this](const boost::system::error_code& ec) {
+        if (ec == asio::error::operation_aborted || phase_ != Phase::connecting) return;
+        finish("no answer from " + where() + " within " + std::to_string(kConnectMs.get()) +
+               " ms (STRATA_GATEKEEPER_TIMEOUT_MS)");
+    });
+    resolver_.async_resolve(contact_.host, std::to_string(contact_.port),
+                            [this](const boost::system::error_code& ec, tcp::resolver::results_type results) {
+                                on_resolved(ec, std::move(results));
+                            });
+}
+
+void GatekeeperAdapter::on_resolved(const boost::system::error_code& ec, tcp::resolver::results_type results) {
+    if (phase_ != Phase::connecting) return;
+    if (ec) {
+        finish("cannot resolve " + contact_.host + ": " + ec.message());
+        return;
+    }
+    asio::async_connect(stream_.lowest_layer(), results,
+                        [this](const boost::system::error_code& cec, const tcp::endpoint&) { on_connected(cec); });
+}
+
+void GatekeeperAdapter::on_connected(const boost::system::error_code& ec) {
+    if (phase_ != Phase::connecting) return;
+    if (ec) {
+        finish("cannot reach " + where() + ": " + ec.message() + " (is strata-gatekeeper running there?)");
+        return;
+    }
+    boost::system::error_code ignored;
+    stream_.lowest_layer().set_option(tcp::no_delay(true), ignored);
+    // The gatekeeper must prove it is the host the contact names.
+    stream_.set_verify_callback(asio::ssl::host_name_verification(contact_.host));
+    if (!is_address(contact_.host)) SSL_set_tlsext_host_name(stream_.native_handle(), contact_.host.c_str());
+    stream_.async_handshake(asio::ssl::stream_base::client,
+                            [this](const boost::system::error_code& hec) { on_handshake(hec); });
+}
+
+void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
+    if (phase_ != Phase::connecting) return;
+    if (ec) {
+        const std::string why = security::tls_verify_failure(stream_.native_handle());
+        finish("TLS handshake with " + where() + " failed: " +
+               (why.empty() ? ec.message() : "its certificate was refused: " + why) +
+               (why.empty() ? " (does the gatekeeper trust the CA that signed your certificate?)" : ""));
+        return;
+    }
+    connect_timer_.cancel();
+    phase_ = Phase::submitted;
+
+    gram::Submit m;
+    m.subjob = static_cast<std::uint32_t>(subjob_.index);
+    m.first_rank = static_cast<std::uint32_t>(subjob_.first_rank);
+    m.count = static_cast<std::uint32_t>(subjob_.count);
+    m.adapter = adapter_name(contact_.adapter);
+    m.program = spec_.program;
+    m.args = spec_.args;
+    m.env = spec_.env;
+    boost::system::error_code lec;
+    const tcp::endpoint local = stream_.lowest_layer().local_endpoint(lec);
+    for (auto& [name, value] : m.env)
+        if (name == "STRATA_WIREUP" && !lec) value = wireup_via(local, value);
+    m.directory = spec_.directory;
+    m.has_stdin = stdin_ != nullptr;
+    send(gram::encode(m));
+    read_more();
+    if (stdin_) pump_stdin();
+}
+
+void GatekeeperAdapter::read_more() {
+    stream_.async_read_some(asio::buffer(buf_), [this](const boost::system::error_code& ec, std::size_t n) {
+        if (phase_ == Phase::finished) return;
+        if (ec) {
+            finish(cancel_sent_ ? "cancelled" : "lost the connection to " + where() + ": " + ec.message());
+            return;
+        }
+        reader_.feed(reinterpret_cast<const std::uint8_t*>(buf_.data()), n);
+        bool bad = false;
+        while (phase_ != Phase::finished) {
+            std::optional<codec::RawFrame> f = reader_.next(bad);
+            if (!f) break;
+            handle_frame(*f);
+        }
+        if (bad) {
+            finish(where() + " sent a malformed message");
+            return;
+        }
+        if (phase_ != Phase::finished) read_more();
+    });
+}
+
+void GatekeeperAdapter::handle_frame(const codec::RawFrame& frame) {
+    auto malformed = [&] { finish(where() + " sent a malformed message"); };
+    const int first = subjob_.first_rank;
+    auto rank_ok = [&](std::uint32_t rank) {
+        return rank >= static_cast<std::uint32_t>(first) && rank < static_cast<std::uint32_t>(first + subjob_.count);
+    };
+    switch (static_cast<gram::Type>(frame.type)) {
+        case gram::Type::state: {
+            auto m = gram::decode_state(frame.payload);
+            if (!m) return malformed();
+            if (m->state == JobState::done || m->state == JobState::failed) {
+                phase_ = Phase::finished;
+                boost::system::error_code ec;
+                stream_.lowest_layer().close(ec);
+                if (stdin_) stdin_->close(ec);
+            }
+            events_->on_subjob_state(subjob_.index, m->state, m->detail);
+            return;
+        }
+        case gram::Type::started: {
+            auto m = gram::decode_started(frame.payload);
+            if (!m || !rank_ok(m->rank)) return malformed();
+            events_->on_started(static_cast<int>(m->rank), m->pid);
+            return;
+        }
+        case gram::Type::start_failed: {
+            auto m = gram::decode_start_failed(frame.payload);
+            if (!m || !rank_ok(m->rank)) return malformed();
+            events_->on_start_failed(static_cast<int>(m->rank), m->reason);
+            return;
+        }
+        case gram::Type::output: {
+            auto m = gram::decode_output(frame.payload);
+            if (!m || !rank_ok(m->rank)) return malformed();
+            events_->on_output(static_cast<int>(m->rank), m->stream, m->bytes);
+            return;
+        }
+        case gram::Type::output_closed: {
+            auto m = gram::decode_output_closed(frame.payload);
+            if (!m || !rank_ok(m->rank)) return malformed();
+            events_->on_output_closed(static_cast<int>(m->rank), m->stream);
+            return;
+        }
+        case gram::Type::exited: {
+            auto m = gram::decode_exited(frame.payload);
+            if (!m || !rank_ok(m->rank)) return malformed();
+            events_->on_exited(static_cast<int>(m->rank), m->pid, m->how);
+            return;
+        }
+        default: return malformed();
+    }
+}
+
+void GatekeeperAdapter::send(std::vector<std::uint8_t> frame) {
+    out_.push_back(std::move(frame));
+    if (!writing_) write_next();
+}
+
+void GatekeeperAdapter::write_next() {
+    if (out_.empty() || phase_ == Phase::finished) {
+        writing_ = false;
+        return;
+    }
+    writing_ = true;
+    asio::async_write(stream_, asio::buffer(out_.front()), [this](const boost::system::error_code& ec, std::size_t) {
+        if (phase_ == Phase::finished) return;
+        if (ec) {
+            finish(cancel_sent_ ? "cancelled" : "lost the connection to " + where() + ": " + ec.message());
+            return;
+        }
+        out_.pop_front();
+        write_next();
+    });
+}
+
+void GatekeeperAdapter::pump_stdin() {
+    stdin_->async_read_some(asio::buffer(stdin_buf_), [this](const boost::system::error_code& ec, std::size_t n) {
+        if (ec == asio::error::operation_aborted || phase_ != Phase::submitted || !stdin_) return;
+        if (ec || n == 0) {
+            boost::system::error_code ignored;
+            stdin_->close(ignored);
+            stdin_.reset();
+            send(gram::encode_stdin_closed());
+            return;
+        }
+        send(gram::encode_stdin(stdin_buf_.data(), n));
+        pump_stdin();
+    });
+}
+
+void GatekeeperAdapter::cancel(CancelMode mode) {
+    switch (phase_) {
+        case Phase::idle:
+        case Phase::finished: return;
+        case Phase::connecting:
+            // Nothing was submitted yet: dropping the attempt is the whole cancel.
+            finish("cancelled before it was submitted");
+            return;
+        case Phase::submitted:
+            cancel_sent_ = true;
+            send(gram::encode(gram::Cancel{mode}));
+            return;
+    }
+}
+
+void GatekeeperAdapter::finish(const std::string& reason) {
+    if (phase_ == Phase::finished) return;
+    phase_ = Phase::finished;
+    connect_timer_.cancel();
+    resolver_.cancel();
+    boost::system::error_code ec;
+    stream_.lowest_layer().close(ec);
+    if (stdin_) stdin_->close(ec);
+    events_->on_subjob_state(subjob_.index, JobState::failed, reason);
+}
+
+SubjobState GatekeeperAdapter::state() const {
+    switch (phase_) {
+        case Phase::idle: return SubjobState::idle;
+        case Phase::finished: return SubjobState::done;
+        default: return SubjobState::running;
+    }
+}
+
+}  // namespace strata::launcher

@@ -1,0 +1,85 @@
+// The scheduler adapter for subjobs at another site: mpirun's side of the
+// gatekeeper protocol (launcher/gram.hpp).
+//
+// start() resolves the contact, connects, runs the TLS handshake with the
+// user's credential (security/tls.hpp; the gatekeeper's certificate must
+// chain to a trusted CA and name the contact's host), and submits the
+// subjob. From then on the gatekeeper's reports become ProcessEvents, and
+// mpirun's stdin (when rank 0 is in this subjob) is forwarded to it. A
+// subjob that cannot be submitted (no route, refused, not authorized) or
+// whose connection is lost is reported as FAILED with the reason; the
+// gatekeeper ends the subjob's processes when the connection drops, so
+// nothing outlives mpirun.
+//
+// The processes reach mpirun's control listener at the address this end of
+// the connection has (STRATA_WIREUP is rewritten to it): the address the
+// site's host can route back to.
+#pragma once
+
+#include "launcher/codec.hpp"
+#include "launcher/contact.hpp"
+#include "launcher/scheduler_adapter.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <array>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace strata::launcher {
+
+class GatekeeperAdapter final : public SchedulerAdapter {
+public:
+    GatekeeperAdapter(boost::asio::io_context& io, Contact contact, std::shared_ptr<boost::asio::ssl::context> tls);
+    ~GatekeeperAdapter() override;
+    GatekeeperAdapter(const GatekeeperAdapter&) = delete;
+    GatekeeperAdapter& operator=(const GatekeeperAdapter&) = delete;
+
+    const char* name() const override { return "gatekeeper"; }
+    void start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& events) override;
+    void cancel(CancelMode mode) override;
+    SubjobState state() const override;
+
+private:
+    enum class Phase { idle, connecting, submitted, finished };
+
+    void on_resolved(const boost::system::error_code& ec, boost::asio::ip::tcp::resolver::results_type results);
+    void on_connected(const boost::system::error_code& ec);
+    void on_handshake(const boost::system::error_code& ec);
+    void read_more();
+    void handle_frame(const codec::RawFrame& frame);
+    void send(std::vector<std::uint8_t> frame);
+    void write_next();
+    void pump_stdin();
+    // Ends the conversation and reports FAILED with `reason`, unless the
+    // gatekeeper already gave a final state.
+    void finish(const std::string& reason);
+    std::string where() const;  // "gatekeeper host:port"
+
+    boost::asio::io_context& io_;
+    Contact contact_;
+    std::shared_ptr<boost::asio::ssl::context> tls_;
+    boost::asio::ip::tcp::resolver resolver_;
+    boost::asio::ssl::stream<boost::asio::ip::tcp::socket> stream_;
+    boost::asio::steady_timer connect_timer_;
+    Phase phase_ = Phase::idle;
+    Subjob subjob_;
+    LaunchSpec spec_;
+    ProcessEvents* events_ = nullptr;
+    codec::FrameSplitter reader_;
+    std::deque<std::vector<std::uint8_t>> out_;
+    bool writing_ = false;
+    bool cancel_sent_ = false;
+    std::unique_ptr<boost::asio::posix::stream_descriptor> stdin_;
+    std::array<char, 65536> buf_{};
+    std::array<char, 16384> stdin_buf_{};
+};
+
+}  // namespace strata::launcher

@@ -1,0 +1,187 @@
+#include "launcher/gram.hpp"
+
+namespace strata::gram {
+
+namespace {
+
+using launcher::CancelMode;
+using launcher::JobState;
+using launcher::Stream;
+
+codec::Writer writer(Type t) { return codec::Writer(static_cast<std::uint8_t>(t)); }
+
+// Small enumerations travel as u32; anything out of range fails the decode.
+template <class E>
+bool enum_from(std::uint32_t v, E last, E& out) {
+    if (v > static_cast<std::uint32_t>(last)) return false;
+    out = static_cast<E>(v);
+    return true;
+}
+
+template <class T>
+std::optional<T> finish(const codec::Reader& r, bool valid, T&& m) {
+    if (!r.done() || !valid) return std::nullopt;
+    return std::move(m);
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> encode(const Submit& m) {
+    auto w = writer(Type::submit);
+    w.u32(m.subjob);
+    w.u32(m.first_rank);
+    w.u32(m.count);
+    w.str(m.adapter);
+    w.str(m.account);
+    w.str(m.program);
+    w.strings(m.args);
+    w.pairs(m.env);
+    w.str(m.directory);
+    w.u32(m.has_stdin ? 1 : 0);
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode(const State& m) {
+    auto w = writer(Type::state);
+    w.u32(static_cast<std::uint32_t>(m.state));
+    w.str(m.detail);
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode(const Started& m) {
+    auto w = writer(Type::started);
+    w.u32(m.rank);
+    w.u32(m.pid);
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode(const StartFailed& m) {
+    auto w = writer(Type::start_failed);
+    w.u32(m.rank);
+    w.str(m.reason);
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode(const Output& m) {
+    auto w = writer(Type::output);
+    w.u32(m.rank);
+    w.u32(static_cast<std::uint32_t>(m.stream));
+    w.str(m.bytes);
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode(const OutputClosed& m) {
+    auto w = writer(Type::output_closed);
+    w.u32(m.rank);
+    w.u32(static_cast<std::uint32_t>(m.stream));
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode(const Exited& m) {
+    auto w = writer(Type::exited);
+    w.u32(m.rank);
+    w.u32(m.pid);
+    w.u32(m.how.signaled ? 1 : 0);
+    w.u32(static_cast<std::uint32_t>(m.how.value));
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode(const Cancel& m) {
+    auto w = writer(Type::cancel);
+    w.u32(static_cast<std::uint32_t>(m.mode));
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode_stdin(const char* data, std::size_t n) {
+    auto w = writer(Type::stdin_data);
+    w.bytes(data, n);
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode_stdin_closed() { return writer(Type::stdin_closed).finish(); }
+
+std::optional<Submit> decode_submit(const std::vector<std::uint8_t>& payload) {
+    codec::Reader r(payload);
+    Submit m;
+    m.subjob = r.u32();
+    m.first_rank = r.u32();
+    m.count = r.u32();
+    m.adapter = r.str();
+    m.account = r.str();
+    m.program = r.str();
+    m.args = r.strings();
+    m.env = r.pairs();
+    m.directory = r.str();
+    const std::uint32_t has_stdin = r.u32();
+    m.has_stdin = has_stdin == 1;
+    return finish(r, has_stdin <= 1 && m.count > 0 && !m.program.empty(), std::move(m));
+}
+
+std::optional<State> decode_state(const std::vector<std::uint8_t>& payload) {
+    codec::Reader r(payload);
+    State m;
+    const bool valid = enum_from(r.u32(), JobState::failed, m.state);
+    m.detail = r.str();
+    return finish(r, valid, std::move(m));
+}
+
+std::optional<Started> decode_started(const std::vector<std::uint8_t>& payload) {
+    codec::Reader r(payload);
+    Started m;
+    m.rank = r.u32();
+    m.pid = r.u32();
+    return finish(r, true, std::move(m));
+}
+
+std::optional<StartFailed> decode_start_failed(const std::vector<std::uint8_t>& payload) {
+    codec::Reader r(payload);
+    StartFailed m;
+    m.rank = r.u32();
+    m.reason = r.str();
+    return finish(r, true, std::move(m));
+}
+
+std::optional<Output> decode_output(const std::vector<std::uint8_t>& payload) {
+    codec::Reader r(payload);
+    Output m;
+    m.rank = r.u32();
+    const bool valid = enum_from(r.u32(), Stream::err, m.stream);
+    m.bytes = r.str();
+    return finish(r, valid, std::move(m));
+}
+
+std::optional<OutputClosed> decode_output_closed(const std::vector<std::uint8_t>& payload) {
+    codec::Reader r(payload);
+    OutputClosed m;
+    m.rank = r.u32();
+    const bool valid = enum_from(r.u32(), Stream::err, m.stream);
+    return finish(r, valid, std::move(m));
+}
+
+std::optional<Exited> decode_exited(const std::vector<std::uint8_t>& payload) {
+    codec::Reader r(payload);
+    Exited m;
+    m.rank = r.u32();
+    m.pid = r.u32();
+    const std::uint32_t signaled = r.u32();
+    const std::uint32_t value = r.u32();
+    m.how.signaled = signaled == 1;
+    m.how.value = static_cast<int>(value);
+    return finish(r, signaled <= 1 && value <= 255, std::move(m));
+}
+
+std::optional<Cancel> decode_cancel(const std::vector<std::uint8_t>& payload) {
+    codec::Reader r(payload);
+    Cancel m;
+    const bool valid = enum_from(r.u32(), CancelMode::kill, m.mode);
+    return finish(r, valid, std::move(m));
+}
+
+std::optional<std::string> decode_stdin(const std::vector<std::uint8_t>& payload) {
+    codec::Reader r(payload);
+    std::string bytes = r.str();
+    if (!r.done()) return std::nullopt;
+    return bytes;
+}
+
+}  // namespace strata::gram

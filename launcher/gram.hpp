@@ -1,0 +1,125 @@
+// The gatekeeper protocol: what mpirun and a site's strata-gatekeeper say to
+// each other over their mutually authenticated TLS connection (named after
+// Globus GRAM, whose role it plays). Frames as in launcher/codec.hpp.
+//
+//   mpirun -> gatekeeper  Submit        one subjob, once, first
+//   gatekeeper -> mpirun  State         PENDING / ACTIVE / DONE / FAILED (+ detail)
+//   gatekeeper -> mpirun  Started       a rank's process runs (its pid at the site)
+//   gatekeeper -> mpirun  StartFailed   a rank could not be started, and why
+//   gatekeeper -> mpirun  Output        a chunk of a rank's stdout or stderr
+//   gatekeeper -> mpirun  OutputClosed  a rank's stream reached its end
+//   gatekeeper -> mpirun  Exited        how a rank's process ended
+//   mpirun -> gatekeeper  Stdin         bytes for rank 0 (only to the subjob holding it)
+//   mpirun -> gatekeeper  StdinClosed   end of rank 0's stdin
+//   mpirun -> gatekeeper  Cancel        end the subjob (terminate, or kill)
+//
+// A refused Submit (not authorized, bad request, unknown adapter) is answered
+// with State FAILED and the reason, and the gatekeeper closes the connection.
+// After State DONE or FAILED nothing more comes. If the connection drops, the
+// gatekeeper kills the subjob's processes: no process outlives its mpirun.
+#pragma once
+
+#include "launcher/codec.hpp"
+#include "launcher/scheduler_adapter.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace strata::gram {
+
+inline constexpr std::uint32_t kMaxFrame = 4u << 20;
+
+enum class Type : std::uint8_t {
+    submit = 1,
+    state = 2,
+    started = 3,
+    start_failed = 4,
+    output = 5,
+    output_closed = 6,
+    exited = 7,
+    stdin_data = 8,
+    stdin_closed = 9,
+    cancel = 10,
+};
+
+inline codec::FrameSplitter frame_splitter() {
+    return codec::FrameSplitter(static_cast<std::uint8_t>(Type::submit), static_cast<std::uint8_t>(Type::cancel),
+                                kMaxFrame);
+}
+
+struct Submit {
+    std::uint32_t subjob = 0;
+    std::uint32_t first_rank = 0;
+    std::uint32_t count = 0;
+    std::string adapter;  // "fork", "slurm"
+    std::string account;  // local account asked for; empty: the grid-mapfile's first
+    std::string program;
+    std::vector<std::string> args;
+    std::vector<std::pair<std::string, std::string>> env;
+    std::string directory;
+    bool has_stdin = false;  // rank 0 is in this subjob and stdin follows
+};
+
+struct State {
+    launcher::JobState state = launcher::JobState::pending;
+    std::string detail;
+};
+
+struct Started {
+    std::uint32_t rank = 0;
+    std::uint32_t pid = 0;
+};
+
+struct StartFailed {
+    std::uint32_t rank = 0;
+    std::string reason;
+};
+
+struct Output {
+    std::uint32_t rank = 0;
+    launcher::Stream stream = launcher::Stream::out;
+    std::string bytes;
+};
+
+struct OutputClosed {
+    std::uint32_t rank = 0;
+    launcher::Stream stream = launcher::Stream::out;
+};
+
+struct Exited {
+    std::uint32_t rank = 0;
+    std::uint32_t pid = 0;
+    launcher::ProcessExit how;
+};
+
+struct Cancel {
+    launcher::CancelMode mode = launcher::CancelMode::terminate;
+};
+
+std::vector<std::uint8_t> encode(const Submit& m);
+std::vector<std::uint8_t> encode(const State& m);
+std::vector<std::uint8_t> encode(const Started& m);
+std::vector<std::uint8_t> encode(const StartFailed& m);
+std::vector<std::uint8_t> encode(const Output& m);
+std::vector<std::uint8_t> encode(const OutputClosed& m);
+std::vector<std::uint8_t> encode(const Exited& m);
+std::vector<std::uint8_t> encode(const Cancel& m);
+std::vector<std::uint8_t> encode_stdin(const char* data, std::size_t n);
+std::vector<std::uint8_t> encode_stdin_closed();
+
+// Decoders return nullopt on a malformed payload (wrong lengths, values out of
+// range, trailing bytes).
+std::optional<Submit> decode_submit(const std::vector<std::uint8_t>& payload);
+std::optional<State> decode_state(const std::vector<std::uint8_t>& payload);
+std::optional<Started> decode_started(const std::vector<std::uint8_t>& payload);
+std::optional<StartFailed> decode_start_failed(const std::vector<std::uint8_t>& payload);
+std::optional<Output> decode_output(const std::vector<std::uint8_t>& payload);
+std::optional<OutputClosed> decode_output_closed(const std::vector<std::uint8_t>& payload);
+std::optional<Exited> decode_exited(const std::vector<std::uint8_t>& payload);
+std::optional<Cancel> decode_cancel(const std::vector<std::uint8_t>& payload);
+std::optional<std::string> decode_stdin(const std::vector<std::uint8_t>& payload);
+
+}  // namespace strata::gram

@@ -1,0 +1,92 @@
+#include "security/tls.hpp"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace strata::security {
+
+namespace fs = std::filesystem;
+namespace ssl = boost::asio::ssl;
+
+Result<TlsCredential> user_credential_find() {
+    Result<TlsCredential> out;
+    const char* home = std::getenv("HOME");
+    auto pick = [&](const char* var, const char* under_home, fs::path& into) {
+        if (const char* v = std::getenv(var); v != nullptr && *v != '\0') {
+            into = v;
+        } else if (home != nullptr && *home != '\0') {
+            into = fs::path(home) / under_home;
+        } else if (out.error.empty()) {
+            out.error = std::string("cannot find the user credential: set ") + var + " or HOME";
+        }
+    };
+    pick("X509_USER_CERT", ".strata/usercert.pem", out.value.cert);
+    pick("X509_USER_KEY", ".strata/userkey.pem", out.value.key);
+    pick("X509_CERT_DIR", ".strata/certificates", out.value.ca_dir);
+    return out;
+}
+
+Result<std::shared_ptr<ssl::context>> tls_context_make(TlsRole role, const TlsCredential& cred) {
+    Result<std::shared_ptr<ssl::context>> out;
+    auto ctx = std::make_shared<ssl::context>(role == TlsRole::client ? ssl::context::tls_client
+                                                                      : ssl::context::tls_server);
+    SSL_CTX* native = ctx->native_handle();
+    SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION);
+    ctx->set_options(ssl::context::default_workarounds | ssl::context::no_compression);
+    for (const auto& [what, file] : {std::pair<const char*, const fs::path*>{"certificate", &cred.cert},
+                                     {"private key", &cred.key}}) {
+        if (::access(file->c_str(), R_OK) != 0) {
+            out.error = std::string("cannot read the ") + what + " " + file->string() + ": " + std::strerror(errno);
+            return out;
+        }
+    }
+    ERR_clear_error();
+    if (SSL_CTX_use_certificate_chain_file(native, cred.cert.c_str()) != 1) {
+        out.error = "cannot use the certificate " + cred.cert.string() + ": " + openssl_error_take();
+        return out;
+    }
+    if (SSL_CTX_use_PrivateKey_file(native, cred.key.c_str(), SSL_FILETYPE_PEM) != 1) {
+        out.error = "cannot use the private key " + cred.key.string() + ": " + openssl_error_take();
+        return out;
+    }
+    if (SSL_CTX_check_private_key(native) != 1) {
+        out.error = "the private key " + cred.key.string() + " does not belong to the certificate " +
+                    cred.cert.string();
+        ERR_clear_error();
+        return out;
+    }
+    std::error_code ec;
+    if (!fs::is_directory(cred.ca_dir, ec)) {
+        out.error = "the trusted-CA directory " + cred.ca_dir.string() +
+                    " does not exist (strata-ca create-ca makes one; X509_CERT_DIR names another)";
+        return out;
+    }
+    if (SSL_CTX_load_verify_dir(native, cred.ca_dir.c_str()) != 1) {
+        out.error = "cannot use the trusted-CA directory " + cred.ca_dir.string() + ": " + openssl_error_take();
+        return out;
+    }
+    // Both sides insist on a certificate from the other.
+    SSL_CTX_set_verify(native, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+    out.value = std::move(ctx);
+    return out;
+}
+
+std::string tls_peer_subject(SSL* ssl) {
+    X509* peer = SSL_get0_peer_certificate(ssl);
+    if (peer == nullptr || SSL_get_verify_result(ssl) != X509_V_OK) return {};
+    return name_to_globus(X509_get_subject_name(peer));
+}
+
+std::string tls_verify_failure(SSL* ssl) {
+    const long rc = SSL_get_verify_result(ssl);
+    if (rc == X509_V_OK) return {};
+    return X509_verify_cert_error_string(rc);
+}
+
+}  // namespace strata::security

@@ -1,0 +1,46 @@
+// TLS for the gatekeeper protocol: both sides present a certificate, and each
+// accepts only a peer whose chain ends at a CA in the trusted-CA directory
+// (the X509_CERT_DIR layout strata-ca writes). TLS 1.2 is the minimum.
+//
+// Where credentials are found, as Globus tools look for them:
+//   user certificate  $X509_USER_CERT, else ~/.strata/usercert.pem
+//   user key          $X509_USER_KEY,  else ~/.strata/userkey.pem
+//   trusted CAs       $X509_CERT_DIR,  else ~/.strata/certificates
+#pragma once
+
+#include "security/x509.hpp"
+
+#include <boost/asio/ssl/context.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace strata::security {
+
+enum class TlsRole { client, server };
+
+struct TlsCredential {
+    std::filesystem::path cert;
+    std::filesystem::path key;
+    std::filesystem::path ca_dir;
+};
+
+// The user's credential from the environment and defaults above; `error` when
+// no home directory is known and a variable is unset.
+Result<TlsCredential> user_credential_find();
+
+// A context that presents `cred.cert`/`cred.key` and verifies the peer
+// against `cred.ca_dir`. Fails, naming the file, when one cannot be read or
+// the key does not belong to the certificate.
+Result<std::shared_ptr<boost::asio::ssl::context>> tls_context_make(TlsRole role, const TlsCredential& cred);
+
+// The verified peer's end-entity subject in the Globus form
+// ("/O=Strata Grid/OU=Users/CN=Jane Doe"), or empty when there is none.
+std::string tls_peer_subject(SSL* ssl);
+
+// Why the peer's certificate was refused (X509 verification result), for
+// messages; empty when it was accepted or never checked.
+std::string tls_verify_failure(SSL* ssl);
+
+}  // namespace strata::security

@@ -113,10 +113,7 @@ void GatekeeperAdapter::on_connected(const boost::system::error_code& ec) {
 void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
     if (phase_ != Phase::connecting) return;
     if (ec) {
-        const std::string why = security::tls_verify_failure(stream_.native_handle());
-        finish("TLS handshake with " + where() + " failed: " +
-               (why.empty() ? ec.message() : "its certificate was refused: " + why) +
-               (why.empty() ? " (does the gatekeeper trust the CA that signed your certificate?)" : ""));
+        finish(handshake_failure(ec));
         return;
     }
     connect_timer_.cancel();
@@ -141,13 +138,26 @@ void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
     if (stdin_) pump_stdin();
 }
 
+std::string GatekeeperAdapter::handshake_failure(const boost::system::error_code& ec) {
+    const std::string why = security::tls_verify_failure(stream_.native_handle());
+    if (!why.empty()) return "TLS handshake with " + where() + " failed: its certificate was refused: " + why;
+    return "TLS handshake with " + where() + " failed: " + ec.message() +
+           " (does the site trust the CA that signed your certificate?)";
+}
+
 void GatekeeperAdapter::read_more() {
     stream_.async_read_some(asio::buffer(buf_), [this](const boost::system::error_code& ec, std::size_t n) {
         if (phase_ == Phase::finished) return;
         if (ec) {
-            finish(cancel_sent_ ? "cancelled" : "lost the connection to " + where() + ": " + ec.message());
+            // With TLS 1.3 the site judges our certificate after our side of
+            // the handshake completed: its refusal arrives as the first read.
+            if (!heard_ && ec.category() == asio::error::get_ssl_category())
+                finish(handshake_failure(ec));
+            else
+                finish(cancel_sent_ ? "cancelled" : "lost the connection to " + where() + ": " + ec.message());
             return;
         }
+        heard_ = true;
         reader_.feed(reinterpret_cast<const std::uint8_t*>(buf_.data()), n);
         bool bad = false;
         while (phase_ != Phase::finished) {

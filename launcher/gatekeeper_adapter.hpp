@@ -62,6 +62,7 @@ private:
     // gatekeeper already gave a final state.
     void finish(const std::string& reason);
     std::string where() const;  // "gatekeeper host:port"
+    std::string handshake_failure(const boost::system::error_code& ec);
 
     boost::asio::io_context& io_;
     Contact contact_;
@@ -77,6 +78,7 @@ private:
     std::deque<std::vector<std::uint8_t>> out_;
     bool writing_ = false;
     bool cancel_sent_ = false;
+    bool heard_ = false;  // something arrived from the gatekeeper
     std::unique_ptr<boost::asio::posix::stream_descriptor> stdin_;
     std::array<char, 65536> buf_{};
     std::array<char, 16384> stdin_buf_{};

@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""End-to-end tests of mpirun with real strata-gatekeepers, one scenario per run.
+
+    gatekeeper_test.py SCENARIO --mpirun PATH --fake-rank PATH --gatekeeper PATH
+                       --strata-ca PATH --ring PATH
+
+Each scenario makes a CA, a host certificate for localhost and a user
+certificate with strata-ca in a fresh HOME, starts the gatekeepers it needs on
+loopback (port 0, read back from --port-file), runs mpirun with that HOME, and
+stops the gatekeepers. Run as root, the gatekeepers map the user to the
+unprivileged account 'nobody' (so the processes really change account);
+otherwise to the account running the test. Every process started carries the
+test's marker, so the test proves nothing is left anywhere afterwards.
+Timeouts are only hang guards: no verdict depends on timing.
+"""
+
+import argparse
+import os
+import pwd
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpirun_test import GUARD, Ctx, Failure, check, expect_code, expect_nobody_left, expect_stderr  # noqa: E402
+
+USER_DN = "/O=Strata Grid/OU=Users/CN=Jane Doe"
+
+
+class Gatekeeper:
+    def __init__(self, grid, name, gridmap):
+        self.dir = os.path.join(grid.ctx.tmp, name)
+        os.mkdir(self.dir)
+        hosts = os.path.join(grid.home, ".strata", "hosts", "localhost")
+        with open(os.path.join(self.dir, "grid-mapfile"), "w") as f:
+            f.write(gridmap)
+        self.config = os.path.join(self.dir, "gatekeeper.yaml")
+        with open(self.config, "w") as f:
+            f.write(f"listen: 127.0.0.1\nport: 0\nca_dir: {grid.certdir}\ncert: {hosts}/hostcert.pem\n"
+                    f"key: {hosts}/hostkey.pem\ngridmap: grid-mapfile\n")
+        self.log_path = os.path.join(self.dir, "log")
+        port_file = os.path.join(self.dir, "port")
+        with open(self.log_path, "w") as log:
+            self.proc = subprocess.Popen([grid.gatekeeper, "-c", self.config, "--port-file", port_file],
+                                         stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        deadline = time.monotonic() + GUARD
+        while not os.path.exists(port_file):
+            check(self.proc.poll() is None, f"gatekeeper {name} exited at start:\n{self.log()}")
+            check(time.monotonic() < deadline, f"gatekeeper {name} did not start")
+            time.sleep(0.02)
+        with open(port_file) as f:
+            self.port = int(f.read())
+        self.contact = f"localhost:{self.port}/fork"
+
+    def log(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def expect_log(self, pattern):
+        # The gatekeeper may log an event just after mpirun saw its effect.
+        deadline = time.monotonic() + GUARD
+        while re.search(pattern, self.log(), re.M) is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        check(re.search(pattern, self.log(), re.M) is not None, f"gatekeeper log should match /{pattern}/:\n{self.log()}")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=GUARD)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class Grid:
+    def __init__(self, ctx, args):
+        self.ctx = ctx
+        self.gatekeeper = os.path.abspath(args.gatekeeper)
+        self.strata_ca = os.path.abspath(args.strata_ca)
+        self.ring = os.path.abspath(args.ring)
+        self.home = os.path.join(ctx.tmp, "home")
+        os.mkdir(self.home)
+        self.certdir = os.path.join(self.home, ".strata", "certificates")
+        self.account = "nobody" if os.geteuid() == 0 else pwd.getpwuid(os.geteuid()).pw_name
+        # Processes may run as another account: give them a directory they can write.
+        self.shared = os.path.join(ctx.tmp, "shared")
+        os.mkdir(self.shared)
+        os.chmod(self.shared, 0o777)
+        os.chmod(ctx.tmp, 0o755)
+        self.ca("create-ca")
+        self.ca("host", "--name", "localhost")
+        self.ca("user", "--name", "Jane Doe")
+        self.gatekeepers = []
+
+    def env(self, home=None):
+        return {"HOME": home or self.home, "X509_USER_CERT": "", "X509_USER_KEY": "", "X509_CERT_DIR": ""}
+
+    def ca(self, *args, home=None):
+        env = dict(os.environ)
+        env.update(self.env(home))
+        r = subprocess.run([self.strata_ca, *args], capture_output=True, text=True, env=env, timeout=GUARD)
+        check(r.returncode == 0, f"strata-ca {' '.join(args)} failed:\n{r.stderr}")
+
+    def start(self, name, gridmap=None):
+        g = Gatekeeper(self, name, gridmap if gridmap is not None else f'"{USER_DN}" {self.account}\n')
+        self.gatekeepers.append(g)
+        return g
+
+    def stop(self):
+        for g in self.gatekeepers:
+            g.stop()
+
+    def job(self, name, subjobs, arguments, executable=None):
+        """A YAML job file; subjobs are (contact, count) or (contact, count, executable)."""
+        lines = [f"executable: {executable or self.ctx.fake_rank}",
+                 "arguments: [" + ", ".join(f'"{a}"' for a in arguments) + "]",
+                 f"directory: {self.shared}", "subjobs:"]
+        for s in subjobs:
+            lines += [f"  - contact: {s[0]}", f"    count: {s[1]}"]
+            if len(s) > 2:
+                lines.append(f"    executable: {s[2]}")
+        return self.ctx.file(name, "\n".join(lines) + "\n")
+
+    def run(self, args, stdin_text=None, home=None):
+        return self.ctx.run(args, stdin_text=stdin_text, env_extra=self.env(home))
+
+    def popen(self, args):
+        env = dict(os.environ)
+        env.update(self.env())
+        return subprocess.Popen([self.ctx.mpirun, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env)
+
+
+def fake_args(ctx, *actions):
+    return ctx.fake(*actions)[1:]
+
+
+# ---- runs across sites --------------------------------------------------------
+
+
+def two_sites(grid):
+    ctx = grid.ctx
+    a = grid.start("siteA")
+    b = grid.start("siteB")
+    job = grid.job("two.yaml", [("localhost/fork", 1), (a.contact, 2), (b.contact, 1)],
+                   fake_args(ctx, "init", "print:hello from {rank} of {size}", "print-env:USER",
+                             "print-env:STRATA_SUBJOB", "finalize"))
+    r = grid.run(["-l", "-jobfile", job])
+    expect_code(r, 0)
+    # Rank 0 runs here, with mpirun's environment; the others as the mapped account.
+    lines = sorted(l for l in r.stdout.splitlines() if not l.startswith("[0] USER"))
+    want = sorted([f"[{i}] hello from {i} of 4" for i in range(4)] +
+                  [f"[{i}] USER={grid.account}" for i in (1, 2, 3)] +
+                  [f"[{i}] STRATA_SUBJOB={s}" for i, s in ((0, 0), (1, 1), (2, 1), (3, 2))])
+    check(lines == want, f"every rank's lines (want {want})", r)
+    for g in (a, b):
+        g.expect_log(rf'authenticated "{re.escape(USER_DN)}"$')
+        g.expect_log(rf"subjob \d: ranks \d\.\.\d of '{re.escape(ctx.fake_rank)}' as '{grid.account}' via fork$")
+        g.expect_log(r"subjob DONE$")
+    expect_nobody_left(ctx)
+    # A real MPI program across both sites: the ring checks every byte it passes on.
+    job = grid.job("ring.yaml", [(a.contact, 2), (b.contact, 2)], [], executable=grid.ring)
+    r = grid.run(["-jobfile", job])
+    expect_code(r, 0)
+    check("1 MB message passed around 4 ranks intact" in r.stdout, "the ring's data check", r)
+
+
+def stdin_to_remote_rank0(grid):
+    a = grid.start("siteA")
+    job = grid.job("stdin.yaml", [(a.contact, 2), ("localhost/fork", 1)],
+                   fake_args(grid.ctx, "init", "echo-stdin", "finalize"))
+    lines = [f"line {i} " + "x" * (i % 61) for i in range(3000)]
+    r = grid.run(["-l", "-jobfile", job], stdin_text="\n".join(lines) + "\n")
+    expect_code(r, 0)
+    got = [l for l in r.stdout.splitlines() if l.startswith("[0] ")]
+    check(got == [f"[0] stdin: {l}" for l in lines] + ["[0] stdin: EOF"], "rank 0 at the site read all of stdin", r)
+    others = sorted(l for l in r.stdout.splitlines() if not l.startswith("[0] "))
+    check(others == ["[1] stdin: EOF", "[2] stdin: EOF"], "the other ranks read an empty stdin", r)
+    expect_nobody_left(grid.ctx)
+
+
+# ---- refusals and failures ----------------------------------------------------
+
+
+def gatekeeper_down(grid):
+    ctx = grid.ctx
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()  # nothing listens there now
+    job = grid.job("down.yaml", [("localhost/fork", 1), (f"localhost:{port}/fork", 2)],
+                   fake_args(ctx, "init", "sleep"))
+    r = grid.run(["-jobfile", job])
+    expect_code(r, 1)
+    expect_stderr(r, rf"^mpirun: subjob 1 \(localhost, contact localhost:{port}/jobmanager-fork\) failed: cannot reach "
+                     rf"gatekeeper localhost:{port}: Connection refused \(is strata-gatekeeper running there\?\); "
+                     r"ending the job$")
+    expect_nobody_left(ctx)
+    # The same through a machine file's contact line.
+    mf = ctx.file("down.machines", f"localhost\n127.0.0.1:{port}/fork 2\n")
+    r = grid.run(["-f", mf, *ctx.fake("init", "sleep")])
+    expect_code(r, 1)
+    expect_stderr(r, rf"^mpirun: subjob 1 \(127\.0\.0\.1, contact 127\.0\.0\.1:{port}/jobmanager-fork\) failed: "
+                     r"cannot reach gatekeeper 127\.0\.0\.1")
+    expect_nobody_left(ctx)
+
+
+def unknown_ca(grid):
+    """A user whose certificate another CA signed is refused in the handshake."""
+    ctx = grid.ctx
+    a = grid.start("siteA")
+    other = os.path.join(ctx.tmp, "other-home")
+    os.mkdir(other)
+    grid.ca("create-ca", "--subject", "/O=Elsewhere/CN=Other CA", home=other)
+    grid.ca("user", "--name", "Jane Doe", home=other)
+    # This user trusts the site's CA too, so only the site's refusal can stop it.
+    copied = os.listdir(grid.certdir)
+    for name in copied:
+        shutil.copy(os.path.join(grid.certdir, name), os.path.join(other, ".strata", "certificates", name))
+    job = grid.job("job.yaml", [(a.contact, 2)], fake_args(ctx, "touch:" + os.path.join(grid.shared, "started")))
+    r = grid.run(["-jobfile", job], home=other)
+    expect_code(r, 1)
+    expect_stderr(r, rf"^mpirun: subjob 0 \(localhost, contact localhost:{a.port}/jobmanager-fork\) failed: TLS handshake "
+                     rf"with gatekeeper localhost:{a.port} failed: .*unknown ca \(does the site trust the CA that "
+                     r"signed your certificate\?\); ending the job$")
+    a.expect_log(r"refused: TLS handshake failed: certificate refused: .+$")
+    check(not os.listdir(grid.shared), "nothing started", r)
+    expect_nobody_left(ctx)
+    # And mpirun refuses a gatekeeper whose certificate it cannot trust.
+    for name in copied:
+        os.unlink(os.path.join(other, ".strata", "certificates", name))
+    r = grid.run(["-jobfile", job], home=other)
+    expect_code(r, 1)
+    expect_stderr(r, r"failed: TLS handshake with gatekeeper localhost:\d+ failed: its certificate was refused: .+; "
+                     r"ending the job$")
+    check(not os.listdir(grid.shared), "nothing started", r)
+    expect_nobody_left(ctx)
+
+
+def unmapped_user(grid):
+    ctx = grid.ctx
+    a = grid.start("siteA", gridmap='"/O=Strata Grid/OU=Users/CN=Someone Else" someone\n')
+    job = grid.job("job.yaml", [("localhost/fork", 1), (a.contact, 2)], fake_args(ctx, "init", "sleep"))
+    r = grid.run(["-jobfile", job])
+    expect_code(r, 1)
+    expect_stderr(r, rf'^mpirun: subjob 1 \(localhost, contact localhost:{a.port}/jobmanager-fork\) failed: not authorized: '
+                     rf'"{re.escape(USER_DN)}" is not in this site\'s grid-mapfile; ending the job$')
+    a.expect_log(rf'refused: not authorized: "{re.escape(USER_DN)}" is not in this site\'s grid-mapfile$')
+    expect_nobody_left(ctx)
+
+
+def missing_executable(grid):
+    ctx = grid.ctx
+    a = grid.start("siteA")
+    b = grid.start("siteB")
+    job = grid.job("job.yaml", [(a.contact, 2), (b.contact, 1, "/nonexistent/app")], fake_args(ctx, "init", "sleep"))
+    r = grid.run(["-jobfile", job])
+    expect_code(r, 127)
+    expect_stderr(r, rf"^mpirun: cannot start '/nonexistent/app' for rank 2 at localhost:{b.port}/jobmanager-fork: No "
+                     r"such file or directory$")
+    b.expect_log(r"rank 2 could not start: No such file or directory$")
+    expect_nobody_left(ctx)
+
+
+def rank_crash(grid):
+    ctx = grid.ctx
+    a = grid.start("siteA")
+    b = grid.start("siteB")
+    job = grid.job("job.yaml", [(a.contact, 2), (b.contact, 2)], fake_args(ctx, "init", "@3:signal:9", "sleep"))
+    r = grid.run(["-jobfile", job])
+    expect_code(r, 137)
+    expect_stderr(r, r"^mpirun: rank 3 \(pid \d+\) was killed by signal 9 \(Killed\) before MPI_Finalize; ending the job$")
+    expect_nobody_left(ctx)
+
+
+def wait_ready(p, n):
+    for _ in range(n):
+        check(p.stdout.readline() != "", "mpirun ended before every rank was ready")
+
+
+def interrupt(grid):
+    ctx = grid.ctx
+    a = grid.start("siteA")
+    b = grid.start("siteB")
+    job = grid.job("job.yaml", [("localhost/fork", 1), (a.contact, 2), (b.contact, 1)],
+                   fake_args(ctx, "init", "print:ready {rank}", "sleep"))
+    p = grid.popen(["-jobfile", job])
+    try:
+        wait_ready(p, 4)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=GUARD)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    r = subprocess.CompletedProcess(p.args, p.returncode, out, err)
+    expect_code(r, 130)
+    expect_stderr(r, r"^mpirun: interrupted by signal 2 \(Interrupt\); ending the job$")
+    for g in (a, b):
+        g.expect_log(r"cancel requested \(terminate\)$")
+    expect_nobody_left(ctx)
+
+
+def mpirun_killed(grid):
+    """A SIGKILLed mpirun cannot cancel anything: each gatekeeper notices the lost connection."""
+    ctx = grid.ctx
+    a = grid.start("siteA")
+    b = grid.start("siteB")
+    job = grid.job("job.yaml", [(a.contact, 2), (b.contact, 2)], fake_args(ctx, "init", "print:ready {rank}", "sleep"))
+    p = grid.popen(["-jobfile", job])
+    try:
+        wait_ready(p, 4)
+        p.kill()
+        p.wait(timeout=GUARD)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    deadline = time.monotonic() + GUARD
+    while ctx.leftovers() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    expect_nobody_left(ctx)
+    for g in (a, b):
+        g.expect_log(r"connection lost \(.*\); killing the subjob$")
+        check(g.proc.poll() is None, "the gatekeeper keeps running")
+
+
+SCENARIOS = {f.__name__: f for f in [
+    two_sites, stdin_to_remote_rank0, gatekeeper_down, unknown_ca, unmapped_user, missing_executable, rank_crash,
+    interrupt, mpirun_killed,
+]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("scenario", choices=sorted(SCENARIOS))
+    ap.add_argument("--mpirun", required=True)
+    ap.add_argument("--fake-rank", required=True)
+    ap.add_argument("--gatekeeper", required=True)
+    ap.add_argument("--strata-ca", required=True)
+    ap.add_argument("--ring", required=True)
+    args = ap.parse_args()
+    args.mpiexec = args.mpirun
+    ctx = Ctx(args)
+    grid = None
+    try:
+        grid = Grid(ctx, args)
+        SCENARIOS[args.scenario](grid)
+    except (Failure, subprocess.TimeoutExpired) as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+        for pid in ctx.leftovers():  # never leave a mess behind for the next test
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        return 1
+    finally:
+        if grid is not None:
+            grid.stop()
+        shutil.rmtree(ctx.tmp, ignore_errors=True)
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -82,7 +82,7 @@ class Grid:
         self.ctx = ctx
         self.gatekeeper = os.path.abspath(args.gatekeeper)
         self.strata_ca = os.path.abspath(args.strata_ca)
-        self.ring = os.path.abspath(args.ring)
+        self.ring_source = os.path.abspath(args.ring)
         self.home = os.path.join(ctx.tmp, "home")
         os.mkdir(self.home)
         self.certdir = os.path.join(self.home, ".strata", "certificates")
@@ -92,10 +92,29 @@ class Grid:
         os.mkdir(self.shared)
         os.chmod(self.shared, 0o777)
         os.chmod(ctx.tmp, 0o755)
+        # The account may not be able to read the build tree: the programs it
+        # runs are copied out, keeping their layout ($ORIGIN/../mpi finds libstrata).
+        self.fake_rank = self.publish(ctx.fake_rank, "bin")
+        self.ring = self.publish(os.path.abspath(args.ring), "bin")
+        libdir = os.path.join(os.path.dirname(os.path.dirname(self.ring_source)), "mpi")
+        for name in os.listdir(libdir):
+            if name.startswith("libstrata.so") and os.path.isfile(os.path.join(libdir, name)):
+                self.publish(os.path.join(libdir, name), "mpi")
         self.ca("create-ca")
         self.ca("host", "--name", "localhost")
         self.ca("user", "--name", "Jane Doe")
         self.gatekeepers = []
+
+    def publish(self, path, sub):
+        """A copy of `path` in a directory any account can read."""
+        where = os.path.join(self.ctx.tmp, "pub", sub)
+        os.makedirs(where, exist_ok=True)
+        os.chmod(os.path.join(self.ctx.tmp, "pub"), 0o755)
+        os.chmod(where, 0o755)
+        target = os.path.join(where, os.path.basename(path))
+        shutil.copy2(path, target, follow_symlinks=True)
+        os.chmod(target, 0o755)
+        return target
 
     def env(self, home=None):
         return {"HOME": home or self.home, "X509_USER_CERT": "", "X509_USER_KEY": "", "X509_CERT_DIR": ""}
@@ -117,7 +136,7 @@ class Grid:
 
     def job(self, name, subjobs, arguments, executable=None):
         """A YAML job file; subjobs are (contact, count) or (contact, count, executable)."""
-        lines = [f"executable: {executable or self.ctx.fake_rank}",
+        lines = [f"executable: {executable or self.fake_rank}",
                  "arguments: [" + ", ".join(f'"{a}"' for a in arguments) + "]",
                  f"directory: {self.shared}", "subjobs:"]
         for s in subjobs:
@@ -137,7 +156,7 @@ class Grid:
 
 
 def fake_args(ctx, *actions):
-    return ctx.fake(*actions)[1:]
+    return ctx.fake(*actions)[1:]  # the executable is the job file's
 
 
 # ---- runs across sites --------------------------------------------------------
@@ -160,7 +179,7 @@ def two_sites(grid):
     check(lines == want, f"every rank's lines (want {want})", r)
     for g in (a, b):
         g.expect_log(rf'authenticated "{re.escape(USER_DN)}"$')
-        g.expect_log(rf"subjob \d: ranks \d\.\.\d of '{re.escape(ctx.fake_rank)}' as '{grid.account}' via fork$")
+        g.expect_log(rf"subjob \d: ranks \d\.\.\d of '{re.escape(grid.fake_rank)}' as '{grid.account}' via fork$")
         g.expect_log(r"subjob DONE$")
     expect_nobody_left(ctx)
     # A real MPI program across both sites: the ring checks every byte it passes on.

@@ -33,6 +33,16 @@ const char* type_name(wireup::Type t) {
     return "unknown";
 }
 
+void label_set(wireup::BusinessCard& card, const std::string& level, const std::string& value) {
+    for (auto& [k, v] : card.labels) {
+        if (k == level) {
+            v = value;
+            return;
+        }
+    }
+    card.labels.emplace_back(level, value);
+}
+
 // Signals a user sends to end the job. One that mpirun inherited as ignored
 // (nohup, a background job of a non-interactive shell) stays ignored.
 constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
@@ -275,6 +285,13 @@ void CoAllocator::handle_checkin(ConnectionId id, const wireup::Frame& frame) {
     r.checked_in = true;
     r.conn = id;
     r.card = std::move(m->card);
+    // The job description's topology labels, which every process receives
+    // with the Release; mpirun's word counts over a process's.
+    for (const Subjob& s : plan_.subjobs) {
+        if (rank < s.first_rank || rank >= s.first_rank + s.count) continue;
+        label_set(r.card, "site", s.site);
+        label_set(r.card, "subjob", std::to_string(s.index));
+    }
     conn_rank_[id] = rank;
     ++checked_in_;
     narrate("rank " + std::to_string(rank) + " checked in (" + std::to_string(checked_in_) + "/" +

@@ -14,6 +14,7 @@ std::optional<JobPlan> JobPlan::build(const Options& options, const LocalHost& l
         Subjob s;
         s.contact = kLocalContact;
         s.machine = local.short_name().empty() ? "localhost" : local.short_name();
+        s.site = s.machine;
         s.count = plan.size;
         plan.subjobs.push_back(s);
         return plan;
@@ -39,6 +40,7 @@ JobPlan JobPlan::from_request(const JobRequest& request, const LocalHost& local)
         s.index = index;
         s.contact = subjob_contact(r.contact, local);
         s.machine = r.machine.empty() ? r.contact.host : r.machine;
+        s.site = r.site.empty() ? r.contact.host : r.site;
         s.count = r.count;
         s.first_rank = plan.size;
         s.program = r.executable;
@@ -68,6 +70,7 @@ JobPlan JobPlan::from_machine_file(const MachineFile& file, int np, const LocalH
             s.index = static_cast<int>(plan.subjobs.size());
             s.contact = contact;
             s.machine = e.host;
+            s.site = e.host;
             s.first_rank = rank;
             plan.subjobs.push_back(s);
         }

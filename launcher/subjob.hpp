@@ -12,6 +12,9 @@ struct Subjob {
     int index = 0;        // position in the job; exported as STRATA_SUBJOB
     std::string contact;  // who starts it: kLocalContact, later a gatekeeper "host:port"
     std::string machine;  // label of the machine or site (topology "system area")
+    // Label of the site (local-area network): the job file's `site` (RSL's
+    // GLOBUS_LAN_ID), else the contact's host. Handed to every process.
+    std::string site;
     int count = 0;
     int first_rank = 0;
     // From a job file; an empty program means the command line's program and

@@ -45,7 +45,8 @@ enum class Type : std::uint8_t {
 // an address (e.g. {"tcp", "10.0.0.7,127.0.0.1:40123"}), plus its topology labels.
 // MPI_Init sets "machine" (host name), "host" (equal exactly for processes that
 // can share memory: same kernel boot and network namespace) and "vendor" (the
-// vendor-fabric domain: STRATA_VENDOR_DOMAIN, or the subjob).
+// vendor-fabric domain: STRATA_VENDOR_DOMAIN, or the subjob); mpirun adds
+// "site" (the job description's site label) and "subjob" before the Release.
 struct BusinessCard {
     std::string hostname;
     std::vector<std::pair<std::string, std::string>> addresses;  // method -> address

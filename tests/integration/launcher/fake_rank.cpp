@@ -17,6 +17,7 @@
 //   signal:N          kill itself with signal N
 //   abort:N:TEXT      MPI_Abort-like: Client::abort(N, TEXT), then exit N
 //   bad-key           corrupt STRATA_JOB_KEY (before init)
+//   print-labels:LEVEL  after init: "LEVEL: v0 v1 ..." from every rank's card in the Release
 //   @R:ACTION         ACTION on rank R only (R from STRATA_RANK)
 // A failing init or finalize prints the reason and exits 3.
 #include "launcher/wireup.hpp"
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
     const int my_rank = rank_env != nullptr ? std::atoi(rank_env) : 0;
     const int size = size_env != nullptr ? std::atoi(size_env) : 1;
     std::optional<Client> client;
+    strata::wireup::Release release;
 
     for (int i = 1; i < argc; ++i) {
         std::string action = argv[i];
@@ -78,7 +80,6 @@ int main(int argc, char** argv) {
             strata::wireup::BusinessCard card;
             card.hostname = "fake-" + std::to_string(my_rank);
             card.addresses.emplace_back("tcp", "127.0.0.1:" + std::to_string(10000 + my_rank));
-            strata::wireup::Release release;
             if (!client->checkin(card, release, error)) die("checkin: " + error);
             if (release.cards.size() != static_cast<std::size_t>(size)) die("Release has the wrong size");
             for (int r = 0; r < size; ++r)
@@ -105,6 +106,10 @@ int main(int argc, char** argv) {
             const std::string text = substitute(arg.substr(c2 + 1), my_rank, size);
             for (int k = 0; k < n; ++k) std::cout << text << ' ' << k << '\n';
             std::cout.flush();
+        } else if (verb == "print-labels") {
+            std::string line = arg + ":";
+            for (const auto& c : release.cards) line += " " + c.label_of(arg);
+            std::cout << line << std::endl;
         } else if (verb == "print-env") {
             const char* v = std::getenv(arg.c_str());
             std::cout << arg << (v != nullptr ? "=" + std::string(v) : std::string(" unset")) << std::endl;

@@ -135,14 +135,16 @@ class Grid:
             g.stop()
 
     def job(self, name, subjobs, arguments, executable=None):
-        """A YAML job file; subjobs are (contact, count) or (contact, count, executable)."""
+        """A YAML job file; subjobs are (contact, count[, executable[, site]])."""
         lines = [f"executable: {executable or self.fake_rank}",
                  "arguments: [" + ", ".join(f'"{a}"' for a in arguments) + "]",
                  f"directory: {self.shared}", "subjobs:"]
         for s in subjobs:
             lines += [f"  - contact: {s[0]}", f"    count: {s[1]}"]
-            if len(s) > 2:
+            if len(s) > 2 and s[2]:
                 lines.append(f"    executable: {s[2]}")
+            if len(s) > 3:
+                lines.append(f"    site: {s[3]}")
         return self.ctx.file(name, "\n".join(lines) + "\n")
 
     def run(self, args, stdin_text=None, home=None):
@@ -166,16 +168,20 @@ def two_sites(grid):
     ctx = grid.ctx
     a = grid.start("siteA")
     b = grid.start("siteB")
-    job = grid.job("two.yaml", [("localhost/fork", 1), (a.contact, 2), (b.contact, 1)],
+    job = grid.job("two.yaml", [("localhost/fork", 1), (a.contact, 2, None, "anl"), (b.contact, 1, None, "uc")],
                    fake_args(ctx, "init", "print:hello from {rank} of {size}", "print-env:USER",
-                             "print-env:STRATA_SUBJOB", "finalize"))
+                             "print-env:STRATA_SUBJOB", "print-labels:site", "print-labels:subjob", "finalize"))
     r = grid.run(["-l", "-jobfile", job])
     expect_code(r, 0)
     # Rank 0 runs here, with mpirun's environment; the others as the mapped account.
+    # Every process gets every rank's topology labels at the startup barrier
+    # (a subjob without a site label is the site of its contact's host).
     lines = sorted(l for l in r.stdout.splitlines() if not l.startswith("[0] USER"))
     want = sorted([f"[{i}] hello from {i} of 4" for i in range(4)] +
                   [f"[{i}] USER={grid.account}" for i in (1, 2, 3)] +
-                  [f"[{i}] STRATA_SUBJOB={s}" for i, s in ((0, 0), (1, 1), (2, 1), (3, 2))])
+                  [f"[{i}] STRATA_SUBJOB={s}" for i, s in ((0, 0), (1, 1), (2, 1), (3, 2))] +
+                  [f"[{i}] site: localhost anl anl uc" for i in range(4)] +
+                  [f"[{i}] subjob: 0 1 1 2" for i in range(4)])
     check(lines == want, f"every rank's lines (want {want})", r)
     for g in (a, b):
         g.expect_log(rf'authenticated "{re.escape(USER_DN)}"$')

@@ -19,6 +19,10 @@ const base::KnobInt kKillGraceMs("STRATA_KILL_GRACE_MS", 2000,
                                  "when mpirun ends a job: how long processes get between SIGTERM and SIGKILL (also how "
                                  "long a process that dropped its mpirun connection has to exit)");
 
+const base::KnobInt kStartupTimeoutS("STRATA_STARTUP_TIMEOUT_S", 300,
+                                     "how long a subjob's processes may take, from their start, until all have "
+                                     "called MPI_Init (mpirun -startup-timeout overrides)");
+
 namespace asio = boost::asio;
 using ConnectionId = ControlServer::ConnectionId;
 
@@ -57,7 +61,8 @@ CoAllocator::CoAllocator(asio::io_context& io, const Options& options, const Job
       output_(options.label, OutputForwarder::fd_sink()),
       signals_(io),
       kill_timer_(io),
-      ranks_(static_cast<std::size_t>(plan.size)) {}
+      ranks_(static_cast<std::size_t>(plan.size)),
+      startup_timers_(plan.subjobs.size()) {}
 
 CoAllocator::~CoAllocator() = default;
 
@@ -168,8 +173,28 @@ void CoAllocator::on_subjob_state(int subjob, JobState state, const std::string&
     const Subjob& s = plan_.subjobs[static_cast<std::size_t>(subjob)];
     narrate("subjob " + std::to_string(subjob) + " (" + s.contact + "): " + job_state_name(state) +
             (detail.empty() ? "" : ": " + detail));
+    if (state == JobState::active) watch_startup(s);
     if (state == JobState::failed) end_job(1, messages::subjob_failed(s.index, s.machine, s.contact, detail));
     check_done();
+}
+
+void CoAllocator::watch_startup(const Subjob& subjob) {
+    const int seconds = options_.startup_timeout_s > 0 ? options_.startup_timeout_s : kStartupTimeoutS.get();
+    if (seconds <= 0) return;
+    auto& timer = startup_timers_[static_cast<std::size_t>(subjob.index)];
+    timer = std::make_unique<asio::steady_timer>(io_, std::chrono::seconds(seconds));
+    const int index = subjob.index;
+    timer->async_wait([this, index, seconds](const boost::system::error_code& ec) {
+        // Before anyone checked in, the program may not use MPI at all.
+        if (ec == asio::error::operation_aborted || ending_ || released_ || checked_in_ == 0) return;
+        const Subjob& s = plan_.subjobs[static_cast<std::size_t>(index)];
+        std::vector<int> missing;
+        for (int r = s.first_rank; r < s.first_rank + s.count; ++r)
+            if (!ranks_[static_cast<std::size_t>(r)].checked_in) missing.push_back(r);
+        if (missing.empty()) return;
+        end_job(1, messages::subjob_failed(s.index, s.machine, s.contact,
+                                           messages::startup_timeout(missing, s.count, seconds)));
+    });
 }
 
 void CoAllocator::on_start_failed(int rank, const std::string& reason) {
@@ -411,6 +436,7 @@ void CoAllocator::check_done() {
     boost::system::error_code ignored;
     kill_timer_.cancel();
     for (RankState& r : ranks_) r.lost_timer.reset();
+    for (auto& t : startup_timers_) t.reset();
     signals_.cancel(ignored);
     server_.stop();
     io_.stop();

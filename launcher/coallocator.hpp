@@ -72,6 +72,7 @@ private:
     void handle_abort(int rank, ControlServer::ConnectionId id, const wireup::Frame& frame);
     void handle_finalize(int rank, ControlServer::ConnectionId id, const wireup::Frame& frame);
     void release_barrier();
+    void watch_startup(const Subjob& subjob);
     void drop(ControlServer::ConnectionId id, const std::string& reason);
     void watch_lost_connection(int rank);
     void watch_signals();
@@ -91,6 +92,7 @@ private:
     boost::asio::steady_timer kill_timer_;
     std::vector<std::unique_ptr<SchedulerAdapter>> adapters_;
     std::vector<RankState> ranks_;
+    std::vector<std::unique_ptr<boost::asio::steady_timer>> startup_timers_;  // per subjob, from ACTIVE
     std::map<ControlServer::ConnectionId, int> conn_rank_;
     int checked_in_ = 0;
     int finalized_ = 0;

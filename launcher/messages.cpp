@@ -20,6 +20,14 @@ std::string subjob_failed(int subjob, const std::string& machine, const std::str
     return "subjob " + std::to_string(subjob) + " (" + where + ") failed: " + reason + "; ending the job";
 }
 
+std::string startup_timeout(const std::vector<int>& missing, int count, int seconds) {
+    std::string ranks;
+    for (std::size_t i = 0; i < missing.size() && i < 16; ++i) ranks += (i ? ", " : "") + std::to_string(missing[i]);
+    if (missing.size() > 16) ranks += ", ...";
+    return std::to_string(missing.size()) + " of " + std::to_string(count) + " processes did not call MPI_Init within " +
+           std::to_string(seconds) + " s of starting (rank" + (missing.size() > 1 ? "s " : " ") + ranks + ")";
+}
+
 std::string process_failed(int rank, long pid, const ProcessExit& how, Phase phase) {
     if (phase == Phase::checked_in && how.success())
         return who(rank, pid) + " exited with code 0 without calling MPI_Finalize; ending the job";

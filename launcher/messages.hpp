@@ -7,6 +7,7 @@
 #include "launcher/subjob.hpp"
 
 #include <string>
+#include <vector>
 
 namespace strata::launcher::messages {
 
@@ -23,6 +24,8 @@ std::string start_failed(const std::string& program, int rank, const std::string
 std::string subjob_failed(int subjob, const std::string& machine, const std::string& contact,
                           const std::string& reason);
 // "rank 3 (pid 4242) exited with code 2 before MPI_Finalize; ending the job"
+// "2 of 4 processes did not call MPI_Init within 300 s of starting (ranks 5, 7)"
+std::string startup_timeout(const std::vector<int>& missing, int count, int seconds);
 std::string process_failed(int rank, long pid, const ProcessExit& how, Phase phase);
 std::string exit_after_finalize(int rank, long pid, const ProcessExit& how);
 std::string exit_without_init(int rank, long pid);

@@ -93,6 +93,12 @@ std::optional<Options> Options::parse(const std::vector<std::string>& args, std:
                         ", not '" + v + "'";
                 return std::nullopt;
             }
+        } else if (a == "-startup-timeout") {
+            if (!value(a, v)) return std::nullopt;
+            if (!parse_positive(v, 86400, o.startup_timeout_s)) {
+                error = "option -startup-timeout expects seconds from 1 to 86400, not '" + v + "'";
+                return std::nullopt;
+            }
         } else if (a == "-machinefile" || a == "-f") {
             if (!value(a, o.machinefile)) return std::nullopt;
             if (o.machinefile.empty()) {
@@ -186,6 +192,8 @@ std::string options_usage() {
            "  -exclude M[,M...]    do not use these communication methods (shm, ofi, tcp), e.g. -exclude shm\n"
            "                       forces TCP between ranks on one host (STRATA_EXCLUDE_METHODS)\n"
            "  -x NAME[=VALUE]      pass environment variable NAME (with VALUE, or mpirun's value)\n"
+           "  -startup-timeout S   end the job if a subjob's processes have not all called MPI_Init S\n"
+           "                       seconds after they started (default 300, STRATA_STARTUP_TIMEOUT_S)\n"
            "  -v                   narrate the job's progress on stderr, and have every rank print\n"
            "                       which method reaches each peer (STRATA_VERBOSE=1)\n"
            "  -jobfile F           run the job described in F, a YAML job file or a Globus RSL request\n"
@@ -197,8 +205,8 @@ std::string options_usage() {
            "\n"
            "Exit status: 0 when every process called MPI_Finalize and exited 0; otherwise the failing\n"
            "rank's exit code (128+N if killed by signal N), the MPI_Abort code, 127 if a program could\n"
-           "not be started, 2 for a bad command line or machine file, 1 for a malformed job file or one\n"
-           "that names a contact mpirun cannot submit to yet.\n";
+           "not be started, 2 for a bad command line or machine file, 1 for a malformed job file, a subjob\n"
+           "that failed at its site, or a startup timeout.\n";
 }
 
 }  // namespace strata::launcher

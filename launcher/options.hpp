@@ -26,6 +26,7 @@ struct Options {
     bool verbose = false;  // -v -> STRATA_VERBOSE=1, and mpirun narrates
     std::string jobfile;   // -jobfile F: a YAML or RSL job description instead of -np/-machinefile/program
     bool dumprsl = false;  // -dumprsl: print the job as an RSL multi-request and exit
+    int startup_timeout_s = 0;  // -startup-timeout S; 0: STRATA_STARTUP_TIMEOUT_S
     bool help = false;
     std::string program;
     std::vector<std::string> args;

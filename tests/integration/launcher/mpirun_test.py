@@ -569,6 +569,21 @@ subjobs:
     check(r.stdout == "" and not ctx.started_files("started"), "nothing started", r)
 
 
+def startup_timeout(ctx):
+    r = ctx.run(["-startup-timeout", "1", "-np", "3", *ctx.fake("@0:init", "sleep")])
+    expect_code(r, 1)
+    expect_stderr(r, r"^mpirun: subjob 0 \([^)]*\) failed: 2 of 3 processes did not call MPI_Init within 1 s of starting "
+                     r"\(ranks 1, 2\); ending the job$")
+    expect_nobody_left(ctx)
+    # A program that never calls MPI_Init anywhere is not an MPI job: no timeout.
+    r = ctx.run(["-startup-timeout", "1", "-np", "2", "/bin/sh", "-c", "sleep 1.5; echo done"])
+    expect_code(r, 0)
+    check(r.stdout == "done\ndone\n", "both ran to the end", r)
+    r = ctx.run(["-startup-timeout", "0", "-np", "1", "/bin/true"])
+    expect_code(r, 2)
+    expect_stderr(r, r"^mpirun: option -startup-timeout expects seconds from 1 to 86400, not '0'$")
+
+
 def help(ctx):
     for flag in ("-h", "--help"):
         r = ctx.run([flag])
@@ -582,7 +597,7 @@ SCENARIOS = {f.__name__: f for f in [
     mpirun_killed, exit_without_finalize, exit_without_init, nonzero_exit_after_finalize, grace_then_kill,
     non_mpi_program, non_mpi_program_fails, program_not_found, wrong_job_key, machinefile_placement, machinefile_malformed,
     machinefile_remote_host, machinefile_missing, bad_options, help, dumprsl_forms, dumprsl_malformed,
-    jobfile_local_run, jobfile_no_credential,
+    jobfile_local_run, jobfile_no_credential, startup_timeout,
 ]}
 
 

@@ -19,10 +19,11 @@ std::string at(const std::string& path, const YAML::Mark& m, const std::string& 
            ": " + what;
 }
 
-bool int_in(const YAML::Node& n, long lo, long hi, int& out) {
-    long v = 0;
-    if (!n.IsScalar() || !YAML::convert<long>::decode(n, v) || v < lo || v > hi) return false;
-    out = static_cast<int>(v);
+template <class T>
+bool int_in(const YAML::Node& n, long long lo, long long hi, T& out) {
+    long long v = 0;
+    if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v) || v < lo || v > hi) return false;
+    out = static_cast<T>(v);
     return true;
 }
 
@@ -89,14 +90,18 @@ std::optional<Config> Config::parse(const std::string& text, const std::string& 
                     if (!int_in(l->second, 1, 100000, c.max_jobs))
                         return fail(l->second, "'max_jobs' must be a number from 1 to 100000");
                 } else if (name == "max_request_bytes") {
-                    if (!int_in(l->second, 4096, 64 << 20, c.max_request_bytes))
-                        return fail(l->second, "'max_request_bytes' must be a number from 4096 to 67108864");
+                    if (!int_in(l->second, 65536, 64 << 20, c.max_request_bytes))
+                        return fail(l->second, "'max_request_bytes' must be a number from 65536 to 67108864");
+                } else if (name == "max_stage_bytes") {
+                    if (!int_in(l->second, 0, 1LL << 40, c.max_stage_bytes))
+                        return fail(l->second, "'max_stage_bytes' must be a number of bytes from 0 to 1099511627776");
                 } else if (name == "handshake_timeout") {
                     if (!int_in(l->second, 1, 3600, c.handshake_timeout_s))
                         return fail(l->second, "'handshake_timeout' must be seconds from 1 to 3600");
                 } else {
                     return fail(l->first, "unknown limit '" + name +
-                                              "'; expected max_jobs, max_request_bytes or handshake_timeout");
+                                              "'; expected max_jobs, max_request_bytes, max_stage_bytes or "
+                                              "handshake_timeout");
                 }
             }
         } else {

@@ -13,6 +13,7 @@
 //     max_jobs: 64               # subjobs running at once
 //     max_request_bytes: 1048576 # largest Submit accepted
 //     handshake_timeout: 10      # seconds for TLS and the Submit to arrive
+//     max_stage_bytes: 1073741824  # largest total of files staged with one subjob
 #pragma once
 
 #include <optional>
@@ -33,6 +34,7 @@ struct Config {
     int max_jobs = 64;
     int max_request_bytes = 1 << 20;
     int handshake_timeout_s = 10;
+    long long max_stage_bytes = 1LL << 30;
 
     bool offers(const std::string& adapter) const;
 

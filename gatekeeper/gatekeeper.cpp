@@ -3,6 +3,7 @@
 #include "launcher/codec.hpp"
 #include "launcher/fork_adapter.hpp"
 #include "launcher/gram.hpp"
+#include "security/digest.hpp"
 #include "security/tls.hpp"
 
 #include <boost/asio/posix/stream_descriptor.hpp>
@@ -17,6 +18,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <deque>
 #include <optional>
 
@@ -80,8 +84,7 @@ public:
           id_(id),
           stream_(std::move(socket), tls),
           timer_(stream_.get_executor()),
-          reader_(static_cast<std::uint8_t>(gram::Type::submit), static_cast<std::uint8_t>(gram::Type::cancel),
-                  static_cast<std::uint32_t>(gk.config().max_request_bytes)) {
+          reader_(gram::frame_splitter(static_cast<std::uint32_t>(gk.config().max_request_bytes))) {
         boost::system::error_code ec;
         const tcp::endpoint peer = stream_.lowest_layer().remote_endpoint(ec);
         peer_ = ec ? "unknown peer" : peer.address().to_string() + ":" + std::to_string(peer.port());
@@ -106,6 +109,16 @@ public:
             log("authenticated " + quoted(subject_));
             read_more();
         });
+    }
+
+    ~Session() override {
+        for (Staged& s : staged_)
+            if (s.fd >= 0) ::close(s.fd);
+        if (job_dir_.empty()) return;
+        std::error_code ec;
+        std::filesystem::remove_all(job_dir_, ec);
+        log(ec ? "cannot remove the job directory " + job_dir_ + ": " + ec.message()
+               : "removed the job directory " + job_dir_);
     }
 
     // Gatekeeper shutdown: end the subjob now.
@@ -174,6 +187,7 @@ private:
     }
 
     void handle(const codec::RawFrame& f) {
+        if (final_sent_) return;  // the conversation is over; only waiting for mpirun to close
         switch (static_cast<gram::Type>(f.type)) {
             case gram::Type::submit:
                 if (submitted_) return refuse("a second Submit on one connection");
@@ -186,6 +200,10 @@ private:
                     adapter_->cancel(m->mode);
                 }
                 return;
+            case gram::Type::stage_data:
+                if (staged_.empty() || adapter_) return refuse("staged data nobody announced");
+                if (auto d = gram::decode_stage_data(f.payload)) return stage_data(*d);
+                return refuse("malformed staged data");
             case gram::Type::stdin_data:
                 if (auto bytes = gram::decode_stdin(f.payload); bytes && stdin_) {
                     stdin_queue_.push_back(std::move(*bytes));
@@ -226,29 +244,108 @@ private:
 
         log("subjob " + std::to_string(m.subjob) + ": ranks " + std::to_string(m.first_rank) + ".." +
             std::to_string(m.first_rank + m.count - 1) + " of '" + m.program + "' as '" + name + "' via " + m.adapter);
-        launcher::Subjob subjob;
-        subjob.index = static_cast<int>(m.subjob);
-        subjob.contact = launcher::kLocalContact;
-        subjob.count = static_cast<int>(m.count);
-        subjob.first_rank = static_cast<int>(m.first_rank);
-        launcher::LaunchSpec spec;
-        spec.program = m.program;
-        spec.args = m.args;
-        spec.env = {{"HOME", account->home}, {"USER", name}, {"LOGNAME", name}, {"SHELL", account->shell}};
-        spec.env.insert(spec.env.end(), m.env.begin(), m.env.end());
-        // As Globus GRAM: without a directory, processes start in the home directory.
-        spec.directory = m.directory.empty() ? account->home : m.directory;
-        if (root) spec.run_as = account->ids;
+        subjob_.index = static_cast<int>(m.subjob);
+        subjob_.contact = launcher::kLocalContact;
+        subjob_.count = static_cast<int>(m.count);
+        subjob_.first_rank = static_cast<int>(m.first_rank);
+        spec_.program = m.program;
+        spec_.args = m.args;
+        spec_.env = {{"HOME", account->home}, {"USER", name}, {"LOGNAME", name}, {"SHELL", account->shell}};
+        spec_.env.insert(spec_.env.end(), m.env.begin(), m.env.end());
+        // As Globus GRAM: without a directory, processes start in the home
+        // directory (in the job's directory when it stages files).
+        spec_.directory = m.directory.empty() ? account->home : m.directory;
+        if (root) spec_.run_as = account->ids;
         if (m.has_stdin) {
             int fds[2];
             if (::pipe2(fds, O_CLOEXEC) == 0) {
-                spec.stdin_fd = fds[0];
+                spec_.stdin_fd = fds[0];
                 stdin_ = std::make_unique<asio::posix::stream_descriptor>(stream_.get_executor(), fds[1]);
             }
         }
+        if (m.stage.empty()) {
+            on_subjob_state(subjob_.index, JobState::pending, "");
+            launch();
+            return;
+        }
+        std::uint64_t total = 0;
+        for (const gram::StagedFile& f : m.stage) total += f.size;
+        if (total > static_cast<std::uint64_t>(gk_.config().max_stage_bytes))
+            return refuse("the staged files (" + std::to_string(total) + " bytes) exceed this site's limit of " +
+                          std::to_string(gk_.config().max_stage_bytes) + " bytes");
+        if (std::string e = stage_open(m, *account); !e.empty()) return refuse(e);
+        if (m.directory.empty()) spec_.directory = job_dir_;
+        if (m.stage_program) spec_.program = job_dir_ + "/" + m.stage.front().name;
+        on_subjob_state(subjob_.index, JobState::pending,
+                        "staging " + std::to_string(m.stage.size()) + " file(s), " + std::to_string(total) + " bytes");
+        stage_check();  // empty files are complete already
+    }
+
+    void launch() {
         adapter_ = std::make_unique<launcher::ForkAdapter>(gk_.io());
-        on_subjob_state(subjob.index, JobState::pending, "");
-        adapter_->start(subjob, std::move(spec), *this);
+        adapter_->start(subjob_, std::move(spec_), *this);
+    }
+
+    // Makes the per-job directory, owned by the account, and opens the files.
+    std::string stage_open(const gram::Submit& m, const Account& account) {
+        std::string dir = gk_.config().scratch + "/strata-job-" + account.name + "-XXXXXX";
+        if (::mkdtemp(dir.data()) == nullptr)
+            return "cannot make a job directory in " + gk_.config().scratch + ": " + std::strerror(errno);
+        job_dir_ = dir;
+        if (::geteuid() == 0 && ::chown(dir.c_str(), account.ids.uid, account.ids.gid) != 0)
+            return "cannot give the job directory " + dir + " to '" + account.name + "': " + std::strerror(errno);
+        for (const gram::StagedFile& f : m.stage) {
+            Staged s;
+            s.file = f;
+            s.path = dir + "/" + f.name;
+            s.fd = ::open(s.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+            if (s.fd < 0) return "cannot create " + s.path + ": " + std::strerror(errno);
+            staged_.push_back(std::move(s));
+        }
+        owner_ = account.ids;
+        return {};
+    }
+
+    void stage_data(const gram::StageData& d) {
+        std::size_t at = 0;
+        while (at < d.bytes.size()) {
+            while (stage_at_ < staged_.size() && staged_[stage_at_].received == staged_[stage_at_].file.size)
+                ++stage_at_;
+            if (stage_at_ == staged_.size()) return refuse("more staged data than the request announced");
+            Staged& s = staged_[stage_at_];
+            const std::size_t n = std::min<std::size_t>(d.bytes.size() - at, s.file.size - s.received);
+            for (std::size_t done = 0; done < n;) {
+                const ssize_t w = ::write(s.fd, d.bytes.data() + at + done, n - done);
+                if (w < 0 && errno == EINTR) continue;
+                if (w <= 0) return refuse("cannot write " + s.path + ": " + std::strerror(errno));
+                done += static_cast<std::size_t>(w);
+            }
+            s.sha.update(d.bytes.data() + at, n);
+            s.received += static_cast<std::uint32_t>(n);
+            at += n;
+        }
+        stage_check();
+    }
+
+    // Starts the subjob once every staged file is complete and intact.
+    void stage_check() {
+        for (const Staged& s : staged_)
+            if (s.received < s.file.size) return;
+        for (Staged& s : staged_) {
+            if (s.fd < 0) continue;
+            const std::string got = s.sha.hex();
+            const bool owned = ::geteuid() != 0 || ::fchown(s.fd, owner_.uid, owner_.gid) == 0;
+            // Never setuid, setgid or sticky.
+            const bool moded = ::fchmod(s.fd, s.file.mode & 0777) == 0;
+            ::close(s.fd);
+            s.fd = -1;
+            if (got != s.file.sha256)
+                return refuse("the staged file '" + s.file.name + "' arrived damaged (SHA-256 " + got + ", expected " +
+                              s.file.sha256 + ")");
+            if (!owned || !moded) return refuse("cannot set the owner and mode of " + s.path + ": " + std::strerror(errno));
+        }
+        log("staged " + std::to_string(staged_.size()) + " file(s) into " + job_dir_);
+        launch();
     }
 
     void write_stdin() {
@@ -315,6 +412,20 @@ private:
         close();
     }
 
+    // After the final state: stop sending and wait for mpirun to close, so it
+    // reads the state even if it was still sending (closing at once could
+    // reset the connection and lose it); a peer that never closes is dropped.
+    void drain() {
+        draining_ = true;
+        boost::system::error_code ec;
+        stream_.lowest_layer().shutdown(tcp::socket::shutdown_send, ec);
+        timer_.expires_after(std::chrono::seconds(gk_.config().handshake_timeout_s));
+        auto self = shared_from_this();
+        timer_.async_wait([this, self](const boost::system::error_code& tec) {
+            if (tec != asio::error::operation_aborted) close();
+        });
+    }
+
     void close() {
         if (closed_) return;
         closed_ = true;
@@ -329,7 +440,7 @@ private:
     // The session ends when the connection is finished with and no process
     // of the subjob is left.
     void maybe_end() {
-        if (final_sent_ && !closed_ && out_.empty() && !writing_) close();
+        if (final_sent_ && !closed_ && !draining_ && out_.empty() && !writing_) drain();
         if (ended_ || !closed_ || running()) return;
         ended_ = true;
         // Later: the gatekeeper drops its reference, possibly destroying us.
@@ -348,8 +459,23 @@ private:
     bool writing_ = false;
     bool submitted_ = false;
     bool final_sent_ = false;
+    bool draining_ = false;
     bool closed_ = false;
     bool ended_ = false;
+    struct Staged {
+        gram::StagedFile file;
+        std::string path;
+        int fd = -1;
+        std::uint32_t received = 0;
+        security::Sha256 sha;
+    };
+
+    launcher::Subjob subjob_;
+    launcher::LaunchSpec spec_;
+    std::string job_dir_;  // staged files; removed with the session
+    std::vector<Staged> staged_;
+    std::size_t stage_at_ = 0;
+    launcher::RunAs owner_;
     std::unique_ptr<launcher::ForkAdapter> adapter_;
     std::unique_ptr<asio::posix::stream_descriptor> stdin_;
     std::deque<std::string> stdin_queue_;

@@ -1,7 +1,9 @@
 #include "launcher/gatekeeper_adapter.hpp"
 
 #include "base/knob.hpp"
+#include "launcher/fork_adapter.hpp"
 #include "launcher/gram.hpp"
+#include "security/digest.hpp"
 #include "security/tls.hpp"
 
 #include <boost/asio/connect.hpp>
@@ -10,7 +12,13 @@
 
 #include <arpa/inet.h>
 #include <openssl/ssl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
 namespace strata::launcher {
 
@@ -133,7 +141,16 @@ void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
         if (name == "STRATA_WIREUP" && !lec) value = wireup_via(local, value);
     m.directory = spec_.directory;
     m.has_stdin = stdin_ != nullptr;
+    if (subjob_.stage) {
+        if (std::string error = stage_prepare(m.stage); !error.empty()) {
+            finish(error);
+            return;
+        }
+        m.stage_program = true;
+        m.program = m.stage.front().name;
+    }
     send(gram::encode(m));
+    stage_next();
     read_more();
     if (stdin_) pump_stdin();
 }
@@ -143,6 +160,73 @@ std::string GatekeeperAdapter::handshake_failure(const boost::system::error_code
     if (!why.empty()) return "TLS handshake with " + where() + " failed: its certificate was refused: " + why;
     return "TLS handshake with " + where() + " failed: " + ec.message() +
            " (does the site trust the CA that signed your certificate?)";
+}
+
+std::string GatekeeperAdapter::stage_prepare(std::vector<gram::StagedFile>& files) {
+    std::vector<std::string> paths;
+    if (spec_.program.find('/') != std::string::npos) {
+        paths.push_back(spec_.program);
+    } else {
+        int err = 0;
+        const char* path_env = std::getenv("PATH");
+        const std::string found = ForkAdapter::resolve_program(spec_.program, path_env ? path_env : "", err);
+        if (found.empty()) return "cannot stage '" + spec_.program + "': " + std::strerror(err);
+        paths.push_back(found);
+    }
+    paths.insert(paths.end(), subjob_.stage_files.begin(), subjob_.stage_files.end());
+    for (const std::string& path : paths) {
+        struct stat st;
+        if (::stat(path.c_str(), &st) != 0) return "cannot stage '" + path + "': " + std::strerror(errno);
+        if (!S_ISREG(st.st_mode)) return "cannot stage '" + path + "': not a regular file";
+        if (st.st_size > 0xFFFFFFFFLL) return "cannot stage '" + path + "': larger than 4 GiB";
+        auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
+        if (!*in) return "cannot stage '" + path + "': " + std::strerror(errno);
+        gram::StagedFile f;
+        const std::size_t slash = path.rfind('/');
+        f.name = slash == std::string::npos ? path : path.substr(slash + 1);
+        for (const gram::StagedFile& g : files)
+            if (g.name == f.name) return "cannot stage '" + path + "': another staged file is also named '" + f.name + "'";
+        f.mode = st.st_mode & 0777;
+        security::Sha256 sha;
+        std::array<char, 65536> chunk{};
+        std::uint64_t size = 0;
+        while (*in) {
+            in->read(chunk.data(), chunk.size());
+            sha.update(chunk.data(), static_cast<std::size_t>(in->gcount()));
+            size += static_cast<std::uint64_t>(in->gcount());
+        }
+        if (in->bad() || size > 0xFFFFFFFFULL) return "cannot stage '" + path + "': read error";
+        f.size = static_cast<std::uint32_t>(size);
+        f.sha256 = sha.hex();
+        in->clear();
+        in->seekg(0);
+        stage_left_.push_back(f.size);
+        files.push_back(std::move(f));
+        stage_files_.push_back(std::move(in));
+    }
+    return {};
+}
+
+void GatekeeperAdapter::stage_next() {
+    while (phase_ == Phase::submitted && stage_at_ < stage_files_.size()) {
+        std::uint32_t& left = stage_left_[stage_at_];
+        if (left == 0) {
+            stage_files_[stage_at_].reset();
+            ++stage_at_;
+            continue;
+        }
+        std::ifstream& in = *stage_files_[stage_at_];
+        std::string chunk(std::min<std::size_t>(gram::kStageChunk, left), '\0');
+        in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+        if (static_cast<std::size_t>(in.gcount()) != chunk.size()) {
+            finish("a staged file became shorter while it was being sent; nothing was started");
+            return;
+        }
+        left -= static_cast<std::uint32_t>(chunk.size());
+        // One chunk in flight: the next is read when this one is written.
+        send(gram::encode(gram::StageData{std::move(chunk)}));
+        return;
+    }
 }
 
 void GatekeeperAdapter::read_more() {
@@ -244,6 +328,7 @@ void GatekeeperAdapter::write_next() {
             return;
         }
         out_.pop_front();
+        if (out_.empty()) stage_next();
         write_next();
     });
 }

@@ -18,6 +18,7 @@
 
 #include "launcher/codec.hpp"
 #include "launcher/contact.hpp"
+#include "launcher/gram.hpp"
 #include "launcher/scheduler_adapter.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -29,6 +30,7 @@
 
 #include <array>
 #include <deque>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,6 +60,9 @@ private:
     void send(std::vector<std::uint8_t> frame);
     void write_next();
     void pump_stdin();
+    // Opens and hashes what the subjob stages; "" or what went wrong.
+    std::string stage_prepare(std::vector<gram::StagedFile>& files);
+    void stage_next();  // sends the next chunk of staged data, if any
     // Ends the conversation and reports FAILED with `reason`, unless the
     // gatekeeper already gave a final state.
     void finish(const std::string& reason);
@@ -80,6 +85,9 @@ private:
     bool cancel_sent_ = false;
     bool heard_ = false;  // something arrived from the gatekeeper
     std::unique_ptr<boost::asio::posix::stream_descriptor> stdin_;
+    std::vector<std::unique_ptr<std::ifstream>> stage_files_;  // open, at the next byte to send
+    std::vector<std::uint32_t> stage_left_;                     // bytes of each still to send
+    std::size_t stage_at_ = 0;                                  // the file being sent
     std::array<char, 65536> buf_{};
     std::array<char, 16384> stdin_buf_{};
 };

@@ -38,6 +38,14 @@ std::vector<std::uint8_t> encode(const Submit& m) {
     w.pairs(m.env);
     w.str(m.directory);
     w.u32(m.has_stdin ? 1 : 0);
+    w.u32(static_cast<std::uint32_t>(m.stage.size()));
+    for (const StagedFile& f : m.stage) {
+        w.str(f.name);
+        w.u32(f.mode);
+        w.u32(f.size);
+        w.str(f.sha256);
+    }
+    w.u32(m.stage_program ? 1 : 0);
     return w.finish();
 }
 
@@ -114,7 +122,22 @@ std::optional<Submit> decode_submit(const std::vector<std::uint8_t>& payload) {
     m.directory = r.str();
     const std::uint32_t has_stdin = r.u32();
     m.has_stdin = has_stdin == 1;
-    return finish(r, has_stdin <= 1 && m.count > 0 && !m.program.empty(), std::move(m));
+    bool valid = has_stdin <= 1 && m.count > 0 && !m.program.empty();
+    const std::uint32_t files = r.u32();
+    for (std::uint32_t i = 0; r.ok() && i < files; ++i) {
+        StagedFile f;
+        f.name = r.str();
+        f.mode = r.u32();
+        f.size = r.u32();
+        f.sha256 = r.str();
+        valid = valid && staged_name_valid(f.name) && f.mode <= 07777 && f.sha256.size() == 64;
+        for (const StagedFile& g : m.stage) valid = valid && g.name != f.name;
+        if (r.ok()) m.stage.push_back(std::move(f));
+    }
+    const std::uint32_t stage_program = r.u32();
+    m.stage_program = stage_program == 1;
+    valid = valid && stage_program <= 1 && (!m.stage_program || !m.stage.empty());
+    return finish(r, valid, std::move(m));
 }
 
 std::optional<State> decode_state(const std::vector<std::uint8_t>& payload) {
@@ -175,6 +198,24 @@ std::optional<Cancel> decode_cancel(const std::vector<std::uint8_t>& payload) {
     Cancel m;
     const bool valid = enum_from(r.u32(), CancelMode::kill, m.mode);
     return finish(r, valid, std::move(m));
+}
+
+std::vector<std::uint8_t> encode(const StageData& m) {
+    auto w = writer(Type::stage_data);
+    w.str(m.bytes);
+    return w.finish();
+}
+
+std::optional<StageData> decode_stage_data(const std::vector<std::uint8_t>& payload) {
+    codec::Reader r(payload);
+    StageData m;
+    m.bytes = r.str();
+    return finish(r, true, std::move(m));
+}
+
+bool staged_name_valid(const std::string& name) {
+    return !name.empty() && name.size() <= 255 && name != "." && name != ".." && name.find('/') == std::string::npos &&
+           name.find('\0') == std::string::npos;
 }
 
 std::optional<std::string> decode_stdin(const std::vector<std::uint8_t>& payload) {

@@ -3,6 +3,7 @@
 // Globus GRAM, whose role it plays). Frames as in launcher/codec.hpp.
 //
 //   mpirun -> gatekeeper  Submit        one subjob, once, first
+//   mpirun -> gatekeeper  StageData     the bytes of the files Submit says it stages, in order
 //   gatekeeper -> mpirun  State         PENDING / ACTIVE / DONE / FAILED (+ detail)
 //   gatekeeper -> mpirun  Started       a rank's process runs (its pid at the site)
 //   gatekeeper -> mpirun  StartFailed   a rank could not be started, and why
@@ -12,6 +13,10 @@
 //   mpirun -> gatekeeper  Stdin         bytes for rank 0 (only to the subjob holding it)
 //   mpirun -> gatekeeper  StdinClosed   end of rank 0's stdin
 //   mpirun -> gatekeeper  Cancel        end the subjob (terminate, or kill)
+//
+// Staged files follow the Submit as StageData chunks, file after file; the
+// gatekeeper starts the subjob once every file has all its bytes and its
+// SHA-256 matches the Submit's.
 //
 // A refused Submit (not authorized, bad request, unknown adapter) is answered
 // with State FAILED and the reason, and the gatekeeper closes the connection.
@@ -43,12 +48,25 @@ enum class Type : std::uint8_t {
     stdin_data = 8,
     stdin_closed = 9,
     cancel = 10,
+    stage_data = 11,
 };
 
-inline codec::FrameSplitter frame_splitter() {
-    return codec::FrameSplitter(static_cast<std::uint8_t>(Type::submit), static_cast<std::uint8_t>(Type::cancel),
-                                kMaxFrame);
+// Frames of any type of this protocol, up to `max_payload` bytes.
+inline codec::FrameSplitter frame_splitter(std::uint32_t max_payload = kMaxFrame) {
+    return codec::FrameSplitter(static_cast<std::uint8_t>(Type::submit), static_cast<std::uint8_t>(Type::stage_data),
+                                max_payload);
 }
+
+// A file sent with the subjob, placed in its per-job directory at the site.
+struct StagedFile {
+    std::string name;  // a plain file name: no '/', not "." or ".."
+    std::uint32_t mode = 0644;
+    std::uint32_t size = 0;
+    std::string sha256;  // lowercase hex of the content
+};
+
+// Chunks of staged files stay well below any gatekeeper's request limit.
+inline constexpr std::size_t kStageChunk = 32 * 1024;
 
 struct Submit {
     std::uint32_t subjob = 0;
@@ -61,6 +79,13 @@ struct Submit {
     std::vector<std::pair<std::string, std::string>> env;
     std::string directory;
     bool has_stdin = false;  // rank 0 is in this subjob and stdin follows
+    // Files StageData brings; the first is the program when `stage_program`.
+    std::vector<StagedFile> stage;
+    bool stage_program = false;
+};
+
+struct StageData {
+    std::string bytes;
 };
 
 struct State {
@@ -109,6 +134,7 @@ std::vector<std::uint8_t> encode(const Exited& m);
 std::vector<std::uint8_t> encode(const Cancel& m);
 std::vector<std::uint8_t> encode_stdin(const char* data, std::size_t n);
 std::vector<std::uint8_t> encode_stdin_closed();
+std::vector<std::uint8_t> encode(const StageData& m);
 
 // Decoders return nullopt on a malformed payload (wrong lengths, values out of
 // range, trailing bytes).
@@ -121,5 +147,9 @@ std::optional<OutputClosed> decode_output_closed(const std::vector<std::uint8_t>
 std::optional<Exited> decode_exited(const std::vector<std::uint8_t>& payload);
 std::optional<Cancel> decode_cancel(const std::vector<std::uint8_t>& payload);
 std::optional<std::string> decode_stdin(const std::vector<std::uint8_t>& payload);
+std::optional<StageData> decode_stage_data(const std::vector<std::uint8_t>& payload);
+
+// Whether `name` can be a staged file's name.
+bool staged_name_valid(const std::string& name);
 
 }  // namespace strata::gram

@@ -23,6 +23,10 @@ struct Subjob {
     std::vector<std::string> args;
     std::vector<std::pair<std::string, std::string>> env;
     std::string directory;  // empty: mpirun's
+    // Send the program (and these files) to the site; only subjobs at a
+    // gatekeeper stage, since here the files are already in place.
+    bool stage = false;
+    std::vector<std::string> stage_files;
 };
 
 // The contact of subjobs started on this machine by the embedded fork adapter.

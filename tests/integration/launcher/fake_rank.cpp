@@ -17,6 +17,8 @@
 //   signal:N          kill itself with signal N
 //   abort:N:TEXT      MPI_Abort-like: Client::abort(N, TEXT), then exit N
 //   bad-key           corrupt STRATA_JOB_KEY (before init)
+//   print-cwd         "cwd=PATH owner=UID" (the working directory and its owner)
+//   print-file:PATH   "PATH: LINE" for every line of the file
 //   print-labels:LEVEL  after init: "LEVEL: v0 v1 ..." from every rank's card in the Release
 //   @R:ACTION         ACTION on rank R only (R from STRATA_RANK)
 // A failing init or finalize prints the reason and exits 3.
@@ -24,6 +26,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -105,6 +108,17 @@ int main(int argc, char** argv) {
             const int n = std::atoi(arg.substr(0, c2).c_str());
             const std::string text = substitute(arg.substr(c2 + 1), my_rank, size);
             for (int k = 0; k < n; ++k) std::cout << text << ' ' << k << '\n';
+            std::cout.flush();
+        } else if (verb == "print-cwd") {
+            char cwd[4096];
+            struct stat st {};
+            if (::getcwd(cwd, sizeof cwd) == nullptr || ::stat(cwd, &st) != 0) die("print-cwd: cannot read cwd");
+            std::cout << "cwd=" << cwd << " owner=" << st.st_uid << std::endl;
+        } else if (verb == "print-file") {
+            std::ifstream in(arg);
+            if (!in) die("print-file: cannot open " + arg);
+            std::string line;
+            while (std::getline(in, line)) std::cout << arg << ": " << line << '\n';
             std::cout.flush();
         } else if (verb == "print-labels") {
             std::string line = arg + ":";

@@ -41,7 +41,10 @@ class Gatekeeper:
         self.config = os.path.join(self.dir, "gatekeeper.yaml")
         with open(self.config, "w") as f:
             f.write(f"listen: 127.0.0.1\nport: 0\nca_dir: {grid.certdir}\ncert: {hosts}/hostcert.pem\n"
-                    f"key: {hosts}/hostkey.pem\ngridmap: grid-mapfile\n")
+                    f"key: {hosts}/hostkey.pem\ngridmap: grid-mapfile\nscratch: {self.dir}/scratch\n")
+        os.mkdir(os.path.join(self.dir, "scratch"))
+        os.chmod(self.dir, 0o755)
+        self.scratch = os.path.join(self.dir, "scratch")
         self.log_path = os.path.join(self.dir, "log")
         port_file = os.path.join(self.dir, "port")
         with open(self.log_path, "w") as log:
@@ -209,6 +212,58 @@ def stdin_to_remote_rank0(grid):
     expect_nobody_left(grid.ctx)
 
 
+def staging(grid):
+    """stage: the program and an input file go to the site, into a per-job directory of the
+    mapped account, checked by SHA-256, and are removed after the job."""
+    ctx = grid.ctx
+    a = grid.start("siteA")
+    private = os.path.join(ctx.tmp, "private")  # the mapped account cannot read this
+    os.mkdir(private, 0o700)
+    program = os.path.join(private, "app")
+    shutil.copy2(grid.fake_rank, program)
+    data = os.path.join(private, "input.dat")
+    with open(data, "w") as f:
+        f.write("staged line 1\nstaged line 2\n")
+    args = ", ".join(f'"{x}"' for x in fake_args(ctx, "init", "print-cwd", "print-file:input.dat", "finalize"))
+    job = ctx.file("stage.yaml", f"""\
+executable: {program}
+arguments: [{args}]
+subjobs:
+  - contact: {a.contact}
+    count: 2
+    stage: [{data}]
+""")
+    r = grid.run(["-l", "-jobfile", job])
+    check(r.returncode == 0, f"the staged job ran; gatekeeper log:\n{a.log()}", r)
+    uid = pwd.getpwnam(grid.account).pw_uid
+    cwds = set()
+    for rank in (0, 1):
+        lines = [l[4:] for l in r.stdout.splitlines() if l.startswith(f"[{rank}] ")]
+        check(len(lines) == 3 and lines[1:] == ["input.dat: staged line 1", "input.dat: staged line 2"],
+              f"rank {rank} read the staged file in its directory", r)
+        m = re.fullmatch(rf"cwd=({re.escape(a.scratch)}/strata-job-{grid.account}-\w+) owner={uid}", lines[0])
+        check(m is not None, f"rank {rank} ran in a job directory of '{grid.account}' under the scratch directory", r)
+        cwds.add(m.group(1))
+    check(len(cwds) == 1, "one job directory", r)
+    a.expect_log(r"staged 2 file\(s\) into ")
+    a.expect_log(rf"removed the job directory {re.escape(cwds.pop())}$")
+    check(os.listdir(a.scratch) == [], "the job directory is gone", r)
+    expect_nobody_left(ctx)
+    # A file that cannot be staged: nothing is submitted.
+    job = ctx.file("stage-missing.yaml", f"""\
+executable: {program}
+arguments: [{args}]
+subjobs:
+  - contact: {a.contact}
+    count: 2
+    stage: [{private}/no-such-file]
+""")
+    r = grid.run(["-jobfile", job])
+    expect_code(r, 1)
+    expect_stderr(r, rf"failed: cannot stage '{re.escape(private)}/no-such-file': No such file or directory; ending the job$")
+    expect_nobody_left(ctx)
+
+
 # ---- refusals and failures ----------------------------------------------------
 
 
@@ -352,11 +407,11 @@ def mpirun_killed(grid):
     expect_nobody_left(ctx)
     for g in (a, b):
         g.expect_log(r"connection lost \(.*\); killing the subjob$")
-        check(g.proc.poll() is None, "the gatekeeper keeps running")
+        check(g.proc.poll() is None, f"the gatekeeper keeps running (exit {g.proc.poll()}):\n{g.log()}")
 
 
 SCENARIOS = {f.__name__: f for f in [
-    two_sites, stdin_to_remote_rank0, gatekeeper_down, unknown_ca, unmapped_user, missing_executable, rank_crash,
+    two_sites, stdin_to_remote_rank0, staging, gatekeeper_down, unknown_ca, unmapped_user, missing_executable, rank_crash,
     interrupt, mpirun_killed,
 ]}
 

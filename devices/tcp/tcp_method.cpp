@@ -151,6 +151,10 @@ bool TcpMethod::publish(wireup::BusinessCard& card, std::string& error) {
 
 bool TcpMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& /*error*/) {
     ctx_.rank = my_rank;
+    // Equal "host" labels mean the same kernel and network namespace, where
+    // loopback reaches; equal host names do not (namespaces share them).
+    const std::string my_host =
+        static_cast<std::size_t>(my_rank) < cards.size() ? cards[static_cast<std::size_t>(my_rank)].label_of("host") : "";
     for (std::size_t i = 0; i < cards.size() && i < peers_.size(); ++i) {
         Peer& p = peers_[i];
         p.hostname = cards[i].hostname;
@@ -170,7 +174,7 @@ bool TcpMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, in
         if (list.empty()) continue;
         p.address = list.front();
         // On one host the loopback path is the shortest, when the peer listens on it.
-        if (p.hostname == ctx_.hostname) {
+        if (!my_host.empty() && cards[i].label_of("host") == my_host) {
             for (const auto& x : list) {
                 if (x == "127.0.0.1") p.address = x;
             }

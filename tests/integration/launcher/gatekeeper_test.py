@@ -32,15 +32,16 @@ USER_DN = "/O=Strata Grid/OU=Users/CN=Jane Doe"
 
 
 class Gatekeeper:
-    def __init__(self, grid, name, gridmap):
+    def __init__(self, grid, name, gridmap, host="localhost", netns=None):
         self.dir = os.path.join(grid.ctx.tmp, name)
         os.mkdir(self.dir)
-        hosts = os.path.join(grid.home, ".strata", "hosts", "localhost")
+        hosts = os.path.join(grid.home, ".strata", "hosts", host)
         with open(os.path.join(self.dir, "grid-mapfile"), "w") as f:
             f.write(gridmap)
         self.config = os.path.join(self.dir, "gatekeeper.yaml")
         with open(self.config, "w") as f:
-            f.write(f"listen: 127.0.0.1\nport: 0\nca_dir: {grid.certdir}\ncert: {hosts}/hostcert.pem\n"
+            listen = "listen: 127.0.0.1\nport: 0" if netns is None else f"listen: {host}"  # there: port 2119
+            f.write(f"{listen}\nca_dir: {grid.certdir}\ncert: {hosts}/hostcert.pem\n"
                     f"key: {hosts}/hostkey.pem\ngridmap: grid-mapfile\nscratch: {self.dir}/scratch\n")
         os.mkdir(os.path.join(self.dir, "scratch"))
         os.chmod(self.dir, 0o755)
@@ -48,7 +49,8 @@ class Gatekeeper:
         self.log_path = os.path.join(self.dir, "log")
         port_file = os.path.join(self.dir, "port")
         with open(self.log_path, "w") as log:
-            self.proc = subprocess.Popen([grid.gatekeeper, "-c", self.config, "--port-file", port_file],
+            prefix = [] if netns is None else ["ip", "netns", "exec", netns]
+            self.proc = subprocess.Popen([*prefix, grid.gatekeeper, "-c", self.config, "--port-file", port_file],
                                          stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         deadline = time.monotonic() + GUARD
         while not os.path.exists(port_file):
@@ -57,7 +59,7 @@ class Gatekeeper:
             time.sleep(0.02)
         with open(port_file) as f:
             self.port = int(f.read())
-        self.contact = f"localhost:{self.port}/fork"
+        self.contact = f"{host}:{self.port}/fork"
 
     def log(self):
         with open(self.log_path) as f:
@@ -99,6 +101,7 @@ class Grid:
         # runs are copied out, keeping their layout ($ORIGIN/../mpi finds libstrata).
         self.fake_rank = self.publish(ctx.fake_rank, "bin")
         self.ring = self.publish(os.path.abspath(args.ring), "bin")
+        self.alltoall = self.publish(os.path.abspath(args.alltoall), "t/x")
         libdir = os.path.join(os.path.dirname(os.path.dirname(self.ring_source)), "mpi")
         for name in os.listdir(libdir):
             if name.startswith("libstrata.so") and os.path.isfile(os.path.join(libdir, name)):
@@ -112,8 +115,10 @@ class Grid:
         """A copy of `path` in a directory any account can read."""
         where = os.path.join(self.ctx.tmp, "pub", sub)
         os.makedirs(where, exist_ok=True)
-        os.chmod(os.path.join(self.ctx.tmp, "pub"), 0o755)
-        os.chmod(where, 0o755)
+        walk = where
+        while walk != self.ctx.tmp:
+            os.chmod(walk, 0o755)
+            walk = os.path.dirname(walk)
         target = os.path.join(where, os.path.basename(path))
         shutil.copy2(path, target, follow_symlinks=True)
         os.chmod(target, 0o755)
@@ -128,8 +133,8 @@ class Grid:
         r = subprocess.run([self.strata_ca, *args], capture_output=True, text=True, env=env, timeout=GUARD)
         check(r.returncode == 0, f"strata-ca {' '.join(args)} failed:\n{r.stderr}")
 
-    def start(self, name, gridmap=None):
-        g = Gatekeeper(self, name, gridmap if gridmap is not None else f'"{USER_DN}" {self.account}\n')
+    def start(self, name, gridmap=None, host="localhost", netns=None):
+        g = Gatekeeper(self, name, gridmap if gridmap is not None else f'"{USER_DN}" {self.account}\n', host, netns)
         self.gatekeepers.append(g)
         return g
 
@@ -262,6 +267,90 @@ subjobs:
     expect_code(r, 1)
     expect_stderr(r, rf"failed: cannot stage '{re.escape(private)}/no-such-file': No such file or directory; ending the job$")
     expect_nobody_left(ctx)
+
+
+class Namespaces:
+    """Three sites and the user, each in its own network namespace with its own address
+    on one bridge (in a fifth namespace): nothing of the machine's own network changes."""
+
+    def __init__(self, ctx):
+        self.tag = ctx.marker[-5:]
+        self.names = []
+        self.hub = self.add("hub")
+        run_ip("-n", self.hub, "link", "add", "br0", "type", "bridge")
+        run_ip("-n", self.hub, "link", "set", "br0", "up")
+        self.addr = {}
+        for k, name in enumerate(["s1", "s2", "s3", "user"]):
+            ns = self.add(name)
+            inside, outside = f"v{self.tag}{k}", f"h{self.tag}{k}"
+            run_ip("link", "add", "name", inside, "netns", ns, "type", "veth", "peer", "name", outside, "netns", self.hub)
+            run_ip("-n", self.hub, "link", "set", outside, "master", "br0", "up")
+            self.addr[name] = f"10.77.0.{k + 1 if name != 'user' else 10}"
+            run_ip("-n", ns, "addr", "add", self.addr[name] + "/24", "dev", inside)
+            run_ip("-n", ns, "link", "set", inside, "up")
+            run_ip("-n", ns, "link", "set", "lo", "up")
+
+    def add(self, name):
+        ns = f"strata-{self.tag}-{name}"
+        run_ip("netns", "add", ns)
+        self.names.append(ns)
+        return ns
+
+    def ns(self, name):
+        return f"strata-{self.tag}-{name}"
+
+    def remove(self):
+        for ns in reversed(self.names):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def run_ip(*args):
+    r = subprocess.run(["ip", *args], capture_output=True, text=True, timeout=GUARD)
+    check(r.returncode == 0, f"ip {' '.join(args)}: {r.stderr.strip()}")
+
+
+def netns_three_sites(grid):
+    """Three sites, each in its own network namespace with its own address and a gatekeeper
+    on the default port: 2 + 2 + 4 ranks run a ring and the all-to-all checks, over shared
+    memory inside a site and TCP between sites."""
+    ctx = grid.ctx
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        print("SKIP: network namespaces need root and iproute2")
+        sys.exit(77)
+    nets = Namespaces(ctx)
+    try:
+        sites = []
+        for name in ("s1", "s2", "s3"):
+            grid.ca("host", "--name", nets.addr[name])
+            sites.append(grid.start(name, host=nets.addr[name], netns=nets.ns(name)))
+        contacts = [sites[0].contact.replace(":2119/fork", ""), sites[1].contact.replace(":2119", ""),
+                    sites[2].contact.replace("/fork", "/jobmanager-fork")]
+        check([g.port for g in sites] == [2119] * 3, "the gatekeepers listen on the default port")
+
+        def job(name, program):
+            lines = [f"executable: {program}", f"directory: {grid.shared}", "subjobs:"]
+            for contact, count, site in zip(contacts, (2, 2, 4), ("site1", "site2", "site3")):
+                lines.append(f"  - {{contact: '{contact}', count: {count}, site: {site}}}")
+            return ctx.file(name, "\n".join(lines) + "\n")
+
+        env = dict(os.environ)
+        env.update(grid.env())
+        for program, expect in ((grid.ring, "1 MB message passed around 8 ranks intact"),
+                                (grid.alltoall, "ok (8 processes)")):
+            r = subprocess.run(["ip", "netns", "exec", nets.ns("user"), ctx.mpirun, "-v", "-l", "-jobfile",
+                                job("job.yaml", program), "--marker=" + ctx.marker][:-1],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=GUARD * 2)
+            expect_code(r, 0)
+            check(expect in r.stdout, f"the program's own check: '{expect}'", r)
+            # Shared memory inside each site, TCP across sites.
+            for rank, methods in ((0, "shm: 1; tcp: 2-7"), (2, "shm: 3; tcp: 0-1,4-7"), (4, "shm: 5-7; tcp: 0-3")):
+                expect_stderr(r, rf"^\[{rank}\] strata: rank {rank}: methods: self: {rank}; {methods}$")
+            for k, g in enumerate(sites):
+                g.expect_log(rf"\[\d+ {re.escape(nets.addr['user'])}:\d+ \"{re.escape(USER_DN)}\"\] subjob DONE$")
+        expect_nobody_left(ctx)
+    finally:
+        grid.stop()
+        nets.remove()
 
 
 # ---- refusals and failures ----------------------------------------------------
@@ -411,7 +500,7 @@ def mpirun_killed(grid):
 
 
 SCENARIOS = {f.__name__: f for f in [
-    two_sites, stdin_to_remote_rank0, staging, gatekeeper_down, unknown_ca, unmapped_user, missing_executable, rank_crash,
+    two_sites, stdin_to_remote_rank0, staging, netns_three_sites, gatekeeper_down, unknown_ca, unmapped_user, missing_executable, rank_crash,
     interrupt, mpirun_killed,
 ]}
 
@@ -424,6 +513,7 @@ def main():
     ap.add_argument("--gatekeeper", required=True)
     ap.add_argument("--strata-ca", required=True)
     ap.add_argument("--ring", required=True)
+    ap.add_argument("--alltoall", required=True)
     args = ap.parse_args()
     args.mpiexec = args.mpirun
     ctx = Ctx(args)

@@ -208,6 +208,8 @@ TEST_CASE("gatekeeper config: every refusal names the file, line and column", "[
               file + "5:9: 'limits' must be a map (max_jobs, max_request_bytes, handshake_timeout)");
         CHECK(error_of(kRequired + "limits:\n  max_job: 5\n") ==
               file + "6:3: unknown limit 'max_job'; expected max_jobs, max_request_bytes or handshake_timeout");
+        CHECK(error_of(kRequired + "limits:\n  max_jobs: 8\n  handshake_timeout: 5\n  max_jobs: 9\n") ==
+              file + "8:3: 'max_jobs' is given twice");
         CHECK(error_of(kRequired + "limits:\n  max_jobs: 0\n") == file + "6:13: 'max_jobs' must be a number from 1 to 100000");
         CHECK(error_of(kRequired + "limits:\n  max_jobs: 100001\n") ==
               file + "6:13: 'max_jobs' must be a number from 1 to 100000");

@@ -84,8 +84,10 @@ std::optional<Config> Config::parse(const std::string& text, const std::string& 
             }
         } else if (key == "limits") {
             if (!v.IsMap()) return fail(v, "'limits' must be a map (max_jobs, max_request_bytes, handshake_timeout)");
+            std::set<std::string> limits_seen;
             for (auto l = v.begin(); l != v.end(); ++l) {
                 const std::string name = l->first.IsScalar() ? l->first.Scalar() : std::string();
+                if (!limits_seen.insert(name).second) return fail(l->first, "'" + name + "' is given twice");
                 if (name == "max_jobs") {
                     if (!int_in(l->second, 1, 100000, c.max_jobs))
                         return fail(l->second, "'max_jobs' must be a number from 1 to 100000");

@@ -1,0 +1,426 @@
+#include "launcher/gram.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using namespace strata::gram;
+using strata::codec::FrameSplitter;
+using strata::codec::RawFrame;
+using strata::codec::Writer;
+using strata::launcher::CancelMode;
+using strata::launcher::JobState;
+using strata::launcher::ProcessExit;
+using strata::launcher::Stream;
+
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+// Splits `frame` with the protocol's own splitter: exactly one frame of type `t`.
+Bytes payload_of(const Bytes& frame, Type t) {
+    FrameSplitter split = frame_splitter();
+    split.feed(frame.data(), frame.size());
+    bool bad = true;
+    std::optional<RawFrame> f = split.next(bad);
+    REQUIRE_FALSE(bad);
+    REQUIRE(f);
+    CHECK(f->type == static_cast<std::uint8_t>(t));
+    CHECK(f->payload.size() + 5 == frame.size());
+    CHECK_FALSE(split.next(bad));
+    CHECK_FALSE(bad);
+    return f->payload;
+}
+
+// Payload bytes written by hand (for values encode() never produces).
+template <class Fill>
+Bytes handmade(Fill fill) {
+    Writer w(0);
+    fill(w);
+    Bytes frame = w.finish();
+    return {frame.begin() + 5, frame.end()};
+}
+
+Bytes header(std::uint32_t len, std::uint8_t type) {
+    return {static_cast<std::uint8_t>(len), static_cast<std::uint8_t>(len >> 8), static_cast<std::uint8_t>(len >> 16),
+            static_cast<std::uint8_t>(len >> 24), type};
+}
+
+// Every strict prefix of `payload` and `payload` plus one byte fail to decode;
+// `payload` itself decodes.
+template <class Decode>
+void check_exact_length(const Bytes& payload, Decode decode) {
+    REQUIRE(decode(payload));
+    for (std::size_t n = 0; n < payload.size(); ++n) {
+        INFO("truncated to " << n << " of " << payload.size() << " bytes");
+        CHECK_FALSE(decode(Bytes(payload.begin(), payload.begin() + static_cast<std::ptrdiff_t>(n))));
+    }
+    Bytes longer = payload;
+    longer.push_back(0);
+    CHECK_FALSE(decode(longer));
+    longer.back() = 0xff;
+    CHECK_FALSE(decode(longer));
+}
+
+Submit sample_submit() {
+    Submit m;
+    m.subjob = 3;
+    m.first_rank = 0x01020304;
+    m.count = 17;
+    m.adapter = "slurm";
+    m.account = "guest";
+    m.program = "/home/jane/bin/ring";
+    m.args = {"-n", "", std::string("nul\0inside", 10), "last arg"};
+    m.env = {{"STRATA_JOB", "abc"}, {"EMPTY", ""}, {"BIN", std::string("\x01\xff", 2)}};
+    m.directory = "/home/jane/run";
+    m.has_stdin = true;
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("gram: Submit round trip", "[gram]") {
+    const Submit m = sample_submit();
+    auto d = decode_submit(payload_of(encode(m), Type::submit));
+    REQUIRE(d);
+    CHECK(d->subjob == 3);
+    CHECK(d->first_rank == 0x01020304);
+    CHECK(d->count == 17);
+    CHECK(d->adapter == "slurm");
+    CHECK(d->account == "guest");
+    CHECK(d->program == "/home/jane/bin/ring");
+    CHECK(d->args == m.args);
+    CHECK(d->args[2].size() == 10);
+    CHECK(d->env == m.env);
+    CHECK(d->directory == "/home/jane/run");
+    CHECK(d->has_stdin);
+
+    // The smallest Submit: no args, env, account or directory, no stdin.
+    Submit small;
+    small.count = 1;
+    small.adapter = "fork";
+    small.program = "a.out";
+    auto s = decode_submit(payload_of(encode(small), Type::submit));
+    REQUIRE(s);
+    CHECK(s->subjob == 0);
+    CHECK(s->first_rank == 0);
+    CHECK(s->count == 1);
+    CHECK(s->adapter == "fork");
+    CHECK(s->account.empty());
+    CHECK(s->program == "a.out");
+    CHECK(s->args.empty());
+    CHECK(s->env.empty());
+    CHECK(s->directory.empty());
+    CHECK_FALSE(s->has_stdin);
+}
+
+TEST_CASE("gram: State round trip for every state", "[gram]") {
+    for (JobState st : {JobState::pending, JobState::active, JobState::done, JobState::failed}) {
+        State m;
+        m.state = st;
+        m.detail = std::string("state ") + strata::launcher::job_state_name(st);
+        auto d = decode_state(payload_of(encode(m), Type::state));
+        REQUIRE(d);
+        CHECK(d->state == st);
+        CHECK(d->detail == m.detail);
+    }
+    State bare;
+    bare.state = JobState::done;
+    auto d = decode_state(payload_of(encode(bare), Type::state));
+    REQUIRE(d);
+    CHECK(d->state == JobState::done);
+    CHECK(d->detail.empty());
+}
+
+TEST_CASE("gram: Started and StartFailed round trip", "[gram]") {
+    Started m;
+    m.rank = 0xfffffffe;
+    m.pid = 4194303;
+    auto d = decode_started(payload_of(encode(m), Type::started));
+    REQUIRE(d);
+    CHECK(d->rank == 0xfffffffe);
+    CHECK(d->pid == 4194303);
+
+    StartFailed f;
+    f.rank = 12;
+    f.reason = "cannot execute /home/jane/bin/ring: Permission denied";
+    auto e = decode_start_failed(payload_of(encode(f), Type::start_failed));
+    REQUIRE(e);
+    CHECK(e->rank == 12);
+    CHECK(e->reason == f.reason);
+}
+
+TEST_CASE("gram: Output and OutputClosed round trip on both streams, binary bytes intact", "[gram]") {
+    std::string binary;
+    for (int i = 0; i < 256; ++i) binary.push_back(static_cast<char>(i));
+    binary += std::string("\0\0end\0", 6);
+    for (Stream s : {Stream::out, Stream::err}) {
+        Output m;
+        m.rank = 5;
+        m.stream = s;
+        m.bytes = binary;
+        auto d = decode_output(payload_of(encode(m), Type::output));
+        REQUIRE(d);
+        CHECK(d->rank == 5);
+        CHECK(d->stream == s);
+        CHECK(d->bytes.size() == 262);
+        CHECK(d->bytes == binary);
+
+        OutputClosed c;
+        c.rank = 6;
+        c.stream = s;
+        auto e = decode_output_closed(payload_of(encode(c), Type::output_closed));
+        REQUIRE(e);
+        CHECK(e->rank == 6);
+        CHECK(e->stream == s);
+    }
+    Output empty;
+    empty.stream = Stream::err;
+    auto d = decode_output(payload_of(encode(empty), Type::output));
+    REQUIRE(d);
+    CHECK(d->stream == Stream::err);
+    CHECK(d->bytes.empty());
+}
+
+TEST_CASE("gram: Exited round trip, exited and signaled", "[gram]") {
+    Exited m;
+    m.rank = 2;
+    m.pid = 31337;
+    m.how = ProcessExit{false, 255};
+    auto d = decode_exited(payload_of(encode(m), Type::exited));
+    REQUIRE(d);
+    CHECK(d->rank == 2);
+    CHECK(d->pid == 31337);
+    CHECK_FALSE(d->how.signaled);
+    CHECK(d->how.value == 255);
+
+    m.how = ProcessExit{true, 9};
+    auto k = decode_exited(payload_of(encode(m), Type::exited));
+    REQUIRE(k);
+    CHECK(k->how.signaled);
+    CHECK(k->how.value == 9);
+
+    m.how = ProcessExit{false, 0};
+    auto ok = decode_exited(payload_of(encode(m), Type::exited));
+    REQUIRE(ok);
+    CHECK(ok->how.success());
+}
+
+TEST_CASE("gram: Cancel, Stdin and StdinClosed round trip", "[gram]") {
+    for (CancelMode mode : {CancelMode::terminate, CancelMode::kill}) {
+        Cancel m;
+        m.mode = mode;
+        auto d = decode_cancel(payload_of(encode(m), Type::cancel));
+        REQUIRE(d);
+        CHECK(d->mode == mode);
+    }
+
+    const std::string data("line 1\n\0\xff\x80 line 2", 17);
+    auto s = decode_stdin(payload_of(encode_stdin(data.data(), data.size()), Type::stdin_data));
+    REQUIRE(s);
+    CHECK(*s == data);
+    auto none = decode_stdin(payload_of(encode_stdin(nullptr, 0), Type::stdin_data));
+    REQUIRE(none);
+    CHECK(none->empty());
+
+    const Bytes closed = encode_stdin_closed();
+    CHECK(closed == header(0, static_cast<std::uint8_t>(Type::stdin_closed)));
+    CHECK(payload_of(closed, Type::stdin_closed).empty());
+}
+
+TEST_CASE("gram: truncated payloads and trailing bytes are refused", "[gram]") {
+    check_exact_length(payload_of(encode(sample_submit()), Type::submit), decode_submit);
+    State st;
+    st.state = JobState::failed;
+    st.detail = "why";
+    check_exact_length(payload_of(encode(st), Type::state), decode_state);
+    check_exact_length(payload_of(encode(Started{7, 8}), Type::started), decode_started);
+    check_exact_length(payload_of(encode(StartFailed{7, "no"}), Type::start_failed), decode_start_failed);
+    check_exact_length(payload_of(encode(Output{1, Stream::err, std::string("a\0b", 3)}), Type::output),
+                       decode_output);
+    check_exact_length(payload_of(encode(OutputClosed{1, Stream::err}), Type::output_closed), decode_output_closed);
+    check_exact_length(payload_of(encode(Exited{1, 2, ProcessExit{true, 15}}), Type::exited), decode_exited);
+    check_exact_length(payload_of(encode(Cancel{CancelMode::kill}), Type::cancel), decode_cancel);
+    check_exact_length(payload_of(encode_stdin("abc", 3), Type::stdin_data), decode_stdin);
+    check_exact_length(payload_of(encode_stdin(nullptr, 0), Type::stdin_data), decode_stdin);
+}
+
+TEST_CASE("gram: a string or list length beyond the payload is refused", "[gram]") {
+    CHECK_FALSE(decode_stdin(handmade([](Writer& w) { w.u32(4); })));
+    CHECK_FALSE(decode_stdin(handmade([](Writer& w) { w.u32(0xffffffff); })));
+    CHECK_FALSE(decode_start_failed(handmade([](Writer& w) {
+        w.u32(1);
+        w.u32(0xfffffff0);
+        w.u32(0);
+    })));
+    // A Submit claiming four billion args.
+    CHECK_FALSE(decode_submit(handmade([](Writer& w) {
+        w.u32(0);
+        w.u32(0);
+        w.u32(1);
+        w.str("fork");
+        w.str("");
+        w.str("a.out");
+        w.u32(0xffffffff);
+        w.u32(0);
+        w.str("");
+        w.u32(0);
+    })));
+}
+
+TEST_CASE("gram: enumerations out of range are refused", "[gram]") {
+    auto state = [](std::uint32_t v) {
+        return decode_state(handmade([&](Writer& w) {
+            w.u32(v);
+            w.str("x");
+        }));
+    };
+    REQUIRE(state(3));
+    CHECK(state(3)->state == JobState::failed);
+    CHECK_FALSE(state(4));
+    CHECK_FALSE(state(0xffffffff));
+
+    auto output = [](std::uint32_t v) {
+        return decode_output(handmade([&](Writer& w) {
+            w.u32(0);
+            w.u32(v);
+            w.str("x");
+        }));
+    };
+    REQUIRE(output(1));
+    CHECK(output(1)->stream == Stream::err);
+    CHECK_FALSE(output(2));
+
+    auto closed = [](std::uint32_t v) {
+        return decode_output_closed(handmade([&](Writer& w) {
+            w.u32(0);
+            w.u32(v);
+        }));
+    };
+    REQUIRE(closed(1));
+    CHECK(closed(1)->stream == Stream::err);
+    CHECK_FALSE(closed(2));
+
+    auto cancel = [](std::uint32_t v) { return decode_cancel(handmade([&](Writer& w) { w.u32(v); })); };
+    REQUIRE(cancel(1));
+    CHECK(cancel(1)->mode == CancelMode::kill);
+    CHECK_FALSE(cancel(2));
+
+    auto exited = [](std::uint32_t signaled, std::uint32_t value) {
+        return decode_exited(handmade([&](Writer& w) {
+            w.u32(0);
+            w.u32(1);
+            w.u32(signaled);
+            w.u32(value);
+        }));
+    };
+    REQUIRE(exited(1, 255));
+    CHECK(exited(1, 255)->how.signaled);
+    CHECK(exited(1, 255)->how.value == 255);
+    CHECK_FALSE(exited(2, 0));
+    CHECK_FALSE(exited(0, 256));
+    CHECK_FALSE(exited(0, 0xffffffff));
+}
+
+TEST_CASE("gram: a Submit must name a program, at least one rank, and stdin as 0 or 1", "[gram]") {
+    auto submit = [](std::uint32_t count, const std::string& program, std::uint32_t has_stdin) {
+        return decode_submit(handmade([&](Writer& w) {
+            w.u32(0);
+            w.u32(0);
+            w.u32(count);
+            w.str("fork");
+            w.str("");
+            w.str(program);
+            w.strings({});
+            w.pairs({});
+            w.str("");
+            w.u32(has_stdin);
+        }));
+    };
+    REQUIRE(submit(1, "a.out", 1));
+    CHECK(submit(1, "a.out", 1)->has_stdin);
+    REQUIRE(submit(1, "a.out", 0));
+    CHECK_FALSE(submit(1, "a.out", 0)->has_stdin);
+    CHECK_FALSE(submit(0, "a.out", 0));
+    CHECK_FALSE(submit(1, "", 0));
+    CHECK_FALSE(submit(1, "a.out", 2));
+
+    Submit none = sample_submit();
+    none.count = 0;
+    CHECK_FALSE(decode_submit(payload_of(encode(none), Type::submit)));
+    Submit nameless = sample_submit();
+    nameless.program.clear();
+    CHECK_FALSE(decode_submit(payload_of(encode(nameless), Type::submit)));
+}
+
+TEST_CASE("gram: the splitter refuses a bad header before its payload arrives", "[gram]") {
+    auto refused_after_header = [](std::uint32_t len, std::uint8_t type) {
+        FrameSplitter split = frame_splitter();
+        const Bytes h = header(len, type);
+        bool bad = true;
+        split.feed(h.data(), 4);
+        CHECK_FALSE(split.next(bad));
+        CHECK_FALSE(bad);  // not judged on four bytes
+        split.feed(h.data() + 4, 1);
+        CHECK_FALSE(split.next(bad));
+        return bad;
+    };
+    CHECK(refused_after_header(0, 0));
+    CHECK(refused_after_header(4, 11));
+    CHECK(refused_after_header(4, 0xff));
+    CHECK(refused_after_header(kMaxFrame + 1, static_cast<std::uint8_t>(Type::output)));
+    CHECK(refused_after_header(0xffffffff, static_cast<std::uint8_t>(Type::submit)));
+    // The edges of the ranges are accepted: the splitter waits for the payload.
+    CHECK_FALSE(refused_after_header(kMaxFrame, static_cast<std::uint8_t>(Type::output)));
+    CHECK_FALSE(refused_after_header(8, static_cast<std::uint8_t>(Type::submit)));
+    CHECK_FALSE(refused_after_header(4, static_cast<std::uint8_t>(Type::cancel)));
+}
+
+TEST_CASE("gram: the splitter delivers frames fed one byte at a time", "[gram]") {
+    Bytes stream;
+    auto append = [&](const Bytes& f) { stream.insert(stream.end(), f.begin(), f.end()); };
+    append(encode(sample_submit()));
+    append(encode(State{JobState::active, "running"}));
+    append(encode(Output{0, Stream::out, std::string("hi\0", 3)}));
+    append(encode_stdin_closed());
+    append(encode(Exited{0, 99, ProcessExit{false, 3}}));
+    append(encode(Cancel{CancelMode::terminate}));
+
+    FrameSplitter split = frame_splitter();
+    std::vector<RawFrame> got;
+    bool bad = false;
+    for (std::uint8_t byte : stream) {
+        split.feed(&byte, 1);
+        while (auto f = split.next(bad)) got.push_back(std::move(*f));
+        REQUIRE_FALSE(bad);
+    }
+    REQUIRE(got.size() == 6);
+    CHECK(got[0].type == static_cast<std::uint8_t>(Type::submit));
+    auto submit = decode_submit(got[0].payload);
+    REQUIRE(submit);
+    CHECK(submit->args == sample_submit().args);
+    CHECK(got[1].type == static_cast<std::uint8_t>(Type::state));
+    auto state = decode_state(got[1].payload);
+    REQUIRE(state);
+    CHECK(state->state == JobState::active);
+    CHECK(state->detail == "running");
+    CHECK(got[2].type == static_cast<std::uint8_t>(Type::output));
+    auto output = decode_output(got[2].payload);
+    REQUIRE(output);
+    CHECK(output->bytes == std::string("hi\0", 3));
+    CHECK(got[3].type == static_cast<std::uint8_t>(Type::stdin_closed));
+    CHECK(got[3].payload.empty());
+    CHECK(got[4].type == static_cast<std::uint8_t>(Type::exited));
+    auto exited = decode_exited(got[4].payload);
+    REQUIRE(exited);
+    CHECK(exited->pid == 99);
+    CHECK(exited->how.value == 3);
+    CHECK(got[5].type == static_cast<std::uint8_t>(Type::cancel));
+    auto cancel = decode_cancel(got[5].payload);
+    REQUIRE(cancel);
+    CHECK(cancel->mode == CancelMode::terminate);
+    CHECK_FALSE(split.next(bad));
+    CHECK_FALSE(bad);
+}

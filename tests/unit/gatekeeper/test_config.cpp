@@ -125,14 +125,15 @@ TEST_CASE("gatekeeper config: every setting given", "[gatekeeper-config]") {
     auto low = Config::parse(kRequired +
                                  "port: 0\n"
                                  "adapters:\n  - slurm\n"
-                                 "limits: {max_jobs: 1, max_request_bytes: 4096, handshake_timeout: 1}\n",
+                                 "limits: {max_jobs: 1, max_request_bytes: 65536, max_stage_bytes: 0, handshake_timeout: 1}\n",
                              "gk.yaml", error);
     REQUIRE(low);
     CHECK(low->port == 0);
     CHECK(low->adapters == Strings{"slurm"});
     CHECK_FALSE(low->offers("fork"));
     CHECK(low->max_jobs == 1);
-    CHECK(low->max_request_bytes == 4096);
+    CHECK(low->max_request_bytes == 65536);
+    CHECK(low->max_stage_bytes == 0);
     CHECK(low->handshake_timeout_s == 1);
 
     auto top = Config::parse(kRequired + "port: 65535\nlimits: {}\n", "gk.yaml", error);
@@ -207,16 +208,21 @@ TEST_CASE("gatekeeper config: every refusal names the file, line and column", "[
         CHECK(error_of(kRequired + "limits: 5\n") ==
               file + "5:9: 'limits' must be a map (max_jobs, max_request_bytes, handshake_timeout)");
         CHECK(error_of(kRequired + "limits:\n  max_job: 5\n") ==
-              file + "6:3: unknown limit 'max_job'; expected max_jobs, max_request_bytes or handshake_timeout");
+              file + "6:3: unknown limit 'max_job'; expected max_jobs, max_request_bytes, max_stage_bytes or "
+                     "handshake_timeout");
         CHECK(error_of(kRequired + "limits:\n  max_jobs: 8\n  handshake_timeout: 5\n  max_jobs: 9\n") ==
               file + "8:3: 'max_jobs' is given twice");
         CHECK(error_of(kRequired + "limits:\n  max_jobs: 0\n") == file + "6:13: 'max_jobs' must be a number from 1 to 100000");
         CHECK(error_of(kRequired + "limits:\n  max_jobs: 100001\n") ==
               file + "6:13: 'max_jobs' must be a number from 1 to 100000");
-        CHECK(error_of(kRequired + "limits:\n  max_request_bytes: 4095\n") ==
-              file + "6:22: 'max_request_bytes' must be a number from 4096 to 67108864");
+        CHECK(error_of(kRequired + "limits:\n  max_request_bytes: 65535\n") ==
+              file + "6:22: 'max_request_bytes' must be a number from 65536 to 67108864");
         CHECK(error_of(kRequired + "limits:\n  max_request_bytes: 67108865\n") ==
-              file + "6:22: 'max_request_bytes' must be a number from 4096 to 67108864");
+              file + "6:22: 'max_request_bytes' must be a number from 65536 to 67108864");
+        CHECK(error_of(kRequired + "limits:\n  max_stage_bytes: -1\n") ==
+              file + "6:20: 'max_stage_bytes' must be a number of bytes from 0 to 1099511627776");
+        CHECK(error_of(kRequired + "limits:\n  max_stage_bytes: 1099511627777\n") ==
+              file + "6:20: 'max_stage_bytes' must be a number of bytes from 0 to 1099511627776");
         CHECK(error_of(kRequired + "limits:\n  handshake_timeout: 0\n") ==
               file + "6:22: 'handshake_timeout' must be seconds from 1 to 3600");
         CHECK(error_of(kRequired + "limits:\n  handshake_timeout: 3601\n") ==

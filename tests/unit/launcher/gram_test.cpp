@@ -337,6 +337,8 @@ TEST_CASE("gram: a Submit must name a program, at least one rank, and stdin as 0
             w.pairs({});
             w.str("");
             w.u32(has_stdin);
+            w.u32(0);  // no staged files
+            w.u32(0);
         }));
     };
     REQUIRE(submit(1, "a.out", 1));
@@ -355,6 +357,45 @@ TEST_CASE("gram: a Submit must name a program, at least one rank, and stdin as 0
     CHECK_FALSE(decode_submit(payload_of(encode(nameless), Type::submit)));
 }
 
+TEST_CASE("gram: staged files travel with the Submit and their names are plain", "[gram]") {
+    Submit m = sample_submit();
+    const std::string hash(64, 'a');
+    m.stage = {{"ring", 0755, 123456, hash}, {"input.dat", 0644, 0, std::string(64, '0')}};
+    m.stage_program = true;
+    auto d = decode_submit(payload_of(encode(m), Type::submit));
+    REQUIRE(d);
+    REQUIRE(d->stage.size() == 2);
+    CHECK((d->stage[0].name == "ring" && d->stage[0].mode == 0755 && d->stage[0].size == 123456));
+    CHECK(d->stage[0].sha256 == hash);
+    CHECK((d->stage[1].name == "input.dat" && d->stage[1].size == 0));
+    CHECK(d->stage_program);
+
+    auto with = [&](std::vector<StagedFile> files, bool program) {
+        Submit s = sample_submit();
+        s.stage = std::move(files);
+        s.stage_program = program;
+        return decode_submit(payload_of(encode(s), Type::submit)).has_value();
+    };
+    CHECK(with({}, false));
+    CHECK_FALSE(with({}, true));  // the program staged, but no file
+    for (const char* bad : {"", ".", "..", "a/b", "/etc/passwd"}) {
+        INFO(bad);
+        CHECK_FALSE(with({{bad, 0644, 1, hash}}, false));
+    }
+    CHECK_FALSE(with({{std::string(256, 'x'), 0644, 1, hash}}, false));
+    CHECK(with({{std::string(255, 'x'), 0644, 1, hash}}, false));
+    CHECK_FALSE(with({{"a", 0644, 1, hash}, {"a", 0644, 2, hash}}, false));  // twice the same name
+    CHECK_FALSE(with({{"a", 010000, 1, hash}}, false));                     // not a permission mode
+    CHECK_FALSE(with({{"a", 0644, 1, std::string(63, 'a')}}, false));       // not a SHA-256
+
+    CHECK(staged_name_valid("..."));
+    CHECK_FALSE(staged_name_valid(std::string("a\0b", 3)));
+
+    const auto data = decode_stage_data(payload_of(encode(StageData{std::string("x\0y", 3)}), Type::stage_data));
+    REQUIRE(data);
+    CHECK(data->bytes == std::string("x\0y", 3));
+}
+
 TEST_CASE("gram: the splitter refuses a bad header before its payload arrives", "[gram]") {
     auto refused_after_header = [](std::uint32_t len, std::uint8_t type) {
         FrameSplitter split = frame_splitter();
@@ -368,7 +409,7 @@ TEST_CASE("gram: the splitter refuses a bad header before its payload arrives", 
         return bad;
     };
     CHECK(refused_after_header(0, 0));
-    CHECK(refused_after_header(4, 11));
+    CHECK(refused_after_header(4, 12));
     CHECK(refused_after_header(4, 0xff));
     CHECK(refused_after_header(kMaxFrame + 1, static_cast<std::uint8_t>(Type::output)));
     CHECK(refused_after_header(0xffffffff, static_cast<std::uint8_t>(Type::submit)));
@@ -376,6 +417,7 @@ TEST_CASE("gram: the splitter refuses a bad header before its payload arrives", 
     CHECK_FALSE(refused_after_header(kMaxFrame, static_cast<std::uint8_t>(Type::output)));
     CHECK_FALSE(refused_after_header(8, static_cast<std::uint8_t>(Type::submit)));
     CHECK_FALSE(refused_after_header(4, static_cast<std::uint8_t>(Type::cancel)));
+    CHECK_FALSE(refused_after_header(4, static_cast<std::uint8_t>(Type::stage_data)));
 }
 
 TEST_CASE("gram: the splitter delivers frames fed one byte at a time", "[gram]") {

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -126,12 +125,8 @@ std::optional<Config> Config::parse(const std::string& text, const std::string& 
 }
 
 std::optional<Config> Config::load(const std::string& path, std::string& error) {
-    int err = 0;
-    const std::optional<std::string> text = base::file_read(path, err);
-    if (!text) {
-        error = "cannot read the configuration file " + path + ": " + std::strerror(err);
-        return std::nullopt;
-    }
+    const std::optional<std::string> text = base::file_read(path, "configuration file", error);
+    if (!text) return std::nullopt;
     return parse(*text, path, error);
 }
 

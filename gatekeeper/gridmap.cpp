@@ -3,7 +3,6 @@
 #include "base/file.hpp"
 
 #include <cctype>
-#include <cstring>
 
 namespace strata::gatekeeper {
 
@@ -82,12 +81,8 @@ std::optional<GridMap> GridMap::parse(const std::string& text, const std::string
 }
 
 std::optional<GridMap> GridMap::load(const std::string& path, std::string& error) {
-    int err = 0;
-    const std::optional<std::string> text = base::file_read(path, err);
-    if (!text) {
-        error = "cannot read the grid-mapfile " + path + ": " + std::strerror(err);
-        return std::nullopt;
-    }
+    const std::optional<std::string> text = base::file_read(path, "grid-mapfile", error);
+    if (!text) return std::nullopt;
     return parse(*text, path, error);
 }
 

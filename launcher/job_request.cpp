@@ -2,7 +2,6 @@
 
 #include <cctype>
 #include <cerrno>
-#include <cstring>
 
 #include "base/file.hpp"
 
@@ -132,12 +131,8 @@ std::optional<JobRequest> parse_job_file(const std::string& text, const std::str
 }
 
 std::optional<JobRequest> load_job_file(const std::string& path, std::string& error) {
-    int err = 0;
-    const std::optional<std::string> text = base::file_read(path, err);
-    if (!text) {
-        error = "cannot read job file '" + path + "': " + std::strerror(err);
-        return std::nullopt;
-    }
+    const std::optional<std::string> text = base::file_read(path, "job file", error);
+    if (!text) return std::nullopt;
     return parse_job_file(*text, path, error);
 }
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cstring>
 #include <sstream>
 
 #include "base/file.hpp"
@@ -144,12 +143,8 @@ std::optional<MachineFile> MachineFile::parse(const std::string& text, const std
 }
 
 std::optional<MachineFile> MachineFile::load(const std::string& path, std::string& error) {
-    int err = 0;
-    const std::optional<std::string> text = base::file_read(path, err);
-    if (!text) {
-        error = "cannot read machine file '" + path + "': " + std::strerror(err);
-        return std::nullopt;
-    }
+    const std::optional<std::string> text = base::file_read(path, "machine file", error);
+    if (!text) return std::nullopt;
     return parse(*text, path, error);
 }
 

@@ -447,9 +447,20 @@ def rank_crash(grid):
     expect_nobody_left(ctx)
 
 
-def wait_ready(p, n):
-    for _ in range(n):
-        check(p.stdout.readline() != "", "mpirun ended before every rank was ready")
+def when_ready(grid, job, ranks, act):
+    """Runs mpirun on `job` (whose ranks print a line once ready, then sleep), calls
+    act(mpirun) once `ranks` lines came, and returns how mpirun ended."""
+    p = grid.popen(["-jobfile", job])
+    try:
+        for _ in range(ranks):
+            check(p.stdout.readline() != "", "mpirun ended before every rank was ready")
+        act(p)
+        out, err = p.communicate(timeout=GUARD)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
 
 
 def interrupt(grid):
@@ -458,16 +469,7 @@ def interrupt(grid):
     b = grid.start("siteB")
     job = grid.job("job.yaml", [("localhost/fork", 1), (a.contact, 2), (b.contact, 1)],
                    fake_args(ctx, "init", "print:ready {rank}", "sleep"))
-    p = grid.popen(["-jobfile", job])
-    try:
-        wait_ready(p, 4)
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=GUARD)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    r = subprocess.CompletedProcess(p.args, p.returncode, out, err)
+    r = when_ready(grid, job, 4, lambda p: p.send_signal(signal.SIGINT))
     expect_code(r, 130)
     expect_stderr(r, r"^mpirun: interrupted by signal 2 \(Interrupt\); ending the job$")
     for g in (a, b):
@@ -481,15 +483,7 @@ def mpirun_killed(grid):
     a = grid.start("siteA")
     b = grid.start("siteB")
     job = grid.job("job.yaml", [(a.contact, 2), (b.contact, 2)], fake_args(ctx, "init", "print:ready {rank}", "sleep"))
-    p = grid.popen(["-jobfile", job])
-    try:
-        wait_ready(p, 4)
-        p.kill()
-        p.wait(timeout=GUARD)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+    when_ready(grid, job, 4, lambda p: p.kill())
     deadline = time.monotonic() + GUARD
     while ctx.leftovers() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -500,8 +494,8 @@ def mpirun_killed(grid):
 
 
 SCENARIOS = {f.__name__: f for f in [
-    two_sites, stdin_to_remote_rank0, staging, netns_three_sites, gatekeeper_down, unknown_ca, unmapped_user, missing_executable, rank_crash,
-    interrupt, mpirun_killed,
+    two_sites, stdin_to_remote_rank0, staging, netns_three_sites, gatekeeper_down, unknown_ca, unmapped_user,
+    missing_executable, rank_crash, interrupt, mpirun_killed,
 ]}
 
 

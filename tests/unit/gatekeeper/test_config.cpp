@@ -268,5 +268,5 @@ TEST_CASE("gatekeeper config: load reads a file and reports one it cannot read",
 
     const std::string missing = (dir.path() / "absent.yaml").string();
     CHECK_FALSE(Config::load(missing, error));
-    CHECK(error == "cannot read the configuration file " + missing + ": No such file or directory");
+    CHECK(error == "cannot read configuration file '" + missing + "': No such file or directory");
 }

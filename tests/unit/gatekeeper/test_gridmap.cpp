@@ -210,5 +210,5 @@ TEST_CASE("gridmap: load reads a file and reports one it cannot read", "[gridmap
 
     const std::string missing = (dir.path() / "absent").string();
     CHECK_FALSE(GridMap::load(missing, error));
-    CHECK(error == "cannot read the grid-mapfile " + missing + ": No such file or directory");
+    CHECK(error == "cannot read grid-mapfile '" + missing + "': No such file or directory");
 }

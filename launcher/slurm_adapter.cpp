@@ -4,7 +4,6 @@
 #include "launcher/fork_adapter.hpp"
 
 #include <boost/asio/posix/stream_descriptor.hpp>
-#include <boost/asio/post.hpp>
 
 #include <fcntl.h>
 #include <signal.h>
@@ -295,8 +294,9 @@ void SlurmAdapter::command_run(std::vector<std::string> argv, const std::vector<
     const std::string what = argv[0];
     const int fd = spawn_piped(std::move(argv), env, c->pid);
     if (fd < 0) {
-        const std::string reason = "cannot run " + what + ": " + std::strerror(errno) + "; is Slurm on PATH?";
-        boost::asio::post(io_, [done = std::move(c->done), reason] { done(-1, reason); });
+        // Said at once: every caller may report from where it is (start()
+        // may report start failures, the others run in handlers).
+        c->done(-1, "cannot run " + what + ": " + std::strerror(errno) + "; is Slurm on PATH?");
         return;
     }
     c->out = std::make_unique<stream_descriptor>(io_, fd);

@@ -67,10 +67,17 @@ def workdir(lines):
 
 
 def test_normal_run(args):
+    rundir = tempfile.mkdtemp(prefix="strata-slurm-rundir.")
+    try:
+        normal_run(args, rundir)
+    finally:
+        os.rmdir(rundir)
+
+
+def normal_run(args, rundir):
     # Ranks 2..4 of subjob 1; each prints its rank, its environment and
     # directory, and exits with rank + 3, except rank 4, which SIGTERMs
     # itself (a shell would report that as 143: the wrapper must not).
-    rundir = tempfile.mkdtemp(prefix="strata-slurm-rundir.")
     script = ('echo "rank $STRATA_RANK subjob $STRATA_SUBJOB greeting $GREETING dir $(pwd)"; '
               'echo "to stderr $STRATA_RANK" >&2; '
               '[ "$STRATA_RANK" = 3 ] && seq 1 3000; '
@@ -106,7 +113,6 @@ def test_normal_run(args):
     check(lines and lines[-1] == "END done", "normal run: adapter done at the end", out)
     wd = workdir(lines)
     check(wd is not None and not os.path.exists(wd), "normal run: work directory removed", out)
-    os.rmdir(rundir)
 
 
 def test_missing_program(args):

@@ -9,6 +9,24 @@ case "$dir" in
     *) echo "stop_slurm.sh: '$dir' is not a directory of start_slurm.sh" >&2; exit 2 ;;
 esac
 status=0
+# Jobs still there (a failed test) are ended first: with the daemons gone,
+# their slurmstepd and task processes would stay behind.
+if [ -s "$dir/slurmctld.pid" ] && kill -0 "$(cat "$dir/slurmctld.pid")" 2>/dev/null; then
+    export SLURM_CONF="$dir/slurm.conf"
+    jobs=$(squeue -h -o %i 2>/dev/null || true)
+    if [ -n "$jobs" ]; then
+        echo "stop_slurm.sh: cancelling jobs left behind:" $jobs >&2
+        # shellcheck disable=SC2086
+        scancel --signal=KILL $jobs 2>/dev/null
+        # shellcheck disable=SC2086
+        scancel $jobs 2>/dev/null
+        i=0
+        while [ -n "$(squeue -h -o %i 2>/dev/null)" ] && [ "$i" -lt 100 ]; do
+            i=$((i + 1))
+            sleep 0.1
+        done
+    fi
+fi
 for d in slurmd slurmctld; do
     f="$dir/$d.pid"
     [ -s "$f" ] || continue

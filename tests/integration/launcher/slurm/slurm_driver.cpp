@@ -12,7 +12,8 @@
 //
 // Usage: slurm_driver [--count N] [--first-rank R] [--subjob S] [--dir D]
 //          [--env NAME=VALUE]... [--cancel-when-started terminate|kill]
-//          [--give-up-after-s S] -- program [args...]
+//          [--cancel-when-pending terminate|kill] [--give-up-after-s S]
+//          -- program [args...]
 // --give-up-after-s destroys the adapter while its job still runs (its
 // destructor must scancel the job); the driver then exits with 3.
 #include "launcher/slurm_adapter.hpp"
@@ -78,7 +79,8 @@ private:
 [[noreturn]] void usage() {
     std::fprintf(stderr,
                  "usage: slurm_driver [--count N] [--first-rank R] [--subjob S] [--dir D] [--env NAME=VALUE]... "
-                 "[--cancel-when-started terminate|kill] [--give-up-after-s S] -- program [args...]\n");
+                 "[--cancel-when-started terminate|kill] [--cancel-when-pending terminate|kill] "
+                 "[--give-up-after-s S] -- program [args...]\n");
     std::exit(2);
 }
 
@@ -90,6 +92,7 @@ int main(int argc, char** argv) {
     subjob.count = 1;
     LaunchSpec spec;
     std::optional<CancelMode> cancel_mode;
+    bool cancel_when_pending = false;
     int give_up_s = 0;
     int i = 1;
     for (; i < argc; ++i) {
@@ -110,8 +113,10 @@ int main(int argc, char** argv) {
             spec.directory = v;
         else if (a == "--env" && v.find('=') != std::string::npos)
             spec.env.emplace_back(v.substr(0, v.find('=')), v.substr(v.find('=') + 1));
-        else if (a == "--cancel-when-started" && (v == "terminate" || v == "kill"))
+        else if ((a == "--cancel-when-started" || a == "--cancel-when-pending") && (v == "terminate" || v == "kill")) {
             cancel_mode = v == "kill" ? CancelMode::kill : CancelMode::terminate;
+            cancel_when_pending = a == "--cancel-when-pending";
+        }
         else if (a == "--give-up-after-s")
             give_up_s = std::atoi(v.c_str());
         else
@@ -137,7 +142,8 @@ int main(int argc, char** argv) {
                 workdir_printed = true;
                 std::printf("WORKDIR %s\n", adapter.work_dir().c_str());
             }
-            if (cancel_mode && !cancelled && printer.started == subjob.count) {
+            const bool due = cancel_when_pending ? adapter.job_id() >= 0 : printer.started == subjob.count;
+            if (cancel_mode && !cancelled && due) {
                 cancelled = true;
                 adapter.cancel(*cancel_mode);
             }

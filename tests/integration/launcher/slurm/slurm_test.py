@@ -7,6 +7,7 @@ started here (not root, packages missing)."""
 import argparse
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -71,19 +72,25 @@ def test_normal_run(args):
     try:
         normal_run(args, rundir)
     finally:
-        os.rmdir(rundir)
+        shutil.rmtree(rundir)
 
 
 def normal_run(args, rundir):
     # Ranks 2..4 of subjob 1; each prints its rank, its environment and
     # directory, and exits with rank + 3, except rank 4, which SIGTERMs
     # itself (a shell would report that as 143: the wrapper must not).
-    script = ('echo "rank $STRATA_RANK subjob $STRATA_SUBJOB greeting $GREETING dir $(pwd)"; '
-              'echo "to stderr $STRATA_RANK" >&2; '
-              '[ "$STRATA_RANK" = 3 ] && seq 1 3000; '
-              '[ "$STRATA_RANK" = 4 ] && kill -TERM $$; '
-              'printf "no newline $STRATA_RANK"; exit $((STRATA_RANK + 3))')
-    rc, lines, out = drive(args, ["/bin/sh", "-c", script],
+    script = os.path.join(rundir, "rank.sh")
+    with open(script, "w") as f:
+        f.write('#!/bin/sh\n'
+                'echo "rank $STRATA_RANK subjob $STRATA_SUBJOB greeting $GREETING dir $(pwd)"\n'
+                'echo "to stderr $STRATA_RANK" >&2\n'
+                '[ "$STRATA_RANK" = 3 ] && seq 1 3000\n'
+                '[ "$STRATA_RANK" = 4 ] && kill -TERM $$\n'
+                'printf "no newline $STRATA_RANK"\n'
+                'exit $((STRATA_RANK + 3))\n')
+    os.chmod(script, 0o755)
+    # A relative program is found from the subjob's directory.
+    rc, lines, out = drive(args, ["./rank.sh"],
                            ["--count", "3", "--first-rank", "2", "--subjob", "1", "--dir", rundir,
                             "--env", "GREETING=hello"])
     check(rc == 0, "normal run: driver exits 0", out)
@@ -117,7 +124,7 @@ def normal_run(args, rundir):
 
 def test_missing_program(args):
     before = squeue_jobs()
-    for prog in ["/nonexistent/strata-no-such-program", "strata-no-such-program"]:
+    for prog in ["/nonexistent/strata-no-such-program", "strata-no-such-program", "./strata-no-such-program"]:
         rc, lines, out = drive(args, [prog], ["--count", "2"])
         check("START_FAILED 0 No such file or directory" in lines, "missing %s: start failure ENOENT" % prog, out)
         check(states(lines) == ["FAILED"], "missing %s: FAILED without PENDING" % prog, out)
@@ -131,6 +138,37 @@ def test_sbatch_refused(args):
     failed = [l for l in lines if l.startswith("START_FAILED 0 sbatch refused the job: ")]
     check(bool(failed) and "partition" in failed[0], "sbatch refusal reported with its message", out)
     check(states(lines) == ["FAILED"], "sbatch refusal: FAILED", out)
+
+
+def test_exec_failure(args):
+    # Executable but not a program: execv fails on the node (ENOEXEC), after
+    # the job was submitted.
+    with tempfile.NamedTemporaryFile("w", prefix="strata-slurm-notaprogram.", delete=False) as f:
+        f.write("this is not a program\n")
+    os.chmod(f.name, 0o755)
+    try:
+        rc, lines, out = drive(args, [f.name], ["--count", "2"])
+    finally:
+        os.unlink(f.name)
+    s = states(lines)
+    check(s[:1] == ["PENDING"] and s[-1:] == ["FAILED"], "exec failure: PENDING ... FAILED", out)
+    check(len([l for l in lines if l.startswith("START_FAILED ")]) == 1 and
+          any(l in ("START_FAILED 0 Exec format error", "START_FAILED 1 Exec format error") for l in lines),
+          "exec failure: one start failure, Exec format error", out)
+    check(not any(l.startswith(("STARTED", "EXITED")) for l in lines), "exec failure: nothing started", out)
+    check(lines[-1:] == ["END done"], "exec failure: adapter done at the end", out)
+
+
+def test_cancel_pending(args):
+    # Without --overcommit, 3 tasks never fit this 2-core node: the job stays queued.
+    rc, lines, out = drive(args, ["/bin/true"], ["--count", "3", "--cancel-when-pending", "terminate"],
+                           env={"STRATA_SLURM_SBATCH_ARGS": ""})
+    failed = [l for l in lines if l.startswith("STATE FAILED ")]
+    check(states(lines) == ["PENDING", "FAILED"] and "CANCELLED" in failed[0],
+          "cancel while queued: PENDING -> FAILED (cancelled)", out)
+    check(not any(l.startswith(("STARTED", "START_FAILED")) for l in lines),
+          "cancel while queued: nothing started, no start failure", out)
+    check(wait_until(lambda: squeue_jobs() == []), "cancel while queued: no job left in squeue", str(squeue_jobs()))
 
 
 def test_cancel(args, mode):
@@ -187,6 +225,8 @@ def main():
         test_missing_program(args)
         test_normal_run(args)
         test_sbatch_refused(args)
+        test_exec_failure(args)
+        test_cancel_pending(args)
         test_cancel(args, "terminate")
         test_cancel(args, "kill")
         test_destructor_cancels(args)

@@ -27,6 +27,14 @@
 // lost. The job's state comes from `squeue -t all -j <id>` (PENDING ->
 // pending, RUNNING -> active, a final state -> done or failed).
 //
+// Why files and a wrapper: without Slurm accounting (sacct) nothing else
+// tells a task's pid and exact exit status, and srun's own per-task output
+// files (--output=%t) would arrive only through srun; files in the work
+// directory work the same on any cluster with a shared filesystem. Only one
+// squeue runs at a time; if the controller is slow, polls simply skip it.
+// The batch script exits 0 after srun, so Slurm's FAILED/COMPLETED never
+// depends on the programs' exit codes (those come from the status files).
+//
 // Events, compared with the fork adapter:
 // - on_subjob_state: pending "slurm job <id>" once sbatch accepted the
 //   batch script; active when Slurm runs it (or a task started); done when
@@ -35,8 +43,11 @@
 //   TIMEOUT", ...).
 // - on_start_failed: for the first rank when the program or directory is
 //   unusable (strerror text, as the fork adapter), when sbatch refuses the
-//   job, or when the job ends before that rank's task started; for a rank
-//   whose program could not be executed on the node.
+//   job, or when the job ends before that rank's task started (unless
+//   cancel() ended it); for a rank whose program could not be executed on
+//   the node. Only the first start failure is reported.
+// - cancel(terminate) of a job still queued removes it: the subjob is then
+//   failed ("slurm job 7 ended: CANCELLED before rank 0 started").
 // - on_started(rank, pid): pid of the program on its node.
 // - on_exited: the program's real exit code or signal. A task that left no
 //   status (Slurm killed the wrapper too, e.g. cancel(kill), a time limit or

@@ -3,6 +3,7 @@
 #include "launcher/codec.hpp"
 #include "launcher/fork_adapter.hpp"
 #include "launcher/gram.hpp"
+#include "launcher/slurm_adapter.hpp"
 #include "security/digest.hpp"
 #include "security/tls.hpp"
 
@@ -237,13 +238,12 @@ private:
                           "' and can start processes only as that account, not as '" + name + "'");
         if (!gk_.config().offers(m.adapter))
             return refuse("this site does not offer the '" + m.adapter + "' adapter");
-        if (m.adapter != "fork")
-            return refuse("the '" + m.adapter + "' adapter is configured but not available in this build");
         if (gk_.running_subjobs() >= gk_.config().max_jobs)
             return refuse("this site already runs its limit of " + std::to_string(gk_.config().max_jobs) + " subjobs");
 
         log("subjob " + std::to_string(m.subjob) + ": ranks " + std::to_string(m.first_rank) + ".." +
             std::to_string(m.first_rank + m.count - 1) + " of '" + m.program + "' as '" + name + "' via " + m.adapter);
+        adapter_name_ = m.adapter;
         subjob_.index = static_cast<int>(m.subjob);
         subjob_.contact = launcher::kLocalContact;
         subjob_.count = static_cast<int>(m.count);
@@ -264,7 +264,8 @@ private:
             }
         }
         if (m.stage.empty()) {
-            on_subjob_state(subjob_.index, JobState::pending, "");
+            // The slurm adapter reports PENDING itself, with its batch job id.
+            if (adapter_name_ != "slurm") on_subjob_state(subjob_.index, JobState::pending, "");
             launch();
             return;
         }
@@ -282,7 +283,11 @@ private:
     }
 
     void launch() {
-        adapter_ = std::make_unique<launcher::ForkAdapter>(gk_.io());
+        if (adapter_name_ == "slurm")
+            adapter_ = std::make_unique<launcher::SlurmAdapter>(gk_.io(),
+                                                                launcher::SlurmAdapter::Options{gk_.config().scratch, ""});
+        else
+            adapter_ = std::make_unique<launcher::ForkAdapter>(gk_.io());
         adapter_->start(subjob_, std::move(spec_), *this);
     }
 
@@ -476,7 +481,8 @@ private:
     std::vector<Staged> staged_;
     std::size_t stage_at_ = 0;
     launcher::RunAs owner_;
-    std::unique_ptr<launcher::ForkAdapter> adapter_;
+    std::string adapter_name_;
+    std::unique_ptr<launcher::SchedulerAdapter> adapter_;
     std::unique_ptr<asio::posix::stream_descriptor> stdin_;
     std::deque<std::string> stdin_queue_;
     bool stdin_eof_ = false;

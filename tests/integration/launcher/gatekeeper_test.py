@@ -32,7 +32,7 @@ USER_DN = "/O=Strata Grid/OU=Users/CN=Jane Doe"
 
 
 class Gatekeeper:
-    def __init__(self, grid, name, gridmap, host="localhost", netns=None):
+    def __init__(self, grid, name, gridmap, host="localhost", netns=None, adapters=("fork",), env=None):
         self.dir = os.path.join(grid.ctx.tmp, name)
         os.mkdir(self.dir)
         hosts = os.path.join(grid.home, ".strata", "hosts", host)
@@ -42,7 +42,8 @@ class Gatekeeper:
         with open(self.config, "w") as f:
             listen = "listen: 127.0.0.1\nport: 0" if netns is None else f"listen: {host}"  # there: port 2119
             f.write(f"{listen}\nca_dir: {grid.certdir}\ncert: {hosts}/hostcert.pem\n"
-                    f"key: {hosts}/hostkey.pem\ngridmap: grid-mapfile\nscratch: {self.dir}/scratch\n")
+                    f"key: {hosts}/hostkey.pem\ngridmap: grid-mapfile\nscratch: {self.dir}/scratch\n"
+                    f"adapters: [{', '.join(adapters)}]\n")
         os.mkdir(os.path.join(self.dir, "scratch"))
         os.chmod(self.dir, 0o755)
         self.scratch = os.path.join(self.dir, "scratch")
@@ -51,7 +52,8 @@ class Gatekeeper:
         with open(self.log_path, "w") as log:
             prefix = [] if netns is None else ["ip", "netns", "exec", netns]
             self.proc = subprocess.Popen([*prefix, grid.gatekeeper, "-c", self.config, "--port-file", port_file],
-                                         stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+                                         stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                         env=None if env is None else {**os.environ, **env})
         deadline = time.monotonic() + GUARD
         while not os.path.exists(port_file):
             check(self.proc.poll() is None, f"gatekeeper {name} exited at start:\n{self.log()}")
@@ -87,6 +89,7 @@ class Grid:
         self.ctx = ctx
         self.gatekeeper = os.path.abspath(args.gatekeeper)
         self.strata_ca = os.path.abspath(args.strata_ca)
+        self.slurm_scripts = os.path.abspath(args.slurm_scripts)
         self.ring_source = os.path.abspath(args.ring)
         self.home = os.path.join(ctx.tmp, "home")
         os.mkdir(self.home)
@@ -102,6 +105,7 @@ class Grid:
         self.fake_rank = self.publish(ctx.fake_rank, "bin")
         self.ring = self.publish(os.path.abspath(args.ring), "bin")
         self.alltoall = self.publish(os.path.abspath(args.alltoall), "t/x")
+        self.slurm_task = self.publish(os.path.abspath(args.slurm_task), "bin")
         libdir = os.path.join(os.path.dirname(os.path.dirname(self.ring_source)), "mpi")
         for name in os.listdir(libdir):
             if name.startswith("libstrata.so") and os.path.isfile(os.path.join(libdir, name)):
@@ -133,8 +137,9 @@ class Grid:
         r = subprocess.run([self.strata_ca, *args], capture_output=True, text=True, env=env, timeout=GUARD)
         check(r.returncode == 0, f"strata-ca {' '.join(args)} failed:\n{r.stderr}")
 
-    def start(self, name, gridmap=None, host="localhost", netns=None):
-        g = Gatekeeper(self, name, gridmap if gridmap is not None else f'"{USER_DN}" {self.account}\n', host, netns)
+    def start(self, name, gridmap=None, host="localhost", netns=None, adapters=("fork",), env=None):
+        g = Gatekeeper(self, name, gridmap if gridmap is not None else f'"{USER_DN}" {self.account}\n', host, netns,
+                       adapters, env)
         self.gatekeepers.append(g)
         return g
 
@@ -353,6 +358,45 @@ def netns_three_sites(grid):
         nets.remove()
 
 
+def slurm_subjob(grid):
+    """A subjob through a gatekeeper's slurm adapter, on a single-node Slurm the test starts,
+    beside a subjob on this machine: the ring passes its data through both."""
+    ctx = grid.ctx
+    start = subprocess.run([os.path.join(grid.slurm_scripts, "start_slurm.sh")], capture_output=True, text=True,
+                           timeout=GUARD * 2)
+    if start.returncode == 77:
+        print("SKIP: " + start.stderr.strip())
+        sys.exit(77)
+    check(start.returncode == 0, f"start_slurm.sh failed:\n{start.stdout}{start.stderr}")
+    slurm_dir = start.stdout.strip().splitlines()[-1]
+    try:
+        env = {"SLURM_CONF": os.path.join(slurm_dir, "slurm.conf"), "STRATA_SLURM_TASK": grid.slurm_task}
+        a = grid.start("siteA", adapters=("fork", "slurm"), env=env)
+        contact = f"localhost:{a.port}/slurm"
+        job = grid.job("ring.yaml", [("localhost/fork", 1), (contact, 2)], [], executable=grid.ring)
+        r = grid.run(["-v", "-jobfile", job])
+        expect_code(r, 0)
+        check("1 MB message passed around 3 ranks intact" in r.stdout, "the ring's data check", r)
+        slurm = re.escape(f"subjob 1 (localhost:{a.port}/jobmanager-slurm)")
+        expect_stderr(r, rf"^mpirun: {slurm}: PENDING: slurm job \d+$")
+        expect_stderr(r, rf"^mpirun: {slurm}: ACTIVE$")
+        expect_stderr(r, rf"^mpirun: {slurm}: DONE$")
+        a.expect_log(rf"of '{re.escape(grid.ring)}' as '{grid.account}' via slurm$")
+        # The processes ran as the mapped account, with their ranks and the labels.
+        job = grid.job("fake.yaml", [("localhost/fork", 1), (contact, 2)],
+                       fake_args(ctx, "init", "print-env:USER", "print-labels:subjob", "finalize"))
+        r = grid.run(["-l", "-jobfile", job])
+        expect_code(r, 0)
+        lines = sorted(l for l in r.stdout.splitlines() if not l.startswith("[0] USER"))
+        check(lines == sorted([f"[{i}] subjob: 0 1 1" for i in range(3)] +
+                              [f"[{i}] USER={grid.account}" for i in (1, 2)]), "ranks 1 and 2 ran through Slurm", r)
+        expect_nobody_left(ctx)
+    finally:
+        grid.stop()
+        subprocess.run([os.path.join(grid.slurm_scripts, "stop_slurm.sh"), slurm_dir], capture_output=True,
+                       timeout=GUARD)
+
+
 # ---- refusals and failures ----------------------------------------------------
 
 
@@ -494,7 +538,7 @@ def mpirun_killed(grid):
 
 
 SCENARIOS = {f.__name__: f for f in [
-    two_sites, stdin_to_remote_rank0, staging, netns_three_sites, gatekeeper_down, unknown_ca, unmapped_user,
+    two_sites, stdin_to_remote_rank0, staging, netns_three_sites, slurm_subjob, gatekeeper_down, unknown_ca, unmapped_user,
     missing_executable, rank_crash, interrupt, mpirun_killed,
 ]}
 
@@ -508,6 +552,8 @@ def main():
     ap.add_argument("--strata-ca", required=True)
     ap.add_argument("--ring", required=True)
     ap.add_argument("--alltoall", required=True)
+    ap.add_argument("--slurm-task", required=True)
+    ap.add_argument("--slurm-scripts", required=True)
     args = ap.parse_args()
     args.mpiexec = args.mpirun
     ctx = Ctx(args)

@@ -1,6 +1,7 @@
 #include "launcher/fork_adapter.hpp"
 
 #include "base/knob.hpp"
+#include "base/lifeline.hpp"
 
 #include <boost/asio/write.hpp>
 
@@ -185,15 +186,18 @@ private:
             stop();
             return;
         }
-        source_.async_read_some(boost::asio::buffer(buf_), [this](const boost::system::error_code& ec, std::size_t n) {
-            if (ec == boost::asio::error::operation_aborted) return;
+        source_.async_read_some(boost::asio::buffer(buf_), [this, alive = lifeline_.token()](
+                                                               const boost::system::error_code& ec, std::size_t n) {
+            if (alive.expired() || ec == boost::asio::error::operation_aborted) return;
             if (ec || n == 0) {
                 stop();
                 return;
             }
             boost::asio::async_write(sink_, boost::asio::buffer(buf_.data(), n),
-                                     [this](const boost::system::error_code& wec, std::size_t) {
-                                         if (wec == boost::asio::error::operation_aborted) return;
+                                     [this, alive = lifeline_.token()](const boost::system::error_code& wec,
+                                                                       std::size_t) {
+                                         if (alive.expired() || wec == boost::asio::error::operation_aborted)
+                                             return;
                                          // EPIPE: rank 0 closed its stdin or exited; stop reading ours.
                                          if (wec) {
                                              stop();
@@ -208,6 +212,7 @@ private:
     stream_descriptor sink_;
     int saved_flags_ = -1;
     std::array<char, 65536> buf_{};
+    base::Lifeline lifeline_;
 };
 
 ForkAdapter::ForkAdapter(boost::asio::io_context& io) : io_(io), sigchld_(io, SIGCHLD), drain_timer_(io) {}
@@ -390,8 +395,8 @@ bool ForkAdapter::start_one(int rank, const std::string& path, const std::vector
 }
 
 void ForkAdapter::watch_children() {
-    sigchld_.async_wait([this](const boost::system::error_code& ec, int) {
-        if (ec == boost::asio::error::operation_aborted) return;
+    sigchld_.async_wait([this, alive = lifeline_.token()](const boost::system::error_code& ec, int) {
+        if (alive.expired() || ec == boost::asio::error::operation_aborted) return;
         reap_exited();
         watch_children();
     });
@@ -429,8 +434,8 @@ void ForkAdapter::read_output(Process& p, Stream s) {
     auto& d = s == Stream::out ? p.out : p.err;
     if (!d) return;
     Process* pp = &p;
-    d->async_wait(stream_descriptor::wait_read, [this, pp, s](const boost::system::error_code& ec) {
-        if (ec == boost::asio::error::operation_aborted) return;
+    d->async_wait(stream_descriptor::wait_read, [this, pp, s, alive = lifeline_.token()](const boost::system::error_code& ec) {
+        if (alive.expired() || ec == boost::asio::error::operation_aborted) return;
         auto& desc = s == Stream::out ? pp->out : pp->err;
         if (!desc) return;
         boost::system::error_code rec;
@@ -489,8 +494,8 @@ void ForkAdapter::after_change() {
     // Every process is gone but something still holds a pipe open.
     drain_timer_armed_ = true;
     drain_timer_.expires_after(std::chrono::milliseconds(kDrainMs.get()));
-    drain_timer_.async_wait([this](const boost::system::error_code& ec) {
-        if (ec == boost::asio::error::operation_aborted) return;
+    drain_timer_.async_wait([this, alive = lifeline_.token()](const boost::system::error_code& ec) {
+        if (alive.expired() || ec == boost::asio::error::operation_aborted) return;
         for (auto& p : procs_) {
             close_output(*p, Stream::out);
             close_output(*p, Stream::err);

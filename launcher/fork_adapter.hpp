@@ -10,6 +10,7 @@
 // reused, so the kill cannot hit a stranger).
 #pragma once
 
+#include "base/lifeline.hpp"
 #include "launcher/scheduler_adapter.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -80,6 +81,7 @@ private:
     std::optional<JobState> reported_;  // the last state told to events_
     bool started_ = false;
     std::array<char, 65536> buf_{};  // shared by all reads: one read completes at a time
+    base::Lifeline lifeline_;        // a gatekeeper destroys adapters while its io_context runs on
 };
 
 }  // namespace strata::launcher

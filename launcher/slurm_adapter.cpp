@@ -307,8 +307,9 @@ void SlurmAdapter::command_run(std::vector<std::string> argv, const std::vector<
 
 void SlurmAdapter::command_read(Command& c) {
     Command* cp = &c;
-    c.out->async_read_some(boost::asio::buffer(c.buf), [this, cp](const boost::system::error_code& ec, std::size_t n) {
-        if (ec == boost::asio::error::operation_aborted) return;
+    c.out->async_read_some(boost::asio::buffer(c.buf), [this, cp, alive = lifeline_.token()](
+                                                           const boost::system::error_code& ec, std::size_t n) {
+        if (alive.expired() || ec == boost::asio::error::operation_aborted) return;
         if (!ec && n > 0) {
             cp->output.append(cp->buf.data(), n);
             command_read(*cp);
@@ -461,8 +462,8 @@ void SlurmAdapter::submit(const std::vector<std::string>& env) {
 void SlurmAdapter::poll_schedule() {
     if (ended_) return;
     poll_timer_.expires_after(std::chrono::milliseconds(std::max<std::int64_t>(10, kPollMs.get())));
-    poll_timer_.async_wait([this](const boost::system::error_code& ec) {
-        if (ec == boost::asio::error::operation_aborted) return;
+    poll_timer_.async_wait([this, alive = lifeline_.token()](const boost::system::error_code& ec) {
+        if (alive.expired() || ec == boost::asio::error::operation_aborted) return;
         poll();
     });
 }

@@ -74,6 +74,7 @@
 // runs synchronously so that no Slurm job outlives the adapter.
 #pragma once
 
+#include "base/lifeline.hpp"
 #include "launcher/scheduler_adapter.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -186,6 +187,7 @@ private:
     bool start_failure_reported_ = false;
     std::optional<CancelMode> cancelled_;
     std::optional<JobState> reported_;
+    base::Lifeline lifeline_;  // a gatekeeper destroys adapters while its io_context runs on
 };
 
 }  // namespace strata::launcher

@@ -174,7 +174,7 @@ void CoAllocator::on_subjob_state(int subjob, JobState state, const std::string&
     narrate("subjob " + std::to_string(subjob) + " (" + s.contact + "): " + job_state_name(state) +
             (detail.empty() ? "" : ": " + detail));
     if (state == JobState::active) watch_startup(s);
-    if (state == JobState::failed) end_job(1, messages::subjob_failed(s.index, s.machine, s.contact, detail));
+    if (state == JobState::failed) end_job(1, messages::subjob_failed(s.index, s.site, s.contact, detail));
     check_done();
 }
 
@@ -192,7 +192,7 @@ void CoAllocator::watch_startup(const Subjob& subjob) {
         for (int r = s.first_rank; r < s.first_rank + s.count; ++r)
             if (!ranks_[static_cast<std::size_t>(r)].checked_in) missing.push_back(r);
         if (missing.empty()) return;
-        end_job(1, messages::subjob_failed(s.index, s.machine, s.contact,
+        end_job(1, messages::subjob_failed(s.index, s.site, s.contact,
                                            messages::startup_timeout(missing, s.count, seconds)));
     });
 }

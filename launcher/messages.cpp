@@ -13,10 +13,10 @@ std::string start_failed(const std::string& program, int rank, const std::string
     return "cannot start '" + program + "' for rank " + std::to_string(rank) + at + ": " + reason;
 }
 
-std::string subjob_failed(int subjob, const std::string& machine, const std::string& contact,
+std::string subjob_failed(int subjob, const std::string& site, const std::string& contact,
                           const std::string& reason) {
-    std::string where = machine;
-    if (contact != kLocalContact) where += (where.empty() ? "" : ", ") + std::string("contact ") + contact;
+    std::string where = "site " + site;
+    if (contact != kLocalContact) where += ", contact " + contact;
     return "subjob " + std::to_string(subjob) + " (" + where + ") failed: " + reason + "; ending the job";
 }
 

@@ -20,8 +20,8 @@ enum class Phase {
 
 // `contact` is the subjob's (kLocalContact for this machine); other sites are named.
 std::string start_failed(const std::string& program, int rank, const std::string& contact, const std::string& reason);
-// "subjob 1 (anl, contact anl.example.org/jobmanager-fork) failed: why; ending the job"
-std::string subjob_failed(int subjob, const std::string& machine, const std::string& contact,
+// "subjob 1 (site anl, contact anl.example.org/jobmanager-fork) failed: why; ending the job"
+std::string subjob_failed(int subjob, const std::string& site, const std::string& contact,
                           const std::string& reason);
 // "rank 3 (pid 4242) exited with code 2 before MPI_Finalize; ending the job"
 // "2 of 4 processes did not call MPI_Init within 300 s of starting (ranks 5, 7)"

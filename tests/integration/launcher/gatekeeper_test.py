@@ -410,7 +410,7 @@ def gatekeeper_down(grid):
                    fake_args(ctx, "init", "sleep"))
     r = grid.run(["-jobfile", job])
     expect_code(r, 1)
-    expect_stderr(r, rf"^mpirun: subjob 1 \(localhost, contact localhost:{port}/jobmanager-fork\) failed: cannot reach "
+    expect_stderr(r, rf"^mpirun: subjob 1 \(site localhost, contact localhost:{port}/jobmanager-fork\) failed: cannot reach "
                      rf"gatekeeper localhost:{port}: Connection refused \(is strata-gatekeeper running there\?\); "
                      r"ending the job$")
     expect_nobody_left(ctx)
@@ -418,7 +418,7 @@ def gatekeeper_down(grid):
     mf = ctx.file("down.machines", f"localhost\n127.0.0.1:{port}/fork 2\n")
     r = grid.run(["-f", mf, *ctx.fake("init", "sleep")])
     expect_code(r, 1)
-    expect_stderr(r, rf"^mpirun: subjob 1 \(127\.0\.0\.1, contact 127\.0\.0\.1:{port}/jobmanager-fork\) failed: "
+    expect_stderr(r, rf"^mpirun: subjob 1 \(site 127\.0\.0\.1, contact 127\.0\.0\.1:{port}/jobmanager-fork\) failed: "
                      r"cannot reach gatekeeper 127\.0\.0\.1")
     expect_nobody_left(ctx)
 
@@ -438,7 +438,7 @@ def unknown_ca(grid):
     job = grid.job("job.yaml", [(a.contact, 2)], fake_args(ctx, "touch:" + os.path.join(grid.shared, "started")))
     r = grid.run(["-jobfile", job], home=other)
     expect_code(r, 1)
-    expect_stderr(r, rf"^mpirun: subjob 0 \(localhost, contact localhost:{a.port}/jobmanager-fork\) failed: TLS handshake "
+    expect_stderr(r, rf"^mpirun: subjob 0 \(site localhost, contact localhost:{a.port}/jobmanager-fork\) failed: TLS handshake "
                      rf"with gatekeeper localhost:{a.port} failed: .*unknown ca \(does the site trust the CA that "
                      r"signed your certificate\?\); ending the job$")
     a.expect_log(r"refused: TLS handshake failed: certificate refused: .+$")
@@ -461,7 +461,7 @@ def unmapped_user(grid):
     job = grid.job("job.yaml", [("localhost/fork", 1), (a.contact, 2)], fake_args(ctx, "init", "sleep"))
     r = grid.run(["-jobfile", job])
     expect_code(r, 1)
-    expect_stderr(r, rf'^mpirun: subjob 1 \(localhost, contact localhost:{a.port}/jobmanager-fork\) failed: not authorized: '
+    expect_stderr(r, rf'^mpirun: subjob 1 \(site localhost, contact localhost:{a.port}/jobmanager-fork\) failed: not authorized: '
                      rf'"{re.escape(USER_DN)}" is not in this site\'s grid-mapfile; ending the job$')
     a.expect_log(rf'refused: not authorized: "{re.escape(USER_DN)}" is not in this site\'s grid-mapfile$')
     expect_nobody_left(ctx)

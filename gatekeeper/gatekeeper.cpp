@@ -151,7 +151,7 @@ public:
         log("subjob " + std::string(launcher::job_state_name(state)) + (detail.empty() ? "" : ": " + detail));
         send(gram::encode(gram::State{state, detail}));
         if (state == JobState::done || state == JobState::failed) final_sent_ = true;
-        maybe_end();
+        maybe_end();  // also when a refused subjob's processes are finally gone
     }
 
 private:
@@ -195,9 +195,11 @@ private:
                 if (auto m = gram::decode_submit(f.payload)) return submit(*m);
                 return refuse("a malformed Submit");
             case gram::Type::cancel:
-                if (auto m = gram::decode_cancel(f.payload); m && adapter_) {
+                if (auto m = gram::decode_cancel(f.payload)) {
                     log(std::string("cancel requested (") +
                         (m->mode == launcher::CancelMode::kill ? "kill" : "terminate") + ")");
+                    // Before anything started (still staging) there is nothing to end.
+                    if (!adapter_) return finish_failed("cancelled before it started");
                     adapter_->cancel(m->mode);
                 }
                 return;
@@ -381,13 +383,21 @@ private:
     // connection closes.
     void refuse(const std::string& reason) {
         log("refused: " + reason);
+        finish_failed(reason);
+    }
+
+    // The subjob is over as FAILED: whatever runs is killed, mpirun hears why.
+    void finish_failed(const std::string& reason) {
+        if (adapter_) adapter_->cancel(launcher::CancelMode::kill);
         send(gram::encode(gram::State{JobState::failed, reason}));
         final_sent_ = true;
         maybe_end();
     }
 
+    // Nothing follows the final state (a subjob killed after a refusal still
+    // reports its exits to us).
     void send(std::vector<std::uint8_t> frame) {
-        if (closed_) return;
+        if (closed_ || final_sent_) return;
         out_.push_back(std::move(frame));
         if (!writing_) write_next();
     }

@@ -21,6 +21,8 @@ import re
 import shutil
 import signal
 import socket
+import ssl
+import struct
 import subprocess
 import sys
 import time
@@ -32,7 +34,7 @@ USER_DN = "/O=Strata Grid/OU=Users/CN=Jane Doe"
 
 
 class Gatekeeper:
-    def __init__(self, grid, name, gridmap, host="localhost", netns=None, adapters=("fork",), env=None):
+    def __init__(self, grid, name, gridmap, host="localhost", netns=None, adapters=("fork",), env=None, extra=""):
         self.dir = os.path.join(grid.ctx.tmp, name)
         os.mkdir(self.dir)
         hosts = os.path.join(grid.home, ".strata", "hosts", host)
@@ -43,7 +45,7 @@ class Gatekeeper:
             listen = "listen: 127.0.0.1\nport: 0" if netns is None else f"listen: {host}"  # there: port 2119
             f.write(f"{listen}\nca_dir: {grid.certdir}\ncert: {hosts}/hostcert.pem\n"
                     f"key: {hosts}/hostkey.pem\ngridmap: grid-mapfile\nscratch: {self.dir}/scratch\n"
-                    f"adapters: [{', '.join(adapters)}]\n")
+                    f"adapters: [{', '.join(adapters)}]\n{extra}")
         os.mkdir(os.path.join(self.dir, "scratch"))
         os.chmod(self.dir, 0o755)
         self.scratch = os.path.join(self.dir, "scratch")
@@ -137,9 +139,9 @@ class Grid:
         r = subprocess.run([self.strata_ca, *args], capture_output=True, text=True, env=env, timeout=GUARD)
         check(r.returncode == 0, f"strata-ca {' '.join(args)} failed:\n{r.stderr}")
 
-    def start(self, name, gridmap=None, host="localhost", netns=None, adapters=("fork",), env=None):
+    def start(self, name, gridmap=None, host="localhost", netns=None, adapters=("fork",), env=None, extra=""):
         g = Gatekeeper(self, name, gridmap if gridmap is not None else f'"{USER_DN}" {self.account}\n', host, netns,
-                       adapters, env)
+                       adapters, env, extra)
         self.gatekeepers.append(g)
         return g
 
@@ -400,6 +402,73 @@ def slurm_subjob(grid):
 # ---- refusals and failures ----------------------------------------------------
 
 
+def tls_client(grid, g):
+    """A TLS connection to gatekeeper `g` with the user's credential, as mpirun makes it."""
+    ctx = ssl.create_default_context(capath=grid.certdir)
+    strata = os.path.join(grid.home, ".strata")
+    ctx.load_cert_chain(os.path.join(strata, "usercert.pem"), os.path.join(strata, "userkey.pem"))
+    raw = socket.create_connection(("127.0.0.1", g.port), timeout=GUARD)
+    return ctx.wrap_socket(raw, server_hostname="localhost")
+
+
+def read_state(conn):
+    """The gatekeeper's State frame: (state, detail); then the connection must end."""
+    data = b""
+    while True:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    check(len(data) >= 13, f"a State frame, got {data!r}")
+    length, kind = struct.unpack("<IB", data[:5])
+    check(kind == 2 and len(data) == 5 + length, f"exactly one State frame, got {data!r}")
+    state, n = struct.unpack("<II", data[5:13])
+    return state, data[13:13 + n].decode()
+
+
+def hostile_clients(grid):
+    """Clients that do not speak the protocol: each is refused with the reason and logged,
+    nothing starts, and the gatekeeper serves the next one."""
+    ctx = grid.ctx
+    a = grid.start("siteA", extra="limits: {handshake_timeout: 1, max_request_bytes: 65536}\n")
+    cases = [
+        (struct.pack("<IB", 65537, 1), "the request is malformed or larger than this site's limit of 65536 bytes"),
+        (struct.pack("<IB", 4, 99) + b"abcd", "the request is malformed or larger than this site's limit of 65536 bytes"),
+        (struct.pack("<IB", 3, 1) + b"xyz", "a malformed Submit"),
+        (struct.pack("<IB", 4, 11) + struct.pack("<I", 0), "staged data nobody announced"),
+        (struct.pack("<IB", 0, 2), "an unexpected message"),
+    ]
+    for frame, reason in cases:
+        with tls_client(grid, a) as conn:
+            conn.sendall(frame)
+            state, detail = read_state(conn)
+        check((state, detail) == (3, reason), f"FAILED with '{reason}', got {state} '{detail}'")
+        a.expect_log(rf"refused: {re.escape(reason)}$")
+    # Silence after the handshake: dropped after handshake_timeout.
+    with tls_client(grid, a) as conn:
+        check(conn.recv(1) == b"", "the gatekeeper closes a silent connection")
+    a.expect_log(r"closed: no request within 1 s$")
+    # A client without a certificate never gets past TLS.
+    plain = ssl.create_default_context(capath=grid.certdir)
+    try:
+        with plain.wrap_socket(socket.create_connection(("127.0.0.1", a.port), timeout=GUARD),
+                               server_hostname="localhost") as conn:
+            conn.sendall(struct.pack("<IB", 0, 1))
+            conn.recv(1)
+        refused = False
+    except (ssl.SSLError, ConnectionResetError):
+        refused = True
+    check(refused, "a client without a certificate is refused")
+    a.expect_log(r"refused: TLS handshake failed: .*certificate")
+    # And a real job still runs there.
+    job = grid.job("job.yaml", [(a.contact, 2)], fake_args(ctx, "init", "print:ok {rank}", "finalize"))
+    r = grid.run(["-jobfile", job])
+    expect_code(r, 0)
+    check(sorted(r.stdout.splitlines()) == ["ok 0", "ok 1"], "the job ran", r)
+    check(a.proc.poll() is None, "the gatekeeper keeps running")
+    expect_nobody_left(ctx)
+
+
 def gatekeeper_down(grid):
     ctx = grid.ctx
     probe = socket.socket()
@@ -538,7 +607,7 @@ def mpirun_killed(grid):
 
 
 SCENARIOS = {f.__name__: f for f in [
-    two_sites, stdin_to_remote_rank0, staging, netns_three_sites, slurm_subjob, gatekeeper_down, unknown_ca, unmapped_user,
+    two_sites, stdin_to_remote_rank0, staging, netns_three_sites, slurm_subjob, hostile_clients, gatekeeper_down, unknown_ca, unmapped_user,
     missing_executable, rank_crash, interrupt, mpirun_killed,
 ]}
 

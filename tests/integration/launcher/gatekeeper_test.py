@@ -203,6 +203,16 @@ def two_sites(grid):
         g.expect_log(rf"subjob \d: ranks \d\.\.\d of '{re.escape(grid.fake_rank)}' as '{grid.account}' via fork$")
         g.expect_log(r"subjob DONE$")
     expect_nobody_left(ctx)
+    # Output that ends with the process: every line, in order per rank, and the
+    # last line without its newline, even at another site.
+    job = grid.job("many.yaml", [(a.contact, 2), (b.contact, 1)],
+                   fake_args(ctx, "print-many:3000:line from {rank}", "print-partial:last of {rank}"))
+    r = grid.run(["-l", "-jobfile", job])
+    expect_code(r, 0)
+    for rank in range(3):
+        lines = [l for l in r.stdout.splitlines() if l.startswith(f"[{rank}] ")]
+        check(lines == [f"[{rank}] line from {rank} {k}" for k in range(3000)] + [f"[{rank}] last of {rank}"],
+              f"rank {rank}'s 3001 lines in order", r)
     # A real MPI program across both sites: the ring checks every byte it passes on.
     job = grid.job("ring.yaml", [(a.contact, 2), (b.contact, 2)], [], executable=grid.ring)
     r = grid.run(["-jobfile", job])

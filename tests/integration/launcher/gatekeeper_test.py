@@ -34,26 +34,42 @@ USER_DN = "/O=Strata Grid/OU=Users/CN=Jane Doe"
 
 
 class Gatekeeper:
-    def __init__(self, grid, name, gridmap, host="localhost", netns=None, adapters=("fork",), env=None, extra=""):
+    def __init__(self, grid, name, gridmap, host="localhost", netns=None, adapters=("fork",), env=None, extra="",
+                 user=None):
         self.dir = os.path.join(grid.ctx.tmp, name)
         os.mkdir(self.dir)
         hosts = os.path.join(grid.home, ".strata", "hosts", host)
+        certdir = grid.certdir
+        program = grid.gatekeeper
+        if user is not None:
+            # Run as `user`: its own copies of the credential, the program and a directory.
+            shutil.copytree(hosts, os.path.join(self.dir, "host"))
+            shutil.copytree(certdir, os.path.join(self.dir, "certificates"))
+            hosts, certdir = os.path.join(self.dir, "host"), os.path.join(self.dir, "certificates")
+            program = grid.publish(grid.gatekeeper, "bin")
         with open(os.path.join(self.dir, "grid-mapfile"), "w") as f:
             f.write(gridmap)
         self.config = os.path.join(self.dir, "gatekeeper.yaml")
         with open(self.config, "w") as f:
             listen = "listen: 127.0.0.1\nport: 0" if netns is None else f"listen: {host}"  # there: port 2119
-            f.write(f"{listen}\nca_dir: {grid.certdir}\ncert: {hosts}/hostcert.pem\n"
+            f.write(f"{listen}\nca_dir: {certdir}\ncert: {hosts}/hostcert.pem\n"
                     f"key: {hosts}/hostkey.pem\ngridmap: grid-mapfile\nscratch: {self.dir}/scratch\n"
                     f"adapters: [{', '.join(adapters)}]\n{extra}")
         os.mkdir(os.path.join(self.dir, "scratch"))
         os.chmod(self.dir, 0o755)
         self.scratch = os.path.join(self.dir, "scratch")
+        if user is not None:
+            ids = pwd.getpwnam(user)
+            for root, dirs, files in os.walk(self.dir):
+                for entry in [root, *(os.path.join(root, f) for f in files)]:
+                    os.chown(entry, ids.pw_uid, ids.pw_gid)
         self.log_path = os.path.join(self.dir, "log")
         port_file = os.path.join(self.dir, "port")
         with open(self.log_path, "w") as log:
             prefix = [] if netns is None else ["ip", "netns", "exec", netns]
-            self.proc = subprocess.Popen([*prefix, grid.gatekeeper, "-c", self.config, "--port-file", port_file],
+            if user is not None:
+                prefix = ["setpriv", f"--reuid={user}", f"--regid={pwd.getpwnam(user).pw_gid}", "--clear-groups"]
+            self.proc = subprocess.Popen([*prefix, program, "-c", self.config, "--port-file", port_file],
                                          stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                          env=None if env is None else {**os.environ, **env})
         deadline = time.monotonic() + GUARD
@@ -126,6 +142,8 @@ class Grid:
             os.chmod(walk, 0o755)
             walk = os.path.dirname(walk)
         target = os.path.join(where, os.path.basename(path))
+        if os.path.exists(target):  # once: a running copy cannot be replaced
+            return target
         shutil.copy2(path, target, follow_symlinks=True)
         os.chmod(target, 0o755)
         return target
@@ -139,9 +157,10 @@ class Grid:
         r = subprocess.run([self.strata_ca, *args], capture_output=True, text=True, env=env, timeout=GUARD)
         check(r.returncode == 0, f"strata-ca {' '.join(args)} failed:\n{r.stderr}")
 
-    def start(self, name, gridmap=None, host="localhost", netns=None, adapters=("fork",), env=None, extra=""):
+    def start(self, name, gridmap=None, host="localhost", netns=None, adapters=("fork",), env=None, extra="",
+              user=None):
         g = Gatekeeper(self, name, gridmap if gridmap is not None else f'"{USER_DN}" {self.account}\n', host, netns,
-                       adapters, env, extra)
+                       adapters, env, extra, user)
         self.gatekeepers.append(g)
         return g
 
@@ -546,6 +565,29 @@ def unmapped_user(grid):
     expect_nobody_left(ctx)
 
 
+def account_rules(grid):
+    """Never root; and a gatekeeper that is not root starts processes only as itself."""
+    ctx = grid.ctx
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        print("SKIP: running a gatekeeper as another account needs root and setpriv")
+        sys.exit(77)
+    job_args = fake_args(ctx, "init", "print-env:USER", "finalize")
+    a = grid.start("siteA", gridmap=f'"{USER_DN}" root\n')
+    r = grid.run(["-jobfile", grid.job("root.yaml", [(a.contact, 1)], job_args)])
+    expect_code(r, 1)
+    expect_stderr(r, r"failed: not authorized: the grid-mapfile maps to root, which never runs jobs; ending the job$")
+    b = grid.start("siteB", gridmap=f'"{USER_DN}" daemon\n', user="nobody")
+    r = grid.run(["-jobfile", grid.job("daemon.yaml", [(b.contact, 1)], job_args)])
+    expect_code(r, 1)
+    expect_stderr(r, r"failed: not authorized: this gatekeeper runs as 'nobody' and can start processes only as that "
+                     r"account, not as 'daemon'; ending the job$")
+    c = grid.start("siteC", gridmap=f'"{USER_DN}" nobody\n', user="nobody")
+    r = grid.run(["-jobfile", grid.job("nobody.yaml", [(c.contact, 2)], job_args)])
+    expect_code(r, 0)
+    check(r.stdout.splitlines() == ["USER=nobody"] * 2, "both ran as nobody", r)
+    expect_nobody_left(ctx)
+
+
 def missing_executable(grid):
     ctx = grid.ctx
     a = grid.start("siteA")
@@ -618,7 +660,7 @@ def mpirun_killed(grid):
 
 SCENARIOS = {f.__name__: f for f in [
     two_sites, stdin_to_remote_rank0, staging, netns_three_sites, slurm_subjob, hostile_clients, gatekeeper_down, unknown_ca, unmapped_user,
-    missing_executable, rank_crash, interrupt, mpirun_killed,
+    account_rules, missing_executable, rank_crash, interrupt, mpirun_killed,
 ]}
 
 

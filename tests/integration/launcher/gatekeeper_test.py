@@ -187,8 +187,14 @@ class Grid:
     def popen(self, args):
         env = dict(os.environ)
         env.update(self.env())
+        # The signals a test sends must reach mpirun even if this test runs
+        # with them ignored (nohup, a background job): mpirun keeps those.
+        def default_signals():
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                signal.signal(sig, signal.SIG_DFL)
+
         return subprocess.Popen([self.ctx.mpirun, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=env)
+                                stderr=subprocess.PIPE, text=True, env=env, preexec_fn=default_signals)
 
 
 def fake_args(ctx, *actions):

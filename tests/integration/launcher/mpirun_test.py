@@ -245,8 +245,11 @@ def abort_code_clamped(ctx):
 
 
 def interrupted_by(ctx, sig, name):
+    # mpirun keeps a signal it inherits as ignored ignored (nohup): this test
+    # may itself run under nohup, so mpirun starts with the default disposition.
     p = subprocess.Popen([ctx.mpirun, "-np", "3", *ctx.fake("init", "print:ready {rank}", "sleep")],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
     try:
         ready = set()
         while len(ready) < 3:  # every rank is past the barrier and asleep

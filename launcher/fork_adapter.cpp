@@ -2,6 +2,7 @@
 
 #include "base/knob.hpp"
 #include "base/lifeline.hpp"
+#include "launcher/process_env.hpp"
 
 #include <boost/asio/write.hpp>
 
@@ -17,9 +18,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <map>
 
-extern char** environ;
 
 namespace strata::launcher {
 
@@ -65,35 +64,6 @@ bool make_pipe(Fd& read_end, Fd& write_end) {
     read_end.reset(fds[0]);
     write_end.reset(fds[1]);
     return true;
-}
-
-std::string env_lookup(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& name) {
-    for (auto it = overrides.rbegin(); it != overrides.rend(); ++it)
-        if (it->first == name) return it->second;
-    const char* v = std::getenv(name.c_str());
-    return v != nullptr ? v : std::string();
-}
-
-// mpirun's environment with `overrides` applied (later entries win).
-std::vector<std::string> environment_merge(const std::vector<std::pair<std::string, std::string>>& overrides) {
-    std::map<std::string, std::string> set;
-    for (const auto& [k, v] : overrides) set[k] = v;
-    std::vector<std::string> out;
-    for (char** e = environ; *e != nullptr; ++e) {
-        const char* eq = std::strchr(*e, '=');
-        const std::string name = eq != nullptr ? std::string(*e, static_cast<std::size_t>(eq - *e)) : std::string(*e);
-        if (set.count(name) == 0) out.emplace_back(*e);
-    }
-    for (const auto& [k, v] : set) out.push_back(k + "=" + v);
-    return out;
-}
-
-std::vector<char*> c_array(std::vector<std::string>& strings) {
-    std::vector<char*> out;
-    out.reserve(strings.size() + 1);
-    for (std::string& s : strings) out.push_back(s.data());
-    out.push_back(nullptr);
-    return out;
 }
 
 // Runs in the child between fork and exec: async-signal-safe calls only.

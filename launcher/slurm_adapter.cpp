@@ -2,6 +2,7 @@
 
 #include "base/knob.hpp"
 #include "launcher/fork_adapter.hpp"
+#include "launcher/process_env.hpp"
 
 #include <boost/asio/posix/stream_descriptor.hpp>
 
@@ -82,38 +83,13 @@ std::optional<std::string> file_read(const std::string& path) {
     return s.str();
 }
 
-std::string env_lookup(const std::vector<std::pair<std::string, std::string>>& overrides, const std::string& name) {
-    for (auto it = overrides.rbegin(); it != overrides.rend(); ++it)
-        if (it->first == name) return it->second;
-    const char* v = std::getenv(name.c_str());
-    return v != nullptr ? v : std::string();
-}
-
 // The environment sbatch runs with, and hence (Slurm exports it) the tasks'.
 // SLURM_* variables of our own environment are left out, except SLURM_CONF:
 // if the gatekeeper itself runs inside a Slurm allocation they would make
 // srun join that allocation instead of the new job's.
-std::vector<std::string> job_environment(const std::vector<std::pair<std::string, std::string>>& overrides) {
-    std::map<std::string, std::string> set;
-    for (const auto& [k, v] : overrides) set[k] = v;
-    std::vector<std::string> out;
-    for (char** e = environ; *e != nullptr; ++e) {
-        const std::string_view entry(*e);
-        const std::string name(entry.substr(0, entry.find('=')));
-        if (set.count(name) != 0) continue;
-        if (name.rfind("SLURM_", 0) == 0 && name != "SLURM_CONF") continue;
-        out.emplace_back(entry);
-    }
-    for (const auto& [k, v] : set) out.push_back(k + "=" + v);
-    return out;
-}
-
-std::vector<char*> c_array(std::vector<std::string>& strings) {
-    std::vector<char*> out;
-    out.reserve(strings.size() + 1);
-    for (std::string& s : strings) out.push_back(s.data());
-    out.push_back(nullptr);
-    return out;
+std::vector<std::string> job_environment(const EnvOverrides& overrides) {
+    return environment_merge(overrides,
+                             [](std::string_view name) { return name.rfind("SLURM_", 0) == 0 && name != "SLURM_CONF"; });
 }
 
 // Starts `argv` (found on PATH) with stdout and stderr into one pipe, whose

@@ -2,10 +2,13 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -46,19 +49,28 @@ Result<std::shared_ptr<ssl::context>> tls_context_make(TlsRole role, const TlsCr
             return out;
         }
     }
+    // As Globus: a private key others can read is no longer private.
+    struct stat st;
+    if (::stat(cred.key.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+        out.error = "the private key " + cred.key.string() + " can be read by others (mode " + mode +
+                    "); make it private with: chmod 600 " + cred.key.string();
+        return out;
+    }
     ERR_clear_error();
     if (SSL_CTX_use_certificate_chain_file(native, cred.cert.c_str()) != 1) {
         out.error = "cannot use the certificate " + cred.cert.string() + ": " + openssl_error_take();
         return out;
     }
     if (SSL_CTX_use_PrivateKey_file(native, cred.key.c_str(), SSL_FILETYPE_PEM) != 1) {
-        out.error = "cannot use the private key " + cred.key.string() + ": " + openssl_error_take();
-        return out;
-    }
-    if (SSL_CTX_check_private_key(native) != 1) {
-        out.error = "the private key " + cred.key.string() + " does not belong to the certificate " +
-                    cred.cert.string();
-        ERR_clear_error();
+        if (ERR_GET_REASON(ERR_peek_error()) == X509_R_KEY_VALUES_MISMATCH) {
+            ERR_clear_error();
+            out.error = "the private key " + cred.key.string() + " does not belong to the certificate " +
+                        cred.cert.string();
+        } else {
+            out.error = "cannot use the private key " + cred.key.string() + ": " + openssl_error_take();
+        }
         return out;
     }
     std::error_code ec;

@@ -31,7 +31,8 @@ struct TlsCredential {
 Result<TlsCredential> user_credential_find();
 
 // A context that presents `cred.cert`/`cred.key` and verifies the peer
-// against `cred.ca_dir`. Fails, naming the file, when one cannot be read or
+// against `cred.ca_dir`. Fails, naming the file, when one cannot be read, the
+// key can be read by anyone but its owner (with the chmod that fixes it), or
 // the key does not belong to the certificate.
 Result<std::shared_ptr<boost::asio::ssl::context>> tls_context_make(TlsRole role, const TlsCredential& cred);
 

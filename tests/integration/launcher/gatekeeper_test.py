@@ -28,7 +28,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpirun_test import GUARD, Ctx, Failure, check, expect_code, expect_nobody_left, expect_stderr  # noqa: E402
+from mpirun_test import (GUARD, Ctx, check, expect_code, expect_nobody_left, expect_stderr,  # noqa: E402
+                         run_scenario)
 
 USER_DN = "/O=Strata Grid/OU=Users/CN=Jane Doe"
 
@@ -665,8 +666,8 @@ def mpirun_killed(grid):
 
 
 SCENARIOS = {f.__name__: f for f in [
-    two_sites, stdin_to_remote_rank0, staging, netns_three_sites, slurm_subjob, hostile_clients, gatekeeper_down, unknown_ca, unmapped_user,
-    account_rules, missing_executable, rank_crash, interrupt, mpirun_killed,
+    two_sites, stdin_to_remote_rank0, staging, netns_three_sites, slurm_subjob, hostile_clients, gatekeeper_down,
+    unknown_ca, unmapped_user, account_rules, missing_executable, rank_crash, interrupt, mpirun_killed,
 ]}
 
 
@@ -684,24 +685,13 @@ def main():
     args = ap.parse_args()
     args.mpiexec = args.mpirun
     ctx = Ctx(args)
-    grid = None
-    try:
-        grid = Grid(ctx, args)
-        SCENARIOS[args.scenario](grid)
-    except (Failure, subprocess.TimeoutExpired) as e:
-        print(f"FAIL: {e}", file=sys.stderr)
-        for pid in ctx.leftovers():  # never leave a mess behind for the next test
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        return 1
-    finally:
-        if grid is not None:
-            grid.stop()
-        shutil.rmtree(ctx.tmp, ignore_errors=True)
-    print("PASS")
-    return 0
+    grids = []
+
+    def scenario():
+        grids.append(Grid(ctx, args))
+        SCENARIOS[args.scenario](grids[0])
+
+    return run_scenario(ctx, scenario, lambda: [g.stop() for g in grids])
 
 
 if __name__ == "__main__":

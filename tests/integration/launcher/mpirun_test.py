@@ -604,6 +604,27 @@ SCENARIOS = {f.__name__: f for f in [
 ]}
 
 
+def run_scenario(ctx, scenario, cleanup=None):
+    """Runs scenario(); prints PASS, or FAIL and why after killing whatever it left
+    running. Returns the exit status for meson."""
+    try:
+        scenario()
+    except (Failure, subprocess.TimeoutExpired) as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+        for pid in ctx.leftovers():  # never leave a mess behind for the next test
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        return 1
+    finally:
+        if cleanup is not None:
+            cleanup()
+        shutil.rmtree(ctx.tmp, ignore_errors=True)
+    print("PASS")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario", choices=sorted(SCENARIOS))
@@ -611,22 +632,9 @@ def main():
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--fake-rank", required=True)
     ap.add_argument("--jobs", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "jobs"))
-    ctx = Ctx(ap.parse_args())
-    try:
-        SCENARIOS[ap.parse_args().scenario](ctx)
-    except (Failure, subprocess.TimeoutExpired) as e:
-        print(f"FAIL: {e}", file=sys.stderr)
-        left = ctx.leftovers()
-        for pid in left:  # never leave a mess behind for the next test
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        return 1
-    finally:
-        shutil.rmtree(ctx.tmp, ignore_errors=True)
-    print("PASS")
-    return 0
+    args = ap.parse_args()
+    ctx = Ctx(args)
+    return run_scenario(ctx, lambda: SCENARIOS[args.scenario](ctx))
 
 
 if __name__ == "__main__":

@@ -112,7 +112,13 @@ void GatekeeperAdapter::on_connected(const boost::system::error_code& ec) {
     boost::system::error_code ignored;
     stream_.lowest_layer().set_option(tcp::no_delay(true), ignored);
     // The gatekeeper must prove it is the host the contact names.
-    stream_.set_verify_callback(asio::ssl::host_name_verification(contact_.host));
+    stream_.set_verify_callback([this, check = asio::ssl::host_name_verification(contact_.host)](
+                                    bool preverified, asio::ssl::verify_context& ctx) mutable {
+        const bool ok = check(preverified, ctx);
+        // The chain was fine but the name was not: say so, not "unspecified".
+        if (preverified && !ok) host_mismatch_ = true;
+        return ok;
+    });
     if (!is_address(contact_.host)) SSL_set_tlsext_host_name(stream_.native_handle(), contact_.host.c_str());
     stream_.async_handshake(asio::ssl::stream_base::client,
                             [this](const boost::system::error_code& hec) { on_handshake(hec); });
@@ -156,6 +162,8 @@ void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
 }
 
 std::string GatekeeperAdapter::handshake_failure(const boost::system::error_code& ec) {
+    if (host_mismatch_)
+        return "TLS handshake with " + where() + " failed: its certificate does not name " + contact_.host;
     const std::string why = security::tls_verify_failure(stream_.native_handle());
     if (!why.empty()) return "TLS handshake with " + where() + " failed: its certificate was refused: " + why;
     return "TLS handshake with " + where() + " failed: " + ec.message() +

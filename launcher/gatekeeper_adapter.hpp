@@ -83,7 +83,8 @@ private:
     std::deque<std::vector<std::uint8_t>> out_;
     bool writing_ = false;
     bool cancel_sent_ = false;
-    bool heard_ = false;  // something arrived from the gatekeeper
+    bool heard_ = false;          // something arrived from the gatekeeper
+    bool host_mismatch_ = false;  // its certificate chains to a trusted CA but names another host
     std::unique_ptr<boost::asio::posix::stream_descriptor> stdin_;
     std::vector<std::unique_ptr<std::ifstream>> stage_files_;  // open, at the next byte to send
     std::vector<std::uint32_t> stage_left_;                     // bytes of each still to send

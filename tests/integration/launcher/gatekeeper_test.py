@@ -558,6 +558,16 @@ def unknown_ca(grid):
                      r"ending the job$")
     check(not os.listdir(grid.shared), "nothing started", r)
     expect_nobody_left(ctx)
+    # A gatekeeper whose certificate names another host than the contact: the
+    # certificate is for "localhost", the contact says 127.0.0.1.
+    job = grid.job("by-address.yaml", [(f"127.0.0.1:{a.port}/fork", 2)],
+                   fake_args(ctx, "touch:" + os.path.join(grid.shared, "started")))
+    r = grid.run(["-jobfile", job])
+    expect_code(r, 1)
+    expect_stderr(r, rf"failed: TLS handshake with gatekeeper 127\.0\.0\.1:{a.port} failed: its certificate does not name "
+                     r"127\.0\.0\.1; ending the job$")
+    check(not os.listdir(grid.shared), "nothing started", r)
+    expect_nobody_left(ctx)
 
 
 def unmapped_user(grid):

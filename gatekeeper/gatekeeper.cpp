@@ -129,6 +129,8 @@ public:
     }
 
     bool running() const { return adapter_ && adapter_->state() == launcher::SubjobState::running; }
+    // Counts against max_jobs: accepted (staging or running) and not over.
+    bool holds_subjob() const { return accepted_ && !ended_; }
 
     // ProcessEvents: everything goes back to mpirun as it happens.
     void on_started(int rank, long pid) override {
@@ -240,9 +242,10 @@ private:
                           "' and can start processes only as that account, not as '" + name + "'");
         if (!gk_.config().offers(m.adapter))
             return refuse("this site does not offer the '" + m.adapter + "' adapter");
-        if (gk_.running_subjobs() >= gk_.config().max_jobs)
+        if (gk_.subjobs_held() >= gk_.config().max_jobs)
             return refuse("this site already runs its limit of " + std::to_string(gk_.config().max_jobs) + " subjobs");
 
+        accepted_ = true;
         log("subjob " + std::to_string(m.subjob) + ": ranks " + std::to_string(m.first_rank) + ".." +
             std::to_string(m.first_rank + m.count - 1) + " of '" + m.program + "' as '" + name + "' via " + m.adapter);
         adapter_name_ = m.adapter;
@@ -473,6 +476,7 @@ private:
     std::deque<std::vector<std::uint8_t>> out_;
     bool writing_ = false;
     bool submitted_ = false;
+    bool accepted_ = false;  // authorized and within the limits
     bool final_sent_ = false;
     bool draining_ = false;
     bool closed_ = false;
@@ -553,9 +557,9 @@ void Gatekeeper::accept_next() {
     });
 }
 
-int Gatekeeper::running_subjobs() const {
+int Gatekeeper::subjobs_held() const {
     int n = 0;
-    for (const auto& [id, s] : sessions_) n += s->running() ? 1 : 0;
+    for (const auto& [id, s] : sessions_) n += s->holds_subjob() ? 1 : 0;
     return n;
 }
 

@@ -52,7 +52,7 @@ public:
     const Config& config() const { return config_; }
     const GridMap& gridmap() const { return gridmap_; }
     void log(const std::string& line) const { log_(line); }
-    int running_subjobs() const;
+    int subjobs_held() const;  // accepted and not over (staging or running)
     void session_ended(std::uint64_t id);
 
 private:

@@ -582,6 +582,25 @@ def unmapped_user(grid):
     expect_nobody_left(ctx)
 
 
+def job_limit(grid):
+    """max_jobs: while one subjob runs at a site that allows one, another is refused; once
+    it ended, the next is accepted."""
+    ctx = grid.ctx
+    a = grid.start("siteA", extra="limits: {max_jobs: 1}\n")
+    busy = grid.job("busy.yaml", [(a.contact, 1)], fake_args(ctx, "init", "print:ready {rank}", "sleep"))
+    other = grid.job("other.yaml", [(a.contact, 1)], fake_args(ctx, "init", "print:ok", "finalize"))
+    refused = []
+    first = when_ready(grid, busy, 1, lambda p: (refused.append(grid.run(["-jobfile", other])),
+                                                 p.send_signal(signal.SIGINT)))
+    expect_code(first, 130)
+    expect_code(refused[0], 1)
+    expect_stderr(refused[0], r"failed: this site already runs its limit of 1 subjobs; ending the job$")
+    r = grid.run(["-jobfile", other])
+    expect_code(r, 0)
+    check(r.stdout == "ok\n", "the next subjob ran", r)
+    expect_nobody_left(ctx)
+
+
 def account_rules(grid):
     """Never root; and a gatekeeper that is not root starts processes only as itself."""
     ctx = grid.ctx
@@ -677,7 +696,7 @@ def mpirun_killed(grid):
 
 SCENARIOS = {f.__name__: f for f in [
     two_sites, stdin_to_remote_rank0, staging, netns_three_sites, slurm_subjob, hostile_clients, gatekeeper_down,
-    unknown_ca, unmapped_user, account_rules, missing_executable, rank_crash, interrupt, mpirun_killed,
+    unknown_ca, unmapped_user, account_rules, job_limit, missing_executable, rank_crash, interrupt, mpirun_killed,
 ]}
 
 

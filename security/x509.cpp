@@ -1,5 +1,7 @@
 #include "security/x509.hpp"
 
+#include "base/file.hpp"
+
 #include <openssl/asn1.h>
 #include <openssl/bio.h>
 #include <openssl/bn.h>
@@ -16,8 +18,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+#include <optional>
 
 namespace strata::security {
 
@@ -55,14 +56,10 @@ std::string bio_text(BIO* bio) {
 }
 
 Result<std::string> file_read(const fs::path& file, std::string_view what) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-        int err = errno;
-        return {{}, "cannot read " + std::string(what) + " " + file.string() + ": " +
-                        errno_text(err) + "; check the path and its permissions"};
-    }
-    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    return {std::move(text), {}};
+    std::string error;
+    std::optional<std::string> text = base::file_read(file.string(), std::string(what), error);
+    if (!text) return {{}, error + "; check the path and its permissions"};
+    return {std::move(*text), {}};
 }
 
 Status extension_add(X509* cert, X509V3_CTX* ctx, int nid, const std::string& value) {

@@ -78,7 +78,7 @@ has "show subject" "^subject: *\/O=Strata Grid\/OU=Users\/CN=Jane Doe\$"
 has "show issuer" "^issuer: *\/O=Strata Grid\/CN=Strata CA\$"
 has "show validity" "^not after: *20[0-9][0-9]-"
 has "show grid-mapfile DN" "^grid-mapfile DN: \"/O=Strata Grid/OU=Users/CN=Jane Doe\"\$"
-refuse "show a missing file" "cannot read certificate $scratch/nothing" "$ca" show "$scratch/nothing"
+refuse "show a missing file" "cannot read certificate '$scratch/nothing'" "$ca" show "$scratch/nothing"
 
 # Another CA directory with X509_CERT_DIR as the trusted directory.
 X509_CERT_DIR=$scratch/trusted check "create-ca with X509_CERT_DIR" \

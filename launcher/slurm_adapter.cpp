@@ -25,6 +25,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
+#include <utility>
 
 extern char** environ;
 
@@ -134,16 +136,23 @@ int wait_status(pid_t pid) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-// For the destructor, which must not return before scancel did its work.
-void run_sync(const std::vector<std::string>& argv) {
+// For the destructor, which must not return before scancel did its work:
+// runs ARGV to its end and returns its exit status and output (-1 when it
+// could not be started).
+std::pair<int, std::string> run_sync(const std::vector<std::string>& argv) {
     pid_t pid = -1;
     const int fd = spawn_piped(argv, {}, pid);
-    if (fd < 0) return;
+    if (fd < 0) return {-1, {}};
+    std::string output;
     std::array<char, 4096> buf{};
-    while (::read(fd, buf.data(), buf.size()) > 0 || errno == EINTR) {
+    for (;;) {
+        const ssize_t n = ::read(fd, buf.data(), buf.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        output.append(buf.data(), static_cast<std::size_t>(n));
     }
     ::close(fd);
-    wait_status(pid);
+    return {wait_status(pid), std::move(output)};
 }
 
 std::string task_program_find() {
@@ -256,10 +265,29 @@ SlurmAdapter::~SlurmAdapter() {
         const std::string id = std::to_string(job_id_);
         run_sync({"scancel", "--signal=KILL", id});
         run_sync({"scancel", id});
+        // scancel only asks: the tasks' launchers may still write their
+        // status files. Removing the work directory before they are gone
+        // races with those writes (remove_all then fails on a directory that
+        // is no longer empty), so wait, within a bound, for Slurm to report
+        // the job over.
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (std::chrono::steady_clock::now() < give_up) {
+            const auto [status, output] = run_sync({"squeue", "-h", "-t", "all", "-j", id, "-o", "%T"});
+            const auto kind = slurm_job_state_parse(output).kind;
+            if (status != 0 || trim(output).empty() || kind == SlurmJobState::Kind::ended ||
+                kind == SlurmJobState::Kind::killed)
+                break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
     }
     if (!work_dir_.empty()) {
-        std::error_code ec;
-        std::filesystem::remove_all(work_dir_, ec);
+        // A last status file may still land while the directory is emptied.
+        for (int attempt = 0; attempt < 20; ++attempt) {
+            std::error_code ec;
+            std::filesystem::remove_all(work_dir_, ec);
+            if (!ec || !std::filesystem::exists(work_dir_)) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
     }
 }
 

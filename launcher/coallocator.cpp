@@ -33,6 +33,8 @@ const char* type_name(wireup::Type t) {
         case wireup::Type::abort: return "Abort";
         case wireup::Type::finalize: return "Finalize";
         case wireup::Type::finalize_done: return "FinalizeDone";
+        case wireup::Type::hello: return "Hello";
+        case wireup::Type::challenge: return "Challenge";
     }
     return "unknown";
 }
@@ -264,7 +266,9 @@ void CoAllocator::on_frame(ConnectionId id, const wireup::Frame& frame) {
     }
     auto it = conn_rank_.find(id);
     if (it == conn_rank_.end()) {
-        if (frame.type == wireup::Type::checkin)
+        if (frame.type == wireup::Type::hello)
+            handle_hello(id, frame);
+        else if (frame.type == wireup::Type::checkin)
             handle_checkin(id, frame);
         else
             drop(id, std::string("a ") + type_name(frame.type) + " message before Checkin");
@@ -280,15 +284,48 @@ void CoAllocator::on_frame(ConnectionId id, const wireup::Frame& frame) {
     }
 }
 
+void CoAllocator::handle_hello(ConnectionId id, const wireup::Frame& frame) {
+    std::optional<wireup::Hello> m = wireup::decode_hello(frame.payload);
+    if (!m) {
+        drop(id, "a malformed Hello");
+        return;
+    }
+    if (challenged_.count(id) != 0) {
+        drop(id, "a second Hello");
+        return;
+    }
+    Challenged c{m->nonce, {}};
+    wireup::Challenge answer;
+    if (!security::nonce_fill(c.mpirun_nonce)) {
+        drop(id, "a Hello that cannot be answered (the OpenSSL random generator is not seeded)");
+        return;
+    }
+    answer.nonce = c.mpirun_nonce;
+    answer.proof =
+        security::proof_make(job_key_, security::ProofRole::control_mpirun, c.rank_nonce, c.mpirun_nonce, 0, 0);
+    challenged_[id] = c;
+    server_.send(id, std::make_shared<const std::vector<std::uint8_t>>(wireup::encode(answer)));
+}
+
 void CoAllocator::handle_checkin(ConnectionId id, const wireup::Frame& frame) {
     std::optional<wireup::Checkin> m = wireup::decode_checkin(frame.payload);
     if (!m) {
         drop(id, "a malformed Checkin");
         return;
     }
-    if (!security::job_key_equal(m->job_key, job_key_)) {
+    const auto challenged = challenged_.find(id);
+    if (challenged == challenged_.end()) {
         drop(id, "a Checkin (claiming rank " + std::to_string(m->rank) + ", pid " + std::to_string(m->pid) +
-                     ") with the wrong job key");
+                     ") before any Challenge");
+        return;
+    }
+    const Challenged c = challenged->second;
+    challenged_.erase(challenged);
+    const auto expected = security::proof_make(job_key_, security::ProofRole::control_rank, c.rank_nonce,
+                                               c.mpirun_nonce, m->rank, m->pid);
+    if (!security::proof_equal(expected, m->proof)) {
+        drop(id, "a Checkin (claiming rank " + std::to_string(m->rank) + ", pid " + std::to_string(m->pid) +
+                     ") that fails the job-key challenge");
         return;
     }
     if (m->rank >= static_cast<std::uint32_t>(plan_.size)) {
@@ -374,6 +411,7 @@ void CoAllocator::handle_finalize(int rank, ConnectionId id, const wireup::Frame
 void CoAllocator::drop(ConnectionId id, const std::string& reason) {
     say(messages::connection_dropped(reason));
     server_.close(id);
+    challenged_.erase(id);
     auto it = conn_rank_.find(id);
     if (it == conn_rank_.end()) return;
     const int rank = it->second;
@@ -383,6 +421,7 @@ void CoAllocator::drop(ConnectionId id, const std::string& reason) {
 }
 
 void CoAllocator::on_closed(ConnectionId id, const std::string& why) {
+    challenged_.erase(id);
     auto it = conn_rank_.find(id);
     if (it == conn_rank_.end()) return;
     const int rank = it->second;

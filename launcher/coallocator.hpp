@@ -23,6 +23,7 @@
 #include "launcher/options.hpp"
 #include "launcher/output_forwarder.hpp"
 #include "launcher/scheduler_adapter.hpp"
+#include "security/challenge.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -68,6 +69,7 @@ private:
     };
 
     std::vector<std::pair<std::string, std::string>> environment() const;
+    void handle_hello(ControlServer::ConnectionId id, const wireup::Frame& frame);
     void handle_checkin(ControlServer::ConnectionId id, const wireup::Frame& frame);
     void handle_abort(int rank, ControlServer::ConnectionId id, const wireup::Frame& frame);
     void handle_finalize(int rank, ControlServer::ConnectionId id, const wireup::Frame& frame);
@@ -94,6 +96,13 @@ private:
     std::vector<RankState> ranks_;
     std::vector<std::unique_ptr<boost::asio::steady_timer>> startup_timers_;  // per subjob, from ACTIVE
     std::map<ControlServer::ConnectionId, int> conn_rank_;
+    // Connections that said Hello and got a Challenge, not yet checked in:
+    // the two nonces their Checkin's proof must cover.
+    struct Challenged {
+        security::Nonce rank_nonce{};
+        security::Nonce mpirun_nonce{};
+    };
+    std::map<ControlServer::ConnectionId, Challenged> challenged_;
     int checked_in_ = 0;
     int finalized_ = 0;
     bool released_ = false;

@@ -7,6 +7,7 @@
 // left, so a malformed or hostile payload can only fail to decode.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -79,6 +80,19 @@ public:
         std::string s(reinterpret_cast<const char*>(p_.data() + pos_), n);
         pos_ += n;
         return s;
+    }
+    // A byte string that must be exactly N long (nonces, proofs).
+    template <std::size_t N>
+    std::array<std::uint8_t, N> fixed() {
+        std::array<std::uint8_t, N> out{};
+        const std::uint32_t n = u32();
+        if (!ok_ || n != N || p_.size() - pos_ < N) {
+            ok_ = false;
+            return out;
+        }
+        for (std::size_t i = 0; i < N; ++i) out[i] = p_[pos_ + i];
+        pos_ += N;
+        return out;
     }
     // No reserve(n) in the lists: n is untrusted; the loops stop at the first
     // short read.

@@ -150,11 +150,24 @@ std::string BusinessCard::address_of(const std::string& method) const { return v
 
 std::string BusinessCard::label_of(const std::string& level) const { return value_of(labels, level); }
 
+std::vector<std::uint8_t> encode(const Hello& m) {
+    Writer w(Type::hello);
+    w.bytes(m.nonce.data(), m.nonce.size());
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode(const Challenge& m) {
+    Writer w(Type::challenge);
+    w.bytes(m.nonce.data(), m.nonce.size());
+    w.bytes(m.proof.data(), m.proof.size());
+    return w.finish();
+}
+
 std::vector<std::uint8_t> encode(const Checkin& m) {
     Writer w(Type::checkin);
     w.u32(m.rank);
     w.u32(m.pid);
-    w.str(m.job_key);
+    w.bytes(m.proof.data(), m.proof.size());
     w.card(m.card);
     return w.finish();
 }
@@ -175,12 +188,29 @@ std::vector<std::uint8_t> encode(const Abort& m) {
 
 std::vector<std::uint8_t> encode_empty(Type t) { return Writer(t).finish(); }
 
+std::optional<Hello> decode_hello(const std::vector<std::uint8_t>& payload) {
+    Reader r(payload);
+    Hello m;
+    m.nonce = r.fixed<security::kNonceBytes>();
+    if (!r.done()) return std::nullopt;
+    return m;
+}
+
+std::optional<Challenge> decode_challenge(const std::vector<std::uint8_t>& payload) {
+    Reader r(payload);
+    Challenge m;
+    m.nonce = r.fixed<security::kNonceBytes>();
+    m.proof = r.fixed<security::kProofBytes>();
+    if (!r.done()) return std::nullopt;
+    return m;
+}
+
 std::optional<Checkin> decode_checkin(const std::vector<std::uint8_t>& payload) {
     Reader r(payload);
     Checkin m;
     m.rank = r.u32();
     m.pid = r.u32();
-    m.job_key = r.str();
+    m.proof = r.fixed<security::kProofBytes>();
     m.card = r.card();
     if (!r.done()) return std::nullopt;
     return m;
@@ -208,7 +238,7 @@ std::optional<Abort> decode_abort(const std::vector<std::uint8_t>& payload) {
 }
 
 FrameReader::FrameReader()
-    : split_(static_cast<std::uint8_t>(Type::checkin), static_cast<std::uint8_t>(Type::finalize_done), kMaxFrame) {}
+    : split_(static_cast<std::uint8_t>(Type::checkin), static_cast<std::uint8_t>(Type::challenge), kMaxFrame) {}
 
 void FrameReader::feed(const std::uint8_t* data, std::size_t n) { split_.feed(data, n); }
 
@@ -283,29 +313,12 @@ Client::~Client() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-bool Client::checkin(const BusinessCard& card, Release& out, std::string& error) {
-    Checkin m;
-    m.rank = static_cast<std::uint32_t>(rank_);
-    m.pid = static_cast<std::uint32_t>(::getpid());
-    m.job_key = job_key_;
-    m.card = card;
-    if (!write_all(fd_, encode(m), error)) return false;
-    checked_in_ = true;
-
+bool Client::frame_read(Frame& out, const char* during, std::string& error) {
     std::uint8_t buf[16384];
     for (;;) {
         bool bad = false;
         if (std::optional<Frame> f = reader_.next(bad)) {
-            if (f->type != Type::release) {
-                error = "protocol error: mpirun sent an unexpected message before the startup barrier opened";
-                return false;
-            }
-            std::optional<Release> r = decode_release(f->payload);
-            if (!r || r->cards.size() != static_cast<std::size_t>(size_)) {
-                error = "protocol error: malformed Release from mpirun";
-                return false;
-            }
-            out = std::move(*r);
+            out = std::move(*f);
             return true;
         }
         if (bad) {
@@ -320,15 +333,60 @@ bool Client::checkin(const BusinessCard& card, Release& out, std::string& error)
             continue;
         }
         if (n < 0) {
-            error = std::string("lost the connection to mpirun during startup: ") + std::strerror(errno);
+            error = std::string("lost the connection to mpirun ") + during + ": " + std::strerror(errno);
             return false;
         }
         if (n == 0) {
-            error = "mpirun closed the connection before the startup barrier opened (the job is ending)";
+            error = std::string("mpirun closed the connection ") + during + " (the job is ending)";
             return false;
         }
         reader_.feed(buf, static_cast<std::size_t>(n));
     }
+}
+
+bool Client::checkin(const BusinessCard& card, Release& out, std::string& error) {
+    Hello hello;
+    if (!security::nonce_fill(hello.nonce)) {
+        error = "the OpenSSL random generator is not seeded; cannot make a nonce for the checkin";
+        return false;
+    }
+    if (!write_all(fd_, encode(hello), error)) return false;
+    Frame frame;
+    if (!frame_read(frame, "before the startup barrier opened", error)) return false;
+    std::optional<Challenge> challenge;
+    if (frame.type != Type::challenge || !(challenge = decode_challenge(frame.payload))) {
+        error = "protocol error: mpirun did not answer the Hello with a Challenge";
+        return false;
+    }
+    const auto expected = security::proof_make(job_key_, security::ProofRole::control_mpirun, hello.nonce,
+                                               challenge->nonce, 0, 0);
+    if (!security::proof_equal(expected, challenge->proof)) {
+        error = "mpirun at STRATA_WIREUP did not prove this job's key (STRATA_JOB_KEY): the key was altered, or "
+                "what listens there is not this job's mpirun";
+        return false;
+    }
+
+    Checkin m;
+    m.rank = static_cast<std::uint32_t>(rank_);
+    m.pid = static_cast<std::uint32_t>(::getpid());
+    m.proof = security::proof_make(job_key_, security::ProofRole::control_rank, hello.nonce, challenge->nonce, m.rank,
+                                   m.pid);
+    m.card = card;
+    if (!write_all(fd_, encode(m), error)) return false;
+    checked_in_ = true;
+
+    if (!frame_read(frame, "before the startup barrier opened", error)) return false;
+    if (frame.type != Type::release) {
+        error = "protocol error: mpirun sent an unexpected message before the startup barrier opened";
+        return false;
+    }
+    std::optional<Release> r = decode_release(frame.payload);
+    if (!r || r->cards.size() != static_cast<std::size_t>(size_)) {
+        error = "protocol error: malformed Release from mpirun";
+        return false;
+    }
+    out = std::move(*r);
+    return true;
 }
 
 void Client::abort(int code, const std::string& message) {

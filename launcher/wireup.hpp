@@ -10,18 +10,24 @@
 // Without STRATA_WIREUP the library runs as a singleton (size 1).
 //
 // Conversation, one TCP connection per process, frames as below:
-//   process -> mpirun  Checkin        (once, from MPI_Init)
+//   process -> mpirun  Hello          (a fresh nonce)
+//   mpirun  -> process Challenge      (mpirun's nonce and its proof of the key)
+//   process -> mpirun  Checkin        (once, from MPI_Init, with the process's proof)
 //   mpirun  -> process Release        (the startup barrier opens: everyone's cards)
 //   process -> mpirun  Abort          (MPI_Abort or a fatal error; mpirun ends the job)
 //   process -> mpirun  Finalize       (from MPI_Finalize, after local sends drained)
 //   mpirun  -> process FinalizeDone   (all processes reached MPI_Finalize)
 // Closing the connection without Finalize means the process is going away early.
+// The job key itself never travels: Hello, Challenge and Checkin are the
+// challenge-response of security/challenge.hpp (roles control_mpirun and
+// control_rank; a Checkin's proof binds its rank and pid).
 //
 // Frames as launcher/codec.hpp describes them; decoders check every length
 // against the frame and refuse frames above kMaxFrame.
 #pragma once
 
 #include "launcher/codec.hpp"
+#include "security/challenge.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -39,6 +45,8 @@ enum class Type : std::uint8_t {
     abort = 3,
     finalize = 4,
     finalize_done = 5,
+    hello = 6,
+    challenge = 7,
 };
 
 // How to reach one process: one entry per communication method that published
@@ -58,10 +66,19 @@ struct BusinessCard {
     std::string label_of(const std::string& level) const;
 };
 
+struct Hello {
+    security::Nonce nonce{};
+};
+
+struct Challenge {
+    security::Nonce nonce{};
+    security::Proof proof{};  // control_mpirun over (Hello's nonce, this nonce, 0, 0)
+};
+
 struct Checkin {
     std::uint32_t rank = 0;
     std::uint32_t pid = 0;
-    std::string job_key;
+    security::Proof proof{};  // control_rank over (Hello's nonce, Challenge's nonce, rank, pid)
     BusinessCard card;
 };
 
@@ -80,12 +97,16 @@ struct Frame {
     std::vector<std::uint8_t> payload;
 };
 
+std::vector<std::uint8_t> encode(const Hello& m);
+std::vector<std::uint8_t> encode(const Challenge& m);
 std::vector<std::uint8_t> encode(const Checkin& m);
 std::vector<std::uint8_t> encode(const Release& m);
 std::vector<std::uint8_t> encode(const Abort& m);
 std::vector<std::uint8_t> encode_empty(Type t);  // finalize, finalize_done
 
 // Decoders return nullopt on malformed payloads.
+std::optional<Hello> decode_hello(const std::vector<std::uint8_t>& payload);
+std::optional<Challenge> decode_challenge(const std::vector<std::uint8_t>& payload);
 std::optional<Checkin> decode_checkin(const std::vector<std::uint8_t>& payload);
 std::optional<Release> decode_release(const std::vector<std::uint8_t>& payload);
 std::optional<Abort> decode_abort(const std::vector<std::uint8_t>& payload);
@@ -122,7 +143,9 @@ public:
     int size() const { return size_; }
     const std::string& job_key() const { return job_key_; }
 
-    // Sends Checkin and blocks until Release; false with `error` on failure.
+    // Proves the job key to mpirun and has it prove the key back (Hello,
+    // Challenge), sends Checkin and blocks until Release; false with `error`
+    // on failure.
     bool checkin(const BusinessCard& card, Release& out, std::string& error);
     // Best effort: tells the launcher to end the job with `code`. After checkin
     // only (before it the connection is anonymous and mpirun ignores it). Waits
@@ -139,6 +162,9 @@ public:
 
 private:
     Client() = default;
+    // Blocks until the next frame; false with `error` ("... `during`") when
+    // the connection fails or the frame is malformed.
+    bool frame_read(Frame& out, const char* during, std::string& error);
     int fd_ = -1;
     int rank_ = 0;
     int size_ = 1;

@@ -22,10 +22,4 @@ std::string job_key_create() {
     return key;
 }
 
-bool job_key_equal(const std::string& a, const std::string& b) {
-    if (a.size() != b.size()) return false;
-    if (a.empty()) return true;
-    return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
-}
-
 }  // namespace strata::security

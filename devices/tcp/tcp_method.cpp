@@ -13,7 +13,6 @@
 
 #include "base/knob.hpp"
 #include "devices/tcp/network.hpp"
-#include "security/job_key.hpp"
 
 namespace strata::dev::tcp {
 
@@ -26,9 +25,12 @@ const base::KnobString network_knob{"STRATA_NETWORK", "",
 const base::KnobString port_range_knob{"STRATA_PORT_RANGE", "",
                                        "TCP listening ports LOW:HIGH, for firewalls (mpirun -port-range)"};
 
-constexpr std::uint32_t kMagic = 0x31525453;  // "STR1"
-constexpr std::size_t kKeyBytes = 64;
-constexpr std::size_t kHelloSize = 12 + kKeyBytes;
+constexpr std::uint32_t kMagic = 0x32525453;  // "STR2"
+constexpr std::size_t kHelloSize = 12 + security::kNonceBytes;
+constexpr std::size_t kChallengeSize = security::kNonceBytes + security::kProofBytes;
+constexpr std::size_t kResponseSize = security::kProofBytes;
+constexpr std::size_t kAnswerSize = 4;
+constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 constexpr std::size_t kStaging = 64 * 1024;
 
 constexpr std::uint64_t kKeyListener = 1ull << 32;
@@ -42,13 +44,13 @@ void socket_tune(int fd) {
 
 std::string errno_text(int e) { return std::strerror(e); }
 
-std::array<std::uint8_t, kHelloSize> hello_make(int from, int to, const std::string& key) {
+std::array<std::uint8_t, kHelloSize> hello_make(int from, int to, const security::Nonce& nonce) {
     std::array<std::uint8_t, kHelloSize> h{};
     auto put = [&](std::size_t at, std::uint32_t v) { std::memcpy(h.data() + at, &v, 4); };
     put(0, kMagic);
     put(4, static_cast<std::uint32_t>(from));
     put(8, static_cast<std::uint32_t>(to));
-    std::memcpy(h.data() + 12, key.data(), std::min(key.size(), kKeyBytes));
+    std::memcpy(h.data() + 12, nonce.data(), nonce.size());
     return h;
 }
 
@@ -224,29 +226,64 @@ void TcpMethod::on_connected(int peer) {
                     nullptr);
         return;
     }
-    auto hello = hello_make(ctx_.rank, peer, ctx_.job_key);
+    if (!security::nonce_fill(p.nonce)) {
+        link_failed(peer, "cannot make a nonce for the handshake with rank " + std::to_string(peer) +
+                              ": the OpenSSL random generator is not seeded", nullptr);
+        return;
+    }
+    auto hello = hello_make(ctx_.rank, peer, p.nonce);
     if (!send_small(p.fd, hello.data(), hello.size())) {
         link_failed(peer, "handshake with rank " + std::to_string(peer) + " failed: " + errno_text(errno), nullptr);
         return;
     }
     p.link = Link::hello_sent;
     p.reply_got = 0;
+    p.reply_need = kChallengeSize;
     set_want_out(peer, false);
 }
 
 void TcpMethod::on_reply(int peer) {
     Peer& p = peers_[static_cast<std::size_t>(peer)];
-    while (p.reply_got < p.reply.size()) {
-        ssize_t n = ::recv(p.fd, p.reply.data() + p.reply_got, p.reply.size() - p.reply_got, 0);
+    const std::string where = p.address + ":" + std::to_string(p.port);
+    while (p.reply_got < p.reply_need) {
+        ssize_t n = ::recv(p.fd, p.reply.data() + p.reply_got, p.reply_need - p.reply_got, 0);
         if (n > 0) {
             p.reply_got += static_cast<std::size_t>(n);
             continue;
         }
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
         link_failed(peer,
-                    "rank " + std::to_string(peer) + " at " + p.address + ":" + std::to_string(p.port) +
+                    "rank " + std::to_string(peer) + " at " + where +
                         " closed the connection during the handshake; is it a process of this job?",
                     nullptr);
+        return;
+    }
+    const auto me = static_cast<std::uint32_t>(ctx_.rank);
+    const auto them = static_cast<std::uint32_t>(peer);
+    if (p.link == Link::hello_sent) {
+        security::Nonce theirs{};
+        security::Proof proof{};
+        std::memcpy(theirs.data(), p.reply.data(), theirs.size());
+        std::memcpy(proof.data(), p.reply.data() + theirs.size(), proof.size());
+        const auto expected =
+            security::proof_make(ctx_.job_key, security::ProofRole::link_acceptor, p.nonce, theirs, me, them);
+        if (!security::proof_equal(expected, proof)) {
+            link_failed(peer,
+                        "the process listening at " + where + " (rank " + std::to_string(peer) +
+                            "'s address) does not know this job's key: it is not rank " + std::to_string(peer),
+                        nullptr);
+            return;
+        }
+        const auto mine =
+            security::proof_make(ctx_.job_key, security::ProofRole::link_connector, p.nonce, theirs, me, them);
+        if (!send_small(p.fd, mine.data(), mine.size())) {
+            link_failed(peer, "handshake with rank " + std::to_string(peer) + " failed: " + errno_text(errno),
+                        nullptr);
+            return;
+        }
+        p.link = Link::response_sent;
+        p.reply_got = 0;
+        p.reply_need = kAnswerSize;
         return;
     }
     std::uint32_t answer = 0;
@@ -265,69 +302,110 @@ void TcpMethod::on_reply(int peer) {
     }
 }
 
+void TcpMethod::incoming_drop(int fd, const char* why) {
+    auto it = incoming_.find(fd);
+    if (it == incoming_.end()) return;
+    if (why != nullptr)
+        std::fprintf(stderr, "strata: rank %d: refused a TCP connection from %s: %s\n", ctx_.rank,
+                     it->second.from.c_str(), why);
+    epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
+    ::close(fd);
+    incoming_.erase(it);
+}
+
+void TcpMethod::incoming_expire() {
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<int> late;
+    for (const auto& [fd, in] : incoming_)
+        if (now - in.since > kHandshakeTimeout) late.push_back(fd);
+    for (int fd : late) incoming_drop(fd, "no handshake within 10 s");
+}
+
 void TcpMethod::on_incoming(int fd) {
     auto it = incoming_.find(fd);
     if (it == incoming_.end()) return;
     Incoming& in = it->second;
+    const std::size_t need = in.challenged ? kResponseSize : kHelloSize;
     std::uint8_t buf[kHelloSize];
-    while (in.hello.size() < kHelloSize) {
-        ssize_t n = ::recv(fd, buf, kHelloSize - in.hello.size(), 0);
+    while (in.got.size() < need) {
+        ssize_t n = ::recv(fd, buf, need - in.got.size(), 0);
         if (n > 0) {
-            in.hello.insert(in.hello.end(), buf, buf + n);
+            in.got.insert(in.got.end(), buf, buf + n);
             continue;
         }
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-        epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
-        ::close(fd);
-        incoming_.erase(it);
+        incoming_drop(fd, in.challenged ? "closed before answering the job-key challenge" : nullptr);
+        return;
+    }
+    const char* why = nullptr;
+    if (!in.challenged) {
+        if (!challenge_incoming(in, why)) incoming_drop(fd, why);
         return;
     }
     decide_incoming(in);
-    incoming_.erase(fd);
+}
+
+bool TcpMethod::challenge_incoming(Incoming& in, const char*& why) {
+    std::uint32_t magic = 0;
+    std::uint32_t to = 0;
+    std::memcpy(&magic, in.got.data(), 4);
+    std::memcpy(&in.from_rank, in.got.data() + 4, 4);
+    std::memcpy(&to, in.got.data() + 8, 4);
+    std::memcpy(in.connector_nonce.data(), in.got.data() + 12, in.connector_nonce.size());
+    if (magic != kMagic) {
+        why = "not a Strata handshake";
+        return false;
+    }
+    if (to != static_cast<std::uint32_t>(ctx_.rank) || in.from_rank >= peers_.size() ||
+        in.from_rank == static_cast<std::uint32_t>(ctx_.rank)) {
+        why = "invalid ranks in the handshake";
+        return false;
+    }
+    if (!security::nonce_fill(in.acceptor_nonce)) {
+        why = "cannot make a nonce (the OpenSSL random generator is not seeded)";
+        return false;
+    }
+    const auto proof = security::proof_make(ctx_.job_key, security::ProofRole::link_acceptor, in.connector_nonce,
+                                            in.acceptor_nonce, in.from_rank, to);
+    std::array<std::uint8_t, kChallengeSize> challenge{};
+    std::memcpy(challenge.data(), in.acceptor_nonce.data(), in.acceptor_nonce.size());
+    std::memcpy(challenge.data() + in.acceptor_nonce.size(), proof.data(), proof.size());
+    if (!send_small(in.fd, challenge.data(), challenge.size())) {
+        why = "the connection broke during the handshake";
+        return false;
+    }
+    in.challenged = true;
+    in.got.clear();
+    return true;
 }
 
 void TcpMethod::decide_incoming(Incoming& in) {
-    std::uint32_t magic = 0;
-    std::uint32_t from = 0;
-    std::uint32_t to = 0;
-    std::memcpy(&magic, in.hello.data(), 4);
-    std::memcpy(&from, in.hello.data() + 4, 4);
-    std::memcpy(&to, in.hello.data() + 8, 4);
-    std::string key(reinterpret_cast<const char*>(in.hello.data() + 12), kKeyBytes);
-    std::string mine = ctx_.job_key;
-    mine.resize(kKeyBytes, '\0');
-    const char* why = nullptr;
-    if (magic != kMagic) {
-        why = "not a Strata handshake";
-    } else if (!security::job_key_equal(key, mine)) {
-        why = "wrong job key";
-    } else if (to != static_cast<std::uint32_t>(ctx_.rank) || from >= peers_.size() ||
-               from == static_cast<std::uint32_t>(ctx_.rank)) {
-        why = "invalid ranks in the handshake";
-    }
-    auto drop = [&] {
-        epoll_ctl(epfd_, EPOLL_CTL_DEL, in.fd, nullptr);
-        ::close(in.fd);
-    };
-    if (why != nullptr) {
-        std::fprintf(stderr, "strata: rank %d: refused a TCP connection from %s: %s\n", ctx_.rank, in.from.c_str(), why);
-        drop();
+    const std::uint32_t from = in.from_rank;
+    security::Proof proof{};
+    std::memcpy(proof.data(), in.got.data(), proof.size());
+    const auto expected = security::proof_make(ctx_.job_key, security::ProofRole::link_connector, in.connector_nonce,
+                                               in.acceptor_nonce, from, static_cast<std::uint32_t>(ctx_.rank));
+    const int fd = in.fd;
+    if (!security::proof_equal(expected, proof)) {
+        incoming_drop(fd, "it failed the job-key challenge");
         return;
     }
     const int peer = static_cast<int>(from);
     Peer& p = peers_[from];
     const bool accept = p.link == Link::idle || p.link == Link::awaiting_incoming ||
-                        ((p.link == Link::connecting || p.link == Link::hello_sent) && peer < ctx_.rank);
+                        ((p.link == Link::connecting || p.link == Link::hello_sent || p.link == Link::response_sent) &&
+                         peer < ctx_.rank);
     const std::uint32_t answer = accept ? 1 : 0;
-    if (!send_small(in.fd, &answer, sizeof answer) || !accept) {
-        drop();
+    if (!send_small(fd, &answer, sizeof answer) || !accept) {
+        incoming_drop(fd, nullptr);
         return;
     }
+    incoming_.erase(fd);
     if (p.fd >= 0) {  // our own attempt loses to the lower rank's
         epoll_ctl(epfd_, EPOLL_CTL_DEL, p.fd, nullptr);
         ::close(p.fd);
     }
-    p.fd = in.fd;
+    p.fd = fd;
     p.link = Link::connected;
     p.rx.resize(kStaging);
     p.want_out = !p.out.empty();
@@ -607,8 +685,10 @@ int TcpMethod::poll(adi::Upcalls& up) {
                 int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&from), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
                 if (fd < 0) break;
                 socket_tune(fd);
+                incoming_expire();
                 Incoming in;
                 in.fd = fd;
+                in.since = std::chrono::steady_clock::now();
                 in.from = ipv4_text(ntohl(from.sin_addr.s_addr)) + ":" + std::to_string(ntohs(from.sin_port));
                 incoming_.emplace(fd, std::move(in));
                 watch(fd, kKeyIncoming | static_cast<std::uint32_t>(fd), false, true);
@@ -622,6 +702,7 @@ int TcpMethod::poll(adi::Upcalls& up) {
                     if ((evs[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) on_connected(index);
                     break;
                 case Link::hello_sent:
+                case Link::response_sent:
                     on_reply(index);
                     if (p.link == Link::connected) flush(index, up);
                     break;

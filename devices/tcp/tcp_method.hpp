@@ -19,17 +19,28 @@
 // The device drives epoll itself rather than through an Asio reactor: one
 // epoll_wait(0) per poll and no handler allocation per packet keep the
 // per-message cost at the level of the system calls.
+//
+// Every link starts with the job-key challenge-response of
+// security/challenge.hpp, in fixed-size messages:
+//   connector -> acceptor  Hello     magic, from rank, to rank, nonce (44 B)
+//   acceptor -> connector  Challenge nonce, acceptor's proof (64 B)
+//   connector -> acceptor  Response  connector's proof (32 B)
+//   acceptor -> connector  Answer    u32: 1 = this link, 0 = the other (4 B)
+// A connection that fails it is closed and logged on stderr; nothing else
+// of the job changes.
 #pragma once
 
 #include <netinet/in.h>
 
 #include <array>
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
 
 #include "adi/method.hpp"
+#include "security/challenge.hpp"
 
 namespace strata::dev::tcp {
 
@@ -64,7 +75,9 @@ public:
     const Counters& counters() const { return counters_; }
 
 private:
-    enum class Link { idle, connecting, hello_sent, awaiting_incoming, connected, closed, failed };
+    // The connecting side goes connecting -> hello_sent (awaits the
+    // acceptor's challenge) -> response_sent (awaits its answer) -> connected.
+    enum class Link { idle, connecting, hello_sent, response_sent, awaiting_incoming, connected, closed, failed };
 
     struct OutPacket {
         adi::Header header;
@@ -91,15 +104,25 @@ private:
         adi::Landing land;
         std::size_t land_at = 0;     // bytes written into `land`
         std::uint64_t pay_done = 0;  // payload bytes consumed
-        // Outgoing handshake answer.
-        std::array<std::uint8_t, 4> reply{};
+        // Outgoing handshake: our nonce, and the acceptor's challenge, then
+        // its answer, as they arrive.
+        security::Nonce nonce{};
+        std::array<std::uint8_t, 64> reply{};
         std::size_t reply_got = 0;
+        std::size_t reply_need = 0;
     };
 
+    // An accepted connection still in its handshake: Hello read, then (once
+    // challenged) the connector's proof.
     struct Incoming {
         int fd = -1;
         std::string from;  // printable remote address, for the log
-        std::vector<std::uint8_t> hello;
+        std::chrono::steady_clock::time_point since;
+        std::vector<std::uint8_t> got;
+        bool challenged = false;
+        std::uint32_t from_rank = 0;
+        security::Nonce connector_nonce{};
+        security::Nonce acceptor_nonce{};
     };
 
     bool listen_open(std::string& error);
@@ -107,7 +130,13 @@ private:
     void on_connected(int peer);
     void on_reply(int peer);
     void on_incoming(int fd);
+    // A complete Hello: answer it with a challenge; false to drop.
+    bool challenge_incoming(Incoming& in, const char*& why);
     void decide_incoming(Incoming& in);
+    void incoming_drop(int fd, const char* why);
+    // Drops accepted connections that have not finished the handshake in
+    // time, so silent strangers cannot pile up.
+    void incoming_expire();
     void read_peer(int peer, adi::Upcalls& up);
     void parse_staged(int peer, adi::Upcalls& up);
     // Payload bytes that belong in the current landing went in: move to the

@@ -363,8 +363,8 @@ def program_not_found(ctx):
 def wrong_job_key(ctx):
     r = ctx.run(["-np", "2", *ctx.fake("@1:bad-key", "init", "finalize")])
     expect_code(r, 3)
-    expect_stderr(r, r"^mpirun: dropping a control connection: a Checkin \(claiming rank 1, pid \d+\) with the "
-                     r"wrong job key$")
+    expect_stderr(r, r"mpirun at STRATA_WIREUP did not prove this job's key \(STRATA_JOB_KEY\): the key was "
+                     r"altered, or what listens there is not this job's mpirun$")
     expect_stderr(r, r"^mpirun: rank 1 \(pid \d+\) exited with code 3; ending the job$")
     expect_nobody_left(ctx)
 

@@ -36,16 +36,42 @@ TEST_CASE("Checkin round trip", "[wireup]") {
     Checkin m;
     m.rank = 7;
     m.pid = 0xdeadbeef;
-    m.job_key = std::string(64, 'a');
+    for (std::size_t i = 0; i < m.proof.size(); ++i) m.proof[i] = static_cast<std::uint8_t>(i * 7);
     m.card = sample_card(7);
     auto d = decode_checkin(payload_of(encode(m), Type::checkin));
     REQUIRE(d);
     CHECK(d->rank == 7);
     CHECK(d->pid == 0xdeadbeef);
-    CHECK(d->job_key == m.job_key);
+    CHECK(d->proof == m.proof);
     CHECK(same(d->card, m.card));
     CHECK(d->card.address_of("tcp") == m.card.addresses[0].second);
     CHECK(d->card.address_of("ofi").empty());
+}
+
+TEST_CASE("Hello and Challenge round trip; nonces and proofs must be 32 bytes", "[wireup]") {
+    Hello h;
+    h.nonce[0] = 1;
+    h.nonce[31] = 2;
+    auto dh = decode_hello(payload_of(encode(h), Type::hello));
+    REQUIRE(dh);
+    CHECK(dh->nonce == h.nonce);
+    Challenge c;
+    c.nonce[5] = 9;
+    c.proof[30] = 7;
+    auto dc = decode_challenge(payload_of(encode(c), Type::challenge));
+    REQUIRE(dc);
+    CHECK(dc->nonce == c.nonce);
+    CHECK(dc->proof == c.proof);
+
+    // A 31-byte nonce (length word 31, then 31 bytes) is refused.
+    std::vector<std::uint8_t> short_nonce = {31, 0, 0, 0};
+    short_nonce.resize(4 + 31, 0xaa);
+    CHECK_FALSE(decode_hello(short_nonce));
+    auto hp = payload_of(encode(h), Type::hello);
+    for (std::size_t n = 0; n < hp.size(); ++n) CHECK_FALSE(decode_hello({hp.begin(), hp.begin() + static_cast<long>(n)}));
+    auto cp = payload_of(encode(c), Type::challenge);
+    for (std::size_t n = 0; n < cp.size(); ++n)
+        CHECK_FALSE(decode_challenge({cp.begin(), cp.begin() + static_cast<long>(n)}));
 }
 
 TEST_CASE("Release round trip, including an empty one", "[wireup]") {
@@ -82,7 +108,6 @@ TEST_CASE("empty frames carry only a header", "[wireup]") {
 TEST_CASE("every truncation of a payload is rejected", "[wireup]") {
     Checkin c;
     c.rank = 1;
-    c.job_key = "key";
     c.card = sample_card(1);
     const auto cp = payload_of(encode(c), Type::checkin);
     Release r;
@@ -119,9 +144,9 @@ TEST_CASE("lengths and counts larger than the payload are rejected", "[wireup]")
     // Checkin whose card claims a huge address list.
     Checkin c;
     auto p = payload_of(encode(c), Type::checkin);
-    // rank, pid, key "", hostname "", then the address count.
-    REQUIRE(p.size() == 4 + 4 + 4 + 4 + 4 + 4);
-    p[16] = 0xff;
-    p[17] = 0xff;
+    // rank, pid, the 32-byte proof, hostname "", then the address count.
+    REQUIRE(p.size() == 4 + 4 + (4 + 32) + 4 + 4 + 4);
+    p[48] = 0xff;
+    p[49] = 0xff;
     CHECK_FALSE(decode_checkin(p));
 }

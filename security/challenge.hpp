@@ -1,0 +1,47 @@
+// Challenge-response on the per-job key.
+//
+// Every connection inside a job (a rank checking in with mpirun, one rank
+// linking to another over TCP) proves both ends know the job key without
+// the key travelling: the connecting side sends a fresh nonce, the accepting
+// side answers with its own nonce and a proof, and the connecting side
+// answers with its proof. A proof is HMAC-SHA256 under the key of
+//
+//     role || 0x00 || connector nonce || acceptor nonce || le32(a) || le32(b)
+//
+// where the role names which side made it (so a proof cannot be reflected
+// back as the other side's) and a, b bind what the connection claims (the
+// two ranks of a link; the rank and pid of a Checkin). The acceptor's nonce
+// is new for every connection, so a recorded handshake replayed later fails.
+// docs/SECURITY.md gives the threat model.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace strata::security {
+
+inline constexpr std::size_t kNonceBytes = 32;
+inline constexpr std::size_t kProofBytes = 32;
+using Nonce = std::array<std::uint8_t, kNonceBytes>;
+using Proof = std::array<std::uint8_t, kProofBytes>;
+
+// Who made a proof. The names are part of the protocol.
+enum class ProofRole {
+    control_mpirun,  // mpirun answering a rank's Hello
+    control_rank,    // a rank's Checkin
+    link_acceptor,   // the rank that accepted a TCP link
+    link_connector,  // the rank that opened it
+};
+
+// Fills `out` from the OpenSSL CSPRNG; false if it is not seeded.
+bool nonce_fill(Nonce& out);
+
+Proof proof_make(const std::string& key, ProofRole role, const Nonce& connector, const Nonce& acceptor,
+                 std::uint32_t a, std::uint32_t b);
+
+// Constant-time comparison.
+bool proof_equal(const Proof& x, const Proof& y);
+
+}  // namespace strata::security

@@ -114,6 +114,7 @@ void GatekeeperAdapter::on_connected(const boost::system::error_code& ec) {
     // The gatekeeper must prove it is the host the contact names.
     stream_.set_verify_callback([this, check = asio::ssl::host_name_verification(contact_.host)](
                                     bool preverified, asio::ssl::verify_context& ctx) mutable {
+        preverified = security::tls_verify_step(preverified, ctx.native_handle());
         const bool ok = check(preverified, ctx);
         // The chain was fine but the name was not: say so, not "unspecified".
         if (preverified && !ok) host_mismatch_ = true;
@@ -166,8 +167,18 @@ std::string GatekeeperAdapter::handshake_failure(const boost::system::error_code
         return "TLS handshake with " + where() + " failed: its certificate does not name " + contact_.host;
     const std::string why = security::tls_verify_failure(stream_.native_handle());
     if (!why.empty()) return "TLS handshake with " + where() + " failed: its certificate was refused: " + why;
-    return "TLS handshake with " + where() + " failed: " + ec.message() +
-           " (does the site trust the CA that signed your certificate?)";
+    // The site's alert says what it thought of our certificate.
+    std::string hint = " (does the site trust the CA that signed your certificate?)";
+    if (ec.category() == asio::error::get_ssl_category()) {
+        switch (ERR_GET_REASON(static_cast<unsigned long>(ec.value()))) {
+            case SSL_R_SSLV3_ALERT_CERTIFICATE_REVOKED:
+                hint = " (your certificate is on its CA's revocation list; ask the CA for a new one)";
+                break;
+            case SSL_R_SSLV3_ALERT_CERTIFICATE_EXPIRED: hint = " (your certificate has expired)"; break;
+            default: break;
+        }
+    }
+    return "TLS handshake with " + where() + " failed: " + ec.message() + hint;
 }
 
 std::string GatekeeperAdapter::stage_prepare(std::vector<gram::StagedFile>& files) {

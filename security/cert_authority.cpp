@@ -2,10 +2,13 @@
 
 #include <openssl/err.h>
 #include <openssl/objects.h>
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
 
 #include <arpa/inet.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <vector>
 
 namespace strata::security {
@@ -235,6 +238,124 @@ Result<Issued> cert_issue(const CertAuthority& ca, const IssueOptions& opts) {
     if (!cert.ok()) return fail(cert.error);
     made.subject = name_to_globus(subject.get());
     return {std::move(made), {}};
+}
+
+namespace {
+
+struct CrlFree {
+    void operator()(X509_CRL* c) const { X509_CRL_free(c); }
+};
+using CrlPtr = std::unique_ptr<X509_CRL, CrlFree>;
+
+Result<CrlPtr> crl_load_pem(const fs::path& file) {
+    Result<std::string> text = file_read(file, "revocation list");
+    if (!text.ok()) return {{}, text.error};
+    BIO* bio = BIO_new_mem_buf(text.value.data(), static_cast<int>(text.value.size()));
+    CrlPtr crl(PEM_read_bio_X509_CRL(bio, nullptr, nullptr, nullptr));
+    BIO_free(bio);
+    if (!crl) return {{}, "cannot read the revocation list " + file.string() + ": " + openssl_error_take()};
+    return {std::move(crl), {}};
+}
+
+Result<std::string> crl_to_pem(X509_CRL* crl) {
+    BIO* bio = BIO_new(BIO_s_mem());
+    if (bio == nullptr || PEM_write_bio_X509_CRL(bio, crl) != 1) {
+        BIO_free(bio);
+        return {{}, "cannot encode the revocation list: " + openssl_error_take()};
+    }
+    std::string out = bio_text(bio);
+    BIO_free(bio);
+    return {std::move(out), {}};
+}
+
+std::string serial_hex(const ASN1_INTEGER* serial) {
+    BIGNUM* bn = ASN1_INTEGER_to_BN(serial, nullptr);
+    char* hex = bn != nullptr ? BN_bn2hex(bn) : nullptr;
+    std::string out = hex != nullptr ? hex : "?";
+    OPENSSL_free(hex);
+    BN_free(bn);
+    return out;
+}
+
+}  // namespace
+
+Result<Revocation> cert_revoke(const CertAuthority& ca, const RevokeOptions& opts) {
+    Result<X509Ptr> cert = cert_load_pem(opts.cert_file);
+    if (!cert.ok()) return {{}, cert.error};
+    X509* victim = cert.value.get();
+    if (X509_check_issued(ca.cert.get(), victim) != X509_V_OK ||
+        X509_verify(victim, X509_get0_pubkey(ca.cert.get())) != 1) {
+        ERR_clear_error();
+        return {{}, opts.cert_file.string() + " was not issued by the CA " +
+                        name_to_globus(X509_get_subject_name(ca.cert.get())) + "; only its issuer can revoke it"};
+    }
+    Revocation out;
+    out.subject = name_to_globus(X509_get_subject_name(victim));
+    out.serial = serial_hex(X509_get0_serialNumber(victim));
+    out.crl_file = opts.ca_dir / "crl.pem";
+
+    CrlPtr crl(X509_CRL_new());
+    if (!crl || X509_CRL_set_version(crl.get(), X509_CRL_VERSION_2) != 1 ||
+        X509_CRL_set_issuer_name(crl.get(), X509_get_subject_name(ca.cert.get())) != 1)
+        return {{}, "cannot make a revocation list: " + openssl_error_take()};
+    // Keep what the CA revoked before.
+    bool already = false;
+    std::error_code ec;
+    if (fs::exists(out.crl_file, ec)) {
+        Result<CrlPtr> old = crl_load_pem(out.crl_file);
+        if (!old.ok()) return {{}, old.error};
+        STACK_OF(X509_REVOKED)* entries = X509_CRL_get_REVOKED(old.value.get());
+        for (int i = 0; i < sk_X509_REVOKED_num(entries); ++i) {
+            X509_REVOKED* e = sk_X509_REVOKED_value(entries, i);
+            if (ASN1_INTEGER_cmp(X509_REVOKED_get0_serialNumber(e), X509_get0_serialNumber(victim)) == 0)
+                already = true;
+            X509_REVOKED* copy = X509_REVOKED_dup(e);
+            if (copy == nullptr || X509_CRL_add0_revoked(crl.get(), copy) != 1) {
+                X509_REVOKED_free(copy);
+                return {{}, "cannot copy the revocation list " + out.crl_file.string() + ": " + openssl_error_take()};
+            }
+        }
+    }
+    const std::time_t now = std::time(nullptr);
+    if (!already) {
+        X509_REVOKED* entry = X509_REVOKED_new();
+        ASN1_TIME* when = ASN1_TIME_set(nullptr, now);
+        // The setter copies the serial; its parameter is not const only by age.
+        auto* serial = const_cast<ASN1_INTEGER*>(X509_get0_serialNumber(victim));
+        const bool ok = entry != nullptr && when != nullptr && X509_REVOKED_set_serialNumber(entry, serial) == 1 &&
+                        X509_REVOKED_set_revocationDate(entry, when) == 1 && X509_CRL_add0_revoked(crl.get(), entry) == 1;
+        ASN1_TIME_free(when);
+        if (!ok) {
+            X509_REVOKED_free(entry);
+            return {{}, "cannot add to the revocation list: " + openssl_error_take()};
+        }
+    }
+    ASN1_TIME* last = ASN1_TIME_set(nullptr, now - 300);  // clock skew, as for certificates
+    ASN1_TIME* next = ASN1_TIME_set(
+        nullptr, now + static_cast<std::time_t>(std::chrono::seconds(opts.next_update).count()));
+    const bool timed = last != nullptr && next != nullptr && X509_CRL_set1_lastUpdate(crl.get(), last) == 1 &&
+                       X509_CRL_set1_nextUpdate(crl.get(), next) == 1;
+    ASN1_TIME_free(last);
+    ASN1_TIME_free(next);
+    if (!timed || X509_CRL_sort(crl.get()) != 1 || X509_CRL_sign(crl.get(), ca.key.get(), EVP_sha256()) == 0)
+        return {{}, "cannot sign the revocation list: " + openssl_error_take()};
+    out.revoked_count = static_cast<std::size_t>(sk_X509_REVOKED_num(X509_CRL_get_REVOKED(crl.get())));
+    Result<std::string> pem = crl_to_pem(crl.get());
+    if (!pem.ok()) return {{}, pem.error};
+
+    // <hash>.rN: the first N that is free or already holds this CA's list.
+    const std::string hash = cert_subject_hash(ca.cert.get());
+    for (int n = 0;; ++n) {
+        out.installed = opts.cert_dir / (hash + ".r" + std::to_string(n));
+        if (!fs::exists(out.installed, ec)) break;
+        Result<CrlPtr> there = crl_load_pem(out.installed);
+        if (there.ok() &&
+            X509_NAME_cmp(X509_CRL_get_issuer(there.value.get()), X509_get_subject_name(ca.cert.get())) == 0)
+            break;
+    }
+    std::vector<FileContent> files{{out.crl_file, pem.value, kCertMode}, {out.installed, pem.value, kCertMode}};
+    if (Status s = files_write_atomic(files, true); !s.ok()) return {{}, s.error};
+    return {std::move(out), {}};
 }
 
 }  // namespace strata::security

@@ -71,4 +71,26 @@ struct Issued {
 // subjectAltName carries DNS:<name>, plus IP:<name> for an address.
 Result<Issued> cert_issue(const CertAuthority& ca, const IssueOptions& opts);
 
+struct RevokeOptions {
+    std::filesystem::path ca_dir;     // holds crl.pem, the CA's list
+    std::filesystem::path cert_dir;   // trusted CA directory: receives <hash>.rN
+    std::filesystem::path cert_file;  // the certificate to revoke
+    std::chrono::days next_update{30};
+};
+
+struct Revocation {
+    std::filesystem::path crl_file;   // <ca_dir>/crl.pem
+    std::filesystem::path installed;  // <cert_dir>/<hash>.rN
+    std::string subject;              // Globus form, of the revoked certificate
+    std::string serial;               // hex
+    std::size_t revoked_count = 0;    // entries in the new list
+};
+
+// Adds the certificate's serial to the CA's revocation list (a v2 CRL, signed
+// SHA-256, next update after next_update) and installs the list where
+// X509_LOOKUP_hash_dir finds it, so TLS peers that load the directory refuse
+// the certificate. Refuses a certificate the CA did not issue. Revoking a
+// certificate twice re-signs the list without a second entry.
+Result<Revocation> cert_revoke(const CertAuthority& ca, const RevokeOptions& opts);
+
 }  // namespace strata::security

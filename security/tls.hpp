@@ -1,6 +1,11 @@
 // TLS for the gatekeeper protocol: both sides present a certificate, and each
 // accepts only a peer whose chain ends at a CA in the trusted-CA directory
 // (the X509_CERT_DIR layout strata-ca writes). TLS 1.2 is the minimum.
+// Revocation lists in that directory (<hash>.rN, as `strata-ca revoke` and
+// `openssl rehash` name them) are honoured for every certificate of the
+// chain: a revoked certificate is refused, and so is one whose CA's list has
+// expired or is not validly signed. A CA that publishes no list there is
+// accepted without one (as Globus does).
 //
 // Where credentials are found, as Globus tools look for them:
 //   user certificate  $X509_USER_CERT, else ~/.strata/usercert.pem
@@ -35,6 +40,11 @@ Result<TlsCredential> user_credential_find();
 // key can be read by anyone but its owner (with the chmod that fixes it), or
 // the key does not belong to the certificate.
 Result<std::shared_ptr<boost::asio::ssl::context>> tls_context_make(TlsRole role, const TlsCredential& cred);
+
+// Every verification callback runs this first (a TLS stream that sets its
+// own callback, e.g. for host names, calls it before its own check): it
+// forgives only "no revocation list for this CA".
+bool tls_verify_step(bool preverified, X509_STORE_CTX* ctx);
 
 // The verified peer's end-entity subject in the Globus form
 // ("/O=Strata Grid/OU=Users/CN=Jane Doe"), or empty when there is none.

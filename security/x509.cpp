@@ -49,19 +49,6 @@ struct TempFile {
 
 std::string errno_text(int err) { return std::strerror(err); }
 
-std::string bio_text(BIO* bio) {
-    char* data = nullptr;
-    long len = BIO_get_mem_data(bio, &data);
-    return std::string(data, static_cast<size_t>(len));
-}
-
-Result<std::string> file_read(const fs::path& file, std::string_view what) {
-    std::string error;
-    std::optional<std::string> text = base::file_read(file.string(), std::string(what), error);
-    if (!text) return {{}, error + "; check the path and its permissions"};
-    return {std::move(*text), {}};
-}
-
 Status extension_add(X509* cert, X509V3_CTX* ctx, int nid, const std::string& value) {
     X509ExtPtr ext(X509V3_EXT_conf_nid(nullptr, ctx, nid, value.c_str()));
     if (!ext) {
@@ -95,6 +82,19 @@ bool file_holds_cert(const fs::path& file, X509* cert) {
 }
 
 }  // namespace
+
+std::string bio_text(BIO* bio) {
+    char* data = nullptr;
+    long len = BIO_get_mem_data(bio, &data);
+    return std::string(data, static_cast<size_t>(len));
+}
+
+Result<std::string> file_read(const fs::path& file, std::string_view what) {
+    std::string error;
+    std::optional<std::string> text = base::file_read(file.string(), std::string(what), error);
+    if (!text) return {{}, error + "; check the path and its permissions"};
+    return {std::move(*text), {}};
+}
 
 std::string openssl_error_take() {
     unsigned long code = ERR_get_error();

@@ -56,6 +56,12 @@ struct Result {
 // or "unknown OpenSSL error".
 std::string openssl_error_take();
 
+// The contents of a memory BIO.
+std::string bio_text(BIO* bio);
+
+// A whole file; the error names `what` and the path.
+Result<std::string> file_read(const std::filesystem::path& file, std::string_view what);
+
 // A new EC P-256 key pair.
 Result<PkeyPtr> key_create();
 

@@ -4,6 +4,7 @@
 //   strata-ca host --name HOST [--out DIR] [--ca DIR] [--days N] [--force]
 //   strata-ca user --name NAME [--out DIR] [--ca DIR] [--ou OU] [--days N] [--force]
 //   strata-ca show FILE
+//   strata-ca revoke FILE [--ca DIR] [--certdir DIR] [--days N]
 //
 // The work is done by security/cert_authority.hpp; this file reads options,
 // picks the default paths and prints what happened.
@@ -52,6 +53,10 @@ constexpr const char* kUsage =
     "      grid-mapfile line to add\n"
     "  show FILE\n"
     "      subject, issuer and validity of a PEM certificate, and its grid-mapfile DN\n"
+    "  revoke FILE [--ca DIR] [--certdir DIR] [--days N]\n"
+    "      adds the certificate in FILE to the revocation list of the CA in --ca (DIR/crl.pem,\n"
+    "      next update in N days, default 30) and installs the list in --certdir as\n"
+    "      <hash>.r0, where TLS peers that trust the CA find it\n"
     "\n"
     "Certificates are valid for N days (default 365 for hosts and users). Existing files\n"
     "are never replaced without --force.\n";
@@ -247,6 +252,33 @@ int command_show(const std::vector<std::string>& args) {
     return 0;
 }
 
+int command_revoke(const std::vector<std::string>& args, const fs::path& home) {
+    std::string error;
+    auto opts = options_parse(args, {"ca", "certdir", "days"}, {}, error);
+    if (!opts) return usage_error(error);
+    if (opts->positional.size() != 1)
+        return usage_error("revoke takes one certificate file: strata-ca revoke FILE [--ca DIR] [--certdir DIR]");
+    auto days = days_parse(*opts, 30, error);
+    if (!days) return usage_error(error);
+    sec::RevokeOptions revoke;
+    revoke.ca_dir = path_or(*opts, "ca", home / ".strata" / "ca");
+    const char* env_dir = std::getenv("X509_CERT_DIR");
+    revoke.cert_dir = path_or(*opts, "certdir",
+                              env_dir && *env_dir ? fs::path(env_dir) : home / ".strata" / "certificates");
+    revoke.cert_file = opts->positional[0];
+    revoke.next_update = *days;
+    sec::Result<sec::CertAuthority> ca = sec::ca_load(revoke.ca_dir);
+    if (!ca.ok()) return failure(ca.error);
+    sec::Result<sec::Revocation> done = sec::cert_revoke(ca.value, revoke);
+    if (!done.ok()) return failure(done.error);
+    std::cout << "revoked:      " << done.value.subject << " (serial " << done.value.serial << ")\n"
+              << "list:         " << done.value.crl_file.string() << " (" << done.value.revoked_count
+              << " revoked, next update in " << revoke.next_update.count() << " days)\n"
+              << "installed as: " << done.value.installed.string() << "\n"
+              << "Copy it into the trusted-CA directory of every site that trusts this CA.\n";
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -264,5 +296,6 @@ int main(int argc, char** argv) {
     if (command == "create-ca") return command_create_ca(args, *home);
     if (command == "host") return command_issue(sec::CertKind::host, args, *home);
     if (command == "user") return command_issue(sec::CertKind::user, args, *home);
-    return usage_error("unknown command \"" + command + "\"; the commands are create-ca, host, user, show");
+    if (command == "revoke") return command_revoke(args, *home);
+    return usage_error("unknown command \"" + command + "\"; the commands are create-ca, host, user, show, revoke");
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# strata-ca end to end: create-ca -> host -> user -> show, in a scratch HOME,
+# strata-ca end to end: create-ca -> host -> user -> show -> revoke, in a scratch HOME,
 # plus the refusals (existing files, missing CA, bad options).
 # Usage: test_strata_ca.sh STRATA_CA
 set -u
@@ -94,6 +94,25 @@ if command -v openssl >/dev/null 2>&1; then
     check "openssl verify, second CA" openssl verify -CApath "$scratch/trusted" "$scratch/joe/usercert.pem"
     refuse "openssl rejects a cert from the other CA" "error" \
         openssl verify -CApath "$strata/certificates" "$scratch/joe/usercert.pem"
+fi
+
+# Revocation: the list names the serial, is installed beside the CA, and
+# OpenSSL's own CRL check then refuses the certificate and only it.
+check "revoke the user" "$ca" revoke "$strata/usercert.pem"
+has "revoke names the subject" "^revoked: *\/O=Strata Grid\/OU=Users\/CN=Jane Doe (serial [0-9A-F]*)\$"
+has "revoke counts one entry" "(1 revoked, next update in 30 days)"
+ls "$strata/certificates" | grep -qE '^[0-9a-f]{8}\.r0$' && pass "list installed as <hash>.r0" \
+    || fail "list installed as <hash>.r0"
+check "revoke it again" "$ca" revoke "$strata/usercert.pem" --days 7
+has "no second entry" "(1 revoked, next update in 7 days)"
+refuse "revoke a certificate of another CA" "was not issued by the CA /O=Strata Grid/CN=Strata CA" \
+    "$ca" revoke "$scratch/joe/usercert.pem"
+refuse "revoke without a file" "revoke takes one certificate file" "$ca" revoke
+if command -v openssl >/dev/null 2>&1; then
+    refuse "openssl -crl_check refuses the revoked user" "certificate revoked" \
+        openssl verify -crl_check -CApath "$strata/certificates" "$strata/usercert.pem"
+    check "openssl -crl_check accepts the host" openssl verify -crl_check -CApath "$strata/certificates" \
+        "$hostdir/hostcert.pem"
 else
     echo "# skipped the openssl verify checks: no openssl on PATH"
 fi

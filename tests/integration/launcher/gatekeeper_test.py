@@ -570,6 +570,44 @@ def unknown_ca(grid):
     expect_nobody_left(ctx)
 
 
+def revoked(grid):
+    """Certificates on the CA's revocation list: a user's is refused by the gatekeeper,
+    a gatekeeper's by mpirun; a certificate not on the list still works."""
+    ctx = grid.ctx
+    eve_home = os.path.join(ctx.tmp, "eve-home")
+    os.mkdir(eve_home)
+    shutil.copytree(grid.certdir, os.path.join(eve_home, ".strata", "certificates"))
+    eve_dir = os.path.join(eve_home, ".strata")
+    grid.ca("user", "--name", "Eve Revoked", "--out", eve_dir)
+    eve_dn = "/O=Strata Grid/OU=Users/CN=Eve Revoked"
+    # Eve is in the grid-mapfile: only the revocation can stop her.
+    a = grid.start("siteA", gridmap=f'"{USER_DN}" {grid.account}\n"{eve_dn}" {grid.account}\n')
+    grid.ca("revoke", os.path.join(eve_dir, "usercert.pem"))
+    check(any(n.endswith(".r0") for n in os.listdir(grid.certdir)), "strata-ca revoke installs <hash>.r0")
+    job = grid.job("job.yaml", [(a.contact, 2)], fake_args(ctx, "touch:" + os.path.join(grid.shared, "started")))
+    r = grid.run(["-jobfile", job], home=eve_home)
+    expect_code(r, 1)
+    expect_stderr(r, rf"^mpirun: subjob 0 \(site localhost, contact localhost:{a.port}/jobmanager-fork\) failed: TLS "
+                     rf"handshake with gatekeeper localhost:{a.port} failed: .*certificate revoked \(your certificate is on "
+                     r"its CA's revocation list; ask the CA for a new one\); ending the job$")
+    a.expect_log(r"refused: TLS handshake failed: certificate refused: certificate revoked$")
+    check(not os.listdir(grid.shared), "nothing started", r)
+    expect_nobody_left(ctx)
+    # With the list in place, a certificate that is not on it still works.
+    ok = grid.job("ok.yaml", [(a.contact, 2)], fake_args(ctx, "init", "print:ok {rank}", "finalize"))
+    r = grid.run(["-jobfile", ok])
+    expect_code(r, 0)
+    check(sorted(l for l in r.stdout.splitlines() if l.startswith("ok")) == ["ok 0", "ok 1"], "both ranks ran", r)
+    # The gatekeeper's own certificate revoked: mpirun refuses the site.
+    grid.ca("revoke", os.path.join(grid.home, ".strata", "hosts", "localhost", "hostcert.pem"))
+    r = grid.run(["-jobfile", job])
+    expect_code(r, 1)
+    expect_stderr(r, rf"failed: TLS handshake with gatekeeper localhost:{a.port} failed: its certificate was refused: "
+                     r"certificate revoked; ending the job$")
+    check(not os.listdir(grid.shared), "nothing started", r)
+    expect_nobody_left(ctx)
+
+
 def unmapped_user(grid):
     ctx = grid.ctx
     a = grid.start("siteA", gridmap='"/O=Strata Grid/OU=Users/CN=Someone Else" someone\n')
@@ -695,7 +733,7 @@ def mpirun_killed(grid):
 
 
 SCENARIOS = {f.__name__: f for f in [
-    two_sites, stdin_to_remote_rank0, staging, netns_three_sites, slurm_subjob, hostile_clients, gatekeeper_down,
+    two_sites, stdin_to_remote_rank0, staging, netns_three_sites, slurm_subjob, hostile_clients, revoked, gatekeeper_down,
     unknown_ca, unmapped_user, account_rules, job_limit, missing_executable, rank_crash, interrupt, mpirun_killed,
 ]}
 

@@ -5,6 +5,7 @@
 #include "launcher/gram.hpp"
 #include "launcher/slurm_adapter.hpp"
 #include "security/digest.hpp"
+#include "security/proxy.hpp"
 #include "security/tls.hpp"
 
 #include <boost/asio/posix/stream_descriptor.hpp>
@@ -107,7 +108,11 @@ public:
                 return;
             }
             subject_ = security::tls_peer_subject(stream_.native_handle());
-            log("authenticated " + quoted(subject_));
+            int proxies = 0;
+            proxy_refusal_ = security::proxy_chain_refusal(security::tls_peer_chain(stream_.native_handle()), proxies);
+            log("authenticated " + quoted(subject_) +
+                (proxies == 0 ? "" : " through a chain of " + std::to_string(proxies) + " prox" +
+                                         (proxies == 1 ? "y" : "ies")));
             read_more();
         });
     }
@@ -226,6 +231,7 @@ private:
     void submit(const gram::Submit& m) {
         submitted_ = true;
         timer_.cancel();
+        if (!proxy_refusal_.empty()) return refuse("not authorized: " + proxy_refusal_);
         const GridMap& map = gk_.gridmap();
         const std::vector<std::string>* accounts = map.accounts(subject_);
         if (accounts == nullptr) return refuse("not authorized: " + quoted(subject_) + " is not in this site's grid-mapfile");
@@ -469,6 +475,7 @@ private:
     std::uint64_t id_;
     std::string peer_;
     std::string subject_;
+    std::string proxy_refusal_;  // set when the client's proxy chain may not start jobs
     asio::ssl::stream<tcp::socket> stream_;
     asio::steady_timer timer_;
     codec::FrameSplitter reader_;

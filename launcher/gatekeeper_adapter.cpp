@@ -171,11 +171,15 @@ std::string GatekeeperAdapter::handshake_failure(const boost::system::error_code
     std::string hint = " (does the site trust the CA that signed your certificate?)";
     if (ec.category() == asio::error::get_ssl_category()) {
         switch (ERR_GET_REASON(static_cast<unsigned long>(ec.value()))) {
+            case SSL_R_TLSV1_ALERT_UNKNOWN_CA: break;
             case SSL_R_SSLV3_ALERT_CERTIFICATE_REVOKED:
                 hint = " (your certificate is on its CA's revocation list; ask the CA for a new one)";
                 break;
-            case SSL_R_SSLV3_ALERT_CERTIFICATE_EXPIRED: hint = " (your certificate has expired)"; break;
-            default: break;
+            case SSL_R_SSLV3_ALERT_CERTIFICATE_EXPIRED: hint = " (your certificate or proxy has expired)"; break;
+            case SSL_R_TLSV1_ALERT_DECRYPT_ERROR:
+                hint = " (a signature in your certificate chain does not verify: it is damaged or forged)";
+                break;
+            default: hint = " (the site refused your credential; its gatekeeper log says why)"; break;
         }
     }
     return "TLS handshake with " + where() + " failed: " + ec.message() + hint;

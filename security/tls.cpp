@@ -1,5 +1,7 @@
 #include "security/tls.hpp"
 
+#include "security/proxy.hpp"
+
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -29,9 +31,22 @@ Result<TlsCredential> user_credential_find() {
             out.error = std::string("cannot find the user credential: set ") + var + " or HOME";
         }
     };
+    pick("X509_CERT_DIR", ".strata/certificates", out.value.ca_dir);
+    const char* named = std::getenv("X509_USER_PROXY");
+    const fs::path proxy = proxy_default_path();
+    std::error_code ec;
+    if (fs::exists(proxy, ec)) {
+        out.value.cert = out.value.key = proxy;
+        out.value.proxy = true;
+        return out;
+    }
+    if (named != nullptr && *named != '\0') {
+        out.error = "X509_USER_PROXY names " + proxy.string() +
+                    ", which does not exist; make a proxy there with strata-proxy-init, or unset X509_USER_PROXY";
+        return out;
+    }
     pick("X509_USER_CERT", ".strata/usercert.pem", out.value.cert);
     pick("X509_USER_KEY", ".strata/userkey.pem", out.value.key);
-    pick("X509_CERT_DIR", ".strata/certificates", out.value.ca_dir);
     return out;
 }
 
@@ -49,13 +64,8 @@ Result<std::shared_ptr<ssl::context>> tls_context_make(TlsRole role, const TlsCr
             return out;
         }
     }
-    // As Globus: a private key others can read is no longer private.
-    struct stat st;
-    if (::stat(cred.key.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
-        char mode[8];
-        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-        out.error = "the private key " + cred.key.string() + " can be read by others (mode " + mode +
-                    "); make it private with: chmod 600 " + cred.key.string();
+    if (Status s = private_file_check(cred.key, cred.proxy ? "proxy" : "private key"); !s.ok()) {
+        out.error = s.error;
         return out;
     }
     ERR_clear_error();
@@ -73,6 +83,13 @@ Result<std::shared_ptr<ssl::context>> tls_context_make(TlsRole role, const TlsCr
         }
         return out;
     }
+    if (X509* leaf = SSL_CTX_get0_certificate(native);
+        leaf != nullptr && X509_cmp_current_time(X509_get0_notAfter(leaf)) < 0) {
+        out.error = std::string(cred.proxy ? "the proxy " : "the certificate ") + cred.cert.string() + " expired on " +
+                    asn1_time_text(X509_get0_notAfter(leaf)) +
+                    (cred.proxy ? "; make a new one with strata-proxy-init" : "");
+        return out;
+    }
     std::error_code ec;
     if (!fs::is_directory(cred.ca_dir, ec)) {
         out.error = "the trusted-CA directory " + cred.ca_dir.string() +
@@ -83,7 +100,8 @@ Result<std::shared_ptr<ssl::context>> tls_context_make(TlsRole role, const TlsCr
         out.error = "cannot use the trusted-CA directory " + cred.ca_dir.string() + ": " + openssl_error_take();
         return out;
     }
-    X509_STORE_set_flags(SSL_CTX_get_cert_store(native), X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
+    X509_STORE_set_flags(SSL_CTX_get_cert_store(native),
+                         X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL | X509_V_FLAG_ALLOW_PROXY_CERTS);
     // Both sides insist on a certificate from the other.
     SSL_CTX_set_verify(native, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT,
                        [](int preverified, X509_STORE_CTX* store) {
@@ -102,9 +120,16 @@ bool tls_verify_step(bool preverified, X509_STORE_CTX* ctx) {
 }
 
 std::string tls_peer_subject(SSL* ssl) {
-    X509* peer = SSL_get0_peer_certificate(ssl);
-    if (peer == nullptr || SSL_get_verify_result(ssl) != X509_V_OK) return {};
-    return name_to_globus(X509_get_subject_name(peer));
+    if (SSL_get0_peer_certificate(ssl) == nullptr || SSL_get_verify_result(ssl) != X509_V_OK) return {};
+    X509* identity = chain_identity(tls_peer_chain(ssl));
+    return identity != nullptr ? name_to_globus(X509_get_subject_name(identity)) : std::string();
+}
+
+std::vector<X509*> tls_peer_chain(SSL* ssl) {
+    std::vector<X509*> out;
+    STACK_OF(X509)* chain = SSL_get0_verified_chain(ssl);
+    for (int i = 0; chain != nullptr && i < sk_X509_num(chain); ++i) out.push_back(sk_X509_value(chain, i));
+    return out;
 }
 
 std::string tls_verify_failure(SSL* ssl) {

@@ -8,6 +8,8 @@
 // accepted without one (as Globus does).
 //
 // Where credentials are found, as Globus tools look for them:
+//   a proxy           $X509_USER_PROXY, else /tmp/x509up_u<uid> if it exists
+//                     (security/proxy.hpp; strata-proxy-init makes one)
 //   user certificate  $X509_USER_CERT, else ~/.strata/usercert.pem
 //   user key          $X509_USER_KEY,  else ~/.strata/userkey.pem
 //   trusted CAs       $X509_CERT_DIR,  else ~/.strata/certificates
@@ -20,6 +22,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace strata::security {
 
@@ -29,16 +32,20 @@ struct TlsCredential {
     std::filesystem::path cert;
     std::filesystem::path key;
     std::filesystem::path ca_dir;
+    bool proxy = false;  // cert and key are one proxy file
 };
 
-// The user's credential from the environment and defaults above; `error` when
-// no home directory is known and a variable is unset.
+// The user's credential from the environment and defaults above: the proxy
+// when there is one, else the certificate and key. `error` when
+// X509_USER_PROXY names a missing file, or no home directory is known and a
+// variable is unset.
 Result<TlsCredential> user_credential_find();
 
 // A context that presents `cred.cert`/`cred.key` and verifies the peer
 // against `cred.ca_dir`. Fails, naming the file, when one cannot be read, the
-// key can be read by anyone but its owner (with the chmod that fixes it), or
-// the key does not belong to the certificate.
+// key can be read by anyone but its owner (with the chmod that fixes it), the
+// key does not belong to the certificate, or the certificate has expired.
+// Proxy certificates are accepted in the peer's chain (RFC 3820 rules).
 Result<std::shared_ptr<boost::asio::ssl::context>> tls_context_make(TlsRole role, const TlsCredential& cred);
 
 // Every verification callback runs this first (a TLS stream that sets its
@@ -47,8 +54,12 @@ Result<std::shared_ptr<boost::asio::ssl::context>> tls_context_make(TlsRole role
 bool tls_verify_step(bool preverified, X509_STORE_CTX* ctx);
 
 // The verified peer's end-entity subject in the Globus form
-// ("/O=Strata Grid/OU=Users/CN=Jane Doe"), or empty when there is none.
+// ("/O=Strata Grid/OU=Users/CN=Jane Doe"): for a proxy chain, the identity
+// the proxies act for. Empty when there is none.
 std::string tls_peer_subject(SSL* ssl);
+
+// The verified peer chain, leaf first (owned by the connection).
+std::vector<X509*> tls_peer_chain(SSL* ssl);
 
 // Why the peer's certificate was refused (X509 verification result), for
 // messages; empty when it was accepted or never checked.

@@ -18,6 +18,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <optional>
 
 namespace strata::security {
@@ -49,6 +50,17 @@ struct TempFile {
 
 std::string errno_text(int err) { return std::strerror(err); }
 
+
+// Serial numbers: 16 random bytes with the top bit cleared (DER INTEGERs are
+// signed and RFC 5280 wants them positive) and never zero.
+
+bool file_holds_cert(const fs::path& file, X509* cert) {
+    Result<X509Ptr> other = cert_load_pem(file);
+    return other.ok() && X509_cmp(other.value.get(), cert) == 0;
+}
+
+}  // namespace
+
 Status extension_add(X509* cert, X509V3_CTX* ctx, int nid, const std::string& value) {
     X509ExtPtr ext(X509V3_EXT_conf_nid(nullptr, ctx, nid, value.c_str()));
     if (!ext) {
@@ -59,8 +71,6 @@ Status extension_add(X509* cert, X509V3_CTX* ctx, int nid, const std::string& va
     return {};
 }
 
-// Serial numbers: 16 random bytes with the top bit cleared (DER INTEGERs are
-// signed and RFC 5280 wants them positive) and never zero.
 Status serial_set_random(X509* cert) {
     std::array<unsigned char, 16> bytes{};
     do {
@@ -76,17 +86,27 @@ Status serial_set_random(X509* cert) {
     return {};
 }
 
-bool file_holds_cert(const fs::path& file, X509* cert) {
-    Result<X509Ptr> other = cert_load_pem(file);
-    return other.ok() && X509_cmp(other.value.get(), cert) == 0;
-}
-
-}  // namespace
-
 std::string bio_text(BIO* bio) {
     char* data = nullptr;
     long len = BIO_get_mem_data(bio, &data);
     return std::string(data, static_cast<size_t>(len));
+}
+
+std::string asn1_time_text(const ASN1_TIME* t) {
+    std::tm tm{};
+    if (ASN1_TIME_to_tm(t, &tm) != 1) return "(unreadable time)";
+    char text[64];
+    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    return text;
+}
+
+Status private_file_check(const fs::path& file, std::string_view what) {
+    struct stat st;
+    if (::stat(file.c_str(), &st) != 0 || (st.st_mode & 077) == 0) return {};
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return {"the " + std::string(what) + " " + file.string() + " can be read by others (mode " + mode +
+            "); make it private with: chmod 600 " + file.string()};
 }
 
 Result<std::string> file_read(const fs::path& file, std::string_view what) {

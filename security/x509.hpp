@@ -15,6 +15,7 @@
 
 #include <openssl/evp.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include <chrono>
 #include <filesystem>
@@ -61,6 +62,20 @@ std::string bio_text(BIO* bio);
 
 // A whole file; the error names `what` and the path.
 Result<std::string> file_read(const std::filesystem::path& file, std::string_view what);
+
+// As Globus: a private key (or a proxy, which holds one) that the group or
+// others can read is no longer private. Fails with the chmod that fixes it.
+Status private_file_check(const std::filesystem::path& file, std::string_view what);
+
+// "2026-11-24 16:02:11 UTC".
+std::string asn1_time_text(const ASN1_TIME* t);
+
+// A random positive 127-bit serial number.
+Status serial_set_random(X509* cert);
+
+// Adds an extension given in OpenSSL's configuration syntax
+// ("critical,digitalSignature").
+Status extension_add(X509* cert, X509V3_CTX* ctx, int nid, const std::string& value);
 
 // A new EC P-256 key pair.
 Result<PkeyPtr> key_create();

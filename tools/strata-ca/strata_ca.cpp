@@ -83,14 +83,6 @@ std::string local_user() {
     return "LOCAL_USER";
 }
 
-std::string time_text(const ASN1_TIME* t) {
-    std::tm tm{};
-    if (ASN1_TIME_to_tm(t, &tm) != 1) return "(unreadable time)";
-    char text[64];
-    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    return text;
-}
-
 // Options of one command: "--key value" or "--key=value"; flags take no value.
 struct Options {
     std::map<std::string, std::string> values;
@@ -243,8 +235,8 @@ int command_show(const std::vector<std::string>& args) {
     std::string subject = sec::name_to_globus(X509_get_subject_name(c));
     std::cout << "subject:     " << subject << "\n"
               << "issuer:      " << sec::name_to_globus(X509_get_issuer_name(c)) << "\n"
-              << "not before:  " << time_text(X509_get0_notBefore(c)) << "\n"
-              << "not after:   " << time_text(X509_get0_notAfter(c));
+              << "not before:  " << sec::asn1_time_text(X509_get0_notBefore(c)) << "\n"
+              << "not after:   " << sec::asn1_time_text(X509_get0_notAfter(c));
     if (X509_cmp_current_time(X509_get0_notAfter(c)) < 0) std::cout << "  (EXPIRED)";
     std::cout << "\n";
     if (X509_check_ca(c) != 0) std::cout << "CA:          yes\n";

@@ -150,7 +150,8 @@ class Grid:
         return target
 
     def env(self, home=None):
-        return {"HOME": home or self.home, "X509_USER_CERT": "", "X509_USER_KEY": "", "X509_CERT_DIR": ""}
+        return {"HOME": home or self.home, "X509_USER_CERT": "", "X509_USER_KEY": "", "X509_CERT_DIR": "",
+                "X509_USER_PROXY": ""}
 
     def ca(self, *args, home=None):
         env = dict(os.environ)

@@ -1,0 +1,219 @@
+#include "security/proxy.hpp"
+
+#include <openssl/bn.h>
+#include <openssl/err.h>
+#include <openssl/objects.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/x509v3.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace strata::security {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Globus' limited-proxy policy language.
+constexpr const char* kLimitedOid = "1.3.6.1.4.1.3536.1.1.1.9";
+
+const char* policy_language(ProxyPolicy p) {
+    switch (p) {
+        case ProxyPolicy::impersonation: return "id-ppl-inheritAll";
+        case ProxyPolicy::limited: return kLimitedOid;
+        case ProxyPolicy::independent: return "id-ppl-independent";
+        case ProxyPolicy::unknown: break;
+    }
+    return nullptr;
+}
+
+struct BioFree {
+    void operator()(BIO* b) const { BIO_free(b); }
+};
+using BioPtr = std::unique_ptr<BIO, BioFree>;
+
+}  // namespace
+
+Result<X509Ptr> proxy_create(const ProxyRequest& req, bool* capped) {
+    auto fail = [](std::string text) { return Result<X509Ptr>{{}, std::move(text)}; };
+    const char* language = policy_language(req.policy);
+    if (req.issuer == nullptr || req.issuer_key == nullptr || req.subject_key == nullptr || language == nullptr)
+        return fail("proxy_create: issuer, issuer key, subject key and a known policy are required");
+    if (X509_check_private_key(req.issuer, req.issuer_key) != 1) {
+        ERR_clear_error();
+        return fail("the private key does not belong to the certificate that is to sign the proxy");
+    }
+    X509Ptr cert(X509_new());
+    if (!cert || X509_set_version(cert.get(), X509_VERSION_3) != 1) return fail(openssl_error_take());
+    // The serial, in decimal, is the proxy's CN (RFC 3820 3.4 wants the name
+    // unique per issuer; 63 random bits are).
+    std::uint64_t serial = 0;
+    do {
+        if (RAND_bytes(reinterpret_cast<unsigned char*>(&serial), sizeof serial) != 1)
+            return fail("the random generator failed: " + openssl_error_take());
+        serial &= 0x7fffffffffffffffull;
+    } while (serial == 0);
+    const std::string cn = std::to_string(serial);
+    BIGNUM* bn = nullptr;
+    if (BN_dec2bn(&bn, cn.c_str()) == 0 || BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert.get())) == nullptr) {
+        BN_free(bn);
+        return fail(openssl_error_take());
+    }
+    BN_free(bn);
+    X509NamePtr subject(X509_NAME_dup(X509_get_subject_name(req.issuer)));
+    if (!subject ||
+        X509_NAME_add_entry_by_NID(subject.get(), NID_commonName, MBSTRING_ASC,
+                                   reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1, 0) != 1 ||
+        X509_set_subject_name(cert.get(), subject.get()) != 1 ||
+        X509_set_issuer_name(cert.get(), X509_get_subject_name(req.issuer)) != 1 ||
+        X509_set_pubkey(cert.get(), req.subject_key) != 1)
+        return fail(openssl_error_take());
+    const long start = static_cast<long>(req.start.count());
+    const long end = static_cast<long>(req.lifetime.count());
+    if (!X509_gmtime_adj(X509_getm_notBefore(cert.get()), start) ||
+        !X509_gmtime_adj(X509_getm_notAfter(cert.get()), end))
+        return fail(openssl_error_take());
+    const bool cap = ASN1_TIME_compare(X509_get0_notAfter(cert.get()), X509_get0_notAfter(req.issuer)) > 0;
+    if (cap && X509_set1_notAfter(cert.get(), X509_get0_notAfter(req.issuer)) != 1) return fail(openssl_error_take());
+    if (capped != nullptr) *capped = cap;
+
+    X509V3_CTX ctx;
+    X509V3_set_ctx_nodb(&ctx);
+    X509V3_set_ctx(&ctx, req.issuer, cert.get(), nullptr, nullptr, 0);
+    if (Status s = extension_add(cert.get(), &ctx, NID_key_usage, "critical,digitalSignature"); !s.ok())
+        return fail(s.error);
+    // proxyCertInfo by hand: OpenSSL's text form of it needs a config database.
+    PROXY_CERT_INFO_EXTENSION* info = PROXY_CERT_INFO_EXTENSION_new();
+    ASN1_OBJECT* oid = OBJ_txt2obj(language, 0);
+    bool added = false;
+    if (info != nullptr && oid != nullptr) {
+        ASN1_OBJECT_free(info->proxyPolicy->policyLanguage);
+        info->proxyPolicy->policyLanguage = oid;
+        oid = nullptr;
+        added = X509_add1_ext_i2d(cert.get(), NID_proxyCertInfo, info, 1, X509V3_ADD_DEFAULT) == 1;
+    }
+    ASN1_OBJECT_free(oid);
+    PROXY_CERT_INFO_EXTENSION_free(info);
+    if (!added) return fail("cannot make the proxyCertInfo extension: " + openssl_error_take());
+    if (X509_sign(cert.get(), req.issuer_key, EVP_sha256()) <= 0)
+        return fail("cannot sign the proxy: " + openssl_error_take());
+    return {std::move(cert), {}};
+}
+
+Result<ProxyCredential> proxy_load(const fs::path& file) {
+    Result<ProxyCredential> out;
+    if (Status s = private_file_check(file, "proxy"); !s.ok()) {
+        out.error = s.error;
+        return out;
+    }
+    Result<std::string> text = file_read(file, "proxy");
+    if (!text.ok()) {
+        out.error = text.error;
+        return out;
+    }
+    auto bio = [&] { return BioPtr(BIO_new_mem_buf(text.value.data(), static_cast<int>(text.value.size()))); };
+    {
+        BioPtr b = bio();
+        out.value.cert.reset(PEM_read_bio_X509(b.get(), nullptr, nullptr, nullptr));
+        for (X509* c; (c = PEM_read_bio_X509(b.get(), nullptr, nullptr, nullptr)) != nullptr;)
+            out.value.chain.emplace_back(c);
+        ERR_clear_error();
+    }
+    {
+        BioPtr b = bio();
+        out.value.key.reset(PEM_read_bio_PrivateKey(b.get(), nullptr, nullptr, nullptr));
+        ERR_clear_error();
+    }
+    if (!out.value.cert || !cert_is_proxy(out.value.cert.get())) {
+        out.error = file.string() + " holds no proxy certificate; strata-proxy-init makes one";
+    } else if (!out.value.key) {
+        out.error = "the proxy " + file.string() + " holds no private key; strata-proxy-init makes a new proxy";
+    } else if (X509_check_private_key(out.value.cert.get(), out.value.key.get()) != 1) {
+        ERR_clear_error();
+        out.error = "the private key in " + file.string() + " does not belong to its proxy certificate";
+    } else if (out.value.chain.empty()) {
+        out.error = "the proxy " + file.string() + " lacks the certificate that signed it";
+    }
+    return out;
+}
+
+Result<std::string> proxy_pem(const ProxyCredential& cred) {
+    Result<std::string> cert = cert_to_pem(cred.cert.get());
+    if (!cert.ok()) return cert;
+    Result<std::string> key = key_to_pem(cred.key.get());
+    if (!key.ok()) return key;
+    std::string text = cert.value + key.value;
+    for (const X509Ptr& c : cred.chain) {
+        Result<std::string> pem = cert_to_pem(c.get());
+        if (!pem.ok()) return pem;
+        text += pem.value;
+    }
+    return {std::move(text), {}};
+}
+
+fs::path proxy_default_path() {
+    if (const char* v = std::getenv("X509_USER_PROXY"); v != nullptr && *v != '\0') return v;
+    return "/tmp/x509up_u" + std::to_string(::getuid());
+}
+
+bool cert_is_proxy(X509* cert) { return (X509_get_extension_flags(cert) & EXFLAG_PROXY) != 0; }
+
+ProxyPolicy proxy_policy(X509* cert) {
+    if (!cert_is_proxy(cert)) return ProxyPolicy::unknown;
+    PROXY_CERT_INFO_EXTENSION* info =
+        static_cast<PROXY_CERT_INFO_EXTENSION*>(X509_get_ext_d2i(cert, NID_proxyCertInfo, nullptr, nullptr));
+    if (info == nullptr) return ProxyPolicy::unknown;
+    ProxyPolicy out = ProxyPolicy::unknown;
+    const ASN1_OBJECT* language = info->proxyPolicy->policyLanguage;
+    const int nid = OBJ_obj2nid(language);
+    char oid[80];
+    OBJ_obj2txt(oid, sizeof oid, language, 1);
+    if (nid == NID_id_ppl_inheritAll)
+        out = ProxyPolicy::impersonation;
+    else if (nid == NID_Independent)
+        out = ProxyPolicy::independent;
+    else if (std::string(oid) == kLimitedOid)
+        out = ProxyPolicy::limited;
+    PROXY_CERT_INFO_EXTENSION_free(info);
+    return out;
+}
+
+const char* proxy_policy_text(ProxyPolicy policy) {
+    switch (policy) {
+        case ProxyPolicy::impersonation: return "RFC 3820 compliant impersonation proxy";
+        case ProxyPolicy::limited: return "RFC 3820 compliant limited proxy";
+        case ProxyPolicy::independent: return "RFC 3820 compliant independent proxy";
+        case ProxyPolicy::unknown: break;
+    }
+    return "proxy with an unknown policy";
+}
+
+X509* chain_identity(const std::vector<X509*>& chain) {
+    for (X509* c : chain)
+        if (!cert_is_proxy(c)) return c;
+    return nullptr;
+}
+
+std::string proxy_chain_refusal(const std::vector<X509*>& chain, int& proxies) {
+    proxies = 0;
+    for (X509* c : chain) {
+        if (!cert_is_proxy(c)) break;
+        ++proxies;
+        switch (proxy_policy(c)) {
+            case ProxyPolicy::impersonation: break;
+            case ProxyPolicy::limited:
+                return "a limited proxy cannot start jobs; make a full proxy with strata-proxy-init";
+            case ProxyPolicy::independent:
+                return "an independent proxy has none of its issuer's rights and cannot start jobs for it";
+            case ProxyPolicy::unknown:
+                return "a proxy with an unknown policy language cannot start jobs";
+        }
+    }
+    return {};
+}
+
+}  // namespace strata::security

@@ -1,0 +1,74 @@
+// Proxy credentials: RFC 3820 proxy certificates, as Globus GSI uses them for
+// single sign-on.
+//
+// A proxy is a short-lived certificate that the user's own key signs for a
+// fresh key pair. Its subject is the issuer's subject plus one CN (the
+// proxy's serial number), and its critical proxyCertInfo extension names a
+// policy: impersonation (id-ppl-inheritAll: the bearer acts with all the
+// user's rights), limited (Globus' OID: not allowed to start jobs), or
+// independent (no rights of the issuer). A proxy file holds, in PEM, the
+// proxy certificate, its unencrypted private key, then the issuing chain up
+// to the user's certificate; it is mode 0600, so the key protects itself by
+// file permission and expiry instead of a passphrase.
+//
+// Where the proxy is: $X509_USER_PROXY, else /tmp/x509up_u<uid> (Globus'
+// default).
+#pragma once
+
+#include "security/x509.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace strata::security {
+
+enum class ProxyPolicy { impersonation, limited, independent, unknown };
+
+struct ProxyRequest {
+    X509* issuer = nullptr;  // the user's certificate, or a proxy (further delegation)
+    EVP_PKEY* issuer_key = nullptr;
+    EVP_PKEY* subject_key = nullptr;  // the proxy's own key; its public half goes in
+    // The end, from now (tests forge expired proxies with a negative one).
+    std::chrono::seconds lifetime{12 * 3600};
+    // Not-before, from now: five minutes back allows for clock skew.
+    std::chrono::seconds start{-300};
+    ProxyPolicy policy = ProxyPolicy::impersonation;
+};
+
+// A proxy certificate signed SHA-256 by the issuer. Its end is capped at the
+// issuer's (a proxy never outlives what signed it); `capped` says so.
+Result<X509Ptr> proxy_create(const ProxyRequest& req, bool* capped = nullptr);
+
+struct ProxyCredential {
+    X509Ptr cert;                // the proxy
+    PkeyPtr key;                 // its private key
+    std::vector<X509Ptr> chain;  // its issuer first, ending with the user's certificate
+};
+
+// Reads a proxy file. Refuses one that others can read (with the chmod that
+// fixes it), one without a key or whose key does not match.
+Result<ProxyCredential> proxy_load(const std::filesystem::path& file);
+
+// The PEM text of a proxy file: certificate, key, chain.
+Result<std::string> proxy_pem(const ProxyCredential& cred);
+
+// $X509_USER_PROXY, else /tmp/x509up_u<uid>.
+std::filesystem::path proxy_default_path();
+
+bool cert_is_proxy(X509* cert);
+// The policy of a proxy certificate (unknown for a certificate that is none).
+ProxyPolicy proxy_policy(X509* cert);
+const char* proxy_policy_text(ProxyPolicy policy);
+
+// The end-entity certificate of a chain (leaf first): the first that is not
+// a proxy. Its subject is the identity a proxy acts for.
+X509* chain_identity(const std::vector<X509*>& chain);
+
+// Why a verified chain may not start jobs for its identity: a limited proxy
+// in it, or one whose policy gives it none of its issuer's rights. Empty
+// when it may; the count of proxies in the chain goes to `proxies`.
+std::string proxy_chain_refusal(const std::vector<X509*>& chain, int& proxies);
+
+}  // namespace strata::security

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Proxy credentials and forged certificates against a real strata-gatekeeper.
+
+    proxy_test.py SCENARIO --forge PATH --proxy-init PATH [the options of gatekeeper_test.py]
+
+Each refusal is checked word for word, on mpirun's side and in the gatekeeper's log, and
+every scenario proves that nothing started. Proxies are always written inside the test's
+directory and named by X509_USER_PROXY, never at the default /tmp/x509up_u<uid>.
+"""
+
+import argparse
+import base64
+import os
+import re
+import socket
+import ssl
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
+from mpirun_test import GUARD, Ctx, check, expect_code, expect_nobody_left, expect_stderr, run_scenario  # noqa: E402
+from gatekeeper_test import USER_DN, Grid, fake_args  # noqa: E402
+
+TOOLS = {}
+
+
+def tool(name, *args, env=None):
+    r = subprocess.run([TOOLS[name], *args], capture_output=True, text=True, env=env, timeout=GUARD)
+    check(r.returncode == 0, f"{name} {' '.join(args)} failed:\n{r.stdout}{r.stderr}")
+    return r
+
+
+def user_files(grid):
+    strata = os.path.join(grid.home, ".strata")
+    return os.path.join(strata, "usercert.pem"), os.path.join(strata, "userkey.pem")
+
+
+def run_with(grid, job, **env):
+    """mpirun on `job` with the grid's environment plus `env`."""
+    return grid.ctx.run(["-jobfile", job], env_extra={**grid.env(), **env})
+
+
+def refused_before_start(grid, r, site, mpirun_pattern, log_pattern):
+    expect_code(r, 1)
+    expect_stderr(r, mpirun_pattern)
+    site.expect_log(log_pattern)
+    check(not os.listdir(grid.shared), "nothing started", r)
+    expect_nobody_left(grid.ctx)
+
+
+def touch_job(grid, site):
+    return grid.job("touch.yaml", [(site.contact, 2)],
+                    fake_args(grid.ctx, "touch:" + os.path.join(grid.shared, "started")))
+
+
+def failed_at(site):
+    return rf"^mpirun: subjob 0 \(site localhost, contact localhost:{site.port}/jobmanager-fork\) failed: "
+
+
+def proxy_run(grid):
+    """A job runs on a proxy alone (the user's key is out of reach); the gatekeeper
+    authorizes the identity behind it."""
+    ctx = grid.ctx
+    a = grid.start("siteA")
+    cert, key = user_files(grid)
+    proxy = os.path.join(ctx.tmp, "proxy.pem")
+    tool("init", "-cert", cert, "-key", key, "-out", proxy, "-q")
+    os.chmod(key, 0o000)  # mpirun must not need it
+    os.rename(key, key + ".away")
+    job = grid.job("job.yaml", [(a.contact, 2)], fake_args(ctx, "init", "print:ok {rank}", "finalize"))
+    r = run_with(grid, job, X509_USER_PROXY=proxy)
+    expect_code(r, 0)
+    check(sorted(r.stdout.splitlines()) == ["ok 0", "ok 1"], "the job ran on the proxy", r)
+    a.expect_log(rf'authenticated "{re.escape(USER_DN)}" through a chain of 1 proxy$')
+    expect_nobody_left(ctx)
+    # X509_USER_PROXY naming a missing file is an error, not a silent fallback.
+    missing = os.path.join(ctx.tmp, "no-such-proxy")
+    r = run_with(grid, job, X509_USER_PROXY=missing)
+    expect_code(r, 1)
+    expect_stderr(r, rf"X509_USER_PROXY names {re.escape(missing)}, which does not exist; make a proxy there with "
+                     r"strata-proxy-init, or unset X509_USER_PROXY")
+    expect_nobody_left(ctx)
+
+
+def limited_proxy(grid):
+    a = grid.start("siteA")
+    cert, key = user_files(grid)
+    for policy, reason in (("limited", "a limited proxy cannot start jobs; make a full proxy with strata-proxy-init"),
+                           ("independent", "an independent proxy has none of its issuer's rights and cannot start "
+                                           "jobs for it")):
+        proxy = os.path.join(grid.ctx.tmp, policy + ".pem")
+        tool("forge", "proxy", cert, key, proxy, "--policy", policy)
+        r = run_with(grid, touch_job(grid, a), X509_USER_PROXY=proxy)
+        refused_before_start(grid, r, a, failed_at(a) + re.escape("not authorized: " + reason) + "; ending the job$",
+                             re.escape("refused: not authorized: " + reason) + "$")
+
+
+def expired_proxy(grid):
+    """mpirun will not use an expired proxy; a client that presents one anyway is refused
+    by the gatekeeper in the handshake."""
+    ctx = grid.ctx
+    a = grid.start("siteA")
+    cert, key = user_files(grid)
+    proxy = os.path.join(ctx.tmp, "expired.pem")
+    tool("forge", "proxy", cert, key, proxy, "--start", "-7200", "--end", "-60")
+    r = run_with(grid, touch_job(grid, a), X509_USER_PROXY=proxy)
+    expect_code(r, 1)
+    expect_stderr(r, rf"the proxy {re.escape(proxy)} expired on \d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d UTC; make a new one "
+                     r"with strata-proxy-init")
+    check(not os.listdir(grid.shared), "nothing started", r)
+    expect_nobody_left(ctx)
+    present_raw(grid, a, proxy)
+    a.expect_log(r"refused: TLS handshake failed: certificate refused: certificate has expired$")
+
+
+def present_raw(grid, site, proxy):
+    """A TLS client that presents `proxy` whatever mpirun would think of it; the
+    gatekeeper must refuse it in the handshake."""
+    tls = ssl.create_default_context(capath=grid.certdir)
+    tls.load_cert_chain(proxy, proxy)
+    try:
+        with tls.wrap_socket(socket.create_connection(("127.0.0.1", site.port), timeout=GUARD),
+                             server_hostname="localhost") as conn:
+            conn.sendall(b"\0\0\0\0\1")
+            got = conn.recv(1)
+        refused = got == b""
+    except (ssl.SSLError, ConnectionResetError):
+        refused = True
+    check(refused, "the gatekeeper refuses the handshake")
+
+
+FORGED = (r"TLS handshake with gatekeeper localhost:\d+ failed: tlsv1 alert decrypt error \(a signature in your "
+          r"certificate chain does not verify: it is damaged or forged\); ending the job$")
+SIGNATURE_FAILURE = r"refused: TLS handshake failed: certificate refused: certificate signature failure$"
+
+
+def foreign_issuer(grid):
+    """A proxy that claims to be Jane's, with Jane's (public) certificate as its issuer,
+    but signed by another user's key: its signature does not verify against Jane's."""
+    ctx = grid.ctx
+    eve = os.path.join(ctx.tmp, "eve")
+    grid.ca("user", "--name", "Eve", "--out", eve)
+    jane_cert, _ = user_files(grid)
+    a = grid.start("siteA", gridmap=f'"{USER_DN}" {grid.account}\n"/O=Strata Grid/OU=Users/CN=Eve" {grid.account}\n')
+    proxy = os.path.join(ctx.tmp, "claims-jane.pem")
+    tool("forge", "proxy", os.path.join(eve, "usercert.pem"), os.path.join(eve, "userkey.pem"), proxy,
+         "--claim", jane_cert)
+    r = run_with(grid, touch_job(grid, a), X509_USER_PROXY=proxy)
+    refused_before_start(grid, r, a, failed_at(a) + FORGED, SIGNATURE_FAILURE)
+
+
+def tampered_certificate(grid):
+    """A user certificate whose subject was edited after signing."""
+    ctx = grid.ctx
+    a = grid.start("siteA", gridmap=f'"{USER_DN}" {grid.account}\n"{USER_DN[:-1]}x" {grid.account}\n')
+    cert, key = user_files(grid)
+    tampered = os.path.join(ctx.tmp, "tampered.pem")
+    # One byte of the signed subject changed in the DER: "Jane Doe" becomes "Jane Dox".
+    with open(cert) as f:
+        body = "".join(l for l in f.read().splitlines() if not l.startswith("-----"))
+    der = base64.b64decode(body)
+    check(der.count(b"Jane Doe") == 1, "the subject occurs once in the certificate")
+    der = der.replace(b"Jane Doe", b"Jane Dox")
+    text = base64.encodebytes(der).decode().replace("\n", "")
+    with open(tampered, "w") as f:
+        f.write("-----BEGIN CERTIFICATE-----\n" + "\n".join(text[i:i + 64] for i in range(0, len(text), 64)) +
+                "\n-----END CERTIFICATE-----\n")
+    r = run_with(grid, touch_job(grid, a), X509_USER_CERT=tampered, X509_USER_KEY=key)
+    refused_before_start(grid, r, a, failed_at(a) + FORGED, SIGNATURE_FAILURE)
+
+
+SCENARIOS = {f.__name__: f for f in [proxy_run, limited_proxy, expired_proxy, foreign_issuer, tampered_certificate]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("scenario", choices=sorted(SCENARIOS))
+    for name in ("mpirun", "fake-rank", "gatekeeper", "strata-ca", "ring", "alltoall", "slurm-task",
+                 "slurm-scripts", "forge", "proxy-init"):
+        ap.add_argument("--" + name, required=True)
+    args = ap.parse_args()
+    args.mpiexec = args.mpirun
+    TOOLS["forge"] = os.path.abspath(args.forge)
+    TOOLS["init"] = os.path.abspath(args.proxy_init)
+    ctx = Ctx(args)
+    grids = []
+
+    def scenario():
+        grids.append(Grid(ctx, args))
+        SCENARIOS[args.scenario](grids[0])
+
+    return run_scenario(ctx, scenario, lambda: [g.stop() for g in grids])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

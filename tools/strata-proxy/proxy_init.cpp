@@ -1,0 +1,215 @@
+// strata-proxy-init: signs a short-lived proxy credential with the user's key
+// (security/proxy.hpp), so that mpirun asks no passphrase for each site.
+//
+//   strata-proxy-init [-valid H:M | -hours H] [-limited] [-pwstdin] [-cert FILE] [-key FILE] [-out FILE] [-q]
+#include "security/proxy.hpp"
+#include "security/x509.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+
+#include <fcntl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+namespace sec = strata::security;
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: strata-proxy-init [-valid H:M | -hours H] [-limited] [-pwstdin] [-cert FILE] [-key FILE]\n"
+    "                         [-out FILE] [-q]\n"
+    "\n"
+    "Signs a proxy certificate for a new key with your certificate's key (asking its pass phrase\n"
+    "if it has one) and writes proxy, key and certificate, mode 0600, to FILE (default\n"
+    "$X509_USER_PROXY, else /tmp/x509up_u<uid>). mpirun then uses the proxy.\n"
+    "\n"
+    "  -valid H:M   lifetime (default 12:00); -hours H is the same in whole hours\n"
+    "  -limited     a limited proxy (Globus): it authenticates, but gatekeepers start no jobs for it\n"
+    "  -pwstdin     read the pass phrase from the first line of standard input, not the terminal\n"
+    "  -cert, -key  the credential to sign with (default $X509_USER_CERT, $X509_USER_KEY, else\n"
+    "               ~/.strata/usercert.pem and ~/.strata/userkey.pem)\n"
+    "  -q           print nothing on success\n";
+
+int usage_error(const std::string& text) {
+    std::cerr << "strata-proxy-init: " << text << "\n" << kUsage;
+    return 2;
+}
+
+int failure(const std::string& text) {
+    std::cerr << "strata-proxy-init: " << text << "\n";
+    return 1;
+}
+
+// "H:M" or whole hours; at most a year, at least a minute.
+std::optional<long> lifetime_parse(const std::string& text, bool hours_only) {
+    char* end = nullptr;
+    const long h = std::strtol(text.c_str(), &end, 10);
+    long m = 0;
+    if (end == text.c_str() || h < 0) return std::nullopt;
+    if (!hours_only && *end == ':') {
+        const char* mins = end + 1;
+        m = std::strtol(mins, &end, 10);
+        if (end == mins || m < 0 || m > 59) return std::nullopt;
+    }
+    if (*end != '\0') return std::nullopt;
+    const long seconds = h * 3600 + m * 60;
+    if (seconds < 60 || seconds > 366L * 24 * 3600) return std::nullopt;
+    return seconds;
+}
+
+struct Passphrase {
+    bool from_stdin = false;
+    std::string key_file;
+    bool asked = false;
+};
+
+// Reads a line from the terminal with echo off (or from stdin with -pwstdin).
+int passphrase_read(char* buf, int size, int /*rwflag*/, void* user) {
+    auto* p = static_cast<Passphrase*>(user);
+    p->asked = true;
+    std::string line;
+    if (p->from_stdin) {
+        if (!std::getline(std::cin, line)) return -1;
+    } else {
+        const int tty = ::open("/dev/tty", O_RDWR | O_CLOEXEC);
+        if (tty < 0) {
+            std::cerr << "strata-proxy-init: no terminal to ask the pass phrase of " << p->key_file
+                      << " on; use -pwstdin\n";
+            return -1;
+        }
+        const std::string prompt = "Enter the pass phrase of " + p->key_file + ": ";
+        [[maybe_unused]] ssize_t w = ::write(tty, prompt.data(), prompt.size());
+        termios old{};
+        const bool term = ::tcgetattr(tty, &old) == 0;
+        if (term) {
+            termios quiet = old;
+            quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+            ::tcsetattr(tty, TCSAFLUSH, &quiet);
+        }
+        char c = 0;
+        while (::read(tty, &c, 1) == 1 && c != '\n') line.push_back(c);
+        if (term) ::tcsetattr(tty, TCSAFLUSH, &old);
+        w = ::write(tty, "\n", 1);
+        ::close(tty);
+    }
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const int n = static_cast<int>(std::min<std::size_t>(line.size(), static_cast<std::size_t>(size)));
+    std::memcpy(buf, line.data(), static_cast<std::size_t>(n));
+    OPENSSL_cleanse(line.data(), line.size());
+    return n;
+}
+
+sec::Result<sec::PkeyPtr> key_load(const fs::path& file, Passphrase& pass) {
+    if (sec::Status s = sec::private_file_check(file, "private key"); !s.ok()) return {{}, s.error};
+    sec::Result<std::string> text = sec::file_read(file, "private key");
+    if (!text.ok()) return {{}, text.error};
+    BIO* bio = BIO_new_mem_buf(text.value.data(), static_cast<int>(text.value.size()));
+    sec::PkeyPtr key(PEM_read_bio_PrivateKey(bio, nullptr, passphrase_read, &pass));
+    BIO_free(bio);
+    OPENSSL_cleanse(text.value.data(), text.value.size());
+    if (key) return {std::move(key), {}};
+    ERR_clear_error();
+    if (pass.asked) return {{}, "wrong pass phrase for " + file.string() + " (nothing was written)"};
+    return {{}, "cannot read the private key " + file.string() + ": not a PEM private key"};
+}
+
+fs::path default_path(const char* var, const char* under_home) {
+    if (const char* v = std::getenv(var); v != nullptr && *v != '\0') return v;
+    const char* home = std::getenv("HOME");
+    return fs::path(home != nullptr ? home : "") / under_home;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    long lifetime = 12 * 3600;
+    bool limited = false;
+    bool quiet = false;
+    Passphrase pass;
+    fs::path cert_file = default_path("X509_USER_CERT", ".strata/usercert.pem");
+    fs::path key_file = default_path("X509_USER_KEY", ".strata/userkey.pem");
+    fs::path out = sec::proxy_default_path();
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&]() -> std::optional<std::string> {
+            if (i + 1 >= args.size()) return std::nullopt;
+            return args[++i];
+        };
+        if (a == "-h" || a == "-help" || a == "--help") {
+            std::cout << kUsage;
+            return 0;
+        } else if (a == "-valid" || a == "-hours") {
+            const auto v = value();
+            const auto s = v ? lifetime_parse(*v, a == "-hours") : std::nullopt;
+            if (!s)
+                return usage_error(a + " needs " + (a == "-hours" ? "whole hours" : "H:M") +
+                                   " between one minute and a year" + (v ? ", not '" + *v + "'" : ""));
+            lifetime = *s;
+        } else if (a == "-limited") {
+            limited = true;
+        } else if (a == "-pwstdin") {
+            pass.from_stdin = true;
+        } else if (a == "-q") {
+            quiet = true;
+        } else if (a == "-cert" || a == "-key" || a == "-out") {
+            const auto v = value();
+            if (!v || v->empty()) return usage_error(a + " needs a file");
+            (a == "-cert" ? cert_file : a == "-key" ? key_file : out) = *v;
+        } else {
+            return usage_error("unknown option '" + a + "'");
+        }
+    }
+    sec::Result<sec::X509Ptr> cert = sec::cert_load_pem(cert_file);
+    if (!cert.ok()) return failure(cert.error);
+    if (X509_cmp_current_time(X509_get0_notAfter(cert.value.get())) < 0)
+        return failure("your certificate " + cert_file.string() + " expired on " +
+                       sec::asn1_time_text(X509_get0_notAfter(cert.value.get())));
+    pass.key_file = key_file.string();
+    sec::Result<sec::PkeyPtr> key = key_load(key_file, pass);
+    if (!key.ok()) return failure(key.error);
+    if (X509_check_private_key(cert.value.get(), key.value.get()) != 1) {
+        ERR_clear_error();
+        return failure("the private key " + key_file.string() + " does not belong to the certificate " +
+                       cert_file.string());
+    }
+    sec::Result<sec::PkeyPtr> proxy_key = sec::key_create();
+    if (!proxy_key.ok()) return failure(proxy_key.error);
+    sec::ProxyRequest req;
+    req.issuer = cert.value.get();
+    req.issuer_key = key.value.get();
+    req.subject_key = proxy_key.value.get();
+    req.lifetime = std::chrono::seconds(lifetime);
+    req.policy = limited ? sec::ProxyPolicy::limited : sec::ProxyPolicy::impersonation;
+    bool capped = false;
+    sec::Result<sec::X509Ptr> proxy = sec::proxy_create(req, &capped);
+    if (!proxy.ok()) return failure(proxy.error);
+
+    sec::ProxyCredential cred;
+    cred.cert = std::move(proxy.value);
+    cred.key = std::move(proxy_key.value);
+    cred.chain.push_back(std::move(cert.value));
+    sec::Result<std::string> pem = sec::proxy_pem(cred);
+    if (!pem.ok()) return failure(pem.error);
+    const sec::FileContent file{out, pem.value};
+    sec::Status written = sec::files_write_atomic({&file, 1}, true);
+    OPENSSL_cleanse(pem.value.data(), pem.value.size());
+    if (!written.ok()) return failure(written.error);
+    if (!quiet) {
+        std::cout << "Your identity: " << sec::name_to_globus(X509_get_subject_name(cred.chain[0].get())) << "\n"
+                  << "Your " << (limited ? "limited " : "") << "proxy is valid until "
+                  << sec::asn1_time_text(X509_get0_notAfter(cred.cert.get())) << ": " << out.string() << "\n";
+        if (capped) std::cout << "(shortened: a proxy cannot outlive the certificate that signs it)\n";
+    }
+    return 0;
+}

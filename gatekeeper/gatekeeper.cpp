@@ -224,6 +224,10 @@ private:
                 stdin_eof_ = true;
                 if (stdin_ && stdin_queue_.empty()) close_stdin();
                 return;
+            case gram::Type::delegation:
+                if (!awaiting_delegation_) return refuse("a delegated proxy nobody asked for");
+                if (auto d = gram::decode_delegation(f.payload)) return delegation_received(*d);
+                return refuse("a malformed delegated proxy");
             default: return refuse("an unexpected message");
         }
     }
@@ -274,6 +278,9 @@ private:
                 stdin_ = std::make_unique<asio::posix::stream_descriptor>(stream_.get_executor(), fds[1]);
             }
         }
+        if (m.delegation != "none") {
+            if (std::string e = delegation_ask(*account); !e.empty()) return refuse(e);
+        }
         if (m.stage.empty()) {
             // The slurm adapter reports PENDING itself, with its batch job id.
             if (adapter_name_ != "slurm") on_subjob_state(subjob_.index, JobState::pending, "");
@@ -294,6 +301,10 @@ private:
     }
 
     void launch() {
+        if (awaiting_delegation_) {
+            launch_ready_ = true;
+            return;
+        }
         if (adapter_name_ == "slurm")
             adapter_ = std::make_unique<launcher::SlurmAdapter>(gk_.io(),
                                                                 launcher::SlurmAdapter::Options{gk_.config().scratch, ""});
@@ -302,14 +313,57 @@ private:
         adapter_->start(subjob_, std::move(spec_), *this);
     }
 
-    // Makes the per-job directory, owned by the account, and opens the files.
-    std::string stage_open(const gram::Submit& m, const Account& account) {
+    // Makes the per-job directory (mode 0700, owned by the account) once.
+    std::string job_dir_make(const Account& account) {
+        owner_ = account.ids;
+        if (!job_dir_.empty()) return {};
         std::string dir = gk_.config().scratch + "/strata-job-" + account.name + "-XXXXXX";
         if (::mkdtemp(dir.data()) == nullptr)
             return "cannot make a job directory in " + gk_.config().scratch + ": " + std::strerror(errno);
         job_dir_ = dir;
         if (::geteuid() == 0 && ::chown(dir.c_str(), account.ids.uid, account.ids.gid) != 0)
             return "cannot give the job directory " + dir + " to '" + account.name + "': " + std::strerror(errno);
+        return {};
+    }
+
+    // Asks mpirun for a proxy for a key made here (gram.hpp); launch() waits for it.
+    std::string delegation_ask(const Account& account) {
+        if (std::string e = job_dir_make(account); !e.empty()) return e;
+        auto key = security::key_create();
+        if (!key.ok()) return key.error;
+        auto pem = security::public_key_pem(key.value.get());
+        if (!pem.ok()) return pem.error;
+        delegation_key_ = std::move(key.value);
+        awaiting_delegation_ = true;
+        send(gram::encode(gram::DelegationRequest{std::move(pem.value)}));
+        return {};
+    }
+
+    // The proxy arrived: checked, written beside the job as X509_USER_PROXY.
+    void delegation_received(const gram::Delegation& d) {
+        auto cred = security::delegation_accept(gk_.trust(), delegation_key_.get(), d.certificates_pem, subject_);
+        if (!cred.ok()) return refuse(cred.error);
+        auto pem = security::proxy_pem(cred.value);
+        if (!pem.ok()) return refuse(pem.error);
+        const std::string path = job_dir_ + "/x509up";
+        const security::FileContent file{path, std::move(pem.value)};
+        if (security::Status w = security::files_write_atomic({&file, 1}, false); !w.ok()) return refuse(w.error);
+        if (::geteuid() == 0 && ::chown(path.c_str(), owner_.uid, owner_.gid) != 0)
+            return refuse("cannot give the delegated proxy " + path + " to the account: " + std::strerror(errno));
+        spec_.env.emplace_back("X509_USER_PROXY", path);
+        log("received a " + std::string(security::proxy_policy(cred.value.cert.get()) == security::ProxyPolicy::limited
+                                            ? "limited"
+                                            : "full") +
+            " proxy for " + quoted(subject_) + ", valid until " +
+            security::asn1_time_text(X509_get0_notAfter(cred.value.cert.get())) + ": " + path);
+        awaiting_delegation_ = false;
+        if (launch_ready_) launch();
+    }
+
+    // Makes the per-job directory and opens the files.
+    std::string stage_open(const gram::Submit& m, const Account& account) {
+        if (std::string e = job_dir_make(account); !e.empty()) return e;
+        const std::string& dir = job_dir_;
         for (const gram::StagedFile& f : m.stage) {
             Staged s;
             s.file = f;
@@ -318,7 +372,6 @@ private:
             if (s.fd < 0) return "cannot create " + s.path + ": " + std::strerror(errno);
             staged_.push_back(std::move(s));
         }
-        owner_ = account.ids;
         return {};
     }
 
@@ -502,6 +555,9 @@ private:
     std::vector<Staged> staged_;
     std::size_t stage_at_ = 0;
     launcher::RunAs owner_;
+    security::PkeyPtr delegation_key_;  // its public half went to mpirun; it never leaves
+    bool awaiting_delegation_ = false;
+    bool launch_ready_ = false;  // launch() came while the delegation was awaited
     std::string adapter_name_;
     std::unique_ptr<launcher::SchedulerAdapter> adapter_;
     std::unique_ptr<asio::posix::stream_descriptor> stdin_;

@@ -51,6 +51,8 @@ public:
     boost::asio::io_context& io() { return io_; }
     const Config& config() const { return config_; }
     const GridMap& gridmap() const { return gridmap_; }
+    // The trusted CAs (and their revocation lists) that client chains verify against.
+    X509_STORE* trust() const { return SSL_CTX_get_cert_store(tls_->native_handle()); }
     void log(const std::string& line) const { log_(line); }
     int subjobs_held() const;  // accepted and not over (staging or running)
     void session_ended(std::uint64_t id);

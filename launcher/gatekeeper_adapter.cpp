@@ -4,6 +4,7 @@
 #include "launcher/fork_adapter.hpp"
 #include "launcher/gram.hpp"
 #include "security/digest.hpp"
+#include "security/proxy.hpp"
 #include "security/tls.hpp"
 
 #include <boost/asio/connect.hpp>
@@ -29,6 +30,12 @@ using asio::ip::tcp;
 
 const base::KnobInt kConnectMs("STRATA_GATEKEEPER_TIMEOUT_MS", 20000,
                                "how long mpirun waits to reach a gatekeeper and finish the TLS handshake");
+const base::KnobString kDelegation(
+    "STRATA_DELEGATION", "limited",
+    "the proxy mpirun delegates to each site for its processes (X509_USER_PROXY there): limited (they can "
+    "authenticate as you but start no jobs), full (an impersonation proxy) or none");
+const base::KnobInt kDelegationHours("STRATA_DELEGATION_HOURS", 12,
+                                     "lifetime of a delegated proxy, in hours (never beyond your own credential)");
 
 bool is_address(const std::string& host) {
     unsigned char buf[sizeof(in6_addr)];
@@ -148,6 +155,11 @@ void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
         if (name == "STRATA_WIREUP" && !lec) value = wireup_via(local, value);
     m.directory = spec_.directory;
     m.has_stdin = stdin_ != nullptr;
+    m.delegation = kDelegation.get();
+    if (m.delegation != "none" && m.delegation != "limited" && m.delegation != "full") {
+        finish("STRATA_DELEGATION='" + m.delegation + "': expected limited, full or none");
+        return;
+    }
     if (subjob_.stage) {
         if (std::string error = stage_prepare(m.stage); !error.empty()) {
             finish(error);
@@ -329,8 +341,30 @@ void GatekeeperAdapter::handle_frame(const codec::RawFrame& frame) {
             events_->on_exited(static_cast<int>(m->rank), m->pid, m->how);
             return;
         }
+        case gram::Type::delegation_request: {
+            auto m = gram::decode_delegation_request(frame.payload);
+            if (!m || delegated_ || kDelegation.get() == "none") return malformed();
+            delegated_ = true;
+            return delegate(*m);
+        }
         default: return malformed();
     }
+}
+
+void GatekeeperAdapter::delegate(const gram::DelegationRequest& m) {
+    // Signed with the credential this connection authenticated with.
+    SSL_CTX* ctx = tls_->native_handle();
+    STACK_OF(X509)* extra = nullptr;
+    SSL_CTX_get0_chain_certs(ctx, &extra);
+    std::vector<X509*> chain;
+    for (int i = 0; extra != nullptr && i < sk_X509_num(extra); ++i) chain.push_back(sk_X509_value(extra, i));
+    const auto policy =
+        kDelegation.get() == "full" ? security::ProxyPolicy::impersonation : security::ProxyPolicy::limited;
+    auto pem = security::proxy_delegate(SSL_CTX_get0_certificate(ctx), SSL_CTX_get0_privatekey(ctx), chain,
+                                        m.public_key_pem, policy,
+                                        std::chrono::hours(std::max<std::int64_t>(1, kDelegationHours.get())));
+    if (!pem.ok()) return finish("cannot delegate a proxy to " + where() + ": " + pem.error);
+    send(gram::encode(gram::Delegation{std::move(pem.value)}));
 }
 
 void GatekeeperAdapter::send(std::vector<std::uint8_t> frame) {

@@ -57,6 +57,8 @@ private:
     void on_handshake(const boost::system::error_code& ec);
     void read_more();
     void handle_frame(const codec::RawFrame& frame);
+    // Signs a proxy for the site's key (security/proxy.hpp) and sends it.
+    void delegate(const gram::DelegationRequest& m);
     void send(std::vector<std::uint8_t> frame);
     void write_next();
     void pump_stdin();
@@ -72,6 +74,7 @@ private:
     boost::asio::io_context& io_;
     Contact contact_;
     std::shared_ptr<boost::asio::ssl::context> tls_;
+    bool delegated_ = false;
     boost::asio::ip::tcp::resolver resolver_;
     boost::asio::ssl::stream<boost::asio::ip::tcp::socket> stream_;
     boost::asio::steady_timer connect_timer_;

@@ -46,6 +46,7 @@ std::vector<std::uint8_t> encode(const Submit& m) {
         w.str(f.sha256);
     }
     w.u32(m.stage_program ? 1 : 0);
+    w.str(m.delegation);
     return w.finish();
 }
 
@@ -137,6 +138,8 @@ std::optional<Submit> decode_submit(const std::vector<std::uint8_t>& payload) {
     const std::uint32_t stage_program = r.u32();
     m.stage_program = stage_program == 1;
     valid = valid && stage_program <= 1 && (!m.stage_program || !m.stage.empty());
+    m.delegation = r.str();
+    valid = valid && (m.delegation == "none" || m.delegation == "limited" || m.delegation == "full");
     return finish(r, valid, std::move(m));
 }
 
@@ -211,6 +214,32 @@ std::optional<StageData> decode_stage_data(const std::vector<std::uint8_t>& payl
     StageData m;
     m.bytes = r.str();
     return finish(r, true, std::move(m));
+}
+
+std::vector<std::uint8_t> encode(const DelegationRequest& m) {
+    auto w = writer(Type::delegation_request);
+    w.str(m.public_key_pem);
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode(const Delegation& m) {
+    auto w = writer(Type::delegation);
+    w.str(m.certificates_pem);
+    return w.finish();
+}
+
+std::optional<DelegationRequest> decode_delegation_request(const std::vector<std::uint8_t>& payload) {
+    codec::Reader r(payload);
+    DelegationRequest m;
+    m.public_key_pem = r.str();
+    return finish(r, !m.public_key_pem.empty(), std::move(m));
+}
+
+std::optional<Delegation> decode_delegation(const std::vector<std::uint8_t>& payload) {
+    codec::Reader r(payload);
+    Delegation m;
+    m.certificates_pem = r.str();
+    return finish(r, !m.certificates_pem.empty(), std::move(m));
 }
 
 bool staged_name_valid(const std::string& name) {

@@ -13,10 +13,16 @@
 //   mpirun -> gatekeeper  Stdin         bytes for rank 0 (only to the subjob holding it)
 //   mpirun -> gatekeeper  StdinClosed   end of rank 0's stdin
 //   mpirun -> gatekeeper  Cancel        end the subjob (terminate, or kill)
+//   gatekeeper -> mpirun  DelegationRequest  a public key for the job's proxy
+//   mpirun -> gatekeeper  Delegation    the proxy certificate for it, and its chain
 //
 // Staged files follow the Submit as StageData chunks, file after file; the
 // gatekeeper starts the subjob once every file has all its bytes and its
 // SHA-256 matches the Submit's.
+//
+// When the Submit asks for delegation, the gatekeeper answers an accepted
+// Submit with a DelegationRequest and starts nothing before the Delegation
+// came and verified (security/proxy.hpp); staging goes on meanwhile.
 //
 // A refused Submit (not authorized, bad request, unknown adapter) is answered
 // with State FAILED and the reason, and the gatekeeper closes the connection.
@@ -49,11 +55,13 @@ enum class Type : std::uint8_t {
     stdin_closed = 9,
     cancel = 10,
     stage_data = 11,
+    delegation_request = 12,
+    delegation = 13,
 };
 
 // Frames of any type of this protocol, up to `max_payload` bytes.
 inline codec::FrameSplitter frame_splitter(std::uint32_t max_payload = kMaxFrame) {
-    return codec::FrameSplitter(static_cast<std::uint8_t>(Type::submit), static_cast<std::uint8_t>(Type::stage_data),
+    return codec::FrameSplitter(static_cast<std::uint8_t>(Type::submit), static_cast<std::uint8_t>(Type::delegation),
                                 max_payload);
 }
 
@@ -82,6 +90,17 @@ struct Submit {
     // Files StageData brings; the first is the program when `stage_program`.
     std::vector<StagedFile> stage;
     bool stage_program = false;
+    // "none", "limited" (a limited proxy: authenticates as the user, starts
+    // no jobs) or "full" (an impersonation proxy).
+    std::string delegation = "none";
+};
+
+struct DelegationRequest {
+    std::string public_key_pem;
+};
+
+struct Delegation {
+    std::string certificates_pem;  // the proxy first, then its issuers
 };
 
 struct StageData {
@@ -135,6 +154,8 @@ std::vector<std::uint8_t> encode(const Cancel& m);
 std::vector<std::uint8_t> encode_stdin(const char* data, std::size_t n);
 std::vector<std::uint8_t> encode_stdin_closed();
 std::vector<std::uint8_t> encode(const StageData& m);
+std::vector<std::uint8_t> encode(const DelegationRequest& m);
+std::vector<std::uint8_t> encode(const Delegation& m);
 
 // Decoders return nullopt on a malformed payload (wrong lengths, values out of
 // range, trailing bytes).
@@ -148,6 +169,8 @@ std::optional<Exited> decode_exited(const std::vector<std::uint8_t>& payload);
 std::optional<Cancel> decode_cancel(const std::vector<std::uint8_t>& payload);
 std::optional<std::string> decode_stdin(const std::vector<std::uint8_t>& payload);
 std::optional<StageData> decode_stage_data(const std::vector<std::uint8_t>& payload);
+std::optional<DelegationRequest> decode_delegation_request(const std::vector<std::uint8_t>& payload);
+std::optional<Delegation> decode_delegation(const std::vector<std::uint8_t>& payload);
 
 // Whether `name` can be a staged file's name.
 bool staged_name_valid(const std::string& name);

@@ -1,5 +1,7 @@
 #include "security/proxy.hpp"
 
+#include "security/tls.hpp"
+
 #include <openssl/bn.h>
 #include <openssl/err.h>
 #include <openssl/objects.h>
@@ -214,6 +216,102 @@ std::string proxy_chain_refusal(const std::vector<X509*>& chain, int& proxies) {
         }
     }
     return {};
+}
+
+namespace {
+
+std::vector<X509Ptr> certs_from_pem(const std::string& text) {
+    std::vector<X509Ptr> out;
+    BioPtr b(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
+    for (X509* c; b && (c = PEM_read_bio_X509(b.get(), nullptr, nullptr, nullptr)) != nullptr;) out.emplace_back(c);
+    ERR_clear_error();
+    return out;
+}
+
+}  // namespace
+
+Result<std::string> public_key_pem(EVP_PKEY* key) {
+    BioPtr b(BIO_new(BIO_s_mem()));
+    if (!b || PEM_write_bio_PUBKEY(b.get(), key) != 1) return {{}, "cannot encode a public key: " + openssl_error_take()};
+    return {bio_text(b.get()), {}};
+}
+
+Result<std::string> proxy_delegate(X509* signer, EVP_PKEY* signer_key, const std::vector<X509*>& chain,
+                                   const std::string& public_key_pem, ProxyPolicy policy,
+                                   std::chrono::seconds lifetime) {
+    BioPtr b(BIO_new_mem_buf(public_key_pem.data(), static_cast<int>(public_key_pem.size())));
+    PkeyPtr theirs(b ? PEM_read_bio_PUBKEY(b.get(), nullptr, nullptr, nullptr) : nullptr);
+    if (!theirs) {
+        ERR_clear_error();
+        return {{}, "the delegation request holds no public key"};
+    }
+    ProxyRequest req;
+    req.issuer = signer;
+    req.issuer_key = signer_key;
+    req.subject_key = theirs.get();
+    req.lifetime = lifetime;
+    req.policy = policy;
+    Result<X509Ptr> proxy = proxy_create(req);
+    if (!proxy.ok()) return {{}, proxy.error};
+    std::string text;
+    for (X509* c : std::vector<X509*>{proxy.value.get(), signer}) {
+        Result<std::string> pem = cert_to_pem(c);
+        if (!pem.ok()) return pem;
+        text += pem.value;
+    }
+    for (X509* c : chain) {
+        Result<std::string> pem = cert_to_pem(c);
+        if (!pem.ok()) return pem;
+        text += pem.value;
+    }
+    return {std::move(text), {}};
+}
+
+Result<ProxyCredential> delegation_accept(X509_STORE* trust, EVP_PKEY* own_key, const std::string& certificates_pem,
+                                          const std::string& identity) {
+    Result<ProxyCredential> out;
+    std::vector<X509Ptr> certs = certs_from_pem(certificates_pem);
+    if (certs.size() < 2 || !cert_is_proxy(certs[0].get())) {
+        out.error = "the delegated credential is not a proxy with its issuer";
+        return out;
+    }
+    if (EVP_PKEY_eq(X509_get0_pubkey(certs[0].get()), own_key) != 1) {
+        out.error = "the delegated proxy is not for the key this site made";
+        return out;
+    }
+    STACK_OF(X509)* untrusted = sk_X509_new_null();
+    for (std::size_t i = 1; i < certs.size(); ++i) sk_X509_push(untrusted, certs[i].get());
+    X509_STORE_CTX* ctx = X509_STORE_CTX_new();
+    bool verified = ctx != nullptr && X509_STORE_CTX_init(ctx, trust, certs[0].get(), untrusted) == 1;
+    if (verified) {
+        X509_STORE_CTX_set_flags(ctx, X509_V_FLAG_ALLOW_PROXY_CERTS);
+        X509_STORE_CTX_set_verify_cb(ctx, [](int ok, X509_STORE_CTX* c) { return tls_verify_step(ok != 0, c) ? 1 : 0; });
+        verified = X509_verify_cert(ctx) == 1;
+        if (!verified) out.error = std::string("the delegated proxy does not verify: ") +
+                                   X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx));
+    }
+    std::vector<X509*> chain;
+    if (verified) {
+        STACK_OF(X509)* got = X509_STORE_CTX_get0_chain(ctx);
+        for (int i = 0; i < sk_X509_num(got); ++i) chain.push_back(sk_X509_value(got, i));
+        X509* who = chain_identity(chain);
+        if (who == nullptr || name_to_globus(X509_get_subject_name(who)) != identity) {
+            verified = false;
+            out.error = "the delegated proxy acts for another identity than the one that submitted the job";
+        }
+    }
+    X509_STORE_CTX_free(ctx);
+    sk_X509_free(untrusted);
+    if (!verified) {
+        ERR_clear_error();
+        if (out.error.empty()) out.error = "cannot verify the delegated proxy: " + openssl_error_take();
+        return out;
+    }
+    EVP_PKEY_up_ref(own_key);
+    out.value.key.reset(own_key);
+    out.value.cert = std::move(certs[0]);
+    for (std::size_t i = 1; i < certs.size(); ++i) out.value.chain.push_back(std::move(certs[i]));
+    return out;
 }
 
 }  // namespace strata::security

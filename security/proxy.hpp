@@ -66,6 +66,26 @@ const char* proxy_policy_text(ProxyPolicy policy);
 // a proxy. Its subject is the identity a proxy acts for.
 X509* chain_identity(const std::vector<X509*>& chain);
 
+// Delegation (as GSI does it): the receiving side makes a key pair and sends
+// only its public half; the delegating side signs a proxy for it with its own
+// credential and sends back the certificates. No private key travels.
+
+// The PEM SubjectPublicKeyInfo of a key (what the receiver sends).
+Result<std::string> public_key_pem(EVP_PKEY* key);
+
+// The delegating side: a proxy for `public_key_pem`, signed by `signer`
+// (whose chain up to the user's certificate is `chain`), as PEM text of the
+// proxy followed by `signer` and `chain`.
+Result<std::string> proxy_delegate(X509* signer, EVP_PKEY* signer_key, const std::vector<X509*>& chain,
+                                   const std::string& public_key_pem, ProxyPolicy policy,
+                                   std::chrono::seconds lifetime);
+
+// The receiving side: checks that `certificates_pem` is a proxy for
+// `own_key` whose chain `trust` verifies (proxy rules, lifetimes, revocation)
+// and whose identity is `identity`, and makes the credential of it.
+Result<ProxyCredential> delegation_accept(X509_STORE* trust, EVP_PKEY* own_key, const std::string& certificates_pem,
+                                          const std::string& identity);
+
 // Why a verified chain may not start jobs for its identity: a limited proxy
 // in it, or one whose policy gives it none of its issuer's rights. Empty
 // when it may; the count of proxies in the chain goes to `proxies`.

@@ -186,9 +186,10 @@ class Grid:
     def run(self, args, stdin_text=None, home=None):
         return self.ctx.run(args, stdin_text=stdin_text, env_extra=self.env(home))
 
-    def popen(self, args):
+    def popen(self, args, env_extra=None):
         env = dict(os.environ)
         env.update(self.env())
+        env.update(env_extra or {})
         # The signals a test sends must reach mpirun even if this test runs
         # with them ignored (nohup, a background job): mpirun keeps those.
         def default_signals():

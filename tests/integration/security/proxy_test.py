@@ -11,9 +11,12 @@ directory and named by X509_USER_PROXY, never at the default /tmp/x509up_u<uid>.
 import argparse
 import base64
 import os
+import pwd
 import re
+import signal
 import socket
 import ssl
+import stat
 import subprocess
 import sys
 
@@ -169,19 +172,71 @@ def tampered_certificate(grid):
     refused_before_start(grid, r, a, failed_at(a) + FORGED, SIGNATURE_FAILURE)
 
 
-SCENARIOS = {f.__name__: f for f in [proxy_run, limited_proxy, expired_proxy, foreign_issuer, tampered_certificate]}
+def delegation(grid):
+    """Each site receives a proxy for a key it made itself: limited by default, full or
+    none when asked; the processes find it in X509_USER_PROXY, owned by their account."""
+    ctx = grid.ctx
+    a = grid.start("siteA")
+    job = grid.job("job.yaml", [(a.contact, 2)], fake_args(ctx, "print-env:X509_USER_PROXY", "sleep"))
+    cert, _ = user_files(grid)
+    for mode, kind in (("", "limited"), ("full", "impersonation"), ("none", None)):
+        p = grid.popen(["-jobfile", job], env_extra={"STRATA_DELEGATION": mode} if mode else None)
+        try:
+            lines = [p.stdout.readline().strip() for _ in range(2)]
+            if kind is None:
+                check(lines == ["X509_USER_PROXY unset"] * 2, f"no delegation: nothing in the environment: {lines}")
+            else:
+                paths = {l.split("=", 1)[1] for l in lines if l.startswith("X509_USER_PROXY=")}
+                check(len(paths) == 1, f"both ranks see one delegated proxy: {lines}")
+                path = paths.pop()
+                st = os.stat(path)
+                check(stat.S_IMODE(st.st_mode) == 0o600 and st.st_uid == pwd.getpwnam(grid.account).pw_uid,
+                      f"the proxy is 0600 and the account's ({oct(st.st_mode)}, uid {st.st_uid})")
+                info = tool("info", "-file", path, "-identity", "-type", "-timeleft").stdout.splitlines()
+                check(info[0] == USER_DN, f"it acts for the user: {info}")
+                check(info[1] == f"RFC 3820 compliant {kind} proxy", f"a {kind} proxy: {info}")
+                check(0 < int(info[2]) <= 12 * 3600, f"at most 12 hours: {info}")
+                r = subprocess.run(["openssl", "verify", "-allow_proxy_certs", "-CApath", grid.certdir,
+                                    "-untrusted", path, path], capture_output=True, text=True)
+                check(r.returncode == 0, "openssl verifies the delegated proxy:\n" + r.stdout + r.stderr)
+                with open(path) as f:
+                    held = f.read()
+                with open(os.path.join(grid.home, ".strata", "userkey.pem")) as f:
+                    check(f.read() not in held, "the user's key did not travel")
+                a.expect_log(rf'received a {"limited" if kind == "limited" else "full"} proxy for '
+                             rf'"{re.escape(USER_DN)}", valid until .*: {re.escape(path)}$')
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=GUARD)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        check(p.returncode == 130, f"mpirun ends on SIGINT (exit {p.returncode}):\n{err}")
+        if kind is not None:
+            check(not os.path.exists(path), "the delegated proxy goes with the job directory")
+        expect_nobody_left(ctx)
+    # A value mpirun does not know.
+    r = run_with(grid, job, STRATA_DELEGATION="sometimes")
+    expect_code(r, 1)
+    expect_stderr(r, r"STRATA_DELEGATION='sometimes': expected limited, full or none; ending the job$")
+    expect_nobody_left(ctx)
+
+
+SCENARIOS = {f.__name__: f for f in [proxy_run, limited_proxy, expired_proxy, foreign_issuer, tampered_certificate,
+                                     delegation]}
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario", choices=sorted(SCENARIOS))
     for name in ("mpirun", "fake-rank", "gatekeeper", "strata-ca", "ring", "alltoall", "slurm-task",
-                 "slurm-scripts", "forge", "proxy-init"):
+                 "slurm-scripts", "forge", "proxy-init", "proxy-info"):
         ap.add_argument("--" + name, required=True)
     args = ap.parse_args()
     args.mpiexec = args.mpirun
     TOOLS["forge"] = os.path.abspath(args.forge)
     TOOLS["init"] = os.path.abspath(args.proxy_init)
+    TOOLS["info"] = os.path.abspath(args.proxy_info)
     ctx = Ctx(args)
     grids = []
 

@@ -339,6 +339,7 @@ TEST_CASE("gram: a Submit must name a program, at least one rank, and stdin as 0
             w.u32(has_stdin);
             w.u32(0);  // no staged files
             w.u32(0);
+            w.str("none");  // delegation
         }));
     };
     REQUIRE(submit(1, "a.out", 1));
@@ -409,7 +410,7 @@ TEST_CASE("gram: the splitter refuses a bad header before its payload arrives", 
         return bad;
     };
     CHECK(refused_after_header(0, 0));
-    CHECK(refused_after_header(4, 12));
+    CHECK(refused_after_header(4, 14));
     CHECK(refused_after_header(4, 0xff));
     CHECK(refused_after_header(kMaxFrame + 1, static_cast<std::uint8_t>(Type::output)));
     CHECK(refused_after_header(0xffffffff, static_cast<std::uint8_t>(Type::submit)));
@@ -465,4 +466,30 @@ TEST_CASE("gram: the splitter delivers frames fed one byte at a time", "[gram]")
     CHECK(cancel->mode == CancelMode::terminate);
     CHECK_FALSE(split.next(bad));
     CHECK_FALSE(bad);
+}
+
+TEST_CASE("gram: delegation travels in the Submit and in its own messages", "[gram]") {
+    for (const char* mode : {"none", "limited", "full"}) {
+        Submit m = sample_submit();
+        m.delegation = mode;
+        auto d = decode_submit(payload_of(encode(m), Type::submit));
+        REQUIRE(d);
+        CHECK(d->delegation == mode);
+    }
+    Submit bad = sample_submit();
+    bad.delegation = "sometimes";
+    CHECK_FALSE(decode_submit(payload_of(encode(bad), Type::submit)));
+
+    const std::string pub = "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n";
+    auto rq = decode_delegation_request(payload_of(encode(DelegationRequest{pub}), Type::delegation_request));
+    REQUIRE(rq);
+    CHECK(rq->public_key_pem == pub);
+    check_exact_length(payload_of(encode(DelegationRequest{pub}), Type::delegation_request),
+                       [](const Bytes& p) { return decode_delegation_request(p).has_value(); });
+    auto dg = decode_delegation(payload_of(encode(Delegation{"certs"}), Type::delegation));
+    REQUIRE(dg);
+    CHECK(dg->certificates_pem == "certs");
+    // Empty ones say nothing and are refused.
+    CHECK_FALSE(decode_delegation_request(payload_of(encode(DelegationRequest{}), Type::delegation_request)));
+    CHECK_FALSE(decode_delegation(payload_of(encode(Delegation{}), Type::delegation)));
 }

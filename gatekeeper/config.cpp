@@ -82,7 +82,7 @@ std::optional<Config> Config::parse(const std::string& text, const std::string& 
                 c.adapters.push_back(a.Scalar());
             }
         } else if (key == "limits") {
-            if (!v.IsMap()) return fail(v, "'limits' must be a map (max_jobs, max_request_bytes, handshake_timeout)");
+            if (!v.IsMap()) return fail(v, "'limits' must be a map (max_jobs, max_jobs_per_user, max_request_bytes, ...)");
             std::set<std::string> limits_seen;
             for (auto l = v.begin(); l != v.end(); ++l) {
                 const std::string name = l->first.IsScalar() ? l->first.Scalar() : std::string();
@@ -90,6 +90,9 @@ std::optional<Config> Config::parse(const std::string& text, const std::string& 
                 if (name == "max_jobs") {
                     if (!int_in(l->second, 1, 100000, c.max_jobs))
                         return fail(l->second, "'max_jobs' must be a number from 1 to 100000");
+                } else if (name == "max_jobs_per_user") {
+                    if (!int_in(l->second, 1, 100000, c.max_jobs_per_user))
+                        return fail(l->second, "'max_jobs_per_user' must be a number from 1 to 100000");
                 } else if (name == "max_request_bytes") {
                     if (!int_in(l->second, 65536, 64 << 20, c.max_request_bytes))
                         return fail(l->second, "'max_request_bytes' must be a number from 65536 to 67108864");
@@ -101,8 +104,8 @@ std::optional<Config> Config::parse(const std::string& text, const std::string& 
                         return fail(l->second, "'handshake_timeout' must be seconds from 1 to 3600");
                 } else {
                     return fail(l->first, "unknown limit '" + name +
-                                              "'; expected max_jobs, max_request_bytes, max_stage_bytes or "
-                                              "handshake_timeout");
+                                              "'; expected max_jobs, max_jobs_per_user, max_request_bytes, "
+                                              "max_stage_bytes or handshake_timeout");
                 }
             }
         } else {

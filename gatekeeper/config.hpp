@@ -11,6 +11,7 @@
 //   scratch: /var/tmp/strata     # per-job directories; default $TMPDIR or /tmp
 //   limits:
 //     max_jobs: 64               # subjobs running at once
+//     max_jobs_per_user: 64      # of those, for one grid identity (subject DN)
 //     max_request_bytes: 1048576 # largest Submit accepted
 //     handshake_timeout: 10      # seconds for TLS and the Submit to arrive
 //     max_stage_bytes: 1073741824  # largest total of files staged with one subjob
@@ -32,6 +33,7 @@ struct Config {
     std::vector<std::string> adapters{"fork"};
     std::string scratch;
     int max_jobs = 64;
+    int max_jobs_per_user = 0;  // 0: max_jobs
     int max_request_bytes = 1 << 20;
     int handshake_timeout_s = 10;
     long long max_stage_bytes = 1LL << 30;

@@ -136,6 +136,7 @@ public:
     bool running() const { return adapter_ && adapter_->state() == launcher::SubjobState::running; }
     // Counts against max_jobs: accepted (staging or running) and not over.
     bool holds_subjob() const { return accepted_ && !ended_; }
+    const std::string& subject() const { return subject_; }
 
     // ProcessEvents: everything goes back to mpirun as it happens.
     void on_started(int rank, long pid) override {
@@ -254,6 +255,9 @@ private:
             return refuse("this site does not offer the '" + m.adapter + "' adapter");
         if (gk_.subjobs_held() >= gk_.config().max_jobs)
             return refuse("this site already runs its limit of " + std::to_string(gk_.config().max_jobs) + " subjobs");
+        if (const int per_user = gk_.config().max_jobs_per_user; per_user > 0 && gk_.subjobs_held_by(subject_) >= per_user)
+            return refuse("this site already runs its limit of " + std::to_string(per_user) + " subjobs for " +
+                          quoted(subject_));
 
         accepted_ = true;
         log("subjob " + std::to_string(m.subjob) + ": ranks " + std::to_string(m.first_rank) + ".." +
@@ -623,6 +627,12 @@ void Gatekeeper::accept_next() {
 int Gatekeeper::subjobs_held() const {
     int n = 0;
     for (const auto& [id, s] : sessions_) n += s->holds_subjob() ? 1 : 0;
+    return n;
+}
+
+int Gatekeeper::subjobs_held_by(const std::string& subject) const {
+    int n = 0;
+    for (const auto& [id, s] : sessions_) n += s->holds_subjob() && s->subject() == subject ? 1 : 0;
     return n;
 }
 

@@ -55,6 +55,7 @@ public:
     X509_STORE* trust() const { return SSL_CTX_get_cert_store(tls_->native_handle()); }
     void log(const std::string& line) const { log_(line); }
     int subjobs_held() const;  // accepted and not over (staging or running)
+    int subjobs_held_by(const std::string& subject) const;  // of those, for one grid identity
     void session_ended(std::uint64_t id);
 
 private:

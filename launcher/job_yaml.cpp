@@ -206,9 +206,9 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
         s.arguments = mine.arguments.value_or(top.arguments.value_or(std::vector<std::string>{}));
         // The subjob's variables are added to the top level's, replacing those of the same name.
         std::vector<std::pair<std::string, std::string>> env = top.environment;
-        for (const auto& [name, value] : mine.environment) {
-            std::erase_if(env, [&](const auto& p) { return p.first == name; });
-            env.emplace_back(name, value);
+        for (const auto& entry : mine.environment) {
+            std::erase_if(env, [&](const auto& p) { return p.first == entry.first; });
+            env.push_back(entry);
         }
         for (const auto& [name, value] : env) {
             if (name != "GLOBUS_LAN_ID") {

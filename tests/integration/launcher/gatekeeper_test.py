@@ -641,6 +641,31 @@ def job_limit(grid):
     expect_nobody_left(ctx)
 
 
+def job_limit_per_user(grid):
+    """max_jobs_per_user: while Jane's subjob runs at a site that allows one per user,
+    her next is refused and someone else's runs."""
+    ctx = grid.ctx
+    eve_home = os.path.join(ctx.tmp, "eve-home")
+    os.mkdir(eve_home)
+    shutil.copytree(grid.certdir, os.path.join(eve_home, ".strata", "certificates"))
+    grid.ca("user", "--name", "Eve", "--out", os.path.join(eve_home, ".strata"))
+    a = grid.start("siteA", gridmap=f'"{USER_DN}" {grid.account}\n"/O=Strata Grid/OU=Users/CN=Eve" {grid.account}\n',
+                   extra="limits: {max_jobs_per_user: 1}\n")
+    busy = grid.job("busy.yaml", [(a.contact, 1)], fake_args(ctx, "init", "print:ready {rank}", "sleep"))
+    other = grid.job("other.yaml", [(a.contact, 1)], fake_args(ctx, "init", "print:ok", "finalize"))
+    results = []
+    first = when_ready(grid, busy, 1, lambda p: (results.append(grid.run(["-jobfile", other])),
+                                                 results.append(grid.run(["-jobfile", other], home=eve_home)),
+                                                 p.send_signal(signal.SIGINT)))
+    expect_code(first, 130)
+    expect_code(results[0], 1)
+    expect_stderr(results[0], rf'failed: this site already runs its limit of 1 subjobs for "{re.escape(USER_DN)}"; '
+                              r"ending the job$")
+    expect_code(results[1], 0)
+    check(results[1].stdout == "ok\n", "another user's subjob ran meanwhile", results[1])
+    expect_nobody_left(ctx)
+
+
 def account_rules(grid):
     """Never root; and a gatekeeper that is not root starts processes only as itself."""
     ctx = grid.ctx
@@ -736,7 +761,7 @@ def mpirun_killed(grid):
 
 SCENARIOS = {f.__name__: f for f in [
     two_sites, stdin_to_remote_rank0, staging, netns_three_sites, slurm_subjob, hostile_clients, revoked, gatekeeper_down,
-    unknown_ca, unmapped_user, account_rules, job_limit, missing_executable, rank_crash, interrupt, mpirun_killed,
+    unknown_ca, unmapped_user, account_rules, job_limit, job_limit_per_user, missing_executable, rank_crash, interrupt, mpirun_killed,
 ]}
 
 

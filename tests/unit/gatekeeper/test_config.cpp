@@ -107,6 +107,7 @@ TEST_CASE("gatekeeper config: every setting given", "[gatekeeper-config]") {
                                "scratch: /var/tmp/strata\n"
                                "limits:\n"
                                "  max_jobs: 100000\n"
+                               "  max_jobs_per_user: 3\n"
                                "  max_request_bytes: 67108864\n"
                                "  handshake_timeout: 3600\n",
                            "/etc/strata/gatekeeper.yaml", error);
@@ -119,6 +120,7 @@ TEST_CASE("gatekeeper config: every setting given", "[gatekeeper-config]") {
     CHECK_FALSE(c->offers("pbs"));
     CHECK(c->scratch == "/var/tmp/strata");
     CHECK(c->max_jobs == 100000);
+    CHECK(c->max_jobs_per_user == 3);
     CHECK(c->max_request_bytes == 67108864);
     CHECK(c->handshake_timeout_s == 3600);
 
@@ -140,6 +142,7 @@ TEST_CASE("gatekeeper config: every setting given", "[gatekeeper-config]") {
     REQUIRE(top);
     CHECK(top->port == 65535);
     CHECK(top->max_jobs == 64);
+    CHECK(top->max_jobs_per_user == 0);  // not limited beyond max_jobs
 }
 
 TEST_CASE("gatekeeper config: relative paths are taken from the file's directory", "[gatekeeper-config]") {
@@ -206,10 +209,12 @@ TEST_CASE("gatekeeper config: every refusal names the file, line and column", "[
     }
     SECTION("limits") {
         CHECK(error_of(kRequired + "limits: 5\n") ==
-              file + "5:9: 'limits' must be a map (max_jobs, max_request_bytes, handshake_timeout)");
+              file + "5:9: 'limits' must be a map (max_jobs, max_jobs_per_user, max_request_bytes, ...)");
         CHECK(error_of(kRequired + "limits:\n  max_job: 5\n") ==
-              file + "6:3: unknown limit 'max_job'; expected max_jobs, max_request_bytes, max_stage_bytes or "
-                     "handshake_timeout");
+              file + "6:3: unknown limit 'max_job'; expected max_jobs, max_jobs_per_user, max_request_bytes, "
+                     "max_stage_bytes or handshake_timeout");
+        CHECK(error_of(kRequired + "limits:\n  max_jobs_per_user: 0\n") ==
+              file + "6:22: 'max_jobs_per_user' must be a number from 1 to 100000");
         CHECK(error_of(kRequired + "limits:\n  max_jobs: 8\n  handshake_timeout: 5\n  max_jobs: 9\n") ==
               file + "8:3: 'max_jobs' is given twice");
         CHECK(error_of(kRequired + "limits:\n  max_jobs: 0\n") == file + "6:13: 'max_jobs' must be a number from 1 to 100000");

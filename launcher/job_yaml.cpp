@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <map>
 
 namespace strata::launcher {
@@ -134,6 +135,7 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
     Common top;
     YAML::Node subjobs;
     bool have_subjobs = false;
+    bool data_tls = false;
     for (auto it = root.begin(); it != root.end(); ++it) {
         const std::string key = it->first.Scalar();
         bool known = false;
@@ -144,9 +146,26 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
             have_subjobs = true;
             continue;
         }
+        if (key == "security") {
+            // security: {data: tls} encrypts the links between sites
+            // (devices/tcp: STRATA_DATA_TLS=wan in every process).
+            const YAML::Node& v = it->second;
+            if (!v.IsMap()) return fail(r.at(v.Mark(), "'security' must be a map such as {data: tls}"));
+            for (auto sec = v.begin(); sec != v.end(); ++sec) {
+                const std::string name = sec->first.IsScalar() ? sec->first.Scalar() : std::string();
+                if (name != "data")
+                    return fail(r.at(sec->first.Mark(), "unknown security setting '" + name + "'; expected data"));
+                const std::string value = sec->second.IsScalar() ? sec->second.Scalar() : std::string();
+                if (value != "tls" && value != "plain")
+                    return fail(r.at(sec->second.Mark(), "'data' must be tls (links between sites encrypted) or "
+                                                         "plain, not '" + value + "'"));
+                data_tls = value == "tls";
+            }
+            continue;
+        }
         return fail(r.at(it->first.Mark(), "unknown key '" + key +
-                                               "'; expected executable, arguments, environment, directory, stage or "
-                                               "subjobs"));
+                                               "'; expected executable, arguments, environment, directory, stage, "
+                                               "security or subjobs"));
     }
     if (!have_subjobs) return fail(r.at(root.Mark(), "no 'subjobs'; list at least one subjob with its contact and count"));
     if (!subjobs.IsSequence() || subjobs.size() == 0)
@@ -220,6 +239,8 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
                                                   "'; give one"));
             }
         }
+        if (data_tls && std::none_of(env.begin(), env.end(), [](const auto& p) { return p.first == "STRATA_DATA_TLS"; }))
+            s.environment.push_back("STRATA_DATA_TLS=wan");
         s.directory = mine.directory.value_or(top.directory.value_or(""));
         const Common& staging = mine.stage ? mine : top;
         s.stage = staging.stage.value_or(false);

@@ -18,6 +18,7 @@ std::string_view role_name(ProofRole role) {
         case ProofRole::control_rank: return "strata control rank";
         case ProofRole::link_acceptor: return "strata link acceptor";
         case ProofRole::link_connector: return "strata link connector";
+        case ProofRole::link_tls_key: return "strata link tls key";
     }
     return {};
 }

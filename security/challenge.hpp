@@ -33,6 +33,7 @@ enum class ProofRole {
     control_rank,    // a rank's Checkin
     link_acceptor,   // the rank that accepted a TCP link
     link_connector,  // the rank that opened it
+    link_tls_key,    // not a proof: the TLS key of a link (devices/tcp/tls_link.hpp)
 };
 
 // Fills `out` from the OpenSSL CSPRNG; false if it is not seeded.

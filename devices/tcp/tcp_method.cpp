@@ -25,6 +25,11 @@ const base::KnobString network_knob{"STRATA_NETWORK", "",
 const base::KnobString port_range_knob{"STRATA_PORT_RANGE", "",
                                        "TCP listening ports LOW:HIGH, for firewalls (mpirun -port-range)"};
 
+const base::KnobString data_tls_knob{
+    "STRATA_DATA_TLS", "off",
+    "TLS on TCP links between ranks: off, wan (between ranks of different sites) or all; the job file's "
+    "security: {data: tls} sets wan"};
+
 constexpr std::uint32_t kMagic = 0x32525453;  // "STR2"
 constexpr std::size_t kHelloSize = 12 + security::kNonceBytes;
 constexpr std::size_t kChallengeSize = security::kNonceBytes + security::kProofBytes;
@@ -151,8 +156,14 @@ bool TcpMethod::publish(wireup::BusinessCard& card, std::string& error) {
     return true;
 }
 
-bool TcpMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& /*error*/) {
+bool TcpMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) {
     ctx_.rank = my_rank;
+    data_tls_ = data_tls_knob.get();
+    if (data_tls_ != "off" && data_tls_ != "wan" && data_tls_ != "all") {
+        error = "STRATA_DATA_TLS='" + data_tls_ + "': expected off, wan or all";
+        return false;
+    }
+    if (static_cast<std::size_t>(my_rank) < cards.size()) my_site_ = cards[static_cast<std::size_t>(my_rank)].label_of("site");
     // Equal "host" labels mean the same kernel and network namespace, where
     // loopback reaches; equal host names do not (namespaces share them).
     const std::string my_host =
@@ -160,6 +171,7 @@ bool TcpMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, in
     for (std::size_t i = 0; i < cards.size() && i < peers_.size(); ++i) {
         Peer& p = peers_[i];
         p.hostname = cards[i].hostname;
+        p.site = cards[i].label_of("site");
         std::string a = cards[i].address_of("tcp");
         auto colon = a.rfind(':');
         if (colon == std::string::npos) continue;
@@ -282,6 +294,7 @@ void TcpMethod::on_reply(int peer) {
             return;
         }
         p.link = Link::response_sent;
+        p.acceptor_nonce = theirs;
         p.reply_got = 0;
         p.reply_need = kAnswerSize;
         return;
@@ -289,9 +302,7 @@ void TcpMethod::on_reply(int peer) {
     std::uint32_t answer = 0;
     std::memcpy(&answer, p.reply.data(), 4);
     if (answer == 1) {
-        p.link = Link::connected;
-        p.rx.resize(kStaging);
-        set_want_out(peer, !p.out.empty());
+        link_established(peer, false, p.nonce, p.acceptor_nonce, me, them);
     } else {
         // The peer's own connection to us wins; it will arrive on the listener.
         epoll_ctl(epfd_, EPOLL_CTL_DEL, p.fd, nullptr);
@@ -334,7 +345,9 @@ void TcpMethod::on_incoming(int fd) {
             continue;
         }
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-        incoming_drop(fd, in.challenged ? "closed before answering the job-key challenge" : nullptr);
+        // Silently: the rank that loses a simultaneous connect closes its
+        // attempt here too, and a stranger who gives up has proved nothing.
+        incoming_drop(fd, nullptr);
         return;
     }
     const char* why = nullptr;
@@ -400,16 +413,75 @@ void TcpMethod::decide_incoming(Incoming& in) {
         incoming_drop(fd, nullptr);
         return;
     }
+    const security::Nonce connector_nonce = in.connector_nonce;
+    const security::Nonce acceptor_nonce = in.acceptor_nonce;
     incoming_.erase(fd);
     if (p.fd >= 0) {  // our own attempt loses to the lower rank's
         epoll_ctl(epfd_, EPOLL_CTL_DEL, p.fd, nullptr);
         ::close(p.fd);
     }
     p.fd = fd;
-    p.link = Link::connected;
+    p.want_out = false;
+    watch(p.fd, kKeyPeer | from, false, false);
+    link_established(peer, true, connector_nonce, acceptor_nonce, from, static_cast<std::uint32_t>(ctx_.rank));
+}
+
+bool TcpMethod::wants_tls(int peer) const {
+    if (data_tls_ == "all") return true;
+    return data_tls_ == "wan" && peers_[static_cast<std::size_t>(peer)].site != my_site_;
+}
+
+void TcpMethod::link_established(int peer, bool server, const security::Nonce& connector,
+                                 const security::Nonce& acceptor, std::uint32_t from, std::uint32_t to) {
+    Peer& p = peers_[static_cast<std::size_t>(peer)];
     p.rx.resize(kStaging);
-    p.want_out = !p.out.empty();
-    watch(p.fd, kKeyPeer | from, p.want_out, false);
+    if (!wants_tls(peer)) {
+        p.link = Link::connected;
+        set_want_out(peer, !p.out.empty());
+        return;
+    }
+    const TlsLink::Key key =
+        security::proof_make(ctx_.job_key, security::ProofRole::link_tls_key, connector, acceptor, from, to);
+    std::string error;
+    p.tls = TlsLink::create(server, p.fd, key, error);
+    if (!p.tls) {
+        link_failed(peer, error, nullptr);
+        return;
+    }
+    p.link = Link::tls_handshake;
+    switch (p.tls->handshake()) {
+        case TlsLink::Step::failed:
+            link_failed(peer, "TLS with rank " + std::to_string(peer) + ": " + p.tls->error(), nullptr);
+            return;
+        case TlsLink::Step::again:
+            // The handshake goes on at the next polls.
+            set_want_out(peer, p.tls->wants_write());
+            return;
+        case TlsLink::Step::done:
+            // The other side was quick (or this process was descheduled after
+            // its first flight). The next poll finishes the step in
+            // tls_step(), which sends what waits and reads what TLS may
+            // already hold.
+            set_want_out(peer, true);
+            return;
+    }
+}
+
+void TcpMethod::tls_step(int peer, adi::Upcalls& up) {
+    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    switch (p.tls->handshake()) {
+        case TlsLink::Step::again: set_want_out(peer, p.tls->wants_write()); return;
+        case TlsLink::Step::failed:
+            link_failed(peer, "TLS with rank " + std::to_string(peer) + ": " + p.tls->error(), &up);
+            return;
+        case TlsLink::Step::done:
+            p.link = Link::connected;
+            set_want_out(peer, !p.out.empty());
+            flush(peer, up);
+            // TLS may already hold the first data.
+            if (p.link == Link::connected) read_peer(peer, up);
+            return;
+    }
 }
 
 adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) {
@@ -432,8 +504,14 @@ adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const 
         ++counters_.writes;
         // A header alone (control packets, empty messages) skips the msghdr
         // and iovec import of sendmsg().
-        ssize_t n = n_iov == 1 ? ::send(p.fd, &h, sizeof h, MSG_NOSIGNAL) : ::sendmsg(p.fd, &m, MSG_NOSIGNAL);
+        ssize_t n = p.tls ? p.tls->writev(iov, static_cast<int>(n_iov))
+                    : n_iov == 1 ? ::send(p.fd, &h, sizeof h, MSG_NOSIGNAL)
+                                 : ::sendmsg(p.fd, &m, MSG_NOSIGNAL);
         if (n == static_cast<ssize_t>(total)) return adi::SendStatus::done;
+        if (n == -2) {
+            link_failed(peer, "sending to rank " + std::to_string(peer) + " failed: " + p.tls->error(), nullptr);
+            return adi::SendStatus::failed;
+        }
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
             link_failed(peer, "sending to rank " + std::to_string(peer) + " failed: " + errno_text(errno), nullptr);
             return adi::SendStatus::failed;
@@ -473,7 +551,7 @@ adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const 
 
 bool TcpMethod::send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) {
     Peer& p = peers_[static_cast<std::size_t>(peer)];
-    if (p.link != Link::connected || !p.out.empty()) return false;
+    if (p.link != Link::connected || !p.out.empty() || p.tls) return false;
     iovec iov[2] = {iovec{const_cast<adi::Header*>(&h), sizeof h}, iovec{const_cast<std::byte*>(data), n}};
     msghdr m{};
     m.msg_iov = iov;
@@ -510,10 +588,12 @@ void TcpMethod::flush(int peer, adi::Upcalls& up) {
         m.msg_iov = pkt.iov.data();
         m.msg_iovlen = std::min<std::size_t>(pkt.iov.size(), IOV_MAX);
         ++counters_.writes;
-        ssize_t n = ::sendmsg(p.fd, &m, MSG_NOSIGNAL);
+        ssize_t n = p.tls ? p.tls->writev(m.msg_iov, static_cast<int>(m.msg_iovlen)) : ::sendmsg(p.fd, &m, MSG_NOSIGNAL);
         if (n < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-            link_failed(peer, "sending to rank " + std::to_string(peer) + " failed: " + errno_text(errno), &up);
+            if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+            link_failed(peer,
+                        "sending to rank " + std::to_string(peer) + " failed: " + (p.tls ? p.tls->error() : errno_text(errno)),
+                        &up);
             return;
         }
         std::size_t sent = static_cast<std::size_t>(n);
@@ -608,7 +688,15 @@ void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
         ++counters_.reads;
         // recv() on one buffer costs about 100 ns less than readv() here (no
         // iovec import, no VFS layer), and one buffer is the small-message case.
-        ssize_t n = n_iov == 1 ? ::recv(p.fd, iov[0].iov_base, iov[0].iov_len, 0) : ::readv(p.fd, iov, n_iov);
+        // TLS reads one buffer at a time (a record at most), so it fills the
+        // landing buffer first and the staging buffer on the next round.
+        ssize_t n = p.tls ? p.tls->read(iov[0].iov_base, iov[0].iov_len)
+                    : n_iov == 1 ? ::recv(p.fd, iov[0].iov_base, iov[0].iov_len, 0)
+                                 : ::readv(p.fd, iov, n_iov);
+        if (n == -2) {
+            link_failed(peer, "receiving from rank " + std::to_string(peer) + " failed: " + p.tls->error(), &up);
+            return;
+        }
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK) return;
             if (errno == EINTR) continue;
@@ -646,7 +734,8 @@ void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
         // EAGAIN, one more system call on every message's critical path. The
         // epoll set is level-triggered, so whatever arrives next is reported at
         // the next poll.
-        if (static_cast<std::size_t>(n) < asked) return;
+        // (TLS returns a record per read and may hold more: it reads on until EAGAIN.)
+        if (!p.tls && static_cast<std::size_t>(n) < asked) return;
     }
 }
 
@@ -655,6 +744,7 @@ void TcpMethod::link_failed(int peer, const std::string& why, adi::Upcalls* up) 
     if (p.link == Link::failed) return;
     p.link = Link::failed;
     p.error = why;
+    p.tls.reset();
     if (p.fd >= 0) {
         epoll_ctl(epfd_, EPOLL_CTL_DEL, p.fd, nullptr);
         ::close(p.fd);
@@ -706,6 +796,7 @@ int TcpMethod::poll(adi::Upcalls& up) {
                     on_reply(index);
                     if (p.link == Link::connected) flush(index, up);
                     break;
+                case Link::tls_handshake: tls_step(index, up); break;
                 case Link::connected:
                     if ((evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) != 0) read_peer(index, up);
                     if ((evs[i].events & EPOLLOUT) != 0 && p.link == Link::connected) flush(index, up);
@@ -729,6 +820,7 @@ bool TcpMethod::has_queued_sends() const {
 
 void TcpMethod::shutdown() {
     for (Peer& p : peers_) {
+        p.tls.reset();
         if (p.fd >= 0) ::close(p.fd);
         p.fd = -1;
         p.link = Link::closed;

@@ -27,7 +27,8 @@
 //   connector -> acceptor  Response  connector's proof (32 B)
 //   acceptor -> connector  Answer    u32: 1 = this link, 0 = the other (4 B)
 // A connection that fails it is closed and logged on stderr; nothing else
-// of the job changes.
+// of the job changes. With STRATA_DATA_TLS, links between sites (or all
+// links) then run TLS keyed by the job (tls_link.hpp) before any data.
 #pragma once
 
 #include <netinet/in.h>
@@ -40,6 +41,7 @@
 #include <vector>
 
 #include "adi/method.hpp"
+#include "devices/tcp/tls_link.hpp"
 #include "security/challenge.hpp"
 
 namespace strata::dev::tcp {
@@ -77,7 +79,19 @@ public:
 private:
     // The connecting side goes connecting -> hello_sent (awaits the
     // acceptor's challenge) -> response_sent (awaits its answer) -> connected.
-    enum class Link { idle, connecting, hello_sent, response_sent, awaiting_incoming, connected, closed, failed };
+    // A link that STRATA_DATA_TLS covers goes through tls_handshake before
+    // connected.
+    enum class Link {
+        idle,
+        connecting,
+        hello_sent,
+        response_sent,
+        awaiting_incoming,
+        tls_handshake,
+        connected,
+        closed,
+        failed
+    };
 
     struct OutPacket {
         adi::Header header;
@@ -107,9 +121,12 @@ private:
         // Outgoing handshake: our nonce, and the acceptor's challenge, then
         // its answer, as they arrive.
         security::Nonce nonce{};
+        security::Nonce acceptor_nonce{};
         std::array<std::uint8_t, 64> reply{};
         std::size_t reply_got = 0;
         std::size_t reply_need = 0;
+        std::string site;  // the peer's "site" label, for STRATA_DATA_TLS=wan
+        std::unique_ptr<TlsLink> tls;  // set on links that STRATA_DATA_TLS covers
     };
 
     // An accepted connection still in its handshake: Hello read, then (once
@@ -144,10 +161,18 @@ private:
     void landing_advance(Peer& p, int peer, adi::Upcalls& up);
     void flush(int peer, adi::Upcalls& up);
     void link_failed(int peer, const std::string& why, adi::Upcalls* up);
+    // Whether the link to `peer` runs TLS (STRATA_DATA_TLS; both ends decide alike).
+    bool wants_tls(int peer) const;
+    // After the answer: TLS on the link (tls_handshake), or connected at once.
+    void link_established(int peer, bool server, const security::Nonce& connector, const security::Nonce& acceptor,
+                          std::uint32_t from, std::uint32_t to);
+    void tls_step(int peer, adi::Upcalls& up);
     void watch(int fd, std::uint64_t key, bool want_out, bool add);
     void set_want_out(int peer, bool on);
 
     adi::MethodContext ctx_;
+    std::string my_site_;
+    std::string data_tls_;  // "off", "wan" or "all"
     adi::Capabilities caps_;
     int epfd_ = -1;
     int listen_fd_ = -1;

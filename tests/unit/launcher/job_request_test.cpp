@@ -254,8 +254,8 @@ TEST_CASE("job request: malformed YAML names file, line, column and what is wron
     CHECK(yaml_error("executable: x\nsubjobs:\n  - count: 0\n") ==
           "job.yaml:3:12: subjob 0: 'count' must be a positive integer, got '0'");
     CHECK(yaml_error("executable: x\nqueue: short\nsubjobs: [{count: 1}]\n") ==
-          "job.yaml:2:1: unknown key 'queue'; expected executable, arguments, environment, directory, stage or "
-          "subjobs");
+          "job.yaml:2:1: unknown key 'queue'; expected executable, arguments, environment, directory, stage, "
+          "security or subjobs");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a/fork\n    cont: 2\n") ==
           "job.yaml:4:5: subjob 0: unknown key 'cont'; expected contact, count, executable, arguments, environment, "
           "directory, stage, site or machine");
@@ -283,6 +283,25 @@ TEST_CASE("job request: malformed YAML names file, line, column and what is wron
           "job.yaml:1:1: expected a map with 'executable' and 'subjobs' (a YAML job file) or an RSL request starting "
           "with '&' or '+'");
     CHECK(yaml_error("executable: [x\nsubjobs: []\n").rfind("job.yaml:", 0) == 0);
+}
+
+TEST_CASE("job request: security: {data: tls} encrypts the links between sites", "[jobrequest]") {
+    const JobRequest tls = yaml("executable: x\nsecurity: {data: tls}\nsubjobs:\n  - {contact: a/fork, count: 1}\n"
+                                "  - {contact: b/fork, count: 2, environment: {OTHER: 1}}\n");
+    REQUIRE(tls.subjobs.size() == 2);
+    CHECK(tls.subjobs[0].environment == std::vector<std::string>{"STRATA_DATA_TLS=wan"});
+    CHECK(tls.subjobs[1].environment == std::vector<std::string>{"OTHER=1", "STRATA_DATA_TLS=wan"});
+    // A subjob's own setting stays; plain is the default.
+    const JobRequest own = yaml("executable: x\nsecurity: {data: tls}\nsubjobs:\n"
+                                "  - {count: 1, environment: {STRATA_DATA_TLS: all}}\n");
+    CHECK(own.subjobs[0].environment == std::vector<std::string>{"STRATA_DATA_TLS=all"});
+    CHECK(yaml("executable: x\nsecurity: {data: plain}\nsubjobs: [{count: 1}]\n").subjobs[0].environment.empty());
+    CHECK(yaml_error("executable: x\nsecurity: {data: yes}\nsubjobs: [{count: 1}]\n") ==
+          "job.yaml:2:18: 'data' must be tls (links between sites encrypted) or plain, not 'yes'");
+    CHECK(yaml_error("executable: x\nsecurity: {cipher: aes}\nsubjobs: [{count: 1}]\n") ==
+          "job.yaml:2:12: unknown security setting 'cipher'; expected data");
+    CHECK(yaml_error("executable: x\nsecurity: tls\nsubjobs: [{count: 1}]\n") ==
+          "job.yaml:2:11: 'security' must be a map such as {data: tls}");
 }
 
 TEST_CASE("machine file: contact lines, and their errors with a column", "[machinefile][jobrequest]") {

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Proxy credentials and forged certificates against a real strata-gatekeeper.
+"""Proxy credentials, forged certificates, delegation and encrypted links
+between sites, against a real strata-gatekeeper.
 
-    proxy_test.py SCENARIO --forge PATH --proxy-init PATH [the options of gatekeeper_test.py]
+    grid_security_test.py SCENARIO --forge PATH --proxy-init PATH --proxy-info PATH --marker PATH
+                          [the options of gatekeeper_test.py]
 
 Each refusal is checked word for word, on mpirun's side and in the gatekeeper's log, and
 every scenario proves that nothing started. Proxies are always written inside the test's
@@ -19,6 +21,7 @@ import ssl
 import stat
 import subprocess
 import sys
+import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
 from mpirun_test import GUARD, Ctx, check, expect_code, expect_nobody_left, expect_stderr, run_scenario  # noqa: E402
@@ -222,21 +225,81 @@ def delegation(grid):
     expect_nobody_left(ctx)
 
 
+class LoopbackCapture:
+    """Every packet on the loopback interface while it runs (AF_PACKET: needs root)."""
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+        self.sock.bind(("lo", 0))
+        self.sock.settimeout(0.05)
+        self.data = bytearray()
+        self.stopping = False
+        self.thread = threading.Thread(target=self.run)
+        self.thread.start()
+
+    def run(self):
+        while not self.stopping:
+            try:
+                self.data += self.sock.recv(65536)
+            except socket.timeout:
+                pass
+
+    def stop(self):
+        self.stopping = True
+        self.thread.join()
+        self.sock.close()
+        return bytes(self.data)
+
+
+def data_tls(grid):
+    """security: {data: tls}: the links between sites carry TLS, the links within a site
+    do not, and the data arrives intact either way. Seen on the wire: the loopback
+    interface is captured while rank 0 sends each rank a text that names it."""
+    ctx = grid.ctx
+    if os.geteuid() != 0:
+        print("SKIP: capturing the loopback interface needs root")
+        sys.exit(77)
+    a = grid.start("siteB")
+    program = grid.publish(TOOLS["marker"], "bin")
+    for security, crossing_visible in (("", True), ("security: {data: tls}\n", False)):
+        # Ranks 0 and 2 at site A (here, by fork), rank 1 at site B (the gatekeeper);
+        # shared memory is excluded so that every pair talks TCP over loopback.
+        job = ctx.file("marker.yaml", f"executable: {program}\narguments: ['--marker={ctx.marker}']\n"
+                                      f"directory: {grid.shared}\nenvironment: {{STRATA_EXCLUDE_METHODS: shm}}\n"
+                                      f"{security}subjobs:\n"
+                                      f"  - {{contact: localhost/fork, count: 1, site: A}}\n"
+                                      f"  - {{contact: '{a.contact}', count: 1, site: B}}\n"
+                                      f"  - {{contact: localhost/fork, count: 1, site: A}}\n")
+        capture = LoopbackCapture()
+        try:
+            r = grid.run(["-jobfile", job])
+        finally:
+            wire = capture.stop()
+        expect_code(r, 0)
+        check(sorted(r.stdout.splitlines()) == ["marker ok 0", "marker ok 1", "marker ok 2"], "every rank ran", r)
+        check((b"strata-wire-marker-to-1;" in wire) == crossing_visible,
+              f"the link between sites {'carries' if crossing_visible else 'hides'} the text "
+              f"({'no security setting' if crossing_visible else security.strip()})")
+        check(b"strata-wire-marker-to-2;" in wire, "the link within site A stays plain (and the capture works)")
+        expect_nobody_left(ctx)
+
+
 SCENARIOS = {f.__name__: f for f in [proxy_run, limited_proxy, expired_proxy, foreign_issuer, tampered_certificate,
-                                     delegation]}
+                                     delegation, data_tls]}
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario", choices=sorted(SCENARIOS))
     for name in ("mpirun", "fake-rank", "gatekeeper", "strata-ca", "ring", "alltoall", "slurm-task",
-                 "slurm-scripts", "forge", "proxy-init", "proxy-info"):
+                 "slurm-scripts", "forge", "proxy-init", "proxy-info", "marker"):
         ap.add_argument("--" + name, required=True)
     args = ap.parse_args()
     args.mpiexec = args.mpirun
     TOOLS["forge"] = os.path.abspath(args.forge)
     TOOLS["init"] = os.path.abspath(args.proxy_init)
     TOOLS["info"] = os.path.abspath(args.proxy_info)
+    TOOLS["marker"] = os.path.abspath(args.marker)
     ctx = Ctx(args)
     grids = []
 

@@ -103,6 +103,7 @@ public:
         stream_.async_handshake(asio::ssl::stream_base::server, [this, self](const boost::system::error_code& ec) {
             if (ec) {
                 const std::string why = security::tls_verify_failure(stream_.native_handle());
+                presented_ = security::tls_presented_subject(stream_.native_handle());
                 log("refused: TLS handshake failed: " + (why.empty() ? ec.message() : "certificate refused: " + why));
                 close();
                 return;
@@ -166,7 +167,10 @@ private:
     static std::string quoted(const std::string& dn) { return "\"" + dn + "\""; }
 
     void log(const std::string& what) const {
-        gk_.log("[" + std::to_string(id_) + " " + peer_ + (subject_.empty() ? "" : " " + quoted(subject_)) + "] " + what);
+        const std::string who = !subject_.empty()     ? " " + quoted(subject_)
+                                : !presented_.empty() ? " presented " + quoted(presented_)
+                                                      : std::string();
+        gk_.log("[" + std::to_string(id_) + " " + peer_ + who + "] " + what);
     }
 
     void read_more() {
@@ -532,7 +536,8 @@ private:
     std::uint64_t id_;
     std::string peer_;
     std::string subject_;
-    std::string proxy_refusal_;  // set when the client's proxy chain may not start jobs
+    std::string proxy_refusal_;
+    std::string presented_;  // the subject of a certificate the handshake refused  // set when the client's proxy chain may not start jobs
     asio::ssl::stream<tcp::socket> stream_;
     asio::steady_timer timer_;
     codec::FrameSplitter reader_;

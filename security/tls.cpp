@@ -111,10 +111,29 @@ Result<std::shared_ptr<ssl::context>> tls_context_make(TlsRole role, const TlsCr
     return out;
 }
 
+namespace {
+
+// The subject of a refused peer certificate, kept with the connection: OpenSSL
+// drops the certificate itself when verification fails.
+int presented_index() {
+    static const int index = SSL_get_ex_new_index(
+        0, nullptr, nullptr, nullptr,
+        [](void*, void* ptr, CRYPTO_EX_DATA*, int, long, void*) { delete static_cast<std::string*>(ptr); });
+    return index;
+}
+
+}  // namespace
+
 bool tls_verify_step(bool preverified, X509_STORE_CTX* ctx) {
     if (!preverified && X509_STORE_CTX_get_error(ctx) == X509_V_ERR_UNABLE_TO_GET_CRL) {
         X509_STORE_CTX_set_error(ctx, X509_V_OK);
         return true;
+    }
+    if (!preverified) {
+        auto* ssl = static_cast<SSL*>(X509_STORE_CTX_get_ex_data(ctx, SSL_get_ex_data_X509_STORE_CTX_idx()));
+        X509* leaf = X509_STORE_CTX_get0_cert(ctx);
+        if (ssl != nullptr && leaf != nullptr && SSL_get_ex_data(ssl, presented_index()) == nullptr)
+            SSL_set_ex_data(ssl, presented_index(), new std::string(name_to_globus(X509_get_subject_name(leaf))));
     }
     return preverified;
 }
@@ -123,6 +142,12 @@ std::string tls_peer_subject(SSL* ssl) {
     if (SSL_get0_peer_certificate(ssl) == nullptr || SSL_get_verify_result(ssl) != X509_V_OK) return {};
     X509* identity = chain_identity(tls_peer_chain(ssl));
     return identity != nullptr ? name_to_globus(X509_get_subject_name(identity)) : std::string();
+}
+
+std::string tls_presented_subject(SSL* ssl) {
+    if (X509* peer = SSL_get0_peer_certificate(ssl)) return name_to_globus(X509_get_subject_name(peer));
+    const auto* refused = static_cast<const std::string*>(SSL_get_ex_data(ssl, presented_index()));
+    return refused != nullptr ? *refused : std::string();
 }
 
 std::vector<X509*> tls_peer_chain(SSL* ssl) {

@@ -58,6 +58,10 @@ bool tls_verify_step(bool preverified, X509_STORE_CTX* ctx);
 // the proxies act for. Empty when there is none.
 std::string tls_peer_subject(SSL* ssl);
 
+// The subject of the certificate the peer presented, verified or not (for
+// logging a refusal); empty when it presented none.
+std::string tls_presented_subject(SSL* ssl);
+
 // The verified peer chain, leaf first (owned by the connection).
 std::vector<X509*> tls_peer_chain(SSL* ssl);
 

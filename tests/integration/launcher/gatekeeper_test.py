@@ -592,7 +592,9 @@ def revoked(grid):
     expect_stderr(r, rf"^mpirun: subjob 0 \(site localhost, contact localhost:{a.port}/jobmanager-fork\) failed: TLS "
                      rf"handshake with gatekeeper localhost:{a.port} failed: .*certificate revoked \(your certificate is on "
                      r"its CA's revocation list; ask the CA for a new one\); ending the job$")
-    a.expect_log(r"refused: TLS handshake failed: certificate refused: certificate revoked$")
+    # The refusal names who presented the certificate.
+    a.expect_log(r'presented "/O=Strata Grid/OU=Users/CN=Eve Revoked"\] refused: TLS handshake failed: certificate '
+                 r"refused: certificate revoked$")
     check(not os.listdir(grid.shared), "nothing started", r)
     expect_nobody_left(ctx)
     # With the list in place, a certificate that is not on it still works.

@@ -159,6 +159,16 @@ class Grid:
         r = subprocess.run([self.strata_ca, *args], capture_output=True, text=True, env=env, timeout=GUARD)
         check(r.returncode == 0, f"strata-ca {' '.join(args)} failed:\n{r.stderr}")
 
+    def other_user(self, name):
+        """A home of its own for another user of this grid's CA: a certificate for `name`
+        and trust in the CA. Returns the home and the user's .strata directory."""
+        home = os.path.join(self.ctx.tmp, "home-" + name.replace(" ", "-"))
+        os.mkdir(home)
+        shutil.copytree(self.certdir, os.path.join(home, ".strata", "certificates"))
+        strata = os.path.join(home, ".strata")
+        self.ca("user", "--name", name, "--out", strata)
+        return home, strata
+
     def start(self, name, gridmap=None, host="localhost", netns=None, adapters=("fork",), env=None, extra="",
               user=None):
         g = Gatekeeper(self, name, gridmap if gridmap is not None else f'"{USER_DN}" {self.account}\n', host, netns,
@@ -576,11 +586,7 @@ def revoked(grid):
     """Certificates on the CA's revocation list: a user's is refused by the gatekeeper,
     a gatekeeper's by mpirun; a certificate not on the list still works."""
     ctx = grid.ctx
-    eve_home = os.path.join(ctx.tmp, "eve-home")
-    os.mkdir(eve_home)
-    shutil.copytree(grid.certdir, os.path.join(eve_home, ".strata", "certificates"))
-    eve_dir = os.path.join(eve_home, ".strata")
-    grid.ca("user", "--name", "Eve Revoked", "--out", eve_dir)
+    eve_home, eve_dir = grid.other_user("Eve Revoked")
     eve_dn = "/O=Strata Grid/OU=Users/CN=Eve Revoked"
     # Eve is in the grid-mapfile: only the revocation can stop her.
     a = grid.start("siteA", gridmap=f'"{USER_DN}" {grid.account}\n"{eve_dn}" {grid.account}\n')
@@ -647,10 +653,7 @@ def job_limit_per_user(grid):
     """max_jobs_per_user: while Jane's subjob runs at a site that allows one per user,
     her next is refused and someone else's runs."""
     ctx = grid.ctx
-    eve_home = os.path.join(ctx.tmp, "eve-home")
-    os.mkdir(eve_home)
-    shutil.copytree(grid.certdir, os.path.join(eve_home, ".strata", "certificates"))
-    grid.ca("user", "--name", "Eve", "--out", os.path.join(eve_home, ".strata"))
+    eve_home, _ = grid.other_user("Eve")
     a = grid.start("siteA", gridmap=f'"{USER_DN}" {grid.account}\n"/O=Strata Grid/OU=Users/CN=Eve" {grid.account}\n',
                    extra="limits: {max_jobs_per_user: 1}\n")
     busy = grid.job("busy.yaml", [(a.contact, 1)], fake_args(ctx, "init", "print:ready {rank}", "sleep"))
@@ -767,27 +770,31 @@ SCENARIOS = {f.__name__: f for f in [
 ]}
 
 
-def main():
+def grid_main(scenarios, more_options=(), prepare=None):
+    """Parses the options of a grid test (those below and `more_options`), calls
+    prepare(args), and runs the named scenario with a fresh Grid; returns the exit
+    status for meson."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("scenario", choices=sorted(SCENARIOS))
-    ap.add_argument("--mpirun", required=True)
-    ap.add_argument("--fake-rank", required=True)
-    ap.add_argument("--gatekeeper", required=True)
-    ap.add_argument("--strata-ca", required=True)
-    ap.add_argument("--ring", required=True)
-    ap.add_argument("--alltoall", required=True)
-    ap.add_argument("--slurm-task", required=True)
-    ap.add_argument("--slurm-scripts", required=True)
+    ap.add_argument("scenario", choices=sorted(scenarios))
+    for name in ("mpirun", "fake-rank", "gatekeeper", "strata-ca", "ring", "alltoall", "slurm-task", "slurm-scripts",
+                 *more_options):
+        ap.add_argument("--" + name, required=True)
     args = ap.parse_args()
     args.mpiexec = args.mpirun
+    if prepare is not None:
+        prepare(args)
     ctx = Ctx(args)
     grids = []
 
     def scenario():
         grids.append(Grid(ctx, args))
-        SCENARIOS[args.scenario](grids[0])
+        scenarios[args.scenario](grids[0])
 
     return run_scenario(ctx, scenario, lambda: [g.stop() for g in grids])
+
+
+def main():
+    return grid_main(SCENARIOS)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ every scenario proves that nothing started. Proxies are always written inside th
 directory and named by X509_USER_PROXY, never at the default /tmp/x509up_u<uid>.
 """
 
-import argparse
 import base64
 import os
 import pwd
@@ -24,8 +23,8 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
-from mpirun_test import GUARD, Ctx, check, expect_code, expect_nobody_left, expect_stderr, run_scenario  # noqa: E402
-from gatekeeper_test import USER_DN, Grid, fake_args  # noqa: E402
+from mpirun_test import GUARD, check, expect_code, expect_nobody_left, expect_stderr  # noqa: E402
+from gatekeeper_test import USER_DN, fake_args, grid_main  # noqa: E402
 
 TOOLS = {}
 
@@ -144,8 +143,7 @@ def foreign_issuer(grid):
     """A proxy that claims to be Jane's, with Jane's (public) certificate as its issuer,
     but signed by another user's key: its signature does not verify against Jane's."""
     ctx = grid.ctx
-    eve = os.path.join(ctx.tmp, "eve")
-    grid.ca("user", "--name", "Eve", "--out", eve)
+    _, eve = grid.other_user("Eve")
     jane_cert, _ = user_files(grid)
     a = grid.start("siteA", gridmap=f'"{USER_DN}" {grid.account}\n"/O=Strata Grid/OU=Users/CN=Eve" {grid.account}\n')
     proxy = os.path.join(ctx.tmp, "claims-jane.pem")
@@ -289,25 +287,11 @@ SCENARIOS = {f.__name__: f for f in [proxy_run, limited_proxy, expired_proxy, fo
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("scenario", choices=sorted(SCENARIOS))
-    for name in ("mpirun", "fake-rank", "gatekeeper", "strata-ca", "ring", "alltoall", "slurm-task",
-                 "slurm-scripts", "forge", "proxy-init", "proxy-info", "marker"):
-        ap.add_argument("--" + name, required=True)
-    args = ap.parse_args()
-    args.mpiexec = args.mpirun
-    TOOLS["forge"] = os.path.abspath(args.forge)
-    TOOLS["init"] = os.path.abspath(args.proxy_init)
-    TOOLS["info"] = os.path.abspath(args.proxy_info)
-    TOOLS["marker"] = os.path.abspath(args.marker)
-    ctx = Ctx(args)
-    grids = []
+    def prepare(args):
+        for key, option in (("forge", "forge"), ("init", "proxy_init"), ("info", "proxy_info"), ("marker", "marker")):
+            TOOLS[key] = os.path.abspath(getattr(args, option))
 
-    def scenario():
-        grids.append(Grid(ctx, args))
-        SCENARIOS[args.scenario](grids[0])
-
-    return run_scenario(ctx, scenario, lambda: [g.stop() for g in grids])
+    return grid_main(SCENARIOS, ("forge", "proxy-init", "proxy-info", "marker"), prepare)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #include "security/cert_authority.hpp"
 #include "security/proxy.hpp"
-#include "tests/unit/security/scratch_dir.hpp"
+#include "tests/unit/security/test_credential.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -11,27 +11,16 @@ using namespace strata::security;
 
 namespace {
 
-// A CA and Jane Doe's certificate and key, in memory.
+// Jane Doe's certificate and key, in memory.
 struct User {
-    strata::test::ScratchDir scratch;
+    strata::test::TestUser files;
+    strata::test::ScratchDir& scratch = files.scratch;
     X509Ptr cert;
     PkeyPtr key;
 
-    explicit User(int days = 365) {
-        CaCreateOptions opts;
-        opts.dir = scratch.path() / "ca";
-        opts.cert_dir = scratch.path() / "certificates";
-        REQUIRE(ca_create(opts).ok());
-        Result<CertAuthority> ca = ca_load(opts.dir);
-        REQUIRE(ca.ok());
-        IssueOptions issue;
-        issue.name = "Jane Doe";
-        issue.out_dir = scratch.path() / "user";
-        issue.lifetime = std::chrono::days(days);
-        Result<Issued> issued = cert_issue(ca.value, issue);
-        REQUIRE(issued.ok());
-        cert = std::move(cert_load_pem(issued.value.cert_file).value);
-        key = std::move(key_load_pem(issued.value.key_file).value);
+    explicit User(int days = 365) : files(days) {
+        cert = std::move(cert_load_pem(files.issued.cert_file).value);
+        key = std::move(key_load_pem(files.issued.key_file).value);
         REQUIRE(cert);
         REQUIRE(key);
     }

@@ -1,6 +1,6 @@
 #include "security/cert_authority.hpp"
 #include "security/tls.hpp"
-#include "tests/unit/security/scratch_dir.hpp"
+#include "tests/unit/security/test_credential.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -13,23 +13,9 @@ namespace {
 
 // A CA and a user credential in a scratch directory.
 struct Credential {
-    strata::test::ScratchDir scratch;
-    TlsCredential cred;
-
-    Credential() {
-        CaCreateOptions opts;
-        opts.dir = scratch.path() / "ca";
-        opts.cert_dir = scratch.path() / "certificates";
-        REQUIRE(ca_create(opts).ok());
-        Result<CertAuthority> ca = ca_load(opts.dir);
-        REQUIRE(ca.ok());
-        IssueOptions issue;
-        issue.name = "Jane Doe";
-        issue.out_dir = scratch.path() / "user";
-        Result<Issued> issued = cert_issue(ca.value, issue);
-        REQUIRE(issued.ok());
-        cred = {issued.value.cert_file, issued.value.key_file, opts.cert_dir};
-    }
+    strata::test::TestUser user;
+    TlsCredential cred{user.issued.cert_file, user.issued.key_file, user.ca_dir};
+    strata::test::ScratchDir& scratch = user.scratch;
 };
 
 }  // namespace

@@ -259,7 +259,8 @@ private:
             return refuse("this site does not offer the '" + m.adapter + "' adapter");
         if (gk_.subjobs_held() >= gk_.config().max_jobs)
             return refuse("this site already runs its limit of " + std::to_string(gk_.config().max_jobs) + " subjobs");
-        if (const int per_user = gk_.config().max_jobs_per_user; per_user > 0 && gk_.subjobs_held_by(subject_) >= per_user)
+        const int per_user = gk_.config().max_jobs_per_user;
+        if (per_user > 0 && gk_.subjobs_held_by(subject_) >= per_user)
             return refuse("this site already runs its limit of " + std::to_string(per_user) + " subjobs for " +
                           quoted(subject_));
 

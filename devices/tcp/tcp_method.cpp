@@ -163,11 +163,11 @@ bool TcpMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, in
         error = "STRATA_DATA_TLS='" + data_tls_ + "': expected off, wan or all";
         return false;
     }
-    if (static_cast<std::size_t>(my_rank) < cards.size()) my_site_ = cards[static_cast<std::size_t>(my_rank)].label_of("site");
+    const auto me = static_cast<std::size_t>(my_rank);
+    if (me < cards.size()) my_site_ = cards[me].label_of("site");
     // Equal "host" labels mean the same kernel and network namespace, where
     // loopback reaches; equal host names do not (namespaces share them).
-    const std::string my_host =
-        static_cast<std::size_t>(my_rank) < cards.size() ? cards[static_cast<std::size_t>(my_rank)].label_of("host") : "";
+    const std::string my_host = me < cards.size() ? cards[me].label_of("host") : "";
     for (std::size_t i = 0; i < cards.size() && i < peers_.size(); ++i) {
         Peer& p = peers_[i];
         p.hostname = cards[i].hostname;
@@ -588,12 +588,12 @@ void TcpMethod::flush(int peer, adi::Upcalls& up) {
         m.msg_iov = pkt.iov.data();
         m.msg_iovlen = std::min<std::size_t>(pkt.iov.size(), IOV_MAX);
         ++counters_.writes;
-        ssize_t n = p.tls ? p.tls->writev(m.msg_iov, static_cast<int>(m.msg_iovlen)) : ::sendmsg(p.fd, &m, MSG_NOSIGNAL);
+        ssize_t n = p.tls ? p.tls->writev(m.msg_iov, static_cast<int>(m.msg_iovlen))
+                          : ::sendmsg(p.fd, &m, MSG_NOSIGNAL);
         if (n < 0) {
             if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-            link_failed(peer,
-                        "sending to rank " + std::to_string(peer) + " failed: " + (p.tls ? p.tls->error() : errno_text(errno)),
-                        &up);
+            const std::string why = p.tls ? p.tls->error() : errno_text(errno);
+            link_failed(peer, "sending to rank " + std::to_string(peer) + " failed: " + why, &up);
             return;
         }
         std::size_t sent = static_cast<std::size_t>(n);

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "base/knob.hpp"
+#include "devices/tcp/handshake.hpp"
 #include "devices/tcp/network.hpp"
 
 namespace strata::dev::tcp {
@@ -30,8 +31,6 @@ const base::KnobString data_tls_knob{
     "TLS on TCP links between ranks: off, wan (between ranks of different sites) or all; the job file's "
     "security: {data: tls} sets wan"};
 
-constexpr std::uint32_t kMagic = 0x32525453;  // "STR2"
-constexpr std::size_t kHelloSize = 12 + security::kNonceBytes;
 constexpr std::size_t kChallengeSize = security::kNonceBytes + security::kProofBytes;
 constexpr std::size_t kResponseSize = security::kProofBytes;
 constexpr std::size_t kAnswerSize = 4;
@@ -48,16 +47,6 @@ void socket_tune(int fd) {
 }
 
 std::string errno_text(int e) { return std::strerror(e); }
-
-std::array<std::uint8_t, kHelloSize> hello_make(int from, int to, const security::Nonce& nonce) {
-    std::array<std::uint8_t, kHelloSize> h{};
-    auto put = [&](std::size_t at, std::uint32_t v) { std::memcpy(h.data() + at, &v, 4); };
-    put(0, kMagic);
-    put(4, static_cast<std::uint32_t>(from));
-    put(8, static_cast<std::uint32_t>(to));
-    std::memcpy(h.data() + 12, nonce.data(), nonce.size());
-    return h;
-}
 
 // Sends a few bytes on a socket that was just connected or accepted: they fit
 // in the empty socket buffer, so a short write means the link is broken.
@@ -243,7 +232,8 @@ void TcpMethod::on_connected(int peer) {
                               ": the OpenSSL random generator is not seeded", nullptr);
         return;
     }
-    auto hello = hello_make(ctx_.rank, peer, p.nonce);
+    const auto hello =
+        hello_encode(Hello{static_cast<std::uint32_t>(ctx_.rank), static_cast<std::uint32_t>(peer), p.nonce});
     if (!send_small(p.fd, hello.data(), hello.size())) {
         link_failed(peer, "handshake with rank " + std::to_string(peer) + " failed: " + errno_text(errno), nullptr);
         return;
@@ -359,16 +349,15 @@ void TcpMethod::on_incoming(int fd) {
 }
 
 bool TcpMethod::challenge_incoming(Incoming& in, const char*& why) {
-    std::uint32_t magic = 0;
-    std::uint32_t to = 0;
-    std::memcpy(&magic, in.got.data(), 4);
-    std::memcpy(&in.from_rank, in.got.data() + 4, 4);
-    std::memcpy(&to, in.got.data() + 8, 4);
-    std::memcpy(in.connector_nonce.data(), in.got.data() + 12, in.connector_nonce.size());
-    if (magic != kMagic) {
+    const std::optional<Hello> hello =
+        hello_decode(std::span<const std::uint8_t, kHelloSize>(in.got.data(), kHelloSize));
+    if (!hello) {
         why = "not a Strata handshake";
         return false;
     }
+    in.from_rank = hello->from;
+    in.connector_nonce = hello->nonce;
+    const std::uint32_t to = hello->to;
     if (to != static_cast<std::uint32_t>(ctx_.rank) || in.from_rank >= peers_.size() ||
         in.from_rank == static_cast<std::uint32_t>(ctx_.rank)) {
         why = "invalid ranks in the handshake";

@@ -149,7 +149,7 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
         if (key == "security") {
             // security: {data: tls} encrypts the links between sites
             // (devices/tcp: STRATA_DATA_TLS=wan in every process).
-            const YAML::Node& v = it->second;
+            const YAML::Node v = it->second;  // a copy: it-> yields a temporary
             if (!v.IsMap()) return fail(r.at(v.Mark(), "'security' must be a map such as {data: tls}"));
             for (auto sec = v.begin(); sec != v.end(); ++sec) {
                 const std::string name = sec->first.IsScalar() ? sec->first.Scalar() : std::string();

@@ -111,7 +111,6 @@ TlsLink::Step TlsLink::handshake() {
 
 ssize_t TlsLink::result(int ret, bool writing) {
     const int e = SSL_get_error(ssl_, ret);
-    write_wants_read_ = writing && e == SSL_ERROR_WANT_READ;
     if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
         errno = EAGAIN;
         return -1;
@@ -123,7 +122,6 @@ ssize_t TlsLink::result(int ret, bool writing) {
 }
 
 ssize_t TlsLink::writev(const iovec* iov, int n) {
-    write_wants_read_ = false;
     // Small pieces (a header and a short payload) go out as one record: one
     // encryption and one system call, as the plain path's one sendmsg(). The
     // same bytes are gathered again when a write must be retried.

@@ -45,8 +45,6 @@ public:
     ssize_t read(void* buf, std::size_t n);
     // Whether the handshake waits for the socket to take bytes.
     bool wants_write() const { return SSL_want_write(ssl_) != 0; }
-    // Whether the last write stopped because TLS must read first.
-    bool write_wants_read() const { return write_wants_read_; }
     const std::string& error() const { return error_; }
 
 private:
@@ -56,7 +54,6 @@ private:
     SSL* ssl_ = nullptr;
     Key key_{};
     std::vector<char> gather_;
-    bool write_wants_read_ = false;
     std::string error_;
     friend struct TlsCallbacks;
 };

@@ -250,22 +250,17 @@ using CrlPtr = std::unique_ptr<X509_CRL, CrlFree>;
 Result<CrlPtr> crl_load_pem(const fs::path& file) {
     Result<std::string> text = file_read(file, "revocation list");
     if (!text.ok()) return {{}, text.error};
-    BIO* bio = BIO_new_mem_buf(text.value.data(), static_cast<int>(text.value.size()));
-    CrlPtr crl(PEM_read_bio_X509_CRL(bio, nullptr, nullptr, nullptr));
-    BIO_free(bio);
+    BioPtr bio(BIO_new_mem_buf(text.value.data(), static_cast<int>(text.value.size())));
+    CrlPtr crl(bio ? PEM_read_bio_X509_CRL(bio.get(), nullptr, nullptr, nullptr) : nullptr);
     if (!crl) return {{}, "cannot read the revocation list " + file.string() + ": " + openssl_error_take()};
     return {std::move(crl), {}};
 }
 
 Result<std::string> crl_to_pem(X509_CRL* crl) {
-    BIO* bio = BIO_new(BIO_s_mem());
-    if (bio == nullptr || PEM_write_bio_X509_CRL(bio, crl) != 1) {
-        BIO_free(bio);
+    BioPtr bio(BIO_new(BIO_s_mem()));
+    if (!bio || PEM_write_bio_X509_CRL(bio.get(), crl) != 1)
         return {{}, "cannot encode the revocation list: " + openssl_error_take()};
-    }
-    std::string out = bio_text(bio);
-    BIO_free(bio);
-    return {std::move(out), {}};
+    return {bio_text(bio.get()), {}};
 }
 
 std::string serial_hex(const ASN1_INTEGER* serial) {

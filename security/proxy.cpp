@@ -33,11 +33,6 @@ const char* policy_language(ProxyPolicy p) {
     return nullptr;
 }
 
-struct BioFree {
-    void operator()(BIO* b) const { BIO_free(b); }
-};
-using BioPtr = std::unique_ptr<BIO, BioFree>;
-
 }  // namespace
 
 Result<X509Ptr> proxy_create(const ProxyRequest& req, bool* capped) {
@@ -117,19 +112,17 @@ Result<ProxyCredential> proxy_load(const fs::path& file) {
         out.error = text.error;
         return out;
     }
-    auto bio = [&] { return BioPtr(BIO_new_mem_buf(text.value.data(), static_cast<int>(text.value.size()))); };
-    {
-        BioPtr b = bio();
-        out.value.cert.reset(PEM_read_bio_X509(b.get(), nullptr, nullptr, nullptr));
-        for (X509* c; (c = PEM_read_bio_X509(b.get(), nullptr, nullptr, nullptr)) != nullptr;)
-            out.value.chain.emplace_back(c);
-        ERR_clear_error();
+    std::vector<X509Ptr> certs = certs_from_pem(text.value);
+    if (!certs.empty()) {
+        out.value.cert = std::move(certs.front());
+        for (std::size_t i = 1; i < certs.size(); ++i) out.value.chain.push_back(std::move(certs[i]));
     }
     {
-        BioPtr b = bio();
-        out.value.key.reset(PEM_read_bio_PrivateKey(b.get(), nullptr, nullptr, nullptr));
+        BioPtr b(BIO_new_mem_buf(text.value.data(), static_cast<int>(text.value.size())));
+        out.value.key.reset(b ? PEM_read_bio_PrivateKey(b.get(), nullptr, nullptr, nullptr) : nullptr);
         ERR_clear_error();
     }
+    OPENSSL_cleanse(text.value.data(), text.value.size());
     if (!out.value.cert || !cert_is_proxy(out.value.cert.get())) {
         out.error = file.string() + " holds no proxy certificate; strata-proxy-init makes one";
     } else if (!out.value.key) {
@@ -148,13 +141,11 @@ Result<std::string> proxy_pem(const ProxyCredential& cred) {
     if (!cert.ok()) return cert;
     Result<std::string> key = key_to_pem(cred.key.get());
     if (!key.ok()) return key;
-    std::string text = cert.value + key.value;
-    for (const X509Ptr& c : cred.chain) {
-        Result<std::string> pem = cert_to_pem(c.get());
-        if (!pem.ok()) return pem;
-        text += pem.value;
-    }
-    return {std::move(text), {}};
+    std::vector<X509*> chain;
+    for (const X509Ptr& c : cred.chain) chain.push_back(c.get());
+    Result<std::string> rest = certs_to_pem(chain);
+    if (!rest.ok()) return rest;
+    return {cert.value + key.value + rest.value, {}};
 }
 
 fs::path proxy_default_path() {
@@ -218,18 +209,6 @@ std::string proxy_chain_refusal(const std::vector<X509*>& chain, int& proxies) {
     return {};
 }
 
-namespace {
-
-std::vector<X509Ptr> certs_from_pem(const std::string& text) {
-    std::vector<X509Ptr> out;
-    BioPtr b(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
-    for (X509* c; b && (c = PEM_read_bio_X509(b.get(), nullptr, nullptr, nullptr)) != nullptr;) out.emplace_back(c);
-    ERR_clear_error();
-    return out;
-}
-
-}  // namespace
-
 Result<std::string> public_key_pem(EVP_PKEY* key) {
     BioPtr b(BIO_new(BIO_s_mem()));
     if (!b || PEM_write_bio_PUBKEY(b.get(), key) != 1) return {{}, "cannot encode a public key: " + openssl_error_take()};
@@ -253,18 +232,9 @@ Result<std::string> proxy_delegate(X509* signer, EVP_PKEY* signer_key, const std
     req.policy = policy;
     Result<X509Ptr> proxy = proxy_create(req);
     if (!proxy.ok()) return {{}, proxy.error};
-    std::string text;
-    for (X509* c : std::vector<X509*>{proxy.value.get(), signer}) {
-        Result<std::string> pem = cert_to_pem(c);
-        if (!pem.ok()) return pem;
-        text += pem.value;
-    }
-    for (X509* c : chain) {
-        Result<std::string> pem = cert_to_pem(c);
-        if (!pem.ok()) return pem;
-        text += pem.value;
-    }
-    return {std::move(text), {}};
+    std::vector<X509*> all{proxy.value.get(), signer};
+    all.insert(all.end(), chain.begin(), chain.end());
+    return certs_to_pem(all);
 }
 
 Result<ProxyCredential> delegation_accept(X509_STORE* trust, EVP_PKEY* own_key, const std::string& certificates_pem,

@@ -27,16 +27,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct BioFree {
-    void operator()(BIO* p) const { BIO_free(p); }
-};
 struct BnFree {
     void operator()(BIGNUM* p) const { BN_free(p); }
 };
 struct X509ExtFree {
     void operator()(X509_EXTENSION* p) const { X509_EXTENSION_free(p); }
 };
-using BioPtr = std::unique_ptr<BIO, BioFree>;
 using BnPtr = std::unique_ptr<BIGNUM, BnFree>;
 using X509ExtPtr = std::unique_ptr<X509_EXTENSION, X509ExtFree>;
 
@@ -147,11 +143,11 @@ Result<std::string> cert_to_pem(X509* cert) {
     return {bio_text(bio.get()), {}};
 }
 
-Result<PkeyPtr> key_load_pem(const fs::path& file) {
+Result<PkeyPtr> key_load_pem(const fs::path& file, pem_password_cb* passphrase, void* user) {
     Result<std::string> text = file_read(file, "private key");
     if (!text.ok()) return {{}, text.error};
     BioPtr bio(BIO_new_mem_buf(text.value.data(), static_cast<int>(text.value.size())));
-    PkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+    PkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, passphrase, user) : nullptr);
     OPENSSL_cleanse(text.value.data(), text.value.size());
     if (!key) {
         return {{}, file.string() + " holds no readable PEM private key (" + openssl_error_take() +
@@ -170,6 +166,25 @@ Result<X509Ptr> cert_load_pem(const fs::path& file) {
                         "); give a file that starts with -----BEGIN CERTIFICATE-----"};
     }
     return {std::move(cert), {}};
+}
+
+std::vector<X509Ptr> certs_from_pem(std::string_view text) {
+    std::vector<X509Ptr> out;
+    BioPtr bio(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
+    for (X509* c; bio && (c = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) != nullptr;)
+        out.emplace_back(c);
+    ERR_clear_error();  // the end of the text reads as "no start line"
+    return out;
+}
+
+Result<std::string> certs_to_pem(const std::vector<X509*>& certs) {
+    std::string text;
+    for (X509* c : certs) {
+        Result<std::string> pem = cert_to_pem(c);
+        if (!pem.ok()) return pem;
+        text += pem.value;
+    }
+    return {std::move(text), {}};
 }
 
 std::string name_to_globus(const X509_NAME* name) {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
@@ -36,7 +37,11 @@ struct X509Free {
 struct X509NameFree {
     void operator()(X509_NAME* p) const { X509_NAME_free(p); }
 };
+struct BioFree {
+    void operator()(BIO* p) const { BIO_free(p); }
+};
 using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyFree>;
+using BioPtr = std::unique_ptr<BIO, BioFree>;
 using X509Ptr = std::unique_ptr<X509, X509Free>;
 using X509NamePtr = std::unique_ptr<X509_NAME, X509NameFree>;
 
@@ -84,8 +89,16 @@ Result<PkeyPtr> key_create();
 Result<std::string> key_to_pem(EVP_PKEY* key);
 Result<std::string> cert_to_pem(X509* cert);
 
-Result<PkeyPtr> key_load_pem(const std::filesystem::path& file);
+// An encrypted key asks `passphrase` (OpenSSL's pem_password_cb, given
+// `user`); without one only unencrypted keys load.
+Result<PkeyPtr> key_load_pem(const std::filesystem::path& file, pem_password_cb* passphrase = nullptr,
+                             void* user = nullptr);
 Result<X509Ptr> cert_load_pem(const std::filesystem::path& file);
+
+// Every certificate in PEM text, in order (other PEM blocks are skipped).
+std::vector<X509Ptr> certs_from_pem(std::string_view text);
+// The PEM text of certificates, one after the other.
+Result<std::string> certs_to_pem(const std::vector<X509*>& certs);
 
 // "/O=Strata Grid/OU=Users/CN=Jane Doe": the form grid-mapfiles and Globus
 // tools use. Attribute names are OpenSSL short names (the dotted OID when

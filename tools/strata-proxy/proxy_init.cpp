@@ -7,7 +7,6 @@
 
 #include <openssl/crypto.h>
 #include <openssl/err.h>
-#include <openssl/pem.h>
 
 #include <fcntl.h>
 #include <termios.h>
@@ -76,7 +75,6 @@ struct Passphrase {
 // Reads a line from the terminal with echo off (or from stdin with -pwstdin).
 int passphrase_read(char* buf, int size, int /*rwflag*/, void* user) {
     auto* p = static_cast<Passphrase*>(user);
-    p->asked = true;
     std::string line;
     if (p->from_stdin) {
         if (!std::getline(std::cin, line)) return -1;
@@ -103,6 +101,7 @@ int passphrase_read(char* buf, int size, int /*rwflag*/, void* user) {
         ::close(tty);
     }
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    p->asked = true;  // a pass phrase was given: a failure now means it was wrong
     const int n = static_cast<int>(std::min<std::size_t>(line.size(), static_cast<std::size_t>(size)));
     std::memcpy(buf, line.data(), static_cast<std::size_t>(n));
     OPENSSL_cleanse(line.data(), line.size());
@@ -111,16 +110,9 @@ int passphrase_read(char* buf, int size, int /*rwflag*/, void* user) {
 
 sec::Result<sec::PkeyPtr> key_load(const fs::path& file, Passphrase& pass) {
     if (sec::Status s = sec::private_file_check(file, "private key"); !s.ok()) return {{}, s.error};
-    sec::Result<std::string> text = sec::file_read(file, "private key");
-    if (!text.ok()) return {{}, text.error};
-    BIO* bio = BIO_new_mem_buf(text.value.data(), static_cast<int>(text.value.size()));
-    sec::PkeyPtr key(PEM_read_bio_PrivateKey(bio, nullptr, passphrase_read, &pass));
-    BIO_free(bio);
-    OPENSSL_cleanse(text.value.data(), text.value.size());
-    if (key) return {std::move(key), {}};
-    ERR_clear_error();
-    if (pass.asked) return {{}, "wrong pass phrase for " + file.string() + " (nothing was written)"};
-    return {{}, "cannot read the private key " + file.string() + ": not a PEM private key"};
+    sec::Result<sec::PkeyPtr> key = sec::key_load_pem(file, passphrase_read, &pass);
+    if (!key.ok() && pass.asked) return {{}, "wrong pass phrase for " + file.string() + " (nothing was written)"};
+    return key;
 }
 
 fs::path default_path(const char* var, const char* under_home) {

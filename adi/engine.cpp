@@ -31,6 +31,10 @@ const base::KnobInt poll_stats{"STRATA_POLL_STATS", 0,
 
 // Spinning this long without an event, a waiting rank starts yielding its core.
 constexpr std::chrono::microseconds kYieldAfter{5};
+// How long a rank with a core of its own polls while a peer copies its data
+// (Method::transfer_underway): 4 MB take about 400 us here, and a sleeping
+// sender would add its wake-up to every large message.
+constexpr std::chrono::microseconds kTransferSpin{20000};
 
 // Methods costing this much per poll are polled less often while cheap ones are awaited.
 constexpr int kSlowPoll = 10;
@@ -482,22 +486,10 @@ Landing Engine::on_header(int peer, const Header& h) {
         case Packet::eager:
         case Packet::eager_sync: {
             if (Request* r = posted_.take(h.context, h.source, h.tag)) {
-                RecvState& rs = r->recv();
-                rs.posted = false;
-                rs.matched = true;
-                rs.matched_peer = peer;
-                rs.msg_length = h.length;
-                r->status.source = h.source;
-                r->status.tag = h.tag;
-                if (h.type == Packet::eager_sync) send_control(peer, Packet::sync_ack, h, 0);
+                eager_matched(peer, h, *r);
                 return landing_for(*r);
             }
-            auto* u = new Unexpected;
-            u->header = h;
-            u->peer = peer;
-            u->data.resize(h.length);
-            unexpected_.push(u);
-            return Landing{u->data.data(), u->data.size(), u, kLandUnexpected};
+            return eager_unexpected(peer, h);
         }
         case Packet::rts: {
             if (Request* r = posted_.take(h.context, h.source, h.tag)) {
@@ -544,6 +536,51 @@ Landing Engine::on_header(int peer, const Header& h) {
             return {};
     }
     return {};
+}
+
+void Engine::eager_matched(int peer, const Header& h, Request& r) {
+    RecvState& rs = r.recv();
+    rs.posted = false;
+    rs.matched = true;
+    rs.matched_peer = peer;
+    rs.msg_length = h.length;
+    r.status.source = h.source;
+    r.status.tag = h.tag;
+    if (h.type == Packet::eager_sync) send_control(peer, Packet::sync_ack, h, 0);
+}
+
+Landing Engine::eager_unexpected(int peer, const Header& h) {
+    auto* u = new Unexpected;
+    u->header = h;
+    u->peer = peer;
+    u->data.resize(h.length);
+    unexpected_.push(u);
+    return Landing{u->data.data(), u->data.size(), u, kLandUnexpected};
+}
+
+void Engine::on_packet(int peer, const Header& h, const std::byte* payload) {
+    if (h.type != Packet::eager && h.type != Packet::eager_sync) {
+        Upcalls::on_packet(peer, h, payload);
+        return;
+    }
+    Request* r = posted_.take(h.context, h.source, h.tag);
+    if (r != nullptr) {
+        eager_matched(peer, h, *r);
+        if (!r->segment) {
+            // The common case, in one step: into the user's buffer, complete.
+            const std::size_t n = std::min<std::uint64_t>(h.length, r->bytes);
+            if (n > 0) std::memcpy(r->buf, payload, n);
+            r->recv().landed = h.length;
+            r->status.bytes = n;
+            if (h.length > r->bytes) r->status.error = Error::truncated;
+            complete_one(*r);
+            return;
+        }
+    }
+    Landing land = r != nullptr ? landing_for(*r) : eager_unexpected(peer, h);
+    std::size_t landed = 0;
+    land = land_copy(*this, peer, h, land, landed, payload, h.length);
+    on_payload(peer, h, land);
 }
 
 Landing Engine::landing_for(Request& r) {
@@ -629,6 +666,34 @@ int Engine::progress() {
     return events;
 }
 
+void Engine::wait_one(Request& r, int world_peer) {
+    if (r.complete()) return;
+    const int m = r.need;
+    if (world_peer == kAnySource || m < 0 || need_all_ != 0 || need_mask_ != 1u << m ||
+        need_[static_cast<std::size_t>(m)] != 1 || owed_mask_ != 0 || !pumping_.empty()) {
+        wait([&r] { return r.complete(); });
+        return;
+    }
+    Method& method = *methods_[static_cast<std::size_t>(m)];
+    std::uint64_t& polls = polls_[static_cast<std::size_t>(m)];
+    unsigned idle = 0;
+    while (!r.complete()) {
+        ++polls;
+        if (method.poll_peer(world_peer, *this) > 0) {
+            idle = 0;
+        } else if ((++idle & 15) == 0) {
+            // What else arrived (nothing else is awaited, but a full pass now
+            // and then keeps the rings of the other peers moving), and time to
+            // yield or sleep?
+            if (progress() > 0) {
+                idle = 0;
+            } else {
+                idle_step(idle);
+            }
+        }
+    }
+}
+
 std::vector<std::pair<std::string, std::uint64_t>> Engine::poll_counts() const {
     std::vector<std::pair<std::string, std::uint64_t>> out;
     for (std::size_t i = 0; i < methods_.size(); ++i) out.emplace_back(methods_[i]->caps().name, polls_[i]);
@@ -664,7 +729,16 @@ void Engine::set_oversubscribed(bool yes) {
     // wake-up through the doorbell costs tens of microseconds, a yield one.
     const std::int64_t us = spin_us.get() >= 0 ? spin_us.get() : (yes ? 50 : 200);
     spin_limit_ = std::chrono::microseconds(us);
+    oversubscribed_ = yes;
     yield_after_ = yes ? std::chrono::microseconds(0) : kYieldAfter;
+}
+
+bool Engine::transfer_underway() const {
+    const std::uint32_t set = poll_set();
+    for (std::size_t i = 0; i < methods_.size(); ++i) {
+        if ((set & (1u << i)) != 0 && methods_[i]->transfer_underway()) return true;
+    }
+    return false;
 }
 
 void Engine::idle_step(unsigned idle) {
@@ -678,7 +752,7 @@ void Engine::idle_step(unsigned idle) {
         return;
     }
     const auto spun = std::chrono::steady_clock::now() - idle_since_;
-    if (spun < spin_limit_) {
+    if (spun < spin_limit_ || (!oversubscribed_ && spun < kTransferSpin && transfer_underway())) {
         // Past the first few microseconds, hand the core over now and then: when
         // the scheduler placed the peer on our core, it can answer meanwhile
         // (an idle core returns from sched_yield at once).

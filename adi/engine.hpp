@@ -108,6 +108,11 @@ public:
             }
         }
     }
+    // wait() for one request, a blocking call's own, whose peer is world
+    // rank `world_peer` (kAnySource: any). While it is the only outstanding
+    // request, a pass polls only that peer (Method::poll_peer), and everything
+    // its method reaches every 16th idle pass.
+    void wait_one(Request& r, int world_peer);
     // Whether this host runs more ranks than it has cores: waiting ranks then
     // yield their core between polls and sleep after 50 us instead of spinning.
     void set_oversubscribed(bool yes);
@@ -127,6 +132,7 @@ public:
     // Upcalls from the methods.
     Landing on_header(int peer, const Header& h) override;
     void on_payload(int peer, const Header& h, const Landing& landing) override;
+    void on_packet(int peer, const Header& h, const std::byte* payload) override;
     Landing on_landing_full(int peer, const Header& h, const Landing& landing) override;
     void on_sent(std::uint64_t token) override;
     void on_peer_failed(int peer, const std::string& why) override;
@@ -137,11 +143,17 @@ private:
     void fail(Request& r, Error e);
     void bind(Request& r, Unexpected* u);
     void deliver(Request& r, const Unexpected& u);
+    // An eager message `h` from `peer`: bound to the posted receive `r` it
+    // matched (landing_for then says where the payload goes), or queued as
+    // unexpected (the landing returned).
+    void eager_matched(int peer, const Header& h, Request& r);
+    Landing eager_unexpected(int peer, const Header& h);
     void send_control(int peer, Packet type, const Header& about, std::uint64_t receiver_req, std::uint8_t flags = 0);
     void on_cts(int peer, const Header& h);
     void on_cancel_req(int peer, const Header& h);
     void on_cancel_ack(const Header& h);
     void idle_step(unsigned idle);  // idle: a multiple of 16
+    bool transfer_underway() const;  // a polled method's peer copies our data
     Landing landing_for(Request& r);
     int need_of(int world_peer) const { return world_peer == kAnySource ? Request::kNeedAll : route_[static_cast<std::size_t>(world_peer)]; }
     void need_add(int need);
@@ -185,6 +197,7 @@ private:
     std::unordered_map<int, std::string> failed_peers_;
     std::string last_error_;
     std::vector<int> extra_fds_;
+    bool oversubscribed_ = false;
     std::chrono::microseconds spin_limit_{0};
     std::chrono::microseconds yield_after_{0};  // polling this long without an event, yield between polls
     std::chrono::steady_clock::time_point idle_since_;

@@ -7,7 +7,11 @@ namespace strata::adi {
 void PostedQueue::push(Request* r) {
     r->seq = next_seq_++;
     if (r->rank == kAnySource) {
-        any_source_[r->context].push_back(r);
+        if (last_any_ == nullptr || last_any_context_ != r->context) {
+            last_any_ = &any_source_[r->context];
+            last_any_context_ = r->context;
+        }
+        last_any_->push_back(r);
         ++any_count_;
     } else {
         const std::uint64_t k = key(r->context, r->rank);
@@ -28,6 +32,15 @@ PostedQueue::Bucket* PostedQueue::specific(int context, int source) {
     last_ = &b->second;
     last_key_ = k;
     return last_;
+}
+
+PostedQueue::Bucket* PostedQueue::wildcard(int context) {
+    if (last_any_ != nullptr && last_any_context_ == context) return last_any_;
+    auto b = any_source_.find(context);
+    if (b == any_source_.end()) return nullptr;
+    last_any_ = &b->second;
+    last_any_context_ = context;
+    return last_any_;
 }
 
 namespace {
@@ -55,6 +68,16 @@ Request* PostedQueue::take(int context, int source, int tag) {
             --count_;
             return r;
         }
+    } else if (count_ == any_count_) {
+        // Only MPI_ANY_SOURCE receives queued: the first one of the context.
+        Bucket* b = wildcard(context);
+        if (b == nullptr || b->empty()) return nullptr;
+        if (Request* r = b->front(); tag_matches(r->tag, tag)) {
+            b->pop_front();
+            --count_;
+            --any_count_;
+            return r;
+        }
     }
     Bucket* specific = nullptr;
     Bucket::iterator specific_it;
@@ -64,10 +87,9 @@ Request* PostedQueue::take(int context, int source, int tag) {
     }
     Bucket* wild = nullptr;
     Bucket::iterator wild_it;
-    if (auto b = any_count_ == 0 ? any_source_.end() : any_source_.find(context); b != any_source_.end()) {
-        wild_it = std::find_if(b->second.begin(), b->second.end(),
-                               [tag](const Request* r) { return tag_matches(r->tag, tag); });
-        if (wild_it != b->second.end()) wild = &b->second;
+    if (Bucket* b = any_count_ > 0 ? wildcard(context) : nullptr; b != nullptr) {
+        wild_it = std::find_if(b->begin(), b->end(), [tag](const Request* r) { return tag_matches(r->tag, tag); });
+        if (wild_it != b->end()) wild = b;
     }
     Request* r = nullptr;
     if (specific != nullptr && (wild == nullptr || (*specific_it)->seq < (*wild_it)->seq)) {
@@ -85,8 +107,7 @@ Request* PostedQueue::take(int context, int source, int tag) {
 bool PostedQueue::remove(Request* r) {
     Bucket* b = nullptr;
     if (r->rank == kAnySource) {
-        auto it = any_source_.find(r->context);
-        if (it != any_source_.end()) b = &it->second;
+        b = wildcard(r->context);
     } else {
         auto it = by_source_.find(key(r->context, r->rank));
         if (it != by_source_.end()) b = &it->second;

@@ -47,12 +47,16 @@ private:
     }
     // The bucket of a specific (context, source), or nullptr.
     Bucket* specific(int context, int source);
+    // The MPI_ANY_SOURCE bucket of a context, or nullptr.
+    Bucket* wildcard(int context);
 
     std::unordered_map<std::uint64_t, Bucket> by_source_;  // buckets are never erased
     // The bucket last used: a conversation with one peer skips the hash.
     Bucket* last_ = nullptr;
     std::uint64_t last_key_ = 0;
     std::unordered_map<int, Bucket> any_source_;  // by context
+    Bucket* last_any_ = nullptr;                  // the wildcard bucket last used
+    int last_any_context_ = 0;
     std::uint64_t next_seq_ = 1;
     std::size_t count_ = 0;
     std::size_t any_count_ = 0;  // MPI_ANY_SOURCE receives queued (0: skip that search)

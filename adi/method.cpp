@@ -22,6 +22,14 @@ Landing land_copy(Upcalls& up, int peer, const Header& h, Landing landing, std::
     return landing;
 }
 
+void Upcalls::on_packet(int peer, const Header& h, const std::byte* payload) {
+    Landing land = on_header(peer, h);
+    if (!carries_payload(h.type)) return;
+    std::size_t landed = 0;
+    land = land_copy(*this, peer, h, land, landed, payload, wire_payload(h));
+    on_payload(peer, h, land);
+}
+
 int failures_report_all(Upcalls& up, PeerFailures& pending) {
     PeerFailures now;
     now.swap(pending);  // on_peer_failed may make the device note more

@@ -79,6 +79,11 @@ public:
     // Landing and calls on_payload, also for empty payloads.
     virtual Landing on_header(int peer, const Header& h) = 0;
     virtual void on_payload(int peer, const Header& h, const Landing& landing) = 0;
+    // A packet arrived whole: its header and all wire_payload(h) bytes at
+    // `payload`, in one piece. The same as on_header, a land_copy of the
+    // payload and on_payload, which is what this default does; the engine
+    // delivers eager messages in one step.
+    virtual void on_packet(int peer, const Header& h, const std::byte* payload);
     // `landing` is full (capacity bytes written) and the payload continues:
     // returns where the next bytes go.
     virtual Landing on_landing_full(int peer, const Header& h, const Landing& landing) = 0;
@@ -141,6 +146,14 @@ public:
     // Make progress: deliver arrived packets, push queued sends. Returns the
     // number of events handled (0 = nothing happened).
     virtual int poll(Upcalls& up) = 0;
+    // Like poll(), but it may look only at what world rank `peer` sent and at
+    // sends queued for it: the engine's shortcut while its only outstanding
+    // request awaits that one peer (it still calls poll() every few idle
+    // passes).
+    virtual int poll_peer(int peer, Upcalls& up) {
+        (void)peer;
+        return poll(up);
+    }
 
     // A descriptor that becomes readable when poll() would have work, or -1 if
     // the method cannot be waited on that way.
@@ -152,6 +165,10 @@ public:
     // must make wait_fd() readable until sleep_end().
     virtual bool sleep_prepare() { return !busy(); }
     virtual void sleep_end() {}
+    // A peer is moving data of ours right now (reading it from our memory):
+    // the answer is due within the time that copy takes, so a waiting rank
+    // with a core of its own keeps polling instead of going to sleep.
+    virtual bool transfer_underway() const { return false; }
     // Unsent data still queued (MPI_Finalize waits for it to drain).
     virtual bool has_queued_sends() const { return false; }
     // All or nothing: copies header + the `n` bytes at `data` out to `peer` now

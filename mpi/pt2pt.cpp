@@ -191,30 +191,67 @@ int slot_start_handle(const char* fn, RequestSlot s, MPI_Request* request) {
     return MPI_SUCCESS;
 }
 
-int slot_run_blocking(const char* fn, RequestSlot& s, MPI_Status* status) {
+namespace {
+
+// Waits for a blocking operation's request, stores its status, destroys it
+// and raises its error, if any.
+int blocking_finish(const char* fn, MPI_Comm comm, adi::Request* q, int world_peer, MPI_Status* status) {
     Runtime& r = rt();
-    // A small standard send of one block of bytes usually leaves at once: no
-    // request, no wait (the engine says when it cannot).
-    if (s.op == RequestSlot::Op::send && s.peer != MPI_PROC_NULL && one_block(s)) {
-        const Comm& c = *comm_get(s.comm);
-        if (r.engine->send_now(c.world[static_cast<std::size_t>(s.peer)], c.context, c.rank, s.tag, block_start(s),
-                               data_bytes(s))) {
-            return MPI_SUCCESS;
+    r.engine->wait_one(*q, world_peer);
+    status_store(status, q->status);
+    const adi::Error error = q->status.error;
+    r.engine->request_destroy(q);
+    if (error == adi::Error::none) [[likely]] return MPI_SUCCESS;
+    return error_raise(comm, error_class_of(error), fn,
+                       error == adi::Error::peer_failed ? r.engine->last_error() : std::string());
+}
+
+}  // namespace
+
+int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
+                 int tag, MPI_Comm comm, MPI_Status* status) {
+    Runtime& r = rt();
+    // The common case first, without a slot: valid arguments, a real peer and
+    // a datatype whose elements form one block. A small standard send then
+    // usually leaves at once (no request, no wait; the engine says when it
+    // cannot), and a receive goes straight to the engine.
+    const Comm* c = comm_get(comm);
+    const Datatype* t = datatype_get(datatype);
+    const bool recv = op == RequestSlot::Op::recv;
+    if (c != nullptr && t != nullptr && t->contiguous && t->committed && count >= 0 &&
+        ((peer >= 0 && peer < c->peers()) || (recv && peer == MPI_ANY_SOURCE)) &&
+        (buf != nullptr || count == 0 || t->size == 0)) [[likely]] {
+        auto* start = reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(buf) +
+                                                   static_cast<std::uintptr_t>(t->map->true_lb));
+        const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t->size);
+        if (op == RequestSlot::Op::send && tag >= 0) {
+            if (r.engine->send_now(c->world[static_cast<std::size_t>(peer)], c->context, c->rank, tag, start, bytes)) {
+                return MPI_SUCCESS;
+            }
+        } else if (recv && (tag >= 0 || tag == MPI_ANY_TAG)) {
+            adi::Request* q = r.engine->request_create(adi::Kind::recv);
+            q->context = c->context;
+            q->rank = peer;
+            q->tag = tag;
+            q->buf = start;
+            q->bytes = bytes;
+            const int world_peer = world_source(*c, peer);
+            r.engine->irecv(*q, world_peer);
+            return blocking_finish(fn, comm, q, world_peer, status);
         }
     }
-    s.req = r.engine->request_create(s.op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
+    RequestSlot s;
+    if (int e = slot_prepare(fn, op, buf, count, datatype, peer, tag, comm, s)) return e;
+    s.req = r.engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
     std::string detail;
-    int e = op_start(s, detail);
-    if (e == MPI_SUCCESS) {
-        adi::Request* q = s.req;
-        r.engine->wait([q] { return q->complete(); });
-        status_store(status, q->status);
-        e = error_class_of(q->status.error);
-        if (q->status.error == adi::Error::peer_failed) detail = r.engine->last_error();
+    if (int e = op_start(s, detail)) {
+        r.engine->request_destroy(s.req);
+        return error_raise(comm, e, fn, detail);
     }
-    r.engine->request_destroy(s.req);
-    s.req = nullptr;
-    return e == MPI_SUCCESS ? MPI_SUCCESS : error_raise(s.comm, e, fn, detail);
+    // After slot_prepare, c is the communicator and peer one of its ranks,
+    // MPI_PROC_NULL (the request is complete) or MPI_ANY_SOURCE.
+    return blocking_finish(fn, comm, s.req, peer >= 0 ? c->world[static_cast<std::size_t>(peer)] : adi::kAnySource,
+                           status);
 }
 
 void status_store(MPI_Status* out, const adi::Status& st) {

@@ -63,8 +63,10 @@ int slot_prepare(const char* fn, RequestSlot::Op op, const void* buf, int count,
 // Starts `s` with a fresh engine request and registers it as a handle.
 int slot_start_handle(const char* fn, RequestSlot s, MPI_Request* request);
 
-// Runs a blocking operation on a slot that lives on the caller's stack.
-int slot_run_blocking(const char* fn, RequestSlot& s, MPI_Status* status);
+// Runs a blocking send or receive (MPI_Send, MPI_Recv and the other modes),
+// checking its arguments.
+int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
+                 int tag, MPI_Comm comm, MPI_Status* status);
 
 void status_store(MPI_Status* out, const adi::Status& st);
 void status_empty(MPI_Status* out);

@@ -15,11 +15,7 @@ namespace {
 
 int blocking(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
              MPI_Comm comm, MPI_Status* status) {
-    return api(fn, [&] {
-        RequestSlot s;
-        if (int e = slot_prepare(fn, op, buf, count, datatype, peer, tag, comm, s)) return e;
-        return slot_run_blocking(fn, s, status);
-    });
+    return api(fn, [&] { return blocking_run(fn, op, buf, count, datatype, peer, tag, comm, status); });
 }
 
 int nonblocking(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,

@@ -484,14 +484,12 @@ void OfiMethod::packet_handle(int peer, std::uint32_t seq, const std::byte* data
                             std::to_string(pay), &up);
         return;
     }
-    adi::Landing land = up.on_header(peer, h);
-    if (!adi::carries_payload(h.type)) return;
     if (inline_payload) {
-        std::size_t landed = 0;
-        land = adi::land_copy(up, peer, h, land, landed, data + sizeof h, static_cast<std::size_t>(pay));
-        up.on_payload(peer, h, land);
+        up.on_packet(peer, h, data + sizeof h);
         return;
     }
+    adi::Landing land = up.on_header(peer, h);
+    if (!adi::carries_payload(h.type)) return;
     p.in_payload = true;
     p.pay_seq = seq;
     p.cur = h;

@@ -48,12 +48,7 @@ int SelfMethod::poll(adi::Upcalls& up) {
     for (std::size_t n = queue_.size(); n > 0; --n) {
         Packet p = std::move(queue_.front());
         queue_.pop_front();
-        adi::Landing land = up.on_header(me_, p.header);
-        if (adi::carries_payload(p.header.type)) {
-            std::size_t landed = 0;
-            land = adi::land_copy(up, me_, p.header, land, landed, p.payload.data(), p.payload.size());
-            up.on_payload(me_, p.header, land);
-        }
+        up.on_packet(me_, p.header, p.payload.data());
         ++events;
     }
     return events;

@@ -451,20 +451,27 @@ adi::SendStatus ShmMethod::send(int peer, const adi::Header& h, std::span<const 
 }
 
 bool ShmMethod::put_whole(Peer& p, const adi::Header& h, std::span<const iovec> data, std::size_t n) {
-    if (!p.queue.empty() || n > frag_) return false;
-    const std::size_t bytes = kRec + kHeader + n;
-    std::byte* at = reserve(p, bytes);
+    std::byte* at = put_begin(p, h, n);
     if (at == nullptr) return false;
-    std::memcpy(at + kRec, &h, kHeader);
     copy_from_iov(data, 0, at + kRec + kHeader, n);
-    commit(p, at, kPacket, bytes);
+    commit(p, at, kPacket, kRec + kHeader + n);
     return true;
 }
 
+std::byte* ShmMethod::put_begin(Peer& p, const adi::Header& h, std::size_t n) {
+    if (!p.queue.empty() || n > frag_) return nullptr;
+    std::byte* at = reserve(p, kRec + kHeader + n);
+    if (at != nullptr) std::memcpy(at + kRec, &h, kHeader);
+    return at;
+}
+
 bool ShmMethod::send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) {
-    const iovec v{const_cast<std::byte*>(data), n};
-    return put_whole(peers_[static_cast<std::size_t>(peer_of_world_[static_cast<std::size_t>(peer)])], h,
-                     std::span<const iovec>(&v, 1), n);
+    Peer& p = peers_[static_cast<std::size_t>(peer_of_world_[static_cast<std::size_t>(peer)])];
+    std::byte* at = put_begin(p, h, n);
+    if (at == nullptr) return false;
+    if (n > 0) std::memcpy(at + kRec + kHeader, data, n);
+    commit(p, at, kPacket, kRec + kHeader + n);
+    return true;
 }
 
 int ShmMethod::flush(Peer& p, adi::Upcalls& up) {
@@ -550,6 +557,17 @@ void ShmMethod::read_cma(Peer& p, adi::Upcalls& up, const std::byte* body) {
     enqueue(p, std::move(done));
 }
 
+void ShmMethod::release(Peer& p) {
+    // Zeroes the first word of every consumed line (where the next records'
+    // words will be polled), then hands the space back.
+    std::byte* data = p.in->data();
+    for (std::uint64_t at = p.in_released; at != p.in_tail; at += kLine) {
+        word_at(data + (at & (ring_bytes_ - 1))).store(0, std::memory_order_relaxed);
+    }
+    p.in_released = p.in_tail;
+    p.in->tail.store(p.in_tail, std::memory_order_release);
+}
+
 int ShmMethod::drain(Peer& p, adi::Upcalls& up) {
     std::byte* data = p.in->data();
     int events = 0;
@@ -562,7 +580,15 @@ int ShmMethod::drain(Peer& p, adi::Upcalls& up) {
         const std::byte* body = data + pos + kRec;
         const std::size_t len = rec.size - kRec;
         switch (rec.kind) {
-            case kPacket:
+            case kPacket: {
+                adi::Header h;
+                std::memcpy(&h, body, kHeader);
+                if (adi::wire_payload(h) == len - kHeader) [[likely]] {
+                    up.on_packet(p.world, h, body + kHeader);
+                    break;
+                }
+                [[fallthrough]];  // malformed: what fits is delivered, the rest is lost
+            }
             case kHead: {
                 std::memcpy(&p.cur, body, kHeader);
                 p.land = up.on_header(p.world, p.cur);
@@ -600,14 +626,21 @@ int ShmMethod::drain(Peer& p, adi::Upcalls& up) {
                 break;
         }
         const std::size_t span = rec.kind == kWrap ? rec.size : align_line(rec.size);
-        for (std::size_t off = 0; off < span; off += kLine) word_at(data + pos + off).store(0, std::memory_order_relaxed);
         p.in_tail += span;
         consumed += span;
-        p.in->tail.store(p.in_tail, std::memory_order_release);
         ++events;
+        // Lines we hold unreleased are not zeroed: never let the next word we
+        // poll be one of them.
+        if (p.in_tail - p.in_released >= ring_bytes_ / 4) release(p);
     }
+    // Consumed lines go back to the writer when nothing more has arrived, a
+    // quarter of the ring is held (above), or the writer waits for room; not right
+    // after a packet, whose answer would otherwise wait behind our stores to
+    // lines the writer holds.
+    const bool want_room = p.in->want_room.load(std::memory_order_relaxed) != 0;
+    if (p.in_tail != p.in_released && (events == 0 || want_room)) release(p);
     // A writer waiting for room in this ring may be asleep.
-    if (p.in->want_room.load(std::memory_order_relaxed) != 0) {
+    if (want_room) {
         std::atomic_thread_fence(std::memory_order_seq_cst);
         if (p.seg->sleeping.load(std::memory_order_relaxed) != 0) ring_bell(p);
     }
@@ -626,6 +659,13 @@ int ShmMethod::poll(adi::Upcalls& up) {
     return events;
 }
 
+int ShmMethod::poll_peer(int peer, adi::Upcalls& up) {
+    Peer& p = peers_[static_cast<std::size_t>(peer_of_world_[static_cast<std::size_t>(peer)])];
+    int events = adi::failures_report(up, failures_);
+    if (!p.queue.empty()) events += flush(p, up);
+    return events + drain(p, up);
+}
+
 bool ShmMethod::busy() const {
     for (const Peer& p : peers_) {
         if (word_at(p.in->data() + (p.in_tail & (ring_bytes_ - 1))).load(std::memory_order_seq_cst) != 0) return true;
@@ -635,6 +675,9 @@ bool ShmMethod::busy() const {
 
 bool ShmMethod::sleep_prepare() {
     if (mine_ == nullptr) return !busy();
+    for (Peer& p : peers_) {
+        if (p.in_tail != p.in_released) release(p);
+    }
     mine_->sleeping.store(1, std::memory_order_seq_cst);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     bool work = busy();

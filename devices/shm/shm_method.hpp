@@ -53,12 +53,14 @@ public:
     bool reaches(int peer) const override;
     adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;
     int poll(adi::Upcalls& up) override;
+    int poll_peer(int peer, adi::Upcalls& up) override;
     int wait_fd() const override { return bell_fd_; }
     bool busy() const override;
     bool sleep_prepare() override;
     void sleep_end() override;
     bool send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) override;
     bool has_queued_sends() const override { return queued_peers_ > 0 || cma_pending_ > 0; }
+    bool transfer_underway() const override { return cma_pending_ > 0; }
     void shutdown() override;
 
     // Whether payloads from world rank `peer` arrive by cross-memory attach
@@ -93,7 +95,8 @@ private:
         Ring* in = nullptr;           // ring we read (in our segment)
         std::uint64_t out_head = 0;       // bytes we wrote
         std::uint64_t out_tail_seen = 0;  // its tail when we last looked
-        std::uint64_t in_tail = 0;        // what we consumed (only we write it)
+        std::uint64_t in_tail = 0;        // what we consumed
+        std::uint64_t in_released = 0;    // what we handed back (ring tail; only we write it)
         std::deque<std::unique_ptr<OutPacket>> queue;
         pid_t pid = 0;
         std::uint64_t probe_addr = 0;  // where its probe word lives, in its memory
@@ -114,12 +117,16 @@ private:
     // Header + all `n` bytes of `data` as one record now, or false (queue not
     // empty, too big for one record, no room).
     bool put_whole(Peer& p, const adi::Header& h, std::span<const iovec> data, std::size_t n);
+    // The record for a packet of n payload bytes, its header written, or
+    // nullptr (see put_whole); the caller copies the payload and commits.
+    std::byte* put_begin(Peer& p, const adi::Header& h, std::size_t n);
     // Publishes the record at `at` (its body written) to the reader.
     void commit(Peer& p, std::byte* at, std::uint16_t kind, std::size_t bytes);
     bool write(Peer& p, OutPacket& o);
     void enqueue(Peer& p, std::unique_ptr<OutPacket> o);
     int flush(Peer& p, adi::Upcalls& up);
     int drain(Peer& p, adi::Upcalls& up);
+    void release(Peer& p);
     void read_cma(Peer& p, adi::Upcalls& up, const std::byte* body);
     void ring_bell(const Peer& p);
     bool probe_cma(const Peer& p) const;

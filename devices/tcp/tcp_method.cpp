@@ -631,6 +631,13 @@ void TcpMethod::parse_staged(int peer, adi::Upcalls& up) {
         if (p.rx_end - p.rx_begin < sizeof(adi::Header)) break;
         std::memcpy(&p.cur, p.rx.data() + p.rx_begin, sizeof(adi::Header));
         p.rx_begin += sizeof(adi::Header);
+        if (const std::uint64_t pay = adi::wire_payload(p.cur); p.rx_end - p.rx_begin >= pay) {
+            // All of it is here: delivered in one step.
+            const std::size_t at = p.rx_begin;
+            p.rx_begin += pay;
+            up.on_packet(peer, p.cur, p.rx.data() + at);
+            continue;
+        }
         adi::Landing land = up.on_header(peer, p.cur);
         if (adi::carries_payload(p.cur.type)) {
             p.in_payload = true;

@@ -33,6 +33,7 @@ public:
     int poll(Upcalls& up) override;
     bool busy() const override;
 
+    bool whole = false;                    // deliver through on_packet (all of a packet at once)
     bool hold_sends = false;               // complete data sends only on release()
     std::deque<std::uint64_t> held;        // tokens of held sends
     int landings = 0;                      // landings filled on this side
@@ -80,6 +81,11 @@ int PairMethod::poll(Upcalls& up) {
     while (!q.empty()) {
         Packet p = std::move(q.front());
         q.pop_front();
+        if (whole) {
+            up.on_packet(1 - me_, p.h, p.data.data());
+            ++n;
+            continue;
+        }
         Landing l = up.on_header(1 - me_, p.h);
         if (carries_payload(p.h.type)) {
             // The Landing contract: fill, ask for the next landing while the payload goes on.
@@ -107,9 +113,10 @@ struct Pair {
     // Both sides behave as if probing for any message, so the engines poll
     // (and queue unexpected arrivals) even when no receive is posted.
     std::unique_ptr<Engine::Interest> listening[2];
-    explicit Pair(std::size_t eager = 64, bool listen = true) {
+    explicit Pair(std::size_t eager = 64, bool listen = true, bool whole = false) {
         for (int i = 0; i < 2; ++i) {
             auto method = std::make_unique<PairMethod>(i, wire, eager);
+            method->whole = whole;
             m[i] = method.get();
             std::vector<std::unique_ptr<Method>> v;
             v.push_back(std::move(method));
@@ -672,4 +679,102 @@ TEST_CASE("selective polling: with every peer behind the costly method, MPI_ANY_
     CHECK(e.poll_counts()[1].second == 40);
     e.cancel(*r);
     e.request_destroy(r);
+}
+
+TEST_CASE("whole packets (on_packet): eager posted and unexpected, synchronous, truncated, into a segment, rendezvous") {
+    chunk_knob();
+    Pair p(1024, true, true);
+    // Posted first: straight into the buffer.
+    auto out = iota(10, 100);
+    std::vector<int> in(10, 0);
+    Request* r = p.recv(1, 0, 3, in);
+    Request* s = p.send(0, 3, out);
+    p.pump();
+    REQUIRE(r->complete());
+    CHECK(in == out);
+    CHECK(r->status.source == 0);
+    CHECK(r->status.tag == 3);
+    CHECK(r->status.bytes == 40);
+    CHECK(r->status.error == Error::none);
+    // Unexpected first, then a wildcard receive.
+    auto out2 = iota(7, 200);
+    std::vector<int> in2(7, 0);
+    Request* s2 = p.send(0, 4, out2);
+    p.pump();
+    CHECK(p.e[1]->unexpected_count() == 1);
+    Request* r2 = p.recv(1, kAnySource, kAnyTag, in2);
+    CHECK(r2->complete());
+    CHECK(in2 == out2);
+    // Synchronous: the sender completes once matched.
+    auto out3 = iota(3, 7);
+    std::vector<int> in3(3, 0);
+    Request* s3 = p.send(0, 5, out3, SendMode::synchronous);
+    p.pump();
+    CHECK_FALSE(s3->complete());
+    Request* r3 = p.recv(1, 0, 5, in3);
+    p.pump();
+    CHECK(r3->complete());
+    CHECK(s3->complete());
+    CHECK(in3 == out3);
+    // Truncated: what fits, and the error.
+    auto out4 = iota(8, 1);
+    std::vector<int> in4(5, -1);
+    Request* r4 = p.recv(1, 0, 6, in4);
+    r4->bytes = 4 * sizeof(int);
+    Request* s4 = p.send(0, 6, out4);
+    p.pump();
+    REQUIRE(r4->complete());
+    CHECK(r4->status.error == Error::truncated);
+    CHECK(r4->status.bytes == 4 * sizeof(int));
+    CHECK(in4[3] == 4);
+    CHECK(in4[4] == -1);
+    // Into a segment (every other int).
+    auto out5 = iota(20, 50);
+    std::vector<int> in5(40, -1);
+    auto seg = std::make_shared<StridedSegment>(in5);
+    Request* r5 = segment_recv(p, 1, 7, seg);
+    Request* s5 = p.send(0, 7, out5);
+    p.pump();
+    REQUIRE(r5->complete());
+    for (std::size_t i = 0; i < 20; ++i) REQUIRE(in5[2 * i] == out5[i]);
+    for (std::size_t i = 0; i < 20; ++i) REQUIRE(in5[2 * i + 1] == -1);
+    // Rendezvous: header-only packets and the data packet go the general way.
+    auto out6 = iota(2000, 9);
+    std::vector<int> in6(2000, 0);
+    Request* r6 = p.recv(1, 0, 8, in6);
+    Request* s6 = p.send(0, 8, out6);
+    pump_until(p, [&] { return r6->complete() && s6->complete(); });
+    CHECK(in6 == out6);
+    for (Request* x : {r, r2, r3, r4, r5, r6}) p.e[1]->request_destroy(x);
+    for (Request* x : {s, s2, s3, s4, s5, s6}) p.e[0]->request_destroy(x);
+}
+
+TEST_CASE("wait_one: a lone request polls its peer until it completes; with others outstanding, everything") {
+    Pair p(1024, false);
+    auto out = iota(4, 1);
+    std::vector<int> in(4, 0);
+    Request* r = p.recv(1, 0, 1, in);
+    Request* s = p.send(0, 1, out);
+    const auto polls_before = p.e[1]->poll_counts()[0].second;
+    p.e[1]->wait_one(*r, 0);
+    CHECK(r->complete());
+    CHECK(in == out);
+    CHECK(p.e[1]->poll_counts()[0].second > polls_before);
+    // Two receives outstanding: waiting for the second one still completes
+    // the first, which arrives before it.
+    auto outa = iota(4, 10);
+    auto outb = iota(4, 20);
+    std::vector<int> ina(4, 0);
+    std::vector<int> inb(4, 0);
+    Request* ra = p.recv(1, 0, 2, ina);
+    Request* rb = p.recv(1, kAnySource, 3, inb);
+    Request* sa = p.send(0, 2, outa);
+    Request* sb = p.send(0, 3, outb);
+    p.e[1]->wait_one(*rb, kAnySource);
+    CHECK(rb->complete());
+    CHECK(ra->complete());
+    CHECK(ina == outa);
+    CHECK(inb == outb);
+    for (Request* x : {r, ra, rb}) p.e[1]->request_destroy(x);
+    for (Request* x : {s, sa, sb}) p.e[0]->request_destroy(x);
 }

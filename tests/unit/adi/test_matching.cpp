@@ -53,6 +53,29 @@ TEST_CASE("posted receives respect context and tag") {
     CHECK(q.take(0, 1, 7) == &a);
 }
 
+TEST_CASE("wildcard receives alone: each context's in posting order, tags respected") {
+    PostedQueue q;
+    Request a = recv_req(0, kAnySource, 1);
+    Request b = recv_req(1, kAnySource, 2);
+    Request c = recv_req(0, kAnySource, 3);
+    Request d = recv_req(1, kAnySource, kAnyTag);
+    for (Request* r : {&a, &b, &c, &d}) q.push(r);
+    CHECK(q.take(1, 4, 2) == &b);
+    CHECK(q.take(0, 4, 3) == &c);  // past the first one, whose tag differs
+    CHECK(q.take(0, 5, 9) == nullptr);
+    CHECK(q.take(1, 5, 9) == &d);
+    CHECK(q.take(0, 6, 1) == &a);
+    CHECK(q.size() == 0);
+    // A specific receive posted after a wildcard one does not take its turn.
+    Request e = recv_req(2, kAnySource, 1);
+    Request f = recv_req(2, 7, 1);
+    q.push(&e);
+    q.push(&f);
+    CHECK(q.take(2, 7, 1) == &e);
+    CHECK(q.take(2, 7, 1) == &f);
+    CHECK(q.remove(&e) == false);
+}
+
 TEST_CASE("removing a posted receive (cancel)") {
     PostedQueue q;
     Request a = recv_req(0, kAnySource, 1);

@@ -737,3 +737,52 @@ TEST_CASE("shm: shutdown leaves nothing in /dev/shm") {
     }
     CHECK(my_segments().empty());
 }
+
+TEST_CASE("shm: a reader that keeps finding packets never takes a consumed line for a new one") {
+    // Consumed lines are cleared and handed back in batches: when a poll finds
+    // nothing, or a quarter of the ring is held. Here the writer refills all
+    // the room it has before every poll, so every poll finds packets: the
+    // quarter rule alone must hand lines back, and before the reader could
+    // come round to a consumed, uncleared line.
+    World w({"h1", "h1"});
+    const auto d = pattern(16, 3);  // one 64-byte line per record
+    int sent = 0;
+    for (int step = 0; step < 40; ++step) {
+        // Odd steps fill the ring; even ones leave room, so record starts move
+        // against the quarter marks.
+        const int before = sent;
+        const int most = step % 2 == 0 ? 1000 + step : 1 << 30;
+        while (sent - before < most &&
+               w.at(0).send_now(1, header(adi::Packet::eager, sent, d.size()), d.data(), d.size())) {
+            ++sent;
+        }
+        INFO("step " << step);
+        REQUIRE(sent > before);  // room came back
+        REQUIRE(w.at(1).poll(w.in(1)) == sent - before);
+        REQUIRE(w.in(1).landed == static_cast<std::size_t>(sent));
+    }
+    CHECK(sent > 8 * 131072 / 64);  // many laps of the ring
+    for (int i = 0; i < sent; ++i) {
+        if (w.in(1).msgs[static_cast<std::size_t>(i)].header.tag != i) FAIL("packet " << i << " out of order");
+    }
+    // An idle poll hands back everything: the whole ring is free again.
+    CHECK(w.at(1).poll(w.in(1)) == 0);
+    int room = 0;
+    while (w.at(0).send_now(1, header(adi::Packet::eager, sent + room, d.size()), d.data(), d.size())) ++room;
+    CHECK(room == 131072 / 64);
+}
+
+TEST_CASE("shm: poll_peer reads only the ring of the peer asked for") {
+    World w({"h1", "h1", "h1"});
+    const auto d = pattern(100, 4);
+    w.send(1, 0, header(adi::Packet::eager, 1, d.size()), d, 0);
+    w.send(2, 0, header(adi::Packet::eager, 2, d.size()), d, 0);
+    CHECK(w.at(0).poll_peer(1, w.in(0)) == 1);
+    REQUIRE(w.in(0).landed == 1);
+    CHECK(w.in(0).msgs[0].peer == 1);
+    CHECK(w.at(0).poll_peer(1, w.in(0)) == 0);
+    CHECK(w.at(0).busy());  // rank 2's packet still waits
+    CHECK(w.at(0).poll(w.in(0)) == 1);
+    CHECK(w.in(0).msgs[1].peer == 2);
+    CHECK(diff(w.in(0).msgs[1].data, d) == "");
+}

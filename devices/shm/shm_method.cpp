@@ -1,6 +1,7 @@
 #include "devices/shm/shm_method.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -36,6 +37,9 @@ const base::KnobInt eager_knob{"STRATA_SHM_EAGER_LIMIT", 16384,
 const base::KnobInt cma_knob{"STRATA_SHM_CMA", 1,
                              "0: never read peers' memory with process_vm_readv; large payloads then stream "
                              "through the rings"};
+const base::KnobInt share_knob{"STRATA_SHM_SHARE", 1,
+                                "0: the receiver copies a single-copy message alone; 1: the sender, while it "
+                                "waits, copies chunks of it too (messages of 256 KiB and more)"};
 const base::KnobInt attach_ms{"STRATA_SHM_ATTACH_MS", 60000,
                               "milliseconds MPI_Init waits for a peer on the same host to create its "
                               "shared-memory segment"};
@@ -71,6 +75,10 @@ struct RemoteIov {
 };
 
 constexpr std::size_t kHeader = sizeof(adi::Header);
+// Shared single copies: payloads of at least two chunks, copied by both ends.
+constexpr std::size_t kShareChunk = 128 * 1024;
+constexpr std::uint64_t kNoHelp = 1;
+constexpr std::uint64_t kSharedBit = std::uint64_t{1} << 63;  // in a kCma record's iovec count
 constexpr std::size_t kMaxIov = 64;  // iovecs in one single-copy descriptor
 
 // Records start on cache lines, so a small packet (up to 16 payload bytes)
@@ -126,6 +134,15 @@ struct alignas(64) ShmMethod::Ring {
     char pad1[60];
     std::atomic<std::uint64_t> tail;  // bytes consumed, by the consumer
     char pad2[56];
+    // A single copy both ends share (see read_cma and help): the producer
+    // offers one of its single-copy sends, the consumer says where it lands,
+    // then both copy chunks of it, each claiming the next one.
+    std::atomic<std::uint64_t> share_token;  // the send on offer (its token), 0: none
+    std::atomic<std::uint64_t> share_dest;   // where it lands (kNoHelp: the consumer copies alone), 0: not yet
+    std::atomic<std::uint32_t> share_next;   // next chunk to claim
+    std::atomic<std::uint32_t> share_done;   // chunks copied (or given up)
+    std::atomic<std::uint32_t> share_orphan; // 1 + a chunk the producer claimed but could not copy, 0: none
+    char pad3[36];
     std::byte* data() { return reinterpret_cast<std::byte*>(this + 1); }
 };
 
@@ -389,7 +406,8 @@ bool ShmMethod::write(Peer& p, OutPacket& o) {
         std::byte* w = at + kRec;
         std::memcpy(w, &o.header, kHeader);
         std::memcpy(w + kHeader, &o.token, 8);
-        const std::uint64_t n = o.iov.size();
+        std::uint64_t n = o.iov.size();
+        if (share_offer(p, o)) n |= kSharedBit;
         std::memcpy(w + kHeader + 8, &n, 8);
         auto* r = reinterpret_cast<RemoteIov*>(w + kHeader + 16);
         for (const iovec& v : o.iov) *r++ = RemoteIov{reinterpret_cast<std::uintptr_t>(v.iov_base), v.iov_len};
@@ -498,8 +516,21 @@ void ShmMethod::read_cma(Peer& p, adi::Upcalls& up, const std::byte* body) {
     std::uint64_t niov = 0;
     std::memcpy(&token, body + kHeader, 8);
     std::memcpy(&niov, body + kHeader + 8, 8);
+    const bool shared = (niov & kSharedBit) != 0;
+    niov &= ~kSharedBit;
     const auto* remote = reinterpret_cast<const RemoteIov*>(body + kHeader + 16);
     adi::Landing land = up.on_header(p.world, h);
+    if (shared) {
+        // The sender offered to copy chunks too: only into one landing that
+        // takes the whole payload (else it is told to stay out).
+        if (land.dest != nullptr && land.capacity >= h.length && niov == 1) {
+            if (!read_shared(p, land.dest, remote[0].addr, h.length)) return;
+            up.on_payload(p.world, h, land);
+            cma_done_send(p, token);
+            return;
+        }
+        p.in->share_dest.store(kNoHelp, std::memory_order_release);
+    }
     std::size_t landed = 0;
     std::uint64_t left = h.length;
     std::size_t ri = 0;       // remote iovec
@@ -549,12 +580,135 @@ void ShmMethod::read_cma(Peer& p, adi::Upcalls& up, const std::byte* body) {
         landed += static_cast<std::size_t>(got);
         left -= static_cast<std::uint64_t>(got);
     }
+    if (shared) p.in->share_token.store(0, std::memory_order_release);
     up.on_payload(p.world, h, land);
+    cma_done_send(p, token);
+}
+
+void ShmMethod::cma_done_send(Peer& p, std::uint64_t token) {
     auto done = std::make_unique<OutPacket>();
     done->what = What::cma_done;
     done->token = token;
     if (p.queue.empty() && write(p, *done)) return;
     enqueue(p, std::move(done));
+}
+
+bool ShmMethod::share_offer(Peer& p, const OutPacket& o) {
+    // One shared copy at a time per pair, and only where we may write into the
+    // receiver's memory (the same permission as reading it).
+    if (share_knob.get() == 0 || o.iov.size() != 1 || o.payload < 2 * kShareChunk || !p.cma_from ||
+        p.share_token != 0 || p.out->share_token.load(std::memory_order_acquire) != 0) {
+        return false;
+    }
+    p.out->share_next.store(0, std::memory_order_relaxed);
+    p.out->share_done.store(0, std::memory_order_relaxed);
+    p.out->share_orphan.store(0, std::memory_order_relaxed);
+    p.out->share_dest.store(0, std::memory_order_relaxed);
+    p.out->share_token.store(o.token, std::memory_order_release);  // the record is committed after this
+    p.share_token = o.token;
+    p.share_src = reinterpret_cast<std::uintptr_t>(o.iov[0].iov_base);
+    p.share_bytes = o.payload;
+    return true;
+}
+
+namespace {
+
+std::uint32_t share_chunks(std::uint64_t bytes) {
+    return static_cast<std::uint32_t>((bytes + kShareChunk - 1) / kShareChunk);
+}
+
+// Chunk c of a shared copy of `bytes`: its offset and length.
+std::pair<std::uint64_t, std::size_t> share_chunk(std::uint64_t bytes, std::uint32_t c) {
+    const std::uint64_t off = std::uint64_t{c} * kShareChunk;
+    return {off, static_cast<std::size_t>(std::min<std::uint64_t>(kShareChunk, bytes - off))};
+}
+
+// Copies len bytes between our `local` and `remote` in process `pid`, reading
+// (or writing) until all went or the kernel refuses.
+bool cma_copy(pid_t pid, bool write, std::byte* local, std::uint64_t remote, std::size_t len) {
+    while (len > 0) {
+        iovec l{local, len};
+        iovec r{reinterpret_cast<void*>(static_cast<std::uintptr_t>(remote)), len};
+        const ssize_t n = write ? ::process_vm_writev(pid, &l, 1, &r, 1, 0) : ::process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (n <= 0) return false;
+        local += n;
+        remote += static_cast<std::uint64_t>(n);
+        len -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+}  // namespace
+
+bool ShmMethod::read_shared(Peer& p, std::byte* dest, std::uint64_t src, std::uint64_t bytes) {
+    Ring& s = *p.in;
+    const std::uint32_t chunks = share_chunks(bytes);
+    s.share_dest.store(reinterpret_cast<std::uintptr_t>(dest), std::memory_order_release);
+    auto fail = [&] {
+        failures_.emplace_back(p.world, "shared memory: cannot read rank " + std::to_string(p.world) +
+                                            "'s message (process_vm_readv: " + errno_text() + ")");
+        return false;
+    };
+    for (;;) {
+        const std::uint32_t c = s.share_next.fetch_add(1, std::memory_order_acq_rel);
+        if (c >= chunks) break;
+        const auto [off, len] = share_chunk(bytes, c);
+        if (!cma_copy(p.pid, false, dest + off, src + off, len)) return fail();
+        ++cma_reads_;
+        s.share_done.fetch_add(1, std::memory_order_release);
+    }
+    // The sender may still be copying a chunk it claimed.
+    for (unsigned spins = 1; s.share_done.load(std::memory_order_acquire) < chunks; ++spins) {
+        if (spins % 256 == 0) {
+            if (::kill(p.pid, 0) != 0 && errno == ESRCH) {
+                failures_.emplace_back(p.world, "shared memory: rank " + std::to_string(p.world) +
+                                                    " ended while it copied part of its message");
+                return false;
+            }
+            std::this_thread::yield();
+        }
+    }
+    if (const std::uint32_t orphan = s.share_orphan.load(std::memory_order_acquire); orphan != 0) {
+        // A chunk the sender could not write: ours to read.
+        const auto [off, len] = share_chunk(bytes, orphan - 1);
+        if (!cma_copy(p.pid, false, dest + off, src + off, len)) return fail();
+        ++cma_reads_;
+    }
+    s.share_token.store(0, std::memory_order_release);
+    return true;
+}
+
+int ShmMethod::help(Peer& p) {
+    // Our single-copy send on offer: once the receiver said where it lands,
+    // copy chunks into it until none is left.
+    Ring& s = *p.out;
+    if (s.share_token.load(std::memory_order_acquire) != p.share_token) {
+        p.share_token = 0;  // the receiver is done with it
+        return 0;
+    }
+    const std::uint64_t dest = s.share_dest.load(std::memory_order_acquire);
+    if (dest == 0) return 0;
+    if (dest == kNoHelp) {
+        p.share_token = 0;
+        return 0;
+    }
+    const std::uint32_t chunks = share_chunks(p.share_bytes);
+    int events = 0;
+    for (;;) {
+        const std::uint32_t c = s.share_next.fetch_add(1, std::memory_order_acq_rel);
+        if (c >= chunks) break;
+        const auto [off, len] = share_chunk(p.share_bytes, c);
+        if (!cma_copy(p.pid, true, reinterpret_cast<std::byte*>(p.share_src + off), dest + off, len)) {
+            s.share_orphan.store(c + 1, std::memory_order_relaxed);
+            s.share_done.fetch_add(1, std::memory_order_release);
+            break;
+        }
+        ++share_writes_;
+        s.share_done.fetch_add(1, std::memory_order_release);
+        ++events;
+    }
+    p.share_token = 0;
+    return events;
 }
 
 void ShmMethod::release(Peer& p) {
@@ -618,6 +772,7 @@ int ShmMethod::drain(Peer& p, adi::Upcalls& up) {
             case kCmaDone: {
                 std::uint64_t token = 0;
                 std::memcpy(&token, body, 8);
+                if (p.share_token == token) p.share_token = 0;
                 --cma_pending_;
                 up.on_sent(token);
                 break;
@@ -655,7 +810,10 @@ int ShmMethod::poll(adi::Upcalls& up) {
             if (!p.queue.empty()) events += flush(p, up);
         }
     }
-    for (Peer& p : peers_) events += drain(p, up);
+    for (Peer& p : peers_) {
+        if (p.share_token != 0) events += help(p);
+        events += drain(p, up);
+    }
     return events;
 }
 
@@ -663,6 +821,7 @@ int ShmMethod::poll_peer(int peer, adi::Upcalls& up) {
     Peer& p = peers_[static_cast<std::size_t>(peer_of_world_[static_cast<std::size_t>(peer)])];
     int events = adi::failures_report(up, failures_);
     if (!p.queue.empty()) events += flush(p, up);
+    if (p.share_token != 0) events += help(p);
     return events + drain(p, up);
 }
 

@@ -67,6 +67,8 @@ public:
     // (tests, diagnostics).
     bool single_copy_from(int peer) const;
     std::uint64_t single_copy_reads() const { return cma_reads_; }
+    // Chunks of our single-copy sends we wrote into receivers ourselves.
+    std::uint64_t shared_writes() const { return share_writes_; }
 
     struct Segment;  // the shared layout, defined in shm_method.cpp
     struct Ring;
@@ -109,6 +111,10 @@ private:
         std::size_t landed = 0;
         std::uint64_t remaining = 0;
         bool cma_from = false;        // we can read its memory
+        // Our single-copy send it shares the copying of (see help()), 0: none.
+        std::uint64_t share_token = 0;
+        std::uintptr_t share_src = 0;
+        std::uint64_t share_bytes = 0;
     };
 
     bool segment_create(std::string& error);
@@ -128,6 +134,13 @@ private:
     int drain(Peer& p, adi::Upcalls& up);
     void release(Peer& p);
     void read_cma(Peer& p, adi::Upcalls& up, const std::byte* body);
+    void cma_done_send(Peer& p, std::uint64_t token);
+    // Shared single copies: the sender offers one in its kCma record (true:
+    // offered), the receiver copies chunks into `dest` along with it, the
+    // sender helps while it polls.
+    bool share_offer(Peer& p, const OutPacket& o);
+    bool read_shared(Peer& p, std::byte* dest, std::uint64_t src, std::uint64_t bytes);
+    int help(Peer& p);
     void ring_bell(const Peer& p);
     bool probe_cma(const Peer& p) const;
     bool can_single_copy_to(const Peer& p) const;
@@ -149,6 +162,7 @@ private:
     int queued_peers_ = 0;
     adi::PeerFailures failures_;  // reported at the next poll
     std::uint64_t cma_reads_ = 0;
+    std::uint64_t share_writes_ = 0;
     int cma_pending_ = 0;  // single-copy sends the receiver has not read yet
 };
 

@@ -786,3 +786,51 @@ TEST_CASE("shm: poll_peer reads only the ring of the peer asked for") {
     CHECK(w.in(0).msgs[1].peer == 2);
     CHECK(diff(w.in(0).msgs[1].data, d) == "");
 }
+
+TEST_CASE("shm: a large single copy is shared: the waiting sender copies chunks into the landing too") {
+    // The sender writes into the receiver's memory: rank 0 must pass its probe
+    // of rank 1 too, so rank 1's card names the probe value that rank 0 left
+    // in this process's probe word (see the top of the file).
+    World w({"h1", "h1"}, [](std::vector<wireup::BusinessCard>& cards) {
+        auto field = [](const std::string& a, int i) {
+            std::size_t at = 0;
+            for (int k = 0; k < i; ++k) at = a.find(',', at) + 1;
+            return std::pair{at, a.find(',', at) - at};
+        };
+        std::string& one = cards[1].addresses.at(0).second;
+        const std::string& zero = cards[0].addresses.at(0).second;
+        const auto [from, len] = field(zero, 3);
+        const auto [to, old_len] = field(one, 3);
+        one.replace(to, old_len, zero.substr(from, len));
+    });
+    REQUIRE(w.at(1).single_copy_from(0));
+    REQUIRE(w.at(0).single_copy_from(1));
+    std::uint64_t token = 100;
+    // Sizes around the chunk (128 KiB): the smallest shared one, one ending
+    // inside a chunk, a large one.
+    for (std::size_t n : {std::size_t{256 * 1024}, std::size_t{(1 << 20) + 13}, std::size_t{8 << 20}}) {
+        INFO("payload " << n);
+        const auto big = pattern(n, static_cast<unsigned>(n % 251));
+        const auto reads = w.at(1).single_copy_reads();
+        const auto writes = w.at(0).shared_writes();
+        const std::size_t landed = w.in(1).landed;
+        const std::size_t sent = w.in(0).sent.size();
+        ++token;
+        REQUIRE(w.send(0, 1, header(adi::Packet::rndv_data, 7, n), big, token) == adi::SendStatus::queued);
+        // Both ends poll at once, as two processes would.
+        std::thread sender([&] {
+            for (long i = 0; i < 20'000'000 && w.in(0).sent.size() == sent; ++i) w.at(0).poll(w.in(0));
+        });
+        for (long i = 0; i < 20'000'000 && w.in(1).landed == landed; ++i) w.at(1).poll(w.in(1));
+        sender.join();
+        REQUIRE(w.in(1).landed == landed + 1);
+        REQUIRE(w.in(0).sent.size() == sent + 1);
+        CHECK(w.in(0).sent.back() == token);
+        CHECK(diff(w.in(1).msgs.back().data, big) == "");
+        // Every chunk was copied once, by one end or the other.
+        const std::size_t chunks = (n + 128 * 1024 - 1) / (128 * 1024);
+        CHECK((w.at(1).single_copy_reads() - reads) + (w.at(0).shared_writes() - writes) == chunks);
+        CHECK(w.in(0).failures.empty());
+        CHECK(w.in(1).failures.empty());
+    }
+}

@@ -667,29 +667,28 @@ int Engine::progress() {
 }
 
 void Engine::wait_one(Request& r, int world_peer) {
-    if (r.complete()) return;
-    const int m = r.need;
-    if (world_peer == kAnySource || m < 0 || need_all_ != 0 || need_mask_ != 1u << m ||
-        need_[static_cast<std::size_t>(m)] != 1 || owed_mask_ != 0 || !pumping_.empty()) {
-        wait([&r] { return r.complete(); });
-        return;
-    }
-    Method& method = *methods_[static_cast<std::size_t>(m)];
-    std::uint64_t& polls = polls_[static_cast<std::size_t>(m)];
     unsigned idle = 0;
     while (!r.complete()) {
-        ++polls;
-        if (method.poll_peer(world_peer, *this) > 0) {
+        // Every outstanding request awaits the same method (and nothing is
+        // owed or pumped): poll it directly, and when this request is the only
+        // one, only its peer. Otherwise (or every 16th idle pass, so the
+        // rings of other peers keep moving) a full pass.
+        const int m = r.need;
+        int events = 0;
+        if (m >= 0 && need_all_ == 0 && need_mask_ == 1u << m && owed_mask_ == 0 && pumping_.empty() &&
+            (idle & 15) != 15) {
+            Method& method = *methods_[static_cast<std::size_t>(m)];
+            ++polls_[static_cast<std::size_t>(m)];
+            events = need_[static_cast<std::size_t>(m)] == 1 && world_peer != kAnySource
+                         ? method.poll_peer(world_peer, *this)
+                         : method.poll(*this);
+        } else {
+            events = progress();
+        }
+        if (events > 0) {
             idle = 0;
         } else if ((++idle & 15) == 0) {
-            // What else arrived (nothing else is awaited, but a full pass now
-            // and then keeps the rings of the other peers moving), and time to
-            // yield or sleep?
-            if (progress() > 0) {
-                idle = 0;
-            } else {
-                idle_step(idle);
-            }
+            idle_step(idle);  // time to yield or sleep?
         }
     }
 }

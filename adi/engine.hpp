@@ -109,9 +109,10 @@ public:
         }
     }
     // wait() for one request, a blocking call's own, whose peer is world
-    // rank `world_peer` (kAnySource: any). While it is the only outstanding
-    // request, a pass polls only that peer (Method::poll_peer), and everything
-    // its method reaches every 16th idle pass.
+    // rank `world_peer` (kAnySource: any). While every outstanding request
+    // awaits its method, a pass polls that method alone, and only the peer
+    // (Method::poll_peer) while it is the only request; every 16th idle pass
+    // is a full one.
     void wait_one(Request& r, int world_peer);
     // Whether this host runs more ranks than it has cores: waiting ranks then
     // yield their core between polls and sleep after 50 us instead of spinning.

@@ -111,9 +111,12 @@ int STRATA_Dup_fn(MPI_Comm, int, void*, void* attribute_val_in, void* attribute_
 
 int STRATA_Null_delete_fn(MPI_Comm, int, void*, void*) { return MPI_SUCCESS; }
 
-#pragma weak MPI_Keyval_create = PMPI_Keyval_create
-int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) {
-    static const char* fn = "MPI_Keyval_create";
+}  // extern "C"
+
+namespace {
+
+// The MPI-1 and MPI-2 names share these; errors name the function called.
+int keyval_create(const char* fn, MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) {
     return api(fn, [&] {
         if (keyval == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "keyval is NULL");
         auto k = std::make_unique<Keyval>();
@@ -125,9 +128,7 @@ int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_f
     });
 }
 
-#pragma weak MPI_Keyval_free = PMPI_Keyval_free
-int PMPI_Keyval_free(int* keyval) {
-    static const char* fn = "MPI_Keyval_free";
+int keyval_free(const char* fn, int* keyval) {
     return api(fn, [&] {
         if (keyval == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "keyval is NULL");
         Keyval* k = nullptr;
@@ -140,9 +141,7 @@ int PMPI_Keyval_free(int* keyval) {
     });
 }
 
-#pragma weak MPI_Attr_put = PMPI_Attr_put
-int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
-    static const char* fn = "MPI_Attr_put";
+int attr_put(const char* fn, MPI_Comm comm, int keyval, void* attribute_val) {
     return api(fn, [&] {
         Comm* c = nullptr;
         if (int e = comm_check(fn, comm, c)) return e;
@@ -162,9 +161,7 @@ int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
     });
 }
 
-#pragma weak MPI_Attr_get = PMPI_Attr_get
-int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
-    static const char* fn = "MPI_Attr_get";
+int attr_get(const char* fn, MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
     return api(fn, [&] {
         Comm* c = nullptr;
         if (int e = comm_check(fn, comm, c)) return e;
@@ -179,9 +176,7 @@ int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
     });
 }
 
-#pragma weak MPI_Attr_delete = PMPI_Attr_delete
-int PMPI_Attr_delete(MPI_Comm comm, int keyval) {
-    static const char* fn = "MPI_Attr_delete";
+int attr_delete(const char* fn, MPI_Comm comm, int keyval) {
     return api(fn, [&] {
         Comm* c = nullptr;
         if (int e = comm_check(fn, comm, c)) return e;
@@ -196,6 +191,51 @@ int PMPI_Attr_delete(MPI_Comm comm, int keyval) {
         keyval_release(keyval);
         return MPI_SUCCESS;
     });
+}
+
+}  // namespace
+
+extern "C" {
+
+#pragma weak MPI_Keyval_create = PMPI_Keyval_create
+int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) { return keyval_create("MPI_Keyval_create", copy_fn, delete_fn, keyval, extra_state); }
+
+#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn,
+                              int* comm_keyval, void* extra_state) {
+    return keyval_create("MPI_Comm_create_keyval", comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
+}
+
+#pragma weak MPI_Keyval_free = PMPI_Keyval_free
+int PMPI_Keyval_free(int* keyval) { return keyval_free("MPI_Keyval_free", keyval); }
+
+#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+int PMPI_Comm_free_keyval(int* comm_keyval) {
+    return keyval_free("MPI_Comm_free_keyval", comm_keyval);
+}
+
+#pragma weak MPI_Attr_put = PMPI_Attr_put
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) { return attr_put("MPI_Attr_put", comm, keyval, attribute_val); }
+
+#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
+    return attr_put("MPI_Comm_set_attr", comm, comm_keyval, attribute_val);
+}
+
+#pragma weak MPI_Attr_get = PMPI_Attr_get
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) { return attr_get("MPI_Attr_get", comm, keyval, attribute_val, flag); }
+
+#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
+    return attr_get("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag);
+}
+
+#pragma weak MPI_Attr_delete = PMPI_Attr_delete
+int PMPI_Attr_delete(MPI_Comm comm, int keyval) { return attr_delete("MPI_Attr_delete", comm, keyval); }
+
+#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
+    return attr_delete("MPI_Comm_delete_attr", comm, comm_keyval);
 }
 
 }  // extern "C"

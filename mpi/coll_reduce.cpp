@@ -104,4 +104,24 @@ int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
                [&] { return reduce_everyone("MPI_Scan", coll::scan, sendbuf, recvbuf, count, datatype, op, comm); });
 }
 
+#pragma weak MPI_Reduce_local = PMPI_Reduce_local
+int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+    static const char* fn = "MPI_Reduce_local";
+    return api(fn, [&] {
+        // No communicator: errors go to MPI_COMM_WORLD's handler.
+        const Datatype* t = nullptr;
+        std::unique_ptr<coll::ReduceOp> rop;
+        CollChecks ck(MPI_COMM_WORLD, fn);
+        ck.count(count, "count").type(datatype, t).buffer(inbuf, count, "inbuf").buffer(inoutbuf, count, "inoutbuf");
+        ck.op(op, datatype, t, rop);
+        if (!ck.ok()) return ck.raise();
+        // inoutbuf = inbuf op inoutbuf, inbuf the left operand.
+        DenseIn in(*t, inbuf, count);
+        DenseOut inout(*t, inoutbuf, count, true);
+        rop->apply(in.data(), inout.data(), elements(*t, count, *rop));
+        inout.finish();
+        return MPI_SUCCESS;
+    });
+}
+
 }  // extern "C"

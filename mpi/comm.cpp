@@ -189,6 +189,32 @@ int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
     });
 }
 
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+    static const char* fn = "MPI_Comm_set_name";
+    return api(fn, [&] {
+        Comm* c = nullptr;
+        if (int e = comm_check(fn, comm, c)) return e;
+        if (comm_name == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "comm_name is NULL");
+        // The name is local to this process; longer ones are cut to MPI_MAX_OBJECT_NAME - 1.
+        c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+    static const char* fn = "MPI_Comm_get_name";
+    return api(fn, [&] {
+        Comm* c = nullptr;
+        if (int e = comm_check(fn, comm, c)) return e;
+        if (comm_name == nullptr || resultlen == nullptr)
+            return error_raise(comm, MPI_ERR_ARG, fn, "comm_name or resultlen is NULL");
+        object_name_copy(c->name, comm_name, resultlen);
+        return MPI_SUCCESS;
+    });
+}
+
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     static const char* fn = "MPI_Comm_compare";

@@ -1,7 +1,9 @@
 #include "mpi/datatype.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstddef>
+#include <cstring>
 #include <vector>
 
 #include "mpi/errors.hpp"
@@ -38,6 +40,9 @@ const Basic kBasic[] = {
     basic_of<unsigned char>(MPI_BYTE, "MPI_BYTE"),
     basic_of<unsigned char>(MPI_PACKED, "MPI_PACKED"),
     basic_of<long long>(MPI_LONG_LONG_INT, "MPI_LONG_LONG_INT"),
+    basic_of<signed char>(MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR"),
+    basic_of<unsigned long long>(MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG"),
+    basic_of<wchar_t>(MPI_WCHAR, "MPI_WCHAR"),
 };
 
 // The pair types are the C structs a MINLOC/MAXLOC user declares, padding included.
@@ -156,8 +161,8 @@ int old_get(const char* fn, MPI_Datatype h, Datatype*& t, const char* what = "ol
                       std::string(what) + (h == MPI_DATATYPE_NULL ? " is MPI_DATATYPE_NULL" : " is not a datatype handle"));
 }
 
-int create(const char* fn, const std::vector<Block>& blocks, bool pad, MPI_Datatype* newtype) {
-    TypemapPtr map = typemap_build(blocks, pad);
+// A new (uncommitted) datatype with layout `map`.
+int adopt(const char* fn, TypemapPtr map, MPI_Datatype* newtype) {
     if (map->size > INT_MAX) {
         return type_error(fn, MPI_ERR_ARG,
                           "the new type holds " + std::to_string(map->size) + " bytes, more than an int can count");
@@ -166,6 +171,10 @@ int create(const char* fn, const std::vector<Block>& blocks, bool pad, MPI_Datat
     fill(*t, std::move(map));
     *newtype = rt().datatypes.add(std::move(t));
     return MPI_SUCCESS;
+}
+
+int create(const char* fn, const std::vector<Block>& blocks, bool pad, MPI_Datatype* newtype) {
+    return adopt(fn, typemap_build(blocks, pad), newtype);
 }
 
 int check_count(const char* fn, int count) {
@@ -226,6 +235,34 @@ int query_get(const char* fn, MPI_Datatype h, Datatype*& t, const void* out) {
     return check_out(fn, out, "the output argument");
 }
 
+int type_struct(const char* fn, int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
+    return api(fn, [&] {
+        if (int e = check_count(fn, count)) return e;
+        if (count > 0 && (array_of_blocklengths == nullptr || array_of_displacements == nullptr || array_of_types == nullptr))
+            return type_error(fn, MPI_ERR_ARG, "block length, displacement or type array is NULL");
+        if (int e = check_out(fn, newtype, "newtype")) return e;
+        std::vector<Block> blocks(static_cast<std::size_t>(count));
+        for (int i = 0; i < count; ++i) {
+            if (int e = check_blocklength(fn, array_of_blocklengths[i], i)) return e;
+            Datatype* t = datatype_get(array_of_types[i]);
+            if (t == nullptr)
+                return type_error(fn, MPI_ERR_TYPE, "array_of_types[" + std::to_string(i) + "] is not a datatype");
+            blocks[static_cast<std::size_t>(i)] = Block{t->map, array_of_blocklengths[i], array_of_displacements[i]};
+        }
+        return create(fn, blocks, true, newtype);
+    });
+}
+
+int address(const char* fn, const void* location, MPI_Aint* address) {
+    return api(fn, [&] {
+        if (int e = check_out(fn, address, "address")) return e;
+        // Addresses are plain integers, relative to MPI_BOTTOM (NULL).
+        *address = static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(location));
+        return MPI_SUCCESS;
+    });
+}
+
 }  // namespace
 
 extern "C" {
@@ -267,34 +304,116 @@ int PMPI_Type_hindexed(int count, const int array_of_blocklengths[], const MPI_A
 #pragma weak MPI_Type_struct = PMPI_Type_struct
 int PMPI_Type_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
                      const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
-    static const char* fn = "MPI_Type_struct";
+    return type_struct("MPI_Type_struct", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+}
+
+#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                            const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
+    return type_struct("MPI_Type_create_struct", count, array_of_blocklengths, array_of_displacements, array_of_types,
+                       newtype);
+}
+
+#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype* newtype) {
+    return strided("MPI_Type_create_hvector", count, blocklength, stride, true, oldtype, newtype);
+}
+
+#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return indexed("MPI_Type_create_hindexed", count, array_of_blocklengths, array_of_displacements, true, oldtype,
+                   newtype);
+}
+
+#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    static const char* fn = "MPI_Type_create_indexed_block";
+    // MPI_Type_indexed with every block of the same length.
+    const std::vector<int> lengths(count > 0 ? static_cast<std::size_t>(count) : 0, blocklength);
+    return indexed(fn, count, lengths.data(), array_of_displacements, false, oldtype, newtype);
+}
+
+#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
+    static const char* fn = "MPI_Type_create_resized";
     return api(fn, [&] {
-        if (int e = check_count(fn, count)) return e;
-        if (count > 0 && (array_of_blocklengths == nullptr || array_of_displacements == nullptr || array_of_types == nullptr))
-            return type_error(fn, MPI_ERR_ARG, "block length, displacement or type array is NULL");
+        Datatype* old = nullptr;
+        if (int e = old_get(fn, oldtype, old)) return e;
         if (int e = check_out(fn, newtype, "newtype")) return e;
-        std::vector<Block> blocks(static_cast<std::size_t>(count));
-        for (int i = 0; i < count; ++i) {
-            if (int e = check_blocklength(fn, array_of_blocklengths[i], i)) return e;
-            Datatype* t = datatype_get(array_of_types[i]);
-            if (t == nullptr)
-                return type_error(fn, MPI_ERR_TYPE, "array_of_types[" + std::to_string(i) + "] is not a datatype");
-            blocks[static_cast<std::size_t>(i)] = Block{t->map, array_of_blocklengths[i], array_of_displacements[i]};
-        }
-        return create(fn, blocks, true, newtype);
+        return adopt(fn, typemap_resized(old->map, lb, extent), newtype);
+    });
+}
+
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+    static const char* fn = "MPI_Type_get_extent";
+    return api(fn, [&] {
+        Datatype* t = nullptr;
+        if (int e = query_get(fn, datatype, t, lb)) return e;
+        if (int e = check_out(fn, extent, "extent")) return e;
+        *lb = t->map->lb;
+        *extent = t->map->extent();
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
+    static const char* fn = "MPI_Type_get_true_extent";
+    return api(fn, [&] {
+        Datatype* t = nullptr;
+        if (int e = query_get(fn, datatype, t, true_lb)) return e;
+        if (int e = check_out(fn, true_extent, "true_extent")) return e;
+        *true_lb = t->map->true_lb;
+        *true_extent = t->map->true_ub - t->map->true_lb;
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
+    static const char* fn = "MPI_Type_set_name";
+    return api(fn, [&] {
+        Datatype* t = nullptr;
+        if (int e = query_get(fn, datatype, t, type_name)) return e;
+        // Longer names are cut to MPI_MAX_OBJECT_NAME - 1 characters.
+        t->name.assign(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
+    static const char* fn = "MPI_Type_get_name";
+    return api(fn, [&] {
+        Datatype* t = nullptr;
+        if (int e = query_get(fn, datatype, t, type_name)) return e;
+        if (int e = check_out(fn, resultlen, "resultlen")) return e;
+        object_name_copy(t->name, type_name, resultlen);
+        return MPI_SUCCESS;
     });
 }
 
 #pragma weak MPI_Address = PMPI_Address
-int PMPI_Address(const void* location, MPI_Aint* address) {
-    static const char* fn = "MPI_Address";
-    return api(fn, [&] {
-        if (int e = check_out(fn, address, "address")) return e;
-        // Addresses are plain integers, relative to MPI_BOTTOM (NULL).
-        *address = static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(location));
-        return MPI_SUCCESS;
-    });
+int PMPI_Address(const void* location, MPI_Aint* address) { return ::address("MPI_Address", location, address); }
+
+#pragma weak MPI_Get_address = PMPI_Get_address
+int PMPI_Get_address(const void* location, MPI_Aint* address) {
+    return ::address("MPI_Get_address", location, address);
 }
+
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
+    return static_cast<MPI_Aint>(static_cast<unsigned long>(base) + static_cast<unsigned long>(disp));
+}
+#pragma weak MPI_Aint_add = PMPI_Aint_add
+
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
+    return static_cast<MPI_Aint>(static_cast<unsigned long>(addr1) - static_cast<unsigned long>(addr2));
+}
+#pragma weak MPI_Aint_diff = PMPI_Aint_diff
 
 #pragma weak MPI_Type_extent = PMPI_Type_extent
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {

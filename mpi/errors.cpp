@@ -38,6 +38,7 @@ const ClassText kTexts[] = {
     {MPI_ERR_INTERN, "internal error in the MPI library (MPI_ERR_INTERN)"},
     {MPI_ERR_IN_STATUS, "error code is in the status (MPI_ERR_IN_STATUS)"},
     {MPI_ERR_PENDING, "request pending (MPI_ERR_PENDING)"},
+    {MPI_ERR_NO_MEM, "out of memory (MPI_ERR_NO_MEM)"},
 };
 
 }  // namespace
@@ -84,7 +85,8 @@ int error_raise(MPI_Comm comm, int cls, const char* fn, const std::string& detai
     }
     Errhandler* eh = r.errhandlers.get(c->errhandler);
     if (eh == nullptr || eh->fatal) {
-        std::string text = error_class_text(cls);
+        const char* known = error_class_text(cls);
+        std::string text = known != nullptr ? known : "error code " + std::to_string(cls);
         if (!detail.empty()) text += ": " + detail;
         fatal(fn, text);
     }

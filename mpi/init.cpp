@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "adi/methods.hpp"
 #include "base/knob.hpp"
@@ -94,10 +95,17 @@ using namespace strata::mpi;
 
 extern "C" {
 
-#pragma weak MPI_Init = PMPI_Init
-int PMPI_Init(int* /*argc*/, char*** /*argv*/) {
+}  // extern "C"
+
+namespace {
+
+// The thread level MPI_Init_thread provided, and the thread that called it.
+int g_thread_level = MPI_THREAD_SINGLE;
+std::thread::id g_main_thread;
+
+int init(const char* fn) {
     if (g_state != State::fresh) {
-        fatal("MPI_Init", g_state == State::running ? "MPI is already initialized" : "MPI was already finalized");
+        fatal(fn, g_state == State::running ? "MPI is already initialized" : "MPI was already finalized");
     }
     std::string error;
     std::optional<wireup::Client> client = wireup::Client::from_environment(error);
@@ -145,7 +153,87 @@ int PMPI_Init(int* /*argc*/, char*** /*argv*/) {
 
     setup_predefined(*r);
     g_runtime = r.release();
+    g_main_thread = std::this_thread::get_id();
     state_set(State::running);
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+#pragma weak MPI_Init = PMPI_Init
+int PMPI_Init(int* /*argc*/, char*** /*argv*/) {
+    g_thread_level = MPI_THREAD_SINGLE;
+    return init("MPI_Init");
+}
+
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+int PMPI_Init_thread(int* /*argc*/, char*** /*argv*/, int required, int* provided) {
+    // Strata is not thread-safe: it provides MPI_THREAD_FUNNELED at most, so a
+    // program may run threads of its own as long as only this one calls MPI.
+    g_thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : std::min(required, MPI_THREAD_FUNNELED);
+    const int rc = init("MPI_Init_thread");
+    if (provided != nullptr) *provided = g_thread_level;
+    return rc;
+}
+
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+int PMPI_Query_thread(int* provided) {
+    static const char* fn = "MPI_Query_thread";
+    return api(fn, [&] {
+        if (provided == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "provided is NULL");
+        *provided = g_thread_level;
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+int PMPI_Is_thread_main(int* flag) {
+    static const char* fn = "MPI_Is_thread_main";
+    return api(fn, [&] {
+        if (flag == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "flag is NULL");
+        *flag = std::this_thread::get_id() == g_main_thread ? 1 : 0;
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
+    static const char* fn = "MPI_Alloc_mem";
+    return api(fn, [&] {
+        if (size < 0) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "size " + std::to_string(size) + " is negative");
+        if (info != MPI_INFO_NULL) {
+            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "info objects do not exist in Strata; pass MPI_INFO_NULL");
+        }
+        if (baseptr == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "baseptr is NULL");
+        // Plain memory: no method here needs registered buffers.
+        void* p = std::malloc(size > 0 ? static_cast<std::size_t>(size) : 1);
+        if (p == nullptr) {
+            return error_raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, fn, "cannot allocate " + std::to_string(size) + " bytes");
+        }
+        rt().allocations.insert(p);
+        *static_cast<void**>(baseptr) = p;
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Free_mem = PMPI_Free_mem
+int PMPI_Free_mem(void* base) {
+    static const char* fn = "MPI_Free_mem";
+    return api(fn, [&] {
+        if (rt().allocations.erase(base) == 0)
+            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "the memory was not allocated by MPI_Alloc_mem");
+        std::free(base);
+        return MPI_SUCCESS;
+    });
+}
+
+#pragma weak MPI_Finalized = PMPI_Finalized
+int PMPI_Finalized(int* flag) {
+    // Like MPI_Initialized, callable at any time.
+    if (flag == nullptr) return MPI_ERR_ARG;
+    *flag = g_state == State::finalized ? 1 : 0;
     return MPI_SUCCESS;
 }
 

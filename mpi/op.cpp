@@ -124,6 +124,18 @@ int PMPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
     });
 }
 
+#pragma weak MPI_Op_commutative = PMPI_Op_commutative
+int PMPI_Op_commutative(MPI_Op op, int* commute) {
+    static const char* fn = "MPI_Op_commutative";
+    return api(fn, [&] {
+        const Operation* o = rt().ops.get(op);
+        if (o == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_OP, fn, "not a valid operation");
+        if (commute == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "commute is NULL");
+        *commute = o->commutative ? 1 : 0;
+        return MPI_SUCCESS;
+    });
+}
+
 #pragma weak MPI_Op_free = PMPI_Op_free
 int PMPI_Op_free(MPI_Op* op) {
     static const char* fn = "MPI_Op_free";

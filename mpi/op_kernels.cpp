@@ -94,6 +94,9 @@ std::optional<OpKernel> typed(MPI_Datatype t, unsigned groups) {
         if (t == MPI_UNSIGNED_SHORT) return k(each<unsigned short, F>, sizeof(unsigned short));
         if (t == MPI_UNSIGNED) return k(each<unsigned, F>, sizeof(unsigned));
         if (t == MPI_UNSIGNED_LONG) return k(each<unsigned long, F>, sizeof(unsigned long));
+        // MPI-2's additions to the C integers.
+        if (t == MPI_SIGNED_CHAR) return k(each<signed char, F>, 1);
+        if (t == MPI_UNSIGNED_LONG_LONG) return k(each<unsigned long long, F>, sizeof(unsigned long long));
     }
     if constexpr (!std::is_same_v<F, Band> && !std::is_same_v<F, Bor> && !std::is_same_v<F, Bxor>) {
         if (groups & kFloat) {
@@ -113,7 +116,9 @@ std::optional<OpKernel> typed(MPI_Datatype t, unsigned groups) {
 std::optional<OpKernel> op_kernel(MPI_Op op, MPI_Datatype basic, std::size_t basic_bytes) {
     // MPI-1 4.9.2: C integer and floating point for MAX/MIN/SUM/PROD, C
     // integer for the logical operations, C integer and byte for the bitwise
-    // ones. MPI_CHAR and MPI_UNSIGNED_CHAR are characters there, not integers.
+    // ones. MPI_CHAR and MPI_UNSIGNED_CHAR are characters there, not integers
+    // (MPI-2 made MPI_UNSIGNED_CHAR an integer; Strata keeps MPI-1's rule for
+    // MPI-1's types), and so is MPI_WCHAR.
     switch (op) {
         case MPI_MAX: return typed<Max>(basic, kInt | kFloat);
         case MPI_MIN: return typed<Min>(basic, kInt | kFloat);

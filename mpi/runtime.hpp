@@ -8,6 +8,7 @@
 #include <optional>
 #include <variant>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "adi/engine.hpp"
@@ -127,6 +128,7 @@ struct Runtime {
     ContextPool contexts;
     HandleTable<Operation> ops{kOp};
     BsendBuffer bsend;
+    std::unordered_set<void*> allocations;  // MPI_Alloc_mem's, until MPI_Free_mem
 };
 
 State state();
@@ -135,5 +137,14 @@ extern Runtime* g_runtime;
 }
 // Only between MPI_Init and MPI_Finalize. Inline: every entry point asks.
 inline Runtime& rt() { return *detail::g_runtime; }
+
+// The name of a communicator or datatype into `out` (MPI_MAX_OBJECT_NAME
+// bytes), as MPI_Comm_get_name and MPI_Type_get_name return it.
+inline void object_name_copy(const std::string& name, char* out, int* resultlen) {
+    const std::size_t n = name.size() < MPI_MAX_OBJECT_NAME ? name.size() : MPI_MAX_OBJECT_NAME - 1;
+    name.copy(out, n);
+    out[n] = '\0';
+    *resultlen = static_cast<int>(n);
+}
 
 }  // namespace strata::mpi

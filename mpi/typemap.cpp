@@ -132,6 +132,15 @@ TypemapPtr typemap_pair(MPI_Datatype handle, const TypemapPtr& first, const Type
     return t;
 }
 
+TypemapPtr typemap_resized(const TypemapPtr& old, MPI_Aint lb, MPI_Aint extent) {
+    auto t = std::make_shared<Typemap>(*typemap_build({Block{old, 1, 0}}, false));
+    t->lb = lb;
+    t->ub = lb + extent;
+    t->lb_marked = true;
+    t->ub_marked = true;
+    return t;
+}
+
 TypemapPtr typemap_build(const std::vector<Block>& blocks, bool pad) {
     auto t = std::make_shared<Typemap>();
     bool have_lb = false;

@@ -97,6 +97,10 @@ struct Block {
 // up to the strictest alignment inside.
 TypemapPtr typemap_build(const std::vector<Block>& blocks, bool pad);
 
+// MPI_Type_create_resized: the typemap of `old` with its markers replaced by
+// MPI_LB at `lb` and MPI_UB at `lb + extent`.
+TypemapPtr typemap_resized(const TypemapPtr& old, MPI_Aint lb, MPI_Aint extent);
+
 // Basic elements in the first `bytes` packed bytes of a (count, t) buffer, or
 // -1 when `bytes` ends inside a basic element.
 MPI_Aint typemap_elements(const Typemap& t, MPI_Aint bytes);

@@ -70,6 +70,10 @@ typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, 
 #define MPI_LONG_DOUBLE_INT ((MPI_Datatype)STRATA_HANDLE(2, 20))
 #define MPI_LB ((MPI_Datatype)STRATA_HANDLE(2, 21))
 #define MPI_UB ((MPI_Datatype)STRATA_HANDLE(2, 22))
+/* Basic types MPI-2 added */
+#define MPI_SIGNED_CHAR ((MPI_Datatype)STRATA_HANDLE(2, 23))
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)STRATA_HANDLE(2, 24))
+#define MPI_WCHAR ((MPI_Datatype)STRATA_HANDLE(2, 25))
 
 #define MPI_REQUEST_NULL ((MPI_Request)0)
 #define MPI_OP_NULL ((MPI_Op)0)
@@ -146,7 +150,8 @@ extern __attribute__((visibility("default"))) MPI_Status STRATA_status_ignore[];
 #define MPI_ERR_INTERN 17
 #define MPI_ERR_IN_STATUS 18
 #define MPI_ERR_PENDING 19
-#define MPI_ERR_LASTCODE 19
+#define MPI_ERR_NO_MEM 20 /* MPI-2: MPI_Alloc_mem found no memory */
+#define MPI_ERR_LASTCODE 20
 
 /* Each function is declared twice: MPI_name and its profiling twin PMPI_name. */
 #define STRATA_API(ret, name, args) \
@@ -341,6 +346,77 @@ STRATA_API(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int r
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 STRATA_API(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                        MPI_Comm comm))
+
+/* ---- Beyond MPI-1 ----------------------------------------------------------
+ * The MPI-2 conveniences that programs written for MPI-1 commonly use, each as
+ * the later standard specifies (docs/COMPATIBILITY.md lists what exists and
+ * what does not). MPI_VERSION stays 1: Strata implements MPI-1.3. */
+
+typedef MPI_Handler_function MPI_Comm_errhandler_function;
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn; /* the MPI-2.0 spelling */
+typedef MPI_Copy_function MPI_Comm_copy_attr_function;
+typedef MPI_Delete_function MPI_Comm_delete_attr_function;
+#define MPI_COMM_NULL_COPY_FN STRATA_Null_copy_fn
+#define MPI_COMM_DUP_FN STRATA_Dup_fn
+#define MPI_COMM_NULL_DELETE_FN STRATA_Null_delete_fn
+
+/* Info objects do not exist: MPI_INFO_NULL is the only info a call accepts. */
+typedef int MPI_Info;
+#define MPI_INFO_NULL ((MPI_Info)0)
+
+#define MPI_MAX_OBJECT_NAME 128
+
+/* Thread levels. Strata provides MPI_THREAD_FUNNELED at most: only the
+ * thread that called MPI_Init(_thread) may make MPI calls. */
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+STRATA_API(int, Comm_create_errhandler, (MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler))
+STRATA_API(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
+STRATA_API(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
+STRATA_API(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
+
+STRATA_API(int, Type_create_struct, (int count, const int array_of_blocklengths[],
+                                     const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
+                                     MPI_Datatype *newtype))
+STRATA_API(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                      MPI_Datatype *newtype))
+STRATA_API(int, Type_create_hindexed, (int count, const int array_of_blocklengths[],
+                                       const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                       MPI_Datatype *newtype))
+STRATA_API(int, Type_create_indexed_block, (int count, int blocklength, const int array_of_displacements[],
+                                            MPI_Datatype oldtype, MPI_Datatype *newtype))
+STRATA_API(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype))
+STRATA_API(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent))
+STRATA_API(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent))
+STRATA_API(int, Get_address, (const void *location, MPI_Aint *address))
+
+STRATA_API(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                                     MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                                     void *extra_state))
+STRATA_API(int, Comm_free_keyval, (int *comm_keyval))
+STRATA_API(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val))
+STRATA_API(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag))
+STRATA_API(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+
+STRATA_API(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
+STRATA_API(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
+STRATA_API(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
+STRATA_API(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
+
+STRATA_API(int, Finalized, (int *flag))
+STRATA_API(int, Init_thread, (int *argc, char ***argv, int required, int *provided))
+STRATA_API(int, Query_thread, (int *provided))
+STRATA_API(int, Is_thread_main, (int *flag))
+
+STRATA_API(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
+STRATA_API(int, Op_commutative, (MPI_Op op, int *commute))
+STRATA_API(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
+STRATA_API(int, Free_mem, (void *base))
+STRATA_API(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
+STRATA_API(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
 
 #undef STRATA_API
 

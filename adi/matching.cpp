@@ -4,43 +4,47 @@
 
 namespace strata::adi {
 
+namespace {
+
+// The bucket of `key` in `map`, remembered in (last, last_key) so that a
+// conversation with one peer (or one wildcard context) skips the hash;
+// `create` makes a missing one, else it is nullptr. Buckets are never erased,
+// so the remembered pointer stays valid.
+template <class Map, class Key>
+PostedQueue::Bucket* cached_bucket(Map& map, Key key, PostedQueue::Bucket*& last, Key& last_key, bool create) {
+    if (last != nullptr && last_key == key) return last;
+    PostedQueue::Bucket* b = nullptr;
+    if (create) {
+        b = &map[key];
+    } else if (auto it = map.find(key); it != map.end()) {
+        b = &it->second;
+    } else {
+        return nullptr;
+    }
+    last = b;
+    last_key = key;
+    return b;
+}
+
+}  // namespace
+
 void PostedQueue::push(Request* r) {
     r->seq = next_seq_++;
     if (r->rank == kAnySource) {
-        if (last_any_ == nullptr || last_any_context_ != r->context) {
-            last_any_ = &any_source_[r->context];
-            last_any_context_ = r->context;
-        }
-        last_any_->push_back(r);
+        cached_bucket(any_source_, r->context, last_any_, last_any_context_, true)->push_back(r);
         ++any_count_;
     } else {
-        const std::uint64_t k = key(r->context, r->rank);
-        if (last_ == nullptr || last_key_ != k) {
-            last_ = &by_source_[k];
-            last_key_ = k;
-        }
-        last_->push_back(r);
+        cached_bucket(by_source_, key(r->context, r->rank), last_, last_key_, true)->push_back(r);
     }
     ++count_;
 }
 
 PostedQueue::Bucket* PostedQueue::specific(int context, int source) {
-    const std::uint64_t k = key(context, source);
-    if (last_ != nullptr && last_key_ == k) return last_;
-    auto b = by_source_.find(k);
-    if (b == by_source_.end()) return nullptr;
-    last_ = &b->second;
-    last_key_ = k;
-    return last_;
+    return cached_bucket(by_source_, key(context, source), last_, last_key_, false);
 }
 
 PostedQueue::Bucket* PostedQueue::wildcard(int context) {
-    if (last_any_ != nullptr && last_any_context_ == context) return last_any_;
-    auto b = any_source_.find(context);
-    if (b == any_source_.end()) return nullptr;
-    last_any_ = &b->second;
-    last_any_context_ = context;
-    return last_any_;
+    return cached_bucket(any_source_, context, last_any_, last_any_context_, false);
 }
 
 namespace {

@@ -30,6 +30,10 @@ struct Unexpected {
 
 class PostedQueue {
 public:
+    // Receives are usually taken from the front: a deque reuses its blocks
+    // where a list would allocate a node per posted receive.
+    using Bucket = std::deque<Request*>;
+
     void push(Request* r);
     // The earliest posted receive that matches an arriving envelope; removed.
     Request* take(int context, int source, int tag);
@@ -38,9 +42,6 @@ public:
     std::size_t size() const { return count_; }
 
 private:
-    // Receives are usually taken from the front: a deque reuses its blocks
-    // where a list would allocate a node per posted receive.
-    using Bucket = std::deque<Request*>;
     static std::uint64_t key(int context, int source) {
         return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(context)) << 32) |
                static_cast<std::uint32_t>(source);

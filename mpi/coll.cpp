@@ -1,6 +1,7 @@
 // Collective entry points that move data: argument checks and dense views
 // here, algorithms in collectives/. Reductions are in coll_reduce.cpp.
 #include <optional>
+#include <vector>
 
 #include "collectives/collectives.hpp"
 #include "mpi/coll_support.hpp"
@@ -27,7 +28,8 @@ int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     return api(fn, [&] {
         const Datatype* t = nullptr;
         CollChecks ck(comm, fn);
-        ck.count(count, "count").type(datatype, t).buffer(buffer, count, "buffer").root(root);
+        ck.count(count, "count").type(datatype, t).buffer(buffer, count, "buffer").not_in_place(buffer, "buffer");
+        ck.root(root);
         if (!ck.ok()) return ck.raise();
         const bool is_root = ck.is_root(root);
         DenseOut d(*t, buffer, count, is_root);
@@ -45,14 +47,21 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         const Datatype* st = nullptr;
         const Datatype* rtp = nullptr;
         CollChecks ck(comm, fn);
-        ck.root(root).count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
+        ck.root(root);
         const bool is_root = ck.ok() && ck.is_root(root);
+        // The root's MPI_IN_PLACE: its block is already in recvbuf.
+        const bool here = is_root && in_place(sendbuf);
+        if (!here) {
+            ck.not_in_place(sendbuf, "sendbuf except at the root").count(sendcount, "sendcount").type(sendtype, st);
+            ck.buffer(sendbuf, sendcount, "sendbuf");
+        }
         if (is_root) {
             ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, "recvbuf");
-            ck.distinct(sendbuf, recvbuf, sendcount);
+            ck.not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, sendcount);
         }
         if (!ck.ok()) return ck.raise();
-        DenseIn s(*st, sendbuf, sendcount);
+        const DenseIn s = here ? DenseIn(*rtp, element_at(recvbuf, *rtp, 1LL * root * recvcount), recvcount, true)
+                               : DenseIn(*st, sendbuf, sendcount);
         std::optional<DenseOut> r;
         if (is_root) r.emplace(*rtp, recvbuf, recvcount * ck.comm().size());
         const adi::Error e = coll::gather(group_of(ck.comm()), s.data(), s.bytes(), r ? r->data() : nullptr,
@@ -70,14 +79,21 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         const Datatype* st = nullptr;
         const Datatype* rtp = nullptr;
         CollChecks ck(comm, fn);
-        ck.root(root).count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
+        ck.root(root);
         const bool is_root = ck.ok() && ck.is_root(root);
+        const bool here = is_root && in_place(sendbuf);
+        if (!here) {
+            ck.not_in_place(sendbuf, "sendbuf except at the root").count(sendcount, "sendcount").type(sendtype, st);
+            ck.buffer(sendbuf, sendcount, "sendbuf");
+        }
         if (is_root) {
             ck.counts(recvcounts, "recvcounts").displs(displs, "displs").type(recvtype, rtp);
-            ck.buffer_any(recvbuf, recvcounts, "recvbuf").distinct(sendbuf, recvbuf, sendcount);
+            ck.buffer_any(recvbuf, recvcounts, "recvbuf").not_in_place(recvbuf, "recvbuf");
+            ck.distinct(sendbuf, recvbuf, sendcount);
         }
         if (!ck.ok()) return ck.raise();
-        DenseIn s(*st, sendbuf, sendcount);
+        const DenseIn s = here ? DenseIn(*rtp, element_at(recvbuf, *rtp, displs[root]), recvcounts[root], true)
+                               : DenseIn(*st, sendbuf, sendcount);
         DenseBlocks r(rtp, recvbuf, recvcounts, displs, ck.comm().size(), is_root);
         const adi::Error e =
             coll::gatherv(group_of(ck.comm()), s.data(), s.bytes(), r.data(), r.counts(), r.displs(), root);
@@ -96,18 +112,26 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         CollChecks ck(comm, fn);
         ck.root(root);
         const bool is_root = ck.ok() && ck.is_root(root);
+        // The root's MPI_IN_PLACE: its block stays in sendbuf, nothing is received.
+        const bool here = is_root && in_place(recvbuf);
         if (is_root) {
             ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
-            ck.distinct(sendbuf, recvbuf, recvcount);
+            ck.not_in_place(sendbuf, "sendbuf").distinct(sendbuf, recvbuf, recvcount);
         }
-        ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, "recvbuf");
+        if (!here) {
+            ck.not_in_place(recvbuf, "recvbuf except at the root").count(recvcount, "recvcount").type(recvtype, rtp);
+            ck.buffer(recvbuf, recvcount, "recvbuf");
+        }
         if (!ck.ok()) return ck.raise();
         std::optional<DenseIn> s;
         if (is_root) s.emplace(*st, sendbuf, sendcount * ck.comm().size());
-        DenseOut r(*rtp, recvbuf, recvcount);
+        std::vector<std::byte> discard(here ? bytes_of(*st, sendcount) : 0);
+        std::optional<DenseOut> r;
+        if (!here) r.emplace(*rtp, recvbuf, recvcount);
         const adi::Error e = coll::scatter(group_of(ck.comm()), s ? s->data() : nullptr,
-                                           s ? bytes_of(*st, sendcount) : 0, r.data(), r.bytes(), root);
-        r.finish();
+                                           s ? bytes_of(*st, sendcount) : 0, r ? r->data() : discard.data(),
+                                           r ? r->bytes() : discard.size(), root);
+        if (r) r->finish();
         return coll_finish(comm, fn, e);
     });
 }
@@ -122,18 +146,25 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
         CollChecks ck(comm, fn);
         ck.root(root);
         const bool is_root = ck.ok() && ck.is_root(root);
+        const bool here = is_root && in_place(recvbuf);
         if (is_root) {
             ck.counts(sendcounts, "sendcounts").displs(displs, "displs").type(sendtype, st);
-            ck.buffer_any(sendbuf, sendcounts, "sendbuf").distinct(sendbuf, recvbuf, recvcount);
+            ck.buffer_any(sendbuf, sendcounts, "sendbuf").not_in_place(sendbuf, "sendbuf");
+            ck.distinct(sendbuf, recvbuf, recvcount);
         }
-        ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, "recvbuf");
+        if (!here) {
+            ck.not_in_place(recvbuf, "recvbuf except at the root").count(recvcount, "recvcount").type(recvtype, rtp);
+            ck.buffer(recvbuf, recvcount, "recvbuf");
+        }
         if (!ck.ok()) return ck.raise();
         DenseBlocks s(st, sendbuf, sendcounts, displs, ck.comm().size(), is_root);
         if (is_root) s.pack_from_user();
-        DenseOut r(*rtp, recvbuf, recvcount);
-        const adi::Error e =
-            coll::scatterv(group_of(ck.comm()), s.data(), s.counts(), s.displs(), r.data(), r.bytes(), root);
-        r.finish();
+        std::vector<std::byte> discard(here ? bytes_of(*st, sendcounts[root]) : 0);
+        std::optional<DenseOut> r;
+        if (!here) r.emplace(*rtp, recvbuf, recvcount);
+        const adi::Error e = coll::scatterv(group_of(ck.comm()), s.data(), s.counts(), s.displs(),
+                                            r ? r->data() : discard.data(), r ? r->bytes() : discard.size(), root);
+        if (r) r->finish();
         return coll_finish(comm, fn, e);
     });
 }
@@ -146,12 +177,16 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         const Datatype* st = nullptr;
         const Datatype* rtp = nullptr;
         CollChecks ck(comm, fn);
-        ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
+        // MPI_IN_PLACE: each process's block is already in its recvbuf.
+        const bool here = in_place(sendbuf);
+        if (!here) ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
         ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, "recvbuf");
-        ck.distinct(sendbuf, recvbuf, sendcount);
+        ck.not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, sendcount);
         if (!ck.ok()) return ck.raise();
-        DenseIn s(*st, sendbuf, sendcount);
-        DenseOut r(*rtp, recvbuf, recvcount * ck.comm().size());
+        const DenseIn s =
+            here ? DenseIn(*rtp, element_at(recvbuf, *rtp, 1LL * ck.comm().rank * recvcount), recvcount, true)
+                 : DenseIn(*st, sendbuf, sendcount);
+        DenseOut r(*rtp, recvbuf, recvcount * ck.comm().size(), here);
         const adi::Error e =
             coll::allgather(group_of(ck.comm()), s.data(), s.bytes(), r.data(), bytes_of(*rtp, recvcount));
         r.finish();
@@ -167,11 +202,15 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         const Datatype* st = nullptr;
         const Datatype* rtp = nullptr;
         CollChecks ck(comm, fn);
-        ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
+        const bool here = in_place(sendbuf);
+        if (!here) ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
         ck.counts(recvcounts, "recvcounts").displs(displs, "displs").type(recvtype, rtp);
-        ck.buffer_any(recvbuf, recvcounts, "recvbuf").distinct(sendbuf, recvbuf, sendcount);
+        ck.buffer_any(recvbuf, recvcounts, "recvbuf").not_in_place(recvbuf, "recvbuf");
+        ck.distinct(sendbuf, recvbuf, sendcount);
         if (!ck.ok()) return ck.raise();
-        DenseIn s(*st, sendbuf, sendcount);
+        const int me = ck.comm().rank;
+        const DenseIn s = here ? DenseIn(*rtp, element_at(recvbuf, *rtp, displs[me]), recvcounts[me], true)
+                               : DenseIn(*st, sendbuf, sendcount);
         DenseBlocks r(rtp, recvbuf, recvcounts, displs, ck.comm().size(), true);
         const adi::Error e = coll::allgatherv(group_of(ck.comm()), s.data(), s.bytes(), r.data(), r.counts(),
                                               r.displs());
@@ -188,14 +227,17 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         const Datatype* st = nullptr;
         const Datatype* rtp = nullptr;
         CollChecks ck(comm, fn);
-        ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
+        // MPI_IN_PLACE (MPI-2.2): the data goes out of recvbuf and is replaced there.
+        const bool here = in_place(sendbuf);
+        if (!here) ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
         ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, "recvbuf");
-        ck.distinct(sendbuf, recvbuf, sendcount);
+        ck.not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, sendcount);
         if (!ck.ok()) return ck.raise();
         const int p = ck.comm().size();
-        DenseIn s(*st, sendbuf, sendcount * p);
+        const DenseIn s = here ? DenseIn(*rtp, recvbuf, recvcount * p, true) : DenseIn(*st, sendbuf, sendcount * p);
         DenseOut r(*rtp, recvbuf, recvcount * p);
-        const adi::Error e = coll::alltoall(group_of(ck.comm()), s.data(), bytes_of(*st, sendcount), r.data(),
+        const adi::Error e = coll::alltoall(group_of(ck.comm()), s.data(),
+                                            here ? bytes_of(*rtp, recvcount) : bytes_of(*st, sendcount), r.data(),
                                             bytes_of(*rtp, recvcount));
         r.finish();
         return coll_finish(comm, fn, e);
@@ -211,18 +253,24 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
         const Datatype* st = nullptr;
         const Datatype* rtp = nullptr;
         CollChecks ck(comm, fn);
-        ck.counts(sendcounts, "sendcounts").displs(sdispls, "sdispls").type(sendtype, st);
-        ck.buffer_any(sendbuf, sendcounts, "sendbuf");
+        // MPI_IN_PLACE (MPI-2.2): the data goes out of recvbuf, laid out by
+        // recvcounts and rdispls, and is replaced there.
+        const bool here = in_place(sendbuf);
+        if (!here) {
+            ck.counts(sendcounts, "sendcounts").displs(sdispls, "sdispls").type(sendtype, st);
+            ck.buffer_any(sendbuf, sendcounts, "sendbuf");
+        }
         ck.counts(recvcounts, "recvcounts").displs(rdispls, "rdispls").type(recvtype, rtp);
-        ck.buffer_any(recvbuf, recvcounts, "recvbuf");
-        if (ck.ok()) {
+        ck.buffer_any(recvbuf, recvcounts, "recvbuf").not_in_place(recvbuf, "recvbuf");
+        if (ck.ok() && !here) {
             int any = 0;
             for (int i = 0; i < ck.comm().size(); ++i) any += sendcounts[i] > 0 ? 1 : 0;
             ck.distinct(sendbuf, recvbuf, any);
         }
         if (!ck.ok()) return ck.raise();
         const int p = ck.comm().size();
-        DenseBlocks s(st, sendbuf, sendcounts, sdispls, p, true);
+        DenseBlocks s = here ? DenseBlocks(rtp, recvbuf, recvcounts, rdispls, p, true, true)
+                             : DenseBlocks(st, sendbuf, sendcounts, sdispls, p, true);
         s.pack_from_user();
         DenseBlocks r(rtp, recvbuf, recvcounts, rdispls, p, true);
         const adi::Error e = coll::alltoallv(group_of(ck.comm()), s.data(), s.counts(), s.displs(), r.data(),

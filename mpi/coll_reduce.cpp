@@ -25,10 +25,13 @@ int reduce_everyone(const char* fn, Everyone run, const void* sendbuf, void* rec
     const Datatype* t = nullptr;
     std::unique_ptr<coll::ReduceOp> rop;
     CollChecks ck(comm, fn);
+    // MPI_IN_PLACE: the input is in recvbuf, which the result replaces.
+    const bool here = in_place(sendbuf);
     ck.count(count, "count").type(datatype, t).buffer(sendbuf, count, "sendbuf");
-    ck.buffer(recvbuf, count, "recvbuf").distinct(sendbuf, recvbuf, count).op(op, datatype, t, rop);
+    ck.buffer(recvbuf, count, "recvbuf").not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, count);
+    ck.op(op, datatype, t, rop);
     if (!ck.ok()) return ck.raise();
-    DenseIn s(*t, sendbuf, count);
+    const DenseIn s = here ? DenseIn(*t, recvbuf, count, true) : DenseIn(*t, sendbuf, count);
     DenseOut r(*t, recvbuf, count);
     const adi::Error e = run(group_of(ck.comm()), s.data(), r.data(), elements(*t, count, *rop), *rop);
     r.finish();
@@ -49,10 +52,16 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         CollChecks ck(comm, fn);
         ck.root(root).count(count, "count").type(datatype, t).buffer(sendbuf, count, "sendbuf");
         const bool is_root = ck.ok() && ck.is_root(root);
-        if (is_root) ck.buffer(recvbuf, count, "recvbuf").distinct(sendbuf, recvbuf, count);
+        // The root's MPI_IN_PLACE: its input is in recvbuf.
+        const bool here = is_root && in_place(sendbuf);
+        if (is_root) {
+            ck.buffer(recvbuf, count, "recvbuf").not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, count);
+        } else {
+            ck.not_in_place(sendbuf, "sendbuf except at the root");
+        }
         ck.op(op, datatype, t, rop);
         if (!ck.ok()) return ck.raise();
-        DenseIn s(*t, sendbuf, count);
+        const DenseIn s = here ? DenseIn(*t, recvbuf, count, true) : DenseIn(*t, sendbuf, count);
         std::optional<DenseOut> r;
         if (is_root) r.emplace(*t, recvbuf, count);
         const adi::Error e = coll::reduce(group_of(ck.comm()), s.data(), r ? r->data() : nullptr,
@@ -85,12 +94,16 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
             mine = recvcounts[ck.comm().rank];
             if (total > INT_MAX) return error_raise(comm, MPI_ERR_COUNT, fn, "the counts add up to more than INT_MAX");
         }
-        ck.buffer(sendbuf, static_cast<int>(total), "sendbuf").buffer(recvbuf, mine, "recvbuf");
-        ck.distinct(sendbuf, recvbuf, static_cast<int>(total)).op(op, datatype, t, rop);
+        // MPI_IN_PLACE: the input (all the counts' worth) is in recvbuf, whose
+        // start the result replaces.
+        const bool here = in_place(sendbuf);
+        ck.buffer(sendbuf, static_cast<int>(total), "sendbuf").buffer(recvbuf, here ? static_cast<int>(total) : mine, "recvbuf");
+        ck.not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, static_cast<int>(total)).op(op, datatype, t, rop);
         if (!ck.ok()) return ck.raise();
         std::vector<std::size_t> counts(static_cast<std::size_t>(ck.comm().size()));
         for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = elements(*t, recvcounts[i], *rop);
-        DenseIn s(*t, sendbuf, static_cast<int>(total));
+        const DenseIn s =
+            here ? DenseIn(*t, recvbuf, static_cast<int>(total), true) : DenseIn(*t, sendbuf, static_cast<int>(total));
         DenseOut r(*t, recvbuf, mine);
         const adi::Error e = coll::reduce_scatter(group_of(ck.comm()), s.data(), r.data(), counts, *rop);
         r.finish();

@@ -70,8 +70,13 @@ CollChecks& CollChecks::root(int root) {
 }
 
 CollChecks& CollChecks::distinct(const void* send, const void* recv, int n) {
-    if (ok() && n > 0 && send == recv && send != nullptr)
+    if (ok() && n > 0 && send == recv && send != nullptr && !in_place(send))
         fail(MPI_ERR_BUFFER, "the send and receive buffers are the same; MPI-1 forbids aliased buffers");
+    return *this;
+}
+
+CollChecks& CollChecks::not_in_place(const void* p, const char* what) {
+    if (ok() && in_place(p)) fail(MPI_ERR_BUFFER, std::string("MPI_IN_PLACE is not allowed as ") + what);
     return *this;
 }
 
@@ -94,8 +99,8 @@ int coll_finish(MPI_Comm comm, const char* fn, adi::Error e) {
     return error_raise(comm, error_class_of(e), fn, detail);
 }
 
-DenseIn::DenseIn(const Datatype& t, const void* buf, int count) : data_(buf), bytes_(bytes_of(t, count)) {
-    if (!dense_layout(t) && bytes_ > 0) {
+DenseIn::DenseIn(const Datatype& t, const void* buf, int count, bool copy) : data_(buf), bytes_(bytes_of(t, count)) {
+    if ((copy || !dense_layout(t)) && bytes_ > 0) {
         copy_.resize(bytes_);
         datatype_pack(t, buf, count, copy_.data());
         data_ = copy_.data();
@@ -116,13 +121,13 @@ void DenseOut::finish() {
 }
 
 DenseBlocks::DenseBlocks(const Datatype* t, const void* buf, const int* counts, const int* displs, int procs,
-                         bool blocks)
+                         bool blocks, bool copy)
     : type_(t), buf_(const_cast<void*>(buf)), user_counts_(counts), user_displs_(displs) {
     if (!blocks) return;
     const auto n = static_cast<std::size_t>(procs);
     counts_.resize(n);
     displs_.resize(n);
-    bool direct = dense_layout(*t);
+    bool direct = !copy && dense_layout(*t);
     for (std::size_t i = 0; i < n; ++i) direct = direct && displs[i] >= 0;
     std::size_t total = 0;
     for (std::size_t i = 0; i < n; ++i) {

@@ -32,6 +32,8 @@ public:
     CollChecks& buffer_any(const void* p, const int* counts, const char* what);  // non-null if any count > 0
     CollChecks& root(int root);
     CollChecks& distinct(const void* send, const void* recv, int n);  // MPI-1 forbids aliased arguments
+    // MPI_IN_PLACE given where this process may not use it.
+    CollChecks& not_in_place(const void* p, const char* what);
     // The reduction of `op` on `t` (checked before), into `out`.
     CollChecks& op(MPI_Op op, MPI_Datatype handle, const Datatype* t, std::unique_ptr<coll::ReduceOp>& out);
 
@@ -59,10 +61,19 @@ inline std::size_t bytes_of(const Datatype& t, int count) {
     return static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size);
 }
 
-// A user send buffer as dense bytes.
+inline bool in_place(const void* p) { return p == MPI_IN_PLACE; }
+
+// Where element `index` of a buffer of type `t` starts (an MPI_IN_PLACE
+// process's own block of the receive buffer).
+inline const void* element_at(const void* buf, const Datatype& t, long long index) {
+    return static_cast<const std::byte*>(buf) + index * static_cast<long long>(t.extent);
+}
+
+// A user send buffer as dense bytes. `copy`: always a copy, never the user's
+// memory (an MPI_IN_PLACE input that the call then overwrites).
 class DenseIn {
 public:
-    DenseIn(const Datatype& t, const void* buf, int count);
+    DenseIn(const Datatype& t, const void* buf, int count, bool copy = false);
     const void* data() const { return data_; }
     std::size_t bytes() const { return bytes_; }
 
@@ -97,8 +108,10 @@ private:
 class DenseBlocks {
 public:
     // `blocks`: whether this process uses the blocks at all (roots only, for
-    // gatherv and scatterv); an unused one is empty.
-    DenseBlocks(const Datatype* t, const void* buf, const int* counts, const int* displs, int procs, bool blocks);
+    // gatherv and scatterv); an unused one is empty. `copy`: always a copy
+    // (an MPI_IN_PLACE input).
+    DenseBlocks(const Datatype* t, const void* buf, const int* counts, const int* displs, int procs, bool blocks,
+                bool copy = false);
     std::span<const std::size_t> counts() const { return counts_; }
     std::span<const std::size_t> displs() const { return displs_; }
     void* data() { return data_; }

@@ -311,6 +311,7 @@ int PMPI_Get_processor_name(char* name, int* resultlen) {
 }
 
 MPI_Status STRATA_status_ignore[1];
+char STRATA_in_place[1];
 
 // Profiling control: the library itself keeps no profile, so every level is
 // accepted and changes nothing; profiling interposers intercept MPI_Pcontrol.

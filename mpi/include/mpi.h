@@ -366,6 +366,11 @@ typedef int MPI_Info;
 
 #define MPI_MAX_OBJECT_NAME 128
 
+/* MPI_IN_PLACE points at an object of the library, so it can never be a
+ * buffer of the program's. */
+extern __attribute__((visibility("default"))) char STRATA_in_place[];
+#define MPI_IN_PLACE ((void *)STRATA_in_place)
+
 /* Thread levels. Strata provides MPI_THREAD_FUNNELED at most: only the
  * thread that called MPI_Init(_thread) may make MPI calls. */
 #define MPI_THREAD_SINGLE 0

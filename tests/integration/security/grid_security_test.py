@@ -19,6 +19,7 @@ import socket
 import ssl
 import stat
 import subprocess
+import time
 import sys
 import threading
 
@@ -214,6 +215,11 @@ def delegation(grid):
                 p.wait()
         check(p.returncode == 130, f"mpirun ends on SIGINT (exit {p.returncode}):\n{err}")
         if kind is not None:
+            # The gatekeeper removes the job directory once the job's processes
+            # are gone, which may be just after mpirun has ended.
+            deadline = time.monotonic() + GUARD
+            while os.path.exists(path) and time.monotonic() < deadline:
+                time.sleep(0.05)
             check(not os.path.exists(path), "the delegated proxy goes with the job directory")
         expect_nobody_left(ctx)
     # A value mpirun does not know.

@@ -1,5 +1,6 @@
 #include "gatekeeper/gatekeeper.hpp"
 
+#include "base/dir_fd.hpp"
 #include "launcher/codec.hpp"
 #include "launcher/fork_adapter.hpp"
 #include "launcher/gram.hpp"
@@ -22,7 +23,6 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <deque>
 #include <optional>
 
@@ -122,10 +122,8 @@ public:
         for (Staged& s : staged_)
             if (s.fd >= 0) ::close(s.fd);
         if (job_dir_.empty()) return;
-        std::error_code ec;
-        std::filesystem::remove_all(job_dir_, ec);
-        log(ec ? "cannot remove the job directory " + job_dir_ + ": " + ec.message()
-               : "removed the job directory " + job_dir_);
+        std::string error;
+        log(job_fd_.remove(error) ? "removed the job directory " + job_dir_ : error);
     }
 
     // Gatekeeper shutdown: end the subjob now.
@@ -314,6 +312,12 @@ private:
             launch_ready_ = true;
             return;
         }
+        // Everything this process writes there is written: only now may the
+        // account change what is in it.
+        if (!job_dir_.empty() && ::geteuid() == 0) {
+            std::string error;
+            if (!job_fd_.give(owner_.uid, owner_.gid, error)) return refuse(error);
+        }
         if (adapter_name_ == "slurm")
             adapter_ = std::make_unique<launcher::SlurmAdapter>(gk_.io(),
                                                                 launcher::SlurmAdapter::Options{gk_.config().scratch, ""});
@@ -322,16 +326,18 @@ private:
         adapter_->start(subjob_, std::move(spec_), *this);
     }
 
-    // Makes the per-job directory (mode 0700, owned by the account) once.
+    // Makes the per-job directory (mode 0700) once. It stays this process's
+    // until launch(), which gives it to the account: the staged files and
+    // the proxy are written before the account can touch anything there.
     std::string job_dir_make(const Account& account) {
         owner_ = account.ids;
         if (!job_dir_.empty()) return {};
-        std::string dir = gk_.config().scratch + "/strata-job-" + account.name + "-XXXXXX";
-        if (::mkdtemp(dir.data()) == nullptr)
-            return "cannot make a job directory in " + gk_.config().scratch + ": " + std::strerror(errno);
-        job_dir_ = dir;
-        if (::geteuid() == 0 && ::chown(dir.c_str(), account.ids.uid, account.ids.gid) != 0)
-            return "cannot give the job directory " + dir + " to '" + account.name + "': " + std::strerror(errno);
+        std::string error;
+        std::optional<base::DirFd> dir = base::DirFd::make(gk_.config().scratch, "strata-job-" + account.name + "-",
+                                                           error);
+        if (!dir) return error;
+        job_fd_ = std::move(*dir);
+        job_dir_ = job_fd_.path();
         return {};
     }
 
@@ -355,10 +361,8 @@ private:
         auto pem = security::proxy_pem(cred.value);
         if (!pem.ok()) return refuse(pem.error);
         const std::string path = job_dir_ + "/x509up";
-        const security::FileContent file{path, std::move(pem.value)};
-        if (security::Status w = security::files_write_atomic({&file, 1}, false); !w.ok()) return refuse(w.error);
-        if (::geteuid() == 0 && ::chown(path.c_str(), owner_.uid, owner_.gid) != 0)
-            return refuse("cannot give the delegated proxy " + path + " to the account: " + std::strerror(errno));
+        std::string error;
+        if (!job_fd_.file_write("x509up", pem.value, 0600, owner_.uid, owner_.gid, error)) return refuse(error);
         spec_.env.emplace_back("X509_USER_PROXY", path);
         log("received a " + std::string(security::proxy_policy(cred.value.cert.get()) == security::ProxyPolicy::limited
                                             ? "limited"
@@ -372,13 +376,14 @@ private:
     // Makes the per-job directory and opens the files.
     std::string stage_open(const gram::Submit& m, const Account& account) {
         if (std::string e = job_dir_make(account); !e.empty()) return e;
-        const std::string& dir = job_dir_;
         for (const gram::StagedFile& f : m.stage) {
             Staged s;
             s.file = f;
-            s.path = dir + "/" + f.name;
-            s.fd = ::open(s.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-            if (s.fd < 0) return "cannot create " + s.path + ": " + std::strerror(errno);
+            s.path = job_dir_ + "/" + f.name;
+            std::string error;
+            std::optional<base::UniqueFd> fd = job_fd_.file_create(f.name, 0600, error);
+            if (!fd) return error;
+            s.fd = fd->release();
             staged_.push_back(std::move(s));
         }
         return {};
@@ -561,7 +566,8 @@ private:
 
     launcher::Subjob subjob_;
     launcher::LaunchSpec spec_;
-    std::string job_dir_;  // staged files; removed with the session
+    base::DirFd job_fd_;   // the job directory, reached only through its descriptor
+    std::string job_dir_;  // its path (staged files, the proxy); removed with the session
     std::vector<Staged> staged_;
     std::size_t stage_at_ = 0;
     launcher::RunAs owner_;

@@ -2,6 +2,7 @@
 
 #include "base/knob.hpp"
 #include "base/lifeline.hpp"
+#include "base/unique_fd.hpp"
 #include "launcher/process_env.hpp"
 
 #include <boost/asio/write.hpp>
@@ -30,33 +31,8 @@ const base::KnobInt kDrainMs("STRATA_DRAIN_MS", 2000,
 
 using boost::asio::posix::stream_descriptor;
 
-// An fd that closes itself; keeps the error paths of fork/exec leak-free.
-class Fd {
-public:
-    Fd() = default;
-    explicit Fd(int fd) : fd_(fd) {}
-    Fd(Fd&& o) noexcept : fd_(o.release()) {}
-    Fd& operator=(Fd&& o) noexcept {
-        reset(o.release());
-        return *this;
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    ~Fd() { reset(); }
-    int get() const { return fd_; }
-    int release() {
-        const int fd = fd_;
-        fd_ = -1;
-        return fd;
-    }
-    void reset(int fd = -1) {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = fd;
-    }
-
-private:
-    int fd_ = -1;
-};
+// Keeps the error paths of fork/exec leak-free.
+using Fd = base::UniqueFd;
 
 bool make_pipe(Fd& read_end, Fd& write_end) {
     int fds[2];

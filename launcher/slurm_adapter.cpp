@@ -1,5 +1,6 @@
 #include "launcher/slurm_adapter.hpp"
 
+#include "base/dir_fd.hpp"
 #include "base/knob.hpp"
 #include "launcher/fork_adapter.hpp"
 #include "launcher/process_env.hpp"
@@ -7,6 +8,8 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 
 #include <fcntl.h>
+#include <grp.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -22,7 +25,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -77,14 +79,6 @@ std::vector<std::string> words_split(const std::string& text) {
     return out;
 }
 
-std::optional<std::string> file_read(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 // The environment sbatch runs with, and hence (Slurm exports it) the tasks'.
 // SLURM_* variables of our own environment are left out, except SLURM_CONF:
 // if the gatekeeper itself runs inside a Slurm allocation they would make
@@ -95,15 +89,19 @@ std::vector<std::string> job_environment(const EnvOverrides& overrides) {
 }
 
 // Starts `argv` (found on PATH) with stdout and stderr into one pipe, whose
-// read end is returned; -1 with errno set on failure.
-int spawn_piped(std::vector<std::string> argv, std::vector<std::string> env, pid_t& pid) {
+// read end is returned, and stdin from `stdin_fd` (-1: /dev/null); -1 with
+// errno set on failure.
+int spawn_piped(std::vector<std::string> argv, std::vector<std::string> env, pid_t& pid, int stdin_fd = -1) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) return -1;
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
     posix_spawn_file_actions_init(&actions);
     posix_spawnattr_init(&attr);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (stdin_fd >= 0)
+        posix_spawn_file_actions_adddup2(&actions, stdin_fd, 0);
+    else
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
     posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
     // Nothing of ours (sockets, other pipes) leaks into the Slurm commands.
@@ -153,6 +151,99 @@ std::pair<int, std::string> run_sync(const std::vector<std::string>& argv) {
     }
     ::close(fd);
     return {wait_status(pid), std::move(output)};
+}
+
+// What the subjob's program and directory turned out to be, or why not.
+struct ProgramCheck {
+    std::string error;  // empty: usable
+    std::string directory;
+    std::string path;
+};
+
+ProgramCheck program_check(const std::string& program, const std::string& dir, const std::string& path_env) {
+    ProgramCheck c;
+    c.directory = dir;
+    if (!dir.empty()) {
+        struct stat st;
+        const int e = ::stat(dir.c_str(), &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+        if (e != 0) {
+            c.error = "cannot change to directory '" + dir + "': " + std::strerror(e);
+            return c;
+        }
+    } else {
+        // "Empty: mpirun's", which for a batch job must be said explicitly.
+        std::error_code ec;
+        c.directory = std::filesystem::current_path(ec).string();
+    }
+    int err = 0;
+    c.path = ForkAdapter::resolve_program(program, path_env, err);
+    if (c.path.empty()) {
+        c.error = std::strerror(err);
+        return c;
+    }
+    // A path with a slash is not searched, so the fork adapter learns of a
+    // missing one from execve; here it must be known before submitting.
+    if (program.find('/') != std::string::npos) {
+        const std::string full = c.path.front() == '/' ? c.path : c.directory + "/" + c.path;
+        struct stat st;
+        const int e = ::stat(full.c_str(), &st) != 0      ? errno
+                      : S_ISDIR(st.st_mode)               ? EACCES
+                      : ::access(full.c_str(), X_OK) != 0 ? errno
+                                                          : 0;
+        if (e != 0) c.error = std::strerror(e);
+    }
+    return c;
+}
+
+// program_check() in a child process with the account's identity when this
+// process is root, so root's view of the file system never shows through;
+// nullopt with errno when the child could not run.
+std::optional<ProgramCheck> program_check_as(const std::optional<RunAs>& run_as, const std::string& program,
+                                             const std::string& dir, const std::string& path_env) {
+    if (!run_as || ::geteuid() != 0) return program_check(program, dir, path_env);
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
+    std::vector<gid_t> groups(run_as->groups.begin(), run_as->groups.end());
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        const int e = errno;
+        ::close(fds[0]);
+        ::close(fds[1]);
+        errno = e;
+        return std::nullopt;
+    }
+    if (pid == 0) {
+        // The gatekeeper is single-threaded: the child may allocate.
+        ::close(fds[0]);
+        if (::setgroups(groups.size(), groups.data()) != 0 || ::setgid(run_as->gid) != 0 ||
+            ::setuid(run_as->uid) != 0)
+            ::_exit(1);
+        const ProgramCheck c = program_check(program, dir, path_env);
+        const std::string out = c.error + '\0' + c.directory + '\0' + c.path;
+        for (std::size_t done = 0; done < out.size();) {
+            const ssize_t w = ::write(fds[1], out.data() + done, out.size() - done);
+            if (w <= 0) ::_exit(1);
+            done += static_cast<std::size_t>(w);
+        }
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    std::string out;
+    std::array<char, 4096> buf{};
+    for (;;) {
+        const ssize_t n = ::read(fds[0], buf.data(), buf.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        out.append(buf.data(), static_cast<std::size_t>(n));
+    }
+    ::close(fds[0]);
+    const std::size_t a = out.find('\0');
+    const std::size_t b = a == std::string::npos ? a : out.find('\0', a + 1);
+    if (wait_status(pid) != 0 || b == std::string::npos) {
+        errno = ECHILD;
+        return std::nullopt;
+    }
+    return ProgramCheck{out.substr(0, a), out.substr(a + 1, b - a - 1), out.substr(b + 1)};
 }
 
 std::string task_program_find() {
@@ -280,23 +371,19 @@ SlurmAdapter::~SlurmAdapter() {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
     }
-    if (!work_dir_.empty()) {
-        // A last status file may still land while the directory is emptied.
-        for (int attempt = 0; attempt < 20; ++attempt) {
-            std::error_code ec;
-            std::filesystem::remove_all(work_dir_, ec);
-            if (!ec || !std::filesystem::exists(work_dir_)) break;
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
-    }
+    // A last status file may still land while the directory is emptied.
+    std::string error;
+    for (int attempt = 0; attempt < 20 && !work_.remove(error); ++attempt)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
-void SlurmAdapter::command_run(std::vector<std::string> argv, const std::vector<std::string>& env, CommandDone done) {
+void SlurmAdapter::command_run(std::vector<std::string> argv, const std::vector<std::string>& env, CommandDone done,
+                               int stdin_fd) {
     auto c = std::make_unique<Command>();
     c->is_sbatch = argv[0] == "sbatch";
     c->done = std::move(done);
     const std::string what = argv[0];
-    const int fd = spawn_piped(std::move(argv), env, c->pid);
+    const int fd = spawn_piped(std::move(argv), env, c->pid, stdin_fd);
     if (fd < 0) {
         // Said at once: every caller may report from where it is (start()
         // may report start failures, the others run in handlers).
@@ -350,30 +437,14 @@ void SlurmAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& e
         start_failed(subjob.first_rank, reason);
     };
 
-    std::string directory = spec.directory;
-    if (!directory.empty()) {
-        struct stat st;
-        const int e = ::stat(directory.c_str(), &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
-        if (e != 0) return fail_early("cannot change to directory '" + directory + "': " + std::strerror(e));
-    } else {
-        // "Empty: mpirun's", which for a batch job must be said explicitly.
-        std::error_code ec;
-        directory = std::filesystem::current_path(ec).string();
-    }
-    int err = 0;
-    const std::string path = ForkAdapter::resolve_program(spec.program, env_lookup(spec.env, "PATH"), err);
-    if (path.empty()) return fail_early(std::strerror(err));
-    // A path with a slash is not searched, so the fork adapter learns of a
-    // missing one from execve; here it must be known before submitting.
-    if (spec.program.find('/') != std::string::npos) {
-        const std::string full = path.front() == '/' ? path : directory + "/" + path;
-        struct stat st;
-        const int e = ::stat(full.c_str(), &st) != 0  ? errno
-                      : S_ISDIR(st.st_mode)           ? EACCES
-                      : ::access(full.c_str(), X_OK) != 0 ? errno
-                                                      : 0;
-        if (e != 0) return fail_early(std::strerror(e));
-    }
+    // A gatekeeper runs as root: what the account may reach is learnt as
+    // that account, so the answers tell nothing of what only root can see.
+    const std::optional<ProgramCheck> checked = program_check_as(spec.run_as, spec.program, spec.directory,
+                                                                 env_lookup(spec.env, "PATH"));
+    if (!checked) return fail_early(std::string("cannot check the program as the account: ") + std::strerror(errno));
+    if (!checked->error.empty()) return fail_early(checked->error);
+    const std::string& directory = checked->directory;
+    const std::string& path = checked->path;
     if (subjob.count <= 0) {
         ended_ = true;
         report(JobState::active, "");
@@ -394,16 +465,19 @@ void SlurmAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& e
     std::string scratch = options_.scratch_dir;
     if (scratch.empty()) scratch = env_lookup({}, "TMPDIR");
     if (scratch.empty()) scratch = "/tmp";
-    std::string templ = scratch + "/strata-slurm-" + std::to_string(subjob.index) + "-XXXXXX";
-    if (::mkdtemp(templ.data()) == nullptr)
-        return fail_early("cannot create a work directory in '" + scratch + "': " + std::strerror(errno));
-    work_dir_ = templ;
-    // Another account's tasks write their files here (sbatch --uid below).
+    std::string error;
+    std::optional<base::DirFd> work = base::DirFd::make(scratch, "strata-slurm-" + std::to_string(subjob.index) + "-",
+                                                        error);
+    if (!work) return fail_early(error);
+    work_ = std::move(*work);
+    work_dir_ = work_.path();
+    // Another account's tasks write their files here (sbatch --uid below);
+    // from now on this process reads there only what that account owns.
+    tasks_owner_ = ::geteuid();
     if (spec.run_as) {
         run_as_ = spec.run_as;
-        if (::chown(work_dir_.c_str(), spec.run_as->uid, spec.run_as->gid) != 0)
-            return fail_early("cannot give the work directory '" + work_dir_ + "' to uid " +
-                              std::to_string(spec.run_as->uid) + ": " + std::strerror(errno));
+        tasks_owner_ = spec.run_as->uid;
+        if (!work_.give(spec.run_as->uid, spec.run_as->gid, error)) return fail_early(error);
     }
 
     std::ostringstream script;
@@ -418,18 +492,19 @@ void SlurmAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& e
     // The tasks' exits are reported from their status files; a non-zero exit
     // here would only turn a normal end into Slurm's FAILED.
     script << "\nexit 0\n";
-    const std::string script_path = work_dir_ + "/batch.sh";
-    {
-        std::ofstream f(script_path);
-        f << script.str();
-        if (!f.flush()) return fail_early("cannot write '" + script_path + "'");
-    }
+    // sbatch reads the script from its stdin: no file of it in a directory
+    // the account can write, whose name it could point elsewhere.
+    base::UniqueFd script_fd(::memfd_create("strata-batch", MFD_CLOEXEC));
+    const std::string text = script.str();
+    if (!script_fd || ::write(script_fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
+        ::lseek(script_fd.get(), 0, SEEK_SET) != 0)
+        return fail_early(std::string("cannot hold the batch script: ") + std::strerror(errno));
     auto env = spec.env;
     env.emplace_back("STRATA_SUBJOB", std::to_string(subjob.index));
-    submit(job_environment(env));
+    submit(job_environment(env), script_fd.get());
 }
 
-void SlurmAdapter::submit(const std::vector<std::string>& env) {
+void SlurmAdapter::submit(const std::vector<std::string>& env, int script_fd) {
     std::vector<std::string> argv = {"sbatch",
                                      "--job-name=strata-subjob" + std::to_string(subjob_index_),
                                      "--ntasks=" + std::to_string(tasks_.size()),
@@ -441,7 +516,6 @@ void SlurmAdapter::submit(const std::vector<std::string>& env) {
         argv.push_back("--gid=" + std::to_string(run_as_->gid));
     }
     for (const std::string& w : words_split(kSbatchArgs.get())) argv.push_back(w);
-    argv.push_back(work_dir_ + "/batch.sh");
     submitting_ = true;
     command_run(std::move(argv), env, [this](int status, const std::string& output) {
         submitting_ = false;
@@ -460,7 +534,7 @@ void SlurmAdapter::submit(const std::vector<std::string>& env) {
             cancel(mode);
         }
         poll_schedule();
-    });
+    }, script_fd);
 }
 
 void SlurmAdapter::poll_schedule() {
@@ -498,24 +572,40 @@ void SlurmAdapter::squeue_answer(int status, const std::string& output) {
         job_ended(SlurmJobState{});
 }
 
-std::string SlurmAdapter::task_file(std::size_t task, const char* suffix) const {
-    return work_dir_ + "/task" + std::to_string(task) + suffix;
+std::string SlurmAdapter::task_file(std::size_t task, const char* suffix) {
+    return "task" + std::to_string(task) + suffix;
 }
 
 void SlurmAdapter::task_output_read(Task& t, Stream s) {
     const std::size_t index = static_cast<std::size_t>(&t - tasks_.data());
-    const int fd = ::open(task_file(index, s == Stream::out ? ".out" : ".err").c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
+    int err = 0;
+    const std::optional<base::UniqueFd> fd = work_.file_open_owned(task_file(index, s == Stream::out ? ".out" : ".err"),
+                                                                   tasks_owner_, err);
+    if (!fd) {
+        if (err != ENOENT) task_file_refused(t, task_file(index, s == Stream::out ? ".out" : ".err"), err);
+        return;
+    }
     off_t& offset = t.offset[s == Stream::out ? 0 : 1];
     std::array<char, 65536> buf;
     for (;;) {
-        const ssize_t n = ::pread(fd, buf.data(), buf.size(), offset);
+        const ssize_t n = ::pread(fd->get(), buf.data(), buf.size(), offset);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
         offset += n;
         events_->on_output(t.rank, s, std::string_view(buf.data(), static_cast<std::size_t>(n)));
     }
-    ::close(fd);
+}
+
+void SlurmAdapter::task_file_refused(Task& t, const std::string& name, int err) {
+    if (t.refusal_said) return;
+    t.refusal_said = true;
+    const std::string why = err == ELOOP    ? "it is a symbolic link"
+                            : err == EPERM  ? "it belongs to another account"
+                            : err == EINVAL ? "it is not a regular file"
+                                            : std::strerror(err);
+    const std::string line = "strata: slurm adapter: not reading " + name + " of rank " + std::to_string(t.rank) +
+                             ": " + why + "\n";
+    events_->on_output(t.rank, Stream::err, line);
 }
 
 void SlurmAdapter::tasks_read() {
@@ -525,10 +615,11 @@ void SlurmAdapter::tasks_read() {
         // The status first: it is written after the program ended, so output
         // read after it is complete.
         if (!t.status) {
-            if (const auto text = file_read(task_file(i, ".status"))) t.status = slurm_task_status_parse(*text);
+            if (const auto text = work_.file_read_owned(task_file(i, ".status"), tasks_owner_))
+                t.status = slurm_task_status_parse(*text);
         }
         if (!t.started && !(t.status && t.status->exec_failed)) {
-            const auto text = file_read(task_file(i, ".pid"));
+            const auto text = work_.file_read_owned(task_file(i, ".pid"), tasks_owner_);
             const auto pid = text ? number_parse(trim(*text)) : std::nullopt;
             if (pid || t.status) {
                 t.started = true;
@@ -554,7 +645,7 @@ void SlurmAdapter::tasks_read() {
 }
 
 std::string SlurmAdapter::batch_error_tail() const {
-    const auto text = file_read(work_dir_ + "/batch.err");
+    const auto text = work_.is_open() ? work_.file_read_owned("batch.err", tasks_owner_) : std::nullopt;
     if (!text) return {};
     std::string_view s = trim(*text);
     const std::size_t nl = s.rfind('\n');

@@ -74,6 +74,7 @@
 // runs synchronously so that no Slurm job outlives the adapter.
 #pragma once
 
+#include "base/dir_fd.hpp"
 #include "base/lifeline.hpp"
 #include "launcher/scheduler_adapter.hpp"
 
@@ -151,23 +152,26 @@ private:
         bool finished = false;  // exit or start failure reported, output closed
         std::optional<SlurmTaskStatus> status;
         off_t offset[2] = {0, 0};  // bytes of .out / .err delivered
+        bool refusal_said = false;  // a task file was not read (a symlink, another owner's)
     };
     using CommandDone = std::function<void(int status, const std::string& output)>;
 
-    void command_run(std::vector<std::string> argv, const std::vector<std::string>& env, CommandDone done);
+    void command_run(std::vector<std::string> argv, const std::vector<std::string>& env, CommandDone done,
+                     int stdin_fd = -1);
     void command_read(Command& c);
     void command_finished(Command& c);
-    void submit(const std::vector<std::string>& env);
+    void submit(const std::vector<std::string>& env, int script_fd);
     void poll_schedule();
     void poll();
     void squeue_answer(int status, const std::string& output);
     void tasks_read();
     void task_output_read(Task& t, Stream s);
+    void task_file_refused(Task& t, const std::string& name, int err);
     void job_ended(const SlurmJobState& state);
     void start_failed(int rank, const std::string& reason);
     void report(JobState state, const std::string& detail);
     void scancel(const std::vector<std::string>& options);
-    std::string task_file(std::size_t task, const char* suffix) const;
+    static std::string task_file(std::size_t task, const char* suffix);
     std::string batch_error_tail() const;
 
     boost::asio::io_context& io_;
@@ -176,7 +180,9 @@ private:
     std::vector<std::unique_ptr<Command>> commands_;  // children running now
     ProcessEvents* events_ = nullptr;
     std::vector<Task> tasks_;
-    std::string work_dir_;
+    base::DirFd work_;     // the work directory, reached only through its descriptor
+    std::string work_dir_;  // its path, for Slurm and the task wrapper
+    uid_t tasks_owner_ = 0;  // who writes the task files; nothing else is read
     std::optional<RunAs> run_as_;  // sbatch --uid/--gid (the adapter runs as root)
     int subjob_index_ = 0;
     long job_id_ = -1;

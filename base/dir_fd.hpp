@@ -1,0 +1,85 @@
+// Privileged file work in a directory that another account can write.
+//
+// A gatekeeper running as root keeps per-job directories that belong to the
+// mapped account (the job directory, the slurm adapter's work directory).
+// Any path-based call there can be redirected by that account: a symlink or
+// hard link planted under the name root is about to use turns root's
+// create, write, chown, read or remove into one on a file of the attacker's
+// choosing. DirFd makes that impossible by construction:
+// - the directory is made by this process (mkdtemp: mode 0700, owned by it)
+//   in a parent that only its owner can rename entries of, and opened once
+//   (O_DIRECTORY | O_NOFOLLOW); after that it is reached only through the
+//   descriptor, so renaming or replacing its path changes nothing here;
+// - files are created with O_CREAT | O_EXCL | O_NOFOLLOW (a planted name
+//   makes the creation fail instead of being followed) and given away with
+//   fchown on the new descriptor;
+// - files are read only when they are regular files owned by the account
+//   expected to write them: that is checked with fstat on an O_PATH,
+//   O_NOFOLLOW descriptor, which is then reopened for reading through
+//   /proc/self/fd, so no symlink, FIFO, device or hard link to a file of
+//   another owner is ever opened;
+// - removal walks the tree with openat(O_DIRECTORY | O_NOFOLLOW) and
+//   unlinkat relative to descriptors it holds, so it never leaves the tree
+//   (a symlink is removed, never followed).
+// None of it blocks for long: the calls are local file-system calls.
+#pragma once
+
+#include "base/unique_fd.hpp"
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+
+namespace strata::base {
+
+class DirFd {
+public:
+    // Makes PARENT/PREFIXxxxxxx. PARENT must be a directory in which no other
+    // account can rename or remove this process's entries: owned by root or
+    // by this process, and writable by others only with the sticky bit.
+    // nullopt with `error` ("cannot make a directory in 'PARENT': ...").
+    static std::optional<DirFd> make(const std::string& parent, const std::string& prefix, std::string& error);
+
+    DirFd() = default;  // not open: reads fail with EBADF, remove() does nothing
+    DirFd(DirFd&&) noexcept = default;
+    DirFd& operator=(DirFd&&) noexcept = default;
+    ~DirFd() = default;  // closes; removing is explicit (remove())
+
+    const std::string& path() const { return path_; }
+    bool is_open() const { return static_cast<bool>(dir_); }
+
+    // Gives the directory itself to uid:gid (fchown); false with `error`.
+    bool give(uid_t uid, gid_t gid, std::string& error) const;
+
+    // Creates NAME (mode `mode`), which must not exist; the descriptor is
+    // open for writing. nullopt with `error`.
+    std::optional<UniqueFd> file_create(const std::string& name, mode_t mode, std::string& error) const;
+
+    // Creates NAME with `content`, mode `mode`, owned by uid:gid when this
+    // process is root. false with `error`.
+    bool file_write(const std::string& name, const std::string& content, mode_t mode, uid_t uid, gid_t gid,
+                    std::string& error) const;
+
+    // Opens NAME for reading if it is a regular file owned by `owner`;
+    // nullopt with `err` = ENOENT (not there yet), ELOOP (a symlink),
+    // EPERM (another owner) or EINVAL (not a regular file), or the errno of
+    // the failed call.
+    std::optional<UniqueFd> file_open_owned(const std::string& name, uid_t owner, int& err) const;
+    // The whole of such a file; nullopt as above (`err` optional).
+    std::optional<std::string> file_read_owned(const std::string& name, uid_t owner, int* err = nullptr) const;
+
+    // Removes everything in the directory and the directory itself, then
+    // closes it. false with `error` (e.g. a file landed while it ran: call
+    // again). A directory its owner renamed away is emptied and left where
+    // it was put.
+    bool remove(std::string& error);
+
+private:
+    UniqueFd parent_;
+    UniqueFd dir_;
+    std::string name_;
+    std::string path_;
+};
+
+}  // namespace strata::base

@@ -19,12 +19,21 @@ constexpr int kMaxDepth = 128;
 
 std::string errno_text(int e) { return std::strerror(e); }
 
+// Takes the directory open as `dir` back from the account that may write it
+// (an entry it adds while the directory is emptied would keep it from being
+// removed); a mode change alone suffices when the process is not root.
+bool take_back(int dir) {
+    if (::geteuid() == 0 && ::fchown(dir, 0, 0) != 0) return false;
+    return ::fchmod(dir, 0700) == 0;
+}
+
 // Empties the directory open as `dir`; false with errno set.
 bool tree_clear(int dir, int depth) {
     if (depth > kMaxDepth) {
         errno = ELOOP;
         return false;
     }
+    if (!take_back(dir)) return false;
     const int listing_fd = ::dup(dir);
     if (listing_fd < 0) return false;
     DIR* listing = ::fdopendir(listing_fd);

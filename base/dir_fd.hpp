@@ -20,7 +20,9 @@
 //   another owner is ever opened;
 // - removal walks the tree with openat(O_DIRECTORY | O_NOFOLLOW) and
 //   unlinkat relative to descriptors it holds, so it never leaves the tree
-//   (a symlink is removed, never followed).
+//   (a symlink is removed, never followed); each directory is first taken
+//   back (fchown to root, fchmod 0700 through its descriptor) so that the
+//   account cannot keep adding entries while it is emptied.
 // None of it blocks for long: the calls are local file-system calls.
 #pragma once
 

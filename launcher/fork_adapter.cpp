@@ -4,6 +4,7 @@
 #include "base/lifeline.hpp"
 #include "base/unique_fd.hpp"
 #include "launcher/process_env.hpp"
+#include "launcher/program_check.hpp"
 
 #include <boost/asio/write.hpp>
 
@@ -214,22 +215,17 @@ void ForkAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& ev
     watch_children();
 
     directory_ = spec.directory;
-    if (!directory_.empty()) {
-        struct stat st;
-        const int e = ::stat(directory_.c_str(), &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
-        if (e != 0) {
-            start_failed(subjob.first_rank, "cannot change to directory '" + directory_ + "': " + std::strerror(e));
-            after_change();
-            return;
-        }
-    }
-    int err = 0;
-    const std::string path = resolve_program(spec.program, env_lookup(spec.env, "PATH"), err);
-    if (path.empty()) {
-        start_failed(subjob.first_rank, std::strerror(err));
+    // As the account (a gatekeeper runs as root): see program_check.hpp.
+    const std::optional<ProgramCheck> checked = program_check_as(run_as_, spec.program, directory_,
+                                                                 env_lookup(spec.env, "PATH"));
+    if (!checked || !checked->error.empty()) {
+        start_failed(subjob.first_rank, checked ? checked->error
+                                                : std::string("cannot check the program as the account: ") +
+                                                      std::strerror(errno));
         after_change();
         return;
     }
+    const std::string& path = checked->path;
     std::vector<std::string> argv;
     argv.push_back(spec.program);
     argv.insert(argv.end(), spec.args.begin(), spec.args.end());

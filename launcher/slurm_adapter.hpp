@@ -1,10 +1,12 @@
 // A scheduler adapter that runs a subjob as one job of a local Slurm cluster,
 // for a site gatekeeper to use (mpirun does not pick it by itself).
 //
-// How it works. start() checks the program and the directory here, exactly
-// as the fork adapter does (so a missing program is reported without
-// submitting anything), then writes a batch script into a fresh work
-// directory under the scratch directory and submits it with sbatch:
+// How it works. start() checks the program and the directory as the account
+// that will run them, exactly as the fork adapter does (program_check.hpp; a
+// missing program is reported without submitting anything), makes a fresh
+// work directory under the scratch directory (base::DirFd) and submits a
+// batch script with sbatch, which reads it from its stdin (a memfd: no
+// script file lies where the account could replace it):
 //
 //   srun --ntasks=<count> --kill-on-bad-exit=0 strata-slurm-task <work> ...
 //
@@ -21,7 +23,8 @@
 //
 // The adapter then polls, every STRATA_SLURM_POLL_MS on an Asio timer: it
 // reads the new bytes of each task's output files (so output arrives while
-// the task runs), reports on_started when a pid file appears, and once a
+// the task runs; only regular files the account owns are read, never through
+// a link, and a refused one is said once on the rank's stderr), reports on_started when a pid file appears, and once a
 // status file exists reads the output to its end before it reports the
 // output closed and the exit, so nothing printed right before exit is
 // lost. The job's state comes from `squeue -t all -j <id>` (PENDING ->

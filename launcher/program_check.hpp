@@ -1,0 +1,29 @@
+// Before a subjob starts: does its directory exist, and which file is its
+// program? Asked as the account that will run it, so that a gatekeeper
+// running as root never answers with what only root can see (whether a path
+// under /root exists, say).
+#pragma once
+
+#include "launcher/scheduler_adapter.hpp"
+
+#include <optional>
+#include <string>
+
+namespace strata::launcher {
+
+struct ProgramCheck {
+    std::string error;      // empty: usable; else the reason, as the adapters report it
+    std::string directory;  // where the processes start (mpirun's own when none was given)
+    std::string path;       // the program found on PATH, or as given when it has a slash
+};
+
+// Checks `program` (searched on `path_env` unless it has a slash, in which
+// case it must be a runnable file relative to the directory) and
+// `directory`. With `run_as` and this process root, the checks run in a
+// child process with that account's identity; nullopt with errno when that
+// child could not run. The caller must be single-threaded (the child
+// allocates after fork).
+std::optional<ProgramCheck> program_check_as(const std::optional<RunAs>& run_as, const std::string& program,
+                                             const std::string& directory, const std::string& path_env);
+
+}  // namespace strata::launcher

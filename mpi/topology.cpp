@@ -1,11 +1,14 @@
 // Process topologies (MPI-1.3 chapter 6). Ranks are never reordered: the
 // standard allows keeping the old ranks, and on a grid the placement that
 // matters (which site, which host) is handled by the topology-aware layer.
+#include <algorithm>
 #include <climits>
+#include <span>
 #include <string>
 
 #include "mpi/agreement.hpp"
 #include "mpi/comm.hpp"
+#include "mpi/dims.hpp"
 #include "mpi/errors.hpp"
 
 namespace strata::mpi {
@@ -97,26 +100,6 @@ int topology_comm_create(const char* fn, MPI_Comm comm, const Comm& c, int point
     return MPI_SUCCESS;
 }
 
-// Factors `n` into `k` non-increasing factors no larger than `max_factor`,
-// keeping the best (smallest largest-minus-smallest) in `best`.
-void factors_search(int n, int k, int max_factor, std::vector<int>& cur, std::vector<int>& best) {
-    if (k == 0) {
-        if (n != 1) return;
-        if (best.empty() || cur.front() - cur.back() < best.front() - best.back()) best = cur;
-        return;
-    }
-    for (int d = std::min(n, max_factor); d >= 1; --d) {
-        if (n % d != 0) continue;
-        // The remaining k-1 factors are at most d each.
-        long long reach = 1;
-        for (int i = 0; i < k && reach < n; ++i) reach *= d;
-        if (reach < n) break;
-        cur.push_back(d);
-        factors_search(n / d, k - 1, d, cur, best);
-        cur.pop_back();
-    }
-}
-
 }  // namespace
 
 }  // namespace strata::mpi
@@ -174,36 +157,26 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
     static const char* fn = "MPI_Dims_create";
     return api(fn, [&] {
         if (nnodes <= 0)
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "nnodes " + std::to_string(nnodes) + " is not positive");
+            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
+                               "nnodes " + std::to_string(nnodes) + " is not positive");
         if (ndims < 0)
             return error_raise(MPI_COMM_WORLD, MPI_ERR_DIMS, fn, "ndims " + std::to_string(ndims) + " is negative");
         if (ndims > 0 && dims == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "dims is NULL");
-        long long fixed = 1;
-        int free_dims = 0;
-        for (int i = 0; i < ndims; ++i) {
-            if (dims[i] < 0)
+        switch (dims_fill(nnodes, std::span<int>(dims, static_cast<std::size_t>(ndims)))) {
+            case DimsError::none:
+                return MPI_SUCCESS;
+            case DimsError::negative_entry: {
+                const int i = static_cast<int>(std::find_if(dims, dims + ndims, [](int d) { return d < 0; }) - dims);
                 return error_raise(MPI_COMM_WORLD, MPI_ERR_DIMS, fn,
                                    "dims[" + std::to_string(i) + "] = " + std::to_string(dims[i]) + " is negative");
-            if (dims[i] == 0) {
-                ++free_dims;
-            } else {
-                fixed *= dims[i];
             }
+            case DimsError::indivisible:
+                break;
         }
-        if (nnodes % fixed != 0 || (free_dims == 0 && fixed != nnodes))
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_DIMS, fn,
-                               "the fixed dimensions (product " + std::to_string(fixed) + ") do not divide " +
-                                   std::to_string(nnodes) + " nodes");
-        if (free_dims == 0) return MPI_SUCCESS;
-        const int rest = static_cast<int>(nnodes / fixed);
-        std::vector<int> cur;
-        std::vector<int> best;
-        factors_search(rest, free_dims, rest, cur, best);
-        std::size_t next = 0;
-        for (int i = 0; i < ndims; ++i) {
-            if (dims[i] == 0) dims[i] = best[next++];
-        }
-        return MPI_SUCCESS;
+        const std::string n = std::to_string(nnodes);
+        return error_raise(MPI_COMM_WORLD, MPI_ERR_DIMS, fn,
+                           "the non-zero entries of dims must multiply to a divisor of nnodes " + n + " (to " + n +
+                               " itself when no entry is 0)");
     });
 }
 

@@ -28,7 +28,7 @@ int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     return api(fn, [&] {
         const Datatype* t = nullptr;
         CollChecks ck(comm, fn);
-        ck.count(count, "count").type(datatype, t).buffer(buffer, count, "buffer").not_in_place(buffer, "buffer");
+        ck.count(count, "count").type(datatype, t).buffer(buffer, count, t, "buffer").not_in_place(buffer, "buffer");
         ck.root(root);
         if (!ck.ok()) return ck.raise();
         const bool is_root = ck.is_root(root);
@@ -53,10 +53,10 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         const bool here = is_root && in_place(sendbuf);
         if (!here) {
             ck.not_in_place(sendbuf, "sendbuf except at the root").count(sendcount, "sendcount").type(sendtype, st);
-            ck.buffer(sendbuf, sendcount, "sendbuf");
+            ck.buffer(sendbuf, sendcount, st, "sendbuf");
         }
         if (is_root) {
-            ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, "recvbuf");
+            ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, rtp, "recvbuf");
             ck.not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, sendcount);
         }
         if (!ck.ok()) return ck.raise();
@@ -84,11 +84,11 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         const bool here = is_root && in_place(sendbuf);
         if (!here) {
             ck.not_in_place(sendbuf, "sendbuf except at the root").count(sendcount, "sendcount").type(sendtype, st);
-            ck.buffer(sendbuf, sendcount, "sendbuf");
+            ck.buffer(sendbuf, sendcount, st, "sendbuf");
         }
         if (is_root) {
             ck.counts(recvcounts, "recvcounts").displs(displs, "displs").type(recvtype, rtp);
-            ck.buffer_any(recvbuf, recvcounts, "recvbuf").not_in_place(recvbuf, "recvbuf");
+            ck.buffer_any(recvbuf, recvcounts, rtp, "recvbuf").not_in_place(recvbuf, "recvbuf");
             ck.distinct(sendbuf, recvbuf, sendcount);
         }
         if (!ck.ok()) return ck.raise();
@@ -115,12 +115,12 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         // The root's MPI_IN_PLACE: its block stays in sendbuf, nothing is received.
         const bool here = is_root && in_place(recvbuf);
         if (is_root) {
-            ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
+            ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, st, "sendbuf");
             ck.not_in_place(sendbuf, "sendbuf").distinct(sendbuf, recvbuf, recvcount);
         }
         if (!here) {
             ck.not_in_place(recvbuf, "recvbuf except at the root").count(recvcount, "recvcount").type(recvtype, rtp);
-            ck.buffer(recvbuf, recvcount, "recvbuf");
+            ck.buffer(recvbuf, recvcount, rtp, "recvbuf");
         }
         if (!ck.ok()) return ck.raise();
         std::optional<DenseIn> s;
@@ -149,12 +149,12 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
         const bool here = is_root && in_place(recvbuf);
         if (is_root) {
             ck.counts(sendcounts, "sendcounts").displs(displs, "displs").type(sendtype, st);
-            ck.buffer_any(sendbuf, sendcounts, "sendbuf").not_in_place(sendbuf, "sendbuf");
+            ck.buffer_any(sendbuf, sendcounts, st, "sendbuf").not_in_place(sendbuf, "sendbuf");
             ck.distinct(sendbuf, recvbuf, recvcount);
         }
         if (!here) {
             ck.not_in_place(recvbuf, "recvbuf except at the root").count(recvcount, "recvcount").type(recvtype, rtp);
-            ck.buffer(recvbuf, recvcount, "recvbuf");
+            ck.buffer(recvbuf, recvcount, rtp, "recvbuf");
         }
         if (!ck.ok()) return ck.raise();
         DenseBlocks s(st, sendbuf, sendcounts, displs, ck.comm().size(), is_root);
@@ -179,8 +179,8 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         CollChecks ck(comm, fn);
         // MPI_IN_PLACE: each process's block is already in its recvbuf.
         const bool here = in_place(sendbuf);
-        if (!here) ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
-        ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, "recvbuf");
+        if (!here) ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, st, "sendbuf");
+        ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, rtp, "recvbuf");
         ck.not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, sendcount);
         if (!ck.ok()) return ck.raise();
         const DenseIn s =
@@ -203,9 +203,9 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         const Datatype* rtp = nullptr;
         CollChecks ck(comm, fn);
         const bool here = in_place(sendbuf);
-        if (!here) ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
+        if (!here) ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, st, "sendbuf");
         ck.counts(recvcounts, "recvcounts").displs(displs, "displs").type(recvtype, rtp);
-        ck.buffer_any(recvbuf, recvcounts, "recvbuf").not_in_place(recvbuf, "recvbuf");
+        ck.buffer_any(recvbuf, recvcounts, rtp, "recvbuf").not_in_place(recvbuf, "recvbuf");
         ck.distinct(sendbuf, recvbuf, sendcount);
         if (!ck.ok()) return ck.raise();
         const int me = ck.comm().rank;
@@ -229,8 +229,8 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         CollChecks ck(comm, fn);
         // MPI_IN_PLACE (MPI-2.2): the data goes out of recvbuf and is replaced there.
         const bool here = in_place(sendbuf);
-        if (!here) ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, "sendbuf");
-        ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, "recvbuf");
+        if (!here) ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, st, "sendbuf");
+        ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, rtp, "recvbuf");
         ck.not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, sendcount);
         if (!ck.ok()) return ck.raise();
         const int p = ck.comm().size();
@@ -258,10 +258,10 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
         const bool here = in_place(sendbuf);
         if (!here) {
             ck.counts(sendcounts, "sendcounts").displs(sdispls, "sdispls").type(sendtype, st);
-            ck.buffer_any(sendbuf, sendcounts, "sendbuf");
+            ck.buffer_any(sendbuf, sendcounts, st, "sendbuf");
         }
         ck.counts(recvcounts, "recvcounts").displs(rdispls, "rdispls").type(recvtype, rtp);
-        ck.buffer_any(recvbuf, recvcounts, "recvbuf").not_in_place(recvbuf, "recvbuf");
+        ck.buffer_any(recvbuf, recvcounts, rtp, "recvbuf").not_in_place(recvbuf, "recvbuf");
         if (ck.ok() && !here) {
             int any = 0;
             for (int i = 0; i < ck.comm().size(); ++i) any += sendcounts[i] > 0 ? 1 : 0;

@@ -27,8 +27,8 @@ int reduce_everyone(const char* fn, Everyone run, const void* sendbuf, void* rec
     CollChecks ck(comm, fn);
     // MPI_IN_PLACE: the input is in recvbuf, which the result replaces.
     const bool here = in_place(sendbuf);
-    ck.count(count, "count").type(datatype, t).buffer(sendbuf, count, "sendbuf");
-    ck.buffer(recvbuf, count, "recvbuf").not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, count);
+    ck.count(count, "count").type(datatype, t).buffer(sendbuf, count, t, "sendbuf");
+    ck.buffer(recvbuf, count, t, "recvbuf").not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, count);
     ck.op(op, datatype, t, rop);
     if (!ck.ok()) return ck.raise();
     const DenseIn s = here ? DenseIn(*t, recvbuf, count, true) : DenseIn(*t, sendbuf, count);
@@ -50,12 +50,12 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         const Datatype* t = nullptr;
         std::unique_ptr<coll::ReduceOp> rop;
         CollChecks ck(comm, fn);
-        ck.root(root).count(count, "count").type(datatype, t).buffer(sendbuf, count, "sendbuf");
+        ck.root(root).count(count, "count").type(datatype, t).buffer(sendbuf, count, t, "sendbuf");
         const bool is_root = ck.ok() && ck.is_root(root);
         // The root's MPI_IN_PLACE: its input is in recvbuf.
         const bool here = is_root && in_place(sendbuf);
         if (is_root) {
-            ck.buffer(recvbuf, count, "recvbuf").not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, count);
+            ck.buffer(recvbuf, count, t, "recvbuf").not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, count);
         } else {
             ck.not_in_place(sendbuf, "sendbuf except at the root");
         }
@@ -97,8 +97,9 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
         // MPI_IN_PLACE: the input (all the counts' worth) is in recvbuf, whose
         // start the result replaces.
         const bool here = in_place(sendbuf);
-        ck.buffer(sendbuf, static_cast<int>(total), "sendbuf").buffer(recvbuf, here ? static_cast<int>(total) : mine, "recvbuf");
-        ck.not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, static_cast<int>(total)).op(op, datatype, t, rop);
+        ck.buffer(sendbuf, static_cast<int>(total), t, "sendbuf");
+        ck.buffer(recvbuf, here ? static_cast<int>(total) : mine, t, "recvbuf").not_in_place(recvbuf, "recvbuf");
+        ck.distinct(sendbuf, recvbuf, static_cast<int>(total)).op(op, datatype, t, rop);
         if (!ck.ok()) return ck.raise();
         std::vector<std::size_t> counts(static_cast<std::size_t>(ck.comm().size()));
         for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = elements(*t, recvcounts[i], *rop);
@@ -125,7 +126,8 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
         const Datatype* t = nullptr;
         std::unique_ptr<coll::ReduceOp> rop;
         CollChecks ck(MPI_COMM_WORLD, fn);
-        ck.count(count, "count").type(datatype, t).buffer(inbuf, count, "inbuf").buffer(inoutbuf, count, "inoutbuf");
+        ck.count(count, "count").type(datatype, t).buffer(inbuf, count, t, "inbuf");
+        ck.buffer(inoutbuf, count, t, "inoutbuf");
         ck.op(op, datatype, t, rop);
         if (!ck.ok()) return ck.raise();
         // inoutbuf = inbuf op inoutbuf, inbuf the left operand.

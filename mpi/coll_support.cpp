@@ -49,15 +49,21 @@ CollChecks& CollChecks::type(MPI_Datatype t, const Datatype*& out) {
     return *this;
 }
 
-CollChecks& CollChecks::buffer(const void* p, int n, const char* what) {
-    if (ok() && p == nullptr && n > 0) fail(MPI_ERR_BUFFER, std::string(what) + " is NULL with a non-zero count");
+namespace {
+std::string null_detail(const char* what) {
+    return std::string(what) + " is NULL with a non-zero count (MPI_BOTTOM needs a datatype of absolute addresses)";
+}
+}  // namespace
+
+CollChecks& CollChecks::buffer(const void* p, int n, const Datatype* t, const char* what) {
+    if (ok() && buffer_null(p, n, *t->map)) fail(MPI_ERR_BUFFER, null_detail(what));
     return *this;
 }
 
-CollChecks& CollChecks::buffer_any(const void* p, const int* counts, const char* what) {
+CollChecks& CollChecks::buffer_any(const void* p, const int* counts, const Datatype* t, const char* what) {
     if (!ok() || p != nullptr) return *this;
     for (int i = 0; i < comm_->size(); ++i) {
-        if (counts[i] > 0) return fail(MPI_ERR_BUFFER, std::string(what) + " is NULL with a non-zero count");
+        if (buffer_null(p, counts[i], *t->map)) return fail(MPI_ERR_BUFFER, null_detail(what));
     }
     return *this;
 }
@@ -70,7 +76,7 @@ CollChecks& CollChecks::root(int root) {
 }
 
 CollChecks& CollChecks::distinct(const void* send, const void* recv, int n) {
-    if (ok() && n > 0 && send == recv && send != nullptr && !in_place(send))
+    if (ok() && n > 0 && send == recv && send != MPI_BOTTOM && !in_place(send))
         fail(MPI_ERR_BUFFER, "the send and receive buffers are the same; MPI-1 forbids aliased buffers");
     return *this;
 }
@@ -144,12 +150,15 @@ DenseBlocks::DenseBlocks(const Datatype* t, const void* buf, const int* counts, 
     }
 }
 
+void* DenseBlocks::block_origin(std::size_t i) const {
+    return byte_address(buf_, static_cast<MPI_Aint>(user_displs_[i]) * type_->extent);
+}
+
 void DenseBlocks::pack_from_user() {
     if (!copied_) return;
     for (std::size_t i = 0; i < counts_.size(); ++i) {
         if (counts_[i] == 0) continue;
-        const auto* from = static_cast<const std::byte*>(buf_) + static_cast<std::ptrdiff_t>(user_displs_[i]) * type_->extent;
-        datatype_pack(*type_, from, user_counts_[i], copy_.data() + displs_[i]);
+        datatype_pack(*type_, block_origin(i), user_counts_[i], copy_.data() + displs_[i]);
     }
 }
 
@@ -157,8 +166,7 @@ void DenseBlocks::unpack_to_user() {
     if (!copied_) return;
     for (std::size_t i = 0; i < counts_.size(); ++i) {
         if (counts_[i] == 0) continue;
-        auto* to = static_cast<std::byte*>(buf_) + static_cast<std::ptrdiff_t>(user_displs_[i]) * type_->extent;
-        datatype_unpack(*type_, copy_.data() + displs_[i], user_counts_[i], to);
+        datatype_unpack(*type_, copy_.data() + displs_[i], user_counts_[i], block_origin(i));
     }
 }
 

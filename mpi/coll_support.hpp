@@ -28,10 +28,14 @@ public:
     CollChecks& counts(const int* n, const char* what);  // one per process
     CollChecks& displs(const int* d, const char* what);  // one per process
     CollChecks& type(MPI_Datatype t, const Datatype*& out);
-    CollChecks& buffer(const void* p, int n, const char* what);
-    CollChecks& buffer_any(const void* p, const int* counts, const char* what);  // non-null if any count > 0
+    // `n` elements of `t` (checked before) from `p` hold no data at address 0
+    // (buffer_null: MPI_BOTTOM with a type of absolute addresses is fine).
+    CollChecks& buffer(const void* p, int n, const Datatype* t, const char* what);
+    CollChecks& buffer_any(const void* p, const int* counts, const Datatype* t, const char* what);  // one per process
     CollChecks& root(int root);
-    CollChecks& distinct(const void* send, const void* recv, int n);  // MPI-1 forbids aliased arguments
+    // MPI-1 forbids aliased arguments; MPI_BOTTOM on both sides is not aliasing
+    // (each side's datatype says where its data is).
+    CollChecks& distinct(const void* send, const void* recv, int n);
     // MPI_IN_PLACE given where this process may not use it.
     CollChecks& not_in_place(const void* p, const char* what);
     // The reduction of `op` on `t` (checked before), into `out`.
@@ -64,9 +68,10 @@ inline std::size_t bytes_of(const Datatype& t, int count) {
 inline bool in_place(const void* p) { return p == MPI_IN_PLACE; }
 
 // Where element `index` of a buffer of type `t` starts (an MPI_IN_PLACE
-// process's own block of the receive buffer).
+// process's own block of the receive buffer); an origin, like `buf` itself,
+// so from MPI_BOTTOM it is an offset from NULL.
 inline const void* element_at(const void* buf, const Datatype& t, long long index) {
-    return static_cast<const std::byte*>(buf) + index * static_cast<long long>(t.extent);
+    return byte_address(buf, static_cast<MPI_Aint>(index * static_cast<long long>(t.extent)));
 }
 
 // A user send buffer as dense bytes. `copy`: always a copy, never the user's
@@ -119,6 +124,7 @@ public:
     void unpack_to_user();   // receive side, when a copy is used
 
 private:
+    void* block_origin(std::size_t i) const;  // of process i's block in the user's buffer
     const Datatype* type_;
     void* buf_;
     const int* user_counts_;

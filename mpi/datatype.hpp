@@ -12,6 +12,17 @@ namespace strata::mpi {
 
 inline Datatype* datatype_get(MPI_Datatype t) { return rt().datatypes.get(t); }
 
+// Whether `count` elements of `t` from `buf` would put data at address 0: the
+// one test of a buffer argument (MPI_ERR_BUFFER), for point-to-point,
+// collectives and MPI_Pack/MPI_Unpack alike. NULL alone is no error: it is
+// also MPI_BOTTOM, the origin of a datatype of absolute addresses (from
+// MPI_Address), which MPI-1 allows in every communication call. Such a type's
+// data starts far from its origin; data starting right at a NULL origin is a
+// missing buffer.
+inline bool buffer_null(const void* buf, long long count, const Typemap& t) {
+    return buf == nullptr && count > 0 && t.size > 0 && t.true_lb == 0;
+}
+
 // Copies `count` elements of `t` laid out from `buf` into `out`, densely
 // (count * t.size bytes): how collectives and buffered sends see user data.
 void datatype_pack(const Datatype& t, const void* buf, int count, void* out);

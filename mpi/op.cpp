@@ -52,8 +52,8 @@ public:
                 const MPI_Aint lo = std::min(type_.map->true_lb, last + type_.map->true_lb);
                 const MPI_Aint hi = std::max(type_.map->true_ub, last + type_.map->true_ub);
                 std::vector<std::byte> ta(static_cast<std::size_t>(hi - lo)), tb(ta.size());
-                std::byte* origin_a = ta.data() - lo;
-                std::byte* origin_b = tb.data() - lo;
+                std::byte* origin_a = byte_address(ta.data(), -lo);
+                std::byte* origin_b = byte_address(tb.data(), -lo);
                 datatype_unpack(type_, a, len, origin_a);
                 datatype_unpack(type_, b, len, origin_b);
                 fn_(origin_a, origin_b, &len, &dt);

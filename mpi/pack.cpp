@@ -40,7 +40,8 @@ int count_check(const char* fn, MPI_Comm comm, int count) {
 int span_check(const char* fn, MPI_Comm comm, const void* packed, int packed_size, const int* position,
                const Datatype& t, int count, long long& need) {
     if (position == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "position is NULL");
-    if (packed_size < 0) return error_raise(comm, MPI_ERR_ARG, fn, "buffer size " + std::to_string(packed_size) + " is negative");
+    if (packed_size < 0)
+        return error_raise(comm, MPI_ERR_ARG, fn, "buffer size " + std::to_string(packed_size) + " is negative");
     if (*position < 0 || *position > packed_size)
         return error_raise(comm, MPI_ERR_ARG, fn,
                            "position " + std::to_string(*position) + " is outside the buffer of " +
@@ -48,10 +49,13 @@ int span_check(const char* fn, MPI_Comm comm, const void* packed, int packed_siz
     need = static_cast<long long>(count) * t.size;
     if (need > packed_size - *position) {
         return error_raise(comm, MPI_ERR_TRUNCATE, fn,
-                           std::to_string(need) + " bytes do not fit in the " + std::to_string(packed_size - *position) +
-                               " bytes left after position " + std::to_string(*position));
+                           std::to_string(need) + " bytes do not fit in the " +
+                               std::to_string(packed_size - *position) + " bytes left after position " +
+                               std::to_string(*position));
     }
-    if (need > 0 && packed == nullptr) return error_raise(comm, MPI_ERR_BUFFER, fn, "packed buffer is NULL");
+    // The packed side is plain bytes from its address.
+    if (buffer_null(packed, need, *datatype_bytes()))
+        return error_raise(comm, MPI_ERR_BUFFER, fn, "packed buffer is NULL");
     return MPI_SUCCESS;
 }
 
@@ -70,8 +74,9 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbu
         if (int e = type_check(fn, comm, datatype, true, t)) return e;
         long long need = 0;
         if (int e = span_check(fn, comm, outbuf, outsize, position, *t, incount, need)) return e;
-        if (need > 0 && inbuf == nullptr && t->predefined)
-            return error_raise(comm, MPI_ERR_BUFFER, fn, "inbuf is NULL");
+        if (buffer_null(inbuf, incount, *t->map))
+            return error_raise(comm, MPI_ERR_BUFFER, fn,
+                               "inbuf is NULL (MPI_BOTTOM needs a datatype of absolute addresses)");
         if (need > 0) datatype_pack(*t, inbuf, incount, static_cast<std::byte*>(outbuf) + *position);
         *position += static_cast<int>(need);
         return MPI_SUCCESS;
@@ -89,8 +94,9 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
         if (int e = type_check(fn, comm, datatype, true, t)) return e;
         long long need = 0;
         if (int e = span_check(fn, comm, inbuf, insize, position, *t, outcount, need)) return e;
-        if (need > 0 && outbuf == nullptr && t->predefined)
-            return error_raise(comm, MPI_ERR_BUFFER, fn, "outbuf is NULL");
+        if (buffer_null(outbuf, outcount, *t->map))
+            return error_raise(comm, MPI_ERR_BUFFER, fn,
+                               "outbuf is NULL (MPI_BOTTOM needs a datatype of absolute addresses)");
         if (need > 0) datatype_unpack(*t, static_cast<const std::byte*>(inbuf) + *position, outcount, outbuf);
         *position += static_cast<int>(need);
         return MPI_SUCCESS;

@@ -1,7 +1,6 @@
 #include "mpi/pt2pt.hpp"
 
 #include <climits>
-#include <cstdint>
 #include <utility>
 
 #include "mpi/comm.hpp"
@@ -25,8 +24,10 @@ int check_buffer_fail(const char* fn, MPI_Comm comm, int count, MPI_Datatype dat
     if (!t->committed) {
         return error_raise(comm, MPI_ERR_TYPE, fn, "the datatype is not committed; call MPI_Type_commit first");
     }
-    // The only check left: NULL with data to move.
-    return error_raise(comm, MPI_ERR_BUFFER, fn, "buffer is NULL but count is " + std::to_string(count));
+    // The only check left: NULL with data to move from address 0.
+    return error_raise(comm, MPI_ERR_BUFFER, fn,
+                       "buffer is NULL but count is " + std::to_string(count) +
+                           " (MPI_BOTTOM needs a datatype of absolute addresses)");
 }
 
 int check_dest_fail(const char* fn, MPI_Comm comm, const Comm& c, int dest) {
@@ -75,11 +76,7 @@ namespace {
 
 // Whether the data of `s` is one block of bytes, and where it starts.
 bool one_block(const RequestSlot& s) { return s.type->contiguous() || (s.count == 1 && s.type->single_block()); }
-std::byte* block_start(const RequestSlot& s) {
-    // Integer arithmetic: with MPI_BOTTOM the origin is NULL.
-    return reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(s.buf) +
-                                        static_cast<std::uintptr_t>(s.type->true_lb));
-}
+std::byte* block_start(const RequestSlot& s) { return byte_address(s.buf, s.type->true_lb); }
 std::size_t data_bytes(const RequestSlot& s) {
     return static_cast<std::size_t>(s.count) * static_cast<std::size_t>(s.type->size);
 }
@@ -220,9 +217,8 @@ int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count,
     const bool recv = op == RequestSlot::Op::recv;
     if (c != nullptr && t != nullptr && t->contiguous && t->committed && count >= 0 &&
         ((peer >= 0 && peer < c->peers()) || (recv && peer == MPI_ANY_SOURCE)) &&
-        (buf != nullptr || count == 0 || t->size == 0)) [[likely]] {
-        auto* start = reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(buf) +
-                                                   static_cast<std::uintptr_t>(t->map->true_lb));
+        !buffer_null(buf, count, *t->map)) [[likely]] {
+        std::byte* start = byte_address(buf, t->map->true_lb);
         const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t->size);
         if (op == RequestSlot::Op::send && tag >= 0) {
             if (r.engine->send_now(c->world[static_cast<std::size_t>(peer)], c->context, c->rank, tag, start, bytes)) {

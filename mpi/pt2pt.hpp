@@ -22,9 +22,7 @@ inline int check_buffer(const char* fn, MPI_Comm comm, const void* buf, int coun
                         Datatype*& t) {
     c = comm_get(comm);
     t = datatype_get(datatype);
-    // A derived type may address memory absolutely from MPI_BOTTOM (NULL).
-    if (c != nullptr && count >= 0 && t != nullptr && t->committed &&
-        (buf != nullptr || count == 0 || t->size == 0 || !t->predefined)) [[likely]] {
+    if (c != nullptr && count >= 0 && t != nullptr && t->committed && !buffer_null(buf, count, *t->map)) [[likely]] {
         return MPI_SUCCESS;
     }
     return check_buffer_fail(fn, comm, count, datatype);

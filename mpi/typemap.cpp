@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <cstdint>
 
 namespace strata::mpi {
 
@@ -246,17 +245,11 @@ MPI_Aint typemap_elements(const Typemap& t, MPI_Aint bytes) {
 
 namespace {
 
-// Addresses are computed as integers: with MPI_BOTTOM the origin is NULL and
-// the displacements are absolute addresses.
-std::byte* address(std::byte* origin, MPI_Aint offset) {
-    return reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(origin) + static_cast<std::uintptr_t>(offset));
-}
-
 template <bool Pack>
 void walk(const Typemap& t, std::byte* buf, std::size_t offset, std::size_t n, std::byte* io) {
     if (n == 0) return;
     if (t.contiguous()) {
-        std::byte* at = address(buf, t.true_lb + static_cast<MPI_Aint>(offset));
+        std::byte* at = byte_address(buf, t.true_lb + static_cast<MPI_Aint>(offset));
         if (Pack) {
             std::memcpy(io, at, n);
         } else {
@@ -278,7 +271,7 @@ void walk(const Typemap& t, std::byte* buf, std::size_t offset, std::size_t n, s
     auto left = static_cast<MPI_Aint>(n);
     while (left > 0) {
         const Run& r = t.runs[ri];
-        std::byte* at = address(buf, e * ext + r.offset + o * r.outer_stride + k * r.stride + b);
+        std::byte* at = byte_address(buf, e * ext + r.offset + o * r.outer_stride + k * r.stride + b);
         const MPI_Aint take = std::min(left, r.len - b);
         if (Pack) {
             std::memcpy(io, at, static_cast<std::size_t>(take));

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -100,6 +101,13 @@ TypemapPtr typemap_build(const std::vector<Block>& blocks, bool pad);
 // MPI_Type_create_resized: the typemap of `old` with its markers replaced by
 // MPI_LB at `lb` and MPI_UB at `lb + extent`.
 TypemapPtr typemap_resized(const TypemapPtr& old, MPI_Aint lb, MPI_Aint extent);
+
+// The byte `offset` bytes from `origin`, computed as an integer: with
+// MPI_BOTTOM the origin is NULL and offsets are absolute addresses, and
+// pointer arithmetic on NULL (or far outside an object) is undefined.
+inline std::byte* byte_address(const void* origin, MPI_Aint offset) {
+    return reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(origin) + static_cast<std::uintptr_t>(offset));
+}
 
 // Basic elements in the first `bytes` packed bytes of a (count, t) buffer, or
 // -1 when `bytes` ends inside a basic element.

@@ -7,6 +7,17 @@
 # trees, the summaries, the convergence statistics) must equal MPICH's but for
 # the run ID line, and the run must end normally with its summary written.
 #
+# Why bit-exact comparison is sound here: MrBayes is built without BEAGLE, so
+# it uses no BLAS and no threads (pthreads come only with BEAGLE), and with
+# SSE/AVX off; each chain's likelihoods are computed by one process, with the
+# same compiler and compile flags in both builds. The MPI reductions over
+# doubles in this analysis (ReassembleMoveInfo, ReassembleTuningParams: move
+# counts, acceptance rates, tuning parameters) add one process's value to
+# exact zeros from all the others (MrBayes zeroes a chain's move state where
+# the chain does not live), so their result does not depend on the MPI
+# library's reduction order. The other double reductions belong to stepping-stone sampling, which
+# this analysis does not use. Chains swap by point-to-point messages only.
+#
 # usage: mrbayes.sh STRATA_MPICC STRATA_MPIRUN WORKDIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -6,6 +6,11 @@
 # byte (and the 1-rank image: the tiles must fit together), and must not be
 # blank.
 #
+# Why bit-exact comparison is sound here: the linux-mpi build uses no threads
+# and no BLAS; every pixel is computed by exactly one process with the same
+# code, and the rows only travel (point-to-point, as bytes), never reduced, so
+# neither the MPI library nor the number of ranks can change a bit.
+#
 # usage: tachyon.sh STRATA_MPICC STRATA_MPIRUN WORKDIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

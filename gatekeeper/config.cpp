@@ -45,7 +45,10 @@ std::optional<Config> Config::parse(const std::string& text, const std::string& 
         return std::nullopt;
     };
     if (!root.IsMap()) return fail(root, "expected a map of settings (listen, port, ca_dir, cert, key, gridmap, ...)");
-    const std::filesystem::path base = std::filesystem::path(path).parent_path();
+    // Absolute from the start: the gatekeeper hands these paths to processes
+    // that run elsewhere (the job directory under scratch, say).
+    std::error_code ec;
+    const std::filesystem::path base = std::filesystem::absolute(path, ec).parent_path();
     auto file_path = [&](const std::string& v) {
         const std::filesystem::path p(v);
         return (p.is_absolute() || base.empty() ? p : base / p).string();

@@ -1,6 +1,7 @@
 #include "gatekeeper/gatekeeper.hpp"
 
 #include "base/dir_fd.hpp"
+#include "base/keepalive.hpp"
 #include "launcher/codec.hpp"
 #include "launcher/fork_adapter.hpp"
 #include "launcher/gram.hpp"
@@ -627,6 +628,7 @@ void Gatekeeper::accept_next() {
             ::fcntl(socket.native_handle(), F_SETFD, FD_CLOEXEC);
             boost::system::error_code ignored;
             socket.set_option(tcp::no_delay(true), ignored);
+            base::socket_keepalive(socket.native_handle());
             const std::uint64_t id = next_id_++;
             auto s = std::make_shared<Session>(*this, id, std::move(socket), *tls_);
             sessions_.emplace(id, s);

@@ -1,5 +1,7 @@
 #include "launcher/control_server.hpp"
 
+#include "base/keepalive.hpp"
+
 #include <boost/asio/ip/v6_only.hpp>
 #include <boost/asio/write.hpp>
 
@@ -55,6 +57,7 @@ void ControlServer::accept_next() {
             ::fcntl(socket.native_handle(), F_SETFD, FD_CLOEXEC);
             boost::system::error_code ignored;
             socket.set_option(tcp::no_delay(true), ignored);
+            base::socket_keepalive(socket.native_handle());
             socket.non_blocking(true, ignored);
             const ConnectionId id = next_id_++;
             conns_.emplace(id, std::make_unique<Connection>(std::move(socket)));

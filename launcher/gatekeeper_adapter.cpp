@@ -1,5 +1,6 @@
 #include "launcher/gatekeeper_adapter.hpp"
 
+#include "base/keepalive.hpp"
 #include "base/knob.hpp"
 #include "launcher/fork_adapter.hpp"
 #include "launcher/gram.hpp"
@@ -118,6 +119,7 @@ void GatekeeperAdapter::on_connected(const boost::system::error_code& ec) {
     }
     boost::system::error_code ignored;
     stream_.lowest_layer().set_option(tcp::no_delay(true), ignored);
+    base::socket_keepalive(stream_.lowest_layer().native_handle());
     // The gatekeeper must prove it is the host the contact names.
     stream_.set_verify_callback([this, check = asio::ssl::host_name_verification(contact_.host)](
                                     bool preverified, asio::ssl::verify_context& ctx) mutable {

@@ -1,5 +1,6 @@
 #include "launcher/wireup.hpp"
 
+#include "base/keepalive.hpp"
 #include "base/knob.hpp"
 #include "launcher/codec.hpp"
 
@@ -7,7 +8,10 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -16,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <thread>
 
 namespace strata::wireup {
 
@@ -282,8 +287,65 @@ std::optional<Client> Client::from_environment(std::string& error) {
                 "; was this process started by a running mpirun?";
         return std::nullopt;
     }
+    base::socket_keepalive(c.fd_);
     return c;
 }
+
+// Ends the process when the connection to mpirun ends or fails before it
+// is stopped. Only reads (peeks) the socket; the main thread does not read
+// it meanwhile (nothing is due from mpirun until FinalizeDone).
+class Client::Watch {
+public:
+    Watch(int fd, int rank) {
+        if (::pipe2(stop_, O_CLOEXEC) != 0) return;
+        // The program's signal handlers must keep running on its own threads.
+        sigset_t all;
+        sigset_t old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        thread_ = std::thread([fd, rank, stop = stop_[0]] { run(fd, rank, stop); });
+        pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    }
+    ~Watch() {
+        if (thread_.joinable()) {
+            const char c = 0;
+            [[maybe_unused]] ssize_t w = ::write(stop_[1], &c, 1);
+            thread_.join();
+        }
+        for (int fd : stop_)
+            if (fd >= 0) ::close(fd);
+    }
+    Watch(const Watch&) = delete;
+    Watch& operator=(const Watch&) = delete;
+
+private:
+    static void run(int fd, int rank, int stop) {
+        pollfd p[2] = {{fd, POLLIN | POLLRDHUP, 0}, {stop, POLLIN, 0}};
+        for (;;) {
+            const int rc = ::poll(p, 2, -1);
+            if (rc < 0 && errno == EINTR) continue;
+            if (rc < 0 || p[1].revents != 0) return;
+            if (p[0].revents != 0) break;
+        }
+        std::uint8_t b;
+        const ssize_t n = ::recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+        int err = 0;
+        socklen_t len = sizeof err;
+        ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+        const std::string why = n > 0    ? "mpirun sent something unexpected"
+                                : n == 0 ? "mpirun closed it"
+                                         : std::strerror(err != 0 ? err : errno);
+        const std::string line = "strata: rank " + std::to_string(rank) + ": lost the connection to mpirun (" + why +
+                                 "); the job is over, ending this process\n";
+        [[maybe_unused]] ssize_t w = ::write(2, line.data(), line.size());
+        ::_exit(1);
+    }
+
+    int stop_[2] = {-1, -1};
+    std::thread thread_;
+};
+
+Client::Client() = default;
 
 Client::Client(Client&& o) noexcept
     : fd_(o.fd_),
@@ -291,12 +353,14 @@ Client::Client(Client&& o) noexcept
       size_(o.size_),
       job_key_(std::move(o.job_key_)),
       reader_(std::move(o.reader_)),
-      checked_in_(o.checked_in_) {
+      checked_in_(o.checked_in_),
+      watch_(std::move(o.watch_)) {
     o.fd_ = -1;
 }
 
 Client& Client::operator=(Client&& o) noexcept {
     if (this != &o) {
+        watch_stop();
         if (fd_ >= 0) ::close(fd_);
         fd_ = o.fd_;
         rank_ = o.rank_;
@@ -304,14 +368,18 @@ Client& Client::operator=(Client&& o) noexcept {
         job_key_ = std::move(o.job_key_);
         reader_ = std::move(o.reader_);
         checked_in_ = o.checked_in_;
+        watch_ = std::move(o.watch_);
         o.fd_ = -1;
     }
     return *this;
 }
 
 Client::~Client() {
+    watch_stop();
     if (fd_ >= 0) ::close(fd_);
 }
+
+void Client::watch_stop() { watch_.reset(); }
 
 bool Client::frame_read(Frame& out, const char* during, std::string& error) {
     std::uint8_t buf[16384];
@@ -386,6 +454,7 @@ bool Client::checkin(const BusinessCard& card, Release& out, std::string& error)
         return false;
     }
     out = std::move(*r);
+    watch_ = std::make_unique<Watch>(fd_, rank_);
     return true;
 }
 
@@ -393,6 +462,7 @@ void Client::abort(int code, const std::string& message) {
     // Before checkin mpirun does not know this connection; the process's exit
     // status is then the only report (mpirun ends the job on it).
     if (fd_ < 0 || !checked_in_) return;
+    watch_stop();
     Abort m;
     m.code = code;
     m.message = message;
@@ -423,6 +493,7 @@ bool Client::send_finalize(std::string& error) {
         error = "no connection to mpirun";
         return false;
     }
+    watch_stop();
     return write_all(fd_, encode_empty(Type::finalize), error);
 }
 

@@ -18,6 +18,10 @@
 //   process -> mpirun  Finalize       (from MPI_Finalize, after local sends drained)
 //   mpirun  -> process FinalizeDone   (all processes reached MPI_Finalize)
 // Closing the connection without Finalize means the process is going away early.
+// Nothing comes from mpirun between Release and FinalizeDone: the connection
+// ending (or failing, see base/keepalive.hpp) in that time means mpirun, or
+// the way to it, is gone, and the process ends itself at once with a message,
+// whatever the program is doing (see Client::checkin).
 // The job key itself never travels: Hello, Challenge and Checkin are the
 // challenge-response of security/challenge.hpp (roles control_mpirun and
 // control_rank; a Checkin's proof binds its rank and pid).
@@ -30,6 +34,7 @@
 #include "security/challenge.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -145,7 +150,9 @@ public:
 
     // Proves the job key to mpirun and has it prove the key back (Hello,
     // Challenge), sends Checkin and blocks until Release; false with `error`
-    // on failure.
+    // on failure. From the Release until send_finalize() or abort(), a small
+    // thread (all signals blocked) sleeps in poll() on the connection and
+    // ends the process (exit status 1, a line on stderr) if mpirun goes away.
     bool checkin(const BusinessCard& card, Release& out, std::string& error);
     // Best effort: tells the launcher to end the job with `code`. After checkin
     // only (before it the connection is anonymous and mpirun ignores it). Waits
@@ -161,7 +168,9 @@ public:
     int fd() const { return fd_; }
 
 private:
-    Client() = default;
+    class Watch;
+    Client();
+    void watch_stop();
     // Blocks until the next frame; false with `error` ("... `during`") when
     // the connection fails or the frame is malformed.
     bool frame_read(Frame& out, const char* during, std::string& error);
@@ -171,6 +180,7 @@ private:
     std::string job_key_;
     FrameReader reader_;
     bool checked_in_ = false;  // abort() is meaningful only after checkin
+    std::unique_ptr<Watch> watch_;  // from the Release to Finalize or Abort
 };
 
 }  // namespace strata::wireup

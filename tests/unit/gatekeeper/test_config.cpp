@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -161,18 +162,21 @@ TEST_CASE("gatekeeper config: relative paths are taken from the file's directory
     CHECK(c->gridmap == "/etc/strata/grid-mapfile");
     CHECK(c->scratch == "/etc/strata/work/tmp");
 
+    // A file named relative to the working directory: the paths become absolute
+    // through it, whatever the working directory is later.
+    const std::string cwd = std::filesystem::current_path().string();
     auto sub = Config::parse(relative, "conf/gatekeeper.yaml", error);
     REQUIRE(sub);
-    CHECK(sub->ca_dir == "conf/certificates");
+    CHECK(sub->ca_dir == cwd + "/conf/certificates");
+    CHECK(sub->scratch == cwd + "/conf/work/tmp");
     CHECK(sub->key == "/abs/hostkey.pem");
 
-    // A file named without a directory: paths stay as written (relative to the working directory).
     auto here = Config::parse(relative, "gatekeeper.yaml", error);
     REQUIRE(here);
-    CHECK(here->ca_dir == "certificates");
-    CHECK(here->cert == "../grid/hostcert.pem");
+    CHECK(here->ca_dir == cwd + "/certificates");
+    CHECK(here->cert == cwd + "/../grid/hostcert.pem");
     CHECK(here->key == "/abs/hostkey.pem");
-    CHECK(here->scratch == "work/tmp");
+    CHECK(here->scratch == cwd + "/work/tmp");
 }
 
 TEST_CASE("gatekeeper config: every refusal names the file, line and column", "[gatekeeper-config]") {

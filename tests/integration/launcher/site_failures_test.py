@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""A site that fails mid-job: its gatekeeper killed, the site and mpirun both gone, the
+network to it cut. Every scenario ends with nothing of the job left on either side.
+
+    site_failures_test.py SCENARIO [the options of gatekeeper_test.py]
+
+Timeouts are only hang guards: no verdict depends on timing.
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpirun_test import GUARD, check, expect_code, expect_nobody_left, expect_stderr  # noqa: E402
+from gatekeeper_test import Namespaces, fake_args, grid_main, run_ip  # noqa: E402
+
+
+class Slurm:
+    """A private single-node Slurm for one scenario (skips where it cannot run)."""
+
+    def __init__(self, grid):
+        self.scripts = grid.slurm_scripts
+        r = subprocess.run([os.path.join(self.scripts, "start_slurm.sh")], capture_output=True, text=True,
+                           timeout=GUARD * 2)
+        if r.returncode == 77:
+            print("SKIP: " + r.stderr.strip())
+            sys.exit(77)
+        check(r.returncode == 0, f"start_slurm.sh failed:\n{r.stdout}{r.stderr}")
+        self.dir = r.stdout.strip().splitlines()[-1]
+        self.env = {"SLURM_CONF": os.path.join(self.dir, "slurm.conf"), "STRATA_SLURM_TASK": grid.slurm_task}
+
+    def jobs(self):
+        r = subprocess.run(["squeue", "-h", "-o", "%i %T"], capture_output=True, text=True, timeout=GUARD,
+                           env={**os.environ, **self.env})
+        return r.stdout.strip()
+
+    def expect_no_jobs(self):
+        deadline = time.monotonic() + GUARD
+        while self.jobs() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        check(self.jobs() == "", f"no Slurm job is left: {self.jobs()}")
+
+    def stop(self):
+        subprocess.run([os.path.join(self.scripts, "stop_slurm.sh"), self.dir], capture_output=True, timeout=GUARD)
+
+
+def wait_nobody_left(ctx):
+    deadline = time.monotonic() + GUARD
+    while ctx.leftovers() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    expect_nobody_left(ctx)
+
+
+def ready(p, ranks):
+    for _ in range(ranks):
+        check(p.stdout.readline() != "", "mpirun ended before every rank was ready")
+
+
+def finish(p):
+    try:
+        out, err = p.communicate(timeout=GUARD)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
+
+def slurm_gatekeeper_killed(grid):
+    """SIGKILL of the gatekeeper that runs a Slurm subjob: mpirun names the site and ends the
+    job; the ranks, their tasks and the Slurm job end with it."""
+    ctx = grid.ctx
+    slurm = Slurm(grid)
+    try:
+        a = grid.start("siteA", adapters=("fork", "slurm"), env=slurm.env)
+        job = grid.job("job.yaml", [("localhost/fork", 1), (f"localhost:{a.port}/slurm", 2)],
+                       fake_args(ctx, "init", "print:ready {rank}", "sleep"))
+        p = grid.popen(["-jobfile", job])
+        ready(p, 3)
+        a.proc.kill()
+        a.proc.wait()
+        r = finish(p)
+        check(r.returncode != 0, "mpirun fails the job", r)
+        expect_stderr(r, rf"^mpirun: subjob 1 \(site localhost, contact localhost:{a.port}/jobmanager-slurm\) failed: "
+                         rf"lost the connection to gatekeeper localhost:{a.port}")
+        wait_nobody_left(ctx)
+        slurm.expect_no_jobs()
+    finally:
+        grid.stop()
+        slurm.stop()
+
+
+def slurm_site_lost(grid):
+    """The gatekeeper and mpirun both SIGKILLed: nobody is left to cancel anything, and the
+    ranks end themselves when their connection to mpirun ends; so do the Slurm job's tasks."""
+    ctx = grid.ctx
+    slurm = Slurm(grid)
+    try:
+        a = grid.start("siteA", adapters=("slurm",), env=slurm.env)
+        job = grid.job("job.yaml", [(f"localhost:{a.port}/slurm", 2)],
+                       fake_args(ctx, "init", "print:ready {rank}", "sleep"))
+        p = grid.popen(["-jobfile", job])
+        ready(p, 2)
+        a.proc.kill()
+        p.kill()
+        a.proc.wait()
+        p.communicate(timeout=GUARD)
+        wait_nobody_left(ctx)
+        slurm.expect_no_jobs()
+    finally:
+        grid.stop()
+        slurm.stop()
+
+
+def partition(grid):
+    """A site cut off the network (its link down) mid-job: within the peer timeout mpirun names
+    the site and ends the job, the site's gatekeeper ends its subjob, and the ranks there end
+    themselves; once the network returns nothing is left on either side."""
+    ctx = grid.ctx
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        print("SKIP: network namespaces need root and iproute2")
+        sys.exit(77)
+    nets = Namespaces(ctx)
+    try:
+        timeout = {"STRATA_PEER_TIMEOUT_S": "6"}
+        sites = []
+        for name in ("s1", "s2"):
+            grid.ca("host", "--name", nets.addr[name])
+            sites.append(grid.start(name, host=nets.addr[name], netns=nets.ns(name), env=timeout))
+        args = ", ".join(f'"{x}"' for x in fake_args(ctx, "init", "print:ready {rank}", "sleep"))
+        job = ctx.file("job.yaml", f"""\
+executable: {grid.fake_rank}
+arguments: [{args}]
+directory: {grid.shared}
+environment: {{STRATA_PEER_TIMEOUT_S: "6"}}
+subjobs:
+  - {{contact: '{sites[0].contact}', count: 2, site: site1}}
+  - {{contact: '{sites[1].contact}', count: 2, site: site2}}
+""")
+        env = dict(os.environ)
+        env.update(grid.env())
+        env.update(timeout)
+        p = subprocess.Popen(["ip", "netns", "exec", nets.ns("user"), ctx.mpirun, "-jobfile", job],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env)
+        ready(p, 4)
+        veth = f"v{nets.tag}1"  # site 2's end of its link
+        run_ip("-n", nets.ns("s2"), "link", "set", veth, "down")
+        try:
+            r = finish(p)
+            expect_code(r, 1)
+            expect_stderr(r, rf"^mpirun: subjob 1 \(site site2, contact {re.escape(nets.addr['s2'])}:2119/"
+                             r"jobmanager-fork\) failed: lost the connection to gatekeeper "
+                             rf"{re.escape(nets.addr['s2'])}:2119: Connection timed out; ending the job$")
+            sites[1].expect_log(r"connection lost \(Connection timed out\); killing the subjob$")
+            # The ranks at site 2 lost mpirun too: they end themselves, or their gatekeeper ends them.
+            wait_nobody_left(ctx)
+        finally:
+            run_ip("-n", nets.ns("s2"), "link", "set", veth, "up")
+        for g in sites:
+            deadline = time.monotonic() + GUARD
+            while os.listdir(g.scratch) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            check(os.listdir(g.scratch) == [], f"nothing is left in {g.scratch}")
+            check(g.proc.poll() is None, f"the gatekeeper keeps running:\n{g.log()}")
+        expect_nobody_left(ctx)
+    finally:
+        grid.stop()
+        nets.remove()
+
+
+SCENARIOS = {f.__name__: f for f in [slurm_gatekeeper_killed, slurm_site_lost, partition]}
+
+if __name__ == "__main__":
+    sys.exit(grid_main(SCENARIOS))

@@ -36,7 +36,7 @@ USER_DN = "/O=Strata Grid/OU=Users/CN=Jane Doe"
 
 class Gatekeeper:
     def __init__(self, grid, name, gridmap, host="localhost", netns=None, adapters=("fork",), env=None, extra="",
-                 user=None):
+                 user=None, relative=False):
         self.dir = os.path.join(grid.ctx.tmp, name)
         os.mkdir(self.dir)
         hosts = os.path.join(grid.home, ".strata", "hosts", host)
@@ -54,7 +54,8 @@ class Gatekeeper:
         with open(self.config, "w") as f:
             listen = "listen: 127.0.0.1\nport: 0" if netns is None else f"listen: {host}"  # there: port 2119
             f.write(f"{listen}\nca_dir: {certdir}\ncert: {hosts}/hostcert.pem\n"
-                    f"key: {hosts}/hostkey.pem\ngridmap: grid-mapfile\nscratch: {self.dir}/scratch\n"
+                    f"key: {hosts}/hostkey.pem\ngridmap: grid-mapfile\n"
+                    f"scratch: {'scratch' if relative else self.dir + '/scratch'}\n"
                     f"adapters: [{', '.join(adapters)}]\n{extra}")
         os.mkdir(os.path.join(self.dir, "scratch"))
         os.chmod(self.dir, 0o755)
@@ -70,7 +71,10 @@ class Gatekeeper:
             prefix = [] if netns is None else ["ip", "netns", "exec", netns]
             if user is not None:
                 prefix = ["setpriv", f"--reuid={user}", f"--regid={pwd.getpwnam(user).pw_gid}", "--clear-groups"]
-            self.proc = subprocess.Popen([*prefix, program, "-c", self.config, "--port-file", port_file],
+            # relative: named from the test's directory, in which the gatekeeper runs.
+            config = os.path.relpath(self.config, grid.ctx.tmp) if relative else self.config
+            self.proc = subprocess.Popen([*prefix, program, "-c", config, "--port-file", port_file],
+                                         cwd=grid.ctx.tmp if relative else None,
                                          stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                          env=None if env is None else {**os.environ, **env})
         deadline = time.monotonic() + GUARD
@@ -170,9 +174,9 @@ class Grid:
         return home, strata
 
     def start(self, name, gridmap=None, host="localhost", netns=None, adapters=("fork",), env=None, extra="",
-              user=None):
+              user=None, relative=False):
         g = Gatekeeper(self, name, gridmap if gridmap is not None else f'"{USER_DN}" {self.account}\n', host, netns,
-                       adapters, env, extra, user)
+                       adapters, env, extra, user, relative)
         self.gatekeepers.append(g)
         return g
 
@@ -272,11 +276,11 @@ def stdin_to_remote_rank0(grid):
     expect_nobody_left(grid.ctx)
 
 
-def staging(grid):
+def staging(grid, relative=False):
     """stage: the program and an input file go to the site, into a per-job directory of the
     mapped account, checked by SHA-256, and are removed after the job."""
     ctx = grid.ctx
-    a = grid.start("siteA")
+    a = grid.start("siteA", relative=relative)
     private = os.path.join(ctx.tmp, "private")  # the mapped account cannot read this
     os.mkdir(private, 0o700)
     program = os.path.join(private, "app")
@@ -322,6 +326,12 @@ subjobs:
     expect_code(r, 1)
     expect_stderr(r, rf"failed: cannot stage '{re.escape(private)}/no-such-file': No such file or directory; ending the job$")
     expect_nobody_left(ctx)
+
+
+def staging_relative_config(grid):
+    """The same with the gatekeeper started as `-c siteA/gatekeeper.yaml` (from another
+    directory) and `scratch: scratch`: the paths are the configuration file's."""
+    staging(grid, relative=True)
 
 
 class Namespaces:
@@ -765,7 +775,7 @@ def mpirun_killed(grid):
 
 
 SCENARIOS = {f.__name__: f for f in [
-    two_sites, stdin_to_remote_rank0, staging, netns_three_sites, slurm_subjob, hostile_clients, revoked, gatekeeper_down,
+    two_sites, stdin_to_remote_rank0, staging, staging_relative_config, netns_three_sites, slurm_subjob, hostile_clients, revoked, gatekeeper_down,
     unknown_ca, unmapped_user, account_rules, job_limit, job_limit_per_user, missing_executable, rank_crash, interrupt, mpirun_killed,
 ]}
 

@@ -1,6 +1,7 @@
 #include "gatekeeper/config.hpp"
 
 #include "base/file.hpp"
+#include "launcher/job_request.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -84,6 +85,15 @@ std::optional<Config> Config::parse(const std::string& text, const std::string& 
                                        "'; expected fork or slurm");
                 c.adapters.push_back(a.Scalar());
             }
+        } else if (key == "environment") {
+            if (!v.IsMap()) return fail(v, "'environment' must be a map of NAME: value");
+            for (auto e = v.begin(); e != v.end(); ++e) {
+                const std::string name = e->first.IsScalar() ? e->first.Scalar() : std::string();
+                if (!launcher::env_name_valid(name))
+                    return fail(e->first, "'" + name + "' is not an environment variable name");
+                if (!e->second.IsScalar()) return fail(e->second, "the value of '" + name + "' must be a string");
+                c.environment.emplace_back(name, e->second.Scalar());
+            }
         } else if (key == "limits") {
             if (!v.IsMap()) return fail(v, "'limits' must be a map (max_jobs, max_jobs_per_user, max_request_bytes, ...)");
             std::set<std::string> limits_seen;
@@ -113,7 +123,8 @@ std::optional<Config> Config::parse(const std::string& text, const std::string& 
             }
         } else {
             return fail(it->first, "unknown setting '" + key +
-                                       "'; expected listen, port, ca_dir, cert, key, gridmap, adapters, scratch or limits");
+                                       "'; expected listen, port, ca_dir, cert, key, gridmap, adapters, scratch, "
+                                       "environment or limits");
         }
     }
     for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"ca_dir", &c.ca_dir},

@@ -9,6 +9,8 @@
 //   gridmap: grid-mapfile        # who may run as whom, required
 //   adapters: [fork]             # scheduler adapters offered (fork, slurm); default [fork]
 //   scratch: /var/tmp/strata     # per-job directories; default $TMPDIR or /tmp
+//   environment:                 # added to every process's login environment
+//     PATH: /opt/site/bin:/usr/local/bin:/usr/bin:/bin
 //   limits:
 //     max_jobs: 64               # subjobs running at once
 //     max_jobs_per_user: 64      # of those, for one grid identity (subject DN)
@@ -23,6 +25,9 @@
 
 namespace strata::gatekeeper {
 
+// PATH of a login of the mapped account, as login(1)'s default for users.
+inline constexpr const char* kLoginPath = "/usr/local/bin:/usr/bin:/bin";
+
 struct Config {
     std::string listen;  // empty: every interface
     int port = 2119;
@@ -32,6 +37,9 @@ struct Config {
     std::string gridmap;
     std::vector<std::string> adapters{"fork"};
     std::string scratch;
+    // What a site adds to the environment of every process, after the login's
+    // (HOME, USER, LOGNAME, SHELL, PATH=kLoginPath) and before the job's.
+    std::vector<std::pair<std::string, std::string>> environment;
     int max_jobs = 64;
     int max_jobs_per_user = 0;  // 0: max_jobs
     int max_request_bytes = 1 << 20;

@@ -273,8 +273,13 @@ private:
         subjob_.first_rank = static_cast<int>(m.first_rank);
         spec_.program = m.program;
         spec_.args = m.args;
-        spec_.env = {{"HOME", account->home}, {"USER", name}, {"LOGNAME", name}, {"SHELL", account->shell}};
+        // What a login of the account would have, the site's additions, the
+        // job's variables (wire-up included); nothing of our own environment.
+        spec_.env = {{"HOME", account->home}, {"USER", name},        {"LOGNAME", name},
+                     {"SHELL", account->shell}, {"PATH", kLoginPath}};
+        spec_.env.insert(spec_.env.end(), gk_.config().environment.begin(), gk_.config().environment.end());
         spec_.env.insert(spec_.env.end(), m.env.begin(), m.env.end());
+        spec_.inherit_environment = false;
         // As Globus GRAM: without a directory, processes start in the home
         // directory (in the job's directory when it stages files).
         spec_.directory = m.directory.empty() ? account->home : m.directory;

@@ -237,7 +237,9 @@ void ForkAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& ev
         env.emplace_back("STRATA_SUBJOB", std::to_string(subjob.index));
         const bool with_stdin = rank == 0 && stdin_source.get() >= 0;
         int stdin_sink = -1;
-        if (!start_one(rank, path, argv, environment_merge(env), with_stdin, stdin_sink)) break;
+        if (!start_one(rank, path, argv, environment_merge(env, {}, spec.inherit_environment), with_stdin,
+                       stdin_sink))
+            break;
         if (with_stdin) stdin_ = std::make_unique<StdinPump>(io_, stdin_source.release(), stdin_sink);
     }
     report(JobState::active, "");

@@ -15,11 +15,11 @@ std::string env_lookup(const EnvOverrides& overrides, const std::string& name) {
 }
 
 std::vector<std::string> environment_merge(const EnvOverrides& overrides,
-                                           const std::function<bool(std::string_view name)>& drop) {
+                                           const std::function<bool(std::string_view name)>& drop, bool inherit) {
     std::map<std::string, std::string> set;
     for (const auto& [k, v] : overrides) set[k] = v;
     std::vector<std::string> out;
-    for (char** e = environ; *e != nullptr; ++e) {
+    for (char** e = environ; inherit && *e != nullptr; ++e) {
         const std::string_view entry(*e);
         const std::string name(entry.substr(0, entry.find('=')));
         if (set.count(name) != 0 || (drop && drop(name))) continue;

@@ -17,9 +17,10 @@ std::string env_lookup(const EnvOverrides& overrides, const std::string& name);
 
 // Our environment with `overrides` applied (later entries win), as
 // "NAME=value" strings; variables of our own for which `drop` returns true
-// are left out.
+// are left out, and all of them unless `inherit`.
 std::vector<std::string> environment_merge(const EnvOverrides& overrides,
-                                           const std::function<bool(std::string_view name)>& drop = {});
+                                           const std::function<bool(std::string_view name)>& drop = {},
+                                           bool inherit = true);
 
 // execve's view of `strings`: pointers to them and a final nullptr. The
 // strings must outlive the result.

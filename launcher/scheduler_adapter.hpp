@@ -84,6 +84,9 @@ struct LaunchSpec {
     // subjob. The adapter owns it from start() on and closes it.
     int stdin_fd = -1;
     std::optional<RunAs> run_as;  // unset: the adapter's own account
+    // false: the processes get `env` alone, nothing of the adapter's own
+    // environment (a gatekeeper: a login's environment, never its own).
+    bool inherit_environment = true;
 };
 
 enum class SubjobState {

@@ -82,10 +82,17 @@ std::vector<std::string> words_split(const std::string& text) {
 // The environment sbatch runs with, and hence (Slurm exports it) the tasks'.
 // SLURM_* variables of our own environment are left out, except SLURM_CONF:
 // if the gatekeeper itself runs inside a Slurm allocation they would make
-// srun join that allocation instead of the new job's.
-std::vector<std::string> job_environment(const EnvOverrides& overrides) {
-    return environment_merge(overrides,
-                             [](std::string_view name) { return name.rfind("SLURM_", 0) == 0 && name != "SLURM_CONF"; });
+// srun join that allocation instead of the new job's. Without `inherit`,
+// SLURM_CONF is all that is kept of ours: sbatch and the batch script's srun
+// need it to find the cluster.
+std::vector<std::string> job_environment(EnvOverrides overrides, bool inherit) {
+    if (!inherit) {
+        if (const char* conf = std::getenv("SLURM_CONF"))
+            overrides.insert(overrides.begin(), {"SLURM_CONF", conf});
+    }
+    return environment_merge(
+        overrides, [](std::string_view name) { return name.rfind("SLURM_", 0) == 0 && name != "SLURM_CONF"; },
+        inherit);
 }
 
 // Starts `argv` (found on PATH) with stdout and stderr into one pipe, whose
@@ -408,7 +415,7 @@ void SlurmAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& e
         return fail_early(std::string("cannot hold the batch script: ") + std::strerror(errno));
     auto env = spec.env;
     env.emplace_back("STRATA_SUBJOB", std::to_string(subjob.index));
-    submit(job_environment(env), script_fd.get());
+    submit(job_environment(env, spec.inherit_environment), script_fd.get());
 }
 
 void SlurmAdapter::submit(const std::vector<std::string>& env, int script_fd) {

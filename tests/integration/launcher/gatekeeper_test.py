@@ -328,6 +328,33 @@ subjobs:
     expect_nobody_left(ctx)
 
 
+def login_environment(grid):
+    """Processes at a site get a login's environment (HOME, USER, LOGNAME, SHELL, PATH), the
+    site's additions and the job's variables: nothing of the gatekeeper's own."""
+    ctx = grid.ctx
+    a = grid.start("siteA", env={"GATEKEEPER_ONLY": "leak", "PYENV_ROOT": "/root/.pyenv"},
+                   extra="environment: {SITE_ADDED: 'from the site', PATH: '/opt/site/bin:/usr/bin:/bin'}\n")
+    names = ["HOME", "USER", "LOGNAME", "SHELL", "PATH", "SITE_ADDED", "JOB_VAR", "GATEKEEPER_ONLY", "PYENV_ROOT"]
+    args = ", ".join(f'"{x}"' for x in fake_args(ctx, "init", *(f"print-env:{n}" for n in names), "finalize"))
+    job = ctx.file("env.yaml", f"""\
+executable: {grid.fake_rank}
+arguments: [{args}]
+directory: {grid.shared}
+environment: {{JOB_VAR: from the job}}
+subjobs:
+  - contact: {a.contact}
+    count: 1
+""")
+    r = grid.run(["-jobfile", job])
+    expect_code(r, 0)
+    account = pwd.getpwnam(grid.account)
+    check(r.stdout.splitlines() == [f"HOME={account.pw_dir}", f"USER={grid.account}", f"LOGNAME={grid.account}",
+                                    f"SHELL={account.pw_shell}", "PATH=/opt/site/bin:/usr/bin:/bin",
+                                    "SITE_ADDED=from the site", "JOB_VAR=from the job", "GATEKEEPER_ONLY unset",
+                                    "PYENV_ROOT unset"], "a login's environment, the site's, the job's", r)
+    expect_nobody_left(ctx)
+
+
 def staging_relative_config(grid):
     """The same with the gatekeeper started as `-c siteA/gatekeeper.yaml` (from another
     directory) and `scratch: scratch`: the paths are the configuration file's."""
@@ -430,7 +457,8 @@ def slurm_subjob(grid):
     check(start.returncode == 0, f"start_slurm.sh failed:\n{start.stdout}{start.stderr}")
     slurm_dir = start.stdout.strip().splitlines()[-1]
     try:
-        env = {"SLURM_CONF": os.path.join(slurm_dir, "slurm.conf"), "STRATA_SLURM_TASK": grid.slurm_task}
+        env = {"SLURM_CONF": os.path.join(slurm_dir, "slurm.conf"), "STRATA_SLURM_TASK": grid.slurm_task,
+               "GATEKEEPER_ONLY": "leak"}
         a = grid.start("siteA", adapters=("fork", "slurm"), env=env)
         contact = f"localhost:{a.port}/slurm"
         job = grid.job("ring.yaml", [("localhost/fork", 1), (contact, 2)], [], executable=grid.ring)
@@ -444,12 +472,15 @@ def slurm_subjob(grid):
         a.expect_log(rf"of '{re.escape(grid.ring)}' as '{grid.account}' via slurm$")
         # The processes ran as the mapped account, with their ranks and the labels.
         job = grid.job("fake.yaml", [("localhost/fork", 1), (contact, 2)],
-                       fake_args(ctx, "init", "print-env:USER", "print-labels:subjob", "finalize"))
+                       fake_args(ctx, "init", "print-env:USER", "print-env:GATEKEEPER_ONLY", "print-labels:subjob",
+                                 "finalize"))
         r = grid.run(["-l", "-jobfile", job])
         expect_code(r, 0)
-        lines = sorted(l for l in r.stdout.splitlines() if not l.startswith("[0] USER"))
+        lines = sorted(l for l in r.stdout.splitlines() if not l.startswith(("[0] USER", "[0] GATEKEEPER_ONLY")))
         check(lines == sorted([f"[{i}] subjob: 0 1 1" for i in range(3)] +
-                              [f"[{i}] USER={grid.account}" for i in (1, 2)]), "ranks 1 and 2 ran through Slurm", r)
+                              [f"[{i}] USER={grid.account}" for i in (1, 2)] +
+                              [f"[{i}] GATEKEEPER_ONLY unset" for i in (1, 2)]),
+              "ranks 1 and 2 ran through Slurm, with nothing of the gatekeeper's environment", r)
         expect_nobody_left(ctx)
     finally:
         grid.stop()
@@ -775,7 +806,7 @@ def mpirun_killed(grid):
 
 
 SCENARIOS = {f.__name__: f for f in [
-    two_sites, stdin_to_remote_rank0, staging, staging_relative_config, netns_three_sites, slurm_subjob, hostile_clients, revoked, gatekeeper_down,
+    two_sites, stdin_to_remote_rank0, staging, staging_relative_config, login_environment, netns_three_sites, slurm_subjob, hostile_clients, revoked, gatekeeper_down,
     unknown_ca, unmapped_user, account_rules, job_limit, job_limit_per_user, missing_executable, rank_crash, interrupt, mpirun_killed,
 ]}
 

@@ -267,9 +267,12 @@ def data_tls(grid):
     program = grid.publish(TOOLS["marker"], "bin")
     for security, crossing_visible in (("", True), ("security: {data: tls}\n", False)):
         # Ranks 0 and 2 at site A (here, by fork), rank 1 at site B (the gatekeeper);
-        # shared memory is excluded so that every pair talks TCP over loopback.
+        # shared memory is excluded so that every pair talks TCP over loopback. The
+        # program finds the library through the job's environment, as a user's would.
+        libs = os.path.join(ctx.tmp, "pub", "mpi")
         job = ctx.file("marker.yaml", f"executable: {program}\narguments: ['--marker={ctx.marker}']\n"
-                                      f"directory: {grid.shared}\nenvironment: {{STRATA_EXCLUDE_METHODS: shm}}\n"
+                                      f"directory: {grid.shared}\n"
+                                      f"environment: {{STRATA_EXCLUDE_METHODS: shm, LD_LIBRARY_PATH: '{libs}'}}\n"
                                       f"{security}subjobs:\n"
                                       f"  - {{contact: localhost/fork, count: 1, site: A}}\n"
                                       f"  - {{contact: '{a.contact}', count: 1, site: B}}\n"

@@ -179,12 +179,25 @@ TEST_CASE("gatekeeper config: relative paths are taken from the file's directory
     CHECK(here->scratch == cwd + "/work/tmp");
 }
 
+TEST_CASE("gatekeeper config: a site's environment additions, in order", "[gatekeeper-config]") {
+    std::string error;
+    auto c = Config::parse(kRequired + "environment:\n  PATH: /opt/site/bin:/usr/bin\n  SITE: north\n",
+                           "/etc/strata/gatekeeper.yaml", error);
+    INFO(error);
+    REQUIRE(c);
+    using Env = std::vector<std::pair<std::string, std::string>>;
+    CHECK(c->environment == Env{{"PATH", "/opt/site/bin:/usr/bin"}, {"SITE", "north"}});
+}
+
 TEST_CASE("gatekeeper config: every refusal names the file, line and column", "[gatekeeper-config]") {
     const std::string file = "/etc/strata/gatekeeper.yaml:";
     SECTION("unknown and duplicate settings") {
         CHECK(error_of(kRequired + "prot: 2119\n") ==
               file + "5:1: unknown setting 'prot'; expected listen, port, ca_dir, cert, key, gridmap, adapters, "
-                     "scratch or limits");
+                     "scratch, environment or limits");
+        CHECK(error_of(kRequired + "environment: [PATH]\n") == file + "5:14: 'environment' must be a map of NAME: value");
+        CHECK(error_of(kRequired + "environment: {1X: y}\n") ==
+              file + "5:15: '1X' is not an environment variable name");
         CHECK(error_of("port: 1\n" + kRequired + "port: 2\n") == file + "6:1: 'port' is given twice");
         CHECK(error_of(kRequired + "cert:   other.pem\n") == file + "5:1: 'cert' is given twice");
     }

@@ -103,6 +103,24 @@ std::optional<DirFd> DirFd::make(const std::string& parent, const std::string& p
     return d;
 }
 
+std::optional<DirFd> DirFd::open(const std::string& parent, const std::string& name, std::string& error, int* err) {
+    DirFd d;
+    d.path_ = parent + "/" + name;
+    d.name_ = name;
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
+        if (err != nullptr) *err = EINVAL;
+        error = "'" + name + "' is not a directory name";
+        return std::nullopt;
+    }
+    d.parent_.reset(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (d.parent_)
+        d.dir_.reset(::openat(d.parent_.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (d.dir_) return d;
+    if (err != nullptr) *err = errno;
+    error = "cannot open the directory '" + d.path_ + "': " + errno_text(errno);
+    return std::nullopt;
+}
+
 bool DirFd::give(uid_t uid, gid_t gid, std::string& error) const {
     if (::fchown(dir_.get(), uid, gid) == 0) return true;
     error = "cannot give the directory '" + path_ + "' to uid " + std::to_string(uid) + ": " + errno_text(errno);

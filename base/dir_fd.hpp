@@ -43,6 +43,12 @@ public:
     // nullopt with `error` ("cannot make a directory in 'PARENT': ...").
     static std::optional<DirFd> make(const std::string& parent, const std::string& prefix, std::string& error);
 
+    // Opens PARENT/NAME, an existing directory (never through a link), to
+    // remove what an earlier run made there. nullopt with `error`; `err` is
+    // ENOENT when it is gone already.
+    static std::optional<DirFd> open(const std::string& parent, const std::string& name, std::string& error,
+                                     int* err = nullptr);
+
     DirFd() = default;  // not open: reads fail with EBADF, remove() does nothing
     DirFd(DirFd&&) noexcept = default;
     DirFd& operator=(DirFd&&) noexcept = default;

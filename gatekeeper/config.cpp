@@ -70,12 +70,16 @@ std::optional<Config> Config::parse(const std::string& text, const std::string& 
         } else if (key == "port") {
             if (!int_in(v, 0, 65535, c.port))
                 return fail(v, "'port' must be a number from 1 to 65535 (0: any free port)");
-        } else if (key == "ca_dir" || key == "cert" || key == "key" || key == "gridmap" || key == "scratch") {
+        } else if (key == "ca_dir" || key == "cert" || key == "key" || key == "gridmap" || key == "scratch" ||
+                   key == "state_dir") {
             std::string s;
             if (!scalar(s)) return fail(v, "'" + key + "' must be a path");
-            (key == "ca_dir" ? c.ca_dir : key == "cert" ? c.cert : key == "key" ? c.key : key == "gridmap" ? c.gridmap
-                                                                                                           : c.scratch) =
-                file_path(s);
+            (key == "ca_dir"    ? c.ca_dir
+             : key == "cert"    ? c.cert
+             : key == "key"     ? c.key
+             : key == "gridmap" ? c.gridmap
+             : key == "scratch" ? c.scratch
+                                : c.state_dir) = file_path(s);
         } else if (key == "adapters") {
             if (!v.IsSequence() || v.size() == 0) return fail(v, "'adapters' must be a list such as [fork, slurm]");
             c.adapters.clear();
@@ -124,7 +128,7 @@ std::optional<Config> Config::parse(const std::string& text, const std::string& 
         } else {
             return fail(it->first, "unknown setting '" + key +
                                        "'; expected listen, port, ca_dir, cert, key, gridmap, adapters, scratch, "
-                                       "environment or limits");
+                                       "state_dir, environment or limits");
         }
     }
     for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"ca_dir", &c.ca_dir},
@@ -134,6 +138,7 @@ std::optional<Config> Config::parse(const std::string& text, const std::string& 
             return std::nullopt;
         }
     }
+    if (c.state_dir.empty()) c.state_dir = file_path("state");
     if (c.scratch.empty()) {
         const char* tmp = std::getenv("TMPDIR");
         c.scratch = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";

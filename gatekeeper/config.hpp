@@ -9,6 +9,7 @@
 //   gridmap: grid-mapfile        # who may run as whom, required
 //   adapters: [fork]             # scheduler adapters offered (fork, slurm); default [fork]
 //   scratch: /var/tmp/strata     # per-job directories; default $TMPDIR or /tmp
+//   state_dir: /var/lib/strata   # records of running subjobs (root-only); default: state/ beside this file
 //   environment:                 # added to every process's login environment
 //     PATH: /opt/site/bin:/usr/local/bin:/usr/bin:/bin
 //   limits:
@@ -37,6 +38,7 @@ struct Config {
     std::string gridmap;
     std::vector<std::string> adapters{"fork"};
     std::string scratch;
+    std::string state_dir;
     // What a site adds to the environment of every process, after the login's
     // (HOME, USER, LOGNAME, SHELL, PATH=kLoginPath) and before the job's.
     std::vector<std::pair<std::string, std::string>> environment;

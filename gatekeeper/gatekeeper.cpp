@@ -122,9 +122,14 @@ public:
     ~Session() override {
         for (Staged& s : staged_)
             if (s.fd >= 0) ::close(s.fd);
-        if (job_dir_.empty()) return;
-        std::string error;
-        log(job_fd_.remove(error) ? "removed the job directory " + job_dir_ : error);
+        adapter_.reset();  // its processes and Slurm job end before their directories go
+        bool clean = true;
+        if (!job_dir_.empty()) {
+            std::string error;
+            clean = job_fd_.remove(error);
+            log(clean ? "removed the job directory " + job_dir_ : error);
+        }
+        if (!record_name_.empty() && clean) gk_.records()->remove(record_name_);
     }
 
     // Gatekeeper shutdown: end the subjob now.
@@ -140,6 +145,11 @@ public:
 
     // ProcessEvents: everything goes back to mpirun as it happens.
     void on_started(int rank, long pid) override {
+        if (adapter_name_ == "fork") {
+            // A process of this machine: a restart after our death kills it if it is still this one.
+            if (const auto start = process_start_time(pid)) record_.processes.push_back({pid, *start});
+            record_save();
+        }
         send(gram::encode(gram::Started{static_cast<std::uint32_t>(rank), static_cast<std::uint32_t>(pid)}));
     }
     void on_start_failed(int rank, const std::string& reason) override {
@@ -156,6 +166,7 @@ public:
         send(gram::encode(gram::Exited{static_cast<std::uint32_t>(rank), static_cast<std::uint32_t>(pid), how}));
     }
     void on_subjob_state(int, JobState state, const std::string& detail) override {
+        record_save();  // the slurm adapter's job id and work directory are known by now
         log("subjob " + std::string(launcher::job_state_name(state)) + (detail.empty() ? "" : ": " + detail));
         send(gram::encode(gram::State{state, detail}));
         if (state == JobState::done || state == JobState::failed) final_sent_ = true;
@@ -164,6 +175,22 @@ public:
 
 private:
     static std::string quoted(const std::string& dn) { return "\"" + dn + "\""; }
+
+    // Rewrites this subjob's record (subjob_record.hpp) when it changed.
+    void record_save() {
+        if (record_name_.empty()) return;
+        SubjobRecord now = record_;
+        now.job_dir = job_dir_;
+        if (const auto* slurm = dynamic_cast<const launcher::SlurmAdapter*>(adapter_.get())) {
+            now.work_dir = slurm->work_dir();
+            now.slurm_job = slurm->job_id();
+        }
+        if (now == record_ && record_written_) return;
+        record_ = std::move(now);
+        std::string error;
+        record_written_ = gk_.records()->write(record_name_, record_, error);
+        if (!record_written_) log(error);
+    }
 
     void log(const std::string& what) const {
         const std::string who = !subject_.empty()     ? " " + quoted(subject_)
@@ -264,6 +291,12 @@ private:
                           quoted(subject_));
 
         accepted_ = true;
+        record_name_ = "subjob-" + std::to_string(::time(nullptr)) + "-" + std::to_string(::getpid()) + "-" +
+                       std::to_string(id_);
+        record_.subject = subject_;
+        record_.account = name;
+        record_.adapter = m.adapter;
+        record_save();
         log("subjob " + std::to_string(m.subjob) + ": ranks " + std::to_string(m.first_rank) + ".." +
             std::to_string(m.first_rank + m.count - 1) + " of '" + m.program + "' as '" + name + "' via " + m.adapter);
         adapter_name_ = m.adapter;
@@ -344,6 +377,7 @@ private:
         if (!dir) return error;
         job_fd_ = std::move(*dir);
         job_dir_ = job_fd_.path();
+        record_save();
         return {};
     }
 
@@ -581,6 +615,9 @@ private:
     bool awaiting_delegation_ = false;
     bool launch_ready_ = false;  // launch() came while the delegation was awaited
     std::string adapter_name_;
+    std::string record_name_;  // set once accepted
+    SubjobRecord record_;
+    bool record_written_ = false;
     std::unique_ptr<launcher::SchedulerAdapter> adapter_;
     std::unique_ptr<asio::posix::stream_descriptor> stdin_;
     std::deque<std::string> stdin_queue_;
@@ -593,6 +630,10 @@ Gatekeeper::Gatekeeper(asio::io_context& io, Config config, GridMap gridmap, Log
 Gatekeeper::~Gatekeeper() = default;
 
 bool Gatekeeper::open(std::string& error) {
+    records_ = RecordStore::open(config_.state_dir, error);
+    if (!records_) return false;
+    // Subjobs an earlier run left (it died without cleaning up) go first.
+    records_reclaim(*records_, config_.scratch, log_);
     auto ctx = security::tls_context_make(security::TlsRole::server, {config_.cert, config_.key, config_.ca_dir});
     if (!ctx.ok()) {
         error = ctx.error;

@@ -16,6 +16,7 @@
 
 #include "gatekeeper/config.hpp"
 #include "gatekeeper/gridmap.hpp"
+#include "gatekeeper/subjob_record.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -26,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace strata::gatekeeper {
@@ -51,6 +53,7 @@ public:
     boost::asio::io_context& io() { return io_; }
     const Config& config() const { return config_; }
     const GridMap& gridmap() const { return gridmap_; }
+    const RecordStore* records() const { return records_ ? &*records_ : nullptr; }
     // The trusted CAs (and their revocation lists) that client chains verify against.
     X509_STORE* trust() const { return SSL_CTX_get_cert_store(tls_->native_handle()); }
     void log(const std::string& line) const { log_(line); }
@@ -65,6 +68,7 @@ private:
     Config config_;
     GridMap gridmap_;
     Log log_;
+    std::optional<RecordStore> records_;  // open once open() succeeded
     std::shared_ptr<boost::asio::ssl::context> tls_;
     boost::asio::ip::tcp::acceptor acceptor_;
     std::uint16_t port_ = 0;

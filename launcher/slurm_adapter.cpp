@@ -266,29 +266,38 @@ SlurmAdapter::~SlurmAdapter() {
         c->out->close(ec);
     }
     commands_.clear();
-    if (job_id_ >= 0 && !ended_) {
-        const std::string id = std::to_string(job_id_);
-        run_sync({"scancel", "--signal=KILL", id});
-        run_sync({"scancel", id});
-        // scancel only asks: the tasks' launchers may still write their
-        // status files. Removing the work directory before they are gone
-        // races with those writes (remove_all then fails on a directory that
-        // is no longer empty), so wait, within a bound, for Slurm to report
-        // the job over.
-        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (std::chrono::steady_clock::now() < give_up) {
-            const auto [status, output] = run_sync({"squeue", "-h", "-t", "all", "-j", id, "-o", "%T"});
-            const auto kind = slurm_job_state_parse(output).kind;
-            if (status != 0 || trim(output).empty() || kind == SlurmJobState::Kind::ended ||
-                kind == SlurmJobState::Kind::killed)
-                break;
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
-    }
-    // A last status file may still land while the directory is emptied.
-    std::string error;
-    for (int attempt = 0; attempt < 20 && !work_.remove(error); ++attempt)
+    if (job_id_ >= 0 && !ended_) job_end_sync(job_id_);
+    work_remove(work_);
+}
+
+void SlurmAdapter::job_end_sync(long job_id) {
+    const std::string id = std::to_string(job_id);
+    run_sync({"scancel", "--signal=KILL", id});
+    run_sync({"scancel", id});
+    // scancel only asks: the tasks' launchers may still write their status
+    // files. Removing the work directory before they are gone races with
+    // those writes (it would not be empty at the end), so wait, within a
+    // bound, for Slurm to report the job over.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < give_up) {
+        const auto [status, output] = run_sync({"squeue", "-h", "-t", "all", "-j", id, "-o", "%T"});
+        const auto kind = slurm_job_state_parse(output).kind;
+        if (status != 0 || trim(output).empty() || kind == SlurmJobState::Kind::ended ||
+            kind == SlurmJobState::Kind::killed)
+            break;
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+}
+
+bool SlurmAdapter::work_remove(base::DirFd& work, std::string* error) {
+    // A last status file may still land while the directory is emptied.
+    std::string why;
+    for (int attempt = 0; attempt < 20; ++attempt) {
+        if (work.remove(why)) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (error != nullptr) *error = why;
+    return false;
 }
 
 void SlurmAdapter::command_run(std::vector<std::string> argv, const std::vector<std::string>& env, CommandDone done,

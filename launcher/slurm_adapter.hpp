@@ -146,6 +146,14 @@ public:
     long job_id() const { return job_id_; }  // -1 until sbatch accepted the job
     const std::string& work_dir() const { return work_dir_; }
 
+    // Ends Slurm job `job_id` (scancel KILL, then scancel) and waits, within
+    // 10 s, for Slurm to report it over: what the destructor does, also for a
+    // gatekeeper reclaiming the job of an adapter that died with it.
+    static void job_end_sync(long job_id);
+    // Removes a work directory, retrying while the last task files land;
+    // false with `error`.
+    static bool work_remove(base::DirFd& work, std::string* error = nullptr);
+
 private:
     struct Command;
     struct Task {

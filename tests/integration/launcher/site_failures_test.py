@@ -58,7 +58,8 @@ def wait_nobody_left(ctx):
 
 def ready(p, ranks):
     for _ in range(ranks):
-        check(p.stdout.readline() != "", "mpirun ended before every rank was ready")
+        if p.stdout.readline() == "":
+            check(False, "mpirun ended before every rank was ready:\n" + p.stderr.read())
 
 
 def finish(p):
@@ -174,7 +175,100 @@ subjobs:
         nets.remove()
 
 
-SCENARIOS = {f.__name__: f for f in [slurm_gatekeeper_killed, slurm_site_lost, partition]}
+def restart(g, env=None):
+    """Starts gatekeeper `g` again as it was started (same configuration), after its death."""
+    port_file = g.proc.args[-1]
+    if os.path.exists(port_file):
+        os.unlink(port_file)
+    with open(g.log_path, "a") as log:
+        g.proc = subprocess.Popen(g.proc.args, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                  env=None if env is None else {**os.environ, **env})
+    deadline = time.monotonic() + GUARD
+    while not os.path.exists(port_file):
+        check(g.proc.poll() is None, f"the gatekeeper exited at its restart:\n{g.log()}")
+        check(time.monotonic() < deadline, "the gatekeeper did not restart")
+        time.sleep(0.02)
+
+
+def expect_reclaimed(g):
+    """Nothing of the dead run's subjobs is left in the scratch or the state directory."""
+    g.expect_log(r"orphan subjob-\S+ \(.*\): left by an earlier run; reclaiming it$")
+    state = os.path.join(g.dir, "state")
+    check(os.listdir(g.scratch) == [], f"the scratch directory is empty: {os.listdir(g.scratch)}\n{g.log()}")
+    check(os.listdir(state) == [], f"no record is left: {os.listdir(state)}\n{g.log()}")
+
+
+def fork_gatekeeper_restart(grid):
+    """A fork gatekeeper SIGKILLed mid-job leaves the job directory (the staged program, the
+    delegated proxy); the next start removes it."""
+    ctx = grid.ctx
+    a = grid.start("siteA")
+    private = os.path.join(ctx.tmp, "private")
+    os.mkdir(private, 0o700)
+    program = os.path.join(private, "app")
+    shutil.copy2(grid.fake_rank, program)
+    args = ", ".join(f'"{x}"' for x in fake_args(ctx, "init", "print:ready {rank}", "sleep"))
+    data = os.path.join(private, "input.dat")
+    with open(data, "w") as f:
+        f.write("input\n")
+    job = ctx.file("stage.yaml", f"executable: {program}\narguments: [{args}]\nsubjobs:\n"
+                                 f"  - {{contact: '{a.contact}', count: 2, stage: [{data}]}}\n")
+    p = grid.popen(["-jobfile", job])
+    ready(p, 2)
+    a.proc.kill()
+    a.proc.wait()
+    r = finish(p)
+    check(r.returncode != 0, "mpirun fails the job", r)
+    wait_nobody_left(ctx)
+    left = os.listdir(a.scratch)
+    check(len(left) == 1 and os.path.exists(os.path.join(a.scratch, left[0], "x509up")),
+          f"the dead gatekeeper left its job directory with the proxy: {left}")
+    restart(a)
+    a.expect_log(rf"removed the directory {re.escape(os.path.join(a.scratch, left[0]))}$")
+    expect_reclaimed(a)
+    # It works as before.
+    r = grid.run(["-jobfile", grid.job("ok.yaml", [(a.contact.replace(str(a.port), str(port_of(a))), 1)],
+                                       fake_args(ctx, "init", "finalize"))])
+    expect_code(r, 0)
+    expect_nobody_left(ctx)
+
+
+def port_of(g):
+    with open(g.proc.args[-1]) as f:
+        return int(f.read())
+
+
+def slurm_gatekeeper_restart(grid):
+    """A Slurm gatekeeper and mpirun both SIGKILLed while the subjob's programs (which never
+    call MPI_Init, so nothing else ends them) run: the next start of the gatekeeper ends the
+    Slurm job and removes the work directory."""
+    ctx = grid.ctx
+    slurm = Slurm(grid)
+    try:
+        a = grid.start("siteA", adapters=("slurm",), env=slurm.env)
+        job = grid.job("job.yaml", [(f"localhost:{a.port}/slurm", 2)],
+                       fake_args(ctx, "print:ready {rank}", "sleep"))
+        p = grid.popen(["-jobfile", job])
+        ready(p, 2)
+        a.proc.kill()
+        p.kill()
+        a.proc.wait()
+        p.communicate(timeout=GUARD)
+        check(slurm.jobs() != "", "the Slurm job outlived its gatekeeper and mpirun")
+        check(any(d.startswith("strata-slurm-") for d in os.listdir(a.scratch)),
+              f"the work directory is left: {os.listdir(a.scratch)}")
+        restart(a, slurm.env)
+        a.expect_log(r"orphan subjob-\S+ \(.*\): ended slurm job \d+$")
+        expect_reclaimed(a)
+        slurm.expect_no_jobs()
+        wait_nobody_left(ctx)
+    finally:
+        grid.stop()
+        slurm.stop()
+
+
+SCENARIOS = {f.__name__: f for f in [slurm_gatekeeper_killed, slurm_site_lost, partition, fork_gatekeeper_restart,
+                                     slurm_gatekeeper_restart]}
 
 if __name__ == "__main__":
     sys.exit(grid_main(SCENARIOS))

@@ -103,6 +103,25 @@ TEST_CASE("only regular files of the expected owner are read") {
     CHECK(err == EPERM);
 }
 
+TEST_CASE("an existing directory is opened by name, never through a link") {
+    strata::test::ScratchDir tmp;
+    DirFd first = made(tmp.path());
+    const std::string name = std::filesystem::path(first.path()).filename();
+    std::string error;
+    int err = 0;
+    std::optional<DirFd> again = DirFd::open(tmp.path().string(), name, error, &err);
+    REQUIRE(again);
+    CHECK(again->remove(error));
+    CHECK_FALSE(std::filesystem::exists(first.path()));
+    CHECK_FALSE(DirFd::open(tmp.path().string(), name, error, &err));
+    CHECK(err == ENOENT);
+    std::filesystem::create_directory_symlink(tmp.path(), tmp.path() / "link");
+    CHECK_FALSE(DirFd::open(tmp.path().string(), "link", error, &err));
+    CHECK((err == ELOOP || err == ENOTDIR));  // Linux says ENOTDIR for O_DIRECTORY | O_NOFOLLOW
+    CHECK_FALSE(DirFd::open(tmp.path().string(), "../x", error, &err));
+    CHECK(err == EINVAL);
+}
+
 TEST_CASE("removal stays inside the tree, whatever the tree holds") {
     strata::test::ScratchDir tmp;
     const auto outside = tmp.path() / "outside";

@@ -71,6 +71,7 @@ TEST_CASE("gatekeeper config: the required keys alone give the defaults", "[gate
     CHECK(c->offers("fork"));
     CHECK_FALSE(c->offers("slurm"));
     CHECK(c->scratch == "/scratch/tmp");
+    CHECK(c->state_dir == "/etc/strata/state");
     CHECK(c->max_jobs == 64);
     CHECK(c->max_request_bytes == 1048576);
     CHECK(c->handshake_timeout_s == 10);
@@ -106,6 +107,7 @@ TEST_CASE("gatekeeper config: every setting given", "[gatekeeper-config]") {
                                "port: 40000\n"
                                "adapters: [slurm, fork]\n"
                                "scratch: /var/tmp/strata\n"
+                               "state_dir: /var/lib/strata\n"
                                "limits:\n"
                                "  max_jobs: 100000\n"
                                "  max_jobs_per_user: 3\n"
@@ -120,6 +122,7 @@ TEST_CASE("gatekeeper config: every setting given", "[gatekeeper-config]") {
     CHECK(c->offers("fork"));
     CHECK_FALSE(c->offers("pbs"));
     CHECK(c->scratch == "/var/tmp/strata");
+    CHECK(c->state_dir == "/var/lib/strata");
     CHECK(c->max_jobs == 100000);
     CHECK(c->max_jobs_per_user == 3);
     CHECK(c->max_request_bytes == 67108864);
@@ -194,7 +197,7 @@ TEST_CASE("gatekeeper config: every refusal names the file, line and column", "[
     SECTION("unknown and duplicate settings") {
         CHECK(error_of(kRequired + "prot: 2119\n") ==
               file + "5:1: unknown setting 'prot'; expected listen, port, ca_dir, cert, key, gridmap, adapters, "
-                     "scratch, environment or limits");
+                     "scratch, state_dir, environment or limits");
         CHECK(error_of(kRequired + "environment: [PATH]\n") == file + "5:14: 'environment' must be a map of NAME: value");
         CHECK(error_of(kRequired + "environment: {1X: y}\n") ==
               file + "5:15: '1X' is not an environment variable name");

@@ -219,8 +219,13 @@ int command_issue(sec::CertKind kind, const std::vector<std::string>& args, cons
               << "key:         " << made.value.key_file.string() << " (mode 0600)\n"
               << "subject:     " << made.value.subject << "\n";
     if (!host) {
+        // Root never runs jobs (a gatekeeper refuses such a line): then a placeholder to fill in.
+        const bool root = ::geteuid() == 0;
         std::cout << "Add this line to the grid-mapfile of each site that should accept you:\n"
-                  << sec::gridmap_quote(made.value.subject) << " " << local_user() << "\n";
+                  << sec::gridmap_quote(made.value.subject) << " " << (root ? "ACCOUNT" : local_user()) << "\n";
+        if (root)
+            std::cout << "(with ACCOUNT your account at that site: a line mapping to root is refused, since root "
+                         "never runs jobs)\n";
     }
     return 0;
 }

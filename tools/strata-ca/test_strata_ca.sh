@@ -68,7 +68,13 @@ hostdir=$strata/hosts/node1.example.org
 [ "$(mode_of "$hostdir/hostkey.pem")" = 600 ] && pass "hostkey.pem is 0600" || fail "hostkey.pem is 0600"
 
 check "user" "$ca" user --name "Jane Doe"
-has "user prints the grid-mapfile line" "^\"/O=Strata Grid/OU=Users/CN=Jane Doe\" $(id -un)\$"
+if [ "$(id -u)" -eq 0 ]; then
+    # Never a line mapping to root: a placeholder, and why.
+    has "user prints the grid-mapfile line" "^\"/O=Strata Grid/OU=Users/CN=Jane Doe\" ACCOUNT\$"
+    has "user says why not root" "^(with ACCOUNT your account at that site: a line mapping to root is refused"
+else
+    has "user prints the grid-mapfile line" "^\"/O=Strata Grid/OU=Users/CN=Jane Doe\" $(id -un)\$"
+fi
 [ "$(mode_of "$strata/userkey.pem")" = 600 ] && pass "userkey.pem is 0600" || fail "userkey.pem is 0600"
 refuse "user twice" "usercert.pem already exists" "$ca" user --name "Jane Doe"
 check "user --force" "$ca" user --name "Jane Doe" --force

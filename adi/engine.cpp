@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 
 #include "base/knob.hpp"
 
@@ -699,23 +700,39 @@ std::vector<std::pair<std::string, std::uint64_t>> Engine::poll_counts() const {
     return out;
 }
 
+namespace {
+
+// The ranks for which `in` holds, as "0,2-5"; empty when none.
+std::string rank_ranges(std::size_t n, const std::function<bool(std::size_t)>& in) {
+    std::string out;
+    for (std::size_t p = 0; p < n;) {
+        if (!in(p)) {
+            ++p;
+            continue;
+        }
+        std::size_t q = p;
+        while (q + 1 < n && in(q + 1)) ++q;
+        if (!out.empty()) out += ',';
+        out += std::to_string(p);
+        if (q > p) out += '-' + std::to_string(q);
+        p = q + 1;
+    }
+    return out;
+}
+
+}  // namespace
+
 std::string Engine::routes_text() const {
     std::string out;
     for (std::size_t i = 0; i < methods_.size(); ++i) {
-        std::string peers;
-        std::size_t count = 0;
-        for (std::size_t p = 0; p < route_.size();) {
-            if (route_[p] != static_cast<int>(i)) {
-                ++p;
-                continue;
-            }
-            std::size_t q = p;
-            while (q + 1 < route_.size() && route_[q + 1] == static_cast<int>(i)) ++q;
-            peers += (peers.empty() ? "" : ",") + std::to_string(p) + (q > p ? "-" + std::to_string(q) : "");
-            count += q - p + 1;
-            p = q + 1;
-        }
-        if (count > 0) out += (out.empty() ? "" : "; ") + methods_[i]->caps().name + ": " + peers;
+        const auto mine = [&](std::size_t p) { return route_[p] == static_cast<int>(i); };
+        const std::string peers = rank_ranges(route_.size(), mine);
+        if (peers.empty()) continue;
+        out += (out.empty() ? "" : "; ") + methods_[i]->caps().name + ": " + peers;
+        const std::string sealed = rank_ranges(route_.size(), [&](std::size_t p) {
+            return mine(p) && methods_[i]->encrypts(static_cast<int>(p));
+        });
+        if (!sealed.empty()) out += " (tls: " + sealed + ")";
     }
     return out;
 }

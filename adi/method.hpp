@@ -139,6 +139,9 @@ public:
     virtual bool connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) = 0;
     // Whether this method can carry packets to world rank `peer`.
     virtual bool reaches(int peer) const = 0;
+    // Whether what it carries to `peer` is encrypted (TLS on a TCP link); only
+    // shown to the user (mpirun -v).
+    virtual bool encrypts(int /*peer*/) const { return false; }
 
     // Send header + data to `peer`. See the buffer rules above.
     virtual SendStatus send(int peer, const Header& h, std::span<const iovec> data, std::uint64_t token) = 0;

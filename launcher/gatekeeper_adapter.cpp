@@ -156,6 +156,7 @@ void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
     for (auto& [name, value] : m.env)
         if (name == "STRATA_WIREUP" && !lec) value = wireup_via(local, value);
     m.directory = spec_.directory;
+    m.account = subjob_.account;
     m.has_stdin = stdin_ != nullptr;
     m.delegation = kDelegation.get();
     if (m.delegation != "none" && m.delegation != "limited" && m.delegation != "full") {

@@ -50,6 +50,7 @@ JobPlan JobPlan::from_request(const JobRequest& request, const LocalHost& local)
             s.env.emplace_back(nv.substr(0, eq), nv.substr(eq + 1));
         }
         s.directory = r.directory;
+        s.account = r.account;
         s.stage = r.stage || !r.stage_files.empty();
         s.stage_files = r.stage_files;
         plan.size += r.count;

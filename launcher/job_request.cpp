@@ -91,21 +91,27 @@ std::string job_request_rsl(const JobRequest& request) {
         if (!s.site.empty()) env += "(GLOBUS_LAN_ID " + rsl_quote(s.site) + ")";
         for (const std::string& nv : s.environment) {
             const std::size_t eq = nv.find('=');
-            env += "(" + nv.substr(0, eq) + " " + rsl_quote(nv.substr(eq + 1)) + ")";
+            env += '(' + nv.substr(0, eq) + " " + rsl_quote(nv.substr(eq + 1)) + ")";
         }
         if (!env.empty()) out += "   (environment=" + env + ")\n";
         if (!s.directory.empty()) out += "   (directory=" + rsl_quote(s.directory) + ")\n";
+        if (!s.account.empty()) out += "   (account=" + rsl_quote(s.account) + ")\n";
         out += "   (executable=" + rsl_quote(s.executable) + ")\n";
         if (!s.arguments.empty()) {
             out += "   (arguments=";
-            for (std::size_t a = 0; a < s.arguments.size(); ++a) out += (a > 0 ? " " : "") + rsl_quote(s.arguments[a]);
+            for (std::size_t a = 0; a < s.arguments.size(); ++a) {
+                if (a > 0) out += ' ';
+                out += rsl_quote(s.arguments[a]);
+            }
             out += ")\n";
         }
         if (s.stage) out += "   (stage=yes)\n";
         if (!s.stage_files.empty()) {
             out += "   (stageFiles=";
-            for (std::size_t f = 0; f < s.stage_files.size(); ++f)
-                out += (f > 0 ? " " : "") + rsl_quote(s.stage_files[f]);
+            for (std::size_t f = 0; f < s.stage_files.size(); ++f) {
+                if (f > 0) out += ' ';
+                out += rsl_quote(s.stage_files[f]);
+            }
             out += ")\n";
         }
         if (!s.machine.empty()) out += "   (machine=" + rsl_quote(s.machine) + ")\n";

@@ -29,6 +29,7 @@ struct SubjobRequest {
     std::vector<std::string> arguments;
     std::vector<std::string> environment;  // NAME=VALUE, in order
     std::string directory;                 // empty: the adapter's default
+    std::string account;                   // at a gatekeeper: which mapped account; empty: the grid-mapfile's first
     bool stage = false;                    // copy the executable to the site first
     std::vector<std::string> stage_files;  // more files to copy; non-empty implies stage
     std::string site;                      // topology labels; RSL carries site as GLOBUS_LAN_ID

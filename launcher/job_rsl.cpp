@@ -46,8 +46,8 @@ struct Request {
 };
 
 constexpr const char* kAttributes =
-    "resourceManagerContact, count, label, environment, directory, executable, arguments, stage, stageFiles, site "
-    "or machine";
+    "resourceManagerContact, count, label, environment, directory, account, executable, arguments, stage, stageFiles, "
+    "site or machine";
 
 class RslParser {
 public:
@@ -204,7 +204,7 @@ private:
     char peek() const { return at_end() ? '\0' : text_[i_]; }
     std::string got() const {
         if (at_end()) return "the end of the file";
-        return "'" + std::string(1, text_[i_]) + "'";
+        return {'\'', text_[i_], '\''};
     }
     Pos here() const {
         Pos p;
@@ -296,6 +296,8 @@ std::string subjob_from(const Request& r, int index, const RslParser& p, SubjobR
             }
         } else if (rel.key == "directory") {
             if (!(e = single(s.directory)).empty()) return e;
+        } else if (rel.key == "account") {
+            if (!(e = single(s.account)).empty()) return e;
         } else if (rel.key == "executable") {
             if (!(e = single(s.executable)).empty()) return e;
             if (s.executable.empty()) return at(value_pos, "'executable' is empty");

@@ -17,6 +17,7 @@ struct Common {
     std::optional<std::vector<std::string>> arguments;
     std::vector<std::pair<std::string, std::string>> environment;
     std::optional<std::string> directory;
+    std::optional<std::string> account;
     std::optional<bool> stage;
     std::vector<std::string> stage_files;
 };
@@ -75,6 +76,10 @@ public:
             std::string s;
             if (auto e = scalar(v, key, s); !e.empty()) return e;
             c.directory = s;
+        } else if (key == "account") {
+            std::string s;
+            if (auto e = scalar(v, key, s); !e.empty()) return e;
+            c.account = s;
         } else if (key == "stage") {
             if (v.IsSequence()) {
                 if (auto e = strings(v, key, c.stage_files); !e.empty()) return e;
@@ -164,8 +169,8 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
             continue;
         }
         return fail(r.at(it->first.Mark(), "unknown key '" + key +
-                                               "'; expected executable, arguments, environment, directory, stage, "
-                                               "security or subjobs"));
+                                               "'; expected executable, arguments, environment, directory, account, "
+                                               "stage, security or subjobs"));
     }
     if (!have_subjobs) return fail(r.at(root.Mark(), "no 'subjobs'; list at least one subjob with its contact and count"));
     if (!subjobs.IsSequence() || subjobs.size() == 0)
@@ -215,7 +220,7 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
             } else {
                 return fail(r.at(it->first.Mark(), "unknown key '" + key +
                                                        "'; expected contact, count, executable, arguments, "
-                                                       "environment, directory, stage, site or machine"));
+                                                       "environment, directory, account, stage, site or machine"));
             }
         }
         if (!have_count) return fail(r.at(node.Mark(), "no 'count'; give the number of processes"));
@@ -242,6 +247,7 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
         if (data_tls && std::none_of(env.begin(), env.end(), [](const auto& p) { return p.first == "STRATA_DATA_TLS"; }))
             s.environment.push_back("STRATA_DATA_TLS=wan");
         s.directory = mine.directory.value_or(top.directory.value_or(""));
+        s.account = mine.account.value_or(top.account.value_or(""));
         const Common& staging = mine.stage ? mine : top;
         s.stage = staging.stage.value_or(false);
         s.stage_files = staging.stage_files;

@@ -23,7 +23,10 @@ ProgramCheck program_check(const std::string& program, const std::string& dir, c
     c.directory = dir;
     if (!dir.empty()) {
         struct stat st;
-        const int e = ::stat(dir.c_str(), &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+        const int e = ::stat(dir.c_str(), &st) != 0       ? errno
+                      : !S_ISDIR(st.st_mode)               ? ENOTDIR
+                      : ::access(dir.c_str(), X_OK) != 0   ? errno
+                                                           : 0;
         if (e != 0) {
             c.error = "cannot change to directory '" + dir + "': " + std::strerror(e);
             return c;

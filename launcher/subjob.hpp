@@ -23,6 +23,7 @@ struct Subjob {
     std::vector<std::string> args;
     std::vector<std::pair<std::string, std::string>> env;
     std::string directory;  // empty: mpirun's
+    std::string account;    // at a gatekeeper: which of the accounts the grid-mapfile maps the user to
     // Send the program (and these files) to the site; only subjobs at a
     // gatekeeper stage, since here the files are already in place.
     bool stage = false;

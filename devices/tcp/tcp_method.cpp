@@ -142,6 +142,9 @@ bool TcpMethod::publish(wireup::BusinessCard& card, std::string& error) {
         text += a;
     }
     card.addresses.emplace_back("tcp", text + ":" + std::to_string(port_));
+    // Both ends of a link must agree on TLS, or each waits for the other:
+    // every rank shows its setting, and connect_world compares them.
+    card.addresses.emplace_back("tcp-tls", data_tls_knob.get());
     return true;
 }
 
@@ -153,6 +156,15 @@ bool TcpMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, in
         return false;
     }
     const auto me = static_cast<std::size_t>(my_rank);
+    for (std::size_t i = 0; i < cards.size(); ++i) {
+        const std::string theirs = cards[i].address_of("tcp-tls");
+        if (!cards[i].address_of("tcp").empty() && theirs != data_tls_) {
+            error = "STRATA_DATA_TLS is '" + data_tls_ + "' at rank " + std::to_string(my_rank) + " but '" + theirs +
+                    "' at rank " + std::to_string(i) + ": the links between them cannot agree on TLS; set it once "
+                    "for the whole job (a job file's security: {data: tls}, or mpirun -x STRATA_DATA_TLS=...)";
+            return false;
+        }
+    }
     if (me < cards.size()) my_site_ = cards[me].label_of("site");
     // Equal "host" labels mean the same kernel and network namespace, where
     // loopback reaches; equal host names do not (namespaces share them).

@@ -163,6 +163,7 @@ private:
     void link_failed(int peer, const std::string& why, adi::Upcalls* up);
     // Whether the link to `peer` runs TLS (STRATA_DATA_TLS; both ends decide alike).
     bool wants_tls(int peer) const;
+    bool encrypts(int peer) const override { return wants_tls(peer); }
     // After the answer: TLS on the link (tls_handshake), or connected at once.
     void link_established(int peer, bool server, const security::Nonce& connector, const security::Nonce& acceptor,
                           std::uint32_t from, std::uint32_t to);

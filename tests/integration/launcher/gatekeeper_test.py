@@ -735,6 +735,39 @@ def account_rules(grid):
     expect_nobody_left(ctx)
 
 
+def account_choice(grid):
+    """A grid-mapfile line with several accounts: the first by default, another when the job
+    names it (YAML `account`, RSL `(account=...)`), and never one the line does not list."""
+    ctx = grid.ctx
+    if os.geteuid() != 0:
+        print("SKIP: starting processes as several accounts needs root")
+        sys.exit(77)
+    a = grid.start("siteA", gridmap=f'"{USER_DN}" nobody,daemon\n')
+    job_args = fake_args(ctx, "init", "print-env:USER", "finalize")
+    for account, expect in ((None, "nobody"), ("daemon", "daemon")):
+        job = grid.job("job.yaml", [(a.contact, 1)], job_args)
+        if account is not None:
+            with open(job, "a") as f:
+                f.write(f"account: {account}\n")
+        r = grid.run(["-jobfile", job])
+        expect_code(r, 0)
+        check(r.stdout.splitlines() == [f"USER={expect}"], f"ran as {expect}", r)
+    args = " ".join(f'"{x}"' for x in job_args)
+    rsl = ctx.file("job.rsl", f'+(&(resourceManagerContact="{a.contact}")(count=1)(executable={grid.fake_rank})'
+                              f'(arguments={args})(directory={grid.shared})(account=daemon))\n')
+    r = grid.run(["-jobfile", rsl])
+    expect_code(r, 0)
+    check(r.stdout.splitlines() == ["USER=daemon"], "RSL's (account=daemon)", r)
+    job = grid.job("bin.yaml", [(a.contact, 1)], job_args)
+    with open(job, "a") as f:
+        f.write("account: bin\n")
+    r = grid.run(["-jobfile", job])
+    expect_code(r, 1)
+    expect_stderr(r, rf"failed: not authorized: the grid-mapfile does not map \"{re.escape(USER_DN)}\" to 'bin'; "
+                     r"ending the job$")
+    expect_nobody_left(ctx)
+
+
 def missing_executable(grid):
     ctx = grid.ctx
     a = grid.start("siteA")
@@ -745,6 +778,28 @@ def missing_executable(grid):
     expect_stderr(r, rf"^mpirun: cannot start '/nonexistent/app' for rank 2 at localhost:{b.port}/jobmanager-fork: No "
                      r"such file or directory$")
     b.expect_log(r"rank 2 could not start: No such file or directory$")
+    expect_nobody_left(ctx)
+
+
+def inaccessible_directory(grid):
+    """A directory the mapped account cannot enter is named in the refusal, for the fork and
+    the slurm adapter alike (both check as the account)."""
+    ctx = grid.ctx
+    if os.geteuid() != 0:
+        print("SKIP: a directory only root can enter needs root")
+        sys.exit(77)
+    private = os.path.join(ctx.tmp, "root-only")
+    os.mkdir(private, 0o700)
+    a = grid.start("siteA")
+    job = grid.job("job.yaml", [(a.contact, 1)], fake_args(ctx, "init", "finalize"))
+    with open(job) as f:
+        text = f.read().replace(f"directory: {grid.shared}", f"directory: {private}")
+    with open(job, "w") as f:
+        f.write(text)
+    r = grid.run(["-jobfile", job])
+    expect_code(r, 127)
+    expect_stderr(r, rf"^mpirun: cannot start '{re.escape(grid.fake_rank)}' for rank 0 at localhost:{a.port}/"
+                     rf"jobmanager-fork: cannot change to directory '{re.escape(private)}': Permission denied$")
     expect_nobody_left(ctx)
 
 
@@ -807,7 +862,7 @@ def mpirun_killed(grid):
 
 SCENARIOS = {f.__name__: f for f in [
     two_sites, stdin_to_remote_rank0, staging, staging_relative_config, login_environment, netns_three_sites, slurm_subjob, hostile_clients, revoked, gatekeeper_down,
-    unknown_ca, unmapped_user, account_rules, job_limit, job_limit_per_user, missing_executable, rank_crash, interrupt, mpirun_killed,
+    unknown_ca, unmapped_user, account_rules, account_choice, inaccessible_directory, job_limit, job_limit_per_user, missing_executable, rank_crash, interrupt, mpirun_killed,
 ]}
 
 

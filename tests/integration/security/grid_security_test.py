@@ -279,10 +279,14 @@ def data_tls(grid):
                                       f"  - {{contact: localhost/fork, count: 1, site: A}}\n")
         capture = LoopbackCapture()
         try:
-            r = grid.run(["-jobfile", job])
+            r = grid.run(["-v", "-jobfile", job])
         finally:
             wire = capture.stop()
         expect_code(r, 0)
+        # mpirun -v shows which links run TLS: rank 1's, between the sites.
+        tls0, tls1 = ("", "") if crossing_visible else (" (tls: 1)", " (tls: 0,2)")
+        expect_stderr(r, rf"^strata: rank 0: methods: self: 0; tcp: 1-2{re.escape(tls0)}$")
+        expect_stderr(r, rf"^strata: rank 1: methods: self: 1; tcp: 0,2{re.escape(tls1)}$")
         check(sorted(r.stdout.splitlines()) == ["marker ok 0", "marker ok 1", "marker ok 2"], "every rank ran", r)
         check((b"strata-wire-marker-to-1;" in wire) == crossing_visible,
               f"the link between sites {'carries' if crossing_visible else 'hides'} the text "
@@ -291,8 +295,24 @@ def data_tls(grid):
         expect_nobody_left(ctx)
 
 
+def data_tls_disagreement(grid):
+    """Subjobs whose STRATA_DATA_TLS differ would each wait for the other on their links:
+    MPI_Init refuses it everywhere, naming both settings, and the job ends."""
+    ctx = grid.ctx
+    program = grid.publish(TOOLS["marker"], "bin")
+    job = ctx.file("mixed.yaml", f"executable: {program}\narguments: ['--marker={ctx.marker}']\n"
+                                 f"environment: {{STRATA_EXCLUDE_METHODS: shm}}\nsubjobs:\n"
+                                 f"  - {{count: 1, environment: {{STRATA_DATA_TLS: all}}}}\n"
+                                 f"  - {{count: 1}}\n")
+    r = grid.run(["-jobfile", job])
+    check(r.returncode != 0, "the job fails", r)
+    expect_stderr(r, r"STRATA_DATA_TLS is '(all|off)' at rank [01] but '(off|all)' at rank [01]: the links between "
+                     r"them cannot agree on TLS; set it once for the whole job")
+    expect_nobody_left(ctx)
+
+
 SCENARIOS = {f.__name__: f for f in [proxy_run, limited_proxy, expired_proxy, foreign_issuer, tampered_certificate,
-                                     delegation, data_tls]}
+                                     delegation, data_tls, data_tls_disagreement]}
 
 
 def main():

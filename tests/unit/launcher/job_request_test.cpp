@@ -141,6 +141,17 @@ TEST_CASE("job request: YAML and RSL with environment, directory, staging and la
     CHECK(one.size() == 1);
 }
 
+TEST_CASE("job request: the account to run as at a site, at the top level or per subjob", "[jobrequest]") {
+    const JobRequest y = yaml("executable: /a\naccount: jane\nsubjobs:\n  - {contact: x/fork, count: 1}\n"
+                              "  - {contact: y/fork, count: 1, account: proj7}\n");
+    REQUIRE(y.subjobs.size() == 2);
+    CHECK(y.subjobs[0].account == "jane");
+    CHECK(y.subjobs[1].account == "proj7");
+    const JobRequest r = rsl("+(&(resourceManagerContact=x/fork)(count=1)(executable=/a)(account=proj7))");
+    REQUIRE(r.subjobs.size() == 1);
+    CHECK(r.subjobs[0].account == "proj7");
+}
+
 TEST_CASE("job request: printed RSL parses back to the same request", "[jobrequest]") {
     JobRequest tricky = full_job();
     tricky.subjobs[1].arguments = {"say \"hi\"", "", "(x)", "a=b", "'q'"};
@@ -148,6 +159,7 @@ TEST_CASE("job request: printed RSL parses back to the same request", "[jobreque
     tricky.subjobs[1].contact = Contact{"::1", 9, AdapterKind::slurm};
     tricky.subjobs[1].stage_files = {"a b", "c"};
     tricky.subjobs[1].stage = true;
+    tricky.subjobs[1].account = "jane-project";
     for (const JobRequest& job : {two_sites(), full_job(), tricky}) {
         const std::string text = job_request_rsl(job);
         INFO(text);
@@ -204,7 +216,7 @@ TEST_CASE("job request: malformed RSL names file, line, column and what is wrong
     CHECK(rsl_error("&(executable=\"/bin/x)(count=2)") == "job.rsl:1:14: unterminated string; expected a closing \"");
     CHECK(rsl_error("&(executable=/bin/x)(count=2)(queue=short)") ==
           "job.rsl:1:31: subjob 0: unknown attribute 'queue'; expected resourceManagerContact, count, label, "
-          "environment, directory, executable, arguments, stage, stageFiles, site or machine");
+          "environment, directory, account, executable, arguments, stage, stageFiles, site or machine");
     CHECK(rsl_error("&(executable=/bin/x)(count=four)") ==
           "job.rsl:1:28: subjob 0: 'count' must be a positive integer, got 'four'");
     CHECK(rsl_error("&(executable=/bin/x)(count=0)") ==
@@ -254,11 +266,11 @@ TEST_CASE("job request: malformed YAML names file, line, column and what is wron
     CHECK(yaml_error("executable: x\nsubjobs:\n  - count: 0\n") ==
           "job.yaml:3:12: subjob 0: 'count' must be a positive integer, got '0'");
     CHECK(yaml_error("executable: x\nqueue: short\nsubjobs: [{count: 1}]\n") ==
-          "job.yaml:2:1: unknown key 'queue'; expected executable, arguments, environment, directory, stage, "
-          "security or subjobs");
+          "job.yaml:2:1: unknown key 'queue'; expected executable, arguments, environment, directory, account, "
+          "stage, security or subjobs");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a/fork\n    cont: 2\n") ==
           "job.yaml:4:5: subjob 0: unknown key 'cont'; expected contact, count, executable, arguments, environment, "
-          "directory, stage, site or machine");
+          "directory, account, stage, site or machine");
     CHECK(yaml_error("subjobs:\n  - contact: a/fork\n    count: 2\n") ==
           "job.yaml:2:5: subjob 0: no 'executable'; give it at the top level or in the subjob");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a/fork\n") ==

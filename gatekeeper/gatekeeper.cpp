@@ -26,6 +26,7 @@
 #include <cstring>
 #include <deque>
 #include <optional>
+#include <utility>
 
 namespace strata::gatekeeper {
 
@@ -82,10 +83,12 @@ std::string own_account_name() {
 // One connection from an mpirun: handshake, authorization, one subjob.
 class Session final : public launcher::ProcessEvents, public std::enable_shared_from_this<Session> {
 public:
-    Session(Gatekeeper& gk, std::uint64_t id, tcp::socket socket, asio::ssl::context& tls)
+    // `tls`: the context of when the connection came; a reload may replace the gatekeeper's meanwhile.
+    Session(Gatekeeper& gk, std::uint64_t id, tcp::socket socket, std::shared_ptr<asio::ssl::context> tls)
         : gk_(gk),
           id_(id),
-          stream_(std::move(socket), tls),
+          tls_(std::move(tls)),
+          stream_(std::move(socket), *tls_),
           timer_(stream_.get_executor()),
           reader_(gram::frame_splitter(static_cast<std::uint32_t>(gk.config().max_request_bytes))) {
         boost::system::error_code ec;
@@ -132,8 +135,14 @@ public:
         if (!record_name_.empty() && clean) gk_.records()->remove(record_name_);
     }
 
-    // Gatekeeper shutdown: end the subjob now.
-    void kill() {
+    // Gatekeeper shutdown: the subjob ends now, and mpirun hears `reason` as
+    // its final state rather than a connection that just breaks. A connection
+    // still in its handshake (no subject yet), or past its final state, closes.
+    void kill(const std::string& reason) {
+        if (!closed_ && !subject_.empty() && !final_sent_) {
+            log("ending: " + reason);
+            return finish_failed(reason);
+        }
         if (adapter_) adapter_->cancel(launcher::CancelMode::kill);
         close();
     }
@@ -580,6 +589,7 @@ private:
 
     Gatekeeper& gk_;
     std::uint64_t id_;
+    std::shared_ptr<asio::ssl::context> tls_;  // outlives stream_, which uses it
     std::string peer_;
     std::string subject_;
     std::string proxy_refusal_;
@@ -624,6 +634,16 @@ private:
     bool stdin_eof_ = false;
 };
 
+namespace {
+
+std::string names_text(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+}  // namespace
+
 Gatekeeper::Gatekeeper(asio::io_context& io, Config config, GridMap gridmap, Log log)
     : io_(io), config_(std::move(config)), gridmap_(std::move(gridmap)), log_(std::move(log)), acceptor_(io) {}
 
@@ -634,12 +654,15 @@ bool Gatekeeper::open(std::string& error) {
     if (!records_) return false;
     // Subjobs an earlier run left (it died without cleaning up) go first.
     records_reclaim(*records_, config_.scratch, log_);
+    // Stamped before the context reads anything, so a change in between is seen later.
+    security::CaDirStamp trust = security::ca_dir_stamp(config_.ca_dir);
     auto ctx = security::tls_context_make(security::TlsRole::server, {config_.cert, config_.key, config_.ca_dir});
     if (!ctx.ok()) {
         error = ctx.error;
         return false;
     }
     tls_ = std::move(ctx.value);
+    tls_trust_ = std::move(trust);
     boost::system::error_code ec;
     tcp::endpoint ep;
     if (config_.listen.empty()) {
@@ -667,6 +690,51 @@ bool Gatekeeper::open(std::string& error) {
     return true;
 }
 
+bool Gatekeeper::reload(const std::string& config_path, std::string& error) {
+    std::optional<Config> config = Config::load(config_path, error);
+    if (!config) return false;
+    std::optional<GridMap> gridmap = GridMap::load(config->gridmap, error);
+    if (!gridmap) return false;
+    security::CaDirStamp trust = security::ca_dir_stamp(config->ca_dir);
+    auto ctx = security::tls_context_make(security::TlsRole::server, {config->cert, config->key, config->ca_dir});
+    if (!ctx.ok()) {
+        error = ctx.error;
+        return false;
+    }
+    // The socket is bound: these would need a new listener, and mpiruns know the old address.
+    if (config->listen != config_.listen || config->port != config_.port) {
+        boost::system::error_code ec;
+        const tcp::endpoint at = acceptor_.local_endpoint(ec);
+        log("the new listen address or port (" + (config->listen.empty() ? "every interface" : config->listen) +
+            ", port " + std::to_string(config->port) + ") takes effect only at a restart; still listening on " +
+            (ec ? "port " + std::to_string(port_) : at.address().to_string() + ":" + std::to_string(at.port())));
+        config->listen = config_.listen;
+        config->port = config_.port;
+    }
+    config_ = std::move(*config);
+    gridmap_ = std::move(*gridmap);
+    tls_ = std::move(ctx.value);
+    tls_trust_ = std::move(trust);
+    return true;
+}
+
+void Gatekeeper::trust_refresh() {
+    security::CaDirStamp now = security::ca_dir_stamp(config_.ca_dir);
+    if (now == tls_trust_) return;
+    const std::string changed = names_text(now.changed_since(tls_trust_));
+    auto ctx = security::tls_context_make(security::TlsRole::server, {config_.cert, config_.key, config_.ca_dir});
+    if (!ctx.ok()) {
+        // Tried again at the next connection, which may find the files complete.
+        log("the trusted-CA directory changed (" + changed + ") but cannot be used: " + ctx.error +
+            "; keeping the previous certificates and revocation lists");
+        return;
+    }
+    tls_ = std::move(ctx.value);
+    tls_trust_ = std::move(now);
+    log("the trusted-CA directory changed (" + changed +
+        "); new connections use its certificates and revocation lists");
+}
+
 void Gatekeeper::accept_next() {
     acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
         if (ec == asio::error::operation_aborted || shutting_down_) return;
@@ -675,8 +743,9 @@ void Gatekeeper::accept_next() {
             boost::system::error_code ignored;
             socket.set_option(tcp::no_delay(true), ignored);
             base::socket_keepalive(socket.native_handle());
+            trust_refresh();
             const std::uint64_t id = next_id_++;
-            auto s = std::make_shared<Session>(*this, id, std::move(socket), *tls_);
+            auto s = std::make_shared<Session>(*this, id, std::move(socket), tls_);
             sessions_.emplace(id, s);
             s->start();
         }
@@ -696,14 +765,23 @@ int Gatekeeper::subjobs_held_by(const std::string& subject) const {
     return n;
 }
 
-void Gatekeeper::session_ended(std::uint64_t id) { sessions_.erase(id); }
+void Gatekeeper::session_ended(std::uint64_t id) {
+    sessions_.erase(id);
+    if (shutting_down_ && sessions_.empty() && stopped_) std::exchange(stopped_, nullptr)();
+}
 
-void Gatekeeper::shutdown() {
+void Gatekeeper::shutdown(std::function<void()> stopped) {
     shutting_down_ = true;
+    stopped_ = std::move(stopped);
     boost::system::error_code ec;
     acceptor_.close(ec);
     const auto sessions = sessions_;
-    for (const auto& [id, s] : sessions) s->kill();
+    for (const auto& [id, s] : sessions) s->kill("site shutting down");
+    // Never from inside this call: the caller is still in its signal handler.
+    if (sessions_.empty())
+        asio::post(io_, [this] {
+            if (stopped_) std::exchange(stopped_, nullptr)();
+        });
 }
 
 }  // namespace strata::gatekeeper

@@ -11,12 +11,23 @@
 // ends it; a dropped connection kills it. Every decision is logged with the
 // subject DN.
 //
+// Live reconfiguration: reload() (SIGHUP) replaces the configuration, the
+// grid-mapfile and the TLS context (host credential, trusted CAs, revocation
+// lists). Handshakes from then on use the new context, requests from then on
+// the new grid-mapfile and limits; a subjob already running is left alone
+// (its session keeps the context it was accepted with). Before accepting a
+// connection the gatekeeper also compares the trusted-CA directory with what
+// the current TLS context was made from, and makes a new one when a
+// certificate or revocation list was added, removed or rewritten: OpenSSL
+// keeps what it once read, and a second revocation rewrites the same list.
+//
 // Everything runs on one io_context thread.
 #pragma once
 
 #include "gatekeeper/config.hpp"
 #include "gatekeeper/gridmap.hpp"
 #include "gatekeeper/subjob_record.hpp"
+#include "security/tls.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -46,15 +57,24 @@ public:
     // Loads the host credential and opens the listener; false with `error`.
     bool open(std::string& error);
     std::uint16_t port() const { return port_; }
-    // Stops accepting and kills every running subjob (on SIGTERM/SIGINT).
-    void shutdown();
+    // Re-reads the configuration file `config_path`, the grid-mapfile it names
+    // and the trusted-CA directory, for connections accepted from now on. All
+    // or nothing: false with `error` (and nothing changed) when one of them
+    // cannot be loaded. The listen address and port cannot change while the
+    // listener is open: they stay, and the log says so.
+    bool reload(const std::string& config_path, std::string& error);
+    // Stops accepting; every connected mpirun hears its subjob FAILED with
+    // "site shutting down", and every subjob is killed (on SIGTERM/SIGINT).
+    // `stopped` runs, later, once no session is left.
+    void shutdown(std::function<void()> stopped);
 
-    // For sessions.
+    // For sessions: the current settings (references valid until the next reload).
     boost::asio::io_context& io() { return io_; }
     const Config& config() const { return config_; }
     const GridMap& gridmap() const { return gridmap_; }
     const RecordStore* records() const { return records_ ? &*records_ : nullptr; }
-    // The trusted CAs (and their revocation lists) that client chains verify against.
+    // The trusted CAs (and their revocation lists) that client chains verify
+    // against now.
     X509_STORE* trust() const { return SSL_CTX_get_cert_store(tls_->native_handle()); }
     void log(const std::string& line) const { log_(line); }
     int subjobs_held() const;  // accepted and not over (staging or running)
@@ -63,18 +83,24 @@ public:
 
 private:
     void accept_next();
+    // A new TLS context when the trusted-CA directory changed since the current one was made.
+    void trust_refresh();
 
     boost::asio::io_context& io_;
     Config config_;
     GridMap gridmap_;
     Log log_;
     std::optional<RecordStore> records_;  // open once open() succeeded
+    // Shared with the sessions accepted under it: a new one never pulls the
+    // context from under a connection that uses it.
     std::shared_ptr<boost::asio::ssl::context> tls_;
+    security::CaDirStamp tls_trust_;  // the trusted-CA directory tls_ was made from
     boost::asio::ip::tcp::acceptor acceptor_;
     std::uint16_t port_ = 0;
     std::uint64_t next_id_ = 1;
     std::map<std::uint64_t, std::shared_ptr<Session>> sessions_;
     bool shutting_down_ = false;
+    std::function<void()> stopped_;
 };
 
 }  // namespace strata::gatekeeper

@@ -1,8 +1,13 @@
 // strata-gatekeeper -c CONFIG [--port-file FILE]
 //
-// Runs a site's gatekeeper in the foreground until SIGTERM or SIGINT, which
-// kill every subjob it runs. The log goes to standard error, a line per
-// event, each with the time and the connection's peer and subject.
+// Runs a site's gatekeeper in the foreground until SIGTERM or SIGINT: then
+// every connected mpirun hears its subjob FAILED ("site shutting down"), every
+// subjob is killed, and it exits once the connections are closed. SIGHUP
+// re-reads CONFIG, the grid-mapfile and the trusted-CA directory for new
+// connections (Gatekeeper::reload); running subjobs are not touched, and a
+// file that does not load leaves the previous settings in place. The log goes
+// to standard error, a line per event, each with the time and the
+// connection's peer and subject.
 #include "gatekeeper/gatekeeper.hpp"
 
 #include <boost/asio/signal_set.hpp>
@@ -13,6 +18,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,7 +27,9 @@ namespace {
 const char* const kUsage =
     "usage: strata-gatekeeper -c CONFIG [--port-file FILE]\n"
     "  -c, --config FILE   the gatekeeper's YAML configuration (see README, \"Run across sites\")\n"
-    "  --port-file FILE    write the port it listens on to FILE once it listens\n";
+    "  --port-file FILE    write the port it listens on to FILE once it listens\n"
+    "SIGHUP re-reads CONFIG, the grid-mapfile and the trusted-CA directory for new connections;\n"
+    "SIGTERM or SIGINT ends every subjob (mpirun hears \"site shutting down\") and stops.\n";
 
 void log_line(const std::string& line) {
     const std::time_t now = std::time(nullptr);
@@ -70,18 +78,20 @@ int main(int argc, char** argv) {
     // A vanished mpirun must not kill the gatekeeper with SIGPIPE.
     ::signal(SIGPIPE, SIG_IGN);
     boost::asio::io_context io;
-    const std::size_t mapped = gridmap->size();
-    Gatekeeper gk(io, *config, std::move(*gridmap), log_line);
+    // Caught before the port file says we are up: a SIGHUP sent as soon as it
+    // appears must reload, not kill.
+    boost::asio::signal_set signals(io, SIGTERM, SIGINT, SIGHUP);
+    Gatekeeper gk(io, std::move(*config), std::move(*gridmap), log_line);
     if (!gk.open(error)) {
         std::fprintf(stderr, "strata-gatekeeper: %s\n", error.c_str());
         return 1;
     }
-    log_line("listening on port " + std::to_string(gk.port()) + " (" + std::to_string(mapped) +
-             " grid-mapfile entries, adapters:" + [&] {
-                 std::string list;
-                 for (const auto& a : config->adapters) list += " " + a;
-                 return list;
-             }() + ")");
+    auto summary = [&gk] {
+        std::string text = std::to_string(gk.gridmap().size()) + " grid-mapfile entries, adapters:";
+        for (const auto& a : gk.config().adapters) text += " " + a;
+        return text;
+    };
+    log_line("listening on port " + std::to_string(gk.port()) + " (" + summary() + ")");
     if (!port_file.empty()) {
         const std::string tmp = port_file + ".tmp";
         std::ofstream(tmp) << gk.port() << "\n";
@@ -90,12 +100,33 @@ int main(int argc, char** argv) {
             return 1;
         }
     }
-    boost::asio::signal_set signals(io, SIGTERM, SIGINT);
-    signals.async_wait([&](const boost::system::error_code& ec, int sig) {
-        if (ec) return;
-        log_line("signal " + std::to_string(sig) + ": stopping; killing every subjob");
-        gk.shutdown();
-    });
+    // Waits for signals until every session has ended after a stop (then the
+    // wait is cancelled and io.run() returns).
+    bool stopping = false;
+    std::function<void()> await_signal = [&] {
+        signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+            if (ec) return;
+            const std::string which = "signal " + std::to_string(sig) + ": ";
+            if (stopping) {
+                log_line(which + "already stopping; waiting for the connections to close");
+            } else if (sig == SIGHUP) {
+                std::string why;
+                if (gk.reload(config_path, why))
+                    log_line(which + "reloaded: " + summary());
+                else
+                    log_line(which + "reload failed: " + why + "; keeping the previous configuration");
+            } else {
+                stopping = true;
+                log_line(which + "stopping; telling every mpirun and killing every subjob");
+                gk.shutdown([&signals] {
+                    boost::system::error_code ignored;
+                    signals.cancel(ignored);
+                });
+            }
+            await_signal();
+        });
+    };
+    await_signal();
     io.run();
     log_line("stopped");
     return 0;

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -108,6 +110,56 @@ Result<std::shared_ptr<ssl::context>> tls_context_make(TlsRole role, const TlsCr
                            return tls_verify_step(preverified != 0, store) ? 1 : 0;
                        });
     out.value = std::move(ctx);
+    return out;
+}
+
+namespace {
+
+// The names OpenSSL's hash-directory lookup reads: 8 hex digits, '.', an
+// optional 'r' (a revocation list) and a number.
+bool hash_name(const std::string& name) {
+    if (name.size() < 10 || name[8] != '.') return false;
+    for (std::size_t i = 0; i < 8; ++i)
+        if (std::isxdigit(static_cast<unsigned char>(name[i])) == 0) return false;
+    std::size_t i = name[9] == 'r' ? 10 : 9;
+    if (i == name.size()) return false;
+    for (; i < name.size(); ++i)
+        if (std::isdigit(static_cast<unsigned char>(name[i])) == 0) return false;
+    return true;
+}
+
+}  // namespace
+
+CaDirStamp ca_dir_stamp(const fs::path& ca_dir) {
+    CaDirStamp out;
+    std::error_code ec;
+    for (fs::directory_iterator it(ca_dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string name = it->path().filename().string();
+        struct stat st {};
+        if (!hash_name(name) || ::stat(it->path().c_str(), &st) != 0) continue;
+        auto ns = [](const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; };
+        out.files.push_back({std::move(name), static_cast<std::uintmax_t>(st.st_size), ns(st.st_mtim), ns(st.st_ctim),
+                             static_cast<std::uint64_t>(st.st_ino)});
+    }
+    std::sort(out.files.begin(), out.files.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    return out;
+}
+
+std::vector<std::string> CaDirStamp::changed_since(const CaDirStamp& before) const {
+    std::vector<std::string> out;
+    auto a = before.files.begin();
+    auto b = files.begin();
+    while (a != before.files.end() || b != files.end()) {
+        if (b == files.end() || (a != before.files.end() && a->name < b->name)) {
+            out.push_back((a++)->name);
+        } else if (a == before.files.end() || b->name < a->name) {
+            out.push_back((b++)->name);
+        } else {
+            if (!(*a == *b)) out.push_back(b->name);
+            ++a;
+            ++b;
+        }
+    }
     return out;
 }
 

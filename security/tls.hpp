@@ -19,6 +19,7 @@
 
 #include <boost/asio/ssl/context.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -47,6 +48,30 @@ Result<TlsCredential> user_credential_find();
 // key does not belong to the certificate, or the certificate has expired.
 // Proxy certificates are accepted in the peer's chain (RFC 3820 rules).
 Result<std::shared_ptr<boost::asio::ssl::context>> tls_context_make(TlsRole role, const TlsCredential& cred);
+
+// What a context reads from a trusted-CA directory: the certificates (<hash>.N)
+// and revocation lists (<hash>.rN), each by name, size, times and inode (of
+// the file a link names). OpenSSL reads these files when a handshake first
+// needs them and then keeps them for the context's lifetime (a list rewritten
+// in place is never read again), so a server that must honour a new list
+// compares stamps before it accepts a connection and makes a new context when
+// they differ. A directory that cannot be read has an empty stamp.
+struct CaDirStamp {
+    struct File {
+        std::string name;
+        std::uintmax_t size = 0;
+        std::int64_t mtime_ns = 0;
+        std::int64_t ctime_ns = 0;  // also moves when a file is replaced with one of the same mtime
+        std::uint64_t inode = 0;
+        bool operator==(const File&) const = default;
+    };
+    std::vector<File> files;  // by name
+
+    bool operator==(const CaDirStamp&) const = default;
+    // The names added, removed or changed since `before`, for messages.
+    std::vector<std::string> changed_since(const CaDirStamp& before) const;
+};
+CaDirStamp ca_dir_stamp(const std::filesystem::path& ca_dir);
 
 // Every verification callback runs this first (a TLS stream that sets its
 // own callback, e.g. for host names, calls it before its own check): it

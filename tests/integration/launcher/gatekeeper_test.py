@@ -29,7 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpirun_test import (GUARD, Ctx, check, expect_code, expect_nobody_left, expect_stderr,  # noqa: E402
-                         run_scenario)
+                         mpirun_lines, run_scenario)
 
 USER_DN = "/O=Strata Grid/OU=Users/CN=Jane Doe"
 
@@ -96,6 +96,22 @@ class Gatekeeper:
         while re.search(pattern, self.log(), re.M) is None and time.monotonic() < deadline:
             time.sleep(0.05)
         check(re.search(pattern, self.log(), re.M) is not None, f"gatekeeper log should match /{pattern}/:\n{self.log()}")
+
+    def log_count(self, pattern):
+        return len(re.findall(pattern, self.log(), re.M))
+
+    def expect_log_count(self, pattern, n):
+        """Waits for the n-th log line matching `pattern`; there must be no more than n."""
+        deadline = time.monotonic() + GUARD
+        while self.log_count(pattern) < n and time.monotonic() < deadline:
+            time.sleep(0.05)
+        check(self.log_count(pattern) == n, f"gatekeeper log should match /{pattern}/ {n} times:\n{self.log()}")
+
+    def signal_and_expect(self, sig, pattern):
+        """Sends `sig` and waits for one more log line matching `pattern` than there was before."""
+        n = self.log_count(pattern) + 1
+        self.proc.send_signal(sig)
+        self.expect_log_count(pattern, n)
 
     def stop(self):
         if self.proc.poll() is None:
@@ -860,9 +876,196 @@ def mpirun_killed(grid):
         check(g.proc.poll() is None, f"the gatekeeper keeps running (exit {g.proc.poll()}):\n{g.log()}")
 
 
+# ---- live reconfiguration and shutdown -----------------------------------------
+
+
+def reload_gridmap(grid):
+    """SIGHUP re-reads the configuration and the grid-mapfile for new connections: a user
+    added to the grid-mapfile runs at once, a subjob that was running goes on, and a
+    configuration, grid-mapfile or CA directory that does not load leaves the previous one
+    in place; a new port waits for a restart."""
+    ctx = grid.ctx
+    bob_home, _ = grid.other_user("Bob Later")
+    bob_dn = "/O=Strata Grid/OU=Users/CN=Bob Later"
+    a = grid.start("siteA")
+    gridmap = os.path.join(a.dir, "grid-mapfile")
+    with open(a.config) as f:
+        config = f.read()
+    busy = grid.job("busy.yaml", [(a.contact, 2)], fake_args(ctx, "init", "print:ready {rank}", "sleep"))
+    ok = grid.job("ok.yaml", [(a.contact, 1)], fake_args(ctx, "init", "print:ok", "finalize"))
+    hup = "strata-gatekeeper: signal 1: "
+    reloaded = hup + r"reloaded: 2 grid-mapfile entries, adapters: fork$"
+    failed = hup + "reload failed: {}; keeping the previous configuration$"
+
+    def bob_runs(why):
+        r = grid.run(["-jobfile", ok], home=bob_home)
+        expect_code(r, 0)
+        check(r.stdout == "ok\n", why, r)
+
+    def while_busy(p):
+        r = grid.run(["-jobfile", ok], home=bob_home)
+        expect_code(r, 1)
+        expect_stderr(r, rf'failed: not authorized: "{re.escape(bob_dn)}" is not in this site\'s grid-mapfile; '
+                         r"ending the job$")
+        with open(gridmap, "a") as f:
+            f.write(f'"{bob_dn}" {grid.account}\n')
+        a.signal_and_expect(signal.SIGHUP, reloaded)
+        bob_runs("the user added to the grid-mapfile runs after SIGHUP")
+        # Junk in the configuration file.
+        with open(a.config, "w") as f:
+            f.write("port: [junk\n")
+        a.signal_and_expect(signal.SIGHUP, failed.format(re.escape(a.config) + r":\d+:\d+: .+"))
+        bob_runs("the previous configuration still serves")
+        # A grid-mapfile that does not parse: the old mapping stays.
+        with open(a.config, "w") as f:
+            f.write(config)
+        with open(gridmap, "a") as f:
+            f.write("not a subject\n")
+        a.signal_and_expect(signal.SIGHUP, failed.format(re.escape(gridmap) + ":3: 'not' is not a subject; expected a "
+                                                         r'quoted DN such as "/O=Grid/CN=Jane Doe"'))
+        bob_runs("the previous grid-mapfile still serves")
+        with open(gridmap) as f:
+            lines = f.read().splitlines()
+        with open(gridmap, "w") as f:
+            f.write("\n".join(lines[:2]) + "\n")
+        # A trusted-CA directory that is not there.
+        with open(a.config, "w") as f:
+            f.write(config.replace(f"ca_dir: {grid.certdir}", "ca_dir: /nonexistent/certificates"))
+        a.signal_and_expect(signal.SIGHUP, failed.format(r"the trusted-CA directory /nonexistent/certificates does not "
+                                                         r"exist \(strata-ca create-ca makes one; X509_CERT_DIR names "
+                                                         r"another\)"))
+        bob_runs("the previous trusted-CA directory still serves")
+        # A new port: noted, kept; everything else reloads.
+        with open(a.config, "w") as f:
+            f.write(config.replace("port: 0", "port: 1"))
+        a.signal_and_expect(signal.SIGHUP, reloaded)
+        a.expect_log(r"strata-gatekeeper: the new listen address or port \(127\.0\.0\.1, port 1\) takes effect only "
+                     rf"at a restart; still listening on 127\.0\.0\.1:{a.port}$")
+        bob_runs("a job runs on the port the gatekeeper listens on")
+        check(p.poll() is None, "the job that ran before the first reload still runs")
+        p.send_signal(signal.SIGINT)
+
+    first = when_ready(grid, busy, 2, while_busy)
+    expect_code(first, 130)
+    check(mpirun_lines(first) == ["mpirun: interrupted by signal 2 (Interrupt); ending the job"],
+          "the first job ended only by its interrupt", first)
+    a.expect_log(r"cancel requested \(terminate\)$")
+    a.expect_log_count(hup, 5)
+    check(a.proc.poll() is None, f"the gatekeeper keeps running:\n{a.log()}")
+    expect_nobody_left(ctx)
+
+
+def reload_revocation(grid):
+    """A revocation list rewritten in place while the gatekeeper runs (a second `strata-ca
+    revoke`) holds from the next connection on, without SIGHUP, and after one; a running
+    job of a user who is not on it goes on."""
+    ctx = grid.ctx
+    users = {}
+    for name in ("Eve Revoked", "Mallory Revoked"):
+        home, strata = grid.other_user(name)
+        users[name] = (home, os.path.join(strata, "usercert.pem"), f"/O=Strata Grid/OU=Users/CN={name}")
+    # Everyone is in the grid-mapfile: only the revocation can stop them.
+    a = grid.start("siteA", gridmap="".join(f'"{dn}" {grid.account}\n'
+                                            for dn in [USER_DN, *(u[2] for u in users.values())]))
+    busy = grid.job("busy.yaml", [(a.contact, 1)], fake_args(ctx, "init", "print:ready {rank}", "sleep"))
+    probe = grid.job("probe.yaml", [(a.contact, 1)], fake_args(ctx, "init", "print:ok", "finalize"))
+    changed = (r"strata-gatekeeper: the trusted-CA directory changed \({}\); new connections use its certificates and "
+               r"revocation lists$")
+
+    def runs(name):
+        r = grid.run(["-jobfile", probe], home=users[name][0] if name else None)
+        expect_code(r, 0)
+        check(r.stdout == "ok\n", f"{name or 'Jane'}'s job ran", r)
+
+    def refused(name):
+        home, _, dn = users[name]
+        r = grid.run(["-jobfile", probe], home=home)
+        expect_code(r, 1)
+        expect_stderr(r, rf"^mpirun: subjob 0 \(site localhost, contact localhost:{a.port}/jobmanager-fork\) failed: "
+                         rf"TLS handshake with gatekeeper localhost:{a.port} failed: .*certificate revoked \(your "
+                         r"certificate is on its CA's revocation list; ask the CA for a new one\); ending the job$")
+        check(r.stdout == "", f"{name}'s job did not start", r)
+        return dn
+
+    def refusals(dn, n):
+        a.expect_log_count(rf'presented "{re.escape(dn)}"\] refused: TLS handshake failed: certificate refused: '
+                           r"certificate revoked$", n)
+
+    def while_busy(p):
+        runs("Mallory Revoked")  # no list yet
+        grid.ca("revoke", users["Eve Revoked"][1])
+        lists = [n for n in os.listdir(grid.certdir) if re.fullmatch(r"[0-9a-f]{8}\.r\d+", n)]
+        check(len(lists) == 1, f"strata-ca revoke installed one list: {lists}")
+        crl = lists[0]
+        refusals(refused("Eve Revoked"), 1)
+        a.expect_log_count(changed.format(re.escape(crl)), 1)
+        runs("Mallory Revoked")  # the gatekeeper has read the list now, without Mallory
+        with open(os.path.join(grid.certdir, crl), "rb") as f:
+            first_list = f.read()
+        grid.ca("revoke", users["Mallory Revoked"][1])
+        with open(os.path.join(grid.certdir, crl), "rb") as f:
+            rewritten = f.read() != first_list
+        check(rewritten and [n for n in os.listdir(grid.certdir) if re.fullmatch(r"[0-9a-f]{8}\.r\d+", n)] == [crl],
+              f"the second revocation rewrote {crl} and made no other list")
+        refusals(refused("Mallory Revoked"), 1)  # at the next connection, and without a signal
+        a.expect_log_count(changed.format(re.escape(crl)), 2)
+        check(a.log_count(r"strata-gatekeeper: signal ") == 0, "no signal was sent")
+        # After a reload both stay refused, and Jane (on no list) runs another job.
+        a.signal_and_expect(signal.SIGHUP, "strata-gatekeeper: signal 1: reloaded: 3 grid-mapfile entries, "
+                                           "adapters: fork$")
+        for name in users:
+            refusals(refused(name), 2)
+        runs(None)
+        check(p.poll() is None, "Jane's first job still runs")
+        p.send_signal(signal.SIGINT)
+
+    first = when_ready(grid, busy, 1, while_busy)
+    expect_code(first, 130)
+    check(mpirun_lines(first) == ["mpirun: interrupted by signal 2 (Interrupt); ending the job"],
+          "Jane's job ended only by its interrupt", first)
+    check(a.proc.poll() is None, f"the gatekeeper keeps running:\n{a.log()}")
+    expect_nobody_left(ctx)
+
+
+def shutdown_tells_mpirun(grid):
+    """SIGTERM to a gatekeeper: every connected mpirun hears why its subjob ended ("site
+    shutting down") instead of a broken connection, and ends its job; nothing is left."""
+    ctx = grid.ctx
+    a = grid.start("siteA")
+    jobs = [grid.job(f"job{k}.yaml", [("localhost/fork", 1), (a.contact, 2)],
+                     fake_args(ctx, "init", "print:ready {rank}", "sleep")) for k in (1, 2)]
+    procs = [grid.popen(["-jobfile", job]) for job in jobs]
+    results = []
+    try:
+        for p in procs:
+            for _ in range(3):
+                check(p.stdout.readline() != "", "mpirun ended before every rank was ready")
+        a.proc.send_signal(signal.SIGTERM)
+        for p in procs:
+            out, err = p.communicate(timeout=GUARD)
+            results.append(subprocess.CompletedProcess(p.args, p.returncode, out, err))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    for r in results:
+        expect_code(r, 1)
+        check(mpirun_lines(r) == [f"mpirun: subjob 1 (site localhost, contact localhost:{a.port}/jobmanager-fork) "
+                                  "failed: site shutting down; ending the job"], "mpirun says why the job ended", r)
+        check("stream truncated" not in r.stderr, "no broken connection", r)
+    check(a.proc.wait(timeout=GUARD) == 0, f"the gatekeeper exits 0:\n{a.log()}")
+    a.expect_log(r"strata-gatekeeper: signal 15: stopping; telling every mpirun and killing every subjob$")
+    a.expect_log_count(r"\] ending: site shutting down$", 2)
+    a.expect_log(r"strata-gatekeeper: stopped$")
+    expect_nobody_left(ctx)
+
+
 SCENARIOS = {f.__name__: f for f in [
-    two_sites, stdin_to_remote_rank0, staging, staging_relative_config, login_environment, netns_three_sites, slurm_subjob, hostile_clients, revoked, gatekeeper_down,
-    unknown_ca, unmapped_user, account_rules, account_choice, inaccessible_directory, job_limit, job_limit_per_user, missing_executable, rank_crash, interrupt, mpirun_killed,
+    two_sites, stdin_to_remote_rank0, staging, staging_relative_config, login_environment, netns_three_sites,
+    slurm_subjob, hostile_clients, revoked, gatekeeper_down,
+    unknown_ca, unmapped_user, account_rules, account_choice, inaccessible_directory, job_limit, job_limit_per_user,
+    missing_executable, rank_crash, interrupt, mpirun_killed, reload_gridmap, reload_revocation, shutdown_tells_mpirun,
 ]}
 
 

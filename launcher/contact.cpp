@@ -30,7 +30,7 @@ const char* adapter_name(AdapterKind kind) { return kind == AdapterKind::slurm ?
 std::string Contact::text() const {
     const std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
     const bool show_port = port_given || port != kDefaultPort;
-    return h + (show_port ? ":" + std::to_string(port) : std::string()) + "/jobmanager-" + adapter_name(adapter);
+    return h + (show_port ? ':' + std::to_string(port) : std::string()) + "/jobmanager-" + adapter_name(adapter);
 }
 
 std::optional<Contact> contact_parse(const std::string& text, std::string& why, std::size_t& offset) {

@@ -130,7 +130,7 @@ std::optional<MachineFile> MachineFile::parse(const std::string& text, const std
         int column = 0;
         const std::string why = parse_line(content, e, column);
         if (!why.empty()) {
-            error = path + ":" + std::to_string(line) + (column > 0 ? ":" + std::to_string(column) : "") + ": " + why;
+            error = path + ":" + std::to_string(line) + (column > 0 ? ':' + std::to_string(column) : "") + ": " + why;
             return std::nullopt;
         }
         mf.entries_.push_back(std::move(e));

@@ -5,6 +5,7 @@
 
 #include "mpi/comm.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"
 
 namespace strata::mpi {
@@ -197,43 +198,43 @@ int attr_delete(const char* fn, MPI_Comm comm, int keyval) {
 
 extern "C" {
 
-#pragma weak MPI_Keyval_create = PMPI_Keyval_create
+STRATA_PMPI_ALIAS(MPI_Keyval_create);
 int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) { return keyval_create("MPI_Keyval_create", copy_fn, delete_fn, keyval, extra_state); }
 
-#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
+STRATA_PMPI_ALIAS(MPI_Comm_create_keyval);
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn,
                               int* comm_keyval, void* extra_state) {
     return keyval_create("MPI_Comm_create_keyval", comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
 }
 
-#pragma weak MPI_Keyval_free = PMPI_Keyval_free
+STRATA_PMPI_ALIAS(MPI_Keyval_free);
 int PMPI_Keyval_free(int* keyval) { return keyval_free("MPI_Keyval_free", keyval); }
 
-#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+STRATA_PMPI_ALIAS(MPI_Comm_free_keyval);
 int PMPI_Comm_free_keyval(int* comm_keyval) {
     return keyval_free("MPI_Comm_free_keyval", comm_keyval);
 }
 
-#pragma weak MPI_Attr_put = PMPI_Attr_put
+STRATA_PMPI_ALIAS(MPI_Attr_put);
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) { return attr_put("MPI_Attr_put", comm, keyval, attribute_val); }
 
-#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+STRATA_PMPI_ALIAS(MPI_Comm_set_attr);
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
     return attr_put("MPI_Comm_set_attr", comm, comm_keyval, attribute_val);
 }
 
-#pragma weak MPI_Attr_get = PMPI_Attr_get
+STRATA_PMPI_ALIAS(MPI_Attr_get);
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) { return attr_get("MPI_Attr_get", comm, keyval, attribute_val, flag); }
 
-#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+STRATA_PMPI_ALIAS(MPI_Comm_get_attr);
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
     return attr_get("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag);
 }
 
-#pragma weak MPI_Attr_delete = PMPI_Attr_delete
+STRATA_PMPI_ALIAS(MPI_Attr_delete);
 int PMPI_Attr_delete(MPI_Comm comm, int keyval) { return attr_delete("MPI_Attr_delete", comm, keyval); }
 
-#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
+STRATA_PMPI_ALIAS(MPI_Comm_delete_attr);
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
     return attr_delete("MPI_Comm_delete_attr", comm, comm_keyval);
 }

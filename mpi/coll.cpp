@@ -6,13 +6,14 @@
 #include "collectives/collectives.hpp"
 #include "mpi/coll_support.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/pmpi_alias.hpp"
 
 using namespace strata;
 using namespace strata::mpi;
 
 extern "C" {
 
-#pragma weak MPI_Barrier = PMPI_Barrier
+STRATA_PMPI_ALIAS(MPI_Barrier);
 int PMPI_Barrier(MPI_Comm comm) {
     static const char* fn = "MPI_Barrier";
     return api(fn, [&] {
@@ -22,7 +23,7 @@ int PMPI_Barrier(MPI_Comm comm) {
     });
 }
 
-#pragma weak MPI_Bcast = PMPI_Bcast
+STRATA_PMPI_ALIAS(MPI_Bcast);
 int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
     static const char* fn = "MPI_Bcast";
     return api(fn, [&] {
@@ -39,7 +40,7 @@ int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     });
 }
 
-#pragma weak MPI_Gather = PMPI_Gather
+STRATA_PMPI_ALIAS(MPI_Gather);
 int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
     static const char* fn = "MPI_Gather";
@@ -71,7 +72,7 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     });
 }
 
-#pragma weak MPI_Gatherv = PMPI_Gatherv
+STRATA_PMPI_ALIAS(MPI_Gatherv);
 int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
     static const char* fn = "MPI_Gatherv";
@@ -102,7 +103,7 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     });
 }
 
-#pragma weak MPI_Scatter = PMPI_Scatter
+STRATA_PMPI_ALIAS(MPI_Scatter);
 int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
     static const char* fn = "MPI_Scatter";
@@ -136,7 +137,7 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     });
 }
 
-#pragma weak MPI_Scatterv = PMPI_Scatterv
+STRATA_PMPI_ALIAS(MPI_Scatterv);
 int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     static const char* fn = "MPI_Scatterv";
@@ -169,7 +170,7 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
     });
 }
 
-#pragma weak MPI_Allgather = PMPI_Allgather
+STRATA_PMPI_ALIAS(MPI_Allgather);
 int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
     static const char* fn = "MPI_Allgather";
@@ -194,7 +195,7 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     });
 }
 
-#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+STRATA_PMPI_ALIAS(MPI_Allgatherv);
 int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
     static const char* fn = "MPI_Allgatherv";
@@ -219,7 +220,7 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     });
 }
 
-#pragma weak MPI_Alltoall = PMPI_Alltoall
+STRATA_PMPI_ALIAS(MPI_Alltoall);
 int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm) {
     static const char* fn = "MPI_Alltoall";
@@ -244,7 +245,7 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     });
 }
 
-#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+STRATA_PMPI_ALIAS(MPI_Alltoallv);
 int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                    MPI_Comm comm) {

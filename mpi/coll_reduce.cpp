@@ -7,6 +7,7 @@
 #include "collectives/collectives.hpp"
 #include "mpi/coll_support.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/pmpi_alias.hpp"
 
 using namespace strata;
 using namespace strata::mpi;
@@ -42,7 +43,7 @@ int reduce_everyone(const char* fn, Everyone run, const void* sendbuf, void* rec
 
 extern "C" {
 
-#pragma weak MPI_Reduce = PMPI_Reduce
+STRATA_PMPI_ALIAS(MPI_Reduce);
 int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm) {
     static const char* fn = "MPI_Reduce";
@@ -71,14 +72,14 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     });
 }
 
-#pragma weak MPI_Allreduce = PMPI_Allreduce
+STRATA_PMPI_ALIAS(MPI_Allreduce);
 int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
     return api("MPI_Allreduce", [&] {
         return reduce_everyone("MPI_Allreduce", coll::allreduce, sendbuf, recvbuf, count, datatype, op, comm);
     });
 }
 
-#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+STRATA_PMPI_ALIAS(MPI_Reduce_scatter);
 int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm) {
     static const char* fn = "MPI_Reduce_scatter";
@@ -112,13 +113,13 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
     });
 }
 
-#pragma weak MPI_Scan = PMPI_Scan
+STRATA_PMPI_ALIAS(MPI_Scan);
 int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
     return api("MPI_Scan",
                [&] { return reduce_everyone("MPI_Scan", coll::scan, sendbuf, recvbuf, count, datatype, op, comm); });
 }
 
-#pragma weak MPI_Reduce_local = PMPI_Reduce_local
+STRATA_PMPI_ALIAS(MPI_Reduce_local);
 int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
     static const char* fn = "MPI_Reduce_local";
     return api(fn, [&] {

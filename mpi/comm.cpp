@@ -6,6 +6,7 @@
 #include "mpi/agreement.hpp"
 #include "mpi/attr.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"
 
 namespace strata::mpi {
@@ -167,7 +168,7 @@ using namespace strata::mpi;
 
 extern "C" {
 
-#pragma weak MPI_Comm_size = PMPI_Comm_size
+STRATA_PMPI_ALIAS(MPI_Comm_size);
 int PMPI_Comm_size(MPI_Comm comm, int* size) {
     return api("MPI_Comm_size", [&] {
         Comm* c = nullptr;
@@ -178,7 +179,7 @@ int PMPI_Comm_size(MPI_Comm comm, int* size) {
     });
 }
 
-#pragma weak MPI_Comm_rank = PMPI_Comm_rank
+STRATA_PMPI_ALIAS(MPI_Comm_rank);
 int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
     return api("MPI_Comm_rank", [&] {
         Comm* c = nullptr;
@@ -189,7 +190,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
     });
 }
 
-#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+STRATA_PMPI_ALIAS(MPI_Comm_set_name);
 int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
     static const char* fn = "MPI_Comm_set_name";
     return api(fn, [&] {
@@ -202,7 +203,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
     });
 }
 
-#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+STRATA_PMPI_ALIAS(MPI_Comm_get_name);
 int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
     static const char* fn = "MPI_Comm_get_name";
     return api(fn, [&] {
@@ -215,7 +216,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
     });
 }
 
-#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+STRATA_PMPI_ALIAS(MPI_Comm_compare);
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     static const char* fn = "MPI_Comm_compare";
     return api(fn, [&] {
@@ -238,7 +239,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     });
 }
 
-#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+STRATA_PMPI_ALIAS(MPI_Comm_dup);
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     static const char* fn = "MPI_Comm_dup";
     return api(fn, [&] {
@@ -264,7 +265,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     });
 }
 
-#pragma weak MPI_Comm_create = PMPI_Comm_create
+STRATA_PMPI_ALIAS(MPI_Comm_create);
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     static const char* fn = "MPI_Comm_create";
     return api(fn, [&] {
@@ -286,7 +287,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     });
 }
 
-#pragma weak MPI_Comm_split = PMPI_Comm_split
+STRATA_PMPI_ALIAS(MPI_Comm_split);
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     static const char* fn = "MPI_Comm_split";
     return api(fn, [&] {
@@ -304,7 +305,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     });
 }
 
-#pragma weak MPI_Comm_free = PMPI_Comm_free
+STRATA_PMPI_ALIAS(MPI_Comm_free);
 int PMPI_Comm_free(MPI_Comm* comm) {
     static const char* fn = "MPI_Comm_free";
     return api(fn, [&] {
@@ -322,7 +323,7 @@ int PMPI_Comm_free(MPI_Comm* comm) {
     });
 }
 
-#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+STRATA_PMPI_ALIAS(MPI_Comm_test_inter);
 int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
     static const char* fn = "MPI_Comm_test_inter";
     return api(fn, [&] {
@@ -334,7 +335,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
     });
 }
 
-#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+STRATA_PMPI_ALIAS(MPI_Comm_remote_size);
 int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
     static const char* fn = "MPI_Comm_remote_size";
     return api(fn, [&] {

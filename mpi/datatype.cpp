@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mpi/errors.hpp"
+#include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"
 
 namespace strata::mpi {
@@ -267,7 +268,7 @@ int address(const char* fn, const void* location, MPI_Aint* address) {
 
 extern "C" {
 
-#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+STRATA_PMPI_ALIAS(MPI_Type_contiguous);
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
     static const char* fn = "MPI_Type_contiguous";
     return api(fn, [&] {
@@ -279,55 +280,55 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
     });
 }
 
-#pragma weak MPI_Type_vector = PMPI_Type_vector
+STRATA_PMPI_ALIAS(MPI_Type_vector);
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
     return strided("MPI_Type_vector", count, blocklength, stride, false, oldtype, newtype);
 }
 
-#pragma weak MPI_Type_hvector = PMPI_Type_hvector
+STRATA_PMPI_ALIAS(MPI_Type_hvector);
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
     return strided("MPI_Type_hvector", count, blocklength, stride, true, oldtype, newtype);
 }
 
-#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+STRATA_PMPI_ALIAS(MPI_Type_indexed);
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
     return indexed("MPI_Type_indexed", count, array_of_blocklengths, array_of_displacements, false, oldtype, newtype);
 }
 
-#pragma weak MPI_Type_hindexed = PMPI_Type_hindexed
+STRATA_PMPI_ALIAS(MPI_Type_hindexed);
 int PMPI_Type_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
                        MPI_Datatype oldtype, MPI_Datatype* newtype) {
     return indexed("MPI_Type_hindexed", count, array_of_blocklengths, array_of_displacements, true, oldtype, newtype);
 }
 
-#pragma weak MPI_Type_struct = PMPI_Type_struct
+STRATA_PMPI_ALIAS(MPI_Type_struct);
 int PMPI_Type_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
                      const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
     return type_struct("MPI_Type_struct", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
 }
 
-#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+STRATA_PMPI_ALIAS(MPI_Type_create_struct);
 int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
     return type_struct("MPI_Type_create_struct", count, array_of_blocklengths, array_of_displacements, array_of_types,
                        newtype);
 }
 
-#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+STRATA_PMPI_ALIAS(MPI_Type_create_hvector);
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype* newtype) {
     return strided("MPI_Type_create_hvector", count, blocklength, stride, true, oldtype, newtype);
 }
 
-#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+STRATA_PMPI_ALIAS(MPI_Type_create_hindexed);
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
     return indexed("MPI_Type_create_hindexed", count, array_of_blocklengths, array_of_displacements, true, oldtype,
                    newtype);
 }
 
-#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+STRATA_PMPI_ALIAS(MPI_Type_create_indexed_block);
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype* newtype) {
     static const char* fn = "MPI_Type_create_indexed_block";
@@ -336,7 +337,7 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_o
     return indexed(fn, count, lengths.data(), array_of_displacements, false, oldtype, newtype);
 }
 
-#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+STRATA_PMPI_ALIAS(MPI_Type_create_resized);
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
     static const char* fn = "MPI_Type_create_resized";
     return api(fn, [&] {
@@ -347,7 +348,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     });
 }
 
-#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+STRATA_PMPI_ALIAS(MPI_Type_get_extent);
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
     static const char* fn = "MPI_Type_get_extent";
     return api(fn, [&] {
@@ -360,7 +361,7 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) 
     });
 }
 
-#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+STRATA_PMPI_ALIAS(MPI_Type_get_true_extent);
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
     static const char* fn = "MPI_Type_get_true_extent";
     return api(fn, [&] {
@@ -373,7 +374,7 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint
     });
 }
 
-#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+STRATA_PMPI_ALIAS(MPI_Type_set_name);
 int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
     static const char* fn = "MPI_Type_set_name";
     return api(fn, [&] {
@@ -385,7 +386,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
     });
 }
 
-#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+STRATA_PMPI_ALIAS(MPI_Type_get_name);
 int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
     static const char* fn = "MPI_Type_get_name";
     return api(fn, [&] {
@@ -397,10 +398,10 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
     });
 }
 
-#pragma weak MPI_Address = PMPI_Address
+STRATA_PMPI_ALIAS(MPI_Address);
 int PMPI_Address(const void* location, MPI_Aint* address) { return ::address("MPI_Address", location, address); }
 
-#pragma weak MPI_Get_address = PMPI_Get_address
+STRATA_PMPI_ALIAS(MPI_Get_address);
 int PMPI_Get_address(const void* location, MPI_Aint* address) {
     return ::address("MPI_Get_address", location, address);
 }
@@ -408,14 +409,14 @@ int PMPI_Get_address(const void* location, MPI_Aint* address) {
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
     return static_cast<MPI_Aint>(static_cast<unsigned long>(base) + static_cast<unsigned long>(disp));
 }
-#pragma weak MPI_Aint_add = PMPI_Aint_add
+STRATA_PMPI_ALIAS(MPI_Aint_add);
 
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
     return static_cast<MPI_Aint>(static_cast<unsigned long>(addr1) - static_cast<unsigned long>(addr2));
 }
-#pragma weak MPI_Aint_diff = PMPI_Aint_diff
+STRATA_PMPI_ALIAS(MPI_Aint_diff);
 
-#pragma weak MPI_Type_extent = PMPI_Type_extent
+STRATA_PMPI_ALIAS(MPI_Type_extent);
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
     return api("MPI_Type_extent", [&] {
         Datatype* t = nullptr;
@@ -425,7 +426,7 @@ int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
     });
 }
 
-#pragma weak MPI_Type_size = PMPI_Type_size
+STRATA_PMPI_ALIAS(MPI_Type_size);
 int PMPI_Type_size(MPI_Datatype datatype, int* size) {
     return api("MPI_Type_size", [&] {
         Datatype* t = nullptr;
@@ -435,7 +436,7 @@ int PMPI_Type_size(MPI_Datatype datatype, int* size) {
     });
 }
 
-#pragma weak MPI_Type_lb = PMPI_Type_lb
+STRATA_PMPI_ALIAS(MPI_Type_lb);
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement) {
     return api("MPI_Type_lb", [&] {
         Datatype* t = nullptr;
@@ -445,7 +446,7 @@ int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement) {
     });
 }
 
-#pragma weak MPI_Type_ub = PMPI_Type_ub
+STRATA_PMPI_ALIAS(MPI_Type_ub);
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
     return api("MPI_Type_ub", [&] {
         Datatype* t = nullptr;
@@ -455,7 +456,7 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
     });
 }
 
-#pragma weak MPI_Type_commit = PMPI_Type_commit
+STRATA_PMPI_ALIAS(MPI_Type_commit);
 int PMPI_Type_commit(MPI_Datatype* datatype) {
     static const char* fn = "MPI_Type_commit";
     return api(fn, [&] {
@@ -467,7 +468,7 @@ int PMPI_Type_commit(MPI_Datatype* datatype) {
     });
 }
 
-#pragma weak MPI_Type_free = PMPI_Type_free
+STRATA_PMPI_ALIAS(MPI_Type_free);
 int PMPI_Type_free(MPI_Datatype* datatype) {
     static const char* fn = "MPI_Type_free";
     return api(fn, [&] {
@@ -482,7 +483,7 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
     });
 }
 
-#pragma weak MPI_Get_count = PMPI_Get_count
+STRATA_PMPI_ALIAS(MPI_Get_count);
 int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
     static const char* fn = "MPI_Get_count";
     return api(fn, [&] {
@@ -502,7 +503,7 @@ int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) 
     });
 }
 
-#pragma weak MPI_Get_elements = PMPI_Get_elements
+STRATA_PMPI_ALIAS(MPI_Get_elements);
 int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
     static const char* fn = "MPI_Get_elements";
     return api(fn, [&] {

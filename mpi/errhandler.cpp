@@ -1,5 +1,6 @@
 #include "mpi/comm.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"
 
 namespace strata::mpi {
@@ -65,37 +66,37 @@ int errhandler_get(const char* fn, MPI_Comm comm, MPI_Errhandler* errhandler) {
 
 }  // namespace
 
-#pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
+STRATA_PMPI_ALIAS(MPI_Errhandler_create);
 int PMPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler) {
     return errhandler_create("MPI_Errhandler_create", function, errhandler);
 }
 
-#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+STRATA_PMPI_ALIAS(MPI_Comm_create_errhandler);
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler) {
     return errhandler_create("MPI_Comm_create_errhandler", function, errhandler);
 }
 
-#pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
+STRATA_PMPI_ALIAS(MPI_Errhandler_set);
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler) {
     return errhandler_set("MPI_Errhandler_set", comm, errhandler);
 }
 
-#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+STRATA_PMPI_ALIAS(MPI_Comm_set_errhandler);
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
     return errhandler_set("MPI_Comm_set_errhandler", comm, errhandler);
 }
 
-#pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
+STRATA_PMPI_ALIAS(MPI_Errhandler_get);
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler) {
     return errhandler_get("MPI_Errhandler_get", comm, errhandler);
 }
 
-#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+STRATA_PMPI_ALIAS(MPI_Comm_get_errhandler);
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
     return errhandler_get("MPI_Comm_get_errhandler", comm, errhandler);
 }
 
-#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+STRATA_PMPI_ALIAS(MPI_Comm_call_errhandler);
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
     static const char* fn = "MPI_Comm_call_errhandler";
     return api(fn, [&] {
@@ -107,7 +108,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
     });
 }
 
-#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+STRATA_PMPI_ALIAS(MPI_Errhandler_free);
 int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
     return api("MPI_Errhandler_free", [&] {
         if (errhandler == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Errhandler_free", "NULL argument");

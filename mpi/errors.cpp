@@ -1,4 +1,5 @@
 #include "mpi/errors.hpp"
+#include "mpi/pmpi_alias.hpp"
 
 #include <unistd.h>
 
@@ -103,7 +104,7 @@ using namespace strata::mpi;
 
 extern "C" {
 
-#pragma weak MPI_Error_string = PMPI_Error_string
+STRATA_PMPI_ALIAS(MPI_Error_string);
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
     const char* text = error_class_text(errorcode);
     if (string == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
@@ -117,7 +118,7 @@ int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Error_class = PMPI_Error_class
+STRATA_PMPI_ALIAS(MPI_Error_class);
 int PMPI_Error_class(int errorcode, int* errorclass) {
     if (errorclass == nullptr || error_class_text(errorcode) == nullptr) return MPI_ERR_ARG;
     *errorclass = errorcode;

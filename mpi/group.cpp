@@ -4,6 +4,7 @@
 
 #include "mpi/comm.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"
 
 namespace strata::mpi {
@@ -150,7 +151,7 @@ using namespace strata::mpi;
 
 extern "C" {
 
-#pragma weak MPI_Group_size = PMPI_Group_size
+STRATA_PMPI_ALIAS(MPI_Group_size);
 int PMPI_Group_size(MPI_Group group, int* size) {
     static const char* fn = "MPI_Group_size";
     return api(fn, [&] {
@@ -162,7 +163,7 @@ int PMPI_Group_size(MPI_Group group, int* size) {
     });
 }
 
-#pragma weak MPI_Group_rank = PMPI_Group_rank
+STRATA_PMPI_ALIAS(MPI_Group_rank);
 int PMPI_Group_rank(MPI_Group group, int* rank) {
     static const char* fn = "MPI_Group_rank";
     return api(fn, [&] {
@@ -175,7 +176,7 @@ int PMPI_Group_rank(MPI_Group group, int* rank) {
     });
 }
 
-#pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
+STRATA_PMPI_ALIAS(MPI_Group_translate_ranks);
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) {
     static const char* fn = "MPI_Group_translate_ranks";
     return api(fn, [&] {
@@ -204,7 +205,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
     });
 }
 
-#pragma weak MPI_Group_compare = PMPI_Group_compare
+STRATA_PMPI_ALIAS(MPI_Group_compare);
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
     static const char* fn = "MPI_Group_compare";
     return api(fn, [&] {
@@ -218,7 +219,7 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
     });
 }
 
-#pragma weak MPI_Comm_group = PMPI_Comm_group
+STRATA_PMPI_ALIAS(MPI_Comm_group);
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
     static const char* fn = "MPI_Comm_group";
     return api(fn, [&] {
@@ -230,7 +231,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
     });
 }
 
-#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+STRATA_PMPI_ALIAS(MPI_Comm_remote_group);
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
     static const char* fn = "MPI_Comm_remote_group";
     return api(fn, [&] {
@@ -243,50 +244,50 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
     });
 }
 
-#pragma weak MPI_Group_union = PMPI_Group_union
+STRATA_PMPI_ALIAS(MPI_Group_union);
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
     return api("MPI_Group_union", [&] {
         return set_op("MPI_Group_union", group1, group2, newgroup, true, [](bool) { return true; });
     });
 }
 
-#pragma weak MPI_Group_intersection = PMPI_Group_intersection
+STRATA_PMPI_ALIAS(MPI_Group_intersection);
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
     return api("MPI_Group_intersection", [&] {
         return set_op("MPI_Group_intersection", group1, group2, newgroup, false, [](bool in_b) { return in_b; });
     });
 }
 
-#pragma weak MPI_Group_difference = PMPI_Group_difference
+STRATA_PMPI_ALIAS(MPI_Group_difference);
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
     return api("MPI_Group_difference", [&] {
         return set_op("MPI_Group_difference", group1, group2, newgroup, false, [](bool in_b) { return !in_b; });
     });
 }
 
-#pragma weak MPI_Group_incl = PMPI_Group_incl
+STRATA_PMPI_ALIAS(MPI_Group_incl);
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
     return api("MPI_Group_incl", [&] { return pick_list("MPI_Group_incl", group, n, ranks, Pick::incl, newgroup); });
 }
 
-#pragma weak MPI_Group_excl = PMPI_Group_excl
+STRATA_PMPI_ALIAS(MPI_Group_excl);
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
     return api("MPI_Group_excl", [&] { return pick_list("MPI_Group_excl", group, n, ranks, Pick::excl, newgroup); });
 }
 
-#pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
+STRATA_PMPI_ALIAS(MPI_Group_range_incl);
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
     return api("MPI_Group_range_incl",
                [&] { return pick("MPI_Group_range_incl", group, nullptr, n, ranges, Pick::incl, newgroup); });
 }
 
-#pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
+STRATA_PMPI_ALIAS(MPI_Group_range_excl);
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
     return api("MPI_Group_range_excl",
                [&] { return pick("MPI_Group_range_excl", group, nullptr, n, ranges, Pick::excl, newgroup); });
 }
 
-#pragma weak MPI_Group_free = PMPI_Group_free
+STRATA_PMPI_ALIAS(MPI_Group_free);
 int PMPI_Group_free(MPI_Group* group) {
     static const char* fn = "MPI_Group_free";
     return api(fn, [&] {

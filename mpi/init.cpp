@@ -12,6 +12,7 @@
 #include "adi/methods.hpp"
 #include "base/knob.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/pmpi_alias.hpp"
 #include "mpi/runtime.hpp"
 #include "mpi/setup.hpp"
 
@@ -162,13 +163,13 @@ int init(const char* fn) {
 
 extern "C" {
 
-#pragma weak MPI_Init = PMPI_Init
+STRATA_PMPI_ALIAS(MPI_Init);
 int PMPI_Init(int* /*argc*/, char*** /*argv*/) {
     g_thread_level = MPI_THREAD_SINGLE;
     return init("MPI_Init");
 }
 
-#pragma weak MPI_Init_thread = PMPI_Init_thread
+STRATA_PMPI_ALIAS(MPI_Init_thread);
 int PMPI_Init_thread(int* /*argc*/, char*** /*argv*/, int required, int* provided) {
     // Strata is not thread-safe: it provides MPI_THREAD_FUNNELED at most, so a
     // program may run threads of its own as long as only this one calls MPI.
@@ -178,7 +179,7 @@ int PMPI_Init_thread(int* /*argc*/, char*** /*argv*/, int required, int* provide
     return rc;
 }
 
-#pragma weak MPI_Query_thread = PMPI_Query_thread
+STRATA_PMPI_ALIAS(MPI_Query_thread);
 int PMPI_Query_thread(int* provided) {
     static const char* fn = "MPI_Query_thread";
     return api(fn, [&] {
@@ -188,7 +189,7 @@ int PMPI_Query_thread(int* provided) {
     });
 }
 
-#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+STRATA_PMPI_ALIAS(MPI_Is_thread_main);
 int PMPI_Is_thread_main(int* flag) {
     static const char* fn = "MPI_Is_thread_main";
     return api(fn, [&] {
@@ -198,7 +199,7 @@ int PMPI_Is_thread_main(int* flag) {
     });
 }
 
-#pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
+STRATA_PMPI_ALIAS(MPI_Alloc_mem);
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
     static const char* fn = "MPI_Alloc_mem";
     return api(fn, [&] {
@@ -218,7 +219,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
     });
 }
 
-#pragma weak MPI_Free_mem = PMPI_Free_mem
+STRATA_PMPI_ALIAS(MPI_Free_mem);
 int PMPI_Free_mem(void* base) {
     static const char* fn = "MPI_Free_mem";
     return api(fn, [&] {
@@ -229,7 +230,7 @@ int PMPI_Free_mem(void* base) {
     });
 }
 
-#pragma weak MPI_Finalized = PMPI_Finalized
+STRATA_PMPI_ALIAS(MPI_Finalized);
 int PMPI_Finalized(int* flag) {
     // Like MPI_Initialized, callable at any time.
     if (flag == nullptr) return MPI_ERR_ARG;
@@ -237,7 +238,7 @@ int PMPI_Finalized(int* flag) {
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Finalize = PMPI_Finalize
+STRATA_PMPI_ALIAS(MPI_Finalize);
 int PMPI_Finalize(void) {
     return api("MPI_Finalize", [] {
         Runtime& r = rt();
@@ -264,14 +265,14 @@ int PMPI_Finalize(void) {
     });
 }
 
-#pragma weak MPI_Initialized = PMPI_Initialized
+STRATA_PMPI_ALIAS(MPI_Initialized);
 int PMPI_Initialized(int* flag) {
     if (flag == nullptr) return MPI_ERR_ARG;
     *flag = g_state != State::fresh;
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Abort = PMPI_Abort
+STRATA_PMPI_ALIAS(MPI_Abort);
 int PMPI_Abort(MPI_Comm /*comm*/, int errorcode) {
     // MPI-1 allows aborting every process, not only the communicator's.
     std::fflush(stdout);
@@ -285,21 +286,21 @@ int PMPI_Abort(MPI_Comm /*comm*/, int errorcode) {
     _exit(code != 0 ? code : 1);
 }
 
-#pragma weak MPI_Wtime = PMPI_Wtime
+STRATA_PMPI_ALIAS(MPI_Wtime);
 double PMPI_Wtime(void) {
     timespec ts{};
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-#pragma weak MPI_Wtick = PMPI_Wtick
+STRATA_PMPI_ALIAS(MPI_Wtick);
 double PMPI_Wtick(void) {
     timespec ts{};
     clock_getres(CLOCK_MONOTONIC, &ts);
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+STRATA_PMPI_ALIAS(MPI_Get_processor_name);
 int PMPI_Get_processor_name(char* name, int* resultlen) {
     return api("MPI_Get_processor_name", [&] {
         if (name == nullptr || resultlen == nullptr)
@@ -315,13 +316,13 @@ char STRATA_in_place[1];
 
 // Profiling control: the library itself keeps no profile, so every level is
 // accepted and changes nothing; profiling interposers intercept MPI_Pcontrol.
-#pragma weak MPI_Pcontrol = PMPI_Pcontrol
+STRATA_PMPI_ALIAS(MPI_Pcontrol);
 int PMPI_Pcontrol(const int level, ...) {
     (void)level;
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Get_version = PMPI_Get_version
+STRATA_PMPI_ALIAS(MPI_Get_version);
 int PMPI_Get_version(int* version, int* subversion) {
     if (version == nullptr || subversion == nullptr) return MPI_ERR_ARG;
     *version = MPI_VERSION;

@@ -2,13 +2,14 @@
 #include "mpi/agreement.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/pmpi_alias.hpp"
 
 using namespace strata;
 using namespace strata::mpi;
 
 extern "C" {
 
-#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+STRATA_PMPI_ALIAS(MPI_Intercomm_create);
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
                           MPI_Comm* newintercomm) {
     static const char* fn = "MPI_Intercomm_create";
@@ -61,7 +62,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     });
 }
 
-#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
+STRATA_PMPI_ALIAS(MPI_Intercomm_merge);
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
     static const char* fn = "MPI_Intercomm_merge";
     return api(fn, [&] {

@@ -6,6 +6,7 @@
 #include "mpi/coll_support.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/pmpi_alias.hpp"
 #include "mpi/op_kernels.hpp"
 #include "mpi/runtime.hpp"
 
@@ -110,7 +111,7 @@ using namespace strata::mpi;
 
 extern "C" {
 
-#pragma weak MPI_Op_create = PMPI_Op_create
+STRATA_PMPI_ALIAS(MPI_Op_create);
 int PMPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
     static const char* fn = "MPI_Op_create";
     return api(fn, [&] {
@@ -124,7 +125,7 @@ int PMPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
     });
 }
 
-#pragma weak MPI_Op_commutative = PMPI_Op_commutative
+STRATA_PMPI_ALIAS(MPI_Op_commutative);
 int PMPI_Op_commutative(MPI_Op op, int* commute) {
     static const char* fn = "MPI_Op_commutative";
     return api(fn, [&] {
@@ -136,7 +137,7 @@ int PMPI_Op_commutative(MPI_Op op, int* commute) {
     });
 }
 
-#pragma weak MPI_Op_free = PMPI_Op_free
+STRATA_PMPI_ALIAS(MPI_Op_free);
 int PMPI_Op_free(MPI_Op* op) {
     static const char* fn = "MPI_Op_free";
     return api(fn, [&] {

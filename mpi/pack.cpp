@@ -9,6 +9,7 @@
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/pmpi_alias.hpp"
 
 using namespace strata::mpi;
 
@@ -63,7 +64,7 @@ int span_check(const char* fn, MPI_Comm comm, const void* packed, int packed_siz
 
 extern "C" {
 
-#pragma weak MPI_Pack = PMPI_Pack
+STRATA_PMPI_ALIAS(MPI_Pack);
 int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
               MPI_Comm comm) {
     static const char* fn = "MPI_Pack";
@@ -83,7 +84,7 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbu
     });
 }
 
-#pragma weak MPI_Unpack = PMPI_Unpack
+STRATA_PMPI_ALIAS(MPI_Unpack);
 int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
                 MPI_Comm comm) {
     static const char* fn = "MPI_Unpack";
@@ -103,7 +104,7 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
     });
 }
 
-#pragma weak MPI_Pack_size = PMPI_Pack_size
+STRATA_PMPI_ALIAS(MPI_Pack_size);
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
     static const char* fn = "MPI_Pack_size";
     return api(fn, [&] {

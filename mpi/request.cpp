@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "mpi/errors.hpp"
+#include "mpi/pmpi_alias.hpp"
 #include "mpi/pt2pt.hpp"
 
 using namespace strata;
@@ -97,7 +98,7 @@ int raise_collected(const char* fn, const Collected& c) {
 
 extern "C" {
 
-#pragma weak MPI_Wait = PMPI_Wait
+STRATA_PMPI_ALIAS(MPI_Wait);
 int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
     static const char* fn = "MPI_Wait";
     return api(fn, [&] {
@@ -113,7 +114,7 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
     });
 }
 
-#pragma weak MPI_Test = PMPI_Test
+STRATA_PMPI_ALIAS(MPI_Test);
 int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     static const char* fn = "MPI_Test";
     return api(fn, [&] {
@@ -131,7 +132,7 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     });
 }
 
-#pragma weak MPI_Waitall = PMPI_Waitall
+STRATA_PMPI_ALIAS(MPI_Waitall);
 int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     static const char* fn = "MPI_Waitall";
     return api(fn, [&] {
@@ -161,7 +162,7 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     });
 }
 
-#pragma weak MPI_Testall = PMPI_Testall
+STRATA_PMPI_ALIAS(MPI_Testall);
 int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
     static const char* fn = "MPI_Testall";
     return api(fn, [&] {
@@ -183,7 +184,7 @@ int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status status
     });
 }
 
-#pragma weak MPI_Waitany = PMPI_Waitany
+STRATA_PMPI_ALIAS(MPI_Waitany);
 int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
     static const char* fn = "MPI_Waitany";
     return api(fn, [&] {
@@ -211,7 +212,7 @@ int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* stat
     });
 }
 
-#pragma weak MPI_Testany = PMPI_Testany
+STRATA_PMPI_ALIAS(MPI_Testany);
 int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
     static const char* fn = "MPI_Testany";
     return api(fn, [&] {
@@ -235,7 +236,7 @@ int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_S
     });
 }
 
-#pragma weak MPI_Waitsome = PMPI_Waitsome
+STRATA_PMPI_ALIAS(MPI_Waitsome);
 int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
     static const char* fn = "MPI_Waitsome";
     return api(fn, [&] {
@@ -258,7 +259,7 @@ int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indice
     });
 }
 
-#pragma weak MPI_Testsome = PMPI_Testsome
+STRATA_PMPI_ALIAS(MPI_Testsome);
 int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
     static const char* fn = "MPI_Testsome";
     return api(fn, [&] {
@@ -276,7 +277,7 @@ int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indice
     });
 }
 
-#pragma weak MPI_Request_free = PMPI_Request_free
+STRATA_PMPI_ALIAS(MPI_Request_free);
 int PMPI_Request_free(MPI_Request* request) {
     static const char* fn = "MPI_Request_free";
     return api(fn, [&] {
@@ -298,7 +299,7 @@ int PMPI_Request_free(MPI_Request* request) {
     });
 }
 
-#pragma weak MPI_Cancel = PMPI_Cancel
+STRATA_PMPI_ALIAS(MPI_Cancel);
 int PMPI_Cancel(MPI_Request* request) {
     static const char* fn = "MPI_Cancel";
     return api(fn, [&] {
@@ -315,7 +316,7 @@ int PMPI_Cancel(MPI_Request* request) {
     });
 }
 
-#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+STRATA_PMPI_ALIAS(MPI_Test_cancelled);
 int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
     static const char* fn = "MPI_Test_cancelled";
     return api(fn, [&] {
@@ -325,7 +326,7 @@ int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
     });
 }
 
-#pragma weak MPI_Start = PMPI_Start
+STRATA_PMPI_ALIAS(MPI_Start);
 int PMPI_Start(MPI_Request* request) {
     static const char* fn = "MPI_Start";
     return api(fn, [&] {
@@ -342,7 +343,7 @@ int PMPI_Start(MPI_Request* request) {
     });
 }
 
-#pragma weak MPI_Startall = PMPI_Startall
+STRATA_PMPI_ALIAS(MPI_Startall);
 int PMPI_Startall(int count, MPI_Request requests[]) {
     static const char* fn = "MPI_Startall";
     return api(fn, [&] {
@@ -354,7 +355,7 @@ int PMPI_Startall(int count, MPI_Request requests[]) {
     });
 }
 
-#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+STRATA_PMPI_ALIAS(MPI_Buffer_attach);
 int PMPI_Buffer_attach(void* buffer, int size) {
     static const char* fn = "MPI_Buffer_attach";
     return api(fn, [&] {
@@ -368,7 +369,7 @@ int PMPI_Buffer_attach(void* buffer, int size) {
     });
 }
 
-#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+STRATA_PMPI_ALIAS(MPI_Buffer_detach);
 int PMPI_Buffer_detach(void* buffer_addr, int* size) {
     static const char* fn = "MPI_Buffer_detach";
     return api(fn, [&] {

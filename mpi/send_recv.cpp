@@ -6,6 +6,7 @@
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/pmpi_alias.hpp"
 #include "mpi/pt2pt.hpp"
 
 using namespace strata;
@@ -71,92 +72,92 @@ using Op = RequestSlot::Op;
 
 extern "C" {
 
-#pragma weak MPI_Send = PMPI_Send
+STRATA_PMPI_ALIAS(MPI_Send);
 int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
     return blocking("MPI_Send", Op::send, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
 }
 
-#pragma weak MPI_Bsend = PMPI_Bsend
+STRATA_PMPI_ALIAS(MPI_Bsend);
 int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
     return blocking("MPI_Bsend", Op::bsend, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
 }
 
-#pragma weak MPI_Ssend = PMPI_Ssend
+STRATA_PMPI_ALIAS(MPI_Ssend);
 int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
     return blocking("MPI_Ssend", Op::ssend, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
 }
 
-#pragma weak MPI_Rsend = PMPI_Rsend
+STRATA_PMPI_ALIAS(MPI_Rsend);
 int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
     return blocking("MPI_Rsend", Op::rsend, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
 }
 
-#pragma weak MPI_Recv = PMPI_Recv
+STRATA_PMPI_ALIAS(MPI_Recv);
 int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
     return blocking("MPI_Recv", Op::recv, buf, count, datatype, source, tag, comm, status);
 }
 
-#pragma weak MPI_Isend = PMPI_Isend
+STRATA_PMPI_ALIAS(MPI_Isend);
 int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
     return nonblocking("MPI_Isend", Op::send, buf, count, datatype, dest, tag, comm, request);
 }
 
-#pragma weak MPI_Ibsend = PMPI_Ibsend
+STRATA_PMPI_ALIAS(MPI_Ibsend);
 int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
     return nonblocking("MPI_Ibsend", Op::bsend, buf, count, datatype, dest, tag, comm, request);
 }
 
-#pragma weak MPI_Issend = PMPI_Issend
+STRATA_PMPI_ALIAS(MPI_Issend);
 int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
     return nonblocking("MPI_Issend", Op::ssend, buf, count, datatype, dest, tag, comm, request);
 }
 
-#pragma weak MPI_Irsend = PMPI_Irsend
+STRATA_PMPI_ALIAS(MPI_Irsend);
 int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
     return nonblocking("MPI_Irsend", Op::rsend, buf, count, datatype, dest, tag, comm, request);
 }
 
-#pragma weak MPI_Irecv = PMPI_Irecv
+STRATA_PMPI_ALIAS(MPI_Irecv);
 int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request* request) {
     return nonblocking("MPI_Irecv", Op::recv, buf, count, datatype, source, tag, comm, request);
 }
 
-#pragma weak MPI_Send_init = PMPI_Send_init
+STRATA_PMPI_ALIAS(MPI_Send_init);
 int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
     return persistent("MPI_Send_init", Op::send, buf, count, datatype, dest, tag, comm, request);
 }
 
-#pragma weak MPI_Bsend_init = PMPI_Bsend_init
+STRATA_PMPI_ALIAS(MPI_Bsend_init);
 int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                     MPI_Request* request) {
     return persistent("MPI_Bsend_init", Op::bsend, buf, count, datatype, dest, tag, comm, request);
 }
 
-#pragma weak MPI_Ssend_init = PMPI_Ssend_init
+STRATA_PMPI_ALIAS(MPI_Ssend_init);
 int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                     MPI_Request* request) {
     return persistent("MPI_Ssend_init", Op::ssend, buf, count, datatype, dest, tag, comm, request);
 }
 
-#pragma weak MPI_Rsend_init = PMPI_Rsend_init
+STRATA_PMPI_ALIAS(MPI_Rsend_init);
 int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                     MPI_Request* request) {
     return persistent("MPI_Rsend_init", Op::rsend, buf, count, datatype, dest, tag, comm, request);
 }
 
-#pragma weak MPI_Recv_init = PMPI_Recv_init
+STRATA_PMPI_ALIAS(MPI_Recv_init);
 int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request* request) {
     return persistent("MPI_Recv_init", Op::recv, buf, count, datatype, source, tag, comm, request);
 }
 
-#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+STRATA_PMPI_ALIAS(MPI_Sendrecv);
 int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
     static const char* fn = "MPI_Sendrecv";
@@ -170,7 +171,7 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     });
 }
 
-#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+STRATA_PMPI_ALIAS(MPI_Sendrecv_replace);
 int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
                           int recvtag, MPI_Comm comm, MPI_Status* status) {
     static const char* fn = "MPI_Sendrecv_replace";
@@ -195,7 +196,7 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
     });
 }
 
-#pragma weak MPI_Iprobe = PMPI_Iprobe
+STRATA_PMPI_ALIAS(MPI_Iprobe);
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
     static const char* fn = "MPI_Iprobe";
     return api(fn, [&] {
@@ -222,7 +223,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* statu
     });
 }
 
-#pragma weak MPI_Probe = PMPI_Probe
+STRATA_PMPI_ALIAS(MPI_Probe);
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
     static const char* fn = "MPI_Probe";
     return api(fn, [&] {

@@ -10,6 +10,7 @@
 #include "mpi/comm.hpp"
 #include "mpi/dims.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/pmpi_alias.hpp"
 
 namespace strata::mpi {
 
@@ -108,7 +109,7 @@ using namespace strata::mpi;
 
 extern "C" {
 
-#pragma weak MPI_Cart_create = PMPI_Cart_create
+STRATA_PMPI_ALIAS(MPI_Cart_create);
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                      MPI_Comm* comm_cart) {
     static const char* fn = "MPI_Cart_create";
@@ -131,7 +132,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     });
 }
 
-#pragma weak MPI_Graph_create = PMPI_Graph_create
+STRATA_PMPI_ALIAS(MPI_Graph_create);
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
                       MPI_Comm* comm_graph) {
     static const char* fn = "MPI_Graph_create";
@@ -152,7 +153,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     });
 }
 
-#pragma weak MPI_Dims_create = PMPI_Dims_create
+STRATA_PMPI_ALIAS(MPI_Dims_create);
 int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
     static const char* fn = "MPI_Dims_create";
     return api(fn, [&] {
@@ -180,7 +181,7 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
     });
 }
 
-#pragma weak MPI_Topo_test = PMPI_Topo_test
+STRATA_PMPI_ALIAS(MPI_Topo_test);
 int PMPI_Topo_test(MPI_Comm comm, int* status) {
     static const char* fn = "MPI_Topo_test";
     return api(fn, [&] {
@@ -198,7 +199,7 @@ int PMPI_Topo_test(MPI_Comm comm, int* status) {
     });
 }
 
-#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
+STRATA_PMPI_ALIAS(MPI_Graphdims_get);
 int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
     static const char* fn = "MPI_Graphdims_get";
     return api(fn, [&] {
@@ -212,7 +213,7 @@ int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
     });
 }
 
-#pragma weak MPI_Graph_get = PMPI_Graph_get
+STRATA_PMPI_ALIAS(MPI_Graph_get);
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) {
     static const char* fn = "MPI_Graph_get";
     return api(fn, [&] {
@@ -228,7 +229,7 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int e
     });
 }
 
-#pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
+STRATA_PMPI_ALIAS(MPI_Cartdim_get);
 int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
     static const char* fn = "MPI_Cartdim_get";
     return api(fn, [&] {
@@ -241,7 +242,7 @@ int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
     });
 }
 
-#pragma weak MPI_Cart_get = PMPI_Cart_get
+STRATA_PMPI_ALIAS(MPI_Cart_get);
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
     static const char* fn = "MPI_Cart_get";
     return api(fn, [&] {
@@ -265,7 +266,7 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
     });
 }
 
-#pragma weak MPI_Cart_rank = PMPI_Cart_rank
+STRATA_PMPI_ALIAS(MPI_Cart_rank);
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
     static const char* fn = "MPI_Cart_rank";
     return api(fn, [&] {
@@ -292,7 +293,7 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
     });
 }
 
-#pragma weak MPI_Cart_coords = PMPI_Cart_coords
+STRATA_PMPI_ALIAS(MPI_Cart_coords);
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
     static const char* fn = "MPI_Cart_coords";
     return api(fn, [&] {
@@ -312,7 +313,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
     });
 }
 
-#pragma weak MPI_Cart_shift = PMPI_Cart_shift
+STRATA_PMPI_ALIAS(MPI_Cart_shift);
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
     static const char* fn = "MPI_Cart_shift";
     return api(fn, [&] {
@@ -344,7 +345,7 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, in
     });
 }
 
-#pragma weak MPI_Cart_sub = PMPI_Cart_sub
+STRATA_PMPI_ALIAS(MPI_Cart_sub);
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
     static const char* fn = "MPI_Cart_sub";
     return api(fn, [&] {
@@ -377,7 +378,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
     });
 }
 
-#pragma weak MPI_Cart_map = PMPI_Cart_map
+STRATA_PMPI_ALIAS(MPI_Cart_map);
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
     static const char* fn = "MPI_Cart_map";
     (void)periods;
@@ -394,7 +395,7 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
     });
 }
 
-#pragma weak MPI_Graph_map = PMPI_Graph_map
+STRATA_PMPI_ALIAS(MPI_Graph_map);
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank) {
     static const char* fn = "MPI_Graph_map";
     return api(fn, [&] {
@@ -409,7 +410,7 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
     });
 }
 
-#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
+STRATA_PMPI_ALIAS(MPI_Graph_neighbors_count);
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
     static const char* fn = "MPI_Graph_neighbors_count";
     return api(fn, [&] {
@@ -425,7 +426,7 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
     });
 }
 
-#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
+STRATA_PMPI_ALIAS(MPI_Graph_neighbors);
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) {
     static const char* fn = "MPI_Graph_neighbors";
     return api(fn, [&] {

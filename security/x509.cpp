@@ -382,7 +382,9 @@ Status files_write_atomic(std::span<const FileContent> files, bool overwrite) {
     std::vector<TempFile> temps(files.size());
     for (size_t i = 0; i < files.size(); ++i) {
         const FileContent& f = files[i];
-        std::string pattern = (f.path.parent_path() / ("." + f.path.filename().string() + ".XXXXXX")).string();
+        // '.' rather than ".": GCC 12 at -O3 warns -Wrestrict inside libstdc++ on a
+        // one-character literal + std::string&& (GCC bug 105329).
+        std::string pattern = (f.path.parent_path() / ('.' + f.path.filename().string() + ".XXXXXX")).string();
         int fd = ::mkstemp(pattern.data());
         if (fd < 0) {
             int err = errno;

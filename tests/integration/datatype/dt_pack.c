@@ -20,7 +20,7 @@ static MPI_Datatype item_type(void)
     int bl[3] = {1, 1, 1};
     MPI_Aint disp[3];
     MPI_Datatype ty[3] = {MPI_INT, MPI_DOUBLE, MPI_CHAR};
-    item probe;
+    item probe = {0}; /* MPI_Address takes a const void *: GCC warns on an uninitialized one */
     MPI_Aint base;
     CK(MPI_Address(&probe, &base));
     CK(MPI_Address(&probe.id, &disp[0]));

@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
             std::cout.flush();
         } else if (verb == "print-labels") {
             std::string line = arg + ":";
-            for (const auto& c : release.cards) line += " " + c.label_of(arg);
+            for (const auto& c : release.cards) line += ' ' + c.label_of(arg);
             std::cout << line << std::endl;
         } else if (verb == "print-env") {
             const char* v = std::getenv(arg.c_str());

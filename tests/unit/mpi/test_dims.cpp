@@ -60,7 +60,10 @@ std::vector<int> brute_balance(int nodes, int count) {
 
 std::string show(const std::vector<int>& v) {
     std::string s;
-    for (int d : v) s += (s.empty() ? "" : "x") + std::to_string(d);
+    for (int d : v) {
+        if (!s.empty()) s += 'x';
+        s += std::to_string(d);
+    }
     return s;
 }
 

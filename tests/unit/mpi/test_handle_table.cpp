@@ -53,7 +53,7 @@ TEST_CASE("handle table: many live handles stay distinct; recycling many keeps a
     for (int h : live) t.recycle(h);
     for (int h : live) CHECK(t.get(h) == nullptr);
     std::set<int> again;
-    for (int j = 0; j < 200; ++j) again.insert(t.add_value(Thing{"x" + std::to_string(j), nullptr}));
+    for (int j = 0; j < 200; ++j) again.insert(t.add_value(Thing{'x' + std::to_string(j), nullptr}));
     CHECK(again.size() == 200);
     for (int h : again) CHECK(t.get(h)->name.rfind('x', 0) == 0);
 }

@@ -461,30 +461,51 @@ def netns_three_sites(grid):
         nets.remove()
 
 
+class Slurm:
+    """A private single-node Slurm for one scenario (skips where it cannot run)."""
+
+    def __init__(self, grid):
+        self.scripts = grid.slurm_scripts
+        r = subprocess.run([os.path.join(self.scripts, "start_slurm.sh")], capture_output=True, text=True,
+                           timeout=GUARD * 2)
+        if r.returncode == 77:
+            print("SKIP: " + r.stderr.strip())
+            sys.exit(77)
+        check(r.returncode == 0, f"start_slurm.sh failed:\n{r.stdout}{r.stderr}")
+        self.dir = r.stdout.strip().splitlines()[-1]
+        self.env = {"SLURM_CONF": os.path.join(self.dir, "slurm.conf"), "STRATA_SLURM_TASK": grid.slurm_task}
+
+    def jobs(self):
+        r = subprocess.run(["squeue", "-h", "-o", "%i %T"], capture_output=True, text=True, timeout=GUARD,
+                           env={**os.environ, **self.env})
+        return r.stdout.strip()
+
+    def expect_no_jobs(self):
+        deadline = time.monotonic() + GUARD
+        while self.jobs() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        check(self.jobs() == "", f"no Slurm job is left: {self.jobs()}")
+
+    def stop(self):
+        subprocess.run([os.path.join(self.scripts, "stop_slurm.sh"), self.dir], capture_output=True, timeout=GUARD)
+
+
 def slurm_subjob(grid):
     """A subjob through a gatekeeper's slurm adapter, on a single-node Slurm the test starts,
     beside a subjob on this machine: the ring passes its data through both."""
     ctx = grid.ctx
-    start = subprocess.run([os.path.join(grid.slurm_scripts, "start_slurm.sh")], capture_output=True, text=True,
-                           timeout=GUARD * 2)
-    if start.returncode == 77:
-        print("SKIP: " + start.stderr.strip())
-        sys.exit(77)
-    check(start.returncode == 0, f"start_slurm.sh failed:\n{start.stdout}{start.stderr}")
-    slurm_dir = start.stdout.strip().splitlines()[-1]
+    slurm = Slurm(grid)
     try:
-        env = {"SLURM_CONF": os.path.join(slurm_dir, "slurm.conf"), "STRATA_SLURM_TASK": grid.slurm_task,
-               "GATEKEEPER_ONLY": "leak"}
-        a = grid.start("siteA", adapters=("fork", "slurm"), env=env)
+        a = grid.start("siteA", adapters=("fork", "slurm"), env={**slurm.env, "GATEKEEPER_ONLY": "leak"})
         contact = f"localhost:{a.port}/slurm"
         job = grid.job("ring.yaml", [("localhost/fork", 1), (contact, 2)], [], executable=grid.ring)
         r = grid.run(["-v", "-jobfile", job])
         expect_code(r, 0)
         check("1 MB message passed around 3 ranks intact" in r.stdout, "the ring's data check", r)
-        slurm = re.escape(f"subjob 1 (localhost:{a.port}/jobmanager-slurm)")
-        expect_stderr(r, rf"^mpirun: {slurm}: PENDING: slurm job \d+$")
-        expect_stderr(r, rf"^mpirun: {slurm}: ACTIVE$")
-        expect_stderr(r, rf"^mpirun: {slurm}: DONE$")
+        subjob1 = re.escape(f"subjob 1 (localhost:{a.port}/jobmanager-slurm)")
+        expect_stderr(r, rf"^mpirun: {subjob1}: PENDING: slurm job \d+$")
+        expect_stderr(r, rf"^mpirun: {subjob1}: ACTIVE$")
+        expect_stderr(r, rf"^mpirun: {subjob1}: DONE$")
         a.expect_log(rf"of '{re.escape(grid.ring)}' as '{grid.account}' via slurm$")
         # The processes ran as the mapped account, with their ranks and the labels.
         job = grid.job("fake.yaml", [("localhost/fork", 1), (contact, 2)],
@@ -500,8 +521,7 @@ def slurm_subjob(grid):
         expect_nobody_left(ctx)
     finally:
         grid.stop()
-        subprocess.run([os.path.join(grid.slurm_scripts, "stop_slurm.sh"), slurm_dir], capture_output=True,
-                       timeout=GUARD)
+        slurm.stop()
 
 
 # ---- refusals and failures ----------------------------------------------------

@@ -17,36 +17,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpirun_test import GUARD, check, expect_code, expect_nobody_left, expect_stderr  # noqa: E402
-from gatekeeper_test import Namespaces, fake_args, grid_main, run_ip  # noqa: E402
-
-
-class Slurm:
-    """A private single-node Slurm for one scenario (skips where it cannot run)."""
-
-    def __init__(self, grid):
-        self.scripts = grid.slurm_scripts
-        r = subprocess.run([os.path.join(self.scripts, "start_slurm.sh")], capture_output=True, text=True,
-                           timeout=GUARD * 2)
-        if r.returncode == 77:
-            print("SKIP: " + r.stderr.strip())
-            sys.exit(77)
-        check(r.returncode == 0, f"start_slurm.sh failed:\n{r.stdout}{r.stderr}")
-        self.dir = r.stdout.strip().splitlines()[-1]
-        self.env = {"SLURM_CONF": os.path.join(self.dir, "slurm.conf"), "STRATA_SLURM_TASK": grid.slurm_task}
-
-    def jobs(self):
-        r = subprocess.run(["squeue", "-h", "-o", "%i %T"], capture_output=True, text=True, timeout=GUARD,
-                           env={**os.environ, **self.env})
-        return r.stdout.strip()
-
-    def expect_no_jobs(self):
-        deadline = time.monotonic() + GUARD
-        while self.jobs() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        check(self.jobs() == "", f"no Slurm job is left: {self.jobs()}")
-
-    def stop(self):
-        subprocess.run([os.path.join(self.scripts, "stop_slurm.sh"), self.dir], capture_output=True, timeout=GUARD)
+from gatekeeper_test import Namespaces, Slurm, fake_args, grid_main, run_ip  # noqa: E402
 
 
 def wait_nobody_left(ctx):

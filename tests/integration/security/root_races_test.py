@@ -27,7 +27,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
 from mpirun_test import GUARD, check, expect_code, expect_nobody_left  # noqa: E402
-from gatekeeper_test import grid_main  # noqa: E402
+from gatekeeper_test import Slurm, grid_main  # noqa: E402
 
 NAMES = ["x509up", "x509up.tmp", "app", "input.dat", "batch.sh", "batch.out", "batch.err", "task0.out", "task0.err",
          "task0.pid", "task0.status", "task1.out", "task1.status"]
@@ -267,17 +267,10 @@ def slurm_gatekeeper(grid):
     removal, with a hostile account whose ranks turn their own output files into links."""
     needs_root()
     ctx = grid.ctx
-    start = subprocess.run([os.path.join(grid.slurm_scripts, "start_slurm.sh")], capture_output=True, text=True,
-                           timeout=GUARD * 2)
-    if start.returncode == 77:
-        print("SKIP: " + start.stderr.strip())
-        sys.exit(77)
-    check(start.returncode == 0, f"start_slurm.sh failed:\n{start.stdout}{start.stderr}")
-    slurm_dir = start.stdout.strip().splitlines()[-1]
+    slurm = Slurm(grid)
     try:
         victims = Victims(ctx)
-        env = {"SLURM_CONF": os.path.join(slurm_dir, "slurm.conf"), "STRATA_SLURM_TASK": grid.slurm_task,
-               "STRATA_SLURM_POLL_MS": "20"}
+        env = {**slurm.env, "STRATA_SLURM_POLL_MS": "20"}
         a = grid.start("siteA", adapters=("slurm",), env=env)
         program = grid.publish(hostile_program(grid), "bin")
         job = ctx.file("job.yaml", f"""\
@@ -319,8 +312,7 @@ subjobs:
         print(f"{n} rounds, {refused} planted output files refused")
     finally:
         grid.stop()
-        subprocess.run([os.path.join(grid.slurm_scripts, "stop_slurm.sh"), slurm_dir], capture_output=True,
-                       timeout=GUARD)
+        slurm.stop()
 
 
 SCENARIOS = {f.__name__: f for f in [fork_gatekeeper, slurm_gatekeeper]}

@@ -93,7 +93,8 @@ public:
           reader_(gram::frame_splitter(static_cast<std::uint32_t>(gk.config().max_request_bytes))) {
         boost::system::error_code ec;
         const tcp::endpoint peer = stream_.lowest_layer().remote_endpoint(ec);
-        peer_ = ec ? "unknown peer" : peer.address().to_string() + ":" + std::to_string(peer.port());
+        peer_address_ = ec ? "unknown peer" : peer.address().to_string();
+        peer_ = ec ? peer_address_ : peer_address_ + ":" + std::to_string(peer.port());
     }
 
     void start() {
@@ -201,11 +202,17 @@ private:
         if (!record_written_) log(error);
     }
 
+    // Until it authenticates, a connection's lines count against its address's
+    // share of the log (Gatekeeper::log_from): a stranger cannot flood it.
     void log(const std::string& what) const {
         const std::string who = !subject_.empty()     ? " " + quoted(subject_)
                                 : !presented_.empty() ? " presented " + quoted(presented_)
                                                       : std::string();
-        gk_.log("[" + std::to_string(id_) + " " + peer_ + who + "] " + what);
+        const std::string line = "[" + std::to_string(id_) + " " + peer_ + who + "] " + what;
+        if (subject_.empty())
+            gk_.log_from(peer_address_, line);
+        else
+            gk_.log(line);
     }
 
     void read_more() {
@@ -591,6 +598,7 @@ private:
     std::uint64_t id_;
     std::shared_ptr<asio::ssl::context> tls_;  // outlives stream_, which uses it
     std::string peer_;
+    std::string peer_address_;
     std::string subject_;
     std::string proxy_refusal_;
     std::string presented_;  // the subject of a certificate the handshake refused  // set when the client's proxy chain may not start jobs
@@ -645,7 +653,12 @@ std::string names_text(const std::vector<std::string>& names) {
 }  // namespace
 
 Gatekeeper::Gatekeeper(asio::io_context& io, Config config, GridMap gridmap, Log log)
-    : io_(io), config_(std::move(config)), gridmap_(std::move(gridmap)), log_(std::move(log)), acceptor_(io) {}
+    : io_(io),
+      config_(std::move(config)),
+      gridmap_(std::move(gridmap)),
+      log_(std::move(log)),
+      acceptor_(io),
+      accept_timer_(io) {}
 
 Gatekeeper::~Gatekeeper() = default;
 
@@ -738,7 +751,23 @@ void Gatekeeper::trust_refresh() {
 void Gatekeeper::accept_next() {
     acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
         if (ec == asio::error::operation_aborted || shutting_down_) return;
+        // Out of descriptors or memory, accepting again at once would fail
+        // again at once: wait, longer each time, until a connection gets in.
+        if (ec == asio::error::no_descriptors || ec.value() == ENFILE || ec == asio::error::no_buffer_space ||
+            ec == asio::error::no_memory) {
+            accept_backoff_ = std::min(std::chrono::milliseconds(2000),
+                                       std::max(std::chrono::milliseconds(50), accept_backoff_ * 2));
+            if (accept_backoff_ == std::chrono::milliseconds(50))
+                log("cannot accept connections: " + ec.message() + "; retrying, less often while it lasts");
+            accept_timer_.expires_after(accept_backoff_);
+            accept_timer_.async_wait([this](const boost::system::error_code& tec) {
+                if (!tec && acceptor_.is_open() && !shutting_down_) accept_next();
+            });
+            return;
+        }
         if (!ec) {
+            if (accept_backoff_.count() > 0) log("accepting connections again");
+            accept_backoff_ = std::chrono::milliseconds(0);
             ::fcntl(socket.native_handle(), F_SETFD, FD_CLOEXEC);
             boost::system::error_code ignored;
             socket.set_option(tcp::no_delay(true), ignored);
@@ -751,6 +780,25 @@ void Gatekeeper::accept_next() {
         }
         if (acceptor_.is_open()) accept_next();
     });
+}
+
+void Gatekeeper::log_from(const std::string& address, const std::string& line) {
+    constexpr int kLines = 20;  // a minute, per address
+    const auto now = std::chrono::steady_clock::now();
+    if (peer_logs_.size() > 4096) {
+        std::erase_if(peer_logs_, [&](const auto& e) { return now - e.second.window > std::chrono::minutes(1); });
+    }
+    PeerLog& p = peer_logs_[address];
+    if (now - p.window > std::chrono::minutes(1)) {
+        if (p.dropped > 0)
+            log("dropped " + std::to_string(p.dropped) + " log line(s) about unauthenticated connections from " +
+                address + " in the minute before");
+        p = PeerLog{now, 0, 0};
+    }
+    if (++p.lines <= kLines) return log(line);
+    if (p.dropped++ == 0)
+        log("too many unauthenticated connections from " + address + ": their lines are dropped for the rest of "
+            "this minute");
 }
 
 int Gatekeeper::subjobs_held() const {

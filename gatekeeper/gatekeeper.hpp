@@ -33,7 +33,9 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -77,6 +79,10 @@ public:
     // against now.
     X509_STORE* trust() const { return SSL_CTX_get_cert_store(tls_->native_handle()); }
     void log(const std::string& line) const { log_(line); }
+    // A line about a connection from `address` that has not authenticated:
+    // at most 20 such lines a minute per address, the rest counted and
+    // summed up (a stranger cannot flood the log).
+    void log_from(const std::string& address, const std::string& line);
     int subjobs_held() const;  // accepted and not over (staging or running)
     int subjobs_held_by(const std::string& subject) const;  // of those, for one grid identity
     void session_ended(std::uint64_t id);
@@ -96,6 +102,14 @@ private:
     std::shared_ptr<boost::asio::ssl::context> tls_;
     security::CaDirStamp tls_trust_;  // the trusted-CA directory tls_ was made from
     boost::asio::ip::tcp::acceptor acceptor_;
+    boost::asio::steady_timer accept_timer_;  // the next accept while out of descriptors
+    std::chrono::milliseconds accept_backoff_{0};
+    struct PeerLog {
+        std::chrono::steady_clock::time_point window;  // when this address's minute began
+        int lines = 0;
+        int dropped = 0;
+    };
+    std::map<std::string, PeerLog> peer_logs_;
     std::uint16_t port_ = 0;
     std::uint64_t next_id_ = 1;
     std::map<std::uint64_t, std::shared_ptr<Session>> sessions_;

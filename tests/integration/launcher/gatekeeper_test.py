@@ -594,6 +594,47 @@ def hostile_clients(grid):
     expect_nobody_left(ctx)
 
 
+def log_flood(grid):
+    """A stranger's connections fill at most 20 log lines a minute; the rest are counted, and
+    an authenticated user's job is logged in full meanwhile."""
+    ctx = grid.ctx
+    a = grid.start("siteA")
+    for _ in range(60):
+        with socket.create_connection(("127.0.0.1", a.port), timeout=GUARD) as s:
+            s.sendall(b"not TLS at all\r\n")
+            s.shutdown(socket.SHUT_WR)
+            s.recv(100)
+    a.expect_log(r"too many unauthenticated connections from 127\.0\.0\.1: their lines are dropped for the rest "
+                 r"of this minute$")
+    stranger_lines = [l for l in a.log().splitlines() if re.search(r"\[\d+ 127\.0\.0\.1:\d+\] ", l)]
+    check(len(stranger_lines) <= 20, f"at most 20 lines about the stranger: {len(stranger_lines)}")
+    r = grid.run(["-jobfile", grid.job("job.yaml", [(a.contact, 1)], fake_args(ctx, "init", "finalize"))])
+    expect_code(r, 0)
+    a.expect_log(rf"\[\d+ 127\.0\.0\.1:\d+ \"{re.escape(USER_DN)}\"\] subjob DONE$")
+    expect_nobody_left(ctx)
+
+
+def out_of_descriptors(grid):
+    """A gatekeeper out of file descriptors says so once, waits instead of spinning, and
+    accepts again when connections close."""
+    ctx = grid.ctx
+    if shutil.which("prlimit") is None:
+        print("SKIP: prlimit (util-linux) is needed")
+        sys.exit(77)
+    a = grid.start("siteA")
+    r = subprocess.run(["prlimit", "--pid", str(a.proc.pid), "--nofile=48:48"], capture_output=True, text=True)
+    check(r.returncode == 0, f"prlimit: {r.stderr}")
+    idle = [socket.create_connection(("127.0.0.1", a.port), timeout=GUARD) for _ in range(60)]
+    a.expect_log(r"cannot accept connections: Too many open files; retrying, less often while it lasts$")
+    for s in idle:
+        s.close()
+    r = grid.run(["-jobfile", grid.job("job.yaml", [(a.contact, 1)], fake_args(ctx, "init", "finalize"))])
+    expect_code(r, 0)
+    a.expect_log(r"accepting connections again$")
+    check(a.proc.poll() is None, "the gatekeeper keeps running")
+    expect_nobody_left(ctx)
+
+
 def gatekeeper_down(grid):
     ctx = grid.ctx
     probe = socket.socket()
@@ -1083,7 +1124,7 @@ def shutdown_tells_mpirun(grid):
 
 SCENARIOS = {f.__name__: f for f in [
     two_sites, stdin_to_remote_rank0, staging, staging_relative_config, login_environment, netns_three_sites,
-    slurm_subjob, hostile_clients, revoked, gatekeeper_down,
+    slurm_subjob, hostile_clients, log_flood, out_of_descriptors, revoked, gatekeeper_down,
     unknown_ca, unmapped_user, account_rules, account_choice, inaccessible_directory, job_limit, job_limit_per_user,
     missing_executable, rank_crash, interrupt, mpirun_killed, reload_gridmap, reload_revocation, shutdown_tells_mpirun,
 ]}

@@ -420,10 +420,15 @@ void CoAllocator::drop(ConnectionId id, const std::string& reason) {
     watch_lost_connection(rank);
 }
 
-void CoAllocator::on_closed(ConnectionId id, const std::string& why) {
+void CoAllocator::on_closed(ConnectionId id, const std::string& why, bool malformed) {
     challenged_.erase(id);
     auto it = conn_rank_.find(id);
-    if (it == conn_rank_.end()) return;
+    // A stranger's junk is refused like any other stranger's message
+    // (docs/SECURITY.md); one that only connects and closes is not worth a line.
+    if (it == conn_rank_.end()) {
+        if (malformed) say(messages::connection_dropped(why));
+        return;
+    }
     const int rank = it->second;
     conn_rank_.erase(it);
     ranks_[static_cast<std::size_t>(rank)].conn.reset();

@@ -55,7 +55,7 @@ public:
     void on_subjob_state(int subjob, JobState state, const std::string& detail) override;
 
     void on_frame(ControlServer::ConnectionId id, const wireup::Frame& frame) override;
-    void on_closed(ControlServer::ConnectionId id, const std::string& why) override;
+    void on_closed(ControlServer::ConnectionId id, const std::string& why, bool malformed) override;
 
 private:
     struct RankState {

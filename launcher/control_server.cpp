@@ -103,7 +103,7 @@ ControlServer::ReadResult ControlServer::read_available(ConnectionId id) {
         bool bad = false;
         std::optional<wireup::Frame> f = it->second->reader.next(bad);
         if (bad) {
-            fail(id, "malformed frame (unknown type or longer than the protocol allows)");
+            fail(id, "a malformed frame (unknown type or longer than the protocol allows)", true);
             return ReadResult::gone;
         }
         if (!f) return ReadResult::data;
@@ -154,13 +154,13 @@ void ControlServer::write_next(ConnectionId id) {
                       });
 }
 
-void ControlServer::fail(ConnectionId id, const std::string& why) {
+void ControlServer::fail(ConnectionId id, const std::string& why, bool malformed) {
     auto it = conns_.find(id);
     if (it == conns_.end()) return;
     boost::system::error_code ignored;
     it->second->socket.close(ignored);
     conns_.erase(it);
-    listener_.on_closed(id, why);
+    listener_.on_closed(id, why, malformed);
 }
 
 void ControlServer::close(ConnectionId id) {

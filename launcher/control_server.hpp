@@ -26,9 +26,10 @@ public:
     public:
         virtual ~Listener() = default;
         virtual void on_frame(ConnectionId id, const wireup::Frame& frame) = 0;
-        // The peer closed the connection, or broke the framing (`why` says).
-        // Not called for connections closed by close() or stop().
-        virtual void on_closed(ConnectionId id, const std::string& why) = 0;
+        // The peer closed the connection, or broke the framing (`why` says;
+        // `malformed` then, which is a refusal to be logged). Not called for
+        // connections closed by close() or stop().
+        virtual void on_closed(ConnectionId id, const std::string& why, bool malformed) = 0;
     };
 
     ControlServer(boost::asio::io_context& io, Listener& listener);
@@ -69,7 +70,7 @@ private:
     // Reads once without blocking and dispatches whole frames.
     ReadResult read_available(ConnectionId id);
     void write_next(ConnectionId id);
-    void fail(ConnectionId id, const std::string& why);
+    void fail(ConnectionId id, const std::string& why, bool malformed = false);
 
     Listener& listener_;
     boost::asio::ip::tcp::acceptor acceptor_;

@@ -132,6 +132,12 @@ def connect(host, port):
 
 
 def probe_control(host, port, key, log):
+    # 0. Junk: no frame of the protocol at all.
+    s = connect(host, port)
+    s.sendall(b"\xffGET / HTTP/1.0\r\n\r\n" * 4)
+    check(closed_by_peer(s), "control: junk must be answered by closing")
+    log.append(r"^mpirun: dropping a control connection: a malformed frame \(unknown type or longer than the "
+               r"protocol allows\)$")
     # 1. A Checkin without the Hello/Challenge before it.
     s = connect(host, port)
     s.sendall(frame(CHECKIN, checkin_payload(1, 4242, os.urandom(32))))

@@ -17,7 +17,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpirun_test import GUARD, check, expect_code, expect_nobody_left, expect_stderr  # noqa: E402
-from gatekeeper_test import Namespaces, Slurm, fake_args, grid_main, run_ip  # noqa: E402
+from gatekeeper_test import Namespaces, Slurm, fake_args, grid_main, run_ip, when_ready  # noqa: E402
 
 
 def wait_nobody_left(ctx):
@@ -52,11 +52,7 @@ def slurm_gatekeeper_killed(grid):
         a = grid.start("siteA", adapters=("fork", "slurm"), env=slurm.env)
         job = grid.job("job.yaml", [("localhost/fork", 1), (f"localhost:{a.port}/slurm", 2)],
                        fake_args(ctx, "init", "print:ready {rank}", "sleep"))
-        p = grid.popen(["-jobfile", job])
-        ready(p, 3)
-        a.proc.kill()
-        a.proc.wait()
-        r = finish(p)
+        r = when_ready(grid, job, 3, lambda p: a.proc.kill())
         check(r.returncode != 0, "mpirun fails the job", r)
         expect_stderr(r, rf"^mpirun: subjob 1 \(site localhost, contact localhost:{a.port}/jobmanager-slurm\) failed: "
                          rf"lost the connection to gatekeeper localhost:{a.port}")
@@ -76,12 +72,7 @@ def slurm_site_lost(grid):
         a = grid.start("siteA", adapters=("slurm",), env=slurm.env)
         job = grid.job("job.yaml", [(f"localhost:{a.port}/slurm", 2)],
                        fake_args(ctx, "init", "print:ready {rank}", "sleep"))
-        p = grid.popen(["-jobfile", job])
-        ready(p, 2)
-        a.proc.kill()
-        p.kill()
-        a.proc.wait()
-        p.communicate(timeout=GUARD)
+        when_ready(grid, job, 2, lambda p: (a.proc.kill(), p.kill()))
         wait_nobody_left(ctx)
         slurm.expect_no_jobs()
     finally:
@@ -184,11 +175,7 @@ def fork_gatekeeper_restart(grid):
         f.write("input\n")
     job = ctx.file("stage.yaml", f"executable: {program}\narguments: [{args}]\nsubjobs:\n"
                                  f"  - {{contact: '{a.contact}', count: 2, stage: [{data}]}}\n")
-    p = grid.popen(["-jobfile", job])
-    ready(p, 2)
-    a.proc.kill()
-    a.proc.wait()
-    r = finish(p)
+    r = when_ready(grid, job, 2, lambda p: a.proc.kill())
     check(r.returncode != 0, "mpirun fails the job", r)
     wait_nobody_left(ctx)
     left = os.listdir(a.scratch)
@@ -219,12 +206,7 @@ def slurm_gatekeeper_restart(grid):
         a = grid.start("siteA", adapters=("slurm",), env=slurm.env)
         job = grid.job("job.yaml", [(f"localhost:{a.port}/slurm", 2)],
                        fake_args(ctx, "print:ready {rank}", "sleep"))
-        p = grid.popen(["-jobfile", job])
-        ready(p, 2)
-        a.proc.kill()
-        p.kill()
-        a.proc.wait()
-        p.communicate(timeout=GUARD)
+        when_ready(grid, job, 2, lambda p: (a.proc.kill(), p.kill()))
         check(slurm.jobs() != "", "the Slurm job outlived its gatekeeper and mpirun")
         check(any(d.startswith("strata-slurm-") for d in os.listdir(a.scratch)),
               f"the work directory is left: {os.listdir(a.scratch)}")

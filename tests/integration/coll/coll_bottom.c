@@ -38,14 +38,7 @@ static void begin(void)
     bt_clear(want_r);
 }
 
-static void end(void)
-{
-    char label[260];
-    snprintf(label, sizeof label, "%s: send area", what);
-    bt_compare(S.mem, want_s, label);
-    snprintf(label, sizeof label, "%s: receive area", what);
-    bt_compare(R.mem, want_r, label);
-}
+static void end(void) { bt_compare_areas(S.mem, want_s, R.mem, want_r, what); }
 
 static void name(const char *op, int root, int sk, int rk, int sa, int ra, int in_place)
 {

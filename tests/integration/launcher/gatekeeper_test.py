@@ -899,6 +899,16 @@ def when_ready(grid, job, ranks, act):
         for _ in range(ranks):
             check(p.stdout.readline() != "", "mpirun ended before every rank was ready")
         act(p)
+    except BaseException:
+        p.kill()
+        p.wait()
+        raise
+    return finish(p)
+
+
+def finish(p):
+    """Waits (bounded) for mpirun `p` to end, killing it if it does not, and returns how it ended."""
+    try:
         out, err = p.communicate(timeout=GUARD)
     finally:
         if p.poll() is None:

@@ -17,7 +17,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpirun_test import GUARD, check, expect_code, expect_nobody_left, expect_stderr  # noqa: E402
-from gatekeeper_test import Namespaces, Slurm, fake_args, grid_main, run_ip, when_ready  # noqa: E402
+from gatekeeper_test import Namespaces, Slurm, fake_args, finish, grid_main, run_ip, when_ready  # noqa: E402
 
 
 def wait_nobody_left(ctx):
@@ -31,16 +31,6 @@ def ready(p, ranks):
     for _ in range(ranks):
         if p.stdout.readline() == "":
             check(False, "mpirun ended before every rank was ready:\n" + p.stderr.read())
-
-
-def finish(p):
-    try:
-        out, err = p.communicate(timeout=GUARD)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
 
 
 def slurm_gatekeeper_killed(grid):

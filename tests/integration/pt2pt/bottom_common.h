@@ -154,6 +154,18 @@ static inline void bt_compare(const bt_region *got, const bt_region *want, const
     }
 }
 
+/* A call's send and receive areas against what they must hold, labelled "WHAT: send area" and
+ * "WHAT: receive area". */
+static inline void bt_compare_areas(const bt_region *send, const bt_region *want_send, const bt_region *recv,
+                                    const bt_region *want_recv, const char *what)
+{
+    char label[260];
+    snprintf(label, sizeof label, "%s: send area", what);
+    bt_compare(send, want_send, label);
+    snprintf(label, sizeof label, "%s: receive area", what);
+    bt_compare(recv, want_recv, label);
+}
+
 /* The datatype of one element of `kind` in area r: absolute addresses, or
  * relative to r's start. */
 static inline MPI_Datatype bt_type_make(bt_region *r, int kind, int absolute)

@@ -58,14 +58,7 @@ static void begin(int sk, int rk, int tag)
                pt_error_class(rc_), (cls));                                                                      \
     } while (0)
 
-static void compare(void)
-{
-    char label[260];
-    snprintf(label, sizeof label, "%s: send area", what);
-    bt_compare(S.mem, want_s, label);
-    snprintf(label, sizeof label, "%s: receive area", what);
-    bt_compare(R.mem, want_r, label);
-}
+static void compare(void) { bt_compare_areas(S.mem, want_s, R.mem, want_r, what); }
 
 /* The received message's status, then both areas. */
 static void end(const MPI_Status *st, MPI_Datatype rtype, int tag)

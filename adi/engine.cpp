@@ -76,9 +76,15 @@ bool Engine::publish(wireup::BusinessCard& card, std::string& error) {
     return true;
 }
 
-bool Engine::connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) {
+bool Engine::connect_world(const World& world, std::string& error) {
     for (auto& m : methods_) {
-        if (!m->connect_world(cards, my_rank, error)) return false;
+        if (!m->connect_world(world, error)) return false;
+    }
+    const auto& cards = world.cards;
+    peer_level_.assign(cards.size(), 0);
+    by_method_.assign(methods_.size(), Traffic{});
+    for (std::size_t peer = 0; peer < cards.size() && static_cast<int>(peer) < world.topology.size(); ++peer) {
+        peer_level_[peer] = static_cast<std::uint8_t>(world.topology.link_level(world.rank, static_cast<int>(peer)));
     }
     route_.assign(cards.size(), -1);
     for (std::size_t peer = 0; peer < cards.size(); ++peer) {
@@ -100,7 +106,7 @@ bool Engine::connect_world(const std::vector<wireup::BusinessCard>& cards, int m
     // must not poll TCP only every skip_poll_-th pass.
     std::uint32_t carrying = 0;
     for (std::size_t peer = 0; peer < route_.size(); ++peer) {
-        if (static_cast<int>(peer) != my_rank) carrying |= 1u << route_[peer];
+        if (static_cast<int>(peer) != world.rank) carrying |= 1u << route_[peer];
     }
     fast_mask_ &= carrying;
     return true;
@@ -219,6 +225,7 @@ void Engine::isend(Request& r, int world_peer, SendMode mode) {
         fail(r, Error::peer_failed);
         return;
     }
+    traffic_count(world_peer, r.bytes);
     Header h{};
     h.context = r.context;
     h.source = r.rank;
@@ -735,6 +742,29 @@ std::string Engine::routes_text() const {
         if (!sealed.empty()) out += " (tls: " + sealed + ")";
     }
     return out;
+}
+
+int Engine::method_index(const std::string& name) const {
+    for (std::size_t i = 0; i < methods_.size(); ++i) {
+        if (methods_[i]->caps().name == name) return static_cast<int>(i);
+    }
+    return -1;
+}
+
+std::string Engine::traffic_text() const {
+    std::string out;
+    const auto one = [&](const std::string& what, const Traffic& t) {
+        out += (out.empty() ? "" : "; ") + what + ": " + std::to_string(t.messages) + " messages, " +
+               std::to_string(t.bytes) + " bytes";
+    };
+    for (int l = 0; l < wireup::kLevels; ++l) {
+        if (by_level_[static_cast<std::size_t>(l)].messages == 0) continue;
+        one("level " + std::to_string(l) + " (" + wireup::level_name(l) + ")", by_level_[static_cast<std::size_t>(l)]);
+    }
+    for (std::size_t i = 0; i < methods_.size(); ++i) {
+        if (by_method_[i].messages != 0) one(methods_[i]->caps().name, by_method_[i]);
+    }
+    return out.empty() ? "nothing sent" : out;
 }
 
 bool Engine::poll_stats_wanted() { return poll_stats.get() != 0; }

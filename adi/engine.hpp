@@ -4,6 +4,7 @@
 // is not contiguous; datatypes and communicators stay in mpi/.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -27,7 +28,7 @@ public:
     // Startup: every method adds its address to our card; then, with all cards,
     // each peer gets the first method that reaches it.
     bool publish(wireup::BusinessCard& card, std::string& error);
-    bool connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error);
+    bool connect_world(const World& world, std::string& error);
     Method* method_for(int world_peer) const {
         return methods_[static_cast<std::size_t>(route_[static_cast<std::size_t>(world_peer)])].get();
     }
@@ -56,6 +57,7 @@ public:
         h.tag = tag;
         h.length = bytes;
         if (!m.send_now(world_peer, h, buf, bytes)) return false;
+        traffic_count(world_peer, bytes);
         // The method may have kept part of it (a copy) to send later.
         if (m.has_queued_sends()) sent_queued(world_peer);
         return true;
@@ -93,6 +95,20 @@ public:
     std::vector<std::pair<std::string, std::uint64_t>> poll_counts() const;
     // One line per method naming the peers it reaches ("shm: 1-3").
     std::string routes_text() const;
+    // What this process sent, one count per MPI message: by the topology level
+    // of the link it took (the deepest level both ends share, 0 between
+    // sites) and by method.
+    struct Traffic {
+        std::uint64_t messages = 0;
+        std::uint64_t bytes = 0;
+    };
+    const std::array<Traffic, wireup::kLevels>& traffic_by_level() const { return by_level_; }
+    const std::vector<Traffic>& traffic_by_method() const { return by_method_; }  // in method order
+    // Index of the method called `name` in method order, or -1.
+    int method_index(const std::string& name) const;
+    // "level 0 (wide area): 3 messages, 120 bytes; ...; tcp: 3 messages, 120 bytes"
+    // (STRATA_STATS prints it at MPI_Finalize).
+    std::string traffic_text() const;
     // Whether STRATA_POLL_STATS asks for the counters at MPI_Finalize.
     static bool poll_stats_wanted();
     // Drive progress until done() holds; spins briefly, then yields, then sleeps
@@ -171,6 +187,18 @@ private:
 
     std::vector<std::unique_ptr<Method>> methods_;
     std::vector<int> route_;  // by world rank: index into methods_
+    std::vector<std::uint8_t> peer_level_;  // by world rank: the topology level of the link to it
+    std::array<Traffic, wireup::kLevels> by_level_{};
+    std::vector<Traffic> by_method_;
+    void traffic_count(int world_peer, std::size_t bytes) {
+        const auto p = static_cast<std::size_t>(world_peer);
+        Traffic& l = by_level_[peer_level_[p]];
+        Traffic& m = by_method_[static_cast<std::size_t>(route_[p])];
+        ++l.messages;
+        l.bytes += bytes;
+        ++m.messages;
+        m.bytes += bytes;
+    }
     // Selective polling state, by method index.
     std::vector<int> need_;           // outstanding requests needing the method
     std::uint32_t need_mask_ = 0;     // methods whose need_ is above 0

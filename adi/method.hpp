@@ -50,7 +50,8 @@
 #include <vector>
 
 #include "adi/envelope.hpp"
-#include "launcher/wireup.hpp"
+#include "wireup/protocol.hpp"
+#include "wireup/topology.hpp"
 
 namespace strata::adi {
 
@@ -115,6 +116,14 @@ inline int failures_report(Upcalls& up, PeerFailures& pending) {
     return pending.empty() ? 0 : failures_report_all(up, pending);
 }
 
+// What the startup barrier released: every process's card (by world rank),
+// the topology built from them, and this process's rank.
+struct World {
+    std::vector<wireup::BusinessCard> cards;
+    wireup::Topology topology;
+    int rank = 0;
+};
+
 // What a method learns about its process when it is created.
 struct MethodContext {
     int rank = 0;
@@ -132,11 +141,11 @@ public:
     // Before the startup barrier: open listeners, add our address to the card.
     // Returns false with `error` set when the method cannot work here.
     virtual bool publish(wireup::BusinessCard& card, std::string& error) = 0;
-    // After the barrier: everyone's cards, indexed by world rank. Returns false
-    // with `error` set when the method cannot serve peers it should reach: it
-    // must never reach a peer that does not reach it back (the receiver polls
-    // the method it would use itself to send to the sender).
-    virtual bool connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) = 0;
+    // After the barrier: everyone's cards and the topology. Returns false with
+    // `error` set when the method cannot serve peers it should reach: it must
+    // never reach a peer that does not reach it back (the receiver polls the
+    // method it would use itself to send to the sender).
+    virtual bool connect_world(const World& world, std::string& error) = 0;
     // Whether this method can carry packets to world rank `peer`.
     virtual bool reaches(int peer) const = 0;
     // Whether what it carries to `peer` is encrypted (TLS on a TCP link); only

@@ -21,12 +21,12 @@ const base::KnobString exclude_methods{
 
 // In order of preference: each peer is reached by the first method that reaches it.
 const MethodEntry kTable[] = {
-    {"self", &dev::self::create, true},
-    {"shm", &dev::shm::create, false},
+    {"self", &dev::self::create, true, nullptr},
+    {"shm", &dev::shm::create, false, &dev::shm::ShmMethod::links},
 #if STRATA_HAVE_OFI  // built only where libfabric is (meson option 'ofi')
-    {"ofi", &dev::ofi::create, false},
+    {"ofi", &dev::ofi::create, false, &dev::ofi::OfiMethod::links},
 #endif
-    {"tcp", &dev::tcp::create, false},
+    {"tcp", &dev::tcp::create, false, nullptr},
 };
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -64,6 +64,11 @@ bool methods_excluded(std::vector<std::string>& names, std::string& error) {
 }  // namespace
 
 std::span<const MethodEntry> method_table() { return kTable; }
+
+bool fast_link(const wireup::BusinessCard& a, const wireup::BusinessCard& b) {
+    return std::any_of(std::begin(kTable), std::end(kTable),
+                       [&](const MethodEntry& e) { return e.links != nullptr && e.links(a, b); });
+}
 
 std::vector<std::unique_ptr<Method>> methods_create(const MethodContext& ctx, std::string& error) {
     std::vector<std::string> excluded;

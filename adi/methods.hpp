@@ -15,9 +15,16 @@ struct MethodEntry {
     const char* name;
     std::unique_ptr<Method> (*create)(const MethodContext& ctx);
     bool needed_alone;  // also created when the job has a single process
+    // For the fast methods (the topology's vendor level): whether the method
+    // links the processes of two cards, decided from the cards alone by the
+    // same rule its connect_world follows. Null for the others.
+    bool (*links)(const wireup::BusinessCard& a, const wireup::BusinessCard& b);
 };
 
 std::span<const MethodEntry> method_table();
+
+// Whether some fast method links the processes of `a` and `b` (wireup::FastLink).
+bool fast_link(const wireup::BusinessCard& a, const wireup::BusinessCard& b);
 
 // Instantiates the methods this process needs, in table order, leaving out the
 // excluded ones. Empty with `error` set when the exclusion list is invalid.

@@ -2,7 +2,7 @@
 
 #include "base/dir_fd.hpp"
 #include "base/keepalive.hpp"
-#include "launcher/codec.hpp"
+#include "wireup/codec.hpp"
 #include "launcher/fork_adapter.hpp"
 #include "launcher/gram.hpp"
 #include "launcher/slurm_adapter.hpp"

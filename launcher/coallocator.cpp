@@ -3,6 +3,7 @@
 #include "base/knob.hpp"
 #include "launcher/messages.hpp"
 #include "security/job_key.hpp"
+#include "wireup/environment.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -37,16 +38,6 @@ const char* type_name(wireup::Type t) {
         case wireup::Type::challenge: return "Challenge";
     }
     return "unknown";
-}
-
-void label_set(wireup::BusinessCard& card, const std::string& level, const std::string& value) {
-    for (auto& [k, v] : card.labels) {
-        if (k == level) {
-            v = value;
-            return;
-        }
-    }
-    card.labels.emplace_back(level, value);
 }
 
 // Signals a user sends to end the job. One that mpirun inherited as ignored
@@ -91,9 +82,9 @@ std::vector<std::pair<std::string, std::string>> CoAllocator::environment() cons
     if (!options_.exclude.empty()) env.emplace_back("STRATA_EXCLUDE_METHODS", options_.exclude);
     if (options_.verbose) env.emplace_back("STRATA_VERBOSE", "1");
     // Last, so -x cannot override the wire-up contract.
-    env.emplace_back("STRATA_WIREUP", "127.0.0.1:" + std::to_string(server_.port()));
-    env.emplace_back("STRATA_SIZE", std::to_string(plan_.size));
-    env.emplace_back("STRATA_JOB_KEY", job_key_);
+    env.emplace_back(wireup::env::kWireup, "127.0.0.1:" + std::to_string(server_.port()));
+    env.emplace_back(wireup::env::kSize, std::to_string(plan_.size));
+    env.emplace_back(wireup::env::kJobKey, job_key_);
     return env;
 }
 
@@ -347,12 +338,17 @@ void CoAllocator::handle_checkin(ConnectionId id, const wireup::Frame& frame) {
     r.checked_in = true;
     r.conn = id;
     r.card = std::move(m->card);
-    // The job description's topology labels, which every process receives
-    // with the Release; mpirun's word counts over a process's.
+    // What the job description says of where the process is, which every
+    // process receives with the Release; mpirun's word counts over a process's.
     for (const Subjob& s : plan_.subjobs) {
         if (rank < s.first_rank || rank >= s.first_rank + s.count) continue;
-        label_set(r.card, "site", s.site);
-        label_set(r.card, "subjob", std::to_string(s.index));
+        r.card.site = s.site;
+        r.card.subjob = static_cast<std::uint32_t>(s.index);
+        r.card.machine = s.machine_label;
+        r.card.processor_name = s.processor_name.empty() ? r.card.hostname : s.processor_name;
+        // An emulated host refines the real one: processes of two identities
+        // never share memory, and one identity on two real hosts stays two.
+        if (!s.host.empty()) r.card.host += "#" + s.host;
     }
     conn_rank_[id] = rank;
     ++checked_in_;

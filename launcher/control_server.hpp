@@ -3,7 +3,7 @@
 // barrier, abort, finalize) is the co-allocator's business.
 #pragma once
 
-#include "launcher/wireup.hpp"
+#include "wireup/protocol.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>

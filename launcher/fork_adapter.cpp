@@ -5,6 +5,7 @@
 #include "base/unique_fd.hpp"
 #include "launcher/process_env.hpp"
 #include "launcher/program_check.hpp"
+#include "wireup/environment.hpp"
 
 #include <boost/asio/write.hpp>
 
@@ -233,8 +234,8 @@ void ForkAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& ev
     for (int i = 0; i < subjob.count; ++i) {
         const int rank = subjob.first_rank + i;
         auto env = spec.env;
-        env.emplace_back("STRATA_RANK", std::to_string(rank));
-        env.emplace_back("STRATA_SUBJOB", std::to_string(subjob.index));
+        env.emplace_back(wireup::env::kRank, std::to_string(rank));
+        env.emplace_back(wireup::env::kSubjob, std::to_string(subjob.index));
         const bool with_stdin = rank == 0 && stdin_source.get() >= 0;
         int stdin_sink = -1;
         if (!start_one(rank, path, argv, environment_merge(env, {}, spec.inherit_environment), with_stdin,

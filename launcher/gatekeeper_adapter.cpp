@@ -7,6 +7,7 @@
 #include "security/digest.hpp"
 #include "security/proxy.hpp"
 #include "security/tls.hpp"
+#include "wireup/environment.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
@@ -154,7 +155,7 @@ void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
     boost::system::error_code lec;
     const tcp::endpoint local = stream_.lowest_layer().local_endpoint(lec);
     for (auto& [name, value] : m.env)
-        if (name == "STRATA_WIREUP" && !lec) value = wireup_via(local, value);
+        if (name == wireup::env::kWireup && !lec) value = wireup_via(local, value);
     m.directory = spec_.directory;
     m.account = subjob_.account;
     m.has_stdin = stdin_ != nullptr;

@@ -16,7 +16,7 @@
 // site's host can route back to.
 #pragma once
 
-#include "launcher/codec.hpp"
+#include "wireup/codec.hpp"
 #include "launcher/contact.hpp"
 #include "launcher/gram.hpp"
 #include "launcher/scheduler_adapter.hpp"

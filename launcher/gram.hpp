@@ -1,6 +1,6 @@
 // The gatekeeper protocol: what mpirun and a site's strata-gatekeeper say to
 // each other over their mutually authenticated TLS connection (named after
-// Globus GRAM, whose role it plays). Frames as in launcher/codec.hpp.
+// Globus GRAM, whose role it plays). Frames as in wireup/codec.hpp.
 //
 //   mpirun -> gatekeeper  Submit        one subjob, once, first
 //   mpirun -> gatekeeper  StageData     the bytes of the files Submit says it stages, in order
@@ -30,7 +30,7 @@
 // gatekeeper kills the subjob's processes: no process outlives its mpirun.
 #pragma once
 
-#include "launcher/codec.hpp"
+#include "wireup/codec.hpp"
 #include "launcher/scheduler_adapter.hpp"
 
 #include <cstdint>

@@ -1,5 +1,10 @@
 #include "launcher/job_plan.hpp"
 
+#include <algorithm>
+#include <cstdlib>
+
+#include "wireup/emulation.hpp"
+
 namespace strata::launcher {
 
 std::string subjob_contact(const Contact& c, const LocalHost& local) {
@@ -40,7 +45,10 @@ JobPlan JobPlan::from_request(const JobRequest& request, const LocalHost& local)
         s.index = index;
         s.contact = subjob_contact(r.contact, local);
         s.machine = r.machine.empty() ? r.contact.host : r.machine;
-        s.site = r.site.empty() ? r.contact.host : r.site;
+        s.machine_label = r.machine;
+        s.host = r.host;
+        s.processor_name = r.processor_name;
+        s.site = subjob_site(r);
         s.count = r.count;
         s.first_rank = plan.size;
         s.program = r.executable;
@@ -57,6 +65,32 @@ JobPlan JobPlan::from_request(const JobRequest& request, const LocalHost& local)
         plan.subjobs.push_back(std::move(s));
     }
     return plan;
+}
+
+std::string JobPlan::emulation_check(const Options& options) const {
+    constexpr const char* kName = "STRATA_EMULATION";
+    std::vector<std::string> texts;
+    if (const char* mine = std::getenv(kName)) texts.emplace_back(mine);
+    for (const auto& [name, value] : options.exports) {
+        if (name == kName && value) texts.push_back(*value);
+    }
+    for (const Subjob& s : subjobs) {
+        for (const auto& [name, value] : s.env) {
+            if (name == kName) texts.push_back(value);
+        }
+    }
+    for (const std::string& text : texts) {
+        std::string why;
+        const std::optional<wireup::Emulation> e = wireup::emulation_parse(text, why);
+        if (!e) return std::string(kName) + "='" + text + "': " + why;
+        for (const auto& pair : e->pairs) {
+            for (const std::string& site : {pair.a, pair.b}) {
+                const bool known = std::any_of(subjobs.begin(), subjobs.end(), [&](const Subjob& s) { return s.site == site; });
+                if (!known) return std::string(kName) + "='" + text + "' names site '" + site + "', which no subjob is at";
+            }
+        }
+    }
+    return {};
 }
 
 JobPlan JobPlan::from_machine_file(const MachineFile& file, int np, const LocalHost& local) {

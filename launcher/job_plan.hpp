@@ -33,6 +33,12 @@ struct JobPlan {
     // fork adapter) when it names this machine, the fork adapter and no port;
     // otherwise it is the contact's text, for the gatekeeper there.
     static JobPlan from_request(const JobRequest& request, const LocalHost& local);
+
+    // Every wide-area emulation setting the processes will see (STRATA_EMULATION
+    // in a subjob's environment, a -x export, mpirun's own environment) is well
+    // formed and names only sites of this job; else what is wrong (without
+    // "mpirun: ").
+    std::string emulation_check(const Options& options) const;
 };
 
 }  // namespace strata::launcher

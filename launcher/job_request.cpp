@@ -115,10 +115,14 @@ std::string job_request_rsl(const JobRequest& request) {
             out += ")\n";
         }
         if (!s.machine.empty()) out += "   (machine=" + rsl_quote(s.machine) + ")\n";
+        if (!s.host.empty()) out += "   (host=" + rsl_quote(s.host) + ")\n";
+        if (!s.processor_name.empty()) out += "   (processorName=" + rsl_quote(s.processor_name) + ")\n";
         out += ")\n";
     }
     return out;
 }
+
+std::string subjob_site(const SubjobRequest& s) { return s.site.empty() ? s.contact.host : s.site; }
 
 std::optional<JobRequest> parse_job_file(const std::string& text, const std::string& path, std::string& error) {
     std::size_t i = 0;

@@ -34,6 +34,8 @@ struct SubjobRequest {
     std::vector<std::string> stage_files;  // more files to copy; non-empty implies stage
     std::string site;                      // topology labels; RSL carries site as GLOBUS_LAN_ID
     std::string machine;
+    std::string host;            // emulated host identity (see Subjob)
+    std::string processor_name;  // what MPI_Get_processor_name reports
 
     bool operator==(const SubjobRequest&) const = default;
 };
@@ -64,6 +66,9 @@ JobRequest job_request_local(int np, const std::string& program, const std::vect
 
 // The request as an RSL multi-request, one attribute per line, ending in '\n'.
 std::string job_request_rsl(const JobRequest& request);
+
+// The subjob's site label: its `site`, else its contact's host.
+std::string subjob_site(const SubjobRequest& s);
 
 // A subjob's process count (1 to MachineFile::kMaxSlots); returns what is
 // wrong with `text`, or "".

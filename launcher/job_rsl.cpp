@@ -47,7 +47,7 @@ struct Request {
 
 constexpr const char* kAttributes =
     "resourceManagerContact, count, label, environment, directory, account, executable, arguments, stage, stageFiles, "
-    "site or machine";
+    "site, machine, host or processorName";
 
 class RslParser {
 public:
@@ -321,6 +321,10 @@ std::string subjob_from(const Request& r, int index, const RslParser& p, SubjobR
             site_pos = value_pos;
         } else if (rel.key == "machine") {
             if (!(e = single(s.machine)).empty()) return e;
+        } else if (rel.key == "host") {
+            if (!(e = single(s.host)).empty()) return e;
+        } else if (rel.key == "processorname") {
+            if (!(e = single(s.processor_name)).empty()) return e;
         } else {
             return at(rel.attr_pos, "unknown attribute '" + rel.attribute + "'; expected " + kAttributes);
         }

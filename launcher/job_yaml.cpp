@@ -2,6 +2,8 @@
 // override them (see README "Job descriptions"). Unknown keys are errors.
 #include "launcher/job_request.hpp"
 
+#include "wireup/emulation.hpp"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -116,6 +118,75 @@ private:
     std::string prefix_;
 };
 
+// One link's figures, {latency_ms: N, bandwidth_mbit: N}, plus `sites` in an
+// override (`pair` non-null).
+std::string shape_parse(const YamlReader& r, const YAML::Node& v, const std::string& where, wireup::LinkShape& shape,
+                        std::vector<std::pair<std::string, YAML::Mark>>* pair) {
+    if (!v.IsMap()) return r.at(v.Mark(), "'" + where + "' must be a map such as {latency_ms: 10, bandwidth_mbit: 100}");
+    if (auto e = r.no_duplicates(v); !e.empty()) return e;
+    bool any = false;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+        const std::string key = it->first.Scalar();
+        const YAML::Node value = it->second;
+        if (key == "sites" && pair != nullptr) {
+            if (!value.IsSequence() || value.size() != 2)
+                return r.at(value.Mark(), "'sites' must name two sites, e.g. [anl, ncsa]");
+            for (const YAML::Node& site : value) {
+                const std::string name = site.IsScalar() ? site.Scalar() : std::string();
+                if (!wireup::emulation_site_valid(name))
+                    return r.at(site.Mark(), "'" + name + "' is not a site name an override can use (not empty, "
+                                                          "none of / : , ; =)");
+                pair->emplace_back(name, site.Mark());
+            }
+            continue;
+        }
+        if (key != "latency_ms" && key != "bandwidth_mbit")
+            return r.at(it->first.Mark(), "unknown key '" + key + "' in '" + where + "'; expected latency_ms, " +
+                                              "bandwidth_mbit" + (pair != nullptr ? " or sites" : ""));
+        double figure = 0;
+        if (auto why = wireup::emulation_figure(key, value.IsScalar() ? value.Scalar() : std::string(), figure);
+            !why.empty())
+            return r.at(value.Mark(), why);
+        (key == "latency_ms" ? shape.latency_s : shape.bytes_per_s) = key == "latency_ms" ? figure / 1e3 : figure * 1e6 / 8;
+        any = true;
+    }
+    if (!any) return r.at(v.Mark(), "'" + where + "' gives neither latency_ms nor bandwidth_mbit");
+    if (pair != nullptr && pair->size() != 2) return r.at(v.Mark(), "'" + where + "' needs 'sites: [A, B]'");
+    return {};
+}
+
+// network: {wan: {...}, lan: {...}, links: [{sites: [A, B], ...}]}: the
+// wide-area emulation (wireup/emulation.hpp). The sites overrides name are
+// returned in `named`, to be checked against the job's.
+std::string network_parse(const YamlReader& r, const YAML::Node& v, wireup::Emulation& out,
+                          std::vector<std::pair<std::string, YAML::Mark>>& named) {
+    if (!v.IsMap())
+        return r.at(v.Mark(), "'network' must be a map such as {wan: {latency_ms: 10, bandwidth_mbit: 100}}");
+    if (auto e = r.no_duplicates(v); !e.empty()) return e;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+        const std::string level = it->first.Scalar();
+        const YAML::Node value = it->second;
+        if (level == "wan" || level == "lan") {
+            wireup::LinkShape shape;
+            if (auto e = shape_parse(r, value, level, shape, nullptr); !e.empty()) return e;
+            (level == "wan" ? out.wan : out.lan) = shape;
+        } else if (level == "links") {
+            if (!value.IsSequence()) return r.at(value.Mark(), "'links' must be a list of {sites: [A, B], ...}");
+            for (const YAML::Node& item : value) {
+                std::vector<std::pair<std::string, YAML::Mark>> pair;
+                wireup::LinkShape shape;
+                if (auto e = shape_parse(r, item, "links", shape, &pair); !e.empty()) return e;
+                out.pairs.push_back({pair[0].first, pair[1].first, shape});
+                named.insert(named.end(), pair.begin(), pair.end());
+            }
+        } else {
+            return r.at(it->first.Mark(), "unknown level '" + level + "' in 'network'; expected wan (between sites), "
+                                                                       "lan (between machines of a site) or links");
+        }
+    }
+    return {};
+}
+
 }  // namespace
 
 std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::string& path, std::string& error) {
@@ -141,6 +212,8 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
     YAML::Node subjobs;
     bool have_subjobs = false;
     bool data_tls = false;
+    wireup::Emulation emulation;
+    std::vector<std::pair<std::string, YAML::Mark>> emulated_sites;
     for (auto it = root.begin(); it != root.end(); ++it) {
         const std::string key = it->first.Scalar();
         bool known = false;
@@ -149,6 +222,10 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
         if (key == "subjobs") {
             subjobs = it->second;
             have_subjobs = true;
+            continue;
+        }
+        if (key == "network") {
+            if (auto e = network_parse(r, it->second, emulation, emulated_sites); !e.empty()) return fail(e);
             continue;
         }
         if (key == "security") {
@@ -170,7 +247,7 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
         }
         return fail(r.at(it->first.Mark(), "unknown key '" + key +
                                                "'; expected executable, arguments, environment, directory, account, "
-                                               "stage, security or subjobs"));
+                                               "stage, security, network or subjobs"));
     }
     if (!have_subjobs) return fail(r.at(root.Mark(), "no 'subjobs'; list at least one subjob with its contact and count"));
     if (!subjobs.IsSequence() || subjobs.size() == 0)
@@ -217,10 +294,15 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
                 if (auto e = r.scalar(v, key, s.site); !e.empty()) return fail(e);
             } else if (key == "machine") {
                 if (auto e = r.scalar(v, key, s.machine); !e.empty()) return fail(e);
+            } else if (key == "host") {
+                if (auto e = r.scalar(v, key, s.host); !e.empty()) return fail(e);
+            } else if (key == "processor_name") {
+                if (auto e = r.scalar(v, key, s.processor_name); !e.empty()) return fail(e);
             } else {
                 return fail(r.at(it->first.Mark(), "unknown key '" + key +
                                                        "'; expected contact, count, executable, arguments, "
-                                                       "environment, directory, account, stage, site or machine"));
+                                                       "environment, directory, account, stage, site, machine, host "
+                                                       "or processor_name"));
             }
         }
         if (!have_count) return fail(r.at(node.Mark(), "no 'count'; give the number of processes"));
@@ -244,8 +326,11 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
                                                   "'; give one"));
             }
         }
-        if (data_tls && std::none_of(env.begin(), env.end(), [](const auto& p) { return p.first == "STRATA_DATA_TLS"; }))
-            s.environment.push_back("STRATA_DATA_TLS=wan");
+        const auto sets = [&](const char* name) {
+            return std::any_of(env.begin(), env.end(), [&](const auto& p) { return p.first == name; });
+        };
+        if (data_tls && !sets("STRATA_DATA_TLS")) s.environment.push_back("STRATA_DATA_TLS=wan");
+        if (!emulation.empty() && !sets("STRATA_EMULATION")) s.environment.push_back("STRATA_EMULATION=" + emulation.text());
         s.directory = mine.directory.value_or(top.directory.value_or(""));
         s.account = mine.account.value_or(top.account.value_or(""));
         const Common& staging = mine.stage ? mine : top;
@@ -253,6 +338,12 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
         s.stage_files = staging.stage_files;
         job.subjobs.push_back(std::move(s));
         ++index;
+    }
+    r.set_subjob(-1);
+    for (const auto& [site, mark] : emulated_sites) {
+        if (std::none_of(job.subjobs.begin(), job.subjobs.end(),
+                         [&](const SubjobRequest& s) { return subjob_site(s) == site; }))
+            return fail(r.at(mark, "'network' names site '" + site + "', which no subjob is at"));
     }
     return job;
 }

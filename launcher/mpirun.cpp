@@ -89,6 +89,11 @@ int main(int argc, char** argv) {
         }
     }
 
+    if (const std::string why = plan->emulation_check(*options); !why.empty()) {
+        std::fprintf(stderr, "mpirun: %s\n", why.c_str());
+        return 2;
+    }
+
     // A closed stdout or a rank that stops reading its stdin is an event to
     // handle, not a reason for mpirun to die with its children unreaped.
     ::signal(SIGPIPE, SIG_IGN);

@@ -5,6 +5,7 @@
 #include "launcher/fork_adapter.hpp"
 #include "launcher/process_env.hpp"
 #include "launcher/program_check.hpp"
+#include "wireup/environment.hpp"
 
 #include <boost/asio/posix/stream_descriptor.hpp>
 
@@ -423,7 +424,7 @@ void SlurmAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& e
         ::lseek(script_fd.get(), 0, SEEK_SET) != 0)
         return fail_early(std::string("cannot hold the batch script: ") + std::strerror(errno));
     auto env = spec.env;
-    env.emplace_back("STRATA_SUBJOB", std::to_string(subjob.index));
+    env.emplace_back(wireup::env::kSubjob, std::to_string(subjob.index));
     submit(job_environment(env, spec.inherit_environment), script_fd.get());
 }
 

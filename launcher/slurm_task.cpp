@@ -19,6 +19,8 @@
 #include <cstring>
 #include <string>
 
+#include "wireup/environment.hpp"
+
 namespace {
 
 volatile sig_atomic_t g_child = 0;
@@ -62,8 +64,8 @@ int main(int argc, char** argv) {
     }
     const long task = std::strtol(procid, nullptr, 10);
     const long rank = std::strtol(argv[2], nullptr, 10) + task;
-    ::setenv("STRATA_RANK", std::to_string(rank).c_str(), 1);
-    ::setenv("STRATA_SUBJOB", argv[3], 1);
+    ::setenv(strata::wireup::env::kRank, std::to_string(rank).c_str(), 1);
+    ::setenv(strata::wireup::env::kSubjob, argv[3], 1);
     const char* dir = argv[4];
     const char* path = argv[5];
     const std::string prefix = work + "/task" + std::to_string(task);

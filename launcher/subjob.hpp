@@ -11,10 +11,18 @@ namespace strata::launcher {
 struct Subjob {
     int index = 0;        // position in the job; exported as STRATA_SUBJOB
     std::string contact;  // who starts it: kLocalContact, later a gatekeeper "host:port"
-    std::string machine;  // label of the machine or site (topology "system area")
+    std::string machine;  // names the subjob in messages: its machine label, else its contact's host
     // Label of the site (local-area network): the job file's `site` (RSL's
     // GLOBUS_LAN_ID), else the contact's host. Handed to every process.
     std::string site;
+    // What the job description says of where the processes are, each empty
+    // unless given: the machine label (the topology's system area), a host
+    // identity (processes of different identities never share memory, so one
+    // machine can stand for several hosts) and the processor name they report
+    // (MPI_Get_processor_name). mpirun puts them in the processes' cards.
+    std::string machine_label;
+    std::string host;
+    std::string processor_name;
     int count = 0;
     int first_rank = 0;
     // From a job file; an empty program means the command line's program and

@@ -2,6 +2,7 @@
 #include "mpi/attr.hpp"
 
 #include <climits>
+#include <map>
 
 #include "mpi/comm.hpp"
 #include "mpi/errors.hpp"
@@ -29,6 +30,33 @@ const Predefined kPredefined[] = {
     {MPI_IO, &g_io},
     {MPI_WTIME_IS_GLOBAL, &g_wtime_is_global},
 };
+
+// The keys whose values are made per communicator on request.
+constexpr int kGridKeys[] = {MPICHX_TOPOLOGY_DEPTHS, MPICHX_TOPOLOGY_COLORS};
+
+// The grid topology attributes of `c`, made on first use from the world's
+// topology: its group's rows, colours renumbered per level by first
+// appearance in the communicator's rank order.
+GridAttributes& grid_attributes(Comm& c) {
+    if (c.grid) return *c.grid;
+    const wireup::Topology& topo = rt().world.topology;
+    auto g = std::make_unique<GridAttributes>();
+    const std::vector<int>& members = c.group();
+    std::vector<std::map<int, int>> renumber(wireup::kLevels);
+    for (const int w : members) {
+        const int depth = topo.depth(w);
+        g->depths.push_back(depth);
+        std::vector<int> row;
+        for (int level = 0; level < depth; ++level) {
+            auto& seen = renumber[static_cast<std::size_t>(level)];
+            row.push_back(seen.try_emplace(topo.color(w, level), static_cast<int>(seen.size())).first->second);
+        }
+        g->rows.push_back(std::move(row));
+    }
+    for (auto& row : g->rows) g->colors.push_back(row.data());
+    c.grid = std::move(g);
+    return *c.grid;
+}
 
 int keyval_check(const char* fn, MPI_Comm comm, int keyval, Keyval*& k) {
     k = rt().keyvals.get(keyval);
@@ -61,6 +89,11 @@ void keyvals_setup(Runtime& r) {
         k->predefined = true;
         r.keyvals.put(p.keyval & ((1 << 26) - 1), std::move(k));
         world->attrs[p.keyval] = p.value;
+    }
+    for (const int key : kGridKeys) {
+        auto k = std::make_unique<Keyval>();
+        k->predefined = true;
+        r.keyvals.put(key & ((1 << 26) - 1), std::move(k));
     }
 }
 
@@ -170,6 +203,13 @@ int attr_get(const char* fn, MPI_Comm comm, int keyval, void* attribute_val, int
         if (int e = keyval_check(fn, comm, keyval, k)) return e;
         if (attribute_val == nullptr || flag == nullptr)
             return error_raise(comm, MPI_ERR_ARG, fn, "attribute_val or flag is NULL");
+        if (keyval == MPICHX_TOPOLOGY_DEPTHS || keyval == MPICHX_TOPOLOGY_COLORS) {
+            GridAttributes& g = grid_attributes(*c);
+            *static_cast<void**>(attribute_val) = keyval == MPICHX_TOPOLOGY_DEPTHS ? static_cast<void*>(g.depths.data())
+                                                                                   : static_cast<void*>(g.colors.data());
+            *flag = 1;
+            return MPI_SUCCESS;
+        }
         const auto it = c->attrs.find(keyval);
         *flag = it != c->attrs.end() ? 1 : 0;
         if (*flag) *static_cast<void**>(attribute_val) = it->second;

@@ -12,9 +12,11 @@
 #include "adi/methods.hpp"
 #include "base/knob.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/grid.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/runtime.hpp"
 #include "mpi/setup.hpp"
+#include "wireup/placement.hpp"
 
 namespace strata::mpi {
 
@@ -33,43 +35,9 @@ void state_set(State s) {
     detail::g_running = s == State::running;
 }
 
-std::string hostname_get() {
-    char buf[256] = {};
-    if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
-    return buf;
-}
-
-const base::KnobString vendor_domain{
-    "STRATA_VENDOR_DOMAIN", "",
-    "name of the machine or cluster whose vendor fabric (the ofi method) this process shares; empty: its subjob"};
-
 const base::KnobInt verbose{"STRATA_VERBOSE", 0,
-                            "1: every rank prints, at MPI_Init, which communication method reaches each peer "
-                            "(mpirun -v sets it)"};
-
-// The "vendor" topology label: processes with equal labels may use the ofi method.
-std::string vendor_label() {
-    if (!vendor_domain.get().empty()) return vendor_domain.get();
-    const char* subjob = std::getenv("STRATA_SUBJOB");
-    return std::string("subjob-") + (subjob != nullptr ? subjob : "0");
-}
-
-// The "host" topology label: equal exactly for processes that can share
-// memory and see each other as local (same kernel boot, same network
-// namespace; a namespace stands for another host in multi-site tests).
-std::string host_label(const std::string& hostname) {
-    std::string boot;
-    if (FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
-        char buf[64] = {};
-        if (std::fgets(buf, sizeof buf, f) != nullptr) boot = buf;
-        std::fclose(f);
-    }
-    while (!boot.empty() && (boot.back() == '\n' || boot.back() == ' ')) boot.pop_back();
-    char ns[64] = {};
-    const ssize_t n = readlink("/proc/self/ns/net", ns, sizeof ns - 1);
-    if (boot.empty() || n <= 0) return hostname;  // no /proc: the host name is the best guess
-    return boot + "/" + std::string(ns, static_cast<std::size_t>(n));
-}
+                            "1: every rank prints, at MPI_Init, which communication method reaches each peer, and "
+                            "rank 0 the topology table (mpirun -v sets it)"};
 
 // Before the runtime exists there is no error handler: report and leave.
 long cores_available() {
@@ -94,10 +62,6 @@ State state() { return g_state; }
 using namespace strata;
 using namespace strata::mpi;
 
-extern "C" {
-
-}  // extern "C"
-
 namespace {
 
 // The thread level MPI_Init_thread provided, and the thread that called it.
@@ -114,24 +78,20 @@ int init(const char* fn) {
 
     auto r = std::make_unique<Runtime>();
     r->start = std::chrono::steady_clock::now();
-    r->hostname = hostname_get();
     if (client) {
         r->world_rank = client->rank();
         r->world_size = client->size();
     }
-    adi::MethodContext ctx{r->world_rank, r->world_size, client ? client->job_key() : std::string(), r->hostname};
+    wireup::BusinessCard card;
+    if (!wireup::placement_fill(card, client ? client->subjob() : 0, error)) init_failed(r->world_rank, error);
+    adi::MethodContext ctx{r->world_rank, r->world_size, client ? client->job_key() : std::string(), card.hostname};
     auto methods = adi::methods_create(ctx, error);
     if (!error.empty()) init_failed(r->world_rank, error);
     r->engine = std::make_unique<adi::Engine>(std::move(methods));
-
-    wireup::BusinessCard card;
-    card.hostname = r->hostname;
-    card.labels.emplace_back("machine", r->hostname);
-    card.labels.emplace_back("host", host_label(r->hostname));
-    card.labels.emplace_back("vendor", vendor_label());
     if (!r->engine->publish(card, error)) init_failed(r->world_rank, error);
 
-    std::vector<wireup::BusinessCard> cards;
+    adi::World& world = r->world;
+    world.rank = r->world_rank;
     if (client) {
         wireup::Release release;
         if (!client->checkin(card, release, error)) init_failed(r->world_rank, error);
@@ -139,16 +99,20 @@ int init(const char* fn) {
             init_failed(r->world_rank, "the launcher released " + std::to_string(release.cards.size()) +
                                                    " cards for a job of " + std::to_string(r->world_size));
         }
-        cards = std::move(release.cards);
+        world.cards = std::move(release.cards);
     } else {
-        cards.push_back(card);
+        card.processor_name = card.hostname;
+        world.cards.push_back(card);
     }
-    if (!r->engine->connect_world(cards, r->world_rank, error)) init_failed(r->world_rank, error);
-    const auto local = std::count_if(cards.begin(), cards.end(),
-                                     [&](const wireup::BusinessCard& c) { return c.hostname == r->hostname; });
+    world.topology = wireup::Topology::build(world.cards, adi::fast_link);
+    if (!r->engine->connect_world(world, error)) init_failed(r->world_rank, error);
+    const wireup::BusinessCard& mine = world.cards[static_cast<std::size_t>(r->world_rank)];
+    const auto local = std::count_if(world.cards.begin(), world.cards.end(),
+                                     [&](const wireup::BusinessCard& c) { return c.hostname == mine.hostname; });
     r->engine->set_oversubscribed(local > cores_available());
     if (verbose.get() != 0) {
         std::fprintf(stderr, "strata: rank %d: methods: %s\n", r->world_rank, r->engine->routes_text().c_str());
+        if (r->world_rank == 0) topology_report(world.topology);
     }
     r->client = std::move(client);
 
@@ -259,6 +223,7 @@ int PMPI_Finalize(void) {
             }
             std::fprintf(stderr, "strata: rank %d: polls: %s\n", r.world_rank, text.c_str());
         }
+        traffic_report(r);
         state_set(State::finalized);
         // The runtime stays allocated: requests the user never freed may still point into it.
         return MPI_SUCCESS;
@@ -305,7 +270,9 @@ int PMPI_Get_processor_name(char* name, int* resultlen) {
     return api("MPI_Get_processor_name", [&] {
         if (name == nullptr || resultlen == nullptr)
             return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_processor_name", "null argument");
-        std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", rt().hostname.c_str());
+        const Runtime& r = rt();
+        std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s",
+                      r.world.cards[static_cast<std::size_t>(r.world_rank)].processor_name.c_str());
         *resultlen = static_cast<int>(std::strlen(name));
         return MPI_SUCCESS;
     });

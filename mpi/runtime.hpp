@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "adi/engine.hpp"
-#include "launcher/wireup.hpp"
+#include "wireup/protocol.hpp"
 #include "mpi.h"
 #include "mpi/bsend_buffer.hpp"
 #include "mpi/context_pool.hpp"
@@ -38,6 +38,15 @@ struct GraphTopology {
     std::vector<int> edges;
 };
 
+// MPICHX_TOPOLOGY_DEPTHS and MPICHX_TOPOLOGY_COLORS of one communicator: for
+// each rank of its (local) group, its depth and its colour at each level,
+// colours renumbered by first appearance in the communicator's rank order.
+struct GridAttributes {
+    std::vector<int> depths;
+    std::vector<std::vector<int>> rows;  // rows[rank]: depths[rank] colours
+    std::vector<int*> colors;            // rows' data: the int** a program gets
+};
+
 struct Comm {
     int context = 0;          // point-to-point context; context + 1 is for collectives
     int rank = 0;             // this process's rank in its (local) group
@@ -50,6 +59,9 @@ struct Comm {
     std::string name;
     std::map<int, void*> attrs;  // keyval -> attribute value
     std::variant<std::monostate, CartTopology, GraphTopology> topology;
+    // Made on the first request for the grid topology attributes (mpi/attr.cpp);
+    // freed with the communicator.
+    std::unique_ptr<GridAttributes> grid;
     int size() const { return static_cast<int>(inter ? local.size() : world.size()); }
     // How many ranks point-to-point can address (the remote group's size on an intercommunicator).
     int peers() const { return static_cast<int>(world.size()); }
@@ -116,7 +128,7 @@ struct Runtime {
     std::unique_ptr<adi::Engine> engine;
     int world_rank = 0;
     int world_size = 1;
-    std::string hostname;
+    adi::World world;  // every process's card and the topology, from the startup barrier
     std::chrono::steady_clock::time_point start;
 
     HandleTable<Comm> comms{kComm};

@@ -255,23 +255,28 @@ bool OfiMethod::publish(wireup::BusinessCard& card, std::string& error) {
     return true;
 }
 
-bool OfiMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) {
+bool OfiMethod::links(const wireup::BusinessCard& a, const wireup::BusinessCard& b) {
+    const std::string x = a.address_of("ofi");
+    const std::string y = b.address_of("ofi");
+    const auto bar = x.rfind('|');
+    if (bar == std::string::npos || y.rfind('|') != bar || x.compare(0, bar, y, 0, bar) != 0) return false;
+    return a.vendor == b.vendor && (x.compare(0, bar, "shm") != 0 || a.host == b.host);
+}
+
+bool OfiMethod::connect_world(const adi::World& world, std::string& error) {
+    const auto& cards = world.cards;
+    const int my_rank = world.rank;
     ctx_.rank = my_rank;
     if (ep_ == nullptr || my_rank < 0 || static_cast<std::size_t>(my_rank) >= cards.size()) return true;
     peers_.resize(cards.size());
     const wireup::BusinessCard& mine = cards[static_cast<std::size_t>(my_rank)];
-    vendor_ = mine.label_of("vendor");
-    host_ = mine.label_of("host");
-    const bool shm = provider_name_ == "shm";
     for (std::size_t i = 0; i < cards.size(); ++i) {
         Peer& p = peers_[i];
         p.hostname = cards[i].hostname;
         if (static_cast<int>(i) == my_rank) continue;  // the self method's
+        if (!links(mine, cards[i])) continue;
         const std::string a = cards[i].address_of("ofi");
         const auto bar = a.rfind('|');
-        if (bar == std::string::npos || a.substr(0, bar) != provider_name_) continue;
-        if (cards[i].label_of("vendor") != vendor_) continue;
-        if (shm && cards[i].label_of("host") != host_) continue;
         // The peer reaches us by the same rules: failing here must stop the job,
         // or the two would disagree on the method between them.
         std::vector<std::uint8_t> raw;

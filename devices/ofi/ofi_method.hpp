@@ -85,7 +85,11 @@ public:
 
     const adi::Capabilities& caps() const override { return caps_; }
     bool publish(wireup::BusinessCard& card, std::string& error) override;
-    bool connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) override;
+    bool connect_world(const adi::World& world, std::string& error) override;
+    // Whether the processes of two cards reach each other through this method:
+    // both opened the same provider, in one vendor domain, and on one host
+    // when the provider is shm.
+    static bool links(const wireup::BusinessCard& a, const wireup::BusinessCard& b);
     bool reaches(int peer) const override;
     adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;
     int poll(adi::Upcalls& up) override;
@@ -134,8 +138,6 @@ private:
     int wait_fd_ = -1;
     std::size_t inject_size_ = 0;
     std::size_t iov_limit_ = 1;
-    std::string vendor_;
-    std::string host_;
     std::vector<Peer> peers_;
     std::vector<std::unique_ptr<Bounce>> bounces_;
     std::vector<Bounce*> bounce_waiting_;  // to post again: the provider said -FI_EAGAIN

@@ -15,9 +15,8 @@ SelfMethod::SelfMethod() {
 
 bool SelfMethod::publish(wireup::BusinessCard& /*card*/, std::string& /*error*/) { return true; }
 
-bool SelfMethod::connect_world(const std::vector<wireup::BusinessCard>& /*cards*/, int my_rank,
-                               std::string& /*error*/) {
-    me_ = my_rank;
+bool SelfMethod::connect_world(const adi::World& world, std::string& /*error*/) {
+    me_ = world.rank;
     return true;
 }
 

@@ -206,22 +206,27 @@ bool ShmMethod::publish(wireup::BusinessCard& card, std::string& error) {
                   static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(&g_probe_word)),
                   static_cast<unsigned long long>(probe_value_), static_cast<unsigned>(::getuid()));
     card.addresses.emplace_back("shm", addr);
-    host_ = card.label_of("host");
     return true;
 }
 
-bool ShmMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) {
+bool ShmMethod::links(const wireup::BusinessCard& a, const wireup::BusinessCard& b) {
+    const std::string x = a.address_of("shm");
+    const std::string y = b.address_of("shm");
+    return !x.empty() && !y.empty() && a.host == b.host && account_of(x) == account_of(y);
+}
+
+bool ShmMethod::connect_world(const adi::World& world, std::string& error) {
+    const auto& cards = world.cards;
+    const int my_rank = world.rank;
     ctx_.rank = my_rank;
     peer_of_world_.assign(cards.size(), -1);
-    // Local: the same host and the same account. Processes of other accounts
-    // (a site may map subjobs to different users) cannot open our 0600
-    // segments; they use the next method. Both sides decide alike from the
-    // cards alone.
-    const std::string account = account_of(cards[static_cast<std::size_t>(my_rank)].address_of("shm"));
+    // Local: the same host and the same account (links()). Processes of other
+    // accounts (a site may map subjobs to different users) cannot open our
+    // 0600 segments; they use the next method.
+    const wireup::BusinessCard& mine = cards[static_cast<std::size_t>(my_rank)];
     std::vector<int> local;
     for (std::size_t r = 0; r < cards.size(); ++r) {
-        const std::string a = cards[r].address_of("shm");
-        if (!a.empty() && cards[r].label_of("host") == host_ && account_of(a) == account) local.push_back(static_cast<int>(r));
+        if (static_cast<int>(r) == my_rank || links(mine, cards[r])) local.push_back(static_cast<int>(r));
     }
     nlocal_ = static_cast<int>(local.size());
     if (nlocal_ < 2) return true;

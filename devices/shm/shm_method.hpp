@@ -49,7 +49,11 @@ public:
 
     const adi::Capabilities& caps() const override { return caps_; }
     bool publish(wireup::BusinessCard& card, std::string& error) override;
-    bool connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) override;
+    bool connect_world(const adi::World& world, std::string& error) override;
+    // Whether the processes of two cards share memory through this method:
+    // both published an address, on one host, under one account (each inbox
+    // is readable by its owner only).
+    static bool links(const wireup::BusinessCard& a, const wireup::BusinessCard& b);
     bool reaches(int peer) const override;
     adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;
     int poll(adi::Upcalls& up) override;
@@ -148,7 +152,6 @@ private:
     adi::MethodContext ctx_;
     adi::Capabilities caps_;
     std::string name_;       // our segment's name
-    std::string host_;       // our "host" label
     Segment* mine_ = nullptr;
     std::size_t mine_bytes_ = 0;
     int nlocal_ = 0;         // processes on this host, us included

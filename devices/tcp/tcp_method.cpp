@@ -31,6 +31,15 @@ const base::KnobString data_tls_knob{
     "TLS on TCP links between ranks: off, wan (between ranks of different sites) or all; the job file's "
     "security: {data: tls} sets wan"};
 
+const base::KnobString emulation_knob{
+    "STRATA_EMULATION", "",
+    "wide-area emulation on TCP links: one-way latency and bandwidth between sites and between machines of a site, "
+    "e.g. 'wan:latency_ms=10,bandwidth_mbit=100;lan:latency_ms=0.5' (a job file's network: key sets it)"};
+
+// Held packets due within this long keep the process polling instead of
+// sleeping; the timer wakes it this long before later ones.
+constexpr std::int64_t kEmulationSpinNs = 2'000'000;
+
 constexpr std::size_t kChallengeSize = security::kNonceBytes + security::kProofBytes;
 constexpr std::size_t kResponseSize = security::kProofBytes;
 constexpr std::size_t kAnswerSize = 4;
@@ -40,6 +49,7 @@ constexpr std::size_t kStaging = 64 * 1024;
 constexpr std::uint64_t kKeyListener = 1ull << 32;
 constexpr std::uint64_t kKeyPeer = 2ull << 32;
 constexpr std::uint64_t kKeyIncoming = 3ull << 32;
+constexpr std::uint64_t kKeyTimer = 4ull << 32;
 
 void socket_tune(int fd) {
     int one = 1;
@@ -144,11 +154,13 @@ bool TcpMethod::publish(wireup::BusinessCard& card, std::string& error) {
     card.addresses.emplace_back("tcp", text + ":" + std::to_string(port_));
     // Both ends of a link must agree on TLS, or each waits for the other:
     // every rank shows its setting, and connect_world compares them.
-    card.addresses.emplace_back("tcp-tls", data_tls_knob.get());
+    card.data_tls = data_tls_knob.get();
     return true;
 }
 
-bool TcpMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) {
+bool TcpMethod::connect_world(const adi::World& world, std::string& error) {
+    const auto& cards = world.cards;
+    const int my_rank = world.rank;
     ctx_.rank = my_rank;
     data_tls_ = data_tls_knob.get();
     if (data_tls_ != "off" && data_tls_ != "wan" && data_tls_ != "all") {
@@ -157,7 +169,7 @@ bool TcpMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, in
     }
     const auto me = static_cast<std::size_t>(my_rank);
     for (std::size_t i = 0; i < cards.size(); ++i) {
-        const std::string theirs = cards[i].address_of("tcp-tls");
+        const std::string& theirs = cards[i].data_tls;
         if (!cards[i].address_of("tcp").empty() && theirs != data_tls_) {
             error = "STRATA_DATA_TLS is '" + data_tls_ + "' at rank " + std::to_string(my_rank) + " but '" + theirs +
                     "' at rank " + std::to_string(i) + ": the links between them cannot agree on TLS; set it once "
@@ -165,14 +177,14 @@ bool TcpMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, in
             return false;
         }
     }
-    if (me < cards.size()) my_site_ = cards[me].label_of("site");
+    if (me < cards.size()) my_site_ = cards[me].site;
     // Equal "host" labels mean the same kernel and network namespace, where
     // loopback reaches; equal host names do not (namespaces share them).
-    const std::string my_host = me < cards.size() ? cards[me].label_of("host") : "";
+    const std::string my_host = me < cards.size() ? cards[me].host : "";
     for (std::size_t i = 0; i < cards.size() && i < peers_.size(); ++i) {
         Peer& p = peers_[i];
         p.hostname = cards[i].hostname;
-        p.site = cards[i].label_of("site");
+        p.site = cards[i].site;
         std::string a = cards[i].address_of("tcp");
         auto colon = a.rfind(':');
         if (colon == std::string::npos) continue;
@@ -189,12 +201,22 @@ bool TcpMethod::connect_world(const std::vector<wireup::BusinessCard>& cards, in
         if (list.empty()) continue;
         p.address = list.front();
         // On one host the loopback path is the shortest, when the peer listens on it.
-        if (!my_host.empty() && cards[i].label_of("host") == my_host) {
+        if (!my_host.empty() && cards[i].host == my_host) {
             for (const auto& x : list) {
                 if (x == "127.0.0.1") p.address = x;
             }
         }
     }
+    if (!emulator_.configure(world, emulation_knob.get(), error)) return false;
+    if (emulator_.active()) watch(emulator_.timer_fd(), kKeyTimer, false, true);
+    return true;
+}
+
+bool TcpMethod::sleep_prepare() {
+    const std::int64_t due_in = emulator_.next_due_in();
+    if (due_in < 0) return true;
+    if (due_in < kEmulationSpinNs) return false;
+    emulator_.arm(kEmulationSpinNs);
     return true;
 }
 
@@ -491,12 +513,18 @@ adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const 
 
     std::uint64_t total = sizeof(adi::Header);
     for (const iovec& v : data) total += v.iov_len;
+    // On a link wide-area emulation shapes, the stamp goes first.
+    const bool shaped = emulator_.shaped(peer);
+    const std::uint64_t due = shaped ? emulator_.stamp(peer, total) : 0;
+    if (shaped) total += sizeof due;
     if (p.link == Link::connected && p.out.empty()) {
-        iovec iov[8];
-        iov[0] = iovec{const_cast<adi::Header*>(&h), sizeof h};
-        std::size_t n_iov = 1;
+        iovec iov[9];
+        std::size_t n_iov = 0;
+        if (shaped) iov[n_iov++] = iovec{const_cast<std::uint64_t*>(&due), sizeof due};
+        iov[n_iov++] = iovec{const_cast<adi::Header*>(&h), sizeof h};
+        const std::size_t limit = n_iov + 7;
         for (const iovec& v : data) {
-            if (n_iov == 8) break;
+            if (n_iov == limit) break;
             iov[n_iov++] = v;
         }
         msghdr m{};
@@ -517,11 +545,7 @@ adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const 
             link_failed(peer, "sending to rank " + std::to_string(peer) + " failed: " + errno_text(errno), nullptr);
             return adi::SendStatus::failed;
         }
-        auto pkt = std::make_unique<OutPacket>();
-        pkt->header = h;
-        pkt->token = token;
-        pkt->iov.push_back(iovec{&pkt->header, sizeof pkt->header});
-        for (const iovec& v : data) pkt->iov.push_back(v);
+        auto pkt = out_packet(h, data, token, shaped, due);
         // Drop what already left.
         std::size_t sent = n > 0 ? static_cast<std::size_t>(n) : 0;
         std::size_t i = 0;
@@ -538,21 +562,28 @@ adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const 
         return adi::SendStatus::queued;
     }
 
-    auto pkt = std::make_unique<OutPacket>();
-    pkt->header = h;
-    pkt->token = token;
-    pkt->iov.push_back(iovec{&pkt->header, sizeof pkt->header});
-    for (const iovec& v : data) pkt->iov.push_back(v);
-    p.out.push_back(std::move(pkt));
+    p.out.push_back(out_packet(h, data, token, shaped, due));
     if (p.link == Link::idle) start_connect(peer);
     if (p.link == Link::failed) return adi::SendStatus::failed;
     if (p.link == Link::connected) set_want_out(peer, true);
     return adi::SendStatus::queued;
 }
 
+std::unique_ptr<TcpMethod::OutPacket> TcpMethod::out_packet(const adi::Header& h, std::span<const iovec> data,
+                                                             std::uint64_t token, bool shaped, std::uint64_t due) {
+    auto pkt = std::make_unique<OutPacket>();
+    pkt->due = due;
+    pkt->header = h;
+    pkt->token = token;
+    if (shaped) pkt->iov.push_back(iovec{&pkt->due, sizeof pkt->due});
+    pkt->iov.push_back(iovec{&pkt->header, sizeof pkt->header});
+    for (const iovec& v : data) pkt->iov.push_back(v);
+    return pkt;
+}
+
 bool TcpMethod::send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) {
     Peer& p = peers_[static_cast<std::size_t>(peer)];
-    if (p.link != Link::connected || !p.out.empty() || p.tls) return false;
+    if (p.link != Link::connected || !p.out.empty() || p.tls || emulator_.shaped(peer)) return false;
     iovec iov[2] = {iovec{const_cast<adi::Header*>(&h), sizeof h}, iovec{const_cast<std::byte*>(data), n}};
     msghdr m{};
     m.msg_iov = iov;
@@ -737,7 +768,13 @@ void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
             }
         }
         p.rx_end += got;
-        parse_staged(peer, up);
+        if (emulator_.shaped(peer)) {
+            // Whole packets are held until their stamp (emulator.hpp).
+            emulator_.feed(peer, p.rx.data() + p.rx_begin, p.rx_end - p.rx_begin);
+            p.rx_begin = p.rx_end = 0;
+        } else {
+            parse_staged(peer, up);
+        }
         // A short read emptied the socket: reading again now would only return
         // EAGAIN, one more system call on every message's critical path. The
         // epoll set is level-triggered, so whatever arrives next is reported at
@@ -793,6 +830,8 @@ int TcpMethod::poll(adi::Upcalls& up) {
             }
         } else if (kind == kKeyIncoming) {
             on_incoming(index);
+        } else if (kind == kKeyTimer) {
+            emulator_.timer_clear();
         } else if (kind == kKeyPeer) {
             Peer& p = peers_[static_cast<std::size_t>(index)];
             switch (p.link) {
@@ -815,6 +854,7 @@ int TcpMethod::poll(adi::Upcalls& up) {
         }
         ++events;
     }
+    events += emulator_.deliver(up);
     events += adi::failures_report(up, failures_);
     return events;
 }

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "adi/method.hpp"
+#include "devices/tcp/emulator.hpp"
 #include "devices/tcp/tls_link.hpp"
 #include "security/challenge.hpp"
 
@@ -55,12 +56,17 @@ public:
 
     const adi::Capabilities& caps() const override { return caps_; }
     bool publish(wireup::BusinessCard& card, std::string& error) override;
-    bool connect_world(const std::vector<wireup::BusinessCard>& cards, int my_rank, std::string& error) override;
+    bool connect_world(const adi::World& world, std::string& error) override;
     bool reaches(int peer) const override;
     adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;
     bool send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) override;
     int poll(adi::Upcalls& up) override;
     int wait_fd() const override { return epfd_; }
+    // Packets held by wide-area emulation count as work: due ones now, and
+    // those due within kEmulationSpin keep the process awake (a timer wakes
+    // it for later ones), so delivery stays within microseconds of the stamp.
+    bool busy() const override { return emulator_.next_due_in() == 0; }
+    bool sleep_prepare() override;
     bool has_queued_sends() const override;
     void shutdown() override;
 
@@ -94,8 +100,9 @@ private:
     };
 
     struct OutPacket {
+        std::uint64_t due = 0;  // wide-area emulation's stamp, sent before the header on shaped links
         adi::Header header;
-        std::vector<iovec> iov;  // iov[0] is the header above
+        std::vector<iovec> iov;  // the stamp (on shaped links), the header above, the data
         std::uint64_t token = 0;
         std::vector<std::byte> copy;  // send_now: the bytes the socket did not take at once
     };
@@ -160,6 +167,9 @@ private:
     // next landing when it is full and the payload goes on.
     void landing_advance(Peer& p, int peer, adi::Upcalls& up);
     void flush(int peer, adi::Upcalls& up);
+    // A packet for the send queue: its stamp (when `shaped`), header and data.
+    static std::unique_ptr<OutPacket> out_packet(const adi::Header& h, std::span<const iovec> data,
+                                                 std::uint64_t token, bool shaped, std::uint64_t due);
     void link_failed(int peer, const std::string& why, adi::Upcalls* up);
     // Whether the link to `peer` runs TLS (STRATA_DATA_TLS; both ends decide alike).
     bool wants_tls(int peer) const;
@@ -182,6 +192,7 @@ private:
     std::unordered_map<int, Incoming> incoming_;
     adi::PeerFailures failures_;  // reported at the next poll
     Counters counters_;
+    Emulator emulator_;
 };
 
 std::unique_ptr<adi::Method> create(const adi::MethodContext& ctx);

@@ -99,6 +99,18 @@ typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, 
 #define MPI_HOST STRATA_HANDLE(7, 2)
 #define MPI_IO STRATA_HANDLE(7, 3)
 #define MPI_WTIME_IS_GLOBAL STRATA_HANDLE(7, 4)
+/* The grid's topology, as MPICH-G2 defined it, on every communicator: the
+ * value of MPICHX_TOPOLOGY_DEPTHS is an int * (depths[rank], the number of
+ * levels of each rank), that of MPICHX_TOPOLOGY_COLORS an int **
+ * (colors[rank][level], equal for two ranks exactly when they can talk at that
+ * level). Levels: 0 wide area, 1 local area, 2 system area, 3 vendor (ranks
+ * linked by shared memory or a vendor fabric), then with STRATA_TOPOLOGY_HWLOC=1
+ * 4 processor package and 5 NUMA node. Read-only; valid until the
+ * communicator is freed. */
+#define MPICHX_TOPOLOGY_DEPTHS STRATA_HANDLE(7, 5)
+#define MPICHX_TOPOLOGY_COLORS STRATA_HANDLE(7, 6)
+#define MPIX_TOPOLOGY_DEPTHS MPICHX_TOPOLOGY_DEPTHS
+#define MPIX_TOPOLOGY_COLORS MPICHX_TOPOLOGY_COLORS
 
 /* Results of MPI_Comm_compare and MPI_Group_compare */
 #define MPI_IDENT 0
@@ -424,6 +436,20 @@ STRATA_API(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
 STRATA_API(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
 
 #undef STRATA_API
+
+/* Strata's extensions (MPIX_), with PMPIX_ profiling names.
+ * What this process has sent since MPI_Init, one count per message (a
+ * collective counts the messages it sends): by the topology level of the link
+ * each took, the deepest level both ends share (0 between sites, see
+ * MPICHX_TOPOLOGY_COLORS), or by communication method ("self", "shm", "ofi",
+ * "tcp"). MPI_ERR_ARG for a level outside 0..5 or a method not in use; a
+ * level no link has counts nothing. */
+#define STRATA_APIX(ret, name, args) \
+    __attribute__((visibility("default"))) ret MPIX_##name args; \
+    __attribute__((visibility("default"))) ret PMPIX_##name args;
+STRATA_APIX(int, Traffic_level, (int level, long long *messages, long long *bytes))
+STRATA_APIX(int, Traffic_method, (const char *method, long long *messages, long long *bytes))
+#undef STRATA_APIX
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 // What mpirun reads on its control port (anyone may connect) and a process
 // reads from mpirun: the frame reader, then every decoder.
-#include "launcher/wireup.hpp"
+#include "wireup/protocol.hpp"
 
 #include <cstddef>
 #include <cstdint>

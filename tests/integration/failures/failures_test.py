@@ -5,51 +5,50 @@ process of the job remains anywhere.
     failures_test.py SCENARIO --mpirun PATH --program PATH
 """
 
-import argparse
 import os
 import signal
 import subprocess
 import sys
-import types
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
-from mpirun_test import GUARD, Ctx, Failure, check, expect_code, expect_nobody_left, expect_stderr  # noqa: E402
+from mpirun_test import GUARD, check, expect_code, expect_nobody_left, expect_stderr, program_main  # noqa: E402
 
 
 def job(ctx, program, np, *args):
     return ctx.run(["-np", str(np), program, ctx.marker, *args])
 
 
-def abort(ctx, program):
-    r = job(ctx, program, 4, "abort", "2", "7")
+def abort(ctx, args):
+    r = job(ctx, args.program, 4, "abort", "2", "7")
     expect_code(r, 7)
     expect_stderr(r, r"^mpirun: rank 2 called MPI_Abort with code 7$")
     expect_nobody_left(ctx)
 
 
-def nonzero_exit(ctx, program):
-    r = job(ctx, program, 3, "exit", "1", "3")
+def nonzero_exit(ctx, args):
+    r = job(ctx, args.program, 3, "exit", "1", "3")
     expect_code(r, 3)
     expect_stderr(r, r"^mpirun: rank 1 \(pid \d+\) exited with code 3 before MPI_Finalize; ending the job$")
     expect_nobody_left(ctx)
 
 
-def killed_by_signal(ctx, program):
-    r = job(ctx, program, 3, "signal", "2", str(int(signal.SIGKILL)))
+def killed_by_signal(ctx, args):
+    r = job(ctx, args.program, 3, "signal", "2", str(int(signal.SIGKILL)))
     expect_code(r, 128 + 9)
     expect_stderr(r, r"^mpirun: rank 2 \(pid \d+\) was killed by signal 9 \(Killed\) before MPI_Finalize")
     expect_nobody_left(ctx)
 
 
-def fatal_error(ctx, program):
-    r = job(ctx, program, 3, "fatal", "1")
+def fatal_error(ctx, args):
+    r = job(ctx, args.program, 3, "fatal", "1")
     expect_code(r, 1)
     expect_stderr(r, r"rank 1: fatal error in MPI_Send: invalid rank \(MPI_ERR_RANK\): "
                      r"destination rank 8 is not in a communicator of size 3")
     expect_nobody_left(ctx)
 
 
-def interrupt(ctx, program):
+def interrupt(ctx, args):
+    program = args.program
     p = subprocess.Popen([ctx.mpirun, "-np", "4", program, ctx.marker, "wait"], stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -72,22 +71,5 @@ def interrupt(ctx, program):
 
 SCENARIOS = {f.__name__: f for f in (abort, nonzero_exit, killed_by_signal, fatal_error, interrupt)}
 
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("scenario", choices=sorted(SCENARIOS))
-    ap.add_argument("--mpirun", required=True)
-    ap.add_argument("--program", required=True)
-    a = ap.parse_args()
-    ctx = Ctx(types.SimpleNamespace(mpirun=a.mpirun, mpiexec=a.mpirun, fake_rank=a.program))
-    try:
-        SCENARIOS[a.scenario](ctx, a.program)
-    except Failure as e:
-        print(f"FAIL {a.scenario}: {e}", file=sys.stderr)
-        return 1
-    print(f"ok {a.scenario}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(program_main(SCENARIOS, ["program"]))

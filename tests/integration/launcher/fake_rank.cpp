@@ -22,7 +22,8 @@
 //   print-labels:LEVEL  after init: "LEVEL: v0 v1 ..." from every rank's card in the Release
 //   @R:ACTION         ACTION on rank R only (R from STRATA_RANK)
 // A failing init or finalize prints the reason and exits 3.
-#include "launcher/wireup.hpp"
+#include "wireup/protocol.hpp"
+#include "wireup/environment.hpp"
 
 #include <poll.h>
 #include <signal.h>
@@ -37,6 +38,16 @@
 #include <string>
 
 namespace {
+
+// A card's field by name, for print-labels.
+std::string card_field(const strata::wireup::BusinessCard& c, const std::string& name) {
+    if (name == "site") return c.site;
+    if (name == "subjob") return std::to_string(c.subjob);
+    if (name == "machine") return c.machine;
+    if (name == "processor_name") return c.processor_name;
+    if (name == "vendor") return c.vendor;
+    return "?";
+}
 
 using strata::wireup::Client;
 
@@ -57,8 +68,8 @@ std::string substitute(std::string text, int rank, int size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const char* rank_env = std::getenv("STRATA_RANK");
-    const char* size_env = std::getenv("STRATA_SIZE");
+    const char* rank_env = std::getenv(strata::wireup::env::kRank);
+    const char* size_env = std::getenv(strata::wireup::env::kSize);
     const int my_rank = rank_env != nullptr ? std::atoi(rank_env) : 0;
     const int size = size_env != nullptr ? std::atoi(size_env) : 1;
     std::optional<Client> client;
@@ -122,7 +133,7 @@ int main(int argc, char** argv) {
             std::cout.flush();
         } else if (verb == "print-labels") {
             std::string line = arg + ":";
-            for (const auto& c : release.cards) line += ' ' + c.label_of(arg);
+            for (const auto& c : release.cards) line += ' ' + card_field(c, arg);
             std::cout << line << std::endl;
         } else if (verb == "print-env") {
             const char* v = std::getenv(arg.c_str());
@@ -153,7 +164,7 @@ int main(int argc, char** argv) {
             if (client) client->abort(code, text);
             std::exit(code & 255);
         } else if (verb == "bad-key") {
-            ::setenv("STRATA_JOB_KEY", "0123456789abcdef", 1);
+            ::setenv(strata::wireup::env::kJobKey, "0123456789abcdef", 1);
         } else {
             die("unknown action '" + action + "'");
         }

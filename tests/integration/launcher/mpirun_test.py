@@ -625,6 +625,23 @@ def run_scenario(ctx, scenario, cleanup=None):
     return 0
 
 
+def program_main(scenarios, options, many=()):
+    """main() of a test that runs real MPI programs: parses the scenario,
+    --mpirun and --NAME for every name in `options` (several values for those
+    in `many`), and runs scenarios[scenario](ctx, args) (args.fake_rank is the
+    first option's program). Returns the exit status for meson."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("scenario", choices=sorted(scenarios))
+    ap.add_argument("--mpirun", required=True)
+    for name in options:
+        ap.add_argument("--" + name, required=True, nargs="+" if name in many else None)
+    args = ap.parse_args()
+    args.mpiexec = args.mpirun
+    args.fake_rank = getattr(args, options[0].replace("-", "_"))
+    ctx = Ctx(args)
+    return run_scenario(ctx, lambda: scenarios[args.scenario](ctx, args))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario", choices=sorted(SCENARIOS))

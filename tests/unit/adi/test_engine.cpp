@@ -27,7 +27,7 @@ public:
     }
     const Capabilities& caps() const override { return caps_; }
     bool publish(wireup::BusinessCard&, std::string&) override { return true; }
-    bool connect_world(const std::vector<wireup::BusinessCard>&, int, std::string&) override { return true; }
+    bool connect_world(const World&, std::string&) override { return true; }
     bool reaches(int) const override { return true; }
     SendStatus send(int peer, const Header& h, std::span<const iovec> data, std::uint64_t token) override;
     int poll(Upcalls& up) override;
@@ -123,7 +123,7 @@ struct Pair {
             e[i] = std::make_unique<Engine>(std::move(v));
             std::vector<wireup::BusinessCard> cards(2);
             std::string err;
-            REQUIRE(e[i]->connect_world(cards, i, err));
+            REQUIRE(e[i]->connect_world(World{cards, {}, i}, err));
             if (listen) listening[i] = std::make_unique<Engine::Interest>(*e[i], kAnySource);
         }
     }
@@ -578,7 +578,7 @@ public:
     }
     const Capabilities& caps() const override { return caps_; }
     bool publish(wireup::BusinessCard&, std::string&) override { return true; }
-    bool connect_world(const std::vector<wireup::BusinessCard>&, int, std::string&) override { return true; }
+    bool connect_world(const World&, std::string&) override { return true; }
     bool reaches(int peer) const override { return peer == peer_; }
     SendStatus send(int, const Header&, std::span<const iovec>, std::uint64_t) override { return SendStatus::done; }
     int poll(Upcalls&) override { return 0; }
@@ -608,7 +608,7 @@ TEST_CASE("a peer that no method reaches is an error naming it") {
     std::vector<wireup::BusinessCard> cards(3);
     std::string err;
     // Rank 0 is reached by nothing: only its peers matter here.
-    CHECK_FALSE(e.connect_world(cards, 0, err));
+    CHECK_FALSE(e.connect_world(World{cards, {}, 0}, err));
     CHECK(err.find("no communication method reaches rank 0") != std::string::npos);
 }
 
@@ -621,7 +621,7 @@ TEST_CASE("selective polling: skip-poll ratio, and only the needed methods") {
     Engine e(std::move(v));
     std::vector<wireup::BusinessCard> cards(3);
     std::string err;
-    REQUIRE(e.connect_world(cards, 0, err));
+    REQUIRE(e.connect_world(World{cards, {}, 0}, err));
     auto polls = [&](std::size_t i) { return e.poll_counts()[i].second; };
     const char* knob = std::getenv("STRATA_SKIP_POLL");
     const std::uint64_t skip = knob != nullptr ? std::strtoull(knob, nullptr, 10) : 8;
@@ -676,7 +676,7 @@ TEST_CASE("selective polling: with every peer behind the costly method, MPI_ANY_
     Engine e(std::move(v));
     std::vector<wireup::BusinessCard> cards(2);
     std::string err;
-    REQUIRE(e.connect_world(cards, 0, err));
+    REQUIRE(e.connect_world(World{cards, {}, 0}, err));
     std::vector<std::byte> a(8);
     Request* r = post_recv(e, kAnySource, a);
     for (int i = 0; i < 40; ++i) e.progress();

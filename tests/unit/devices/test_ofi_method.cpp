@@ -66,7 +66,8 @@ public:
 wireup::BusinessCard card_make(const std::string& host, const std::string& vendor) {
     wireup::BusinessCard c;
     c.hostname = host;
-    c.labels = {{"machine", host}, {"host", host}, {"vendor", vendor}};
+    c.host = host;
+    c.vendor = vendor;
     return c;
 }
 
@@ -83,7 +84,7 @@ struct Pair {
             REQUIRE(m[i]->publish(cards[static_cast<std::size_t>(i)], error));
         }
         std::string error;
-        for (int i = 0; i < 2; ++i) REQUIRE(m[i]->connect_world(cards, i, error));
+        for (int i = 0; i < 2; ++i) REQUIRE(m[i]->connect_world(adi::World{cards, {}, i}, error));
         REQUIRE(m[0]->reaches(1));
         REQUIRE(m[1]->reaches(0));
     }
@@ -238,7 +239,8 @@ TEST_CASE("ofi: peers are reached only with the same provider and vendor domain"
         REQUIRE(m.back()->publish(cards[static_cast<std::size_t>(i)], error));
     }
     std::string error;
-    for (int i = 0; i < 5; ++i) REQUIRE(m[static_cast<std::size_t>(i)]->connect_world(cards, i, error));
+    for (int i = 0; i < 5; ++i)
+        REQUIRE(m[static_cast<std::size_t>(i)]->connect_world(adi::World{cards, {}, i}, error));
     CHECK(m[0]->reaches(1));
     CHECK_FALSE(m[0]->reaches(0));  // itself: the self method's
     CHECK_FALSE(m[0]->reaches(2));  // another vendor domain
@@ -255,7 +257,7 @@ TEST_CASE("ofi: no provider means no address and no peer; a bad one is named") {
     REQUIRE(off.publish(card, error));
     CHECK(card.address_of("ofi").empty());
     std::string off_error;
-    REQUIRE(off.connect_world({card, card}, 0, off_error));
+    REQUIRE(off.connect_world(adi::World{{card, card}, {}, 0}, off_error));
     CHECK_FALSE(off.reaches(1));
 
     OfiMethod bad(adi::MethodContext{0, 2, "k", "h"}, "no_such_provider");

@@ -179,7 +179,7 @@ struct World {
         for (int r = n - 1; r >= 0; --r) {  // rank 0 last: see the top of the file
             auto& card = cards[static_cast<std::size_t>(r)];
             card.hostname = "localhost";
-            card.labels.emplace_back("host", hosts[static_cast<std::size_t>(r)]);
+            card.host = hosts[static_cast<std::size_t>(r)];
             if (hosts[static_cast<std::size_t>(r)].empty()) continue;
             m[static_cast<std::size_t>(r)] = std::make_unique<ShmMethod>(adi::MethodContext{r, n, "unit-test-key", "localhost"});
             std::string error;
@@ -195,7 +195,8 @@ struct World {
             if (!m[static_cast<std::size_t>(r)]) continue;
             threads.emplace_back([this, r, &errors, &ok] {
                 ok[static_cast<std::size_t>(r)] =
-                    m[static_cast<std::size_t>(r)]->connect_world(cards, r, errors[static_cast<std::size_t>(r)]) ? 1 : 0;
+                    m[static_cast<std::size_t>(r)]->connect_world(adi::World{cards, {}, r},
+                                                                errors[static_cast<std::size_t>(r)]) ? 1 : 0;
             });
         }
         for (auto& t : threads) t.join();

@@ -55,7 +55,7 @@ struct Link {
             REQUIRE(m[i]->publish(cards[static_cast<std::size_t>(i)], error));
         }
         std::string error;
-        for (int i = 0; i < 2; ++i) REQUIRE(m[i]->connect_world(cards, i, error));
+        for (int i = 0; i < 2; ++i) REQUIRE(m[i]->connect_world(adi::World{cards, {}, i}, error));
         // Open the connection with a first message, so the tests below count
         // only the steady state.
         send(0, opening, 0);

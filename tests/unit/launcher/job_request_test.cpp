@@ -71,6 +71,8 @@ JobRequest full_job() {
     a.stage_files = {"input.dat"};
     a.site = "site1";
     a.machine = "m1";
+    a.host = "node-a";
+    a.processor_name = "pa-01";
     SubjobRequest b = subjob("localhost", 2119, AdapterKind::fork, 2, "./other", {"a", "b c"});
     b.environment = {"FOO=baz", "X=1"};
     b.directory = "/tmp";
@@ -112,6 +114,8 @@ TEST_CASE("job request: YAML and RSL with environment, directory, staging and la
                "    count: 4\n"
                "    site: site1\n"
                "    machine: m1\n"
+               "    host: node-a\n"
+               "    processor_name: pa-01\n"
                "  - contact: localhost\n"
                "    count: 2\n"
                "    executable: ./other\n"
@@ -128,7 +132,7 @@ TEST_CASE("job request: YAML and RSL with environment, directory, staging and la
               "    (executable=/path/app)\n"
               "    (arguments=a \"b c\")\n"
               "    (stage=yes)(stageFiles=input.dat)\n"
-              "    (machine=m1)\n"
+              "    (machine=m1)(host=node-a)(processor_name=pa-01)\n"
               " )\n"
               " ( &(resourceManagerContact=localhost)(count=2)(environment=(FOO baz)(X 1))(directory=/tmp)\n"
               "    (executable=./other)(arguments=a \"b c\") )\n") == full_job());
@@ -216,7 +220,8 @@ TEST_CASE("job request: malformed RSL names file, line, column and what is wrong
     CHECK(rsl_error("&(executable=\"/bin/x)(count=2)") == "job.rsl:1:14: unterminated string; expected a closing \"");
     CHECK(rsl_error("&(executable=/bin/x)(count=2)(queue=short)") ==
           "job.rsl:1:31: subjob 0: unknown attribute 'queue'; expected resourceManagerContact, count, label, "
-          "environment, directory, account, executable, arguments, stage, stageFiles, site or machine");
+          "environment, directory, account, executable, arguments, stage, stageFiles, site, machine, host or "
+          "processorName");
     CHECK(rsl_error("&(executable=/bin/x)(count=four)") ==
           "job.rsl:1:28: subjob 0: 'count' must be a positive integer, got 'four'");
     CHECK(rsl_error("&(executable=/bin/x)(count=0)") ==
@@ -267,10 +272,10 @@ TEST_CASE("job request: malformed YAML names file, line, column and what is wron
           "job.yaml:3:12: subjob 0: 'count' must be a positive integer, got '0'");
     CHECK(yaml_error("executable: x\nqueue: short\nsubjobs: [{count: 1}]\n") ==
           "job.yaml:2:1: unknown key 'queue'; expected executable, arguments, environment, directory, account, "
-          "stage, security or subjobs");
+          "stage, security, network or subjobs");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a/fork\n    cont: 2\n") ==
           "job.yaml:4:5: subjob 0: unknown key 'cont'; expected contact, count, executable, arguments, environment, "
-          "directory, account, stage, site or machine");
+          "directory, account, stage, site, machine, host or processor_name");
     CHECK(yaml_error("subjobs:\n  - contact: a/fork\n    count: 2\n") ==
           "job.yaml:2:5: subjob 0: no 'executable'; give it at the top level or in the subjob");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a/fork\n") ==
@@ -334,4 +339,48 @@ TEST_CASE("machine file: contact lines, and their errors with a column", "[machi
                    "jobmanager-fork or jobmanager-slurm");
     CHECK_FALSE(MachineFile::parse("a/fork 0\n", "hosts", error));
     CHECK(error == "hosts:1: process count must be at least 1");
+}
+
+TEST_CASE("job request: the network key sets STRATA_EMULATION in every subjob", "[jobrequest]") {
+    const JobRequest job = yaml("executable: /bin/app\n"
+                                "network:\n"
+                                "  wan: {latency_ms: 10, bandwidth_mbit: 100}\n"
+                                "  lan: {latency_ms: 0.5}\n"
+                                "  links:\n"
+                                "    - {sites: [A, B], latency_ms: 30, bandwidth_mbit: 50}\n"
+                                "subjobs:\n"
+                                "  - {count: 1, site: A}\n"
+                                "  - {count: 1, site: B, environment: {STRATA_EMULATION: 'wan:latency_ms=1'}}\n"
+                                "  - {count: 1, contact: c.example.org}\n");
+    const std::string want =
+        "STRATA_EMULATION=wan:latency_ms=10,bandwidth_mbit=100;lan:latency_ms=0.5;A/B:latency_ms=30,bandwidth_mbit=50";
+    CHECK(job.subjobs[0].environment == std::vector<std::string>{want});
+    // A subjob's own setting wins.
+    CHECK(job.subjobs[1].environment == std::vector<std::string>{"STRATA_EMULATION=wan:latency_ms=1"});
+    CHECK(job.subjobs[2].environment == std::vector<std::string>{want});
+    // The contact's host is a site too.
+    CHECK(yaml("executable: x\nnetwork: {links: [{sites: [A, c.example.org], latency_ms: 1}]}\n"
+               "subjobs: [{count: 1, site: A}, {count: 1, contact: c.example.org}]\n")
+              .subjobs.size() == 2);
+}
+
+TEST_CASE("job request: a bad network key names the place and what is wrong", "[jobrequest]") {
+    const std::string subjobs = "subjobs: [{count: 1, site: A}, {count: 1, site: B}]\n";
+    CHECK(yaml_error("executable: x\nnetwork: {man: {latency_ms: 1}}\n" + subjobs) ==
+          "job.yaml:2:11: unknown level 'man' in 'network'; expected wan (between sites), lan (between machines of a "
+          "site) or links");
+    CHECK(yaml_error("executable: x\nnetwork: {wan: {latency_ms: -1}}\n" + subjobs) ==
+          "job.yaml:2:29: 'latency_ms' must not be negative, got -1");
+    CHECK(yaml_error("executable: x\nnetwork: {wan: {bandwidth_mbit: fast}}\n" + subjobs) ==
+          "job.yaml:2:33: 'bandwidth_mbit' must be a number, not 'fast'");
+    CHECK(yaml_error("executable: x\nnetwork: {lan: {delay: 3}}\n" + subjobs) ==
+          "job.yaml:2:17: unknown key 'delay' in 'lan'; expected latency_ms, bandwidth_mbit");
+    CHECK(yaml_error("executable: x\nnetwork: {wan: {}}\n" + subjobs) ==
+          "job.yaml:2:16: 'wan' gives neither latency_ms nor bandwidth_mbit");
+    CHECK(yaml_error("executable: x\nnetwork: {links: [{sites: [A, C], latency_ms: 5}]}\n" + subjobs) ==
+          "job.yaml:2:31: 'network' names site 'C', which no subjob is at");
+    CHECK(yaml_error("executable: x\nnetwork: {links: [{latency_ms: 5}]}\n" + subjobs) ==
+          "job.yaml:2:19: 'links' needs 'sites: [A, B]'");
+    CHECK(yaml_error("executable: x\nnetwork: {links: [{sites: [A], latency_ms: 5}]}\n" + subjobs) ==
+          "job.yaml:2:27: 'sites' must name two sites, e.g. [anl, ncsa]");
 }

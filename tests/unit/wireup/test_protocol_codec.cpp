@@ -1,4 +1,4 @@
-#include "launcher/wireup.hpp"
+#include "wireup/protocol.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -13,7 +13,15 @@ BusinessCard sample_card(int i) {
     BusinessCard c;
     c.hostname = "node" + std::to_string(i);
     c.addresses = {{"tcp", "10.0.0." + std::to_string(i) + ",127.0.0.1:4012" + std::to_string(i)}, {"shm", ""}};
-    c.labels = {{"site", "anl"}, {"machine", std::string("m\0x", 3)}};
+    c.host = "boot/net:[4026531840]";
+    c.vendor = "subjob-" + std::to_string(i % 2);
+    c.data_tls = "wan";
+    c.package = i % 3 - 1;
+    c.numa = -1;
+    c.site = "anl";
+    c.machine = std::string("m\0x", 3);
+    c.processor_name = "p" + std::to_string(i);
+    c.subjob = static_cast<std::uint32_t>(i) * 1000u;
     return c;
 }
 
@@ -24,10 +32,6 @@ std::vector<std::uint8_t> payload_of(const std::vector<std::uint8_t>& frame, Typ
     REQUIRE(len == frame.size() - 5);
     REQUIRE(frame[4] == static_cast<std::uint8_t>(t));
     return {frame.begin() + 5, frame.end()};
-}
-
-bool same(const BusinessCard& a, const BusinessCard& b) {
-    return a.hostname == b.hostname && a.addresses == b.addresses && a.labels == b.labels;
 }
 
 }  // namespace
@@ -43,7 +47,7 @@ TEST_CASE("Checkin round trip", "[wireup]") {
     CHECK(d->rank == 7);
     CHECK(d->pid == 0xdeadbeef);
     CHECK(d->proof == m.proof);
-    CHECK(same(d->card, m.card));
+    CHECK(d->card == m.card);
     CHECK(d->card.address_of("tcp") == m.card.addresses[0].second);
     CHECK(d->card.address_of("ofi").empty());
 }
@@ -84,7 +88,7 @@ TEST_CASE("Release round trip, including an empty one", "[wireup]") {
     REQUIRE(d);
     REQUIRE(d->cards.size() == 5);
     for (int i = 0; i < 5; ++i)
-        CHECK(same(d->cards[static_cast<std::size_t>(i)], m.cards[static_cast<std::size_t>(i)]));
+        CHECK(d->cards[static_cast<std::size_t>(i)] == m.cards[static_cast<std::size_t>(i)]);
 
     auto e = decode_release(payload_of(encode(Release{}), Type::release));
     REQUIRE(e);
@@ -147,9 +151,11 @@ TEST_CASE("lengths and counts larger than the payload are rejected", "[wireup]")
     // Checkin whose card claims a huge address list.
     Checkin c;
     auto p = payload_of(encode(c), Type::checkin);
-    // rank, pid, the 32-byte proof, hostname "", then the address count.
-    REQUIRE(p.size() == 4 + 4 + (4 + 32) + 4 + 4 + 4);
-    p[48] = 0xff;
-    p[49] = 0xff;
+    // rank, pid, the 32-byte proof, the card's seven empty strings (hostname
+    // .. processor_name) and three integers (package, numa, subjob), then the
+    // address count.
+    REQUIRE(p.size() == 4 + 4 + (4 + 32) + 7 * 4 + 3 * 4 + 4);
+    p[84] = 0xff;
+    p[85] = 0xff;
     CHECK_FALSE(decode_checkin(p));
 }

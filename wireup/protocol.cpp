@@ -1,8 +1,9 @@
-#include "launcher/wireup.hpp"
+#include "wireup/protocol.hpp"
 
 #include "base/keepalive.hpp"
 #include "base/knob.hpp"
-#include "launcher/codec.hpp"
+#include "wireup/codec.hpp"
+#include "wireup/environment.hpp"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -36,8 +37,16 @@ public:
     explicit Writer(Type t) : codec::Writer(static_cast<std::uint8_t>(t)) {}
     void card(const BusinessCard& c) {
         str(c.hostname);
+        str(c.host);
+        str(c.vendor);
+        str(c.data_tls);
+        u32(static_cast<std::uint32_t>(c.package));
+        u32(static_cast<std::uint32_t>(c.numa));
+        str(c.site);
+        str(c.machine);
+        str(c.processor_name);
+        u32(c.subjob);
         pairs(c.addresses);
-        pairs(c.labels);
     }
 };
 
@@ -47,8 +56,16 @@ public:
     BusinessCard card() {
         BusinessCard c;
         c.hostname = str();
+        c.host = str();
+        c.vendor = str();
+        c.data_tls = str();
+        c.package = static_cast<std::int32_t>(u32());
+        c.numa = static_cast<std::int32_t>(u32());
+        c.site = str();
+        c.machine = str();
+        c.processor_name = str();
+        c.subjob = u32();
         c.addresses = pairs();
-        c.labels = pairs();
         return c;
     }
 };
@@ -143,17 +160,11 @@ int connect_to(const std::string& host, const std::string& port, std::string& er
 
 }  // namespace
 
-namespace {
-std::string value_of(const std::vector<std::pair<std::string, std::string>>& pairs, const std::string& key) {
-    for (const auto& [k, v] : pairs)
-        if (k == key) return v;
+std::string BusinessCard::address_of(const std::string& method) const {
+    for (const auto& [m, a] : addresses)
+        if (m == method) return a;
     return {};
 }
-}  // namespace
-
-std::string BusinessCard::address_of(const std::string& method) const { return value_of(addresses, method); }
-
-std::string BusinessCard::label_of(const std::string& level) const { return value_of(labels, level); }
 
 std::vector<std::uint8_t> encode(const Hello& m) {
     Writer w(Type::hello);
@@ -255,27 +266,33 @@ std::optional<Frame> FrameReader::next(bool& bad) {
 
 std::optional<Client> Client::from_environment(std::string& error) {
     error.clear();
-    const char* wireup = std::getenv("STRATA_WIREUP");
+    const char* wireup = std::getenv(env::kWireup);
     if (wireup == nullptr || *wireup == '\0') return std::nullopt;
 
     Client c;
     std::string host;
     std::string port;
+    const std::string set_by = "; this variable is set by mpirun";
     if (!split_host_port(wireup, host, port)) {
-        error = std::string("STRATA_WIREUP='") + wireup + "' is not host:port; this variable is set by mpirun";
+        error = std::string(env::kWireup) + "='" + wireup + "' is not host:port" + set_by;
         return std::nullopt;
     }
-    if (!parse_int(std::getenv("STRATA_SIZE"), 1, std::numeric_limits<int>::max(), c.size_)) {
-        error = "STRATA_SIZE is missing or not a positive integer; this variable is set by mpirun";
+    if (!parse_int(std::getenv(env::kSize), 1, std::numeric_limits<int>::max(), c.size_)) {
+        error = std::string(env::kSize) + " is missing or not a positive integer" + set_by;
         return std::nullopt;
     }
-    if (!parse_int(std::getenv("STRATA_RANK"), 0, c.size_ - 1, c.rank_)) {
-        error = "STRATA_RANK is missing or not a rank below STRATA_SIZE; this variable is set by mpirun";
+    if (!parse_int(std::getenv(env::kRank), 0, c.size_ - 1, c.rank_)) {
+        error = std::string(env::kRank) + " is missing or not a rank below " + env::kSize + set_by;
         return std::nullopt;
     }
-    const char* key = std::getenv("STRATA_JOB_KEY");
+    const char* subjob = std::getenv(env::kSubjob);
+    if (subjob != nullptr && !parse_int(subjob, 0, c.size_ - 1, c.subjob_)) {
+        error = std::string(env::kSubjob) + "='" + subjob + "' is not a subjob index" + set_by;
+        return std::nullopt;
+    }
+    const char* key = std::getenv(env::kJobKey);
     if (key == nullptr || *key == '\0') {
-        error = "STRATA_JOB_KEY is missing; this variable is set by mpirun";
+        error = std::string(env::kJobKey) + " is missing" + set_by;
         return std::nullopt;
     }
     c.job_key_ = key;
@@ -283,7 +300,7 @@ std::optional<Client> Client::from_environment(std::string& error) {
     std::string why;
     c.fd_ = connect_to(host, port, why);
     if (c.fd_ < 0) {
-        error = std::string("cannot reach mpirun at ") + wireup + " (STRATA_WIREUP): " + why +
+        error = std::string("cannot reach mpirun at ") + wireup + " (" + env::kWireup + "): " + why +
                 "; was this process started by a running mpirun?";
         return std::nullopt;
     }
@@ -429,8 +446,8 @@ bool Client::checkin(const BusinessCard& card, Release& out, std::string& error)
     const auto expected = security::proof_make(job_key_, security::ProofRole::control_mpirun, hello.nonce,
                                                challenge->nonce, 0, 0);
     if (!security::proof_equal(expected, challenge->proof)) {
-        error = "mpirun at STRATA_WIREUP did not prove this job's key (STRATA_JOB_KEY): the key was altered, or "
-                "what listens there is not this job's mpirun";
+        error = std::string("mpirun at ") + env::kWireup + " did not prove this job's key (" + env::kJobKey +
+                "): the key was altered, or what listens there is not this job's mpirun";
         return false;
     }
 

@@ -1,13 +1,6 @@
-// The wire-up protocol: the only thing the launcher and the MPI library share.
-//
-// A process started by mpirun (through any scheduler adapter) finds in its
-// environment:
-//   STRATA_WIREUP   host:port of the co-allocator's control listener
-//   STRATA_RANK     its rank in MPI_COMM_WORLD
-//   STRATA_SIZE     the size of MPI_COMM_WORLD
-//   STRATA_JOB_KEY  the per-job key (hex), proving membership of this job
-//   STRATA_SUBJOB   the index of the subjob it belongs to
-// Without STRATA_WIREUP the library runs as a singleton (size 1).
+// The wire-up protocol: with the environment contract (wireup/environment.hpp)
+// and the topology built from its cards (wireup/topology.hpp), the only thing
+// the launcher and the MPI library share.
 //
 // Conversation, one TCP connection per process, frames as below:
 //   process -> mpirun  Hello          (a fresh nonce)
@@ -26,12 +19,12 @@
 // challenge-response of security/challenge.hpp (roles control_mpirun and
 // control_rank; a Checkin's proof binds its rank and pid).
 //
-// Frames as launcher/codec.hpp describes them; decoders check every length
+// Frames as wireup/codec.hpp describes them; decoders check every length
 // against the frame and refuse frames above kMaxFrame.
 #pragma once
 
-#include "launcher/codec.hpp"
 #include "security/challenge.hpp"
+#include "wireup/codec.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -54,21 +47,35 @@ enum class Type : std::uint8_t {
     challenge = 7,
 };
 
-// How to reach one process: one entry per communication method that published
-// an address (e.g. {"tcp", "10.0.0.7,127.0.0.1:40123"}), plus its topology labels.
-// MPI_Init sets "machine" (host name), "host" (equal exactly for processes that
-// can share memory: same kernel boot and network namespace) and "vendor" (the
-// vendor-fabric domain: STRATA_VENDOR_DOMAIN, or the subjob); mpirun adds
-// "site" (the job description's site label) and "subjob" before the Release.
+// How to reach one process and where it sits. Before the startup barrier the
+// process fills what it knows of itself (MPI_Init); at its Checkin mpirun adds
+// what the job description says (the fields marked "mpirun"), and the Release
+// hands every card to every process. wireup/topology.hpp reads them.
 struct BusinessCard {
-    std::string hostname;
-    std::vector<std::pair<std::string, std::string>> addresses;  // method -> address
-    std::vector<std::pair<std::string, std::string>> labels;     // e.g. {"site","anl"}
+    std::string hostname;  // gethostname(): the real host, e.g. for oversubscription
+    // Equal exactly for processes that can share memory (same kernel boot and
+    // network namespace; a namespace stands for another host in multi-site
+    // tests). mpirun appends the subjob's emulated host identity, if the job
+    // gives one, so that processes of different "hosts" on one machine do not.
+    std::string host;
+    std::string vendor;    // the vendor-fabric domain (STRATA_VENDOR_DOMAIN, else the subjob)
+    std::string data_tls;  // this process's STRATA_DATA_TLS: both ends of a TCP link must agree
+    // The processor package and NUMA node (hwloc logical indices) that hold
+    // the process's CPU binding, or -1: not asked for (STRATA_TOPOLOGY_HWLOC),
+    // or the binding spans several.
+    std::int32_t package = -1;
+    std::int32_t numa = -1;
+    std::string site;            // mpirun: the subjob's site label (local-area network)
+    std::string machine;         // mpirun: the subjob's machine label if the job gives one, else empty
+    std::string processor_name;  // mpirun: what MPI_Get_processor_name reports
+    std::uint32_t subjob = 0;    // mpirun: the subjob's index
+    // One entry per communication method that published an address, e.g.
+    // {"tcp", "10.0.0.7,127.0.0.1:40123"}.
+    std::vector<std::pair<std::string, std::string>> addresses;
 
     // The address published by `method`, or empty.
     std::string address_of(const std::string& method) const;
-    // The label of `level` ("machine", "host", "vendor", ...), or empty.
-    std::string label_of(const std::string& level) const;
+    bool operator==(const BusinessCard&) const = default;
 };
 
 struct Hello {
@@ -134,7 +141,7 @@ private:
 // while it waits for FinalizeDone.
 class Client {
 public:
-    // Reads STRATA_WIREUP etc.; returns nullopt (singleton run) when absent.
+    // Reads the environment contract; returns nullopt (singleton run) when absent.
     // On a malformed environment or unreachable launcher, fills `error`.
     static std::optional<Client> from_environment(std::string& error);
 
@@ -146,6 +153,7 @@ public:
 
     int rank() const { return rank_; }
     int size() const { return size_; }
+    int subjob() const { return subjob_; }
     const std::string& job_key() const { return job_key_; }
 
     // Proves the job key to mpirun and has it prove the key back (Hello,
@@ -177,6 +185,7 @@ private:
     int fd_ = -1;
     int rank_ = 0;
     int size_ = 1;
+    int subjob_ = 0;
     std::string job_key_;
     FrameReader reader_;
     bool checked_in_ = false;  // abort() is meaningful only after checkin

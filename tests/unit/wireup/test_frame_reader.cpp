@@ -1,4 +1,4 @@
-#include "launcher/wireup.hpp"
+#include "wireup/protocol.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,0 +1,90 @@
+// Wide-area emulation on the TCP method's links (wireup/emulation.hpp).
+//
+// The sender stamps every packet on a shaped link with the time the emulated
+// link would deliver it: the packet starts when this process's uplink of that
+// kind (wan, lan, or a site pair's) is free, occupies it for bytes/bandwidth,
+// and arrives one latency after it has left. The stamp travels as 8 bytes
+// before the packet's header (only on shaped links; both ends decide alike
+// from the cards). The receiver reads packets as they come, holds each whole
+// until its stamp, and only then hands it to the engine, in order per peer.
+//
+// Stamps are CLOCK_MONOTONIC times, which every process of one machine shares:
+// emulation is for grids laid out on one machine, and configure() refuses a
+// shaped link to a process on another.
+//
+// The model: each process has its own access link per kind (a root sending to
+// eight processes across the wide area pays eight times the bytes), and a
+// receiver takes from several senders at once at each one's rate; many
+// processes of one site crossing the wide area together are not capped by
+// one shared site link.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "adi/method.hpp"
+#include "wireup/emulation.hpp"
+
+namespace strata::dev::tcp {
+
+class Emulator {
+public:
+    Emulator() = default;
+    ~Emulator();
+    Emulator(const Emulator&) = delete;
+    Emulator& operator=(const Emulator&) = delete;
+
+    // Shapes the links STRATA_EMULATION (`text`) covers; false with `error`
+    // when the text is malformed or a shaped peer is on another machine.
+    bool configure(const adi::World& world, const std::string& text, std::string& error);
+    bool active() const { return timer_fd_ >= 0; }
+    bool shaped(int peer) const { return active() && links_[static_cast<std::size_t>(peer)].uplink >= 0; }
+    // The timer descriptor, readable when the earliest held packet is due
+    // (after arm()); -1 when nothing is shaped.
+    int timer_fd() const { return timer_fd_; }
+
+    // Sender: the stamp for a packet of `bytes` (header and payload) to `peer`.
+    std::uint64_t stamp(int peer, std::size_t bytes);
+
+    // Receiver: bytes that arrived from `peer`, in order.
+    void feed(int peer, const std::byte* data, std::size_t n);
+    // Hands every held packet that is due to `up` (Upcalls::on_packet), in
+    // order per peer; returns how many.
+    int deliver(adi::Upcalls& up);
+    // Nanoseconds until the earliest held packet is due (0: due now), or -1
+    // when none is held.
+    std::int64_t next_due_in() const;
+    // Arms the timer for the earliest held packet, `early_ns` before it is due.
+    void arm(std::int64_t early_ns);
+    // Reads the timer's expiry after it fired.
+    void timer_clear();
+
+    static std::uint64_t now_ns();
+
+private:
+    struct Held {
+        std::uint64_t due = 0;
+        adi::Header header{};
+        std::vector<std::byte> payload;
+    };
+    struct Link {
+        int uplink = -1;  // index into uplinks_; -1: not shaped
+        double latency_ns = 0;
+        double ns_per_byte = 0;  // 0: unlimited
+        // Receive side: the packet being assembled, then those held.
+        std::vector<std::byte> head;  // stamp and header, until complete
+        std::optional<Held> partial;  // header complete, payload arriving
+        std::size_t payload_need = 0;
+        std::deque<Held> held;
+    };
+    std::vector<Link> links_;
+    std::vector<double> uplink_free_ns_;  // when each uplink is next free
+    std::vector<int> holding_;            // peers with held packets
+    int timer_fd_ = -1;
+};
+
+}  // namespace strata::dev::tcp

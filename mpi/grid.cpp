@@ -1,0 +1,83 @@
+// The grid's extensions: per-level and per-method traffic counters (the
+// topology attributes are in attr.cpp).
+#include <algorithm>
+#include <cstdio>
+
+#include "base/knob.hpp"
+#include "mpi/errors.hpp"
+#include "mpi/grid.hpp"
+#include "mpi/pmpi_alias.hpp"
+#include "mpi/runtime.hpp"
+
+namespace strata::mpi {
+
+namespace {
+
+const base::KnobInt stats{"STRATA_STATS", 0,
+                          "1: every rank prints at MPI_Finalize the messages and bytes it sent per topology level "
+                          "and per method"};
+
+void counts_out(const adi::Engine::Traffic& t, long long* messages, long long* bytes) {
+    *messages = static_cast<long long>(t.messages);
+    *bytes = static_cast<long long>(t.bytes);
+}
+
+}  // namespace
+
+void traffic_report(const Runtime& r) {
+    if (stats.get() == 0) return;
+    std::fprintf(stderr, "strata: rank %d: sent: %s\n", r.world_rank, r.engine->traffic_text().c_str());
+}
+
+void topology_report(const wireup::Topology& t) {
+    std::string out = "strata: topology (levels:";
+    for (int l = 0; l < std::max(t.max_depth(), wireup::kVendor + 1); ++l)
+        out += std::string(l == 0 ? " " : ", ") + std::to_string(l) + " " + wireup::level_name(l);
+    out += "):\n";
+    const std::string text = t.text();
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t nl = text.find('\n', at);
+        out += "strata:   " + text.substr(at, nl - at + 1);
+        at = nl + 1;
+    }
+    std::fputs(out.c_str(), stderr);
+}
+
+}  // namespace strata::mpi
+
+using namespace strata;
+using namespace strata::mpi;
+
+extern "C" {
+
+STRATA_PMPI_ALIAS(MPIX_Traffic_level);
+int PMPIX_Traffic_level(int level, long long* messages, long long* bytes) {
+    static const char* fn = "MPIX_Traffic_level";
+    return api(fn, [&] {
+        if (level < 0 || level >= wireup::kLevels)
+            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
+                               "level " + std::to_string(level) + " is not a topology level (0 to " +
+                                   std::to_string(wireup::kLevels - 1) + ")");
+        if (messages == nullptr || bytes == nullptr)
+            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "messages or bytes is NULL");
+        counts_out(rt().engine->traffic_by_level()[static_cast<std::size_t>(level)], messages, bytes);
+        return MPI_SUCCESS;
+    });
+}
+
+STRATA_PMPI_ALIAS(MPIX_Traffic_method);
+int PMPIX_Traffic_method(const char* method, long long* messages, long long* bytes) {
+    static const char* fn = "MPIX_Traffic_method";
+    return api(fn, [&] {
+        if (method == nullptr || messages == nullptr || bytes == nullptr)
+            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "method, messages or bytes is NULL");
+        const int i = rt().engine->method_index(method);
+        if (i < 0)
+            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
+                               std::string("this process uses no method called '") + method + "'");
+        counts_out(rt().engine->traffic_by_method()[static_cast<std::size_t>(i)], messages, bytes);
+        return MPI_SUCCESS;
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,15 @@
+// The grid's extensions (mpi/grid.cpp).
+#pragma once
+
+#include "mpi/runtime.hpp"
+
+namespace strata::mpi {
+
+// With STRATA_STATS=1, prints what this process sent, per level and method
+// (from MPI_Finalize).
+void traffic_report(const Runtime& r);
+// The topology table on stderr, each line "strata: ..." (rank 0 prints it
+// under STRATA_VERBOSE, which mpirun -v sets).
+void topology_report(const wireup::Topology& t);
+
+}  // namespace strata::mpi

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""The grid's topology on one machine: MPICH-G2's example table, the
+attributes on derived communicators, traffic per level, per-subjob host
+identity and processor names, mpirun -v's table, the hwloc levels, and
+wide-area emulation in the TCP method.
+
+    topology_test.py SCENARIO --mpirun PATH --example PATH --attrs PATH --links PATH
+                     --conformance PROGRAM...
+"""
+
+import os
+import re
+import shutil
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
+from mpirun_test import check, expect_code, expect_nobody_left, program_main  # noqa: E402
+
+# MPICH-G2's published layout: 4 ranks on one machine at site A sharing a fast
+# method (depth 4), 4 + 4 on two machines at site B with TCP only (depth 3).
+# Each subjob is its own "host", so shared memory stays inside m1.
+MPICHG2_SUBJOBS = """\
+subjobs:
+  - {{count: 4, site: A, machine: m1, host: h1{a}}}
+  - {{count: 4, site: B, machine: m2, host: h2, environment: {{STRATA_EXCLUDE_METHODS: shm}}{b}}}
+  - {{count: 4, site: B, machine: m3, host: h3, environment: {{STRATA_EXCLUDE_METHODS: shm}}{c}}}
+"""
+
+MPICHG2_TABLE = [(4, [0, 0, 0, 0])] * 4 + [(3, [0, 1, 1])] * 4 + [(3, [0, 1, 2])] * 4
+
+
+def job_file(ctx, program, args=(), names=("", "", "")):
+    extra = [f", processor_name: {n}" if n else "" for n in names]
+    text = f"executable: {program}\narguments: [{', '.join(args)}]\n" + MPICHG2_SUBJOBS.format(
+        a=extra[0], b=extra[1], c=extra[2])
+    return ctx.file("job.yaml", text)
+
+
+def lines_matching(text, pattern):
+    return [m for m in (re.match(pattern, line) for line in text.splitlines()) if m]
+
+
+def mpichg2_example(ctx, a):
+    """The example program splits MPI_COMM_WORLD by the attributes and gets the
+    published groups; mpirun -v prints the table once."""
+    r = ctx.run(["-v", "-jobfile", job_file(ctx, a.example, [ctx.marker])])
+    expect_code(r, 0)
+    rows = {int(m[1]): m for m in lines_matching(r.stdout, r"^rank (\d+): depth (\d+) colours ([\d ]+); "
+                                                           r"LAN (\d+) of (\d+); vendor (\d+) of (\d+)$")}
+    check(sorted(rows) == list(range(12)), f"every rank printed its line:\n{r.stdout}")
+    for rank, (depth, colours) in enumerate(MPICHG2_TABLE):
+        m = rows[rank]
+        got = (int(m[2]), [int(x) for x in m[3].split()])
+        check(got == (depth, colours), f"rank {rank}: depth and colours {got}, want {(depth, colours)}")
+        lan = (rank if rank < 4 else rank - 4, 4 if rank < 4 else 8)
+        check((int(m[4]), int(m[5])) == lan, f"rank {rank}: LAN communicator {m[4]} of {m[5]}, want {lan}")
+        vendor = (rank if rank < 4 else rank - 4, 4 if rank < 4 else 8)
+        check((int(m[6]), int(m[7])) == vendor, f"rank {rank}: vendor communicator {m[6]} of {m[7]}, want {vendor}")
+    heads = [line for line in r.stderr.splitlines() if line.startswith("strata: topology (levels:")]
+    check(len(heads) == 1, f"mpirun -v prints the topology table once:\n{r.stderr}")
+    table = lines_matching(r.stderr, r"^strata:   rank (\d+): depth (\d+), colours ([\d ]+) \(site (\w+)\)$")
+    check([(int(m[2]), [int(x) for x in m[3].split()]) for m in table] == MPICHG2_TABLE,
+          f"the table mpirun -v shows:\n{r.stderr}")
+    check([m[4] for m in table] == ["A"] * 4 + ["B"] * 8, "the table names the sites")
+    expect_nobody_left(ctx)
+
+
+def attributes(ctx, a):
+    """Attributes on the world, a split, a dup and an intercommunicator's local
+    side; traffic counted per level and method; processor names from the job
+    file, the host name where it gives none."""
+    r = ctx.run(["-jobfile", job_file(ctx, a.attrs, [ctx.marker], names=("pA-01", "", "pB-03"))])
+    expect_code(r, 0)
+    check("topology_attrs: ok (12 processes)" in r.stdout, f"the program checked itself:\n{r.stdout}\n{r.stderr}")
+    rows = lines_matching(r.stdout, r"^world rank (\d+): depth (\d+) colours ([\d ]+)$")
+    check([(int(m[2]), [int(x) for x in m[3].split()]) for m in rows] == MPICHG2_TABLE,
+          f"the world's attributes:\n{r.stdout}")
+    names = {int(m[1]): m[2] for m in lines_matching(r.stdout, r"^rank (\d+): processor (\S+)$")}
+    host = os.uname().nodename
+    want = {k: "pA-01" if k < 4 else host if k < 8 else "pB-03" for k in range(12)}
+    check(names == want, f"processor names {names}, want {want}")
+    expect_nobody_left(ctx)
+
+
+def host_identity(ctx, a):
+    """Two subjobs on this machine with different host identities never share
+    memory; with the same identity (or none) they do."""
+    def methods(hosts):
+        subjobs = "".join(f"  - {{count: 2{', host: ' + h if h else ''}}}\n" for h in hosts)
+        path = ctx.file("job.yaml", f"executable: {a.example}\narguments: [{ctx.marker}]\nsubjobs:\n{subjobs}")
+        r = ctx.run(["-v", "-jobfile", path])
+        expect_code(r, 0)
+        found = lines_matching(r.stderr, r"^strata: rank 0: methods: (.*)$")
+        check(len(found) == 1, f"rank 0 shows its methods:\n{r.stderr}")
+        return found[0][1]
+    check(methods(["h1", "h2"]) == "self: 0; shm: 1; tcp: 2-3", "different identities: TCP between them")
+    check(methods(["h1", "h1"]) == "self: 0; shm: 1-3", "one identity: shared memory")
+    check(methods(["", ""]) == "self: 0; shm: 1-3", "no identity: the real host")
+    expect_nobody_left(ctx)
+
+
+def hwloc_levels(ctx, a):
+    """STRATA_TOPOLOGY_HWLOC=1 adds the package and NUMA levels below the vendor
+    level, from each process's CPU binding as hwloc reads it. hwloc is shown a
+    synthetic machine of two single-core packages (its HWLOC_SYNTHETIC) so that
+    two ranks bound to CPUs 0 and 1 sit in different packages on any host with
+    two CPUs; an unbound rank spans both and has no package level."""
+    taskset = shutil.which("taskset")
+    if taskset is None or not {0, 1} <= os.sched_getaffinity(0):
+        print("SKIP: needs taskset and CPUs 0 and 1")
+        sys.exit(77)
+    env = ('{STRATA_TOPOLOGY_HWLOC: "1", HWLOC_SYNTHETIC: "package:2 core:1 pu:1", HWLOC_THISSYSTEM: "1"}')
+    bound = "".join(f"  - {{count: 1, machine: m, arguments: [-c, \"{cpu}\", {a.example}, {ctx.marker}]}}\n"
+                    for cpu in (0, 1))
+    unbound = f"  - {{count: 1, machine: m, executable: {a.example}, arguments: [{ctx.marker}]}}\n"
+    path = ctx.file("job.yaml", f"executable: {taskset}\nenvironment: {env}\nsubjobs:\n{bound}{unbound}")
+    r = ctx.run(["-jobfile", path])
+    expect_code(r, 0)
+    rows = {int(m[1]): (int(m[2]), [int(x) for x in m[3].split()])
+            for m in lines_matching(r.stdout, r"^rank (\d+): depth (\d+) colours ([\d ]+);")}
+    want = {0: (6, [0, 0, 0, 0, 0, 0]), 1: (6, [0, 0, 0, 0, 1, 1]), 2: (4, [0, 0, 0, 0])}
+    check(rows == want, f"depths and colours {rows}, want {want}\n{r.stderr}")
+    expect_nobody_left(ctx)
+
+
+def emulation_bounds(ctx, a):
+    """A link emulated between two sites is never faster than configured (the
+    program checks lower bounds on its round trips: timing gives no upper
+    bound a test could rely on), carries every byte in order, and counts its
+    messages at level 0."""
+    path = ctx.file("job.yaml", f"""\
+executable: {a.links}
+arguments: [{ctx.marker}, "40", "80"]
+environment: {{STRATA_STATS: "1"}}
+network:
+  wan: {{latency_ms: 40, bandwidth_mbit: 80}}
+subjobs:
+  - {{count: 1, site: A, host: a}}
+  - {{count: 1, site: B, host: b}}
+""")
+    r = ctx.run(["-jobfile", path])
+    expect_code(r, 0)
+    check("emulated_links: ok (2 processes)" in r.stdout, f"the program checked itself:\n{r.stdout}\n{r.stderr}")
+    check(re.search(r"^strata: rank 0: sent: level 0 \(wide area\): \d+ messages", r.stderr, re.M) is not None,
+          f"rank 0 counted its messages at level 0:\n{r.stderr}")
+    expect_nobody_left(ctx)
+
+
+def emulation_conformance(ctx, a):
+    """Point-to-point conformance programs across four emulated hosts at two
+    sites (wide area and local area shaped, shared memory nowhere)."""
+    for program in a.conformance:
+        path = ctx.file("job.yaml", f"""\
+executable: {program}
+arguments: [{ctx.marker}]
+network:
+  wan: {{latency_ms: 0.3, bandwidth_mbit: 2000}}
+  lan: {{latency_ms: 0.05}}
+subjobs:
+  - {{count: 1, site: A, machine: a1, host: a1}}
+  - {{count: 1, site: A, machine: a2, host: a2}}
+  - {{count: 1, site: B, machine: b1, host: b1}}
+  - {{count: 1, site: B, machine: b2, host: b2}}
+""")
+        r = ctx.run(["-jobfile", path])
+        check(r.returncode == 0 and ": ok (4 processes)" in r.stdout,
+              f"{os.path.basename(program)} across emulated sites:\n{r.stdout}\n{r.stderr}")
+    expect_nobody_left(ctx)
+
+
+def emulation_errors(ctx, a):
+    """Bad emulation settings stop mpirun before anything starts, naming what
+    is wrong: in the environment (exit 2) and in a job file (exit 1, with the
+    place)."""
+    cases = [
+        ("wan:latency_ms=-3", "STRATA_EMULATION='wan:latency_ms=-3': 'wan': 'latency_ms' must not be negative, got -3"),
+        ("wide:latency_ms=3", "STRATA_EMULATION='wide:latency_ms=3': unknown link 'wide'; expected wan, lan or "
+                              "SITE/SITE"),
+        ("wan:bandwidth_mbit=x", "STRATA_EMULATION='wan:bandwidth_mbit=x': 'wan': 'bandwidth_mbit' must be a number, "
+                                 "not 'x'"),
+        ("A/B:latency_ms=3", "STRATA_EMULATION='A/B:latency_ms=3' names site 'A', which no subjob is at"),
+    ]
+    for text, message in cases:
+        r = ctx.run(["-np", "2", a.example, ctx.marker], env_extra={"STRATA_EMULATION": text})
+        expect_code(r, 2)
+        check(r.stderr.strip() == f"mpirun: {message}", f"for {text!r}: {r.stderr!r}")
+        r = ctx.run(["-x", f"STRATA_EMULATION={text}", "-np", "2", a.example, ctx.marker])
+        expect_code(r, 2)
+        check(r.stderr.strip() == f"mpirun: {message}", f"-x {text!r}: {r.stderr!r}")
+    path = ctx.file("job.yaml", f"executable: {a.example}\nnetwork: {{wan: {{latency_ms: 1}}, lans: {{}}}}\n"
+                                "subjobs: [{count: 1}]\n")
+    r = ctx.run(["-jobfile", path])
+    expect_code(r, 1)
+    check(r.stderr.strip() == f"mpirun: {path}:2:33: unknown level 'lans' in 'network'; expected wan (between sites), "
+                              "lan (between machines of a site) or links", f"a job file: {r.stderr!r}")
+    check(ctx.leftovers() == [], "nothing started")
+
+
+SCENARIOS = {f.__name__: f for f in (mpichg2_example, attributes, host_identity, hwloc_levels, emulation_bounds,
+                                     emulation_conformance, emulation_errors)}
+
+
+if __name__ == "__main__":
+    sys.exit(program_main(SCENARIOS, ["example", "attrs", "links", "conformance"], many=["conformance"]))

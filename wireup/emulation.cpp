@@ -1,0 +1,136 @@
+#include "wireup/emulation.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace strata::wireup {
+
+namespace {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (at <= text.size()) {
+        const std::size_t end = std::min(text.find(sep, at), text.size());
+        out.push_back(text.substr(at, end - at));
+        at = end + 1;
+    }
+    return out;
+}
+
+std::string trim(const std::string& s) {
+    const std::size_t b = s.find_first_not_of(" \t");
+    if (b == std::string::npos) return {};
+    return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+// "latency_ms=10,bandwidth_mbit=100" into `shape`.
+std::string shape_parse(const std::string& text, LinkShape& shape) {
+    if (trim(text).empty()) return "no figures; give latency_ms=N and/or bandwidth_mbit=N";
+    for (const std::string& raw : split(text, ',')) {
+        const std::string item = trim(raw);
+        const std::size_t eq = item.find('=');
+        const std::string key = trim(item.substr(0, eq));
+        const std::string value = eq == std::string::npos ? std::string() : trim(item.substr(eq + 1));
+        double v = 0;
+        if (key != "latency_ms" && key != "bandwidth_mbit")
+            return "unknown figure '" + key + "'; expected latency_ms or bandwidth_mbit";
+        if (eq == std::string::npos) return "'" + key + "' has no value; write " + key + "=N";
+        if (std::string why = emulation_figure(key, value, v); !why.empty()) return why;
+        if (key == "latency_ms")
+            shape.latency_s = v / 1e3;
+        else
+            shape.bytes_per_s = v * 1e6 / 8;
+    }
+    return {};
+}
+
+std::string figure_text(double v) {
+    std::ostringstream out;
+    out.precision(12);
+    out << v;
+    return out.str();
+}
+
+std::string shape_text(const LinkShape& s) {
+    std::string out;
+    if (s.latency_s > 0) out += "latency_ms=" + figure_text(s.latency_s * 1e3);
+    if (s.bytes_per_s > 0) out += std::string(out.empty() ? "" : ",") + "bandwidth_mbit=" + figure_text(s.bytes_per_s * 8 / 1e6);
+    return out.empty() ? "latency_ms=0" : out;
+}
+
+}  // namespace
+
+std::string emulation_figure(const std::string& what, const std::string& text, double& out) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end == text.c_str() || *end != '\0' || !std::isfinite(v))
+        return "'" + what + "' must be a number, not '" + text + "'";
+    if (v < 0) return "'" + what + "' must not be negative, got " + text;
+    out = v;
+    return {};
+}
+
+bool emulation_site_valid(const std::string& site) {
+    return !site.empty() && site.find_first_of("/:,;=") == std::string::npos;
+}
+
+std::optional<LinkShape> Emulation::link(int level, const std::string& a, const std::string& b, int& index) const {
+    if (level == 0) {
+        for (std::size_t i = 0; i < pairs.size(); ++i) {
+            const SitePair& p = pairs[i];
+            if ((p.a == a && p.b == b) || (p.a == b && p.b == a)) {
+                index = 2 + static_cast<int>(i);
+                return p.shape;
+            }
+        }
+        index = 0;
+        return wan;
+    }
+    index = 1;
+    return level == 1 ? lan : std::nullopt;
+}
+
+std::string Emulation::text() const {
+    std::string out;
+    const auto add = [&](const std::string& name, const LinkShape& s) {
+        out += (out.empty() ? "" : ";") + name + ":" + shape_text(s);
+    };
+    if (wan) add("wan", *wan);
+    if (lan) add("lan", *lan);
+    for (const SitePair& p : pairs) add(p.a + "/" + p.b, p.shape);
+    return out;
+}
+
+std::optional<Emulation> emulation_parse(const std::string& text, std::string& error) {
+    Emulation e;
+    for (const std::string& raw : split(text, ';')) {
+        const std::string entry = trim(raw);
+        if (entry.empty()) continue;
+        const std::size_t colon = entry.find(':');
+        const std::string name = trim(entry.substr(0, colon));
+        if (colon == std::string::npos) {
+            error = "'" + entry + "': expected LINK:latency_ms=N,bandwidth_mbit=N with LINK wan, lan or SITE/SITE";
+            return std::nullopt;
+        }
+        LinkShape shape;
+        if (std::string why = shape_parse(entry.substr(colon + 1), shape); !why.empty()) {
+            error = "'" + name + "': " + why;
+            return std::nullopt;
+        }
+        const std::size_t slash = name.find('/');
+        if (name == "wan" || name == "lan") {
+            (name == "wan" ? e.wan : e.lan) = shape;
+        } else if (slash != std::string::npos && emulation_site_valid(name.substr(0, slash)) &&
+                   emulation_site_valid(name.substr(slash + 1))) {
+            e.pairs.push_back({name.substr(0, slash), name.substr(slash + 1), shape});
+        } else {
+            error = "unknown link '" + name + "'; expected wan, lan or SITE/SITE";
+            return std::nullopt;
+        }
+    }
+    return e;
+}
+
+}  // namespace strata::wireup

@@ -1,0 +1,19 @@
+// The environment contract between mpirun (through any scheduler adapter) and
+// the processes it starts: the only names both sides read or write. Declared
+// once here; the launcher sets them, wireup::Client reads them.
+#pragma once
+
+namespace strata::wireup::env {
+
+// host:port of mpirun's control listener (the co-allocator). Without it the
+// MPI library runs as a singleton (size 1).
+inline constexpr const char* kWireup = "STRATA_WIREUP";
+// The process's rank in MPI_COMM_WORLD, and the size of MPI_COMM_WORLD.
+inline constexpr const char* kRank = "STRATA_RANK";
+inline constexpr const char* kSize = "STRATA_SIZE";
+// The per-job key (hex), proving membership of this job (security/challenge.hpp).
+inline constexpr const char* kJobKey = "STRATA_JOB_KEY";
+// The index of the subjob the process belongs to.
+inline constexpr const char* kSubjob = "STRATA_SUBJOB";
+
+}  // namespace strata::wireup::env

@@ -653,12 +653,6 @@ void Engine::on_peer_failed(int peer, const std::string& why) {
     for (Request* r : victims) fail(*r, Error::peer_failed);
 }
 
-const std::string& Engine::peer_error(int peer) const {
-    static const std::string none;
-    auto it = failed_peers_.find(peer);
-    return it == failed_peers_.end() ? none : it->second;
-}
-
 int Engine::progress() {
     std::uint32_t set = poll_set();
     // A cheap method is awaited too: the expensive ones get every skip_poll_-th pass.

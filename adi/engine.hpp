@@ -139,8 +139,6 @@ public:
     bool sends_drained() const;
     void shutdown();
 
-    // Why the link to `peer` failed, or empty.
-    const std::string& peer_error(int peer) const;
     const std::string& last_error() const { return last_error_; }
 
     std::size_t unexpected_count() const { return unexpected_.size(); }

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <memory>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -20,8 +19,6 @@ struct MethodEntry {
     // same rule its connect_world follows. Null for the others.
     bool (*links)(const wireup::BusinessCard& a, const wireup::BusinessCard& b);
 };
-
-std::span<const MethodEntry> method_table();
 
 // Whether some fast method links the processes of `a` and `b` (wireup::FastLink).
 bool fast_link(const wireup::BusinessCard& a, const wireup::BusinessCard& b);

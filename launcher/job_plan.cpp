@@ -14,15 +14,10 @@ std::string subjob_contact(const Contact& c, const LocalHost& local) {
 
 std::optional<JobPlan> JobPlan::build(const Options& options, const LocalHost& local, std::string& error) {
     if (options.machinefile.empty()) {
-        JobPlan plan;
-        plan.size = options.np > 0 ? options.np : 1;
-        Subjob s;
-        s.contact = kLocalContact;
-        s.machine = local.short_name().empty() ? "localhost" : local.short_name();
-        s.site = s.machine;
-        s.count = plan.size;
-        plan.subjobs.push_back(s);
-        return plan;
+        // One subjob here, named after this machine.
+        JobRequest request = job_request_local(options.np > 0 ? options.np : 1, options.program, options.args);
+        request.subjobs[0].site = request.subjobs[0].machine = local.short_name().empty() ? "localhost" : local.short_name();
+        return from_request(request, local);
     }
     std::optional<MachineFile> file = MachineFile::load(options.machinefile, error);
     if (!file) return std::nullopt;
@@ -34,7 +29,9 @@ std::optional<JobPlan> JobPlan::build(const Options& options, const LocalHost& l
             return std::nullopt;
         }
     }
-    return from_machine_file(*file, options.np > 0 ? options.np : file->slots_total(), local);
+    return from_request(job_request_from_machine_file(*file, options.np > 0 ? options.np : file->slots_total(),
+                                                      options.program, options.args),
+                        local);
 }
 
 JobPlan JobPlan::from_request(const JobRequest& request, const LocalHost& local) {
@@ -91,30 +88,6 @@ std::string JobPlan::emulation_check(const Options& options) const {
         }
     }
     return {};
-}
-
-JobPlan JobPlan::from_machine_file(const MachineFile& file, int np, const LocalHost& local) {
-    JobPlan plan;
-    plan.size = np;
-    const std::vector<MachineEntry>& entries = file.entries();
-    int rank = 0;
-    // Consecutive ranks on one host, through one contact, form one subjob.
-    for (const auto& [entry, count] : file.distribute(np)) {
-        const MachineEntry& e = entries[entry];
-        const std::string contact = e.contact ? subjob_contact(*e.contact, local) : kLocalContact;
-        if (plan.subjobs.empty() || plan.subjobs.back().machine != e.host || plan.subjobs.back().contact != contact) {
-            Subjob s;
-            s.index = static_cast<int>(plan.subjobs.size());
-            s.contact = contact;
-            s.machine = e.host;
-            s.site = e.host;
-            s.first_rank = rank;
-            plan.subjobs.push_back(s);
-        }
-        plan.subjobs.back().count += count;
-        rank += count;
-    }
-    return plan;
 }
 
 }  // namespace strata::launcher

@@ -18,18 +18,15 @@ struct JobPlan {
     int size = 0;
     std::vector<Subjob> subjobs;
 
-    // From the command line: -np alone (one subjob on this machine) or a
-    // machine file. Sets `error` (without "mpirun: ") on a machine file that
-    // cannot be read, is malformed, or names a plain host line that is not
-    // this machine.
+    // From the command line: the request it describes (one subjob on this
+    // machine, named after it, for -np alone; job_request_from_machine_file
+    // for a machine file), made a plan by from_request. Sets `error` (without
+    // "mpirun: ") on a machine file that cannot be read, is malformed, or
+    // names a plain host line that is not this machine.
     static std::optional<JobPlan> build(const Options& options, const LocalHost& local, std::string& error);
 
-    // Fills the machine file's slots in order, cycling when np exceeds them;
-    // consecutive ranks on one host through one contact form one subjob. np
-    // must be >= 1.
-    static JobPlan from_machine_file(const MachineFile& file, int np, const LocalHost& local);
-
-    // A job file's request. A subjob's contact is kLocalContact (the embedded
+    // The only way to a plan: a request (a job file's or the command line's).
+    // A subjob's contact is kLocalContact (the embedded
     // fork adapter) when it names this machine, the fork adapter and no port;
     // otherwise it is the contact's text, for the gatekeeper there.
     static JobPlan from_request(const JobRequest& request, const LocalHost& local);

@@ -57,7 +57,8 @@ std::optional<JobRequest> parse_job_file(const std::string& text, const std::str
 std::optional<JobRequest> load_job_file(const std::string& path, std::string& error);
 
 // The -np/-machinefile form: ranks fill the file's slots in order, cycling
-// (as JobPlan::from_machine_file places them); plain host lines become
+// when np exceeds them, and consecutive ranks through one contact form one
+// subjob; plain host lines become
 // "host:2119/jobmanager-fork" contacts. np must be >= 1.
 JobRequest job_request_from_machine_file(const MachineFile& file, int np, const std::string& program,
                                          const std::vector<std::string>& args);

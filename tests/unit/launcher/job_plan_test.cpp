@@ -39,22 +39,33 @@ void check_plan(const JobPlan& p, int size, const std::vector<Expect>& want) {
     }
 }
 
+// A machine file's plan, as JobPlan::build makes it. The hosts are loopback
+// addresses: all this machine, each its own subjob.
+JobPlan machine_plan(const std::string& text, int np) {
+    return JobPlan::from_request(job_request_from_machine_file(file(text), np, "p", {}), kHere);
+}
+
 }  // namespace
 
 TEST_CASE("plan: slots are filled in order; consecutive ranks on a host form a subjob", "[plan]") {
-    const MachineFile mf = file("a 2\nb\nc:3\n");
-    check_plan(JobPlan::from_machine_file(mf, 6, kHere), 6, {{"a", 0, 2}, {"b", 2, 1}, {"c", 3, 3}});
-    check_plan(JobPlan::from_machine_file(mf, 3, kHere), 3, {{"a", 0, 2}, {"b", 2, 1}});
-    check_plan(JobPlan::from_machine_file(mf, 1, kHere), 1, {{"a", 0, 1}});
+    const std::string mf = "127.0.0.1 2\n127.0.0.2\n127.0.0.3:3\n";
+    check_plan(machine_plan(mf, 6), 6, {{"127.0.0.1", 0, 2}, {"127.0.0.2", 2, 1}, {"127.0.0.3", 3, 3}});
+    check_plan(machine_plan(mf, 3), 3, {{"127.0.0.1", 0, 2}, {"127.0.0.2", 2, 1}});
+    check_plan(machine_plan(mf, 1), 1, {{"127.0.0.1", 0, 1}});
 }
 
 TEST_CASE("plan: more processes than slots cycle through the file", "[plan]") {
-    check_plan(JobPlan::from_machine_file(file("a 2\nb\n"), 7, kHere), 7,
-               {{"a", 0, 2}, {"b", 2, 1}, {"a", 3, 2}, {"b", 5, 1}, {"a", 6, 1}});
+    check_plan(machine_plan("127.0.0.1 2\n127.0.0.2\n", 7), 7,
+               {{"127.0.0.1", 0, 2},
+                {"127.0.0.2", 2, 1},
+                {"127.0.0.1", 3, 2},
+                {"127.0.0.2", 5, 1},
+                {"127.0.0.1", 6, 1}});
     // A single host cycles into one subjob.
-    check_plan(JobPlan::from_machine_file(file("a 2\n"), 5, kHere), 5, {{"a", 0, 5}});
+    check_plan(machine_plan("127.0.0.1 2\n", 5), 5, {{"127.0.0.1", 0, 5}});
     // The same host on consecutive lines is one subjob.
-    check_plan(JobPlan::from_machine_file(file("a\na:2\nb\n"), 4, kHere), 4, {{"a", 0, 3}, {"b", 3, 1}});
+    check_plan(machine_plan("127.0.0.1\n127.0.0.1:2\n127.0.0.2\n", 4), 4,
+               {{"127.0.0.1", 0, 3}, {"127.0.0.2", 3, 1}});
 }
 
 TEST_CASE("plan: without a machine file, one subjob on this machine", "[plan]") {

@@ -2,10 +2,11 @@
 //
 // The co-allocator owns the job: it creates one adapter per subjob
 // (SchedulerAdapter::create picks it from the subjob's contact), calls start()
-// once, and learns everything else through ProcessEvents. Today the only
-// adapter is the embedded fork adapter (this machine); a remote gatekeeper
-// adapter will implement the same interface, relaying the same events over its
-// authenticated connection.
+// once, and learns everything else through ProcessEvents. Three adapters
+// implement it: the fork adapter (processes on this machine, in mpirun and in
+// a gatekeeper), the gatekeeper adapter (mpirun's side of a subjob at a site,
+// relaying the same events over its authenticated connection) and the slurm
+// adapter (a gatekeeper's subjob as one Slurm batch job).
 //
 // Threading: everything runs on the co-allocator's io_context thread. Events
 // are delivered from inside start() (start failures) or from io_context

@@ -341,8 +341,9 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
     }
     r.set_subjob(-1);
     for (const auto& [site, mark] : emulated_sites) {
+        // Captured by name: clang 14 cannot capture a structured binding.
         if (std::none_of(job.subjobs.begin(), job.subjobs.end(),
-                         [&](const SubjobRequest& s) { return subjob_site(s) == site; }))
+                         [&name = site](const SubjobRequest& s) { return subjob_site(s) == name; }))
             return fail(r.at(mark, "'network' names site '" + site + "', which no subjob is at"));
     }
     return job;

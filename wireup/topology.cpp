@@ -123,7 +123,12 @@ std::string Topology::text() const {
     std::string out;
     for (int r = 0; r < size(); ++r) {
         out += "rank " + std::to_string(r) + ": depth " + std::to_string(depth(r)) + ", colours";
-        for (int l = 0; l < depth(r); ++l) out += " " + std::to_string(color(r, l));
+        // ' ' appended alone: GCC 12 at -O3 warns -Wrestrict inside libstdc++ on a
+        // one-character literal + std::string&& (GCC bug 105329).
+        for (int l = 0; l < depth(r); ++l) {
+            out += ' ';
+            out += std::to_string(color(r, l));
+        }
         out += " (site " + site(r) + ")\n";
     }
     return out;

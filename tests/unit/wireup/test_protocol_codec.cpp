@@ -20,7 +20,7 @@ BusinessCard sample_card(int i) {
     c.numa = -1;
     c.site = "anl";
     c.machine = std::string("m\0x", 3);
-    c.processor_name = "p" + std::to_string(i);
+    c.processor_name = 'p' + std::to_string(i);  // a char, not "p": GCC bug 105329 at -O3
     c.subjob = static_cast<std::uint32_t>(i) * 1000u;
     return c;
 }

@@ -10,6 +10,16 @@ std::vector<KnobInfo>& registry() {
     static std::vector<KnobInfo> all;
     return all;
 }
+
+// An integer knob's text: optionally negative, K/M/G only where `sizes`.
+std::optional<std::int64_t> int_parse(std::string text, bool sizes) {
+    const bool negative = !text.empty() && text[0] == '-';
+    if (negative) text.erase(0, 1);
+    if (!sizes && text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    const std::optional<std::int64_t> parsed = parse_size(text);
+    if (!parsed) return std::nullopt;
+    return negative ? -*parsed : *parsed;
+}
 }  // namespace
 
 const std::vector<KnobInfo>& knobs_all() { return registry(); }
@@ -39,6 +49,15 @@ std::optional<std::int64_t> parse_size(const std::string& text) {
     return value << shift;
 }
 
+std::optional<KnobSetting> knob_setting(const KnobInfo& info) {
+    const char* env = std::getenv(info.name.c_str());
+    if (env == nullptr) return std::nullopt;
+    if (info.type == "string") return KnobSetting{env, true};
+    // KnobInt::get treats an empty value as unset.
+    if (*env == '\0') return std::nullopt;
+    return KnobSetting{env, int_parse(env, info.type == "size").has_value()};
+}
+
 KnobInt::KnobInt(const char* name, std::int64_t def, const char* doc, bool size_suffixes)
     : name_(name), def_(def), sizes_(size_suffixes) {
     knob_register({name, size_suffixes ? "size" : "int", std::to_string(def), doc});
@@ -49,14 +68,8 @@ std::int64_t KnobInt::get() const {
         value_ = def_;
         const char* env = std::getenv(name_);
         if (env == nullptr || *env == '\0') return;
-        std::string text(env);
-        bool negative = !text.empty() && text[0] == '-';
-        if (negative) text.erase(0, 1);
-        std::optional<std::int64_t> parsed = parse_size(text);
-        // Plain integers take no K/M/G suffix.
-        if (!sizes_ && text.find_first_not_of("0123456789") != std::string::npos) parsed.reset();
-        if (parsed) {
-            value_ = negative ? -*parsed : *parsed;
+        if (const std::optional<std::int64_t> parsed = int_parse(env, sizes_)) {
+            value_ = *parsed;
         } else {
             std::fprintf(stderr, "strata: ignoring %s=%s (not a valid %s); using %lld\n", name_, env,
                          sizes_ ? "size such as 64K" : "integer", static_cast<long long>(def_));

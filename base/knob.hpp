@@ -15,7 +15,7 @@ namespace strata::base {
 
 struct KnobInfo {
     std::string name;
-    std::string type;
+    std::string type;  // "int", "size" (an int that takes K/M/G) or "string"
     std::string default_text;
     std::string doc;
 };
@@ -23,6 +23,15 @@ struct KnobInfo {
 // All knobs declared in the loaded code, in declaration order.
 const std::vector<KnobInfo>& knobs_all();
 void knob_register(KnobInfo info);
+
+// What the environment sets for a knob, judged as the knob itself will judge
+// it: nullopt when unset (the default applies); `valid` false when the knob
+// will ignore the text (not a number of its type) and use its default.
+struct KnobSetting {
+    std::string text;
+    bool valid = true;
+};
+std::optional<KnobSetting> knob_setting(const KnobInfo& info);
 
 // Parses "123", "64K", "8M", "1G". nullopt on anything else.
 std::optional<std::int64_t> parse_size(const std::string& text);

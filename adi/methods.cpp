@@ -63,6 +63,8 @@ bool methods_excluded(std::vector<std::string>& names, std::string& error) {
 
 }  // namespace
 
+std::span<const MethodEntry> method_table() { return kTable; }
+
 bool fast_link(const wireup::BusinessCard& a, const wireup::BusinessCard& b) {
     return std::any_of(std::begin(kTable), std::end(kTable),
                        [&](const MethodEntry& e) { return e.links != nullptr && e.links(a, b); });

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct MethodEntry {
     // same rule its connect_world follows. Null for the others.
     bool (*links)(const wireup::BusinessCard& a, const wireup::BusinessCard& b);
 };
+
+// The table itself, in order of preference (strata-info prints it).
+std::span<const MethodEntry> method_table();
 
 // Whether some fast method links the processes of `a` and `b` (wireup::FastLink).
 bool fast_link(const wireup::BusinessCard& a, const wireup::BusinessCard& b);

@@ -135,6 +135,8 @@ std::span<const Rule> rules_default() { return kRules; }
 
 const char* collective_name(Collective c) { return kNames[static_cast<std::size_t>(c)]; }
 
+const char* collective_knob(Collective c) { return kForced[static_cast<std::size_t>(c)].name(); }
+
 Algorithm algorithm_select(Collective c, const Situation& s, std::string_view forced) {
     if (!forced.empty()) {
         for (const AlgorithmInfo& info : kAlgorithms) {

@@ -72,6 +72,7 @@ const AlgorithmInfo& algorithm_info(Algorithm a);
 // names an algorithm without restrictions, so a choice always exists.
 std::span<const Rule> rules_default();
 const char* collective_name(Collective c);  // "bcast", "reduce_scatter", ...
+const char* collective_knob(Collective c);  // "STRATA_BCAST_ALGORITHM", ...
 
 // The choice for `s` when `forced` (an algorithm name, or empty) is asked for.
 // A forced algorithm of another collective, unknown, or whose restrictions do

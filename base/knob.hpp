@@ -2,7 +2,9 @@
 //
 // A knob is read from the environment variable of its name the first time it
 // is used. Every declared knob registers itself so `strata-info` can list
-// name, type, default and documentation.
+// name, type, default and documentation. Declare knobs in library code, with
+// the name as a string literal: strata-info links every library whole, but a
+// knob in a program's main file never reaches its list (its test says so).
 #pragma once
 
 #include <cstdint>

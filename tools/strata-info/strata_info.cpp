@@ -1,0 +1,199 @@
+// strata-info: what this Strata build is and every run-time setting it reads.
+//
+//   strata-info [--knobs] [--parsable]
+//
+// Everything printed comes from the tables the library itself uses (the knob
+// registry, the method table, the collective selector), never from a copy.
+// The knob registry is only complete because meson.build links every library
+// that declares knobs whole; test_strata_info.py checks that against the source.
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "adi/methods.hpp"
+#include "base/knob.hpp"
+#include "build_config.hpp"
+#include "collectives/selector.hpp"
+
+namespace base = strata::base;
+namespace coll = strata::coll;
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: strata-info [--knobs] [--parsable]\n"
+    "\n"
+    "Prints the version and build of this Strata, its communication methods, every\n"
+    "run-time setting (knob: an environment variable read by mpirun, strata-gatekeeper\n"
+    "or the MPI library) with its type, default, current value and meaning, and the\n"
+    "collective algorithms that STRATA_<OP>_ALGORITHM can name.\n"
+    "\n"
+    "  --knobs     the settings only\n"
+    "  --parsable  one KEY:VALUE line per item, for scripts; KEY is a path such as\n"
+    "              knob:STRATA_SKIP_POLL:default, VALUE is the rest of the line\n"
+    "  -h, --help  this text\n";
+
+int usage_error(const std::string& text) {
+    std::cerr << "strata-info: " << text << "\n" << kUsage;
+    return 2;
+}
+
+// Environment values may hold anything; a parsable line must stay one line.
+std::string one_line(std::string text) {
+    for (std::size_t at = 0; (at = text.find('\n', at)) != std::string::npos; at += 2) text.replace(at, 1, "\\n");
+    return text;
+}
+
+// `text` wrapped at word boundaries to `width` columns, each line indented.
+std::string wrap(const std::string& text, std::size_t indent, std::size_t width = 100) {
+    const std::string pad(indent, ' ');
+    std::string out;
+    std::string line;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t space = std::min(text.find(' ', at), text.size());
+        const std::string word = text.substr(at, space - at);
+        at = space + 1;
+        if (!line.empty() && pad.size() + line.size() + 1 + word.size() > width) {
+            out += pad + line + "\n";
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+    }
+    if (!line.empty()) out += pad + line + "\n";
+    return out;
+}
+
+std::vector<base::KnobInfo> knobs_sorted() {
+    std::vector<base::KnobInfo> knobs = base::knobs_all();
+    std::sort(knobs.begin(), knobs.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    return knobs;
+}
+
+std::string ignored_why(const base::KnobInfo& k) {
+    return k.type == "size" ? "not a size such as 64K" : "not an integer";
+}
+
+// The algorithms of each collective, in the selector's order of collectives.
+std::map<coll::Collective, std::vector<const coll::AlgorithmInfo*>> algorithms_by_collective() {
+    std::map<coll::Collective, std::vector<const coll::AlgorithmInfo*>> out;
+    for (const coll::AlgorithmInfo& a : coll::algorithms_all()) out[a.collective].push_back(&a);
+    return out;
+}
+
+struct BuildItem {
+    const char* key;
+    std::string value;  // for --parsable
+    const char* label;
+    std::string shown;  // for people
+};
+
+std::vector<BuildItem> build_items() {
+    const std::string ofi = STRATA_INFO_OFI;
+    const bool sanitize = STRATA_INFO_SANITIZE;
+    return {
+        {"buildtype", STRATA_INFO_BUILDTYPE, "build type", STRATA_INFO_BUILDTYPE},
+        {"sanitize", sanitize ? "yes" : "no", "sanitizers", sanitize ? "address, undefined behaviour" : "none"},
+        {"ofi", ofi.empty() ? "no" : "yes", "ofi method", ofi.empty() ? "not built" : "built (" + ofi + ")"},
+        {"compiler", STRATA_INFO_COMPILER, "compiler", STRATA_INFO_COMPILER},
+    };
+}
+
+void parsable_print(bool knobs_only) {
+    if (!knobs_only) {
+        std::cout << "version:" << STRATA_INFO_VERSION << "\n";
+        for (const BuildItem& b : build_items()) std::cout << "build:" << b.key << ":" << b.value << "\n";
+        int preference = 0;
+        for (const strata::adi::MethodEntry& m : strata::adi::method_table())
+            std::cout << "method:" << ++preference << ":" << m.name << "\n";
+    }
+    for (const base::KnobInfo& k : knobs_sorted()) {
+        const std::string key = "knob:" + k.name + ":";
+        const std::optional<base::KnobSetting> set = base::knob_setting(k);
+        std::cout << key << "type:" << k.type << "\n"
+                  << key << "default:" << k.default_text << "\n"
+                  << key << "current:" << (set ? one_line(set->text) : "(default)") << "\n";
+        if (set && !set->valid) std::cout << key << "ignored:" << ignored_why(k) << "\n";
+        std::cout << key << "doc:" << k.doc << "\n";
+    }
+    if (knobs_only) return;
+    for (const auto& [c, algorithms] : algorithms_by_collective()) {
+        const std::string key = std::string("collective:") + coll::collective_name(c) + ":";
+        std::cout << key << "knob:" << coll::collective_knob(c) << "\n";
+        for (const coll::AlgorithmInfo* a : algorithms)
+            std::cout << key << "algorithm:" << a->name << ":" << a->restriction << "\n";
+    }
+}
+
+void knobs_print() {
+    const std::vector<base::KnobInfo> knobs = knobs_sorted();
+    std::cout << "Settings (" << knobs.size()
+              << " environment variables read by mpirun, strata-gatekeeper or the MPI library):\n";
+    const auto quoted = [](const std::string& s) { return s.empty() ? std::string("\"\"") : s; };
+    for (const base::KnobInfo& k : knobs) {
+        const std::optional<base::KnobSetting> set = base::knob_setting(k);
+        std::string current = set ? quoted(set->text) : "(default)";
+        if (set && !set->valid) current += " (ignored: " + ignored_why(k) + "; the default applies)";
+        std::cout << "  " << k.name << "  " << k.type << ", default " << quoted(k.default_text) << ", current "
+                  << current << "\n"
+                  << wrap(k.doc, 6);
+    }
+}
+
+void human_print() {
+    std::cout << "Strata " << STRATA_INFO_VERSION << "\n";
+    for (const BuildItem& b : build_items()) {
+        const std::string label = b.label;
+        std::cout << "  " << label << std::string(12 - label.size(), ' ') << b.shown << "\n";
+    }
+    std::cout << "\nCommunication methods, in order of preference:";
+    const char* separator = " ";
+    for (const strata::adi::MethodEntry& m : strata::adi::method_table()) {
+        std::cout << separator << m.name;
+        separator = " > ";
+    }
+    std::cout << "\n\n";
+    knobs_print();
+    std::cout << "\nCollective algorithms (the knob forces one where its restrictions hold):\n";
+    for (const auto& [c, algorithms] : algorithms_by_collective()) {
+        std::cout << "  " << coll::collective_name(c) << ": " << coll::collective_knob(c) << "\n";
+        for (const coll::AlgorithmInfo* a : algorithms) {
+            const std::string name = a->name;
+            std::cout << "      " << name;
+            if (std::string(a->restriction) != "none")
+                std::cout << std::string(name.size() < 20 ? 20 - name.size() : 1, ' ') << a->restriction;
+            std::cout << "\n";
+        }
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool knobs_only = false;
+    bool parsable = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "-h" || a == "--help") {
+            std::cout << kUsage;
+            return 0;
+        } else if (a == "--knobs") {
+            knobs_only = true;
+        } else if (a == "--parsable") {
+            parsable = true;
+        } else {
+            return usage_error("unknown option '" + a + "'");
+        }
+    }
+    if (parsable) {
+        parsable_print(knobs_only);
+    } else if (knobs_only) {
+        knobs_print();
+    } else {
+        human_print();
+    }
+    return 0;
+}

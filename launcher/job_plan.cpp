@@ -1,7 +1,6 @@
 #include "launcher/job_plan.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "wireup/emulation.hpp"
 
@@ -67,7 +66,7 @@ JobPlan JobPlan::from_request(const JobRequest& request, const LocalHost& local)
 std::string JobPlan::emulation_check(const Options& options) const {
     constexpr const char* kName = "STRATA_EMULATION";
     std::vector<std::string> texts;
-    if (const char* mine = std::getenv(kName)) texts.emplace_back(mine);
+    if (!wireup::emulation_setting().empty()) texts.push_back(wireup::emulation_setting());
     for (const auto& [name, value] : options.exports) {
         if (name == kName && value) texts.push_back(*value);
     }

@@ -1,5 +1,7 @@
 #include "wireup/emulation.hpp"
 
+#include "base/knob.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -7,6 +9,11 @@
 namespace strata::wireup {
 
 namespace {
+
+const base::KnobString emulation_knob{
+    "STRATA_EMULATION", "",
+    "wide-area emulation on TCP links: one-way latency and bandwidth between sites and between machines of a site, "
+    "e.g. 'wan:latency_ms=10,bandwidth_mbit=100;lan:latency_ms=0.5' (a job file's network: key sets it)"};
 
 std::vector<std::string> split(const std::string& text, char sep) {
     std::vector<std::string> out;
@@ -61,6 +68,8 @@ std::string shape_text(const LinkShape& s) {
 }
 
 }  // namespace
+
+const std::string& emulation_setting() { return emulation_knob.get(); }
 
 std::string emulation_figure(const std::string& what, const std::string& text, double& out) {
     char* end = nullptr;

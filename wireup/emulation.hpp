@@ -47,6 +47,9 @@ struct Emulation {
     bool operator==(const Emulation&) const = default;
 };
 
+// STRATA_EMULATION's text in this process (empty: no emulation).
+const std::string& emulation_setting();
+
 // Parses STRATA_EMULATION's text; nullopt with `error` (what is wrong, naming
 // the entry) when it is malformed.
 std::optional<Emulation> emulation_parse(const std::string& text, std::string& error);

@@ -31,11 +31,6 @@ const base::KnobString data_tls_knob{
     "TLS on TCP links between ranks: off, wan (between ranks of different sites) or all; the job file's "
     "security: {data: tls} sets wan"};
 
-const base::KnobString emulation_knob{
-    "STRATA_EMULATION", "",
-    "wide-area emulation on TCP links: one-way latency and bandwidth between sites and between machines of a site, "
-    "e.g. 'wan:latency_ms=10,bandwidth_mbit=100;lan:latency_ms=0.5' (a job file's network: key sets it)"};
-
 // Held packets due within this long keep the process polling instead of
 // sleeping; the timer wakes it this long before later ones.
 constexpr std::int64_t kEmulationSpinNs = 2'000'000;
@@ -207,7 +202,7 @@ bool TcpMethod::connect_world(const adi::World& world, std::string& error) {
             }
         }
     }
-    if (!emulator_.configure(world, emulation_knob.get(), error)) return false;
+    if (!emulator_.configure(world, wireup::emulation_setting(), error)) return false;
     if (emulator_.active()) watch(emulator_.timer_fd(), kKeyTimer, false, true);
     return true;
 }

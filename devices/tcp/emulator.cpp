@@ -109,7 +109,8 @@ int Emulator::deliver(adi::Upcalls& up) {
     if (holding_.empty()) return 0;
     const std::uint64_t now = now_ns();
     int delivered = 0;
-    // A copy: the engine's upcalls may send, but never feed, so holding_ only shrinks here.
+    // The engine's upcalls may send but never read, so nothing joins holding_
+    // while this walks it.
     for (std::size_t i = 0; i < holding_.size();) {
         const int peer = holding_[i];
         Link& l = links_[static_cast<std::size_t>(peer)];

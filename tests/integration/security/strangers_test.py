@@ -42,7 +42,7 @@ def proof(key, role, connector_nonce, acceptor_nonce, a, b):
     return hmac.new(key.encode(), message, hashlib.sha256).digest()
 
 
-# launcher/wireup.hpp frames: u32 length, u8 type, payload.
+# wireup/protocol.hpp frames: u32 length, u8 type, payload.
 HELLO, CHALLENGE, CHECKIN = 6, 7, 1
 
 

@@ -2,11 +2,22 @@
 
 namespace strata::coll {
 
+StageGroup::StageGroup(const Group& parent, const Stage& s)
+    : world_(s.members.size()),
+      envelope_(s.members.size()),
+      group_{parent.engine, parent.context, s.me, world_, nullptr, s.level,
+             parent.tag_shift + stage_tag_shift(s.index), &envelope_} {
+    for (std::size_t i = 0; i < s.members.size(); ++i) {
+        world_[i] = parent.world[static_cast<std::size_t>(s.members[i])];
+        envelope_[i] = parent.envelope_rank(s.members[i]);
+    }
+}
+
 adi::Request* send_start(const Group& g, int dest, int tag, const void* buf, std::size_t bytes) {
     adi::Request* r = g.engine.request_create(adi::Kind::send);
     r->context = g.context;
-    r->rank = g.rank;
-    r->tag = tag;
+    r->rank = g.envelope_rank(g.rank);
+    r->tag = tag + g.tag_shift;
     r->buf = static_cast<std::byte*>(const_cast<void*>(buf));
     r->bytes = bytes;
     g.engine.isend(*r, g.world[static_cast<std::size_t>(dest)], adi::SendMode::standard);
@@ -16,8 +27,8 @@ adi::Request* send_start(const Group& g, int dest, int tag, const void* buf, std
 adi::Request* recv_start(const Group& g, int source, int tag, void* buf, std::size_t bytes) {
     adi::Request* r = g.engine.request_create(adi::Kind::recv);
     r->context = g.context;
-    r->rank = source;
-    r->tag = tag;
+    r->rank = source == adi::kAnySource ? source : g.envelope_rank(source);
+    r->tag = tag + g.tag_shift;
     r->buf = static_cast<std::byte*>(buf);
     r->bytes = bytes;
     g.engine.irecv(*r, source == adi::kAnySource ? adi::kAnySource : g.world[static_cast<std::size_t>(source)]);

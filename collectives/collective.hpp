@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "adi/engine.hpp"
+#include "collectives/hierarchy.hpp"
 
 namespace strata::coll {
 
@@ -22,8 +23,41 @@ struct Group {
     int context;                    // the communicator's collective context
     int rank;
     const std::vector<int>& world;  // group rank -> world rank
+    // How the communicator splits along the topology; null for a group that
+    // is one cluster as far as the algorithms know (a stage's group, an
+    // agreement's).
+    const Levels* levels = nullptr;
+    int level = -1;     // the slowest link inside the group (Situation::level)
+    int tag_shift = 0;  // added to every tag: a stage's own range (stage_tag_shift)
+    // Group rank -> the rank that envelopes carry and receives match on; null:
+    // the group rank itself. A stage's group numbers its members afresh in
+    // every call (the root decides who represents a cluster), so its envelopes
+    // carry communicator ranks: the same sender always matches as the same
+    // source, and point-to-point order between two processes keeps the
+    // stages of successive collectives apart.
+    const std::vector<int>* envelope = nullptr;
     int size() const { return static_cast<int>(world.size()); }
+    int envelope_rank(int r) const { return envelope == nullptr ? r : (*envelope)[static_cast<std::size_t>(r)]; }
 };
+
+// The group of one stage of a multilevel collective: the stage's members on
+// the parent's context, with the stage's tags. Lives while the stage runs.
+class StageGroup {
+public:
+    StageGroup(const Group& parent, const Stage& s);
+    StageGroup(const StageGroup&) = delete;
+    StageGroup& operator=(const StageGroup&) = delete;
+    const Group& group() const { return group_; }
+
+private:
+    std::vector<int> world_;
+    std::vector<int> envelope_;
+    Group group_;
+};
+
+// The hierarchy of `g`'s communicator by `shape` (the algorithms that use one
+// run only where the selector found that it spans).
+inline const Hierarchy& hierarchy(const Group& g, Shape shape) { return g.levels->of(shape); }
 
 // One tag per collective: collectives on one communicator run in the same order
 // everywhere and point-to-point is non-overtaking, so tags only make a stray

@@ -95,7 +95,10 @@ CollChecks& CollChecks::op(MPI_Op op, MPI_Datatype handle, const Datatype* t,
 
 int CollChecks::raise() const { return error_raise(handle_, cls_, fn_, detail_); }
 
-coll::Group group_of(Comm& c) { return coll::Group{*rt().engine, c.context + 1, c.rank, c.world}; }
+coll::Group group_of(Comm& c) {
+    if (!c.levels) c.levels = std::make_unique<coll::Levels>(coll::levels_of(rt().world.topology, c.world));
+    return coll::Group{*rt().engine, c.context + 1, c.rank, c.world, c.levels.get()};
+}
 
 int coll_finish(MPI_Comm comm, const char* fn, adi::Error e) {
     if (e == adi::Error::none) return MPI_SUCCESS;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "adi/engine.hpp"
+#include "collectives/hierarchy.hpp"
 #include "wireup/protocol.hpp"
 #include "mpi.h"
 #include "mpi/bsend_buffer.hpp"
@@ -62,6 +63,9 @@ struct Comm {
     // Made on the first request for the grid topology attributes (mpi/attr.cpp);
     // freed with the communicator.
     std::unique_ptr<GridAttributes> grid;
+    // How the group splits along the topology, for the multilevel collectives:
+    // made on the first collective (coll_support.cpp), freed with the communicator.
+    std::unique_ptr<coll::Levels> levels;
     int size() const { return static_cast<int>(inter ? local.size() : world.size()); }
     // How many ranks point-to-point can address (the remote group's size on an intercommunicator).
     int peers() const { return static_cast<int>(world.size()); }

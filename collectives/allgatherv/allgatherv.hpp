@@ -5,6 +5,7 @@
 #include <span>
 
 #include "collectives/collective.hpp"
+#include "collectives/registry.hpp"
 
 namespace strata::coll {
 
@@ -17,5 +18,10 @@ adi::Error allgatherv_bruck(const Group& g, const void* send, std::size_t sbytes
 // between user buffers. Any p, any counts (zero included), any displacements.
 adi::Error allgatherv_ring(const Group& g, const void* send, std::size_t sbytes, void* recv,
                            std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
+
+// The signature every allgatherv algorithm has.
+using AllgathervFn = adi::Error(const Group& g, const void* send, std::size_t sbytes, void* recv, std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
+
+extern const Registry<AllgathervFn> allgatherv_algorithms;
 
 }  // namespace strata::coll

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "collectives/collective.hpp"
+#include "collectives/registry.hpp"
 #include "collectives/reduce_op.hpp"
 
 namespace strata::coll {
@@ -21,5 +22,18 @@ adi::Error allreduce_recursive_doubling(const Group& g, const void* send, void* 
 // commutative operation and count >= 2^floor(log2 p) (no empty pieces).
 adi::Error allreduce_rabenseifner(const Group& g, const void* send, void* recv, std::size_t count,
                                   const ReduceOp& op);
+
+// The signature every allreduce algorithm has.
+using AllreduceFn = adi::Error(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op);
+
+// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
+// each stage's group choosing its own flat algorithm.
+adi::Error allreduce_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::size_t count, const ReduceOp& op);
+template <Shape S>
+adi::Error allreduce_shaped(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op) {
+    return allreduce_multilevel(g, S, send, recv, count, op);
+}
+
+extern const Registry<AllreduceFn> allreduce_algorithms;
 
 }  // namespace strata::coll

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "collectives/collective.hpp"
+#include "collectives/registry.hpp"
 
 namespace strata::coll {
 
@@ -16,5 +17,10 @@ adi::Error alltoall_pairwise(const Group& g, const void* send, std::size_t sbloc
 // for short blocks with many processes (latency bound). Blocks must be the
 // same size everywhere (sblock == rblock).
 adi::Error alltoall_bruck(const Group& g, const void* send, std::size_t sblock, void* recv, std::size_t rblock);
+
+// The signature every alltoall algorithm has.
+using AlltoallFn = adi::Error(const Group& g, const void* send, std::size_t sblock, void* recv, std::size_t rblock);
+
+extern const Registry<AlltoallFn> alltoall_algorithms;
 
 }  // namespace strata::coll

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "collectives/collective.hpp"
+#include "collectives/registry.hpp"
 
 namespace strata::coll {
 
@@ -14,5 +15,10 @@ namespace strata::coll {
 adi::Error alltoallv_pairwise(const Group& g, const void* send, std::span<const std::size_t> scounts,
                               std::span<const std::size_t> sdispls, void* recv, std::span<const std::size_t> rcounts,
                               std::span<const std::size_t> rdispls);
+
+// The signature every alltoallv algorithm has.
+using AlltoallvFn = adi::Error(const Group& g, const void* send, std::span<const std::size_t> scounts, std::span<const std::size_t> sdispls, void* recv, std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
+
+extern const Registry<AlltoallvFn> alltoallv_algorithms;
 
 }  // namespace strata::coll

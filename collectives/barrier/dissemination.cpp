@@ -1,4 +1,4 @@
-#include "collectives/barrier/dissemination.hpp"
+#include "collectives/barrier/barrier.hpp"
 
 namespace strata::coll {
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "collectives/collective.hpp"
+#include "collectives/registry.hpp"
 
 namespace strata::coll {
 
@@ -13,5 +14,18 @@ adi::Error bcast_binomial(const Group& g, void* buf, std::size_t bytes, int root
 // pieces. Moves about 2x the message per process instead of log2(p)x; for long
 // messages. Any p, any size (pieces may be empty).
 adi::Error bcast_scatter_allgather(const Group& g, void* buf, std::size_t bytes, int root);
+
+// The signature every bcast algorithm has.
+using BcastFn = adi::Error(const Group& g, void* buf, std::size_t bytes, int root);
+
+// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
+// each stage's group choosing its own flat algorithm.
+adi::Error bcast_multilevel(const Group& g, Shape shape, void* buf, std::size_t bytes, int root);
+template <Shape S>
+adi::Error bcast_shaped(const Group& g, void* buf, std::size_t bytes, int root) {
+    return bcast_multilevel(g, S, buf, bytes, root);
+}
+
+extern const Registry<BcastFn> bcast_algorithms;
 
 }  // namespace strata::coll

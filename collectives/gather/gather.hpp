@@ -4,6 +4,7 @@
 #pragma once
 
 #include "collectives/collective.hpp"
+#include "collectives/registry.hpp"
 
 namespace strata::coll {
 
@@ -17,5 +18,18 @@ adi::Error gather_linear(const Group& g, const void* send, std::size_t sbytes, v
 // same size everywhere (sbytes == the root's rblock).
 adi::Error gather_binomial(const Group& g, const void* send, std::size_t sbytes, void* recv, std::size_t rblock,
                            int root);
+
+// The signature every gather algorithm has.
+using GatherFn = adi::Error(const Group& g, const void* send, std::size_t sbytes, void* recv, std::size_t rblock, int root);
+
+// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
+// each stage's group choosing its own flat algorithm.
+adi::Error gather_multilevel(const Group& g, Shape shape, const void* send, std::size_t sbytes, void* recv, std::size_t rblock, int root);
+template <Shape S>
+adi::Error gather_shaped(const Group& g, const void* send, std::size_t sbytes, void* recv, std::size_t rblock, int root) {
+    return gather_multilevel(g, S, send, sbytes, recv, rblock, root);
+}
+
+extern const Registry<GatherFn> gather_algorithms;
 
 }  // namespace strata::coll

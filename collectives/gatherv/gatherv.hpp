@@ -6,6 +6,7 @@
 #include <span>
 
 #include "collectives/collective.hpp"
+#include "collectives/registry.hpp"
 
 namespace strata::coll {
 
@@ -14,5 +15,10 @@ namespace strata::coll {
 // counts, so a tree could not size its messages: this is the one algorithm.
 adi::Error gatherv_linear(const Group& g, const void* send, std::size_t sbytes, void* recv,
                           std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls, int root);
+
+// The signature every gatherv algorithm has.
+using GathervFn = adi::Error(const Group& g, const void* send, std::size_t sbytes, void* recv, std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls, int root);
+
+extern const Registry<GathervFn> gatherv_algorithms;
 
 }  // namespace strata::coll

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "collectives/collective.hpp"
+#include "collectives/registry.hpp"
 #include "collectives/reduce_op.hpp"
 
 namespace strata::coll {
@@ -25,5 +26,18 @@ adi::Error reduce_binomial_ordered(const Group& g, const void* send, void* recv,
 // operation and count >= 2^floor(log2 p) (no empty pieces).
 adi::Error reduce_rabenseifner(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op,
                                int root);
+
+// The signature every reduce algorithm has.
+using ReduceFn = adi::Error(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op, int root);
+
+// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
+// each stage's group choosing its own flat algorithm.
+adi::Error reduce_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::size_t count, const ReduceOp& op, int root);
+template <Shape S>
+adi::Error reduce_shaped(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op, int root) {
+    return reduce_multilevel(g, S, send, recv, count, op, root);
+}
+
+extern const Registry<ReduceFn> reduce_algorithms;
 
 }  // namespace strata::coll

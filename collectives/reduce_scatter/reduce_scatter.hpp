@@ -6,6 +6,7 @@
 #include <span>
 
 #include "collectives/collective.hpp"
+#include "collectives/registry.hpp"
 #include "collectives/reduce_op.hpp"
 
 namespace strata::coll {
@@ -27,5 +28,10 @@ adi::Error reduce_scatter_recursive_halving(const Group& g, const void* send, vo
 // only its share; for long vectors. Requires a commutative operation.
 adi::Error reduce_scatter_pairwise(const Group& g, const void* send, void* recv,
                                    std::span<const std::size_t> counts, const ReduceOp& op);
+
+// The signature every reduce_scatter algorithm has.
+using ReduceScatterFn = adi::Error(const Group& g, const void* send, void* recv, std::span<const std::size_t> counts, const ReduceOp& op);
+
+extern const Registry<ReduceScatterFn> reduce_scatter_algorithms;
 
 }  // namespace strata::coll

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "collectives/collective.hpp"
+#include "collectives/registry.hpp"
 #include "collectives/reduce_op.hpp"
 
 namespace strata::coll {
@@ -17,5 +18,10 @@ adi::Error scan_linear(const Group& g, const void* send, void* recv, std::size_t
 // operand first. Any p, any count, any operation (commutative or not).
 adi::Error scan_recursive_doubling(const Group& g, const void* send, void* recv, std::size_t count,
                                    const ReduceOp& op);
+
+// The signature every scan algorithm has.
+using ScanFn = adi::Error(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op);
+
+extern const Registry<ScanFn> scan_algorithms;
 
 }  // namespace strata::coll

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "collectives/collective.hpp"
+#include "collectives/registry.hpp"
 
 namespace strata::coll {
 
@@ -16,5 +17,18 @@ adi::Error scatter_linear(const Group& g, const void* send, std::size_t sblock, 
 // be the same size everywhere (the root's sblock == rbytes).
 adi::Error scatter_binomial(const Group& g, const void* send, std::size_t sblock, void* recv, std::size_t rbytes,
                             int root);
+
+// The signature every scatter algorithm has.
+using ScatterFn = adi::Error(const Group& g, const void* send, std::size_t sblock, void* recv, std::size_t rbytes, int root);
+
+// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
+// each stage's group choosing its own flat algorithm.
+adi::Error scatter_multilevel(const Group& g, Shape shape, const void* send, std::size_t sblock, void* recv, std::size_t rbytes, int root);
+template <Shape S>
+adi::Error scatter_shaped(const Group& g, const void* send, std::size_t sblock, void* recv, std::size_t rbytes, int root) {
+    return scatter_multilevel(g, S, send, sblock, recv, rbytes, root);
+}
+
+extern const Registry<ScatterFn> scatter_algorithms;
 
 }  // namespace strata::coll

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "collectives/collective.hpp"
+#include "collectives/registry.hpp"
 
 namespace strata::coll {
 
@@ -13,5 +14,10 @@ namespace strata::coll {
 // displacements; only the root knows the counts, so this is the one algorithm.
 adi::Error scatterv_linear(const Group& g, const void* send, std::span<const std::size_t> scounts,
                            std::span<const std::size_t> sdispls, void* recv, std::size_t rbytes, int root);
+
+// The signature every scatterv algorithm has.
+using ScattervFn = adi::Error(const Group& g, const void* send, std::span<const std::size_t> scounts, std::span<const std::size_t> sdispls, void* recv, std::size_t rbytes, int root);
+
+extern const Registry<ScattervFn> scatterv_algorithms;
 
 }  // namespace strata::coll

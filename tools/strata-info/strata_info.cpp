@@ -3,7 +3,7 @@
 //   strata-info [--knobs] [--parsable]
 //
 // Everything printed comes from the tables the library itself uses (the knob
-// registry, the method table, the collective selector), never from a copy.
+// registry, the method table, the collective registries), never from a copy.
 // The knob registry is only complete because meson.build links every library
 // that declares knobs whole; test_strata_info.py checks that against the source.
 #include <algorithm>
@@ -16,7 +16,7 @@
 #include "adi/methods.hpp"
 #include "base/knob.hpp"
 #include "build_config.hpp"
-#include "collectives/selector.hpp"
+#include "collectives/registry.hpp"
 
 namespace base = strata::base;
 namespace coll = strata::coll;
@@ -77,11 +77,14 @@ std::string ignored_why(const base::KnobInfo& k) {
     return k.type == "size" ? "not a size such as 64K" : "not an integer";
 }
 
-// The algorithms of each collective, in the selector's order of collectives.
-std::map<coll::Collective, std::vector<const coll::AlgorithmInfo*>> algorithms_by_collective() {
-    std::map<coll::Collective, std::vector<const coll::AlgorithmInfo*>> out;
-    for (const coll::AlgorithmInfo& a : coll::algorithms_all()) out[a.collective].push_back(&a);
-    return out;
+// A rule as people read it: "scatter_allgather from 12288 bytes, 8 processes".
+std::string rule_text(const coll::Rule& r) {
+    std::string out = r.algorithm;
+    std::string when;
+    if (r.min_bytes > 0) when += std::to_string(r.min_bytes) + " bytes";
+    if (r.min_procs > 1) when += (when.empty() ? "" : ", ") + std::to_string(r.min_procs) + " processes";
+    if (r.level >= 0) when += (when.empty() ? "" : ", ") + std::string("links at level ") + std::to_string(r.level);
+    return when.empty() ? out : out + " from " + when;
 }
 
 struct BuildItem {
@@ -120,11 +123,12 @@ void parsable_print(bool knobs_only) {
         std::cout << key << "doc:" << k.doc << "\n";
     }
     if (knobs_only) return;
-    for (const auto& [c, algorithms] : algorithms_by_collective()) {
-        const std::string key = std::string("collective:") + coll::collective_name(c) + ":";
-        std::cout << key << "knob:" << coll::collective_knob(c) << "\n";
-        for (const coll::AlgorithmInfo* a : algorithms)
-            std::cout << key << "algorithm:" << a->name << ":" << a->restriction << "\n";
+    for (const coll::RegistryBase* r : coll::RegistryBase::all()) {
+        const std::string key = std::string("collective:") + r->operation() + ":";
+        std::cout << key << "knob:" << r->knob() << "\n";
+        for (const coll::RegistryBase::Entry& a : r->entries())
+            std::cout << key << "algorithm:" << a.name << ":" << a.restriction << "\n";
+        for (const coll::Rule& rule : r->rules()) std::cout << key << "rule:" << rule_text(rule) << "\n";
     }
 }
 
@@ -157,16 +161,20 @@ void human_print() {
     }
     std::cout << "\n\n";
     knobs_print();
-    std::cout << "\nCollective algorithms (the knob forces one where its restrictions hold):\n";
-    for (const auto& [c, algorithms] : algorithms_by_collective()) {
-        std::cout << "  " << coll::collective_name(c) << ": " << coll::collective_knob(c) << "\n";
-        for (const coll::AlgorithmInfo* a : algorithms) {
-            const std::string name = a->name;
+    std::cout << "\nCollective algorithms (the first rule whose algorithm's restrictions hold decides; the knob\n"
+                 "forces one where its restrictions hold):\n";
+    for (const coll::RegistryBase* r : coll::RegistryBase::all()) {
+        std::cout << "  " << r->operation() << ": " << r->knob() << "\n";
+        for (const coll::RegistryBase::Entry& a : r->entries()) {
+            const std::string name = a.name;
             std::cout << "      " << name;
-            if (std::string(a->restriction) != "none")
-                std::cout << std::string(name.size() < 20 ? 20 - name.size() : 1, ' ') << a->restriction;
+            if (std::string(a.restriction) != "none")
+                std::cout << std::string(name.size() < 20 ? 20 - name.size() : 1, ' ') << a.restriction;
             std::cout << "\n";
         }
+        std::string rules;
+        for (const coll::Rule& rule : r->rules()) rules += (rules.empty() ? "" : "; ") + rule_text(rule);
+        std::cout << wrap("rules: " + rules, 6);
     }
 }
 

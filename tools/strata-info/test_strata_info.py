@@ -306,12 +306,16 @@ def main():
           "every knob's type is int, size or string")
 
     forcing = {k: v[0] for k, v in values.items() if k and k.startswith("collective:") and k.endswith(":knob")}
-    check(len(forcing) >= 13, f"the collectives and their knobs are listed ({len(forcing)} found)")
+    check(len(forcing) == 14, f"the collectives and their knobs are listed ({len(forcing)} found)")
     check(all(v in declared for v in forcing.values()), "each collective's knob is a declared knob",
           str(sorted(v for v in forcing.values() if v not in declared)))
     algorithms = {k for k in values if k and k.startswith("collective:bcast:algorithm:")}
-    check(algorithms == {"collective:bcast:algorithm:binomial", "collective:bcast:algorithm:scatter_allgather"},
+    check(algorithms == {f"collective:bcast:algorithm:{a}" for a in
+                         ("binomial", "scatter_allgather", "multilevel", "two_level_site", "two_level_machine")},
           "bcast's algorithms are listed", str(sorted(algorithms)))
+    rules = values.get("collective:bcast:rule", [])
+    check(rules == ["multilevel", "scatter_allgather from 12288 bytes, 8 processes", "binomial"],
+          "bcast's rules are listed in order", str(rules))
 
     # The current value is what the environment says, judged as the knob will judge it.
     r = run(args.info, "--parsable", "--knobs", env_extra={"STRATA_SKIP_POLL": "3", "STRATA_SHM_RING": "12KB",

@@ -1,0 +1,30 @@
+#include "collectives/allgather/allgather.hpp"
+
+namespace strata::coll {
+
+namespace {
+constexpr std::size_t KiB = 1024;
+const base::KnobString knob{"STRATA_ALLGATHER_ALGORITHM", "",
+                             "MPI_Allgather algorithm (empty: by the rules; strata-info lists the algorithms)"};
+}  // namespace
+
+const Registry<AllgatherFn> allgather_algorithms{
+    "allgather", knob,
+    {
+     {"bruck", "none", fits::any, allgather_bruck},
+     {"ring", "none", fits::any, allgather_ring},
+     {"multilevel", kSpansWords[static_cast<int>(Shape::multilevel)], fits::spans<Shape::multilevel>,
+      allgather_shaped<Shape::multilevel>},
+     {"two_level_site", kSpansWords[static_cast<int>(Shape::site)], fits::spans<Shape::site>,
+      allgather_shaped<Shape::site>},
+     {"two_level_machine", kSpansWords[static_cast<int>(Shape::machine)], fits::spans<Shape::machine>,
+      allgather_shaped<Shape::machine>},
+    },
+    {
+     {"multilevel"},
+     // Result of 80 KiB and more: bandwidth-bound, nearest-neighbour ring.
+     {"ring", 80 * KiB},
+     {"bruck"},
+    }};
+
+}  // namespace strata::coll

@@ -1,0 +1,29 @@
+#include "collectives/allreduce/allreduce.hpp"
+
+namespace strata::coll {
+
+namespace {
+constexpr std::size_t KiB = 1024;
+const base::KnobString knob{"STRATA_ALLREDUCE_ALGORITHM", "",
+                             "MPI_Allreduce algorithm (empty: by the rules; strata-info lists the algorithms)"};
+}  // namespace
+
+const Registry<AllreduceFn> allreduce_algorithms{
+    "allreduce", knob,
+    {
+     {"recursive_doubling", "none", fits::any, allreduce_recursive_doubling},
+     {"rabenseifner", "commutative operation, at least 2^floor(log2 p) elements", fits::commutative_and_long, allreduce_rabenseifner},
+     {"multilevel", kSpansInOrderWords[static_cast<int>(Shape::multilevel)], fits::spans_in_order<Shape::multilevel>,
+      allreduce_shaped<Shape::multilevel>},
+     {"two_level_site", kSpansInOrderWords[static_cast<int>(Shape::site)], fits::spans_in_order<Shape::site>,
+      allreduce_shaped<Shape::site>},
+     {"two_level_machine", kSpansInOrderWords[static_cast<int>(Shape::machine)], fits::spans_in_order<Shape::machine>,
+      allreduce_shaped<Shape::machine>},
+    },
+    {
+     {"multilevel"},
+     {"rabenseifner", 2 * KiB},
+     {"recursive_doubling"},
+    }};
+
+}  // namespace strata::coll

@@ -1,0 +1,30 @@
+#include "collectives/bcast/bcast.hpp"
+
+namespace strata::coll {
+
+namespace {
+constexpr std::size_t KiB = 1024;
+const base::KnobString knob{"STRATA_BCAST_ALGORITHM", "",
+                             "MPI_Bcast algorithm (empty: by the rules; strata-info lists the algorithms)"};
+}  // namespace
+
+const Registry<BcastFn> bcast_algorithms{
+    "bcast", knob,
+    {
+     {"binomial", "none", fits::any, bcast_binomial},
+     {"scatter_allgather", "none", fits::any, bcast_scatter_allgather},
+     {"multilevel", kSpansWords[static_cast<int>(Shape::multilevel)], fits::spans<Shape::multilevel>,
+      bcast_shaped<Shape::multilevel>},
+     {"two_level_site", kSpansWords[static_cast<int>(Shape::site)], fits::spans<Shape::site>,
+      bcast_shaped<Shape::site>},
+     {"two_level_machine", kSpansWords[static_cast<int>(Shape::machine)], fits::spans<Shape::machine>,
+      bcast_shaped<Shape::machine>},
+    },
+    {
+     {"multilevel"},
+     // Long messages on enough processes: scatter + ring allgather beats the tree.
+     {"scatter_allgather", 12 * KiB, 8},
+     {"binomial"},
+    }};
+
+}  // namespace strata::coll

@@ -1,0 +1,32 @@
+#include "collectives/reduce/reduce.hpp"
+
+namespace strata::coll {
+
+namespace {
+constexpr std::size_t KiB = 1024;
+const base::KnobString knob{"STRATA_REDUCE_ALGORITHM", "",
+                             "MPI_Reduce algorithm (empty: by the rules; strata-info lists the algorithms)"};
+}  // namespace
+
+const Registry<ReduceFn> reduce_algorithms{
+    "reduce", knob,
+    {
+     {"binomial", "commutative operation", fits::commutative, reduce_binomial},
+     {"binomial_ordered", "none", fits::any, reduce_binomial_ordered},
+     {"rabenseifner", "commutative operation, at least 2^floor(log2 p) elements", fits::commutative_and_long, reduce_rabenseifner},
+     {"multilevel", kSpansInOrderWords[static_cast<int>(Shape::multilevel)], fits::spans_in_order<Shape::multilevel>,
+      reduce_shaped<Shape::multilevel>},
+     {"two_level_site", kSpansInOrderWords[static_cast<int>(Shape::site)], fits::spans_in_order<Shape::site>,
+      reduce_shaped<Shape::site>},
+     {"two_level_machine", kSpansInOrderWords[static_cast<int>(Shape::machine)], fits::spans_in_order<Shape::machine>,
+      reduce_shaped<Shape::machine>},
+    },
+    {
+     {"multilevel"},
+     // Long vectors: halve the data per step instead of passing all of it up the tree.
+     {"rabenseifner", 2 * KiB},
+     {"binomial"},
+     {"binomial_ordered"},
+    }};
+
+}  // namespace strata::coll

@@ -22,6 +22,10 @@ const Registry<AllreduceFn> allreduce_algorithms{
     },
     {
      {"multilevel"},
+     // Between sites and between machines: fewest crossings of the slow links.
+     {"recursive_doubling", 0, 1, 0},
+     {"recursive_doubling", 0, 1, 1},
+     // Long vectors: halve the data per step instead of passing all of it up and down.
      {"rabenseifner", 2 * KiB},
      {"recursive_doubling"},
     }};

@@ -22,6 +22,10 @@ const Registry<BcastFn> bcast_algorithms{
     },
     {
      {"multilevel"},
+     // Between sites and between the machines of a site the message crosses each
+     // link once (the stages of the representatives of sites and machines).
+     {"binomial", 0, 1, 0},
+     {"binomial", 0, 1, 1},
      // Long messages on enough processes: scatter + ring allgather beats the tree.
      {"scatter_allgather", 12 * KiB, 8},
      {"binomial"},

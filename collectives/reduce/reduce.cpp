@@ -23,6 +23,10 @@ const Registry<ReduceFn> reduce_algorithms{
     },
     {
      {"multilevel"},
+     // Between sites and between the machines of a site every partial result crosses
+     // each link once (the stages of the representatives of sites and machines).
+     {"binomial", 0, 1, 0},
+     {"binomial", 0, 1, 1},
      // Long vectors: halve the data per step instead of passing all of it up the tree.
      {"rabenseifner", 2 * KiB},
      {"binomial"},

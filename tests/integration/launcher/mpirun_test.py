@@ -629,7 +629,7 @@ def program_main(scenarios, options, many=()):
     """main() of a test that runs real MPI programs: parses the scenario,
     --mpirun and --NAME for every name in `options` (several values for those
     in `many`), and runs scenarios[scenario](ctx, args) (args.fake_rank is the
-    first option's program). Returns the exit status for meson."""
+    first option's (first) program). Returns the exit status for meson."""
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario", choices=sorted(scenarios))
     ap.add_argument("--mpirun", required=True)
@@ -637,7 +637,8 @@ def program_main(scenarios, options, many=()):
         ap.add_argument("--" + name, required=True, nargs="+" if name in many else None)
     args = ap.parse_args()
     args.mpiexec = args.mpirun
-    args.fake_rank = getattr(args, options[0].replace("-", "_"))
+    first = getattr(args, options[0].replace("-", "_"))
+    args.fake_rank = first[0] if isinstance(first, list) else first
     ctx = Ctx(args)
     return run_scenario(ctx, lambda: scenarios[args.scenario](ctx, args))
 

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""The collective conformance programs across emulated sites: the multilevel
+algorithms (the default wherever a communicator spans clusters), MagPIe's two
+two-level schemes forced, and the per-level message counts.
+
+    grid_test.py SCENARIO --mpirun PATH --programs PROGRAM...
+
+The grid is uneven on purpose: site A has one process, site B one machine of
+one process and one of two, site C two machines of two processes, one of
+them with TCP only (so a machine splits further into single processes).
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
+from mpirun_test import check, expect_code, expect_nobody_left, program_main  # noqa: E402
+
+GRID = """\
+subjobs:
+  - {count: 1, site: A, machine: a1, host: a1}
+  - {count: 1, site: B, machine: b1, host: b1}
+  - {count: 2, site: B, machine: b2, host: b2}
+  - {count: 2, site: C, machine: c1, host: c1}
+  - {count: 2, site: C, machine: c2, host: c2, environment: {STRATA_EXCLUDE_METHODS: shm}}
+"""
+PROCESSES = 8
+OPERATIONS = ("barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv",
+              "alltoall", "alltoallv", "reduce", "allreduce", "reduce_scatter", "scan")
+
+
+def run_on_grid(ctx, program, environment=None):
+    text = f"executable: {program}\narguments: [{ctx.marker}]\n"
+    if environment:
+        text += "environment: {" + ", ".join(f"{k}: {v}" for k, v in environment.items()) + "}\n"
+    r = ctx.run(["-jobfile", ctx.file("job.yaml", text + GRID)])
+    name = os.path.basename(program)
+    expect_code(r, 0)
+    check(f"{name}: ok ({PROCESSES} processes)" in r.stdout, f"{name} checked itself on the grid", r)
+    expect_nobody_left(ctx)
+
+
+def programs(a, *names):
+    by_name = {os.path.basename(p): os.path.abspath(p) for p in a.programs}
+    return [by_name[n] for n in names] if names else list(by_name.values())
+
+
+def conformance(ctx, a):
+    """Every conformance program passes on the grid with the default choices."""
+    for program in programs(a):
+        run_on_grid(ctx, program)
+
+
+def two_level(ctx, a):
+    """MagPIe's schemes, clusters by site and by machine, forced for every
+    operation that has them (the others keep their default)."""
+    for shape in ("two_level_site", "two_level_machine"):
+        forced = {f"STRATA_{op.upper()}_ALGORITHM": shape for op in OPERATIONS}
+        for program in programs(a, "coll_levels", "coll_bcast", "coll_reduce_user", "coll_allgather"):
+            run_on_grid(ctx, program, forced)
+
+
+def traffic(ctx, a):
+    """Each slow link is crossed once per direction (the program counts)."""
+    run_on_grid(ctx, programs(a, "coll_traffic")[0])
+
+
+if __name__ == "__main__":
+    sys.exit(program_main({"conformance": conformance, "two_level": two_level, "traffic": traffic},
+                          ["programs"], many=("programs",)))

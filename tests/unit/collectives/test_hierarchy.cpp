@@ -1,0 +1,110 @@
+// Communicator hierarchies: partitions from labels, the stages a process
+// takes part in for every root, travel order and rank order.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <vector>
+
+#include "collectives/hierarchy.hpp"
+
+using namespace strata::coll;
+
+namespace {
+
+// 8 ranks: site A {0}, site B {1 | 2 3}, site C {4 5 | 6 7}, machine 6 7 split
+// into single processes one level further down.
+Hierarchy grid() {
+    Hierarchy h(8, 0);
+    h.refine({0, 1, 1, 1, 2, 2, 2, 2}, 1);
+    h.refine({0, 1, 2, 2, 3, 3, 4, 4}, 2);
+    h.refine({0, 1, 2, 2, 3, 3, -1, -1}, 3);
+    h.refine({-1, -1, -1, -1, -1, -1, -1, -1}, 4);
+    h.finish();
+    return h;
+}
+
+}  // namespace
+
+TEST_CASE("one cluster is one flat stage", "[hierarchy]") {
+    Hierarchy h(4, 0);
+    h.refine({5, 5, 5, 5}, 1);
+    h.refine({0, 0, 0, 0}, 3);
+    h.finish();
+    CHECK_FALSE(h.spans());
+    CHECK(h.stages() == 1);
+    CHECK(h.top_level() == 3);  // nothing split above: the links are that fast
+    const std::vector<Stage> plan = h.plan(2, 1);
+    REQUIRE(plan.size() == 1);
+    CHECK(plan[0].members == std::vector<int>{0, 1, 2, 3});
+    CHECK(plan[0].me == 2);
+    CHECK(plan[0].root == 1);
+}
+
+TEST_CASE("stages follow the grid, coarse to fine", "[hierarchy]") {
+    const Hierarchy h = grid();
+    CHECK(h.spans());
+    CHECK(h.ordered());
+    CHECK(h.stages() == 4);  // sites, machines, fast-method domains, processes
+    // Rank 0 roots: it represents everything it is in.
+    std::vector<Stage> p = h.plan(0, 0);
+    REQUIRE(p.size() == 1);  // site A has one process
+    CHECK(p[0].index == 0);
+    CHECK(p[0].level == 0);
+    CHECK(p[0].members == std::vector<int>{0, 1, 4});
+    // Rank 6 under root 7: machine c2's representative is the root; 6 meets 7 inside it.
+    p = h.plan(6, 7);
+    REQUIRE(p.size() == 1);
+    CHECK(p[0].index == 2);
+    CHECK(p[0].level == 2);
+    CHECK(p[0].members == std::vector<int>{6, 7});
+    CHECK(p[0].root == 1);
+    // Root 7 represents site C and machine c2.
+    p = h.plan(7, 7);
+    REQUIRE(p.size() == 3);
+    CHECK(p[0].members == std::vector<int>{0, 1, 7});
+    CHECK(p[0].root == 2);
+    CHECK(p[1].members == std::vector<int>{4, 7});
+    CHECK(p[1].level == 1);
+    CHECK(p[2].members == std::vector<int>{6, 7});
+}
+
+TEST_CASE("every rank is reached exactly once from every root", "[hierarchy]") {
+    const Hierarchy h = grid();
+    for (int root = 0; root < h.size(); ++root) {
+        // Who receives (is a member but not the root of a stage), per stage group.
+        std::multiset<int> receivers;
+        for (int r = 0; r < h.size(); ++r) {
+            const std::vector<Stage> plan = h.plan(r, root);
+            for (std::size_t i = 0; i < plan.size(); ++i) {
+                const Stage& s = plan[i];
+                CHECK(s.members[static_cast<std::size_t>(s.me)] == r);
+                // A process joins at one stage as a non-root and roots every finer one.
+                if (s.me != s.root) {
+                    CHECK(i == 0);
+                    receivers.insert(r);
+                }
+            }
+            CHECK((r == root) == (plan.empty() || plan[0].me == plan[0].root));
+        }
+        std::multiset<int> want;
+        for (int r = 0; r < h.size(); ++r) {
+            if (r != root) want.insert(r);
+        }
+        CHECK(receivers == want);
+    }
+}
+
+TEST_CASE("clusters out of rank order travel in cluster order", "[hierarchy]") {
+    Hierarchy h(6, 0);
+    h.refine({0, 1, 0, 1, 0, 1}, 1);
+    h.finish();
+    CHECK(h.spans());
+    CHECK_FALSE(h.ordered());
+    CHECK(h.members(0, 0) == std::vector<int>{0, 2, 4, 1, 3, 5});
+    CHECK(h.members(1, h.cluster_of(1, 3)) == std::vector<int>{1, 3, 5});
+    const std::vector<Stage> p = h.plan(1, 4);
+    REQUIRE(p.size() == 2);
+    CHECK(p[0].members == std::vector<int>{4, 1});
+    CHECK(p[0].root == 0);
+    CHECK(p[1].members == std::vector<int>{1, 3, 5});
+}

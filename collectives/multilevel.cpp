@@ -1,13 +1,51 @@
 #include "collectives/multilevel.hpp"
 
+#include <numeric>
+
 #include "collectives/collectives.hpp"
 
 namespace strata::coll {
 
-Bundles stage_bundles(const Hierarchy& h, const Stage& s, std::size_t block) {
+Layout Layout::uniform(int n, std::size_t block) {
+    Layout l;
+    for (int r = 0; r < n; ++r) {
+        l.sizes.push_back(block);
+        l.displs.push_back(static_cast<std::size_t>(r) * block);
+    }
+    return l;
+}
+
+Layout Layout::of(std::span<const std::size_t> sizes, std::span<const std::size_t> displs) {
+    return Layout{{sizes.begin(), sizes.end()}, {displs.begin(), displs.end()}};
+}
+
+bool Layout::packed() const {
+    std::size_t at = 0;
+    for (std::size_t r = 0; r < sizes.size(); ++r) {
+        if (displs[r] != at) return false;
+        at += sizes[r];
+    }
+    return true;
+}
+
+Bundles stage_bundles(const Hierarchy& h, const Stage& s, const std::vector<std::size_t>& sizes) {
     Bundles b;
     for (int cluster : s.clusters) {
-        const std::size_t bytes = h.members(s.index + 1, cluster).size() * block;
+        std::size_t bytes = 0;
+        for (int r : h.members(s.index + 1, cluster)) bytes += sizes[static_cast<std::size_t>(r)];
+        b.counts.push_back(bytes);
+        b.displs.push_back(b.total);
+        b.total += bytes;
+    }
+    return b;
+}
+
+Bundles data_bundles(const Bundles& slots, const std::vector<std::size_t>& counts) {
+    Bundles b;
+    for (std::size_t m = 0; m < slots.counts.size(); ++m) {
+        const auto first = counts.begin() + static_cast<std::ptrdiff_t>(slots.displs[m] / kCountBytes);
+        const std::size_t bytes = std::accumulate(
+            first, first + static_cast<std::ptrdiff_t>(slots.counts[m] / kCountBytes), std::size_t{0});
         b.counts.push_back(bytes);
         b.displs.push_back(b.total);
         b.total += bytes;
@@ -16,11 +54,12 @@ Bundles stage_bundles(const Hierarchy& h, const Stage& s, std::size_t block) {
 }
 
 bool gather_up(const Group& g, Outcome& out, const Hierarchy& h, const std::vector<Stage>& stages, int stop,
-               std::size_t block, Carry& carry, void* into) {
+               const std::vector<std::size_t>& sizes, Carry& carry, void* into) {
     for (auto s = stages.rbegin(); s != stages.rend() && s->index > stop; ++s) {
         const StageGroup sg(g, *s);
-        const Bundles b = stage_bundles(h, *s, block);
-        if (s->me != s->root) return out.add(gatherv(sg.group(), carry.data, carry.bytes, nullptr, b.counts, b.displs, s->root));
+        const Bundles b = stage_bundles(h, *s, sizes);
+        if (s->me != s->root)
+            return out.add(gatherv(sg.group(), carry.data, carry.bytes, nullptr, b.counts, b.displs, s->root));
         const bool last = s + 1 == stages.rend() || (s + 1)->index <= stop;
         std::vector<std::byte> next(last && into != nullptr ? 0 : b.total);
         void* dst = last && into != nullptr ? into : next.data();
@@ -30,6 +69,27 @@ bool gather_up(const Group& g, Outcome& out, const Hierarchy& h, const std::vect
         carry.bytes = b.total;
     }
     return true;
+}
+
+bool scatter_down(const Group& g, Outcome& out, const Hierarchy& h, const std::vector<Stage>& stages, int first,
+                  const std::vector<std::size_t>& sizes, Carry& carry, void* recv, std::size_t rbytes) {
+    bool moved = false;
+    for (const Stage& s : stages) {
+        if (s.index < first) continue;
+        moved = true;
+        const StageGroup sg(g, s);
+        const Bundles b = stage_bundles(h, s, sizes);
+        const bool last = &s == &stages.back();
+        std::vector<std::byte> next(last ? 0 : b.counts[static_cast<std::size_t>(s.me)]);
+        void* dst = last ? recv : next.data();
+        if (!out.add(scatterv(sg.group(), carry.data, b.counts, b.displs, dst, last ? rbytes : next.size(), s.root)))
+            return false;
+        carry.storage = std::move(next);
+        carry.data = dst;
+        carry.bytes = last ? rbytes : carry.storage.size();
+    }
+    // A cluster of one: the bundle is this process's own block.
+    return moved || out.add(self_copy(recv, rbytes, carry.data, carry.bytes));
 }
 
 bool reduce_up(const Group& g, Outcome& out, const std::vector<Stage>& stages, int stop, std::size_t count,
@@ -51,17 +111,30 @@ bool reduce_up(const Group& g, Outcome& out, const std::vector<Stage>& stages, i
     return true;
 }
 
+namespace {
 
-void bundle_to_ranks(const Hierarchy& h, const void* bundle, void* ranks, std::size_t block) {
-    const std::vector<int>& order = h.members(0, 0);
-    for (std::size_t i = 0; i < order.size(); ++i)
-        bytes_copy(at(ranks, static_cast<std::size_t>(order[i]) * block), at(bundle, i * block), block);
+// Calls copy(travel offset, rank) for each rank in travel order.
+template <class F>
+void each_in_travel_order(const Hierarchy& h, const Layout& layout, F copy) {
+    std::size_t offset = 0;
+    for (int r : h.members(0, 0)) {
+        copy(offset, static_cast<std::size_t>(r));
+        offset += layout.sizes[static_cast<std::size_t>(r)];
+    }
 }
 
-void ranks_to_bundle(const Hierarchy& h, const void* ranks, void* bundle, std::size_t block) {
-    const std::vector<int>& order = h.members(0, 0);
-    for (std::size_t i = 0; i < order.size(); ++i)
-        bytes_copy(at(bundle, i * block), at(ranks, static_cast<std::size_t>(order[i]) * block), block);
+}  // namespace
+
+void bundle_to_ranks(const Hierarchy& h, const void* bundle, void* ranks, const Layout& layout) {
+    each_in_travel_order(h, layout, [&](std::size_t offset, std::size_t r) {
+        bytes_copy(at(ranks, layout.displs[r]), at(bundle, offset), layout.sizes[r]);
+    });
+}
+
+void ranks_to_bundle(const Hierarchy& h, const void* ranks, void* bundle, const Layout& layout) {
+    each_in_travel_order(h, layout, [&](std::size_t offset, std::size_t r) {
+        bytes_copy(at(bundle, offset), at(ranks, layout.displs[r]), layout.sizes[r]);
+    });
 }
 
 }  // namespace strata::coll

@@ -77,6 +77,12 @@ bool spans_in_order(const Situation& s) {
     const auto i = static_cast<std::size_t>(S);
     return s.spans[i] && (s.commutative || s.ordered[i]);
 }
+// The communicator splits by the shape into clusters of consecutive ranks.
+template <Shape S>
+bool spans_ordered(const Situation& s) {
+    const auto i = static_cast<std::size_t>(S);
+    return s.spans[i] && s.ordered[i];
+}
 }  // namespace fits
 
 // An operation's registry, whatever its algorithms' signature.
@@ -134,6 +140,12 @@ inline constexpr const char* kSpansInOrderWords[kShapes] = {
     "the communicator spans more than one site; for a non-commutative operation, every site's ranks are consecutive",
     "the communicator spans more than one machine; for a non-commutative operation, every machine's ranks are "
     "consecutive",
+};
+
+inline constexpr const char* kSpansOrderedWords[kShapes] = {
+    "the communicator spans more than one cluster at some topology level, each a run of consecutive ranks",
+    "the communicator spans more than one site, each site's ranks consecutive",
+    "the communicator spans more than one machine, each machine's ranks consecutive",
 };
 
 template <class Fn>

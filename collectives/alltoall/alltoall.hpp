@@ -21,6 +21,14 @@ adi::Error alltoall_bruck(const Group& g, const void* send, std::size_t sblock, 
 // The signature every alltoall algorithm has.
 using AlltoallFn = adi::Error(const Group& g, const void* send, std::size_t sblock, void* recv, std::size_t rblock);
 
+// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
+// each stage's group choosing its own flat algorithm.
+adi::Error alltoall_multilevel(const Group& g, Shape shape, const void* send, std::size_t sblock, void* recv, std::size_t rblock);
+template <Shape S>
+adi::Error alltoall_shaped(const Group& g, const void* send, std::size_t sblock, void* recv, std::size_t rblock) {
+    return alltoall_multilevel(g, S, send, sblock, recv, rblock);
+}
+
 extern const Registry<AlltoallFn> alltoall_algorithms;
 
 }  // namespace strata::coll

@@ -32,6 +32,14 @@ adi::Error reduce_scatter_pairwise(const Group& g, const void* send, void* recv,
 // The signature every reduce_scatter algorithm has.
 using ReduceScatterFn = adi::Error(const Group& g, const void* send, void* recv, std::span<const std::size_t> counts, const ReduceOp& op);
 
+// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
+// each stage's group choosing its own flat algorithm.
+adi::Error reduce_scatter_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::span<const std::size_t> counts, const ReduceOp& op);
+template <Shape S>
+adi::Error reduce_scatter_shaped(const Group& g, const void* send, void* recv, std::span<const std::size_t> counts, const ReduceOp& op) {
+    return reduce_scatter_multilevel(g, S, send, recv, counts, op);
+}
+
 extern const Registry<ReduceScatterFn> reduce_scatter_algorithms;
 
 }  // namespace strata::coll

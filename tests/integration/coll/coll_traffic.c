@@ -3,7 +3,8 @@
  * spans sites and machines, a broadcast from any root sends exactly one
  * message into each remote site over the wide area and one into each remote
  * machine of a site over the local area; a reduction, a gather and a scatter
- * the same in their direction; an allreduce and an allgather each way once.
+ * the same in their direction; an allreduce and a scan each way once; an
+ * alltoall one message per pair of sites across the wide area.
  * The sites and machines are counted from the topology attributes (levels 1
  * and 2), so the program holds for any layout; it checks the world and a
  * reversed split of it, at a short and a long message.
@@ -69,10 +70,10 @@ static void run(MPI_Comm comm, const char *name, int bytes)
     const int doubles = bytes / 8;
     double *a = (double *)pt_malloc(sizeof(double) * (size_t)doubles * (size_t)n);
     double *b = (double *)pt_malloc(sizeof(double) * (size_t)doubles * (size_t)n);
+    counts before;
     memset(a, 0, sizeof(double) * (size_t)doubles * (size_t)n);
     pt_set_phase(name);
     for (root = 0; root < n; root++) {
-        counts before;
         CK(MPI_Barrier(comm));
         before = now();
         CK(MPI_Bcast(a, doubles, MPI_DOUBLE, root, comm));
@@ -94,7 +95,6 @@ static void run(MPI_Comm comm, const char *name, int bytes)
         expect("scatter", root, sent_since(before, comm), wan, lan);
     }
     {
-        counts before;
         CK(MPI_Barrier(comm));
         before = now();
         CK(MPI_Allreduce(a, b, doubles, MPI_DOUBLE, MPI_SUM, comm));
@@ -106,6 +106,16 @@ static void run(MPI_Comm comm, const char *name, int bytes)
         long long core = 0, p;
         for (p = 1; p < pof2; p *= 2) core += pof2;
         expect("allreduce", -1, sent_since(before, comm), 2 * (sites - pof2) + core, 2 * lan);
+    }
+    CK(MPI_Barrier(comm));
+    before = now();
+    CK(MPI_Scan(a, b, doubles, MPI_DOUBLE, MPI_SUM, comm));
+    expect("scan", -1, sent_since(before, comm), 2 * wan, 2 * lan);
+    if (bytes <= 1000) { /* n blocks each */
+        CK(MPI_Barrier(comm));
+        before = now();
+        CK(MPI_Alltoall(a, doubles, MPI_DOUBLE, b, doubles, MPI_DOUBLE, comm));
+        expect("alltoall", -1, sent_since(before, comm), sites * (sites - 1), 2 * lan);
     }
     free(a);
     free(b);

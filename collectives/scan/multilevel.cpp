@@ -1,0 +1,66 @@
+#include <optional>
+
+#include "collectives/collectives.hpp"
+#include "collectives/scan/scan.hpp"
+
+namespace strata::coll {
+
+adi::Error scan_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::size_t count,
+                           const ReduceOp& op) {
+    // Clusters are runs of consecutive ranks and every cluster's
+    // representative is its lowest rank, the first member of its stages.
+    const std::vector<Stage> stages = hierarchy(g, shape).plan(g.rank, 0);
+    const std::size_t bytes = count * op.element_bytes();
+    Outcome out;
+    // Up: each stage root gathers its members' cluster totals, in rank order,
+    // keeps them, and passes their reduction up.
+    std::vector<std::byte> total(static_cast<const std::byte*>(send), static_cast<const std::byte*>(send) + bytes);
+    std::vector<std::vector<std::byte>> kept(stages.size());
+    for (std::size_t i = stages.size(); i-- > 0;) {
+        const Stage& s = stages[i];
+        const StageGroup sg(g, s);
+        if (s.me != s.root) {
+            if (!out.add(gather(sg.group(), total.data(), bytes, nullptr, 0, s.root))) return out.error();
+            break;
+        }
+        std::vector<std::byte>& all = kept[i];
+        all.resize(bytes * s.members.size());
+        if (!out.add(gather(sg.group(), total.data(), bytes, all.data(), bytes, s.root))) return out.error();
+        std::vector<std::byte> acc(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(bytes));
+        for (std::size_t m = 1; m < s.members.size(); ++m) {
+            std::vector<std::byte> next(all.begin() + static_cast<std::ptrdiff_t>(m * bytes),
+                                        all.begin() + static_cast<std::ptrdiff_t>((m + 1) * bytes));
+            op.apply(acc.data(), next.data(), count);
+            acc.swap(next);
+        }
+        total.swap(acc);
+    }
+    // Down: each stage root sends every member the reduction of everything
+    // before that member's cluster. Rank 0 has nothing before it.
+    std::optional<std::vector<std::byte>> before;
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        const Stage& s = stages[i];
+        const StageGroup sg(g, s);
+        std::vector<std::byte> mine(bytes);
+        if (s.me != s.root) {
+            if (!out.add(scatter(sg.group(), nullptr, 0, mine.data(), bytes, s.root))) return out.error();
+            before = std::move(mine);
+            continue;
+        }
+        std::vector<std::byte> prefixes(bytes * s.members.size());
+        std::optional<std::vector<std::byte>> running = before;
+        for (std::size_t m = 0; m < s.members.size(); ++m) {
+            const std::byte* cluster = kept[i].data() + m * bytes;
+            if (running) bytes_copy(prefixes.data() + m * bytes, running->data(), bytes);
+            std::vector<std::byte> next(cluster, cluster + bytes);
+            if (running) op.apply(running->data(), next.data(), count);
+            running = std::move(next);
+        }
+        if (!out.add(scatter(sg.group(), prefixes.data(), bytes, mine.data(), bytes, s.root))) return out.error();
+    }
+    bytes_copy(recv, send, bytes);
+    if (before) op.apply(before->data(), recv, count);
+    return out.error();
+}
+
+}  // namespace strata::coll

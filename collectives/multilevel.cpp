@@ -92,6 +92,54 @@ bool scatter_down(const Group& g, Outcome& out, const Hierarchy& h, const std::v
     return moved || out.add(self_copy(recv, rbytes, carry.data, carry.bytes));
 }
 
+bool gather_counted_up(const Group& g, Outcome& out, const Hierarchy& h, const std::vector<Stage>& stages, int stop,
+                       std::size_t per, Counted& c) {
+    const std::vector<std::size_t> slots(static_cast<std::size_t>(g.size()), per * kCountBytes);
+    for (auto s = stages.rbegin(); s != stages.rend() && s->index > stop; ++s) {
+        const StageGroup sg(g, *s);
+        const Bundles cb = stage_bundles(h, *s, slots);
+        const std::size_t mine = c.counts.size() * kCountBytes;
+        if (s->me != s->root)
+            return out.add(gatherv(sg.group(), c.counts.data(), mine, nullptr, cb.counts, cb.displs, s->root)) &&
+                   out.add(gatherv(sg.group(), c.data.data, c.data.bytes, nullptr, {}, {}, s->root));
+        std::vector<std::size_t> all(cb.total / kCountBytes);
+        if (!out.add(gatherv(sg.group(), c.counts.data(), mine, all.data(), cb.counts, cb.displs, s->root)))
+            return false;
+        const Bundles db = data_bundles(cb, all);
+        std::vector<std::byte> next(db.total);
+        if (!out.add(gatherv(sg.group(), c.data.data, c.data.bytes, next.data(), db.counts, db.displs, s->root)))
+            return false;
+        c.counts.swap(all);
+        c.data.storage = std::move(next);
+        c.data.data = c.data.storage.data();
+        c.data.bytes = c.data.storage.size();
+    }
+    return true;
+}
+
+bool scatter_counted_down(const Group& g, Outcome& out, const Hierarchy& h, const std::vector<Stage>& stages,
+                          int first, std::size_t per, Counted& c) {
+    const std::vector<std::size_t> slots(static_cast<std::size_t>(g.size()), per * kCountBytes);
+    for (const Stage& s : stages) {
+        if (s.index < first) continue;
+        const StageGroup sg(g, s);
+        const Bundles cb = stage_bundles(h, s, slots);
+        std::vector<std::size_t> mine(cb.counts[static_cast<std::size_t>(s.me)] / kCountBytes);
+        if (!out.add(scatterv(sg.group(), c.counts.data(), cb.counts, cb.displs, mine.data(), mine.size() * kCountBytes,
+                              s.root)))
+            return false;
+        const Bundles db = s.me == s.root ? data_bundles(cb, c.counts) : Bundles{};
+        std::vector<std::byte> next(std::accumulate(mine.begin(), mine.end(), std::size_t{0}));
+        if (!out.add(scatterv(sg.group(), c.data.data, db.counts, db.displs, next.data(), next.size(), s.root)))
+            return false;
+        c.counts.swap(mine);
+        c.data.storage = std::move(next);
+        c.data.data = c.data.storage.data();
+        c.data.bytes = c.data.storage.size();
+    }
+    return true;
+}
+
 bool reduce_up(const Group& g, Outcome& out, const std::vector<Stage>& stages, int stop, std::size_t count,
                const ReduceOp& op, const void*& in, std::vector<std::byte> (&partial)[2], void* into) {
     int next = 0;

@@ -65,6 +65,22 @@ bool gather_up(const Group& g, Outcome& out, const Hierarchy& h, const std::vect
 bool scatter_down(const Group& g, Outcome& out, const Hierarchy& h, const std::vector<Stage>& stages, int first,
                   const std::vector<std::size_t>& sizes, Carry& carry, void* recv, std::size_t rbytes);
 
+// Blocks whose sizes only their senders know (gatherv, scatterv,
+// alltoallv): every rank has `per` byte counts, and the counts of a bundle's
+// ranks (travel order) travel just ahead of its data, two messages on a link
+// sent back to back.
+struct Counted {
+    std::vector<std::size_t> counts;
+    Carry data;
+};
+// As gather_up, with the counts beside the data.
+bool gather_counted_up(const Group& g, Outcome& out, const Hierarchy& h, const std::vector<Stage>& stages, int stop,
+                       std::size_t per, Counted& c);
+// As scatter_down, with the counts beside the data; `c` ends as this
+// process's own counts and data.
+bool scatter_counted_down(const Group& g, Outcome& out, const Hierarchy& h, const std::vector<Stage>& stages,
+                          int first, std::size_t per, Counted& c);
+
 // Reduces up `stages` from the finest to stage `stop` + 1. `in` starts as
 // this process's vector and ends as the partial result of the cluster it
 // represents at stage `stop` + 1 (kept in `partial`), or what it handed on;

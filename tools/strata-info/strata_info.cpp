@@ -17,6 +17,7 @@
 #include "base/knob.hpp"
 #include "build_config.hpp"
 #include "collectives/registry.hpp"
+#include "wireup/topology.hpp"
 
 namespace base = strata::base;
 namespace coll = strata::coll;
@@ -77,14 +78,16 @@ std::string ignored_why(const base::KnobInfo& k) {
     return k.type == "size" ? "not a size such as 64K" : "not an integer";
 }
 
-// A rule as people read it: "scatter_allgather from 12288 bytes, 8 processes".
+// A rule as people read it: "scatter_allgather from 12288 bytes, 8
+// processes", "binomial on wide area links".
 std::string rule_text(const coll::Rule& r) {
     std::string out = r.algorithm;
-    std::string when;
-    if (r.min_bytes > 0) when += std::to_string(r.min_bytes) + " bytes";
-    if (r.min_procs > 1) when += (when.empty() ? "" : ", ") + std::to_string(r.min_procs) + " processes";
-    if (r.level >= 0) when += (when.empty() ? "" : ", ") + std::string("links at level ") + std::to_string(r.level);
-    return when.empty() ? out : out + " from " + when;
+    std::string from;
+    if (r.min_bytes > 0) from += std::to_string(r.min_bytes) + " bytes";
+    if (r.min_procs > 1) from += (from.empty() ? "" : ", ") + std::to_string(r.min_procs) + " processes";
+    if (!from.empty()) out += " from " + from;
+    if (r.level >= 0) out += std::string(" on ") + strata::wireup::level_name(r.level) + " links";
+    return out;
 }
 
 struct BuildItem {

@@ -314,7 +314,8 @@ def main():
                          ("binomial", "scatter_allgather", "multilevel", "two_level_site", "two_level_machine")},
           "bcast's algorithms are listed", str(sorted(algorithms)))
     rules = values.get("collective:bcast:rule", [])
-    check(rules == ["multilevel", "scatter_allgather from 12288 bytes, 8 processes", "binomial"],
+    check(rules == ["multilevel", "binomial on wide area links", "binomial on local area links",
+                    "scatter_allgather from 12288 bytes, 8 processes", "binomial"],
           "bcast's rules are listed in order", str(rules))
 
     # The current value is what the environment says, judged as the knob will judge it.

@@ -4,7 +4,7 @@
 //
 // Algorithms work on dense bytes (the MPI layer packs and unpacks user
 // datatypes) and know nothing of MPI handles. Every process of the group must
-// call the same algorithm with consistent sizes; the selector guarantees the
+// call the same algorithm with consistent sizes; the registries guarantee the
 // first by deciding only on values every process knows.
 #pragma once
 
@@ -56,7 +56,7 @@ private:
 };
 
 // The hierarchy of `g`'s communicator by `shape` (the algorithms that use one
-// run only where the selector found that it spans).
+// run only where the registry found that it spans).
 inline const Hierarchy& hierarchy(const Group& g, Shape shape) { return g.levels->of(shape); }
 
 // One tag per collective: collectives on one communicator run in the same order

@@ -1,5 +1,5 @@
 // The collectives as the MPI layer calls them: each picks its algorithm with
-// the selector and runs it. Buffers are dense bytes; counts and
+// its registry and runs it. Buffers are dense bytes; counts and
 // displacements are bytes, except reductions, which count elements of the
 // operation. Arguments have been checked by the caller.
 #pragma once

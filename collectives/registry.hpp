@@ -128,24 +128,22 @@ private:
 // Situation of a call on `g` (its size and topology) moving `bytes`.
 Situation situation_of(const Group& g, std::size_t bytes, std::size_t elements = 0, bool commutative = true);
 
-// The restrictions of the multilevel and two-level algorithms, in words.
+// The restrictions of the multilevel and two-level algorithms, in words:
+// what the communicator must span.
 inline constexpr const char* kSpansWords[kShapes] = {
-    "the communicator spans more than one cluster at some topology level",
-    "the communicator spans more than one site",
-    "the communicator spans more than one machine",
+    "more than one cluster at some level",
+    "more than one site",
+    "more than one machine",
 };
 inline constexpr const char* kSpansInOrderWords[kShapes] = {
-    "the communicator spans more than one cluster at some topology level; for a non-commutative operation, "
-    "every cluster is a run of consecutive ranks",
-    "the communicator spans more than one site; for a non-commutative operation, every site's ranks are consecutive",
-    "the communicator spans more than one machine; for a non-commutative operation, every machine's ranks are "
-    "consecutive",
+    "more than one cluster at some level; non-commutative: clusters of consecutive ranks",
+    "more than one site; non-commutative: sites of consecutive ranks",
+    "more than one machine; non-commutative: machines of consecutive ranks",
 };
-
 inline constexpr const char* kSpansOrderedWords[kShapes] = {
-    "the communicator spans more than one cluster at some topology level, each a run of consecutive ranks",
-    "the communicator spans more than one site, each site's ranks consecutive",
-    "the communicator spans more than one machine, each machine's ranks consecutive",
+    "more than one cluster at some level, each of consecutive ranks",
+    "more than one site, each of consecutive ranks",
+    "more than one machine, each of consecutive ranks",
 };
 
 template <class Fn>

@@ -25,7 +25,7 @@ namespace coll = strata::coll;
 namespace {
 
 constexpr const char* kUsage =
-    "usage: strata-info [--knobs] [--parsable]\n"
+    "usage: strata-info [--knobs] [--parsable] [--collectives]\n"
     "\n"
     "Prints the version and build of this Strata, its communication methods, every\n"
     "run-time setting (knob: an environment variable read by mpirun, strata-gatekeeper\n"
@@ -33,6 +33,8 @@ constexpr const char* kUsage =
     "collective algorithms that STRATA_<OP>_ALGORITHM can name.\n"
     "\n"
     "  --knobs     the settings only\n"
+    "  --collectives  the collective algorithms and rules only, as the Markdown\n"
+    "              table README.md shows\n"
     "  --parsable  one KEY:VALUE line per item, for scripts; KEY is a path such as\n"
     "              knob:STRATA_SKIP_POLL:default, VALUE is the rest of the line\n"
     "  -h, --help  this text\n";
@@ -183,9 +185,31 @@ void human_print() {
 
 }  // namespace
 
+// The collectives as a Markdown table (README.md's, which the tests compare).
+void collectives_markdown() {
+    std::cout << "| Operation, knob | Algorithms (restrictions) | Rules, first that applies |\n|---|---|---|\n";
+    for (const coll::RegistryBase* r : coll::RegistryBase::all()) {
+        std::cout << "| " << r->operation() << ", `" << r->knob() << "` |";
+        const char* sep = " ";
+        for (const coll::RegistryBase::Entry& a : r->entries()) {
+            std::cout << sep << "`" << a.name << "`";
+            if (std::string(a.restriction) != "none") std::cout << " (" << a.restriction << ")";
+            sep = "; ";
+        }
+        std::cout << " |";
+        sep = " ";
+        for (const coll::Rule& rule : r->rules()) {
+            std::cout << sep << rule_text(rule);
+            sep = "; ";
+        }
+        std::cout << " |\n";
+    }
+}
+
 int main(int argc, char** argv) {
     bool knobs_only = false;
     bool parsable = false;
+    bool collectives = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "-h" || a == "--help") {
@@ -195,11 +219,15 @@ int main(int argc, char** argv) {
             knobs_only = true;
         } else if (a == "--parsable") {
             parsable = true;
+        } else if (a == "--collectives") {
+            collectives = true;
         } else {
             return usage_error("unknown option '" + a + "'");
         }
     }
-    if (parsable) {
+    if (collectives) {
+        collectives_markdown();
+    } else if (parsable) {
         parsable_print(knobs_only);
     } else if (knobs_only) {
         knobs_print();

@@ -313,6 +313,12 @@ def main():
     check(algorithms == {f"collective:bcast:algorithm:{a}" for a in
                          ("binomial", "scatter_allgather", "multilevel", "two_level_site", "two_level_machine")},
           "bcast's algorithms are listed", str(sorted(algorithms)))
+    table = run(args.info, "--collectives")
+    with open(os.path.join(args.source_root, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    check(table.returncode == 0 and table.stdout.startswith("| Operation") and table.stdout in readme,
+          "README.md's collective table is what strata-info --collectives prints",
+          "replace the table under '## Collective algorithms' with strata-info --collectives's output:\n" + table.stdout)
     rules = values.get("collective:bcast:rule", [])
     check(rules == ["multilevel", "binomial on wide area links", "binomial on local area links",
                     "scatter_allgather from 12288 bytes, 8 processes", "binomial"],

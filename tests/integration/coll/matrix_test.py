@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Every collective algorithm the registries list, forced in turn, passes the
+conformance programs of its operation: the flat ones on one host, the
+multilevel and two-level ones across the emulated grid of grid_test.py. The
+list comes from strata-info (the registries themselves), so a new algorithm
+is tested without editing any list.
+
+    matrix_test.py SCENARIO --mpirun PATH --info STRATA_INFO --programs PROGRAM...
+
+SCENARIO: flat or grid.
+"""
+
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
+from grid_test import GRID, PROCESSES  # noqa: E402
+from mpirun_test import check, expect_code, expect_nobody_left, program_main  # noqa: E402
+
+# The programs that exercise each operation (every program also runs barriers).
+PROGRAMS = {
+    "barrier": ["coll_context"],
+    "bcast": ["coll_bcast"],
+    "gather": ["coll_gather", "coll_errors"], "gatherv": ["coll_gather"], "scatter": ["coll_gather"],
+    "scatterv": ["coll_gather"],
+    "allgather": ["coll_allgather", "coll_errors"], "allgatherv": ["coll_allgather"], "alltoall": ["coll_allgather"],
+    "alltoallv": ["coll_allgather"],
+    "reduce": ["coll_reduce_user", "coll_reduce_ops", "coll_derived"],
+    "allreduce": ["coll_reduce_user", "coll_reduce_ops", "coll_derived"],
+    "reduce_scatter": ["coll_reduce_user", "coll_reduce_ops"], "scan": ["coll_reduce_user", "coll_reduce_ops"],
+}
+GRID_ALGORITHMS = ("multilevel", "two_level_site", "two_level_machine")
+FLAT_PROCESSES = (3, 8)
+
+
+def registries(info):
+    """{operation: (knob, [algorithm, ...])} from strata-info --parsable."""
+    out = subprocess.run([info, "--parsable"], capture_output=True, text=True, check=True).stdout
+    ops = {}
+    for line in out.splitlines():
+        parts = line.split(":")
+        if parts[0] != "collective":
+            continue
+        knob, algorithms = ops.setdefault(parts[1], ["", []])
+        if parts[2] == "knob":
+            ops[parts[1]][0] = parts[3]
+        elif parts[2] == "algorithm":
+            algorithms.append(parts[3])
+    return ops
+
+
+def passes(ctx, r, program, procs, what):
+    name = os.path.basename(program)
+    expect_code(r, 0)
+    check(f"{name}: ok ({procs} processes)" in r.stdout, f"{name} with {what}", r)
+    expect_nobody_left(ctx)
+
+
+def matrix(ctx, a, grid):
+    by_name = {os.path.basename(p): os.path.abspath(p) for p in a.programs}
+    ops = registries(a.info)
+    check(sorted(ops) == sorted(PROGRAMS), f"every operation has its programs: {sorted(ops)}")
+    for op, (knob, algorithms) in sorted(ops.items()):
+        for algorithm in algorithms:
+            if (algorithm in GRID_ALGORITHMS) != grid:
+                continue
+            what = f"{knob}={algorithm}"
+            for program in (by_name[n] for n in PROGRAMS[op]):
+                if grid:
+                    text = (f"executable: {program}\narguments: [{ctx.marker}]\n"
+                            f"environment: {{{knob}: {algorithm}}}\n" + GRID)
+                    passes(ctx, ctx.run(["-jobfile", ctx.file("job.yaml", text)]), program, PROCESSES, what)
+                    continue
+                for procs in FLAT_PROCESSES:
+                    r = ctx.run(["-np", str(procs), program, ctx.marker], env_extra={knob: algorithm})
+                    passes(ctx, r, program, procs, what)
+
+
+if __name__ == "__main__":
+    sys.exit(program_main({"flat": lambda ctx, a: matrix(ctx, a, False), "grid": lambda ctx, a: matrix(ctx, a, True)},
+                          ["programs", "info"], many=("programs",)))

@@ -45,6 +45,18 @@ Situation situation_of(const Group& g, std::size_t bytes, std::size_t elements, 
     return s;
 }
 
+const char* spans_words(Shape shape, Order o) {
+    static const char* const words[3][kShapes] = {
+        {"more than one cluster at some level", "more than one site", "more than one machine"},
+        {"more than one cluster at some level; non-commutative: clusters of consecutive ranks",
+         "more than one site; non-commutative: sites of consecutive ranks",
+         "more than one machine; non-commutative: machines of consecutive ranks"},
+        {"more than one cluster at some level, each of consecutive ranks", "more than one site, each of consecutive ranks",
+         "more than one machine, each of consecutive ranks"},
+    };
+    return words[static_cast<int>(o)][static_cast<int>(shape)];
+}
+
 RegistryBase::RegistryBase(const char* operation, const base::KnobString& knob, std::vector<Entry> entries,
                            std::initializer_list<Rule> rules)
     : operation_(operation), knob_(knob), entries_(std::move(entries)), rules_(rules) {

@@ -66,23 +66,6 @@ bool any(const Situation&);
 bool commutative(const Situation&);
 // Commutative and at least one element per process of the power-of-two core.
 bool commutative_and_long(const Situation&);
-// The communicator splits by the shape (and, for a non-commutative
-// reduction, its clusters keep rank order).
-template <Shape S>
-bool spans(const Situation& s) {
-    return s.spans[static_cast<std::size_t>(S)];
-}
-template <Shape S>
-bool spans_in_order(const Situation& s) {
-    const auto i = static_cast<std::size_t>(S);
-    return s.spans[i] && (s.commutative || s.ordered[i]);
-}
-// The communicator splits by the shape into clusters of consecutive ranks.
-template <Shape S>
-bool spans_ordered(const Situation& s) {
-    const auto i = static_cast<std::size_t>(S);
-    return s.spans[i] && s.ordered[i];
-}
 }  // namespace fits
 
 // An operation's registry, whatever its algorithms' signature.
@@ -128,24 +111,6 @@ private:
 // Situation of a call on `g` (its size and topology) moving `bytes`.
 Situation situation_of(const Group& g, std::size_t bytes, std::size_t elements = 0, bool commutative = true);
 
-// The restrictions of the multilevel and two-level algorithms, in words:
-// what the communicator must span.
-inline constexpr const char* kSpansWords[kShapes] = {
-    "more than one cluster at some level",
-    "more than one site",
-    "more than one machine",
-};
-inline constexpr const char* kSpansInOrderWords[kShapes] = {
-    "more than one cluster at some level; non-commutative: clusters of consecutive ranks",
-    "more than one site; non-commutative: sites of consecutive ranks",
-    "more than one machine; non-commutative: machines of consecutive ranks",
-};
-inline constexpr const char* kSpansOrderedWords[kShapes] = {
-    "more than one cluster at some level, each of consecutive ranks",
-    "more than one site, each of consecutive ranks",
-    "more than one machine, each of consecutive ranks",
-};
-
 template <class Fn>
 struct Algorithm {
     const char* name;
@@ -154,22 +119,67 @@ struct Algorithm {
     Fn* run;
 };
 
+// What a multilevel algorithm needs of the clusters' rank order: nothing;
+// consecutive ranks for a non-commutative operation (a reduction cluster by
+// cluster keeps rank order then); consecutive ranks always (scan).
+enum class Order { any, for_noncommutative, always };
+
+// Whether the communicator splits by `shape`, with the order `o` asks for.
+template <Order O>
+bool spans(Shape shape, const Situation& s) {
+    const auto i = static_cast<std::size_t>(shape);
+    const bool in_order = O == Order::any || (O == Order::for_noncommutative && s.commutative) || s.ordered[i];
+    return s.spans[i] && in_order;
+}
+// The same restriction in words.
+const char* spans_words(Shape shape, Order o);
+
+// An operation's multilevel algorithm `F` (its Fn with the shape after the
+// group), bound to one shape.
+template <auto F, Shape S, class Fn>
+struct Shaped;
+template <auto F, Shape S, class... A>
+struct Shaped<F, S, adi::Error(const Group&, A...)> {
+    static adi::Error run(const Group& g, A... a) { return F(g, S, a...); }
+};
+
+// The registry entries of multilevel algorithm `F`: "multilevel" (every
+// level), and MagPIe's "two_level_site" and "two_level_machine".
+template <class Fn, auto F, Order O = Order::any>
+std::vector<Algorithm<Fn>> levels() {
+    const auto entry = [](const char* name, Shape shape, bool (*fits)(const Situation&), Fn* run) {
+        return Algorithm<Fn>{name, spans_words(shape, O), fits, run};
+    };
+    return {
+        entry("multilevel", Shape::multilevel, [](const Situation& s) { return spans<O>(Shape::multilevel, s); },
+              &Shaped<F, Shape::multilevel, Fn>::run),
+        entry("two_level_site", Shape::site, [](const Situation& s) { return spans<O>(Shape::site, s); },
+              &Shaped<F, Shape::site, Fn>::run),
+        entry("two_level_machine", Shape::machine, [](const Situation& s) { return spans<O>(Shape::machine, s); },
+              &Shaped<F, Shape::machine, Fn>::run),
+    };
+}
+
 template <class Fn>
 class Registry : public RegistryBase {
 public:
-    Registry(const char* operation, const base::KnobString& knob, std::initializer_list<Algorithm<Fn>> algorithms,
-             std::initializer_list<Rule> rules)
-        : RegistryBase(operation, knob, entries_of(algorithms), rules) {
-        for (const Algorithm<Fn>& a : algorithms) runs_.push_back(a.run);
+    // `flat` and `shaped` (levels<...>()) are the operation's algorithms.
+    Registry(const char* operation, const base::KnobString& knob, std::initializer_list<Algorithm<Fn>> flat,
+             const std::vector<Algorithm<Fn>>& shaped, std::initializer_list<Rule> rules)
+        : RegistryBase(operation, knob, entries_of(flat, shaped), rules) {
+        for (const Algorithm<Fn>& a : flat) runs_.push_back(a.run);
+        for (const Algorithm<Fn>& a : shaped) runs_.push_back(a.run);
     }
     // The function chosen for `s` (forced by the knob where it may be).
     Fn* choose(const Situation& s) const { return runs_[select(s)]; }
     Fn* run(std::size_t i) const { return runs_[i]; }
 
 private:
-    static std::vector<Entry> entries_of(std::initializer_list<Algorithm<Fn>> algorithms) {
+    static std::vector<Entry> entries_of(std::initializer_list<Algorithm<Fn>> flat,
+                                         const std::vector<Algorithm<Fn>>& shaped) {
         std::vector<Entry> out;
-        for (const Algorithm<Fn>& a : algorithms) out.push_back({a.name, a.restriction, a.fits});
+        for (const Algorithm<Fn>& a : flat) out.push_back({a.name, a.restriction, a.fits});
+        for (const Algorithm<Fn>& a : shaped) out.push_back({a.name, a.restriction, a.fits});
         return out;
     }
     std::vector<Fn*> runs_;

@@ -13,13 +13,8 @@ const Registry<AllgatherFn> allgather_algorithms{
     {
      {"bruck", "none", fits::any, allgather_bruck},
      {"ring", "none", fits::any, allgather_ring},
-     {"multilevel", kSpansWords[static_cast<int>(Shape::multilevel)], fits::spans<Shape::multilevel>,
-      allgather_shaped<Shape::multilevel>},
-     {"two_level_site", kSpansWords[static_cast<int>(Shape::site)], fits::spans<Shape::site>,
-      allgather_shaped<Shape::site>},
-     {"two_level_machine", kSpansWords[static_cast<int>(Shape::machine)], fits::spans<Shape::machine>,
-      allgather_shaped<Shape::machine>},
     },
+    levels<AllgatherFn, allgather_multilevel>(),
     {
      {"multilevel"},
      // Result of 80 KiB and more: bandwidth-bound, nearest-neighbour ring.

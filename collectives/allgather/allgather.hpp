@@ -18,13 +18,12 @@ adi::Error allgather_ring(const Group& g, const void* send, std::size_t sbytes, 
 // The signature every allgather algorithm has.
 using AllgatherFn = adi::Error(const Group& g, const void* send, std::size_t sbytes, void* recv, std::size_t rblock);
 
-// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
-// each stage's group choosing its own flat algorithm.
+// Multilevel: a gather up to the coarsest clusters' representatives, an
+// allgatherv of their bundles among them, and a broadcast of the whole result
+// back down (multilevel.hpp's allgather_levels).
+// `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
+// its own flat algorithm.
 adi::Error allgather_multilevel(const Group& g, Shape shape, const void* send, std::size_t sbytes, void* recv, std::size_t rblock);
-template <Shape S>
-adi::Error allgather_shaped(const Group& g, const void* send, std::size_t sbytes, void* recv, std::size_t rblock) {
-    return allgather_multilevel(g, S, send, sbytes, recv, rblock);
-}
 
 extern const Registry<AllgatherFn> allgather_algorithms;
 

@@ -13,13 +13,8 @@ const Registry<AllgathervFn> allgatherv_algorithms{
     {
      {"bruck", "none", fits::any, allgatherv_bruck},
      {"ring", "none", fits::any, allgatherv_ring},
-     {"multilevel", kSpansWords[static_cast<int>(Shape::multilevel)], fits::spans<Shape::multilevel>,
-      allgatherv_shaped<Shape::multilevel>},
-     {"two_level_site", kSpansWords[static_cast<int>(Shape::site)], fits::spans<Shape::site>,
-      allgatherv_shaped<Shape::site>},
-     {"two_level_machine", kSpansWords[static_cast<int>(Shape::machine)], fits::spans<Shape::machine>,
-      allgatherv_shaped<Shape::machine>},
     },
+    levels<AllgathervFn, allgatherv_multilevel>(),
     {
      {"multilevel"},
      {"ring", 80 * KiB},

@@ -22,13 +22,10 @@ adi::Error allgatherv_ring(const Group& g, const void* send, std::size_t sbytes,
 // The signature every allgatherv algorithm has.
 using AllgathervFn = adi::Error(const Group& g, const void* send, std::size_t sbytes, void* recv, std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
 
-// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
-// each stage's group choosing its own flat algorithm.
+// Multilevel: as allgather_multilevel with each rank's own block size.
+// `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
+// its own flat algorithm.
 adi::Error allgatherv_multilevel(const Group& g, Shape shape, const void* send, std::size_t sbytes, void* recv, std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
-template <Shape S>
-adi::Error allgatherv_shaped(const Group& g, const void* send, std::size_t sbytes, void* recv, std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls) {
-    return allgatherv_multilevel(g, S, send, sbytes, recv, rcounts, rdispls);
-}
 
 extern const Registry<AllgathervFn> allgatherv_algorithms;
 

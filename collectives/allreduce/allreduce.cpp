@@ -13,13 +13,8 @@ const Registry<AllreduceFn> allreduce_algorithms{
     {
      {"recursive_doubling", "none", fits::any, allreduce_recursive_doubling},
      {"rabenseifner", "commutative operation, at least 2^floor(log2 p) elements", fits::commutative_and_long, allreduce_rabenseifner},
-     {"multilevel", kSpansInOrderWords[static_cast<int>(Shape::multilevel)], fits::spans_in_order<Shape::multilevel>,
-      allreduce_shaped<Shape::multilevel>},
-     {"two_level_site", kSpansInOrderWords[static_cast<int>(Shape::site)], fits::spans_in_order<Shape::site>,
-      allreduce_shaped<Shape::site>},
-     {"two_level_machine", kSpansInOrderWords[static_cast<int>(Shape::machine)], fits::spans_in_order<Shape::machine>,
-      allreduce_shaped<Shape::machine>},
     },
+    levels<AllreduceFn, allreduce_multilevel, Order::for_noncommutative>(),
     {
      {"multilevel"},
      // Between sites and between machines: fewest crossings of the slow links.

@@ -26,13 +26,13 @@ adi::Error allreduce_rabenseifner(const Group& g, const void* send, void* recv, 
 // The signature every allreduce algorithm has.
 using AllreduceFn = adi::Error(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op);
 
-// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
-// each stage's group choosing its own flat algorithm.
+// Multilevel: a reduction up to the coarsest clusters' representatives, a flat
+// allreduce among them, and a broadcast back down; each slow link carries the
+// vector once each way. Non-commutative operations need clusters of
+// consecutive ranks.
+// `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
+// its own flat algorithm.
 adi::Error allreduce_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::size_t count, const ReduceOp& op);
-template <Shape S>
-adi::Error allreduce_shaped(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op) {
-    return allreduce_multilevel(g, S, send, recv, count, op);
-}
 
 extern const Registry<AllreduceFn> allreduce_algorithms;
 

@@ -12,13 +12,8 @@ const Registry<AlltoallFn> alltoall_algorithms{
     {
      {"bruck", "none", fits::any, alltoall_bruck},
      {"pairwise", "none", fits::any, alltoall_pairwise},
-     {"multilevel", kSpansWords[static_cast<int>(Shape::multilevel)], fits::spans<Shape::multilevel>,
-      alltoall_shaped<Shape::multilevel>},
-     {"two_level_site", kSpansWords[static_cast<int>(Shape::site)], fits::spans<Shape::site>,
-      alltoall_shaped<Shape::site>},
-     {"two_level_machine", kSpansWords[static_cast<int>(Shape::machine)], fits::spans<Shape::machine>,
-      alltoall_shaped<Shape::machine>},
     },
+    levels<AlltoallFn, alltoall_multilevel>(),
     {
      {"multilevel"},
      // Bruck only pays off for tiny blocks on many processes.

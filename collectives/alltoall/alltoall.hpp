@@ -21,13 +21,13 @@ adi::Error alltoall_bruck(const Group& g, const void* send, std::size_t sblock, 
 // The signature every alltoall algorithm has.
 using AlltoallFn = adi::Error(const Group& g, const void* send, std::size_t sblock, void* recv, std::size_t rblock);
 
-// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
-// each stage's group choosing its own flat algorithm.
+// Multilevel: every process's send buffer goes up to its coarsest cluster's
+// representative; the representatives exchange one message per pair of
+// clusters holding every block between the two; each then hands its ranks
+// their blocks down the stages.
+// `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
+// its own flat algorithm.
 adi::Error alltoall_multilevel(const Group& g, Shape shape, const void* send, std::size_t sblock, void* recv, std::size_t rblock);
-template <Shape S>
-adi::Error alltoall_shaped(const Group& g, const void* send, std::size_t sblock, void* recv, std::size_t rblock) {
-    return alltoall_multilevel(g, S, send, sblock, recv, rblock);
-}
 
 extern const Registry<AlltoallFn> alltoall_algorithms;
 

@@ -11,13 +11,8 @@ const Registry<AlltoallvFn> alltoallv_algorithms{
     "alltoallv", knob,
     {
      {"pairwise", "none", fits::any, alltoallv_pairwise},
-     {"multilevel", kSpansWords[static_cast<int>(Shape::multilevel)], fits::spans<Shape::multilevel>,
-      alltoallv_shaped<Shape::multilevel>},
-     {"two_level_site", kSpansWords[static_cast<int>(Shape::site)], fits::spans<Shape::site>,
-      alltoallv_shaped<Shape::site>},
-     {"two_level_machine", kSpansWords[static_cast<int>(Shape::machine)], fits::spans<Shape::machine>,
-      alltoallv_shaped<Shape::machine>},
     },
+    levels<AlltoallvFn, alltoallv_multilevel>(),
     {
      {"multilevel"},
      {"pairwise"},

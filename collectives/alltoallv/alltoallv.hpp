@@ -19,13 +19,11 @@ adi::Error alltoallv_pairwise(const Group& g, const void* send, std::span<const 
 // The signature every alltoallv algorithm has.
 using AlltoallvFn = adi::Error(const Group& g, const void* send, std::span<const std::size_t> scounts, std::span<const std::size_t> sdispls, void* recv, std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
 
-// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
-// each stage's group choosing its own flat algorithm.
+// Multilevel: as alltoall_multilevel, with the blocks' byte counts travelling
+// just ahead of the data (only their senders know them).
+// `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
+// its own flat algorithm.
 adi::Error alltoallv_multilevel(const Group& g, Shape shape, const void* send, std::span<const std::size_t> scounts, std::span<const std::size_t> sdispls, void* recv, std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
-template <Shape S>
-adi::Error alltoallv_shaped(const Group& g, const void* send, std::span<const std::size_t> scounts, std::span<const std::size_t> sdispls, void* recv, std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls) {
-    return alltoallv_multilevel(g, S, send, scounts, sdispls, recv, rcounts, rdispls);
-}
 
 extern const Registry<AlltoallvFn> alltoallv_algorithms;
 

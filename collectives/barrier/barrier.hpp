@@ -14,13 +14,12 @@ adi::Error barrier_dissemination(const Group& g);
 // The signature every barrier algorithm has.
 using BarrierFn = adi::Error(const Group& g);
 
-// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
-// each stage's group choosing its own flat algorithm.
+// Multilevel: the representatives of each cluster learn that it arrived (empty
+// gathers, finest stage first), those of the coarsest clusters meet in a
+// flat barrier, and the release goes back down (empty broadcasts).
+// `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
+// its own flat algorithm.
 adi::Error barrier_multilevel(const Group& g, Shape shape);
-template <Shape S>
-adi::Error barrier_shaped(const Group& g) {
-    return barrier_multilevel(g, S);
-}
 
 extern const Registry<BarrierFn> barrier_algorithms;
 

@@ -13,13 +13,8 @@ const Registry<BcastFn> bcast_algorithms{
     {
      {"binomial", "none", fits::any, bcast_binomial},
      {"scatter_allgather", "none", fits::any, bcast_scatter_allgather},
-     {"multilevel", kSpansWords[static_cast<int>(Shape::multilevel)], fits::spans<Shape::multilevel>,
-      bcast_shaped<Shape::multilevel>},
-     {"two_level_site", kSpansWords[static_cast<int>(Shape::site)], fits::spans<Shape::site>,
-      bcast_shaped<Shape::site>},
-     {"two_level_machine", kSpansWords[static_cast<int>(Shape::machine)], fits::spans<Shape::machine>,
-      bcast_shaped<Shape::machine>},
     },
+    levels<BcastFn, bcast_multilevel>(),
     {
      {"multilevel"},
      // Between sites and between the machines of a site the message crosses each

@@ -18,13 +18,12 @@ adi::Error bcast_scatter_allgather(const Group& g, void* buf, std::size_t bytes,
 // The signature every bcast algorithm has.
 using BcastFn = adi::Error(const Group& g, void* buf, std::size_t bytes, int root);
 
-// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
-// each stage's group choosing its own flat algorithm.
+// Multilevel: stage by stage from the root's clusters down, each stage's
+// group broadcasting with its own flat algorithm; the message enters each
+// remote site and each remote machine once.
+// `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
+// its own flat algorithm.
 adi::Error bcast_multilevel(const Group& g, Shape shape, void* buf, std::size_t bytes, int root);
-template <Shape S>
-adi::Error bcast_shaped(const Group& g, void* buf, std::size_t bytes, int root) {
-    return bcast_multilevel(g, S, buf, bytes, root);
-}
 
 extern const Registry<BcastFn> bcast_algorithms;
 

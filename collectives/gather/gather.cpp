@@ -13,13 +13,8 @@ const Registry<GatherFn> gather_algorithms{
     {
      {"binomial", "none", fits::any, gather_binomial},
      {"linear", "none", fits::any, gather_linear},
-     {"multilevel", kSpansWords[static_cast<int>(Shape::multilevel)], fits::spans<Shape::multilevel>,
-      gather_shaped<Shape::multilevel>},
-     {"two_level_site", kSpansWords[static_cast<int>(Shape::site)], fits::spans<Shape::site>,
-      gather_shaped<Shape::site>},
-     {"two_level_machine", kSpansWords[static_cast<int>(Shape::machine)], fits::spans<Shape::machine>,
-      gather_shaped<Shape::machine>},
     },
+    levels<GatherFn, gather_multilevel>(),
     {
      {"multilevel"},
      // Large blocks: no intermediate copies, the root's link is the limit anyway.

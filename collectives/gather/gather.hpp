@@ -22,13 +22,12 @@ adi::Error gather_binomial(const Group& g, const void* send, std::size_t sbytes,
 // The signature every gather algorithm has.
 using GatherFn = adi::Error(const Group& g, const void* send, std::size_t sbytes, void* recv, std::size_t rblock, int root);
 
-// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
-// each stage's group choosing its own flat algorithm.
+// Multilevel: each stage's root gathers its members' bundles (their
+// clusters' blocks, hierarchy.hpp's travel order), finest stage first; the
+// root reorders to rank order when clusters are not runs of consecutive ranks.
+// `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
+// its own flat algorithm.
 adi::Error gather_multilevel(const Group& g, Shape shape, const void* send, std::size_t sbytes, void* recv, std::size_t rblock, int root);
-template <Shape S>
-adi::Error gather_shaped(const Group& g, const void* send, std::size_t sbytes, void* recv, std::size_t rblock, int root) {
-    return gather_multilevel(g, S, send, sbytes, recv, rblock, root);
-}
 
 extern const Registry<GatherFn> gather_algorithms;
 

@@ -19,13 +19,11 @@ adi::Error gatherv_linear(const Group& g, const void* send, std::size_t sbytes, 
 // The signature every gatherv algorithm has.
 using GathervFn = adi::Error(const Group& g, const void* send, std::size_t sbytes, void* recv, std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls, int root);
 
-// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
-// each stage's group choosing its own flat algorithm.
+// Multilevel: as gather_multilevel, each bundle preceded by its ranks' byte
+// counts (only the senders and the root know them).
+// `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
+// its own flat algorithm.
 adi::Error gatherv_multilevel(const Group& g, Shape shape, const void* send, std::size_t sbytes, void* recv, std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls, int root);
-template <Shape S>
-adi::Error gatherv_shaped(const Group& g, const void* send, std::size_t sbytes, void* recv, std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls, int root) {
-    return gatherv_multilevel(g, S, send, sbytes, recv, rcounts, rdispls, root);
-}
 
 extern const Registry<GathervFn> gatherv_algorithms;
 

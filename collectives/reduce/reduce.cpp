@@ -14,13 +14,8 @@ const Registry<ReduceFn> reduce_algorithms{
      {"binomial", "commutative operation", fits::commutative, reduce_binomial},
      {"binomial_ordered", "none", fits::any, reduce_binomial_ordered},
      {"rabenseifner", "commutative operation, at least 2^floor(log2 p) elements", fits::commutative_and_long, reduce_rabenseifner},
-     {"multilevel", kSpansInOrderWords[static_cast<int>(Shape::multilevel)], fits::spans_in_order<Shape::multilevel>,
-      reduce_shaped<Shape::multilevel>},
-     {"two_level_site", kSpansInOrderWords[static_cast<int>(Shape::site)], fits::spans_in_order<Shape::site>,
-      reduce_shaped<Shape::site>},
-     {"two_level_machine", kSpansInOrderWords[static_cast<int>(Shape::machine)], fits::spans_in_order<Shape::machine>,
-      reduce_shaped<Shape::machine>},
     },
+    levels<ReduceFn, reduce_multilevel, Order::for_noncommutative>(),
     {
      {"multilevel"},
      // Between sites and between the machines of a site every partial result crosses

@@ -30,13 +30,12 @@ adi::Error reduce_rabenseifner(const Group& g, const void* send, void* recv, std
 // The signature every reduce algorithm has.
 using ReduceFn = adi::Error(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op, int root);
 
-// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
-// each stage's group choosing its own flat algorithm.
+// Multilevel: each stage's root reduces its members' partial results, finest
+// stage first; each slow link carries one partial result. In cluster order, so
+// a non-commutative operation needs clusters of consecutive ranks.
+// `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
+// its own flat algorithm.
 adi::Error reduce_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::size_t count, const ReduceOp& op, int root);
-template <Shape S>
-adi::Error reduce_shaped(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op, int root) {
-    return reduce_multilevel(g, S, send, recv, count, op, root);
-}
 
 extern const Registry<ReduceFn> reduce_algorithms;
 

@@ -14,13 +14,8 @@ const Registry<ReduceScatterFn> reduce_scatter_algorithms{
      {"reduce_scatterv", "none", fits::any, reduce_scatter_reduce_scatterv},
      {"recursive_halving", "commutative operation", fits::commutative, reduce_scatter_recursive_halving},
      {"pairwise", "commutative operation", fits::commutative, reduce_scatter_pairwise},
-     {"multilevel", kSpansInOrderWords[static_cast<int>(Shape::multilevel)], fits::spans_in_order<Shape::multilevel>,
-      reduce_scatter_shaped<Shape::multilevel>},
-     {"two_level_site", kSpansInOrderWords[static_cast<int>(Shape::site)], fits::spans_in_order<Shape::site>,
-      reduce_scatter_shaped<Shape::site>},
-     {"two_level_machine", kSpansInOrderWords[static_cast<int>(Shape::machine)], fits::spans_in_order<Shape::machine>,
-      reduce_scatter_shaped<Shape::machine>},
     },
+    levels<ReduceScatterFn, reduce_scatter_multilevel, Order::for_noncommutative>(),
     {
      {"multilevel"},
      // Commutative: halving below 512 KiB, then pairwise (no power-of-two fold, each piece moves once).

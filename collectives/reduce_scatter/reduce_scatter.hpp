@@ -32,13 +32,14 @@ adi::Error reduce_scatter_pairwise(const Group& g, const void* send, void* recv,
 // The signature every reduce_scatter algorithm has.
 using ReduceScatterFn = adi::Error(const Group& g, const void* send, void* recv, std::span<const std::size_t> counts, const ReduceOp& op);
 
-// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
-// each stage's group choosing its own flat algorithm.
+// Multilevel: a reduction up to the coarsest clusters' representatives, a
+// flat reduce-scatter among them by cluster, and a scatter of each cluster's
+// pieces back down (in travel order: the vector is permuted first when
+// clusters are not runs of consecutive ranks, which only commutative
+// operations allow).
+// `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
+// its own flat algorithm.
 adi::Error reduce_scatter_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::span<const std::size_t> counts, const ReduceOp& op);
-template <Shape S>
-adi::Error reduce_scatter_shaped(const Group& g, const void* send, void* recv, std::span<const std::size_t> counts, const ReduceOp& op) {
-    return reduce_scatter_multilevel(g, S, send, recv, counts, op);
-}
 
 extern const Registry<ReduceScatterFn> reduce_scatter_algorithms;
 

@@ -22,13 +22,13 @@ adi::Error scan_recursive_doubling(const Group& g, const void* send, void* recv,
 // The signature every scan algorithm has.
 using ScanFn = adi::Error(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op);
 
-// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
-// each stage's group choosing its own flat algorithm.
+// Multilevel: each stage's root gathers its members' cluster totals and keeps
+// them, finest stage first; then each stage's root scatters to every member
+// the reduction of everything before that member's cluster, coarsest first.
+// Needs clusters of consecutive ranks (each represented by its lowest rank).
+// `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
+// its own flat algorithm.
 adi::Error scan_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::size_t count, const ReduceOp& op);
-template <Shape S>
-adi::Error scan_shaped(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op) {
-    return scan_multilevel(g, S, send, recv, count, op);
-}
 
 extern const Registry<ScanFn> scan_algorithms;
 

@@ -13,13 +13,8 @@ const Registry<ScatterFn> scatter_algorithms{
     {
      {"binomial", "none", fits::any, scatter_binomial},
      {"linear", "none", fits::any, scatter_linear},
-     {"multilevel", kSpansWords[static_cast<int>(Shape::multilevel)], fits::spans<Shape::multilevel>,
-      scatter_shaped<Shape::multilevel>},
-     {"two_level_site", kSpansWords[static_cast<int>(Shape::site)], fits::spans<Shape::site>,
-      scatter_shaped<Shape::site>},
-     {"two_level_machine", kSpansWords[static_cast<int>(Shape::machine)], fits::spans<Shape::machine>,
-      scatter_shaped<Shape::machine>},
     },
+    levels<ScatterFn, scatter_multilevel>(),
     {
      {"multilevel"},
      {"linear", 32 * KiB},

@@ -21,13 +21,11 @@ adi::Error scatter_binomial(const Group& g, const void* send, std::size_t sblock
 // The signature every scatter algorithm has.
 using ScatterFn = adi::Error(const Group& g, const void* send, std::size_t sblock, void* recv, std::size_t rbytes, int root);
 
-// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
-// each stage's group choosing its own flat algorithm.
+// Multilevel: gather_multilevel reversed: each stage's root hands every
+// member its cluster's blocks, coarsest stage first.
+// `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
+// its own flat algorithm.
 adi::Error scatter_multilevel(const Group& g, Shape shape, const void* send, std::size_t sblock, void* recv, std::size_t rbytes, int root);
-template <Shape S>
-adi::Error scatter_shaped(const Group& g, const void* send, std::size_t sblock, void* recv, std::size_t rbytes, int root) {
-    return scatter_multilevel(g, S, send, sblock, recv, rbytes, root);
-}
 
 extern const Registry<ScatterFn> scatter_algorithms;
 

@@ -18,13 +18,11 @@ adi::Error scatterv_linear(const Group& g, const void* send, std::span<const std
 // The signature every scatterv algorithm has.
 using ScattervFn = adi::Error(const Group& g, const void* send, std::span<const std::size_t> scounts, std::span<const std::size_t> sdispls, void* recv, std::size_t rbytes, int root);
 
-// Stage by stage along the communicator's hierarchy by `shape` (hierarchy.hpp),
-// each stage's group choosing its own flat algorithm.
+// Multilevel: as scatter_multilevel, each bundle preceded by its ranks' byte
+// counts (only the root knows them).
+// `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
+// its own flat algorithm.
 adi::Error scatterv_multilevel(const Group& g, Shape shape, const void* send, std::span<const std::size_t> scounts, std::span<const std::size_t> sdispls, void* recv, std::size_t rbytes, int root);
-template <Shape S>
-adi::Error scatterv_shaped(const Group& g, const void* send, std::span<const std::size_t> scounts, std::span<const std::size_t> sdispls, void* recv, std::size_t rbytes, int root) {
-    return scatterv_multilevel(g, S, send, scounts, sdispls, recv, rbytes, root);
-}
 
 extern const Registry<ScattervFn> scatterv_algorithms;
 

@@ -126,6 +126,7 @@ TEST_CASE("a rule may be limited to one link level", "[registry]") {
     const Registry<BarrierFn> r{"test", knob,
                                 {{"wide", "none", fits::any, barrier_dissemination},
                                  {"near", "none", fits::any, barrier_dissemination}},
+                                {},
                                 {{"wide", 0, 1, 0}, {"near"}}};
     Situation s = at(4, 0);
     s.level = 0;

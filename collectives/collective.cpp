@@ -5,8 +5,8 @@ namespace strata::coll {
 StageGroup::StageGroup(const Group& parent, const Stage& s)
     : world_(s.members.size()),
       envelope_(s.members.size()),
-      group_{parent.engine, parent.context, s.me, world_, nullptr, s.level,
-             parent.tag_shift + stage_tag_shift(s.index), &envelope_} {
+      group_{parent.engine, parent.context, s.me, world_, nullptr, s.level, parent.tag_shift + stage_tag_shift(s.index),
+             &envelope_} {
     for (std::size_t i = 0; i < s.members.size(); ++i) {
         world_[i] = parent.world[static_cast<std::size_t>(s.members[i])];
         envelope_[i] = parent.envelope_rank(s.members[i]);

@@ -15,7 +15,8 @@ Hierarchy::Hierarchy(int size, int top) : size_(size) {
 }
 
 void Hierarchy::refine(const std::vector<int>& labels, int level) {
-    if (labels.size() != static_cast<std::size_t>(size_)) throw std::logic_error("Hierarchy::refine: one label per rank");
+    if (labels.size() != static_cast<std::size_t>(size_))
+        throw std::logic_error("Hierarchy::refine: one label per rank");
     Partition& last = partitions_.back();
     Partition next;
     next.level = level;
@@ -44,7 +45,8 @@ void Hierarchy::finish() {
         p.members.assign(n, {});
         p.children.assign(n, {});
         if (k + 1 == partitions_.size()) {
-            for (int r = 0; r < size_; ++r) p.members[static_cast<std::size_t>(p.of[static_cast<std::size_t>(r)])].push_back(r);
+            for (int r = 0; r < size_; ++r)
+                p.members[static_cast<std::size_t>(p.of[static_cast<std::size_t>(r)])].push_back(r);
             continue;
         }
         const Partition& finer = partitions_[k + 1];

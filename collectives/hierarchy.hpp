@@ -36,12 +36,12 @@ inline constexpr int kShapes = 3;
 
 // One stage that a process takes part in.
 struct Stage {
-    int index = 0;            // k: 0 the coarsest
-    int level = -1;           // the topology level of the links between the members
-    std::vector<int> members; // communicator ranks, ordered by their sub-clusters' lowest rank
+    int index = 0;              // k: 0 the coarsest
+    int level = -1;             // the topology level of the links between the members
+    std::vector<int> members;   // communicator ranks, ordered by their sub-clusters' lowest rank
     std::vector<int> clusters;  // members[i] represents sub-cluster clusters[i] of partition k+1
-    int me = 0;               // this process's position in members
-    int root = 0;             // the position of the stage's root
+    int me = 0;                 // this process's position in members
+    int root = 0;               // the position of the stage's root
 };
 
 class Hierarchy {
@@ -73,7 +73,9 @@ public:
     // (sub-cluster by sub-cluster in the order stages list them): the order in
     // which gathered blocks travel.
     const std::vector<int>& members(int k, int cluster) const;
-    int cluster_of(int k, int rank) const { return partitions_[static_cast<std::size_t>(k)].of[static_cast<std::size_t>(rank)]; }
+    int cluster_of(int k, int rank) const {
+        return partitions_[static_cast<std::size_t>(k)].of[static_cast<std::size_t>(rank)];
+    }
 
 private:
     struct Partition {

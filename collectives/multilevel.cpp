@@ -44,8 +44,8 @@ Bundles data_bundles(const Bundles& slots, const std::vector<std::size_t>& count
     Bundles b;
     for (std::size_t m = 0; m < slots.counts.size(); ++m) {
         const auto first = counts.begin() + static_cast<std::ptrdiff_t>(slots.displs[m] / kCountBytes);
-        const std::size_t bytes = std::accumulate(
-            first, first + static_cast<std::ptrdiff_t>(slots.counts[m] / kCountBytes), std::size_t{0});
+        const std::size_t bytes =
+            std::accumulate(first, first + static_cast<std::ptrdiff_t>(slots.counts[m] / kCountBytes), std::size_t{0});
         b.counts.push_back(bytes);
         b.displs.push_back(b.total);
         b.total += bytes;
@@ -117,8 +117,8 @@ bool gather_counted_up(const Group& g, Outcome& out, const Hierarchy& h, const s
     return true;
 }
 
-bool scatter_counted_down(const Group& g, Outcome& out, const Hierarchy& h, const std::vector<Stage>& stages,
-                          int first, std::size_t per, Counted& c) {
+bool scatter_counted_down(const Group& g, Outcome& out, const Hierarchy& h, const std::vector<Stage>& stages, int first,
+                          std::size_t per, Counted& c) {
     const std::vector<std::size_t> slots(static_cast<std::size_t>(g.size()), per * kCountBytes);
     for (const Stage& s : stages) {
         if (s.index < first) continue;

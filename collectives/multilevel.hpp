@@ -78,8 +78,8 @@ bool gather_counted_up(const Group& g, Outcome& out, const Hierarchy& h, const s
                        std::size_t per, Counted& c);
 // As scatter_down, with the counts beside the data; `c` ends as this
 // process's own counts and data.
-bool scatter_counted_down(const Group& g, Outcome& out, const Hierarchy& h, const std::vector<Stage>& stages,
-                          int first, std::size_t per, Counted& c);
+bool scatter_counted_down(const Group& g, Outcome& out, const Hierarchy& h, const std::vector<Stage>& stages, int first,
+                          std::size_t per, Counted& c);
 
 // Reduces up `stages` from the finest to stage `stop` + 1. `in` starts as
 // this process's vector and ends as the partial result of the cluster it

@@ -51,8 +51,8 @@ const char* spans_words(Shape shape, Order o) {
         {"more than one cluster at some level; non-commutative: clusters of consecutive ranks",
          "more than one site; non-commutative: sites of consecutive ranks",
          "more than one machine; non-commutative: machines of consecutive ranks"},
-        {"more than one cluster at some level, each of consecutive ranks", "more than one site, each of consecutive ranks",
-         "more than one machine, each of consecutive ranks"},
+        {"more than one cluster at some level, each of consecutive ranks",
+         "more than one site, each of consecutive ranks", "more than one machine, each of consecutive ranks"},
     };
     return words[static_cast<int>(o)][static_cast<int>(shape)];
 }
@@ -104,9 +104,9 @@ std::size_t RegistryBase::select(const Situation& s) const {
 
 std::span<const RegistryBase* const> RegistryBase::all() {
     static const RegistryBase* const registries[] = {
-        &barrier_algorithms,   &bcast_algorithms,     &gather_algorithms,    &gatherv_algorithms,
-        &scatter_algorithms,   &scatterv_algorithms,  &allgather_algorithms, &allgatherv_algorithms,
-        &alltoall_algorithms,  &alltoallv_algorithms, &reduce_algorithms,    &allreduce_algorithms,
+        &barrier_algorithms,        &bcast_algorithms,     &gather_algorithms,    &gatherv_algorithms,
+        &scatter_algorithms,        &scatterv_algorithms,  &allgather_algorithms, &allgatherv_algorithms,
+        &alltoall_algorithms,       &alltoallv_algorithms, &reduce_algorithms,    &allreduce_algorithms,
         &reduce_scatter_algorithms, &scan_algorithms,
     };
     return registries;

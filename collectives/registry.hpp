@@ -151,12 +151,15 @@ std::vector<Algorithm<Fn>> levels() {
         return Algorithm<Fn>{name, spans_words(shape, O), fits, run};
     };
     return {
-        entry("multilevel", Shape::multilevel, [](const Situation& s) { return spans<O>(Shape::multilevel, s); },
-              &Shaped<F, Shape::multilevel, Fn>::run),
-        entry("two_level_site", Shape::site, [](const Situation& s) { return spans<O>(Shape::site, s); },
-              &Shaped<F, Shape::site, Fn>::run),
-        entry("two_level_machine", Shape::machine, [](const Situation& s) { return spans<O>(Shape::machine, s); },
-              &Shaped<F, Shape::machine, Fn>::run),
+        entry(
+            "multilevel", Shape::multilevel, [](const Situation& s) { return spans<O>(Shape::multilevel, s); },
+            &Shaped<F, Shape::multilevel, Fn>::run),
+        entry(
+            "two_level_site", Shape::site, [](const Situation& s) { return spans<O>(Shape::site, s); },
+            &Shaped<F, Shape::site, Fn>::run),
+        entry(
+            "two_level_machine", Shape::machine, [](const Situation& s) { return spans<O>(Shape::machine, s); },
+            &Shaped<F, Shape::machine, Fn>::run),
     };
 }
 

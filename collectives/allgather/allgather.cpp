@@ -5,21 +5,22 @@ namespace strata::coll {
 namespace {
 constexpr std::size_t KiB = 1024;
 const base::KnobString knob{"STRATA_ALLGATHER_ALGORITHM", "",
-                             "MPI_Allgather algorithm (empty: by the rules; strata-info lists the algorithms)"};
+                            "MPI_Allgather algorithm (empty: by the rules; strata-info lists the algorithms)"};
 }  // namespace
 
 const Registry<AllgatherFn> allgather_algorithms{
-    "allgather", knob,
+    "allgather",
+    knob,
     {
-     {"bruck", "none", fits::any, allgather_bruck},
-     {"ring", "none", fits::any, allgather_ring},
+        {"bruck", "none", fits::any, allgather_bruck},
+        {"ring", "none", fits::any, allgather_ring},
     },
     levels<AllgatherFn, allgather_multilevel>(),
     {
-     {"multilevel"},
-     // Result of 80 KiB and more: bandwidth-bound, nearest-neighbour ring.
-     {"ring", 80 * KiB},
-     {"bruck"},
+        {"multilevel"},
+        // Result of 80 KiB and more: bandwidth-bound, nearest-neighbour ring.
+        {"ring", 80 * KiB},
+        {"bruck"},
     }};
 
 }  // namespace strata::coll

@@ -23,7 +23,8 @@ using AllgatherFn = adi::Error(const Group& g, const void* send, std::size_t sby
 // back down (multilevel.hpp's allgather_levels).
 // `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
 // its own flat algorithm.
-adi::Error allgather_multilevel(const Group& g, Shape shape, const void* send, std::size_t sbytes, void* recv, std::size_t rblock);
+adi::Error allgather_multilevel(const Group& g, Shape shape, const void* send, std::size_t sbytes, void* recv,
+                                std::size_t rblock);
 
 extern const Registry<AllgatherFn> allgather_algorithms;
 

@@ -5,20 +5,20 @@ namespace strata::coll {
 namespace {
 constexpr std::size_t KiB = 1024;
 const base::KnobString knob{"STRATA_ALLGATHERV_ALGORITHM", "",
-                             "MPI_Allgatherv algorithm (empty: by the rules; strata-info lists the algorithms)"};
+                            "MPI_Allgatherv algorithm (empty: by the rules; strata-info lists the algorithms)"};
 }  // namespace
 
-const Registry<AllgathervFn> allgatherv_algorithms{
-    "allgatherv", knob,
-    {
-     {"bruck", "none", fits::any, allgatherv_bruck},
-     {"ring", "none", fits::any, allgatherv_ring},
-    },
-    levels<AllgathervFn, allgatherv_multilevel>(),
-    {
-     {"multilevel"},
-     {"ring", 80 * KiB},
-     {"bruck"},
-    }};
+const Registry<AllgathervFn> allgatherv_algorithms{"allgatherv",
+                                                   knob,
+                                                   {
+                                                       {"bruck", "none", fits::any, allgatherv_bruck},
+                                                       {"ring", "none", fits::any, allgatherv_ring},
+                                                   },
+                                                   levels<AllgathervFn, allgatherv_multilevel>(),
+                                                   {
+                                                       {"multilevel"},
+                                                       {"ring", 80 * KiB},
+                                                       {"bruck"},
+                                                   }};
 
 }  // namespace strata::coll

@@ -20,12 +20,14 @@ adi::Error allgatherv_ring(const Group& g, const void* send, std::size_t sbytes,
                            std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
 
 // The signature every allgatherv algorithm has.
-using AllgathervFn = adi::Error(const Group& g, const void* send, std::size_t sbytes, void* recv, std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
+using AllgathervFn = adi::Error(const Group& g, const void* send, std::size_t sbytes, void* recv,
+                                std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
 
 // Multilevel: as allgather_multilevel with each rank's own block size.
 // `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
 // its own flat algorithm.
-adi::Error allgatherv_multilevel(const Group& g, Shape shape, const void* send, std::size_t sbytes, void* recv, std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
+adi::Error allgatherv_multilevel(const Group& g, Shape shape, const void* send, std::size_t sbytes, void* recv,
+                                 std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
 
 extern const Registry<AllgathervFn> allgatherv_algorithms;
 

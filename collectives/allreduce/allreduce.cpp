@@ -5,24 +5,26 @@ namespace strata::coll {
 namespace {
 constexpr std::size_t KiB = 1024;
 const base::KnobString knob{"STRATA_ALLREDUCE_ALGORITHM", "",
-                             "MPI_Allreduce algorithm (empty: by the rules; strata-info lists the algorithms)"};
+                            "MPI_Allreduce algorithm (empty: by the rules; strata-info lists the algorithms)"};
 }  // namespace
 
 const Registry<AllreduceFn> allreduce_algorithms{
-    "allreduce", knob,
+    "allreduce",
+    knob,
     {
-     {"recursive_doubling", "none", fits::any, allreduce_recursive_doubling},
-     {"rabenseifner", "commutative operation, at least 2^floor(log2 p) elements", fits::commutative_and_long, allreduce_rabenseifner},
+        {"recursive_doubling", "none", fits::any, allreduce_recursive_doubling},
+        {"rabenseifner", "commutative operation, at least 2^floor(log2 p) elements", fits::commutative_and_long,
+         allreduce_rabenseifner},
     },
     levels<AllreduceFn, allreduce_multilevel, Order::for_noncommutative>(),
     {
-     {"multilevel"},
-     // Between sites and between machines: fewest crossings of the slow links.
-     {"recursive_doubling", 0, 1, 0},
-     {"recursive_doubling", 0, 1, 1},
-     // Long vectors: halve the data per step instead of passing all of it up and down.
-     {"rabenseifner", 2 * KiB},
-     {"recursive_doubling"},
+        {"multilevel"},
+        // Between sites and between machines: fewest crossings of the slow links.
+        {"recursive_doubling", 0, 1, 0},
+        {"recursive_doubling", 0, 1, 1},
+        // Long vectors: halve the data per step instead of passing all of it up and down.
+        {"rabenseifner", 2 * KiB},
+        {"recursive_doubling"},
     }};
 
 }  // namespace strata::coll

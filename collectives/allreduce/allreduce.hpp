@@ -32,7 +32,8 @@ using AllreduceFn = adi::Error(const Group& g, const void* send, void* recv, std
 // consecutive ranks.
 // `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
 // its own flat algorithm.
-adi::Error allreduce_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::size_t count, const ReduceOp& op);
+adi::Error allreduce_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::size_t count,
+                                const ReduceOp& op);
 
 extern const Registry<AllreduceFn> allreduce_algorithms;
 

@@ -4,22 +4,22 @@ namespace strata::coll {
 
 namespace {
 const base::KnobString knob{"STRATA_ALLTOALL_ALGORITHM", "",
-                             "MPI_Alltoall algorithm (empty: by the rules; strata-info lists the algorithms)"};
+                            "MPI_Alltoall algorithm (empty: by the rules; strata-info lists the algorithms)"};
 }  // namespace
 
-const Registry<AlltoallFn> alltoall_algorithms{
-    "alltoall", knob,
-    {
-     {"bruck", "none", fits::any, alltoall_bruck},
-     {"pairwise", "none", fits::any, alltoall_pairwise},
-    },
-    levels<AlltoallFn, alltoall_multilevel>(),
-    {
-     {"multilevel"},
-     // Bruck only pays off for tiny blocks on many processes.
-     {"pairwise", 257},
-     {"bruck", 0, 8},
-     {"pairwise"},
-    }};
+const Registry<AlltoallFn> alltoall_algorithms{"alltoall",
+                                               knob,
+                                               {
+                                                   {"bruck", "none", fits::any, alltoall_bruck},
+                                                   {"pairwise", "none", fits::any, alltoall_pairwise},
+                                               },
+                                               levels<AlltoallFn, alltoall_multilevel>(),
+                                               {
+                                                   {"multilevel"},
+                                                   // Bruck only pays off for tiny blocks on many processes.
+                                                   {"pairwise", 257},
+                                                   {"bruck", 0, 8},
+                                                   {"pairwise"},
+                                               }};
 
 }  // namespace strata::coll

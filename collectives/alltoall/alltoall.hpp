@@ -27,7 +27,8 @@ using AlltoallFn = adi::Error(const Group& g, const void* send, std::size_t sblo
 // their blocks down the stages.
 // `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
 // its own flat algorithm.
-adi::Error alltoall_multilevel(const Group& g, Shape shape, const void* send, std::size_t sblock, void* recv, std::size_t rblock);
+adi::Error alltoall_multilevel(const Group& g, Shape shape, const void* send, std::size_t sblock, void* recv,
+                               std::size_t rblock);
 
 extern const Registry<AlltoallFn> alltoall_algorithms;
 

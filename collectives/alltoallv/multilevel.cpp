@@ -68,7 +68,8 @@ adi::Error alltoallv_multilevel(const Group& g, Shape shape, const void* send, s
             hi_counts.push_back(theirs.size() * mine.size() * kCountBytes);
         }
         std::vector<std::size_t> head_in((hi_displs.back() + hi_counts.back()) / kCountBytes);
-        if (!out.add(alltoallv(sg.group(), head_out.data(), ho_counts, ho_displs, head_in.data(), hi_counts, hi_displs)))
+        if (!out.add(
+                alltoallv(sg.group(), head_out.data(), ho_counts, ho_displs, head_in.data(), hi_counts, hi_displs)))
             return out.error();
         std::vector<std::size_t> in_counts, in_displs;
         std::size_t in_total = 0;
@@ -80,8 +81,8 @@ adi::Error alltoallv_multilevel(const Group& g, Shape shape, const void* send, s
             in_total += in_counts.back();
         }
         std::vector<std::byte> body_in(in_total);
-        if (!out.add(alltoallv(sg.group(), body_out.data(), out_counts, out_displs, body_in.data(), in_counts,
-                               in_displs)))
+        if (!out.add(
+                alltoallv(sg.group(), body_out.data(), out_counts, out_displs, body_in.data(), in_counts, in_displs)))
             return out.error();
         // Down-bundle: for each of my ranks (travel order), its blocks from
         // every rank in rank order, with their sizes.
@@ -110,7 +111,8 @@ adi::Error alltoallv_multilevel(const Group& g, Shape shape, const void* send, s
                 const std::size_t k = position[src] * mine.size() + m;
                 const std::size_t bytes = head_in[hi_displs[j] / kCountBytes + k];
                 down.counts.push_back(bytes);
-                down.data.storage.insert(down.data.storage.end(), body_in.begin() + static_cast<std::ptrdiff_t>(offset[j][k]),
+                down.data.storage.insert(down.data.storage.end(),
+                                         body_in.begin() + static_cast<std::ptrdiff_t>(offset[j][k]),
                                          body_in.begin() + static_cast<std::ptrdiff_t>(offset[j][k] + bytes));
             }
         }

@@ -5,25 +5,26 @@ namespace strata::coll {
 namespace {
 constexpr std::size_t KiB = 1024;
 const base::KnobString knob{"STRATA_BCAST_ALGORITHM", "",
-                             "MPI_Bcast algorithm (empty: by the rules; strata-info lists the algorithms)"};
+                            "MPI_Bcast algorithm (empty: by the rules; strata-info lists the algorithms)"};
 }  // namespace
 
 const Registry<BcastFn> bcast_algorithms{
-    "bcast", knob,
+    "bcast",
+    knob,
     {
-     {"binomial", "none", fits::any, bcast_binomial},
-     {"scatter_allgather", "none", fits::any, bcast_scatter_allgather},
+        {"binomial", "none", fits::any, bcast_binomial},
+        {"scatter_allgather", "none", fits::any, bcast_scatter_allgather},
     },
     levels<BcastFn, bcast_multilevel>(),
     {
-     {"multilevel"},
-     // Between sites and between the machines of a site the message crosses each
-     // link once (the stages of the representatives of sites and machines).
-     {"binomial", 0, 1, 0},
-     {"binomial", 0, 1, 1},
-     // Long messages on enough processes: scatter + ring allgather beats the tree.
-     {"scatter_allgather", 12 * KiB, 8},
-     {"binomial"},
+        {"multilevel"},
+        // Between sites and between the machines of a site the message crosses each
+        // link once (the stages of the representatives of sites and machines).
+        {"binomial", 0, 1, 0},
+        {"binomial", 0, 1, 1},
+        // Long messages on enough processes: scatter + ring allgather beats the tree.
+        {"scatter_allgather", 12 * KiB, 8},
+        {"binomial"},
     }};
 
 }  // namespace strata::coll

@@ -5,21 +5,22 @@ namespace strata::coll {
 namespace {
 constexpr std::size_t KiB = 1024;
 const base::KnobString knob{"STRATA_GATHER_ALGORITHM", "",
-                             "MPI_Gather algorithm (empty: by the rules; strata-info lists the algorithms)"};
+                            "MPI_Gather algorithm (empty: by the rules; strata-info lists the algorithms)"};
 }  // namespace
 
 const Registry<GatherFn> gather_algorithms{
-    "gather", knob,
+    "gather",
+    knob,
     {
-     {"binomial", "none", fits::any, gather_binomial},
-     {"linear", "none", fits::any, gather_linear},
+        {"binomial", "none", fits::any, gather_binomial},
+        {"linear", "none", fits::any, gather_linear},
     },
     levels<GatherFn, gather_multilevel>(),
     {
-     {"multilevel"},
-     // Large blocks: no intermediate copies, the root's link is the limit anyway.
-     {"linear", 32 * KiB},
-     {"binomial"},
+        {"multilevel"},
+        // Large blocks: no intermediate copies, the root's link is the limit anyway.
+        {"linear", 32 * KiB},
+        {"binomial"},
     }};
 
 }  // namespace strata::coll

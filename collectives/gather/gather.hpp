@@ -20,14 +20,16 @@ adi::Error gather_binomial(const Group& g, const void* send, std::size_t sbytes,
                            int root);
 
 // The signature every gather algorithm has.
-using GatherFn = adi::Error(const Group& g, const void* send, std::size_t sbytes, void* recv, std::size_t rblock, int root);
+using GatherFn = adi::Error(const Group& g, const void* send, std::size_t sbytes, void* recv, std::size_t rblock,
+                            int root);
 
 // Multilevel: each stage's root gathers its members' bundles (their
 // clusters' blocks, hierarchy.hpp's travel order), finest stage first; the
 // root reorders to rank order when clusters are not runs of consecutive ranks.
 // `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
 // its own flat algorithm.
-adi::Error gather_multilevel(const Group& g, Shape shape, const void* send, std::size_t sbytes, void* recv, std::size_t rblock, int root);
+adi::Error gather_multilevel(const Group& g, Shape shape, const void* send, std::size_t sbytes, void* recv,
+                             std::size_t rblock, int root);
 
 extern const Registry<GatherFn> gather_algorithms;
 

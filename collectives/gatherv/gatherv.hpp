@@ -17,13 +17,15 @@ adi::Error gatherv_linear(const Group& g, const void* send, std::size_t sbytes, 
                           std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls, int root);
 
 // The signature every gatherv algorithm has.
-using GathervFn = adi::Error(const Group& g, const void* send, std::size_t sbytes, void* recv, std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls, int root);
+using GathervFn = adi::Error(const Group& g, const void* send, std::size_t sbytes, void* recv,
+                             std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls, int root);
 
 // Multilevel: as gather_multilevel, each bundle preceded by its ranks' byte
 // counts (only the senders and the root know them).
 // `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
 // its own flat algorithm.
-adi::Error gatherv_multilevel(const Group& g, Shape shape, const void* send, std::size_t sbytes, void* recv, std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls, int root);
+adi::Error gatherv_multilevel(const Group& g, Shape shape, const void* send, std::size_t sbytes, void* recv,
+                              std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls, int root);
 
 extern const Registry<GathervFn> gatherv_algorithms;
 

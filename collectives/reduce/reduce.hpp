@@ -28,14 +28,16 @@ adi::Error reduce_rabenseifner(const Group& g, const void* send, void* recv, std
                                int root);
 
 // The signature every reduce algorithm has.
-using ReduceFn = adi::Error(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op, int root);
+using ReduceFn = adi::Error(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op,
+                            int root);
 
 // Multilevel: each stage's root reduces its members' partial results, finest
 // stage first; each slow link carries one partial result. In cluster order, so
 // a non-commutative operation needs clusters of consecutive ranks.
 // `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
 // its own flat algorithm.
-adi::Error reduce_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::size_t count, const ReduceOp& op, int root);
+adi::Error reduce_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::size_t count,
+                             const ReduceOp& op, int root);
 
 extern const Registry<ReduceFn> reduce_algorithms;
 

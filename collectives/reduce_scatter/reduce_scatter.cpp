@@ -5,23 +5,24 @@ namespace strata::coll {
 namespace {
 constexpr std::size_t KiB = 1024;
 const base::KnobString knob{"STRATA_REDUCE_SCATTER_ALGORITHM", "",
-                             "MPI_Reduce_scatter algorithm (empty: by the rules; strata-info lists the algorithms)"};
+                            "MPI_Reduce_scatter algorithm (empty: by the rules; strata-info lists the algorithms)"};
 }  // namespace
 
 const Registry<ReduceScatterFn> reduce_scatter_algorithms{
-    "reduce_scatter", knob,
+    "reduce_scatter",
+    knob,
     {
-     {"reduce_scatterv", "none", fits::any, reduce_scatter_reduce_scatterv},
-     {"recursive_halving", "commutative operation", fits::commutative, reduce_scatter_recursive_halving},
-     {"pairwise", "commutative operation", fits::commutative, reduce_scatter_pairwise},
+        {"reduce_scatterv", "none", fits::any, reduce_scatter_reduce_scatterv},
+        {"recursive_halving", "commutative operation", fits::commutative, reduce_scatter_recursive_halving},
+        {"pairwise", "commutative operation", fits::commutative, reduce_scatter_pairwise},
     },
     levels<ReduceScatterFn, reduce_scatter_multilevel, Order::for_noncommutative>(),
     {
-     {"multilevel"},
-     // Commutative: halving below 512 KiB, then pairwise (no power-of-two fold, each piece moves once).
-     {"pairwise", 512 * KiB},
-     {"recursive_halving"},
-     {"reduce_scatterv"},
+        {"multilevel"},
+        // Commutative: halving below 512 KiB, then pairwise (no power-of-two fold, each piece moves once).
+        {"pairwise", 512 * KiB},
+        {"recursive_halving"},
+        {"reduce_scatterv"},
     }};
 
 }  // namespace strata::coll

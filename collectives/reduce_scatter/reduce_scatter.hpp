@@ -30,7 +30,8 @@ adi::Error reduce_scatter_pairwise(const Group& g, const void* send, void* recv,
                                    std::span<const std::size_t> counts, const ReduceOp& op);
 
 // The signature every reduce_scatter algorithm has.
-using ReduceScatterFn = adi::Error(const Group& g, const void* send, void* recv, std::span<const std::size_t> counts, const ReduceOp& op);
+using ReduceScatterFn = adi::Error(const Group& g, const void* send, void* recv, std::span<const std::size_t> counts,
+                                   const ReduceOp& op);
 
 // Multilevel: a reduction up to the coarsest clusters' representatives, a
 // flat reduce-scatter among them by cluster, and a scatter of each cluster's
@@ -39,7 +40,8 @@ using ReduceScatterFn = adi::Error(const Group& g, const void* send, void* recv,
 // operations allow).
 // `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
 // its own flat algorithm.
-adi::Error reduce_scatter_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::span<const std::size_t> counts, const ReduceOp& op);
+adi::Error reduce_scatter_multilevel(const Group& g, Shape shape, const void* send, void* recv,
+                                     std::span<const std::size_t> counts, const ReduceOp& op);
 
 extern const Registry<ReduceScatterFn> reduce_scatter_algorithms;
 

@@ -28,7 +28,8 @@ using ScanFn = adi::Error(const Group& g, const void* send, void* recv, std::siz
 // Needs clusters of consecutive ranks (each represented by its lowest rank).
 // `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
 // its own flat algorithm.
-adi::Error scan_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::size_t count, const ReduceOp& op);
+adi::Error scan_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::size_t count,
+                           const ReduceOp& op);
 
 extern const Registry<ScanFn> scan_algorithms;
 

@@ -5,20 +5,20 @@ namespace strata::coll {
 namespace {
 constexpr std::size_t KiB = 1024;
 const base::KnobString knob{"STRATA_SCATTER_ALGORITHM", "",
-                             "MPI_Scatter algorithm (empty: by the rules; strata-info lists the algorithms)"};
+                            "MPI_Scatter algorithm (empty: by the rules; strata-info lists the algorithms)"};
 }  // namespace
 
-const Registry<ScatterFn> scatter_algorithms{
-    "scatter", knob,
-    {
-     {"binomial", "none", fits::any, scatter_binomial},
-     {"linear", "none", fits::any, scatter_linear},
-    },
-    levels<ScatterFn, scatter_multilevel>(),
-    {
-     {"multilevel"},
-     {"linear", 32 * KiB},
-     {"binomial"},
-    }};
+const Registry<ScatterFn> scatter_algorithms{"scatter",
+                                             knob,
+                                             {
+                                                 {"binomial", "none", fits::any, scatter_binomial},
+                                                 {"linear", "none", fits::any, scatter_linear},
+                                             },
+                                             levels<ScatterFn, scatter_multilevel>(),
+                                             {
+                                                 {"multilevel"},
+                                                 {"linear", 32 * KiB},
+                                                 {"binomial"},
+                                             }};
 
 }  // namespace strata::coll

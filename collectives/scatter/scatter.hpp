@@ -19,13 +19,15 @@ adi::Error scatter_binomial(const Group& g, const void* send, std::size_t sblock
                             int root);
 
 // The signature every scatter algorithm has.
-using ScatterFn = adi::Error(const Group& g, const void* send, std::size_t sblock, void* recv, std::size_t rbytes, int root);
+using ScatterFn = adi::Error(const Group& g, const void* send, std::size_t sblock, void* recv, std::size_t rbytes,
+                             int root);
 
 // Multilevel: gather_multilevel reversed: each stage's root hands every
 // member its cluster's blocks, coarsest stage first.
 // `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
 // its own flat algorithm.
-adi::Error scatter_multilevel(const Group& g, Shape shape, const void* send, std::size_t sblock, void* recv, std::size_t rbytes, int root);
+adi::Error scatter_multilevel(const Group& g, Shape shape, const void* send, std::size_t sblock, void* recv,
+                              std::size_t rbytes, int root);
 
 extern const Registry<ScatterFn> scatter_algorithms;
 

@@ -16,13 +16,15 @@ adi::Error scatterv_linear(const Group& g, const void* send, std::span<const std
                            std::span<const std::size_t> sdispls, void* recv, std::size_t rbytes, int root);
 
 // The signature every scatterv algorithm has.
-using ScattervFn = adi::Error(const Group& g, const void* send, std::span<const std::size_t> scounts, std::span<const std::size_t> sdispls, void* recv, std::size_t rbytes, int root);
+using ScattervFn = adi::Error(const Group& g, const void* send, std::span<const std::size_t> scounts,
+                              std::span<const std::size_t> sdispls, void* recv, std::size_t rbytes, int root);
 
 // Multilevel: as scatter_multilevel, each bundle preceded by its ranks' byte
 // counts (only the root knows them).
 // `shape` picks the hierarchy (hierarchy.hpp); every stage's group chooses
 // its own flat algorithm.
-adi::Error scatterv_multilevel(const Group& g, Shape shape, const void* send, std::span<const std::size_t> scounts, std::span<const std::size_t> sdispls, void* recv, std::size_t rbytes, int root);
+adi::Error scatterv_multilevel(const Group& g, Shape shape, const void* send, std::span<const std::size_t> scounts,
+                               std::span<const std::size_t> sdispls, void* recv, std::size_t rbytes, int root);
 
 extern const Registry<ScattervFn> scatterv_algorithms;
 

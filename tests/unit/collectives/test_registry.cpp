@@ -123,11 +123,12 @@ TEST_CASE("the topology decides between multilevel and flat", "[registry]") {
 
 TEST_CASE("a rule may be limited to one link level", "[registry]") {
     const strata::base::KnobString knob{"STRATA_TEST_REGISTRY_ALGORITHM", "", "test"};
-    const Registry<BarrierFn> r{"test", knob,
-                                {{"wide", "none", fits::any, barrier_dissemination},
-                                 {"near", "none", fits::any, barrier_dissemination}},
-                                {},
-                                {{"wide", 0, 1, 0}, {"near"}}};
+    const Registry<BarrierFn> r{
+        "test",
+        knob,
+        {{"wide", "none", fits::any, barrier_dissemination}, {"near", "none", fits::any, barrier_dissemination}},
+        {},
+        {{"wide", 0, 1, 0}, {"near"}}};
     Situation s = at(4, 0);
     s.level = 0;
     CHECK(chosen(r, s, "") == "wide");

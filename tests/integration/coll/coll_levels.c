@@ -3,9 +3,10 @@
  * reversed split, an interleaving split, a dup, and the world without its
  * last process. Each result is checked against what the calling process
  * computes itself, so the multilevel algorithms (chosen wherever a
- * communicator spans clusters) and the flat ones must agree. A non-commutative
- * reduction (composition of affine maps, in rank order) checks that rank
- * order survives. */
+ * communicator spans clusters) and the flat ones must agree. With 2 or more
+ * processes also the merge of an intercommunicator between the even and the
+ * odd ranks (odd ones first). A non-commutative reduction (composition of
+ * affine maps, in rank order) checks that rank order survives. */
 #include "coll_common.h"
 
 #include <stdint.h>
@@ -147,6 +148,16 @@ int main(int argc, char **argv)
     CK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
     run(c, "dup", affine_type, op_compose);
     CK(MPI_Comm_free(&c));
+    if (pt_size >= 2) {
+        MPI_Comm half, inter;
+        CK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
+        CK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 7, &inter));
+        CK(MPI_Intercomm_merge(inter, rank % 2 == 0, &c));
+        run(c, "merged", affine_type, op_compose);
+        CK(MPI_Comm_free(&c));
+        CK(MPI_Comm_free(&inter));
+        CK(MPI_Comm_free(&half));
+    }
     CK(MPI_Comm_split(MPI_COMM_WORLD, rank == pt_size - 1 ? MPI_UNDEFINED : 0, rank, &c));
     if (c != MPI_COMM_NULL) {
         run(c, "all but the last", affine_type, op_compose);

@@ -3,6 +3,7 @@
 namespace strata::coll {
 
 namespace {
+constexpr std::size_t KiB = 1024;
 const base::KnobString knob{"STRATA_ALLTOALL_ALGORITHM", "",
                             "MPI_Alltoall algorithm (empty: by the rules; strata-info lists the algorithms)"};
 }  // namespace
@@ -15,6 +16,10 @@ const Registry<AlltoallFn> alltoall_algorithms{"alltoall",
                                                },
                                                levels<AlltoallFn, alltoall_multilevel>(),
                                                {
+                                                   // Large blocks are bandwidth-bound: gathering a
+                                                   // site's blocks first only adds copies (the wide
+                                                   // area carries the same bytes either way).
+                                                   {"pairwise", 16 * KiB},
                                                    {"multilevel"},
                                                    // Bruck only pays off for tiny blocks on many processes.
                                                    {"pairwise", 257},

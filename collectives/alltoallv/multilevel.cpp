@@ -24,6 +24,109 @@ struct ClusterBlocks {
     const std::byte* block(std::size_t sender, std::size_t dest) const { return data + offsets[sender * p + dest]; }
 };
 
+// Pieces of a buffer, one per stage member, back to back: alltoallv's counts
+// and displacements.
+struct Pieces {
+    std::vector<std::size_t> counts, displs;
+    std::size_t total = 0;
+    void add(std::size_t bytes) {
+        counts.push_back(bytes);
+        displs.push_back(total);
+        total += bytes;
+    }
+};
+
+// What one representative sends the others at the coarsest stage: to member
+// j the sizes (`heads`), then the blocks (`bodies`), from each rank of its
+// cluster (travel order) to each of j's.
+struct Outgoing {
+    std::vector<std::size_t> heads;
+    Pieces head_pieces;
+    std::vector<std::byte> bodies;
+    Pieces body_pieces;
+};
+
+Outgoing outgoing(const Hierarchy& h, const Stage& s, const std::vector<int>& mine, const ClusterBlocks& have) {
+    Outgoing o;
+    for (int cluster : s.clusters) {
+        const std::size_t heads = o.heads.size();
+        const std::size_t bodies = o.bodies.size();
+        for (std::size_t m = 0; m < mine.size(); ++m) {
+            for (int d : h.members(1, cluster)) {
+                const auto dest = static_cast<std::size_t>(d);
+                o.heads.push_back(have.size(m, dest));
+                o.bodies.insert(o.bodies.end(), have.block(m, dest), have.block(m, dest) + have.size(m, dest));
+            }
+        }
+        o.head_pieces.add((o.heads.size() - heads) * kCountBytes);
+        o.body_pieces.add(o.bodies.size() - bodies);
+    }
+    return o;
+}
+
+// The down-bundle of my cluster from what the others sent: for each of my
+// ranks (travel order), its blocks from every rank in rank order, with sizes.
+// From member j came, for each of j's ranks i and each of mine m, one block:
+// size heads[j's piece + i * |mine| + m].
+Counted incoming(const Hierarchy& h, const Stage& s, std::size_t mine, std::size_t p,
+                 const std::vector<std::size_t>& heads, const Pieces& head_pieces, const std::vector<std::byte>& bodies,
+                 const Pieces& body_pieces) {
+    std::vector<std::size_t> member(p), position(p);  // per sender
+    std::vector<std::vector<std::size_t>> offset(s.clusters.size());  // per member, of each block it sent
+    for (std::size_t j = 0; j < s.clusters.size(); ++j) {
+        const std::vector<int>& theirs = h.members(1, s.clusters[j]);
+        for (std::size_t i = 0; i < theirs.size(); ++i) {
+            member[static_cast<std::size_t>(theirs[i])] = j;
+            position[static_cast<std::size_t>(theirs[i])] = i;
+        }
+        std::size_t o = body_pieces.displs[j];
+        for (std::size_t k = 0; k < head_pieces.counts[j] / kCountBytes; ++k) {
+            offset[j].push_back(o);
+            o += heads[head_pieces.displs[j] / kCountBytes + k];
+        }
+    }
+    Counted down;
+    for (std::size_t m = 0; m < mine; ++m) {
+        for (std::size_t src = 0; src < p; ++src) {
+            const std::size_t j = member[src];
+            const std::size_t k = position[src] * mine + m;
+            const std::size_t bytes = heads[head_pieces.displs[j] / kCountBytes + k];
+            const auto from = bodies.begin() + static_cast<std::ptrdiff_t>(offset[j][k]);
+            down.counts.push_back(bytes);
+            down.data.storage.insert(down.data.storage.end(), from, from + static_cast<std::ptrdiff_t>(bytes));
+        }
+    }
+    down.data.data = down.data.storage.data();
+    down.data.bytes = down.data.storage.size();
+    return down;
+}
+
+// The coarsest stage: the representatives swap, per pair of clusters, the
+// sizes and then the blocks between them; `c` becomes my cluster's down-bundle.
+bool swap_clusters(const Group& g, Outcome& out, const Hierarchy& h, const Stage& s, std::size_t p, Counted& c) {
+    const StageGroup sg(g, s);
+    const std::vector<int>& mine = h.members(1, s.clusters[static_cast<std::size_t>(s.me)]);
+    const Outgoing o = outgoing(h, s, mine, ClusterBlocks(c.counts, c.data.data, p));
+    Pieces head_in;
+    for (int cluster : s.clusters) head_in.add(h.members(1, cluster).size() * mine.size() * kCountBytes);
+    std::vector<std::size_t> heads(head_in.total / kCountBytes);
+    if (!out.add(alltoallv(sg.group(), o.heads.data(), o.head_pieces.counts, o.head_pieces.displs, heads.data(),
+                           head_in.counts, head_in.displs)))
+        return false;
+    Pieces body_in;
+    for (std::size_t j = 0; j < s.clusters.size(); ++j) {
+        const auto first = heads.begin() + static_cast<std::ptrdiff_t>(head_in.displs[j] / kCountBytes);
+        body_in.add(std::accumulate(first, first + static_cast<std::ptrdiff_t>(head_in.counts[j] / kCountBytes),
+                                    std::size_t{0}));
+    }
+    std::vector<std::byte> bodies(body_in.total);
+    if (!out.add(alltoallv(sg.group(), o.bodies.data(), o.body_pieces.counts, o.body_pieces.displs, bodies.data(),
+                           body_in.counts, body_in.displs)))
+        return false;
+    c = incoming(h, s, mine.size(), p, heads, head_in, bodies, body_in);
+    return true;
+}
+
 }  // namespace
 
 // As alltoall_multilevel, with the sizes known only to each sender: counts
@@ -43,83 +146,8 @@ adi::Error alltoallv_multilevel(const Group& g, Shape shape, const void* send, s
     c.data.bytes = c.data.storage.size();
     Outcome out;
     if (!gather_counted_up(g, out, h, stages, 0, p, c)) return out.error();
-    if (!stages.empty() && stages.front().index == 0) {
-        const Stage& s = stages.front();
-        const StageGroup sg(g, s);
-        const std::vector<int>& mine = h.members(1, s.clusters[static_cast<std::size_t>(s.me)]);
-        const ClusterBlocks have(c.counts, c.data.data, p);
-        // To member j: the sizes, then the blocks, from each of my ranks to each of j's.
-        std::vector<std::size_t> head_out, ho_counts, ho_displs, hi_counts, hi_displs, out_counts, out_displs;
-        std::vector<std::byte> body_out;
-        for (int cluster : s.clusters) {
-            const std::vector<int>& theirs = h.members(1, cluster);
-            ho_displs.push_back(head_out.size() * kCountBytes);
-            out_displs.push_back(body_out.size());
-            for (std::size_t m = 0; m < mine.size(); ++m) {
-                for (int d : theirs) {
-                    const auto dest = static_cast<std::size_t>(d);
-                    head_out.push_back(have.size(m, dest));
-                    body_out.insert(body_out.end(), have.block(m, dest), have.block(m, dest) + have.size(m, dest));
-                }
-            }
-            ho_counts.push_back(head_out.size() * kCountBytes - ho_displs.back());
-            out_counts.push_back(body_out.size() - out_displs.back());
-            hi_displs.push_back(hi_counts.empty() ? 0 : hi_displs.back() + hi_counts.back());
-            hi_counts.push_back(theirs.size() * mine.size() * kCountBytes);
-        }
-        std::vector<std::size_t> head_in((hi_displs.back() + hi_counts.back()) / kCountBytes);
-        if (!out.add(
-                alltoallv(sg.group(), head_out.data(), ho_counts, ho_displs, head_in.data(), hi_counts, hi_displs)))
-            return out.error();
-        std::vector<std::size_t> in_counts, in_displs;
-        std::size_t in_total = 0;
-        for (std::size_t j = 0; j < s.clusters.size(); ++j) {
-            const auto first = head_in.begin() + static_cast<std::ptrdiff_t>(hi_displs[j] / kCountBytes);
-            in_counts.push_back(std::accumulate(first, first + static_cast<std::ptrdiff_t>(hi_counts[j] / kCountBytes),
-                                                std::size_t{0}));
-            in_displs.push_back(in_total);
-            in_total += in_counts.back();
-        }
-        std::vector<std::byte> body_in(in_total);
-        if (!out.add(
-                alltoallv(sg.group(), body_out.data(), out_counts, out_displs, body_in.data(), in_counts, in_displs)))
-            return out.error();
-        // Down-bundle: for each of my ranks (travel order), its blocks from
-        // every rank in rank order, with their sizes.
-        std::vector<std::size_t> cluster_at(p), position(p);  // per sender
-        for (std::size_t j = 0; j < s.clusters.size(); ++j) {
-            const std::vector<int>& theirs = h.members(1, s.clusters[j]);
-            for (std::size_t i = 0; i < theirs.size(); ++i) {
-                cluster_at[static_cast<std::size_t>(theirs[i])] = j;
-                position[static_cast<std::size_t>(theirs[i])] = i;
-            }
-        }
-        // Offsets of every received block: per member j, sender i of j, receiver m of mine.
-        std::vector<std::vector<std::size_t>> offset(s.clusters.size());
-        for (std::size_t j = 0; j < s.clusters.size(); ++j) {
-            std::size_t o = in_displs[j];
-            const std::size_t* sizes = head_in.data() + hi_displs[j] / kCountBytes;
-            for (std::size_t k = 0; k < hi_counts[j] / kCountBytes; ++k) {
-                offset[j].push_back(o);
-                o += sizes[k];
-            }
-        }
-        Counted down;
-        for (std::size_t m = 0; m < mine.size(); ++m) {
-            for (std::size_t src = 0; src < p; ++src) {
-                const std::size_t j = cluster_at[src];
-                const std::size_t k = position[src] * mine.size() + m;
-                const std::size_t bytes = head_in[hi_displs[j] / kCountBytes + k];
-                down.counts.push_back(bytes);
-                down.data.storage.insert(down.data.storage.end(),
-                                         body_in.begin() + static_cast<std::ptrdiff_t>(offset[j][k]),
-                                         body_in.begin() + static_cast<std::ptrdiff_t>(offset[j][k] + bytes));
-            }
-        }
-        down.data.data = down.data.storage.data();
-        down.data.bytes = down.data.storage.size();
-        c = std::move(down);
-    }
+    if (!stages.empty() && stages.front().index == 0 && !swap_clusters(g, out, h, stages.front(), p, c))
+        return out.error();
     if (!scatter_counted_down(g, out, h, stages, 1, p, c)) return out.error();
     // My blocks from every rank, in rank order: into their places.
     for (std::size_t src = 0, at_ = 0; src < p; at_ += c.counts[src], ++src)

@@ -3,6 +3,7 @@
 #include "base/knob.hpp"
 #include "launcher/messages.hpp"
 #include "security/job_key.hpp"
+#include "wireup/shared_links.hpp"
 #include "wireup/environment.hpp"
 
 #include <fcntl.h>
@@ -95,6 +96,15 @@ int CoAllocator::run() {
         return 1;
     }
     std::string error;
+    // Emulated links are shared by the job's processes: their table lives as long as the job.
+    std::unique_ptr<wireup::SharedLinks> links;
+    if (plan_.emulated(options_)) {
+        links = wireup::SharedLinks::create(job_key_, error);
+        if (!links) {
+            say(error);
+            return 1;
+        }
+    }
     bool remote = false;
     for (const Subjob& s : plan_.subjobs) remote = remote || s.contact != kLocalContact;
     if (!server_.listen(remote, error)) {

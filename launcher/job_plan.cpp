@@ -63,19 +63,32 @@ JobPlan JobPlan::from_request(const JobRequest& request, const LocalHost& local)
     return plan;
 }
 
-std::string JobPlan::emulation_check(const Options& options) const {
-    constexpr const char* kName = "STRATA_EMULATION";
+namespace {
+
+constexpr const char* kEmulation = "STRATA_EMULATION";
+
+// Every STRATA_EMULATION text the job's processes may get: mpirun's own, -x's, the subjobs'.
+std::vector<std::string> emulation_texts(const JobPlan& plan, const Options& options) {
     std::vector<std::string> texts;
     if (!wireup::emulation_setting().empty()) texts.push_back(wireup::emulation_setting());
     for (const auto& [name, value] : options.exports) {
-        if (name == kName && value) texts.push_back(*value);
+        if (name == kEmulation && value && !value->empty()) texts.push_back(*value);
     }
-    for (const Subjob& s : subjobs) {
+    for (const Subjob& s : plan.subjobs) {
         for (const auto& [name, value] : s.env) {
-            if (name == kName) texts.push_back(value);
+            if (name == kEmulation && !value.empty()) texts.push_back(value);
         }
     }
-    for (const std::string& text : texts) {
+    return texts;
+}
+
+}  // namespace
+
+bool JobPlan::emulated(const Options& options) const { return !emulation_texts(*this, options).empty(); }
+
+std::string JobPlan::emulation_check(const Options& options) const {
+    constexpr const char* kName = kEmulation;
+    for (const std::string& text : emulation_texts(*this, options)) {
         std::string why;
         const std::optional<wireup::Emulation> e = wireup::emulation_parse(text, why);
         if (!e) return std::string(kName) + "='" + text + "': " + why;

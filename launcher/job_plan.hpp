@@ -35,6 +35,9 @@ struct JobPlan {
     // in a subjob's environment, a -x export, mpirun's own environment) is well
     // formed and names only sites of this job; else what is wrong (without
     // "mpirun: ").
+    // Whether any process gets STRATA_EMULATION (mpirun then makes the job's
+    // shared link table, wireup/shared_links.hpp).
+    bool emulated(const Options& options) const;
     std::string emulation_check(const Options& options) const;
 };
 

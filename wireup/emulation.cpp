@@ -85,19 +85,13 @@ bool emulation_site_valid(const std::string& site) {
     return !site.empty() && site.find_first_of("/:,;=") == std::string::npos;
 }
 
-std::optional<LinkShape> Emulation::link(int level, const std::string& a, const std::string& b, int& index) const {
+std::optional<LinkShape> Emulation::link(int level, const std::string& a, const std::string& b) const {
     if (level == 0) {
-        for (std::size_t i = 0; i < pairs.size(); ++i) {
-            const SitePair& p = pairs[i];
-            if ((p.a == a && p.b == b) || (p.a == b && p.b == a)) {
-                index = 2 + static_cast<int>(i);
-                return p.shape;
-            }
+        for (const SitePair& p : pairs) {
+            if ((p.a == a && p.b == b) || (p.a == b && p.b == a)) return p.shape;
         }
-        index = 0;
         return wan;
     }
-    index = 1;
     return level == 1 ? lan : std::nullopt;
 }
 

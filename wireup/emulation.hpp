@@ -39,9 +39,8 @@ struct Emulation {
 
     bool empty() const { return !wan && !lan && pairs.empty(); }
     // The shape of a link at topology level `level` between sites `a` and `b`,
-    // and in `index` a small number naming that shape's uplink (0: wan, 1:
-    // lan, 2 + i: pair i), or nullopt for an unshaped link.
-    std::optional<LinkShape> link(int level, const std::string& a, const std::string& b, int& index) const;
+    // or nullopt for an unshaped link.
+    std::optional<LinkShape> link(int level, const std::string& a, const std::string& b) const;
     // The STRATA_EMULATION text.
     std::string text() const;
     bool operator==(const Emulation&) const = default;

@@ -29,7 +29,8 @@ std::uint64_t Emulator::now_ns() {
     return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-bool Emulator::configure(const adi::World& world, const std::string& text, std::string& error) {
+bool Emulator::configure(const adi::World& world, const std::string& text, const std::string& job_key,
+                         std::string& error) {
     links_.assign(world.cards.size(), Link{});
     if (text.empty()) return true;
     std::optional<wireup::Emulation> e = wireup::emulation_parse(text, error);
@@ -39,13 +40,15 @@ bool Emulator::configure(const adi::World& world, const std::string& text, std::
     }
     const auto me = static_cast<std::size_t>(world.rank);
     const wireup::BusinessCard& mine = world.cards[me];
+    const wireup::Topology& t = world.topology;
+    int sites = 0;
+    for (int r = 0; r < t.size(); ++r) sites = std::max(sites, t.color(r, wireup::kLan) + 1);
     bool any = false;
     for (std::size_t peer = 0; peer < world.cards.size() && static_cast<int>(peer) < world.topology.size(); ++peer) {
         if (peer == me) continue;
         const wireup::BusinessCard& theirs = world.cards[peer];
         const int level = world.topology.link_level(world.rank, static_cast<int>(peer));
-        int index = 0;
-        const std::optional<wireup::LinkShape> shape = e->link(level, mine.site, theirs.site, index);
+        const std::optional<wireup::LinkShape> shape = e->link(level, mine.site, theirs.site);
         if (!shape) continue;
         if (machine_of(theirs.host) != machine_of(mine.host)) {
             error = "STRATA_EMULATION shapes the link to rank " + std::to_string(peer) + " (host " + theirs.hostname +
@@ -53,14 +56,27 @@ bool Emulator::configure(const adi::World& world, const std::string& text, std::
                     "stamps packets with the shared monotonic clock)";
             return false;
         }
+        // Between sites: the link from our site to theirs; inside a site: our machine's interface.
+        const int shared = level == wireup::kWan
+                               ? t.color(world.rank, wireup::kLan) * sites + t.color(static_cast<int>(peer), wireup::kLan)
+                               : sites * sites + t.color(world.rank, wireup::kSystem);
+        if (shared < 0 || static_cast<std::size_t>(shared) >= wireup::SharedLinks::kLinks) {
+            error = "STRATA_EMULATION: the job has too many sites and machines to emulate their links (at most " +
+                    std::to_string(wireup::SharedLinks::kLinks) + " links)";
+            return false;
+        }
         Link& l = links_[peer];
-        l.uplink = index;
+        l.shared = shared;
         l.latency_ns = shape->latency_s * 1e9;
         l.ns_per_byte = shape->bytes_per_s > 0 ? 1e9 / shape->bytes_per_s : 0;
-        if (static_cast<std::size_t>(index) >= uplink_free_ns_.size()) uplink_free_ns_.resize(static_cast<std::size_t>(index) + 1, 0);
         any = true;
     }
     if (!any) return true;
+    table_ = wireup::SharedLinks::attach(job_key, error);
+    if (!table_) {
+        error = "STRATA_EMULATION: " + error;
+        return false;
+    }
     timer_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (timer_fd_ < 0) {
         error = std::string("STRATA_EMULATION: cannot create a timer: ") + std::strerror(errno);
@@ -70,11 +86,10 @@ bool Emulator::configure(const adi::World& world, const std::string& text, std::
 }
 
 std::uint64_t Emulator::stamp(int peer, std::size_t bytes) {
-    Link& l = links_[static_cast<std::size_t>(peer)];
-    double& free = uplink_free_ns_[static_cast<std::size_t>(l.uplink)];
-    const double start = std::max(free, static_cast<double>(now_ns()));
-    free = start + static_cast<double>(bytes) * l.ns_per_byte;
-    return static_cast<std::uint64_t>(free + l.latency_ns);
+    const Link& l = links_[static_cast<std::size_t>(peer)];
+    const auto busy = static_cast<std::uint64_t>(static_cast<double>(bytes) * l.ns_per_byte);
+    const std::uint64_t left = table_->reserve(static_cast<std::size_t>(l.shared), now_ns(), busy);
+    return left + static_cast<std::uint64_t>(l.latency_ns);
 }
 
 void Emulator::feed(int peer, const std::byte* data, std::size_t n) {

@@ -1,9 +1,12 @@
 // Wide-area emulation on the TCP method's links (wireup/emulation.hpp).
 //
 // The sender stamps every packet on a shaped link with the time the emulated
-// link would deliver it: the packet starts when this process's uplink of that
-// kind (wan, lan, or a site pair's) is free, occupies it for bytes/bandwidth,
-// and arrives one latency after it has left. The stamp travels as 8 bytes
+// link would deliver it: the packet starts when the link is free, occupies it
+// for bytes/bandwidth, and arrives one latency after it has left. Links are
+// shared as on a real grid (wireup/shared_links.hpp): every process of a site
+// sending to another site uses one wide-area link (per ordered pair of
+// sites), every process of a machine sending to the other machines of its
+// site that machine's local-area interface. The stamp travels as 8 bytes
 // before the packet's header (only on shaped links; both ends decide alike
 // from the cards). The receiver reads packets as they come, holds each whole
 // until its stamp, and only then hands it to the engine, in order per peer.
@@ -12,22 +15,22 @@
 // emulation is for grids laid out on one machine, and configure() refuses a
 // shaped link to a process on another.
 //
-// The model: each process has its own access link per kind (a root sending to
-// eight processes across the wide area pays eight times the bytes), and a
-// receiver takes from several senders at once at each one's rate; many
-// processes of one site crossing the wide area together are not capped by
-// one shared site link.
+// The model: links are shared by their senders; a receiver takes from several
+// links at once at each one's rate (a site receiving from two sites gets both
+// links' bandwidth), and there is no loss, jitter or window.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "adi/method.hpp"
 #include "wireup/emulation.hpp"
+#include "wireup/shared_links.hpp"
 
 namespace strata::dev::tcp {
 
@@ -40,9 +43,10 @@ public:
 
     // Shapes the links STRATA_EMULATION (`text`) covers; false with `error`
     // when the text is malformed or a shaped peer is on another machine.
-    bool configure(const adi::World& world, const std::string& text, std::string& error);
+    // `job_key` names the job's shared link table (mpirun made it).
+    bool configure(const adi::World& world, const std::string& text, const std::string& job_key, std::string& error);
     bool active() const { return timer_fd_ >= 0; }
-    bool shaped(int peer) const { return active() && links_[static_cast<std::size_t>(peer)].uplink >= 0; }
+    bool shaped(int peer) const { return active() && links_[static_cast<std::size_t>(peer)].shared >= 0; }
     // The timer descriptor, readable when the earliest held packet is due
     // (after arm()); -1 when nothing is shaped.
     int timer_fd() const { return timer_fd_; }
@@ -72,7 +76,7 @@ private:
         std::vector<std::byte> payload;
     };
     struct Link {
-        int uplink = -1;  // index into uplinks_; -1: not shaped
+        int shared = -1;  // the link in the shared table; -1: not shaped
         double latency_ns = 0;
         double ns_per_byte = 0;  // 0: unlimited
         // Receive side: the packet being assembled, then those held.
@@ -82,7 +86,7 @@ private:
         std::deque<Held> held;
     };
     std::vector<Link> links_;
-    std::vector<double> uplink_free_ns_;  // when each uplink is next free
+    std::unique_ptr<wireup::SharedLinks> table_;
     std::vector<int> holding_;            // peers with held packets
     int timer_fd_ = -1;
 };

@@ -202,7 +202,7 @@ bool TcpMethod::connect_world(const adi::World& world, std::string& error) {
             }
         }
     }
-    if (!emulator_.configure(world, wireup::emulation_setting(), error)) return false;
+    if (!emulator_.configure(world, wireup::emulation_setting(), ctx_.job_key, error)) return false;
     if (emulator_.active()) watch(emulator_.timer_fd(), kKeyTimer, false, true);
     return true;
 }

@@ -1,7 +1,8 @@
 /* Wide-area emulation seen from a program: rank 0 (site A) exchanges messages
  * with rank 1 (site B) over a link emulated at LATENCY_MS one way and
  * BANDWIDTH_MBIT (the arguments). No round trip may be faster than the link
- * allows, and every byte arrives intact and in order. Timing gives lower
+ * allows, and every byte arrives intact and in order; with four processes,
+ * two transfers between the two sites share the link. Timing gives lower
  * bounds only: a loaded machine makes round trips slower, never faster. */
 #include "pt2pt_common.h"
 
@@ -18,7 +19,7 @@ int main(int argc, char **argv)
     const size_t sizes[] = {8, 60000, 1 << 20};
     size_t s;
     pt_require_size(2);
-    if (argc < 3) pt_fail("usage: emulated_links LATENCY_MS BANDWIDTH_MBIT");
+    if (argc < 3) pt_fail("usage: emulated_links LATENCY_MS BANDWIDTH_MBIT [ANYTHING...]");
     latency = atof(argv[1]) / 1e3;
     bytes_per_s = atof(argv[2]) * 1e6 / 8;
 
@@ -68,6 +69,33 @@ int main(int argc, char **argv)
                 pt_verify(buf + (size_t)i * SIZE, SIZE, pt_seed(0, 1, 77, i), "a burst message");
             }
             CK(MPI_Send(NULL, 0, MPI_BYTE, 0, 78, MPI_COMM_WORLD));
+        }
+        free(buf);
+    }
+
+    /* With four processes (0 and 2 at one site, 1 and 3 at the other), 0 and
+     * 2 send to 1 and 3 at once: both cross the one link between the sites,
+     * so together they take at least as long as their bytes at its bandwidth.
+     * Rank 2 may leave the barrier up to a latency before rank 0 starts its
+     * clock; rank 0 hears from both receivers one latency after they got all. */
+    if (pt_size >= 4) {
+        enum { SIZE = 2 << 20 };
+        unsigned char *buf = pt_malloc(SIZE);
+        pt_set_phase("processes of a site share its link");
+        CK(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == 0 || rank == 2) {
+            const double t0 = MPI_Wtime();
+            pt_fill(buf, SIZE, pt_seed(rank, rank + 1, 79, 0));
+            CK(MPI_Send(buf, SIZE, MPI_BYTE, rank + 1, 79, MPI_COMM_WORLD));
+            if (rank == 0) {
+                CK(MPI_Recv(NULL, 0, MPI_BYTE, 1, 80, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                CK(MPI_Recv(NULL, 0, MPI_BYTE, 3, 80, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                check_at_least(MPI_Wtime() - t0, latency + 2.0 * SIZE / bytes_per_s, "two transfers over one link");
+            }
+        } else if (rank == 1 || rank == 3) {
+            CK(MPI_Recv(buf, SIZE, MPI_BYTE, rank - 1, 79, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            pt_verify(buf, SIZE, pt_seed(rank - 1, rank, 79, 0), "a shared transfer");
+            CK(MPI_Send(NULL, 0, MPI_BYTE, 0, 80, MPI_COMM_WORLD));
         }
         free(buf);
     }

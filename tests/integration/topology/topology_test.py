@@ -130,7 +130,7 @@ def emulation_bounds(ctx, a):
     messages at level 0."""
     path = ctx.file("job.yaml", f"""\
 executable: {a.links}
-arguments: [{ctx.marker}, "40", "80"]
+arguments: ["40", "80", {ctx.marker}]
 environment: {{STRATA_STATS: "1"}}
 network:
   wan: {{latency_ms: 40, bandwidth_mbit: 80}}
@@ -143,6 +143,31 @@ subjobs:
     check("emulated_links: ok (2 processes)" in r.stdout, f"the program checked itself:\n{r.stdout}\n{r.stderr}")
     check(re.search(r"^strata: rank 0: sent: level 0 \(wide area\): \d+ messages", r.stderr, re.M) is not None,
           f"rank 0 counted its messages at level 0:\n{r.stderr}")
+    expect_nobody_left(ctx)
+
+
+def emulation_shared(ctx, a):
+    """Processes of one site share its wide-area link: two transfers between
+    the sites at once take as long as their bytes at the link's bandwidth
+    (the program checks that lower bound), and mpirun removes the job's shared
+    link table when the job ends."""
+    before = {n for n in os.listdir("/dev/shm") if n.startswith("strata-links-")}
+    path = ctx.file("job.yaml", f"""\
+executable: {a.links}
+arguments: ["20", "80", {ctx.marker}]
+network:
+  wan: {{latency_ms: 20, bandwidth_mbit: 80}}
+subjobs:
+  - {{count: 1, site: A, machine: a1, host: a1}}
+  - {{count: 1, site: B, machine: b1, host: b1}}
+  - {{count: 1, site: A, machine: a2, host: a2}}
+  - {{count: 1, site: B, machine: b2, host: b2}}
+""")
+    r = ctx.run(["-jobfile", path])
+    expect_code(r, 0)
+    check("emulated_links: ok (4 processes)" in r.stdout, f"the program checked itself:\n{r.stdout}\n{r.stderr}")
+    after = {n for n in os.listdir("/dev/shm") if n.startswith("strata-links-")}
+    check(after <= before, f"mpirun removed the shared link table: {sorted(after - before)}")
     expect_nobody_left(ctx)
 
 
@@ -197,7 +222,7 @@ def emulation_errors(ctx, a):
 
 
 SCENARIOS = {f.__name__: f for f in (mpichg2_example, attributes, host_identity, hwloc_levels, emulation_bounds,
-                                     emulation_conformance, emulation_errors)}
+                                     emulation_conformance, emulation_errors, emulation_shared)}
 
 
 if __name__ == "__main__":

@@ -1,4 +1,7 @@
 #include "wireup/emulation.hpp"
+#include "wireup/shared_links.hpp"
+
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -23,15 +26,33 @@ TEST_CASE("emulation: which shape a link gets") {
     std::string error;
     const auto e = emulation_parse("wan:latency_ms=10;lan:latency_ms=1;A/B:latency_ms=30", error);
     REQUIRE(e);
-    int index = -1;
-    CHECK(e->link(0, "B", "A", index)->latency_s == Approx(0.03));
-    CHECK(index == 2);
-    CHECK(e->link(0, "A", "C", index)->latency_s == Approx(0.01));
-    CHECK(index == 0);
-    CHECK(e->link(1, "A", "A", index)->latency_s == Approx(0.001));
-    CHECK(index == 1);
-    CHECK_FALSE(e->link(2, "A", "A", index));
-    CHECK_FALSE(emulation_parse("lan:latency_ms=1", error)->link(0, "A", "B", index));
+    CHECK(e->link(0, "B", "A")->latency_s == Approx(0.03));
+    CHECK(e->link(0, "A", "C")->latency_s == Approx(0.01));
+    CHECK(e->link(1, "A", "A")->latency_s == Approx(0.001));
+    CHECK_FALSE(e->link(2, "A", "A"));
+    CHECK_FALSE(emulation_parse("lan:latency_ms=1", error)->link(0, "A", "B"));
+}
+
+TEST_CASE("emulation: the shared link table") {
+    std::string error;
+    const std::string key = "a job key for this test " + std::to_string(::getpid());
+    CHECK(SharedLinks::attach(key, error) == nullptr);  // mpirun has not made it
+    CHECK(error.find("mpirun makes it") != std::string::npos);
+    {
+        const std::unique_ptr<SharedLinks> made = SharedLinks::create(key, error);
+        REQUIRE(made != nullptr);
+        CHECK(SharedLinks::create(key, error) == nullptr);  // one per job
+        const std::unique_ptr<SharedLinks> seen = SharedLinks::attach(key, error);
+        REQUIRE(seen != nullptr);
+        // A free link starts now; a busy one when it is free; every process sees the same link.
+        CHECK(made->reserve(3, 1000, 50) == 1050);
+        CHECK(seen->reserve(3, 1010, 50) == 1100);
+        CHECK(made->reserve(3, 2000, 10) == 2010);
+        CHECK(seen->reserve(4, 1010, 5) == 1015);
+    }
+    CHECK(SharedLinks::attach(key, error) == nullptr);  // unlinked with its maker
+    CHECK(SharedLinks::name_for(key).rfind("/strata-links-", 0) == 0);
+    CHECK(SharedLinks::name_for(key).find(key) == std::string::npos);
 }
 
 TEST_CASE("emulation text: what is wrong is named") {

@@ -51,6 +51,8 @@ struct Situation {
     std::array<bool, kShapes> ordered{};
 };
 
+inline constexpr std::size_t KiB = 1024;  // for the rules' sizes
+
 // "From `min_bytes` and `min_procs`, on a group whose slowest link is at
 // `level` (-1: any), use `algorithm`."
 struct Rule {

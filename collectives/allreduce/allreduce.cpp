@@ -3,7 +3,6 @@
 namespace strata::coll {
 
 namespace {
-constexpr std::size_t KiB = 1024;
 const base::KnobString knob{"STRATA_ALLREDUCE_ALGORITHM", "",
                             "MPI_Allreduce algorithm (empty: by the rules; strata-info lists the algorithms)"};
 }  // namespace

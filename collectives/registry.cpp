@@ -1,6 +1,12 @@
 #include "collectives/registry.hpp"
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -57,16 +63,142 @@ const char* spans_words(Shape shape, Order o) {
     return words[static_cast<int>(o)][static_cast<int>(shape)];
 }
 
+namespace {
+
+const base::KnobString rules_file{"STRATA_COLL_RULES", "",
+                                  "a file of collective rules that replace the built-in ones of the operations it "
+                                  "names (README: Collective algorithms); set it alike for every process"};
+
+}  // namespace
+
 RegistryBase::RegistryBase(const char* operation, const base::KnobString& knob, std::vector<Entry> entries,
                            std::initializer_list<Rule> rules)
-    : operation_(operation), knob_(knob), entries_(std::move(entries)), rules_(rules) {
-    for (const Rule& r : rules_) {
+    : operation_(operation), knob_(knob), entries_(std::move(entries)) {
+    std::string error;
+    if (!rules_set(rules, error)) throw std::logic_error("collective registry " + std::string(operation) + ": " + error);
+}
+
+bool RegistryBase::rules_set(std::vector<Rule> rules, std::string& error) const {
+    std::vector<std::size_t> entry;
+    if (!rules_check(rules, entry, error)) return false;
+    rules_ = std::move(rules);
+    rule_entry_ = std::move(entry);
+    return true;
+}
+
+bool RegistryBase::rules_check(const std::vector<Rule>& rules, std::vector<std::size_t>& entry,
+                               std::string& error) const {
+    for (const Rule& r : rules) {
         const int i = find(r.algorithm);
-        if (i < 0)
-            throw std::logic_error(std::string("collective registry ") + operation + ": a rule names '" + r.algorithm +
-                                   "', which is no algorithm of it");
-        rule_entry_.push_back(static_cast<std::size_t>(i));
+        if (i < 0) {
+            error = std::string("a rule names '") + r.algorithm + "', which is no algorithm of " + operation_;
+            return false;
+        }
+        entry.push_back(static_cast<std::size_t>(i));
     }
+    // The last rule must always apply: no thresholds, and an algorithm that
+    // fits even the least favourable situation.
+    Situation worst;
+    worst.procs = 1000;
+    worst.bytes = 1;
+    worst.elements = 1;
+    worst.commutative = false;
+    if (rules.empty() || rules.back().min_bytes > 0 || rules.back().min_procs > 1 || rules.back().level >= 0 ||
+        !entries_[entry.back()].fits(worst)) {
+        std::string any;
+        for (const Entry& e : entries_) {
+            if (e.fits(worst)) any += (any.empty() ? "" : ", ") + std::string(e.name);
+        }
+        error = std::string("the last rule of ") + operation_ +
+                " must name an algorithm that always fits, without thresholds (" + any + ")";
+        return false;
+    }
+    return true;
+}
+
+bool RegistryBase::rules_parse(const std::string& text, const std::string& where, std::string& error) {
+    std::vector<std::vector<Rule>> rules(all().size());
+    std::vector<int> last_line(all().size(), 0);
+    std::istringstream in(text);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        const auto fail = [&](const std::string& what) {
+            error = where + ":" + std::to_string(n) + ": " + what;
+            return false;
+        };
+        std::istringstream words(line.substr(0, line.find('#')));
+        std::string op, algorithm, field;
+        if (!(words >> op)) continue;
+        std::size_t r = 0;
+        while (r < all().size() && op != all()[r]->operation()) ++r;
+        if (r == all().size()) return fail("unknown operation '" + op + "'");
+        const RegistryBase& reg = *all()[r];
+        if (!(words >> algorithm)) return fail("no algorithm after '" + op + "'");
+        const int e = reg.find(algorithm);
+        if (e < 0) return fail("'" + algorithm + "' is no algorithm of " + op + " (strata-info lists them)");
+        Rule rule{reg.entries_[static_cast<std::size_t>(e)].name};
+        while (words >> field) {
+            const std::size_t eq = field.find('=');
+            const std::string key = field.substr(0, eq);
+            const std::string value = eq == std::string::npos ? "" : field.substr(eq + 1);
+            const std::optional<std::int64_t> v = base::parse_size(value);
+            if (key == "min_bytes" && v && *v >= 0) {
+                rule.min_bytes = static_cast<std::size_t>(*v);
+            } else if (key == "min_procs" && v && *v >= 1 && *v <= INT32_MAX) {
+                rule.min_procs = static_cast<int>(*v);
+            } else if (key == "level" && v && *v >= 0 && *v <= 5) {
+                rule.level = static_cast<int>(*v);
+            } else if (key == "min_bytes" || key == "min_procs" || key == "level") {
+                return fail("'" + field + "': " + key +
+                            (key == "min_bytes" ? " takes a size (123, 64K, 8M)"
+                                                : key == "min_procs" ? " takes a process count from 1"
+                                                                     : " takes a topology level, 0 to 5"));
+            } else {
+                return fail("'" + field + "' is not min_bytes=SIZE, min_procs=N or level=L");
+            }
+        }
+        rules[r].push_back(rule);
+        last_line[r] = n;
+    }
+    // All or nothing: check every operation's rules before installing any.
+    for (std::size_t r = 0; r < all().size(); ++r) {
+        std::vector<std::size_t> entry;
+        if (!rules[r].empty() && !all()[r]->rules_check(rules[r], entry, error)) {
+            error = where + ":" + std::to_string(last_line[r]) + ": " + error;
+            return false;
+        }
+    }
+    for (std::size_t r = 0; r < all().size(); ++r) {
+        if (!rules[r].empty()) all()[r]->rules_set(std::move(rules[r]), error);
+    }
+    return true;
+}
+
+std::string RegistryBase::rules_text() {
+    std::string out = "# STRATA_COLL_RULES: OPERATION ALGORITHM [min_bytes=SIZE] [min_procs=N] [level=L]; per\n"
+                      "# operation the first rule that matches and whose algorithm fits decides.\n";
+    for (const RegistryBase* r : all()) {
+        for (const Rule& rule : r->rules()) {
+            out += std::string(r->operation()) + " " + rule.algorithm;
+            if (rule.min_bytes > 0) out += " min_bytes=" + std::to_string(rule.min_bytes);
+            if (rule.min_procs > 1) out += " min_procs=" + std::to_string(rule.min_procs);
+            if (rule.level >= 0) out += " level=" + std::to_string(rule.level);
+            out += "\n";
+        }
+    }
+    return out;
+}
+
+bool RegistryBase::rules_configure(std::string& error) {
+    const std::string& path = rules_file.get();
+    if (path.empty()) return true;
+    std::ifstream f(path);
+    std::stringstream text;
+    if (!f || !(text << f.rdbuf())) {
+        error = "STRATA_COLL_RULES: cannot read " + path + ": " + std::strerror(errno);
+        return false;
+    }
+    return rules_parse(text.str(), path, error);
 }
 
 int RegistryBase::find(std::string_view name) const {

@@ -23,6 +23,7 @@
 #include <initializer_list>
 #include <mutex>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -96,17 +97,38 @@ public:
     // Every registry, in the order of MPI-1's list of collectives.
     static std::span<const RegistryBase* const> all();
 
+    // Replaces the rules of the operations that STRATA_COLL_RULES's file
+    // names (rules_parse); the others keep theirs. Called once by MPI_Init,
+    // before any collective; false with `error` (file, line, what is wrong).
+    static bool rules_configure(std::string& error);
+    // Parses a rules file's text: one rule per line, "OPERATION ALGORITHM
+    // [min_bytes=SIZE] [min_procs=N] [level=L]" (SIZE takes K, M, G; L a
+    // topology level 0..5), '#' to the end of a line a comment. Each
+    // operation's rules are its lines in order; its last must name an
+    // algorithm without restrictions and have no thresholds, so a choice always
+    // exists. `where` prefixes errors ("file:line: ...").
+    static bool rules_parse(const std::string& text, const std::string& where, std::string& error);
+    // Every operation's rules in that format (strata-info --rules: a file to start from).
+    static std::string rules_text();
+
 protected:
     RegistryBase(const char* operation, const base::KnobString& knob, std::vector<Entry> entries,
                  std::initializer_list<Rule> rules);
     ~RegistryBase() = default;
 
 private:
+    // Whether `rules` name algorithms of this operation (their entries into
+    // `entry`) and the last always applies; else false with `error`.
+    bool rules_check(const std::vector<Rule>& rules, std::vector<std::size_t>& entry, std::string& error) const;
+    // Installs `rules` once rules_check accepts them.
+    bool rules_set(std::vector<Rule> rules, std::string& error) const;
+
     const char* operation_;
     const base::KnobString& knob_;
     std::vector<Entry> entries_;
-    std::vector<Rule> rules_;
-    std::vector<std::size_t> rule_entry_;  // rules_[i] names entries_[rule_entry_[i]]
+    // Built-in, or replaced once by rules_configure before any collective runs.
+    mutable std::vector<Rule> rules_;
+    mutable std::vector<std::size_t> rule_entry_;  // rules_[i] names entries_[rule_entry_[i]]
     mutable std::once_flag warned_;
 };
 

@@ -25,7 +25,7 @@ namespace coll = strata::coll;
 namespace {
 
 constexpr const char* kUsage =
-    "usage: strata-info [--knobs] [--parsable] [--collectives]\n"
+    "usage: strata-info [--knobs] [--parsable] [--collectives] [--rules]\n"
     "\n"
     "Prints the version and build of this Strata, its communication methods, every\n"
     "run-time setting (knob: an environment variable read by mpirun, strata-gatekeeper\n"
@@ -35,6 +35,8 @@ constexpr const char* kUsage =
     "  --knobs     the settings only\n"
     "  --collectives  the collective algorithms and rules only, as the Markdown\n"
     "              table README.md shows\n"
+    "  --rules     the collective rules in STRATA_COLL_RULES's format (a file to\n"
+    "              start from)\n"
     "  --parsable  one KEY:VALUE line per item, for scripts; KEY is a path such as\n"
     "              knob:STRATA_SKIP_POLL:default, VALUE is the rest of the line\n"
     "  -h, --help  this text\n";
@@ -221,6 +223,9 @@ int main(int argc, char** argv) {
             parsable = true;
         } else if (a == "--collectives") {
             collectives = true;
+        } else if (a == "--rules") {
+            std::cout << coll::RegistryBase::rules_text();
+            return 0;
         } else {
             return usage_error("unknown option '" + a + "'");
         }

@@ -170,3 +170,47 @@ TEST_CASE("every registry is complete and consistent", "[registry]") {
     }
     CHECK(operations.size() == 14);
 }
+
+TEST_CASE("rules from a file replace the built-in ones of the operations it names", "[registry]") {
+    const std::string builtin = RegistryBase::rules_text();
+    std::string error;
+    // The built-in rules, written out, read back the same.
+    REQUIRE(RegistryBase::rules_parse(builtin, "builtin", error));
+    CHECK(RegistryBase::rules_text() == builtin);
+
+    REQUIRE(RegistryBase::rules_parse("# a site's tuning\n"
+                                      "bcast scatter_allgather min_bytes=64K min_procs=4   # long messages\n"
+                                      "\n"
+                                      "bcast binomial\n",
+                                      "rules.txt", error));
+    CHECK(chosen(bcast_algorithms, at(4, 64 * 1024), "") == "scatter_allgather");
+    CHECK(chosen(bcast_algorithms, at(4, 64 * 1024 - 1), "") == "binomial");
+    CHECK(chosen(bcast_algorithms, grid(at(8, 100)), "") == "binomial");  // the file has no multilevel rule
+    CHECK(chosen(gather_algorithms, grid(at(8, 100)), "") == "multilevel");  // untouched
+
+    // Errors name the file and line, and change nothing.
+    const std::string now = RegistryBase::rules_text();
+    const auto rejected = [&](const std::string& text, const std::string& want) {
+        std::string why;
+        CHECK_FALSE(RegistryBase::rules_parse(text, "rules.txt", why));
+        CHECK(why == want);
+        CHECK(RegistryBase::rules_text() == now);
+    };
+    rejected("bcats binomial\n", "rules.txt:1: unknown operation 'bcats'");
+    rejected("bcast\n", "rules.txt:1: no algorithm after 'bcast'");
+    rejected("bcast ring\n", "rules.txt:1: 'ring' is no algorithm of bcast (strata-info lists them)");
+    rejected("bcast binomial min_bytes=lots\n",
+             "rules.txt:1: 'min_bytes=lots': min_bytes takes a size (123, 64K, 8M)");
+    rejected("bcast binomial min_procs=0\n", "rules.txt:1: 'min_procs=0': min_procs takes a process count from 1");
+    rejected("bcast binomial level=9\n", "rules.txt:1: 'level=9': level takes a topology level, 0 to 5");
+    rejected("bcast binomial fast\n", "rules.txt:1: 'fast' is not min_bytes=SIZE, min_procs=N or level=L");
+    rejected("gather linear\nbcast binomial min_procs=2\n",
+             "rules.txt:2: the last rule of bcast must name an algorithm that always fits, without thresholds "
+             "(binomial, scatter_allgather)");
+    rejected("reduce binomial\n",
+             "rules.txt:1: the last rule of reduce must name an algorithm that always fits, without thresholds "
+             "(binomial_ordered)");
+
+    REQUIRE(RegistryBase::rules_parse(builtin, "builtin", error));
+    CHECK(RegistryBase::rules_text() == builtin);
+}

@@ -9,7 +9,8 @@
 // follows) and the conformance matrix that runs every algorithm
 // (tests/integration/coll) all read the registries; nothing repeats them.
 //
-// The first rule that matches and whose algorithm's restrictions hold wins.
+// The first rule that matches and whose algorithm's restrictions hold wins;
+// STRATA_COLL_RULES's file may replace an operation's rules at MPI_Init.
 // STRATA_<OP>_ALGORITHM names an algorithm to use instead whenever its
 // restrictions hold. Every process of a communicator must choose the same
 // algorithm, so the inputs are values every process knows: sizes from the

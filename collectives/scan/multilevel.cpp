@@ -1,4 +1,4 @@
-#include <optional>
+#include <vector>
 
 #include "collectives/collectives.hpp"
 #include "collectives/scan/scan.hpp"
@@ -37,29 +37,35 @@ adi::Error scan_multilevel(const Group& g, Shape shape, const void* send, void* 
     }
     // Down: each stage root sends every member the reduction of everything
     // before that member's cluster. Rank 0 has nothing before it.
-    std::optional<std::vector<std::byte>> before;
+    std::vector<std::byte> before;
+    bool anything_before = false;
     for (std::size_t i = 0; i < stages.size(); ++i) {
         const Stage& s = stages[i];
         const StageGroup sg(g, s);
         std::vector<std::byte> mine(bytes);
         if (s.me != s.root) {
             if (!out.add(scatter(sg.group(), nullptr, 0, mine.data(), bytes, s.root))) return out.error();
-            before = std::move(mine);
+            before.swap(mine);
+            anything_before = true;
             continue;
         }
         std::vector<std::byte> prefixes(bytes * s.members.size());
-        std::optional<std::vector<std::byte>> running = before;
+        std::vector<std::byte> running = before;
+        bool anything_running = anything_before;
         for (std::size_t m = 0; m < s.members.size(); ++m) {
             const std::byte* cluster = kept[i].data() + m * bytes;
-            if (running) bytes_copy(prefixes.data() + m * bytes, running->data(), bytes);
             std::vector<std::byte> next(cluster, cluster + bytes);
-            if (running) op.apply(running->data(), next.data(), count);
-            running = std::move(next);
+            if (anything_running) {
+                bytes_copy(prefixes.data() + m * bytes, running.data(), bytes);
+                op.apply(running.data(), next.data(), count);
+            }
+            running.swap(next);
+            anything_running = true;
         }
         if (!out.add(scatter(sg.group(), prefixes.data(), bytes, mine.data(), bytes, s.root))) return out.error();
     }
     bytes_copy(recv, send, bytes);
-    if (before) op.apply(before->data(), recv, count);
+    if (anything_before) op.apply(before.data(), recv, count);
     return out.error();
 }
 

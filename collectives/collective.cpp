@@ -55,7 +55,7 @@ bool exchange(const Group& g, Outcome& out, int tag, int dest, const void* sbuf,
               void* rbuf, std::size_t rbytes) {
     std::vector<adi::Request*> reqs;
     reqs.push_back(recv_start(g, source, tag, rbuf, rbytes));
-    reqs.push_back(send_start(g, dest, tag, sbuf, sbytes));
+    if (dest >= 0) reqs.push_back(send_start(g, dest, tag, sbuf, sbytes));
     return out.wait(g, reqs);
 }
 

@@ -11,12 +11,36 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "adi/engine.hpp"
 #include "collectives/hierarchy.hpp"
 
 namespace strata::coll {
+
+// Bytes an algorithm stages data in. Growing one leaves the new bytes
+// uninitialized, as a receive or a copy overwrites them next: zeroing a
+// 4 MB vector costs as much as sending it between two processes of a host.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+    template <class U>
+    struct rebind {
+        using other = UninitializedAllocator<U>;
+    };
+    UninitializedAllocator() = default;
+    template <class U>
+    explicit UninitializedAllocator(const UninitializedAllocator<U>& /*other*/) {}
+    template <class U>
+    void construct(U* p) {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <class U, class... Args>
+    void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+};
+using Bytes = std::vector<std::byte, UninitializedAllocator<std::byte>>;
 
 struct Group {
     adi::Engine& engine;
@@ -100,7 +124,8 @@ private:
     adi::Error error_ = adi::Error::none;
 };
 
-// Sends and receives at once (both may name the same peer); false to stop.
+// Sends and receives at once (both may name the same peer; a negative `dest`
+// only receives); false to stop.
 bool exchange(const Group& g, Outcome& out, int tag, int dest, const void* sbuf, std::size_t sbytes, int source,
               void* rbuf, std::size_t rbytes);
 

@@ -31,23 +31,40 @@ Pieces Pieces::of_ranks(const Core& core, std::span<const std::size_t> counts) {
     return p;
 }
 
-bool core_fold(const Group& g, const Core& core, Outcome& out, int tag, std::byte* acc, std::byte* scratch,
-               std::size_t count, const ReduceOp& op) {
-    if (g.rank >= 2 * core.rem) return true;
-    const std::size_t bytes = count * op.element_bytes();
-    std::vector<adi::Request*> reqs;
-    if (g.rank % 2 == 0) {
-        reqs.push_back(send_start(g, g.rank + 1, tag, acc, bytes));
-        return out.wait(g, reqs);
+namespace {
+
+// Receives elements [at, at + n) from `peer` while sending [give, give +
+// gbytes) of `mine` to `dest` (none when negative), and leaves them reduced in `acc`.
+bool combine_step(const Group& g, Outcome& out, int tag, int peer, int dest, const std::byte*& mine, std::byte* acc,
+                  Bytes& scratch, std::size_t give, std::size_t gbytes, std::size_t at, std::size_t n,
+                  const ReduceOp& op) {
+    const std::size_t off = at * op.element_bytes(), bytes = n * op.element_bytes();
+    if (mine != acc) {
+        if (!exchange(g, out, tag, dest, mine + give, gbytes, peer, acc + off, bytes)) return false;
+        op.apply(mine + off, acc + off, n);
+        mine = acc;
+        return true;
     }
-    reqs.push_back(recv_start(g, g.rank - 1, tag, scratch, bytes));
-    if (!out.wait(g, reqs)) return false;
-    op.apply(scratch, acc, count);
+    if (scratch.size() < bytes) scratch.resize(bytes);
+    if (!exchange(g, out, tag, dest, acc + give, gbytes, peer, scratch.data(), bytes)) return false;
+    op.apply(scratch.data(), acc + off, n);
     return true;
 }
 
-bool reduce_scatter_halving(const Group& g, const Core& core, Outcome& out, int tag, std::byte* acc,
-                            std::byte* scratch, const Pieces& pieces, const ReduceOp& op) {
+}  // namespace
+
+bool core_fold(const Group& g, const Core& core, Outcome& out, int tag, const std::byte*& mine, std::byte* acc,
+               Bytes& scratch, std::size_t count, const ReduceOp& op) {
+    if (g.rank >= 2 * core.rem) return true;
+    if (g.rank % 2 == 0) {
+        std::vector<adi::Request*> reqs{send_start(g, g.rank + 1, tag, mine, count * op.element_bytes())};
+        return out.wait(g, reqs);
+    }
+    return combine_step(g, out, tag, g.rank - 1, -1, mine, acc, scratch, 0, 0, 0, count, op);
+}
+
+bool reduce_scatter_halving(const Group& g, const Core& core, Outcome& out, int tag, const std::byte*& mine,
+                            std::byte* acc, Bytes& scratch, const Pieces& pieces, const ReduceOp& op) {
     const std::size_t eb = op.element_bytes();
     // We own pieces [lo, lo + 2*mask) and keep the half holding our core rank.
     int lo = 0;
@@ -58,10 +75,14 @@ bool reduce_scatter_halving(const Group& g, const Core& core, Outcome& out, int 
         const int give = lower ? lo + mask : lo;
         const std::size_t kb = pieces.first(keep), ke = pieces.first(keep + mask);
         const std::size_t gb = pieces.first(give), ge = pieces.first(give + mask);
-        if (!exchange(g, out, tag, peer, acc + gb * eb, (ge - gb) * eb, peer, scratch + kb * eb, (ke - kb) * eb))
+        if (!combine_step(g, out, tag, peer, peer, mine, acc, scratch, gb * eb, (ge - gb) * eb, kb, ke - kb, op))
             return false;
-        op.apply(scratch + kb * eb, acc + kb * eb, ke - kb);
         lo = keep;
+    }
+    if (mine != acc) {  // a core of one: no step has taken our values over
+        const std::size_t b = pieces.first(core.rank), e = pieces.first(core.rank + 1);
+        bytes_copy(acc + b * eb, mine + b * eb, (e - b) * eb);
+        mine = acc;
     }
     return true;
 }

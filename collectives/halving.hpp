@@ -37,14 +37,21 @@ private:
     std::vector<std::size_t> starts_;
 };
 
-// Folds: an even rank below 2*rem sends `acc` to its odd neighbour, which
-// combines it (lower operand first). `scratch` holds count elements.
-bool core_fold(const Group& g, const Core& core, Outcome& out, int tag, std::byte* acc, std::byte* scratch,
-               std::size_t count, const ReduceOp& op);
+// The fold and the halving read our values from `mine`: the caller's input
+// until a step has combined it into `acc` (the input is never copied whole;
+// a step receives the peer's part straight into `acc` and combines the input
+// into it), then `acc` itself, and then the peer's part lands in `scratch`,
+// which grows as needed. Both require a commutative operation: which operand
+// comes first depends on where the data was.
+
+// Folds: an even rank below 2*rem sends its values to its odd neighbour,
+// which combines them with its own in `acc` (count elements).
+bool core_fold(const Group& g, const Core& core, Outcome& out, int tag, const std::byte*& mine, std::byte* acc,
+               Bytes& scratch, std::size_t count, const ReduceOp& op);
 
 // On core processes: afterwards `acc` holds, in piece core.rank, that piece
-// reduced over every process. Requires a commutative operation.
-bool reduce_scatter_halving(const Group& g, const Core& core, Outcome& out, int tag, std::byte* acc,
-                            std::byte* scratch, const Pieces& pieces, const ReduceOp& op);
+// reduced over every process (other parts of `acc` are undefined).
+bool reduce_scatter_halving(const Group& g, const Core& core, Outcome& out, int tag, const std::byte*& mine,
+                            std::byte* acc, Bytes& scratch, const Pieces& pieces, const ReduceOp& op);
 
 }  // namespace strata::coll

@@ -61,7 +61,7 @@ bool gather_up(const Group& g, Outcome& out, const Hierarchy& h, const std::vect
         if (s->me != s->root)
             return out.add(gatherv(sg.group(), carry.data, carry.bytes, nullptr, b.counts, b.displs, s->root));
         const bool last = s + 1 == stages.rend() || (s + 1)->index <= stop;
-        std::vector<std::byte> next(last && into != nullptr ? 0 : b.total);
+        Bytes next(last && into != nullptr ? 0 : b.total);
         void* dst = last && into != nullptr ? into : next.data();
         if (!out.add(gatherv(sg.group(), carry.data, carry.bytes, dst, b.counts, b.displs, s->root))) return false;
         carry.storage = std::move(next);
@@ -80,7 +80,7 @@ bool scatter_down(const Group& g, Outcome& out, const Hierarchy& h, const std::v
         const StageGroup sg(g, s);
         const Bundles b = stage_bundles(h, s, sizes);
         const bool last = &s == &stages.back();
-        std::vector<std::byte> next(last ? 0 : b.counts[static_cast<std::size_t>(s.me)]);
+        Bytes next(last ? 0 : b.counts[static_cast<std::size_t>(s.me)]);
         void* dst = last ? recv : next.data();
         if (!out.add(scatterv(sg.group(), carry.data, b.counts, b.displs, dst, last ? rbytes : next.size(), s.root)))
             return false;
@@ -106,7 +106,7 @@ bool gather_counted_up(const Group& g, Outcome& out, const Hierarchy& h, const s
         if (!out.add(gatherv(sg.group(), c.counts.data(), mine, all.data(), cb.counts, cb.displs, s->root)))
             return false;
         const Bundles db = data_bundles(cb, all);
-        std::vector<std::byte> next(db.total);
+        Bytes next(db.total);
         if (!out.add(gatherv(sg.group(), c.data.data, c.data.bytes, next.data(), db.counts, db.displs, s->root)))
             return false;
         c.counts.swap(all);
@@ -129,7 +129,7 @@ bool scatter_counted_down(const Group& g, Outcome& out, const Hierarchy& h, cons
                               s.root)))
             return false;
         const Bundles db = s.me == s.root ? data_bundles(cb, c.counts) : Bundles{};
-        std::vector<std::byte> next(std::accumulate(mine.begin(), mine.end(), std::size_t{0}));
+        Bytes next(std::accumulate(mine.begin(), mine.end(), std::size_t{0}));
         if (!out.add(scatterv(sg.group(), c.data.data, db.counts, db.displs, next.data(), next.size(), s.root)))
             return false;
         c.counts.swap(mine);
@@ -141,7 +141,7 @@ bool scatter_counted_down(const Group& g, Outcome& out, const Hierarchy& h, cons
 }
 
 bool reduce_up(const Group& g, Outcome& out, const std::vector<Stage>& stages, int stop, std::size_t count,
-               const ReduceOp& op, const void*& in, std::vector<std::byte> (&partial)[2], void* into) {
+               const ReduceOp& op, const void*& in, Bytes (&partial)[2], void* into) {
     int next = 0;
     for (auto s = stages.rbegin(); s != stages.rend() && s->index > stop; ++s) {
         const StageGroup sg(g, *s);

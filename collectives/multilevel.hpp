@@ -46,7 +46,7 @@ Bundles data_bundles(const Bundles& slots, const std::vector<std::size_t>& count
 struct Carry {
     const void* data = nullptr;
     std::size_t bytes = 0;
-    std::vector<std::byte> storage;
+    Bytes storage;
 };
 
 // Gathers bundles up `stages` (a plan, coarse to fine) from the finest to
@@ -86,7 +86,7 @@ bool scatter_counted_down(const Group& g, Outcome& out, const Hierarchy& h, cons
 // represents at stage `stop` + 1 (kept in `partial`), or what it handed on;
 // at the coarsest stage a stage root writes into `into` when that is not null.
 bool reduce_up(const Group& g, Outcome& out, const std::vector<Stage>& stages, int stop, std::size_t count,
-               const ReduceOp& op, const void*& in, std::vector<std::byte> (&partial)[2], void* into);
+               const ReduceOp& op, const void*& in, Bytes (&partial)[2], void* into);
 
 // Allgather(v) over the stages: gather up to the coarsest clusters'
 // representatives, who swap their bundles, then the whole result down.

@@ -7,7 +7,7 @@ adi::Error allgather_bruck(const Group& g, const void* send, std::size_t sbytes,
     Outcome out;
     // tmp holds blocks of ranks rank, rank + 1, ... in that order; rank 0 can
     // work in `recv` directly since its order is rank order.
-    std::vector<std::byte> tmp;
+    Bytes tmp;
     std::byte* acc = static_cast<std::byte*>(recv);
     if (g.rank != 0) {
         tmp.resize(static_cast<std::size_t>(p) * rblock);

@@ -10,7 +10,7 @@ adi::Error allgatherv_bruck(const Group& g, const void* send, std::size_t sbytes
     // where relative block i starts.
     std::vector<std::size_t> off(u(p) + 1, 0);
     for (int i = 0; i < p; ++i) off[u(i) + 1] = off[u(i)] + rcounts[u((g.rank + i) % p)];
-    std::vector<std::byte> tmp(off.back());
+    Bytes tmp(off.back());
     Outcome out;
     out.add(self_copy(tmp.data(), rcounts[u(g.rank)], send, sbytes));
     for (int k = 1; k < p; k <<= 1) {

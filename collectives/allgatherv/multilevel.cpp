@@ -16,7 +16,7 @@ adi::Error allgather_levels(const Group& g, Shape shape, const void* send, std::
     const bool direct = h.ordered() && layout.packed();
     std::size_t all = 0;
     for (std::size_t n : layout.sizes) all += n;
-    std::vector<std::byte> bundle(direct ? 0 : all);
+    Bytes bundle(direct ? 0 : all);
     void* whole = direct ? recv : bundle.data();
     for (const Stage& s : stages) {
         const StageGroup sg(g, s);

@@ -10,7 +10,7 @@ adi::Error allreduce_multilevel(const Group& g, Shape shape, const void* send, v
                                 const ReduceOp& op) {
     const std::vector<Stage> stages = hierarchy(g, shape).plan(g.rank, 0);
     Outcome out;
-    std::vector<std::byte> partial[2];
+    Bytes partial[2];
     const void* in = send;
     if (!reduce_up(g, out, stages, 0, count, op, in, partial, nullptr)) return out.error();
     // The coarsest clusters' representatives combine their partial results;

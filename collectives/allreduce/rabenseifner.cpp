@@ -11,14 +11,14 @@ adi::Error allreduce_rabenseifner(const Group& g, const void* send, void* recv, 
     const Pieces pieces = Pieces::even(count, core.pof2);
     Outcome out;
 
-    // The result is built in place in `recv`.
+    // The result is built in place in `recv`, straight from `send`.
     std::byte* acc = static_cast<std::byte*>(recv);
-    bytes_copy(acc, send, bytes);
-    std::vector<std::byte> scratch(bytes);
-    if (!core_fold(g, core, out, kTagAllreduce, acc, scratch.data(), count, op)) return out.error();
+    const auto* mine = static_cast<const std::byte*>(send);
+    Bytes scratch;
+    if (!core_fold(g, core, out, kTagAllreduce, mine, acc, scratch, count, op)) return out.error();
 
     if (core.rank >= 0) {
-        if (!reduce_scatter_halving(g, core, out, kTagAllreduce, acc, scratch.data(), pieces, op))
+        if (!reduce_scatter_halving(g, core, out, kTagAllreduce, mine, acc, scratch, pieces, op))
             return out.error();
         // Allgather by recursive doubling: we own [lo, lo + mask) and gain the partner's half.
         int lo = core.rank;

@@ -14,7 +14,7 @@ adi::Error allreduce_recursive_doubling(const Group& g, const void* send, void* 
     Outcome out;
     std::vector<adi::Request*> reqs;
 
-    std::vector<std::byte> a(bytes), b(bytes);
+    Bytes a(bytes), b(bytes);
     std::byte* acc = a.data();
     std::byte* other = b.data();
     bytes_copy(acc, send, bytes);

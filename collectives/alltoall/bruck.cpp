@@ -11,13 +11,13 @@ adi::Error alltoall_bruck(const Group& g, const void* send, std::size_t sblock, 
     const std::size_t copy = std::min(sblock, rblock);
 
     // Rotate so that position i holds the block for rank + i.
-    std::vector<std::byte> tmp(u(p) * block);
+    Bytes tmp(u(p) * block);
     for (int i = 0; i < p; ++i) bytes_copy(tmp.data() + u(i) * block, at(send, u((g.rank + i) % p) * sblock), copy);
 
     // Round k: positions with bit k set travel to rank + k. After every round
     // position i holds a block still i - (bits done) ranks from its target;
     // after all rounds position i holds the block from rank - i.
-    std::vector<std::byte> packed(u(p) * block), incoming(u(p) * block);
+    Bytes packed(u(p) * block), incoming(u(p) * block);
     for (int k = 1; k < p; k <<= 1) {
         std::size_t n = 0;
         for (int i = k; i < p; ++i) {

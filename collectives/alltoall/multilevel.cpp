@@ -48,7 +48,7 @@ adi::Error alltoall_multilevel(const Group& g, Shape shape, const void* send, st
             rdispls.push_back(stotal);
             stotal += bytes;
         }
-        std::vector<std::byte> out_blocks(stotal), in_blocks(stotal);
+        Bytes out_blocks(stotal), in_blocks(stotal);
         for (std::size_t j = 0; j < clusters.size(); ++j) {
             std::byte* to = out_blocks.data() + sdispls[j];
             for (std::size_t m = 0; m < mine.size(); ++m) {
@@ -62,7 +62,7 @@ adi::Error alltoall_multilevel(const Group& g, Shape shape, const void* send, st
             return out.error();
         // Down-bundle: for each of my ranks (travel order) its blocks from
         // every rank, in rank order: its receive buffer.
-        std::vector<std::byte> down(mine.size() * p * block);
+        Bytes down(mine.size() * p * block);
         for (std::size_t m = 0; m < mine.size(); ++m) {
             for (std::size_t src = 0; src < p; ++src) {
                 const std::size_t j = cluster_of[src];

@@ -42,7 +42,7 @@ struct Pieces {
 struct Outgoing {
     std::vector<std::size_t> heads;
     Pieces head_pieces;
-    std::vector<std::byte> bodies;
+    Bytes bodies;
     Pieces body_pieces;
 };
 
@@ -69,7 +69,7 @@ Outgoing outgoing(const Hierarchy& h, const Stage& s, const std::vector<int>& mi
 // From member j came, for each of j's ranks i and each of mine m, one block:
 // size heads[j's piece + i * |mine| + m].
 Counted incoming(const Hierarchy& h, const Stage& s, std::size_t mine, std::size_t p,
-                 const std::vector<std::size_t>& heads, const Pieces& head_pieces, const std::vector<std::byte>& bodies,
+                 const std::vector<std::size_t>& heads, const Pieces& head_pieces, const Bytes& bodies,
                  const Pieces& body_pieces) {
     std::vector<std::size_t> member(p), position(p);  // per sender
     std::vector<std::vector<std::size_t>> offset(s.clusters.size());  // per member, of each block it sent
@@ -119,7 +119,7 @@ bool swap_clusters(const Group& g, Outcome& out, const Hierarchy& h, const Stage
         body_in.add(std::accumulate(first, first + static_cast<std::ptrdiff_t>(head_in.counts[j] / kCountBytes),
                                     std::size_t{0}));
     }
-    std::vector<std::byte> bodies(body_in.total);
+    Bytes bodies(body_in.total);
     if (!out.add(alltoallv(sg.group(), o.bodies.data(), o.body_pieces.counts, o.body_pieces.displs, bodies.data(),
                            body_in.counts, body_in.displs)))
         return false;

@@ -16,7 +16,7 @@ adi::Error gather_binomial(const Group& g, const void* send, std::size_t sbytes,
     int span = 1;
     while (span < p && !(vr & span)) span <<= 1;
     const int subtree = std::min(span, p - vr);
-    std::vector<std::byte> tmp;
+    Bytes tmp;
     std::byte* acc = nullptr;
     if (subtree > 1 || g.rank == root) {
         if (g.rank == root && root == 0) {

@@ -12,7 +12,7 @@ adi::Error reduce_binomial(const Group& g, const void* send, void* recv, std::si
 
     // A leaf sends its buffer as is; others accumulate (in `recv` at the root).
     const bool leaf = (vr & 1) != 0;
-    std::vector<std::byte> acc_store, scratch;
+    Bytes acc_store, scratch;
     std::byte* acc = nullptr;
     if (!leaf) {
         if (g.rank == root) {

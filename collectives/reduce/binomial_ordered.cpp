@@ -15,7 +15,7 @@ adi::Error reduce_binomial_ordered(const Group& g, const void* send, void* recv,
     // Rank r holds the reduction of ranks [r, r + 2^k) after round k. The
     // higher range comes second: acc = acc op incoming, computed as
     // incoming = acc op incoming, then the two buffers swap roles.
-    std::vector<std::byte> a(bytes), b(bytes);
+    Bytes a(bytes), b(bytes);
     std::byte* acc = a.data();
     std::byte* other = b.data();
     bytes_copy(acc, send, bytes);

@@ -10,7 +10,7 @@ adi::Error reduce_multilevel(const Group& g, Shape shape, const void* send, void
                              const ReduceOp& op, int root) {
     const std::vector<Stage> stages = hierarchy(g, shape).plan(g.rank, root);
     Outcome out;
-    std::vector<std::byte> partial[2];
+    Bytes partial[2];
     const void* in = send;
     reduce_up(g, out, stages, -1, count, op, in, partial, g.rank == root ? recv : nullptr);
     return out.error();

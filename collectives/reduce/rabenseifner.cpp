@@ -12,10 +12,10 @@ adi::Error reduce_rabenseifner(const Group& g, const void* send, void* recv, std
     Outcome out;
     std::vector<adi::Request*> reqs;
 
-    std::vector<std::byte> acc_store(bytes), scratch(bytes);
+    Bytes acc_store(bytes), scratch;
     std::byte* acc = acc_store.data();
-    bytes_copy(acc, send, bytes);
-    if (!core_fold(g, core, out, kTagReduce, acc, scratch.data(), count, op)) return out.error();
+    const auto* mine = static_cast<const std::byte*>(send);
+    if (!core_fold(g, core, out, kTagReduce, mine, acc, scratch, count, op)) return out.error();
 
     // A root folded away is represented in the core by its odd neighbour,
     // which passes the result on at the end.
@@ -23,7 +23,7 @@ adi::Error reduce_rabenseifner(const Group& g, const void* send, void* recv, std
     const int core_root = root_folded ? (root + 1) / 2 : (root < 2 * core.rem ? root / 2 : root - core.rem);
 
     if (core.rank >= 0) {
-        if (!reduce_scatter_halving(g, core, out, kTagReduce, acc, scratch.data(), pieces, op)) return out.error();
+        if (!reduce_scatter_halving(g, core, out, kTagReduce, mine, acc, scratch, pieces, op)) return out.error();
         // Binomial gather of the pieces towards core_root: at step `mask` the
         // processes that agree with core_root below bit `mask` pair up; the one
         // on core_root's side of the bit receives its partner's range.

@@ -21,7 +21,7 @@ adi::Error reduce_scatter_multilevel(const Group& g, Shape shape, const void* se
     // Work in travel order, so every cluster's pieces lie together (elementwise
     // reduction does not care where an element sits; a non-commutative
     // operation only comes here with clusters in rank order already).
-    std::vector<std::byte> travel;
+    Bytes travel;
     const void* in = send;
     if (!h.ordered()) {
         travel.resize(total * esize);
@@ -29,7 +29,7 @@ adi::Error reduce_scatter_multilevel(const Group& g, Shape shape, const void* se
         in = travel.data();
     }
     Outcome out;
-    std::vector<std::byte> partial[2];
+    Bytes partial[2];
     if (!reduce_up(g, out, stages, 0, total, op, in, partial, nullptr)) return out.error();
     // The coarsest clusters' representatives reduce and split the vector by
     // cluster; each hands its cluster's pieces down.

@@ -13,7 +13,7 @@ adi::Error reduce_scatter_pairwise(const Group& g, const void* send, void* recv,
     Outcome out;
 
     bytes_copy(recv, at(send, first[u(g.rank)] * eb), mine * eb);
-    std::vector<std::byte> scratch(mine * eb);
+    Bytes scratch(mine * eb);
     for (int s = 1; s < p; ++s) {
         const int to = (g.rank + s) % p, from = (g.rank - s + p) % p;
         if (!exchange(g, out, kTagReduceScatter, to, at(send, first[u(to)] * eb), counts[u(to)] * eb, from,

@@ -13,14 +13,14 @@ adi::Error reduce_scatter_recursive_halving(const Group& g, const void* send, vo
     const Core core(g);
     Outcome out;
 
-    std::vector<std::byte> acc(total * eb), scratch(total * eb);
-    bytes_copy(acc.data(), send, total * eb);
-    if (!core_fold(g, core, out, kTagReduceScatter, acc.data(), scratch.data(), total, op)) return out.error();
+    Bytes acc(total * eb), scratch;
+    const auto* mine = static_cast<const std::byte*>(send);
+    if (!core_fold(g, core, out, kTagReduceScatter, mine, acc.data(), scratch, total, op)) return out.error();
 
     // Core rank c ends with the pieces of the real ranks it stands for.
     if (core.rank >= 0) {
         const Pieces pieces = Pieces::of_ranks(core, counts);
-        if (!reduce_scatter_halving(g, core, out, kTagReduceScatter, acc.data(), scratch.data(), pieces, op))
+        if (!reduce_scatter_halving(g, core, out, kTagReduceScatter, mine, acc.data(), scratch, pieces, op))
             return out.error();
     }
     std::vector<adi::Request*> reqs;

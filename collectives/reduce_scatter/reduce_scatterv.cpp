@@ -14,7 +14,7 @@ adi::Error reduce_scatter_reduce_scatterv(const Group& g, const void* send, void
         bytes[i] = counts[i] * eb;
         total += counts[i];
     }
-    std::vector<std::byte> whole(g.rank == 0 ? total * eb : 0);
+    Bytes whole(g.rank == 0 ? total * eb : 0);
     Outcome out;
     if (!out.add(reduce_binomial_ordered(g, send, whole.data(), total, op, 0))) return out.error();
     out.add(scatterv_linear(g, whole.data(), bytes, displs, recv, bytes[static_cast<std::size_t>(g.rank)], 0));

@@ -9,7 +9,7 @@ adi::Error scan_linear(const Group& g, const void* send, void* recv, std::size_t
     std::vector<adi::Request*> reqs;
     bytes_copy(recv, send, bytes);
     if (g.rank > 0) {
-        std::vector<std::byte> prefix(bytes);
+        Bytes prefix(bytes);
         reqs.push_back(recv_start(g, g.rank - 1, kTagScan, prefix.data(), bytes));
         if (!out.wait(g, reqs)) return out.error();
         op.apply(prefix.data(), recv, count);

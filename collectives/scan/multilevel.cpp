@@ -14,8 +14,8 @@ adi::Error scan_multilevel(const Group& g, Shape shape, const void* send, void* 
     Outcome out;
     // Up: each stage root gathers its members' cluster totals, in rank order,
     // keeps them, and passes their reduction up.
-    std::vector<std::byte> total(static_cast<const std::byte*>(send), static_cast<const std::byte*>(send) + bytes);
-    std::vector<std::vector<std::byte>> kept(stages.size());
+    Bytes total(static_cast<const std::byte*>(send), static_cast<const std::byte*>(send) + bytes);
+    std::vector<Bytes> kept(stages.size());
     for (std::size_t i = stages.size(); i-- > 0;) {
         const Stage& s = stages[i];
         const StageGroup sg(g, s);
@@ -23,12 +23,12 @@ adi::Error scan_multilevel(const Group& g, Shape shape, const void* send, void* 
             if (!out.add(gather(sg.group(), total.data(), bytes, nullptr, 0, s.root))) return out.error();
             break;
         }
-        std::vector<std::byte>& all = kept[i];
+        Bytes& all = kept[i];
         all.resize(bytes * s.members.size());
         if (!out.add(gather(sg.group(), total.data(), bytes, all.data(), bytes, s.root))) return out.error();
-        std::vector<std::byte> acc(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(bytes));
+        Bytes acc(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(bytes));
         for (std::size_t m = 1; m < s.members.size(); ++m) {
-            std::vector<std::byte> next(all.begin() + static_cast<std::ptrdiff_t>(m * bytes),
+            Bytes next(all.begin() + static_cast<std::ptrdiff_t>(m * bytes),
                                         all.begin() + static_cast<std::ptrdiff_t>((m + 1) * bytes));
             op.apply(acc.data(), next.data(), count);
             acc.swap(next);
@@ -37,24 +37,24 @@ adi::Error scan_multilevel(const Group& g, Shape shape, const void* send, void* 
     }
     // Down: each stage root sends every member the reduction of everything
     // before that member's cluster. Rank 0 has nothing before it.
-    std::vector<std::byte> before;
+    Bytes before;
     bool anything_before = false;
     for (std::size_t i = 0; i < stages.size(); ++i) {
         const Stage& s = stages[i];
         const StageGroup sg(g, s);
-        std::vector<std::byte> mine(bytes);
+        Bytes mine(bytes);
         if (s.me != s.root) {
             if (!out.add(scatter(sg.group(), nullptr, 0, mine.data(), bytes, s.root))) return out.error();
             before.swap(mine);
             anything_before = true;
             continue;
         }
-        std::vector<std::byte> prefixes(bytes * s.members.size());
-        std::vector<std::byte> running = before;
+        Bytes prefixes(bytes * s.members.size());
+        Bytes running = before;
         bool anything_running = anything_before;
         for (std::size_t m = 0; m < s.members.size(); ++m) {
             const std::byte* cluster = kept[i].data() + m * bytes;
-            std::vector<std::byte> next(cluster, cluster + bytes);
+            Bytes next(cluster, cluster + bytes);
             if (anything_running) {
                 bytes_copy(prefixes.data() + m * bytes, running.data(), bytes);
                 op.apply(running.data(), next.data(), count);

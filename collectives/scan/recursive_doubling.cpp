@@ -14,7 +14,7 @@ adi::Error scan_recursive_doubling(const Group& g, const void* send, void* recv,
     // `recv` accumulates our prefix; `block` the reduction of the aligned
     // block of 2^k ranks containing us, which is what partners need.
     bytes_copy(recv, send, bytes);
-    std::vector<std::byte> a(bytes), b(bytes);
+    Bytes a(bytes), b(bytes);
     std::byte* block = a.data();
     std::byte* incoming = b.data();
     bytes_copy(block, send, bytes);

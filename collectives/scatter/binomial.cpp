@@ -16,7 +16,7 @@ adi::Error scatter_binomial(const Group& g, const void* send, std::size_t sblock
     int span = 1;
     while (span < p && !(vr & span)) span <<= 1;
     const int subtree = std::min(span, p - vr);
-    std::vector<std::byte> tmp;
+    Bytes tmp;
     const std::byte* blocks = nullptr;
     if (g.rank == root) {
         if (root == 0) {

@@ -32,7 +32,7 @@ PROGRAMS = {
     "reduce_scatter": ["coll_reduce_user", "coll_reduce_ops"], "scan": ["coll_reduce_user", "coll_reduce_ops"],
 }
 GRID_ALGORITHMS = ("multilevel", "two_level_site", "two_level_machine")
-FLAT_PROCESSES = (3, 8)
+FLAT_PROCESSES = (1, 3, 8)
 
 
 def registries(info):

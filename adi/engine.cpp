@@ -691,6 +691,8 @@ void Engine::wait_one(Request& r, int world_peer) {
             idle = 0;
         } else if ((++idle & 15) == 0) {
             idle_step(idle);  // time to yield or sleep?
+        } else if (oversubscribed_) {
+            sched_yield();
         }
     }
 }

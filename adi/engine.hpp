@@ -4,6 +4,8 @@
 // is not contiguous; datatypes and communicators stay in mpi/.
 #pragma once
 
+#include <sched.h>
+
 #include <array>
 #include <chrono>
 #include <memory>
@@ -121,6 +123,8 @@ public:
                 idle = 0;
             } else if ((++idle & 15) == 0) {
                 idle_step(idle);  // every 16th idle pass: time to yield or sleep?
+            } else if (oversubscribed_) {
+                sched_yield();
             }
         }
     }

@@ -1,10 +1,13 @@
 #include "collectives/registry.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <mutex>
@@ -25,6 +28,7 @@
 #include "collectives/scan/scan.hpp"
 #include "collectives/scatter/scatter.hpp"
 #include "collectives/scatterv/scatterv.hpp"
+#include "wireup/topology.hpp"
 
 namespace strata::coll {
 
@@ -103,7 +107,8 @@ bool RegistryBase::rules_check(const std::vector<Rule>& rules, std::vector<std::
     worst.bytes = 1;
     worst.elements = 1;
     worst.commutative = false;
-    if (rules.empty() || rules.back().min_bytes > 0 || rules.back().min_procs > 1 || rules.back().level >= 0 ||
+    const Rule& last = rules.empty() ? Rule{} : rules.back();
+    if (rules.empty() || last.min_bytes > 0 || last.min_procs > 1 || last.max_procs > 0 || last.level >= 0 ||
         !entries_[entry.back()].fits(worst)) {
         std::string any;
         for (const Entry& e : entries_) {
@@ -115,6 +120,28 @@ bool RegistryBase::rules_check(const std::vector<Rule>& rules, std::vector<std::
     }
     return true;
 }
+
+namespace {
+
+// The fields a rule of a rules file may set.
+struct RuleField {
+    const char* key;
+    std::int64_t low, high;
+    const char* takes;
+    void (*set)(Rule&, std::int64_t);
+};
+const RuleField kRuleFields[] = {
+    {"min_bytes", 0, INT64_MAX, "a size (123, 64K, 8M)",
+     [](Rule& r, std::int64_t v) { r.min_bytes = static_cast<std::size_t>(v); }},
+    {"min_procs", 1, INT32_MAX, "a process count from 1",
+     [](Rule& r, std::int64_t v) { r.min_procs = static_cast<int>(v); }},
+    {"max_procs", 1, INT32_MAX, "a process count from 1",
+     [](Rule& r, std::int64_t v) { r.max_procs = static_cast<int>(v); }},
+    {"level", 0, wireup::kLevels - 1, "a topology level, 0 to 5",
+     [](Rule& r, std::int64_t v) { r.level = static_cast<int>(v); }},
+};
+
+}  // namespace
 
 bool RegistryBase::rules_parse(const std::string& text, const std::string& where, std::string& error) {
     std::vector<std::vector<Rule>> rules(all().size());
@@ -140,22 +167,15 @@ bool RegistryBase::rules_parse(const std::string& text, const std::string& where
         while (words >> field) {
             const std::size_t eq = field.find('=');
             const std::string key = field.substr(0, eq);
-            const std::string value = eq == std::string::npos ? "" : field.substr(eq + 1);
-            const std::optional<std::int64_t> v = base::parse_size(value);
-            if (key == "min_bytes" && v && *v >= 0) {
-                rule.min_bytes = static_cast<std::size_t>(*v);
-            } else if (key == "min_procs" && v && *v >= 1 && *v <= INT32_MAX) {
-                rule.min_procs = static_cast<int>(*v);
-            } else if (key == "level" && v && *v >= 0 && *v <= 5) {
-                rule.level = static_cast<int>(*v);
-            } else if (key == "min_bytes" || key == "min_procs" || key == "level") {
-                return fail("'" + field + "': " + key +
-                            (key == "min_bytes" ? " takes a size (123, 64K, 8M)"
-                                                : key == "min_procs" ? " takes a process count from 1"
-                                                                     : " takes a topology level, 0 to 5"));
-            } else {
-                return fail("'" + field + "' is not min_bytes=SIZE, min_procs=N or level=L");
+            const auto* f = std::find_if(std::begin(kRuleFields), std::end(kRuleFields),
+                                         [&](const RuleField& x) { return key == x.key; });
+            if (f == std::end(kRuleFields)) {
+                return fail("'" + field + "' is not min_bytes=SIZE, min_procs=N, max_procs=N or level=L");
             }
+            const std::optional<std::int64_t> v =
+                base::parse_size(eq == std::string::npos ? "" : field.substr(eq + 1));
+            if (!v || *v < f->low || *v > f->high) return fail("'" + field + "': " + key + " takes " + f->takes);
+            f->set(rule, *v);
         }
         rules[r].push_back(rule);
         last_line[r] = n;
@@ -175,13 +195,14 @@ bool RegistryBase::rules_parse(const std::string& text, const std::string& where
 }
 
 std::string RegistryBase::rules_text() {
-    std::string out = "# STRATA_COLL_RULES: OPERATION ALGORITHM [min_bytes=SIZE] [min_procs=N] [level=L]; per\n"
-                      "# operation the first rule that matches and whose algorithm fits decides.\n";
+    std::string out = "# STRATA_COLL_RULES: OPERATION ALGORITHM [min_bytes=SIZE] [min_procs=N] [max_procs=N] [level=L];\n"
+                      "# per operation the first rule that matches and whose algorithm fits decides.\n";
     for (const RegistryBase* r : all()) {
         for (const Rule& rule : r->rules()) {
             out += std::string(r->operation()) + " " + rule.algorithm;
             if (rule.min_bytes > 0) out += " min_bytes=" + std::to_string(rule.min_bytes);
             if (rule.min_procs > 1) out += " min_procs=" + std::to_string(rule.min_procs);
+            if (rule.max_procs > 0) out += " max_procs=" + std::to_string(rule.max_procs);
             if (rule.level >= 0) out += " level=" + std::to_string(rule.level);
             out += "\n";
         }
@@ -192,13 +213,15 @@ std::string RegistryBase::rules_text() {
 bool RegistryBase::rules_configure(std::string& error) {
     const std::string& path = rules_file.get();
     if (path.empty()) return true;
+    // An empty file is a valid one (no operation's rules change).
     std::ifstream f(path);
-    std::stringstream text;
-    if (!f || !(text << f.rdbuf())) {
+    std::string text;
+    if (f) text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    if (!f.is_open() || f.bad()) {
         error = "STRATA_COLL_RULES: cannot read " + path + ": " + std::strerror(errno);
         return false;
     }
-    return rules_parse(text.str(), path, error);
+    return rules_parse(text, path, error);
 }
 
 int RegistryBase::find(std::string_view name) const {
@@ -215,7 +238,9 @@ std::size_t RegistryBase::select(const Situation& s, std::string_view forced) co
     }
     for (std::size_t i = 0; i < rules_.size(); ++i) {
         const Rule& r = rules_[i];
-        if (s.bytes < r.min_bytes || s.procs < r.min_procs || (r.level >= 0 && s.level != r.level)) continue;
+        if (s.bytes < r.min_bytes || s.procs < r.min_procs || (r.max_procs > 0 && s.procs > r.max_procs) ||
+            (r.level >= 0 && s.level != r.level))
+            continue;
         if (entries_[rule_entry_[i]].fits(s)) return rule_entry_[i];
     }
     throw std::logic_error(std::string("collective registry ") + operation_ +

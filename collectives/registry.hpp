@@ -55,13 +55,14 @@ struct Situation {
 
 inline constexpr std::size_t KiB = 1024;  // for the rules' sizes
 
-// "From `min_bytes` and `min_procs`, on a group whose slowest link is at
-// `level` (-1: any), use `algorithm`."
+// "From `min_bytes` and `min_procs` up to `max_procs` (0: no limit), on a
+// group whose slowest link is at `level` (-1: any), use `algorithm`."
 struct Rule {
     const char* algorithm;
     std::size_t min_bytes = 0;
     int min_procs = 1;
     int level = -1;
+    int max_procs = 0;
 };
 
 // Restrictions, as code; each algorithm names one.
@@ -103,7 +104,7 @@ public:
     // before any collective; false with `error` (file, line, what is wrong).
     static bool rules_configure(std::string& error);
     // Parses a rules file's text: one rule per line, "OPERATION ALGORITHM
-    // [min_bytes=SIZE] [min_procs=N] [level=L]" (SIZE takes K, M, G; L a
+    // [min_bytes=SIZE] [min_procs=N] [max_procs=N] [level=L]" (SIZE takes K, M, G; L a
     // topology level 0..5), '#' to the end of a line a comment. Each
     // operation's rules are its lines in order; its last must name an
     // algorithm without restrictions and have no thresholds, so a choice always

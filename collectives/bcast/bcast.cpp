@@ -1,4 +1,5 @@
 #include "collectives/bcast/bcast.hpp"
+#include "wireup/topology.hpp"
 
 namespace strata::coll {
 
@@ -12,6 +13,7 @@ const Registry<BcastFn> bcast_algorithms{
     knob,
     {
         {"binomial", "none", fits::any, bcast_binomial},
+        {"linear", "none", fits::any, bcast_linear},
         {"scatter_allgather", "none", fits::any, bcast_scatter_allgather},
     },
     levels<BcastFn, bcast_multilevel>(),
@@ -21,6 +23,10 @@ const Registry<BcastFn> bcast_algorithms{
         // link once (the stages of the representatives of sites and machines).
         {"binomial", 0, 1, 0},
         {"binomial", 0, 1, 1},
+        // Inside one host (every process reaches the others over a fast method),
+        // a few processes: each receiver copies from the root's buffer at the
+        // same time, in one round instead of the tree's dependent rounds.
+        {"linear", 0, 1, wireup::kVendor, 4},
         // Long messages on enough processes: scatter + ring allgather beats the tree.
         {"scatter_allgather", 12 * KiB, 8},
         {"binomial"},

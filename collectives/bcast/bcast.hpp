@@ -10,6 +10,12 @@ namespace strata::coll {
 // every edge. Any p, any size; best for short messages.
 adi::Error bcast_binomial(const Group& g, void* buf, std::size_t bytes, int root);
 
+// Linear: the root sends the whole message to every other process at once,
+// one round. On one host, where every receiver copies from the root's buffer
+// in parallel (single copy), it beats the tree's dependent rounds up to a few
+// processes. Any p, any size.
+adi::Error bcast_linear(const Group& g, void* buf, std::size_t bytes, int root);
+
 // Van de Geijn: binomial scatter of p pieces, then a ring allgather of the
 // pieces. Moves about 2x the message per process instead of log2(p)x; for long
 // messages. Any p, any size (pieces may be empty).

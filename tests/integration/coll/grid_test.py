@@ -68,8 +68,9 @@ def traffic(ctx, a):
 def rules_file(ctx, a):
     """STRATA_COLL_RULES replaces the rules of the operations it names (here
     flat algorithms for bcast and allreduce on the grid, which the program's
-    results cannot tell from multilevel ones, and the traffic program can); a
-    malformed file stops MPI_Init with the file, the line and what is wrong."""
+    results cannot tell from multilevel ones, and the traffic program can); an
+    empty file changes nothing; a malformed file stops MPI_Init with the file,
+    the line and what is wrong."""
     rules = ctx.file("rules.txt", "# flat on the grid\nbcast binomial\nallreduce recursive_doubling\n")
     run_on_grid(ctx, programs(a, "coll_levels")[0], {"STRATA_COLL_RULES": rules})
     text = f"executable: {programs(a, 'coll_traffic')[0]}\narguments: [{ctx.marker}]\n"
@@ -78,6 +79,9 @@ def rules_file(ctx, a):
     check(r.returncode != 0 and "bcast (root 0): 3 wide-area" in r.stdout + r.stderr,
           "with flat broadcasts the traffic program sees more wide-area messages", r)
     expect_nobody_left(ctx)
+    empty = ctx.file("empty.txt", "")
+    r = ctx.run(["-np", "2", programs(a, "coll_levels")[0], ctx.marker], env_extra={"STRATA_COLL_RULES": empty})
+    expect_code(r, 0)
     bad = ctx.file("bad.txt", "bcast binomial\nbcast ring\n")
     r = ctx.run(["-np", "2", programs(a, "coll_levels")[0], ctx.marker], env_extra={"STRATA_COLL_RULES": bad})
     check(r.returncode != 0 and f"MPI_Init failed: {bad}:2: 'ring' is no algorithm of bcast" in r.stderr,

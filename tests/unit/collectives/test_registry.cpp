@@ -188,6 +188,11 @@ TEST_CASE("rules from a file replace the built-in ones of the operations it name
     CHECK(chosen(bcast_algorithms, grid(at(8, 100)), "") == "binomial");  // the file has no multilevel rule
     CHECK(chosen(gather_algorithms, grid(at(8, 100)), "") == "multilevel");  // untouched
 
+    // max_procs bounds a rule from above.
+    REQUIRE(RegistryBase::rules_parse("bcast linear max_procs=4\nbcast binomial\n", "rules.txt", error));
+    CHECK(chosen(bcast_algorithms, at(4, 100), "") == "linear");
+    CHECK(chosen(bcast_algorithms, at(5, 100), "") == "binomial");
+
     // Errors name the file and line, and change nothing.
     const std::string now = RegistryBase::rules_text();
     const auto rejected = [&](const std::string& text, const std::string& want) {
@@ -203,10 +208,15 @@ TEST_CASE("rules from a file replace the built-in ones of the operations it name
              "rules.txt:1: 'min_bytes=lots': min_bytes takes a size (123, 64K, 8M)");
     rejected("bcast binomial min_procs=0\n", "rules.txt:1: 'min_procs=0': min_procs takes a process count from 1");
     rejected("bcast binomial level=9\n", "rules.txt:1: 'level=9': level takes a topology level, 0 to 5");
-    rejected("bcast binomial fast\n", "rules.txt:1: 'fast' is not min_bytes=SIZE, min_procs=N or level=L");
+    rejected("bcast binomial max_procs=0\n", "rules.txt:1: 'max_procs=0': max_procs takes a process count from 1");
+    rejected("bcast binomial fast\n",
+             "rules.txt:1: 'fast' is not min_bytes=SIZE, min_procs=N, max_procs=N or level=L");
     rejected("gather linear\nbcast binomial min_procs=2\n",
              "rules.txt:2: the last rule of bcast must name an algorithm that always fits, without thresholds "
-             "(binomial, scatter_allgather)");
+             "(binomial, linear, scatter_allgather)");
+    rejected("bcast binomial max_procs=4\n",
+             "rules.txt:1: the last rule of bcast must name an algorithm that always fits, without thresholds "
+             "(binomial, linear, scatter_allgather)");
     rejected("reduce binomial\n",
              "rules.txt:1: the last rule of reduce must name an algorithm that always fits, without thresholds "
              "(binomial_ordered)");

@@ -2,7 +2,7 @@
  * bytes after the buffer stay untouched. Run with each algorithm forced. */
 #include "coll_common.h"
 
-static const size_t sizes[] = {0, 1, 3, 100, 4096, 12287, 12288, 100003, (1u << 20) + 17};
+static const size_t sizes[] = {0, 1, 3, 100, 4096, 12287, 12288, 40000, 65536, 100003, (1u << 20) + 17};
 
 int main(int argc, char **argv)
 {

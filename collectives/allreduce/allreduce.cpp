@@ -1,4 +1,5 @@
 #include "collectives/allreduce/allreduce.hpp"
+#include "wireup/topology.hpp"
 
 namespace strata::coll {
 
@@ -12,6 +13,7 @@ const Registry<AllreduceFn> allreduce_algorithms{
     knob,
     {
         {"recursive_doubling", "none", fits::any, allreduce_recursive_doubling},
+        {"linear", "none", fits::any, allreduce_linear},
         {"rabenseifner", "commutative operation, at least 2^floor(log2 p) elements", fits::commutative_and_long,
          allreduce_rabenseifner},
     },
@@ -23,6 +25,10 @@ const Registry<AllreduceFn> allreduce_algorithms{
         {"recursive_doubling", 0, 1, 1},
         // Long vectors: halve the data per step instead of passing all of it up and down.
         {"rabenseifner", 2 * KiB},
+        {"recursive_doubling", 2 * KiB},
+        // Short vectors on 3 or 4 processes of one host: the same two rounds,
+        // with only rank 0 busy between them.
+        {"linear", 0, 3, wireup::kVendor, 4},
         {"recursive_doubling"},
     }};
 

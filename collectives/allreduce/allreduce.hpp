@@ -16,6 +16,14 @@ namespace strata::coll {
 adi::Error allreduce_recursive_doubling(const Group& g, const void* send, void* recv, std::size_t count,
                                         const ReduceOp& op);
 
+// Linear: rank 0 receives every vector, combines them in rank order and sends
+// the result back to each process. Two rounds like recursive doubling on 4
+// processes, but only rank 0 works between them: on a host with more
+// processes than cores the others need the CPU once to send and once to
+// receive. Any p, any count, any operation; for short vectors on a few
+// processes of one host.
+adi::Error allreduce_linear(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op);
+
 // Rabenseifner: reduce-scatter by recursive halving, then allgather by
 // recursive doubling, over the same power-of-two core as above. Moves about
 // 2x the vector per process instead of log2(p)x; for long vectors. Requires a

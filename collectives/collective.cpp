@@ -1,5 +1,7 @@
 #include "collectives/collective.hpp"
 
+#include <array>
+
 namespace strata::coll {
 
 StageGroup::StageGroup(const Group& parent, const Stage& s)
@@ -36,6 +38,12 @@ adi::Request* recv_start(const Group& g, int source, int tag, void* buf, std::si
 }
 
 adi::Error wait_all(const Group& g, std::vector<adi::Request*>& reqs) {
+    const adi::Error e = wait_all(g, std::span<adi::Request* const>(reqs));
+    reqs.clear();
+    return e;
+}
+
+adi::Error wait_all(const Group& g, std::span<adi::Request* const> reqs) {
     g.engine.wait([&] {
         for (const adi::Request* r : reqs) {
             if (!r->complete()) return false;
@@ -47,16 +55,14 @@ adi::Error wait_all(const Group& g, std::vector<adi::Request*>& reqs) {
         if (first == adi::Error::none) first = r->status.error;
         g.engine.request_destroy(r);
     }
-    reqs.clear();
     return first;
 }
 
 bool exchange(const Group& g, Outcome& out, int tag, int dest, const void* sbuf, std::size_t sbytes, int source,
               void* rbuf, std::size_t rbytes) {
-    std::vector<adi::Request*> reqs;
-    reqs.push_back(recv_start(g, source, tag, rbuf, rbytes));
-    if (dest >= 0) reqs.push_back(send_start(g, dest, tag, sbuf, sbytes));
-    return out.wait(g, reqs);
+    std::array<adi::Request*, 2> reqs{recv_start(g, source, tag, rbuf, rbytes), nullptr};
+    if (dest >= 0) reqs[1] = send_start(g, dest, tag, sbuf, sbytes);
+    return out.add(wait_all(g, std::span<adi::Request* const>(reqs.data(), dest >= 0 ? 2 : 1)));
 }
 
 }  // namespace strata::coll

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "adi/engine.hpp"
@@ -103,8 +104,10 @@ enum Tag : int {
 // the caller waits for with wait_all().
 adi::Request* send_start(const Group& g, int dest, int tag, const void* buf, std::size_t bytes);
 adi::Request* recv_start(const Group& g, int source, int tag, void* buf, std::size_t bytes);
-// Waits for and destroys the requests; returns the first error.
+// Waits for and destroys the requests; returns the first error. The vector
+// is left empty.
 adi::Error wait_all(const Group& g, std::vector<adi::Request*>& reqs);
+adi::Error wait_all(const Group& g, std::span<adi::Request* const> reqs);
 
 // The first error of a collective's steps. A truncated message does not stop
 // an algorithm: every other process still expects its messages and would hang

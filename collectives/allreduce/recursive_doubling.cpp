@@ -1,5 +1,6 @@
 #include "collectives/allreduce/allreduce.hpp"
 
+#include <cstddef>
 #include <utility>
 
 namespace strata::coll {
@@ -14,10 +15,13 @@ adi::Error allreduce_recursive_doubling(const Group& g, const void* send, void* 
     Outcome out;
     std::vector<adi::Request*> reqs;
 
-    Bytes a(bytes), b(bytes);
-    std::byte* acc = a.data();
-    std::byte* other = b.data();
-    bytes_copy(acc, send, bytes);
+    // The running result starts in `recv` and moves between it and one
+    // staging vector (on the stack when short) as the operand order requires.
+    alignas(std::max_align_t) std::byte local[256];
+    Bytes staging(bytes <= sizeof local ? 0 : bytes);
+    std::byte* acc = static_cast<std::byte*>(recv);
+    std::byte* other = bytes <= sizeof local ? local : staging.data();
+    if (send != recv) bytes_copy(acc, send, bytes);
 
     // Fold the first 2*rem ranks in pairs (2i, 2i+1) into the odd one, so the
     // core's rank order is still the original rank order.
@@ -58,7 +62,7 @@ adi::Error allreduce_recursive_doubling(const Group& g, const void* send, void* 
         }
         if (!out.wait(g, reqs)) return out.error();
     }
-    bytes_copy(recv, acc, bytes);
+    if (acc != recv) bytes_copy(recv, acc, bytes);
     return out.error();
 }
 

@@ -24,9 +24,9 @@ const Registry<BcastFn> bcast_algorithms{
         {"binomial", 0, 1, 0},
         {"binomial", 0, 1, 1},
         // Inside one host (every process reaches the others over a fast method),
-        // a few processes: each receiver copies from the root's buffer at the
-        // same time, in one round instead of the tree's dependent rounds.
-        {"linear", 0, 1, wireup::kVendor, 4},
+        // 3 or 4 processes: each receiver copies from the root's buffer at the
+        // same time, in one round instead of the tree's two dependent ones.
+        {"linear", 0, 3, wireup::kVendor, 4},
         // Long messages on enough processes: scatter + ring allgather beats the tree.
         {"scatter_allgather", 12 * KiB, 8},
         {"binomial"},

@@ -83,15 +83,18 @@ std::string ignored_why(const base::KnobInfo& k) {
 }
 
 // A rule as people read it: "scatter_allgather from 12288 bytes, 8
-// processes", "binomial on wide area links", "linear up to 4 processes on
-// vendor links".
+// processes", "binomial on wide area links", "linear from 3 to 4 processes
+// on vendor links", "linear up to 4 processes".
 std::string rule_text(const coll::Rule& r) {
     std::string out = r.algorithm;
     std::string from;
     if (r.min_bytes > 0) from += std::to_string(r.min_bytes) + " bytes";
-    if (r.min_procs > 1) from += (from.empty() ? "" : ", ") + std::to_string(r.min_procs) + " processes";
+    if (r.min_procs > 1) {
+        from += (from.empty() ? "" : ", ") + std::to_string(r.min_procs) +
+                (r.max_procs > 0 ? " to " + std::to_string(r.max_procs) : "") + " processes";
+    }
     if (!from.empty()) out += " from " + from;
-    if (r.max_procs > 0) out += " up to " + std::to_string(r.max_procs) + " processes";
+    if (r.max_procs > 0 && r.min_procs <= 1) out += " up to " + std::to_string(r.max_procs) + " processes";
     if (r.level >= 0) out += std::string(" on ") + strata::wireup::level_name(r.level) + " links";
     return out;
 }

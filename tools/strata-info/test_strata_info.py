@@ -322,7 +322,7 @@ def main():
           "replace the table under '## Collective algorithms' with strata-info --collectives's output:\n" + table.stdout)
     rules = values.get("collective:bcast:rule", [])
     check(rules == ["multilevel", "binomial on wide area links", "binomial on local area links",
-                    "linear from 3 processes up to 4 processes on vendor links", "scatter_allgather from 12288 bytes, 8 processes",
+                    "linear from 3 to 4 processes on vendor links", "scatter_allgather from 12288 bytes, 8 processes",
                     "binomial"],
           "bcast's rules are listed in order", str(rules))
 

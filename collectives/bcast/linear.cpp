@@ -10,11 +10,12 @@ adi::Error bcast_linear(const Group& g, void* buf, std::size_t bytes, int root) 
     // same pieces from `bytes` alone. Longer messages go whole: a single-copy
     // method lets every receiver read from the root's buffer at once.
     constexpr std::size_t kPiece = 16 * KiB, kPieces = 4;
-    const std::size_t piece = bytes <= kPiece * kPieces ? kPiece : bytes;
+    const std::size_t piece = bytes <= kPiece * kPieces ? kPiece : std::max<std::size_t>(bytes, 1);
+    const std::size_t pieces = std::max<std::size_t>((bytes + piece - 1) / piece, 1);  // an empty message is one
     Outcome out;
     std::vector<adi::Request*> reqs;
-    for (std::size_t at = 0; at < bytes || at == 0; at += piece) {
-        const std::size_t n = std::min(piece, bytes - at);
+    for (std::size_t i = 0; i < pieces; ++i) {
+        const std::size_t at = i * piece, n = std::min(piece, bytes - at);
         if (g.rank != root) {
             reqs.push_back(recv_start(g, root, kTagBcast, coll::at(buf, at), n));
         } else {
@@ -24,7 +25,6 @@ adi::Error bcast_linear(const Group& g, void* buf, std::size_t bytes, int root) 
                 reqs.push_back(send_start(g, (root + k) % g.size(), kTagBcast, coll::at(buf, at), n));
             }
         }
-        if (bytes == 0) break;
     }
     out.wait(g, reqs);
     return out.error();

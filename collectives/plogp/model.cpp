@@ -1,0 +1,242 @@
+#include "collectives/plogp/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace strata::coll::plogp {
+
+Curve::Curve(std::vector<Point> points) : points_(std::move(points)) {
+    for (std::size_t i = 0; i < points_.size(); ++i) {
+        if (!std::isfinite(points_[i].second) || points_[i].second < 0)
+            throw std::invalid_argument("a cost is negative or not a number");
+        if (i > 0 && points_[i].first <= points_[i - 1].first)
+            throw std::invalid_argument("message sizes are not strictly increasing");
+    }
+}
+
+double Curve::at(std::size_t bytes) const {
+    if (points_.empty()) return 0;
+    if (points_.size() == 1 || bytes <= points_.front().first) return points_.front().second;
+    // The segment [a, b] holding `bytes`, or the last one beyond the last size.
+    std::size_t i = 1;
+    while (i + 1 < points_.size() && points_[i].first < bytes) ++i;
+    const auto [ma, ta] = points_[i - 1];
+    const auto [mb, tb] = points_[i];
+    const double x = static_cast<double>(bytes - ma) / static_cast<double>(mb - ma);
+    return std::max(0.0, ta + x * (tb - ta));
+}
+
+double Link::transfer(std::size_t bytes) const {
+    return latency + gap.at(bytes);
+}
+
+std::string TreeShape::name() const {
+    switch (kind) {
+        case ShapeKind::flat: return "flat";
+        case ShapeKind::chain: return "chain";
+        case ShapeKind::binary: return "binary";
+        case ShapeKind::binomial: return "binomial";
+        case ShapeKind::kary: return std::to_string(degree) + "-ary";
+    }
+    return "unknown";
+}
+
+namespace {
+
+// Node i's children in a complete d-ary tree numbered breadth first: d*i+1 ..
+// d*i+d, whose subtrees shrink from the first to the last.
+void complete(Tree& t, int d, const Link& link) {
+    const int n = t.size();
+    for (int i = 0; i < n; ++i) {
+        for (int c = d * i + 1; c <= d * i + d && c < n; ++c) t.children[static_cast<std::size_t>(i)].push_back({c, &link});
+    }
+}
+
+}  // namespace
+
+Tree make_tree(TreeShape shape, int n, const Link& link) {
+    if (n < 1) throw std::invalid_argument("a tree needs a node");
+    Tree t;
+    t.children.resize(static_cast<std::size_t>(n));
+    switch (shape.kind) {
+        case ShapeKind::flat:
+            for (int c = 1; c < n; ++c) t.children[0].push_back({c, &link});
+            break;
+        case ShapeKind::chain:
+            for (int c = 1; c < n; ++c) t.children[static_cast<std::size_t>(c - 1)].push_back({c, &link});
+            break;
+        case ShapeKind::binary:
+            complete(t, 2, link);
+            break;
+        case ShapeKind::kary:
+            if (shape.degree < 2) throw std::invalid_argument("a k-ary tree needs a degree of 2 or more");
+            complete(t, shape.degree, link);
+            break;
+        case ShapeKind::binomial:
+            // As coll::bcast_binomial: node v's children are v + mask for the
+            // masks below v's lowest set bit, farthest (largest subtree) first.
+            for (int v = 0; v < n; ++v) {
+                int mask = 1;
+                while (mask < n && (v & mask) == 0) mask <<= 1;
+                for (mask >>= 1; mask > 0; mask >>= 1) {
+                    if (v + mask < n) t.children[static_cast<std::size_t>(v)].push_back({v + mask, &link});
+                }
+            }
+            break;
+    }
+    return t;
+}
+
+Tree make_two_layer(TreeShape wan_shape, const Link& wan, TreeShape lan_shape, const Link& lan,
+                    const std::vector<int>& site_sizes) {
+    if (site_sizes.empty()) throw std::invalid_argument("a two-layer tree needs a site");
+    std::vector<int> first;  // each site's coordinator
+    int n = 0;
+    for (int s : site_sizes) {
+        if (s < 1) throw std::invalid_argument("every site needs a node");
+        first.push_back(n);
+        n += s;
+    }
+    Tree t;
+    t.children.resize(static_cast<std::size_t>(n));
+    const Tree top = make_tree(wan_shape, static_cast<int>(site_sizes.size()), wan);
+    for (std::size_t site = 0; site < site_sizes.size(); ++site) {
+        auto& mine = t.children[static_cast<std::size_t>(first[site])];
+        for (const Tree::Edge& e : top.children[site]) mine.push_back({first[static_cast<std::size_t>(e.child)], &wan});
+        const Tree inner = make_tree(lan_shape, site_sizes[site], lan);
+        for (int v = 0; v < inner.size(); ++v) {
+            auto& out = t.children[static_cast<std::size_t>(first[site] + v)];
+            for (const Tree::Edge& e : inner.children[static_cast<std::size_t>(v)]) {
+                out.push_back({first[site] + e.child, &lan});
+            }
+        }
+    }
+    return t;
+}
+
+Estimate bcast_time(const Tree& tree, std::size_t bytes, std::size_t segment) {
+    if (segment == 0 || tree.size() < 1) throw std::invalid_argument("a segment holds at least one byte");
+    const std::size_t s = std::min(segment, bytes);  // an empty message is one empty segment
+    const std::size_t k = bytes == 0 ? 1 : (bytes + s - 1) / s;
+    const auto n = static_cast<std::size_t>(tree.size());
+    std::vector<double> has(n, 0.0);              // when a node has the first segment
+    std::vector<const Link*> in(n, nullptr);      // the link a node receives over
+    std::vector<int> order{0};                    // parents before children
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const auto v = static_cast<std::size_t>(order[i]);
+        double start = has[v];
+        for (const Tree::Edge& e : tree.children[v]) {
+            const auto c = static_cast<std::size_t>(e.child);
+            has[c] = start + e.link->transfer(s);
+            in[c] = e.link;
+            start += e.link->gap.at(s);
+            order.push_back(e.child);
+        }
+    }
+    if (order.size() != n) throw std::invalid_argument("the tree does not reach every node exactly once");
+    Estimate est;
+    for (std::size_t v = 0; v < n; ++v) {
+        est.first = std::max(est.first, has[v]);
+        double busy = 0;
+        for (const Tree::Edge& e : tree.children[v]) busy += e.link->gap.at(s);
+        if (in[v] != nullptr) busy = std::max(in[v]->gap.at(s), busy + in[v]->recv_overhead.at(s));
+        est.per_segment = std::max(est.per_segment, busy);
+    }
+    est.total = est.first + static_cast<double>(k - 1) * est.per_segment;
+    return est;
+}
+
+std::size_t segment_of(std::size_t bytes, std::size_t unit, std::size_t k) {
+    const std::size_t elements = std::max<std::size_t>((bytes + unit - 1) / unit, 1);
+    k = std::clamp<std::size_t>(k, 1, elements);
+    return (elements + k - 1) / k * unit;
+}
+
+namespace {
+
+// Whether `a` beats `b`: faster, or as fast with the larger segment (fewer messages).
+bool better(double ta, std::size_t sa, double tb, std::size_t sb) { return ta < tb || (ta == tb && sa > sb); }
+
+Choice best_of_shape(TreeShape shape, const Tree& tree, std::size_t bytes, std::size_t unit) {
+    const std::size_t elements = std::max<std::size_t>((bytes + unit - 1) / unit, 1);
+    const auto time_of = [&](std::size_t seg) { return bcast_time(tree, bytes, seg).total; };
+    // Segment sizes bytes/2^i (whole elements); i from 0 to the last that
+    // still halves. Binary search for the fastest, the times assumed to fall
+    // and then rise with i.
+    std::vector<std::size_t> sizes;
+    for (std::size_t e = elements; e >= 1; e /= 2) {
+        sizes.push_back(e * unit);
+        if (e == 1) break;
+    }
+    std::size_t lo = 0, hi = sizes.size() - 1;
+    while (lo < hi) {
+        const std::size_t mid = (lo + hi) / 2;
+        if (time_of(sizes[mid]) <= time_of(sizes[mid + 1])) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Choice best{shape, sizes[lo], time_of(sizes[lo])};
+    // Hill climbing over the segment count.
+    for (;;) {
+        const std::size_t k = (elements + best.segment / unit - 1) / (best.segment / unit);
+        Choice next = best;
+        for (long long step : {-5LL, -1LL, 1LL, 5LL}) {
+            const long long kk = static_cast<long long>(k) + step;
+            if (kk < 1 || kk > static_cast<long long>(elements)) continue;
+            const std::size_t seg = segment_of(bytes, unit, static_cast<std::size_t>(kk));
+            const double t = time_of(seg);
+            if (better(t, seg, next.time, next.segment)) next = {shape, seg, t};
+        }
+        if (next.segment == best.segment) return best;
+        best = next;
+    }
+}
+
+Choice pick(const std::vector<TreeShape>& shapes, const std::function<Tree(TreeShape)>& tree_of,
+            const std::function<Choice(TreeShape, const Tree&)>& per_shape) {
+    if (shapes.empty()) throw std::invalid_argument("no shape to choose from");
+    Choice best;
+    bool any = false;
+    for (const TreeShape& shape : shapes) {
+        const Choice c = per_shape(shape, tree_of(shape));
+        if (!any || c.time < best.time) best = c;
+        any = true;
+    }
+    return best;
+}
+
+}  // namespace
+
+Choice choose(const std::vector<TreeShape>& shapes, const std::function<Tree(TreeShape)>& tree_of,
+              std::size_t bytes, std::size_t unit) {
+    if (unit == 0) throw std::invalid_argument("a unit holds at least one byte");
+    return pick(shapes, tree_of,
+                [&](TreeShape shape, const Tree& tree) { return best_of_shape(shape, tree, bytes, unit); });
+}
+
+Choice optimum(const std::vector<TreeShape>& shapes, const std::function<Tree(TreeShape)>& tree_of,
+               std::size_t bytes, std::size_t unit) {
+    if (unit == 0) throw std::invalid_argument("a unit holds at least one byte");
+    return pick(shapes, tree_of, [&](TreeShape shape, const Tree& tree) {
+        const std::size_t elements = std::max<std::size_t>((bytes + unit - 1) / unit, 1);
+        Choice best{shape, segment_of(bytes, unit, 1), bcast_time(tree, bytes, segment_of(bytes, unit, 1)).total};
+        for (std::size_t k = 2; k <= elements; ++k) {
+            const std::size_t seg = segment_of(bytes, unit, k);
+            if (seg == segment_of(bytes, unit, k - 1)) continue;  // the same segments as k - 1
+            const double t = bcast_time(tree, bytes, seg).total;
+            if (better(t, seg, best.time, best.segment)) best = {shape, seg, t};
+        }
+        return best;
+    });
+}
+
+std::vector<TreeShape> candidate_shapes(int n) {
+    std::vector<TreeShape> out{{ShapeKind::flat}, {ShapeKind::chain}, {ShapeKind::binary}, {ShapeKind::binomial}};
+    for (int d = 3; d <= n - 2; ++d) out.push_back({ShapeKind::kary, d});
+    return out;
+}
+
+}  // namespace strata::coll::plogp

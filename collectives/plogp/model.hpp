@@ -1,0 +1,132 @@
+// The parameterized LogP model (P-LogP: Kielmann, Bal and Verstoep) of the
+// links between clusters, and what it predicts for a broadcast that sends its
+// message down a tree in segments, each segment forwarded as soon as it has
+// arrived (MagPIe's wide-area broadcast).
+//
+// A link class (the links between the members of two clusters) has a latency
+// L and three functions of the message size m: the sender's overhead os(m),
+// the receiver's overhead or(m) and the gap g(m) >= os(m), or(m), the time
+// between two messages of m bytes on the link (m over it is the bandwidth).
+// A message of m bytes takes L + g(m) from the start of its send until the
+// receiver has it (the overheads are part of the gap).
+//
+// For a tree and a segment size s, let lambda be the time until the first
+// segment has reached every node, and gamma the time the busiest node spends
+// per segment (receiving it, or(s), and sending it to each child, one gap each).
+// A message of k segments then completes after T = lambda + (k - 1) * gamma:
+// the segments follow one another down the tree at the pace of the busiest
+// node.
+//
+// Everything here is arithmetic on values every process has (the parameters,
+// the sizes, the tree), in one order: every process computes the same
+// decisions without communicating.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace strata::coll::plogp {
+
+// A cost in microseconds as a function of a message size in bytes: linear
+// between the measured sizes, constant below the first and extended along the
+// last two above the last (one point: constant).
+class Curve {
+public:
+    using Point = std::pair<std::size_t, double>;  // (bytes, microseconds)
+    Curve() = default;                              // zero everywhere
+    // Sizes strictly increasing, costs finite and not negative; throws
+    // std::invalid_argument otherwise.
+    explicit Curve(std::vector<Point> points);
+    double at(std::size_t bytes) const;
+    const std::vector<Point>& points() const { return points_; }
+
+private:
+    std::vector<Point> points_;
+};
+
+// One link class: P-LogP's parameters, in microseconds.
+struct Link {
+    double latency = 0;   // L
+    Curve send_overhead;  // os(m)
+    Curve recv_overhead;  // or(m)
+    Curve gap;            // g(m)
+    // L + g(m): from the start of a send until the receiver has the message.
+    double transfer(std::size_t bytes) const;
+};
+
+// A broadcast tree over nodes 0..n-1, node 0 the root. Each node sends to its
+// children in the order listed; each edge names the link class it crosses.
+struct Tree {
+    struct Edge {
+        int child;
+        const Link* link;
+    };
+    std::vector<std::vector<Edge>> children;  // one list per node
+    int size() const { return static_cast<int>(children.size()); }
+};
+
+// The shapes the optimizer tries: flat (the root sends to everyone), chain,
+// binary, binomial, and k-ary for a degree k.
+enum class ShapeKind { flat, chain, binary, binomial, kary };
+struct TreeShape {
+    ShapeKind kind = ShapeKind::binomial;
+    int degree = 0;  // kary only: children per node, 3 or more
+    std::string name() const;  // "flat", "chain", "binary", "binomial", "4-ary"
+    bool operator==(const TreeShape&) const = default;
+};
+
+// The tree of `shape` over n >= 1 nodes, every edge over `link` (which must
+// outlive the tree). Complete trees number their nodes breadth first; each
+// node sends to the child with the largest subtree first.
+Tree make_tree(TreeShape shape, int n, const Link& link);
+
+// MagPIe's two layers: a tree of `wan_shape` over the coordinators of the
+// sites (the first node of each), over `wan`, and inside every site a tree of
+// `lan_shape` over its nodes, over `lan`. Sites are numbered in order of
+// `site_sizes` (each at least 1), their nodes contiguously, site 0 holding the
+// root. A coordinator forwards each segment over the wide area first.
+Tree make_two_layer(TreeShape wan_shape, const Link& wan, TreeShape lan_shape, const Link& lan,
+                    const std::vector<int>& site_sizes);
+
+// What the model predicts for a broadcast of `bytes` in segments of `segment`
+// bytes (k = ceil(bytes / segment) of them) down `tree`, in microseconds.
+struct Estimate {
+    double first = 0;        // lambda: until the first segment has reached every node
+    double per_segment = 0;  // gamma: the busiest node's time per segment
+    double total = 0;        // T = lambda + (k - 1) * gamma
+};
+Estimate bcast_time(const Tree& tree, std::size_t bytes, std::size_t segment);
+
+// A shape and a segment size, with the time the model predicts for them.
+struct Choice {
+    TreeShape shape;
+    std::size_t segment = 0;
+    double time = 0;
+};
+
+// The segment size of k segments of a message of `bytes`, a multiple of
+// `unit` (the datatype's extent: a segment never splits an element).
+std::size_t segment_of(std::size_t bytes, std::size_t unit, std::size_t k);
+
+// The published heuristic, per shape: segment sizes bytes/2^i by binary
+// search over i for the fastest, then hill climbing from its segment count k
+// over k-5, k-1, k+1, k+5 while one of them is faster. The fastest of all
+// shapes wins; ties go to the earlier shape, then the larger segment.
+// `tree_of` builds a shape's tree. bytes and unit at least 1.
+Choice choose(const std::vector<TreeShape>& shapes, const std::function<Tree(TreeShape)>& tree_of,
+              std::size_t bytes, std::size_t unit);
+
+// The exhaustive optimum the heuristic approximates: every segment count of
+// every shape (for checking the heuristic offline; its cost grows with
+// bytes/unit).
+Choice optimum(const std::vector<TreeShape>& shapes, const std::function<Tree(TreeShape)>& tree_of,
+               std::size_t bytes, std::size_t unit);
+
+// The shapes worth trying on n nodes: flat, chain, binary, binomial, and
+// k-ary for every degree from 3 to n - 2 (degree n - 1 is flat).
+std::vector<TreeShape> candidate_shapes(int n);
+
+}  // namespace strata::coll::plogp

@@ -1,0 +1,160 @@
+// The P-LogP model: curves, trees, hand-computed completion times, and the
+// optimizer's heuristic against the exhaustive optimum.
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+
+#include "collectives/plogp/model.hpp"
+
+using namespace strata::coll::plogp;
+
+namespace {
+
+// A link whose costs do not depend on the size.
+Link constant(double latency, double os, double orecv, double gap) {
+    Link l;
+    l.latency = latency;
+    l.send_overhead = Curve({{0, os}});
+    l.recv_overhead = Curve({{0, orecv}});
+    l.gap = Curve({{0, gap}});
+    return l;
+}
+
+// A link like a wide-area one: 10 ms, 100 Mbit/s (12.5 bytes per microsecond).
+Link wide_area() {
+    Link l;
+    l.latency = 10000;
+    l.send_overhead = Curve({{0, 5}, {1 << 20, 40}});
+    l.recv_overhead = Curve({{0, 5}, {1 << 20, 40}});
+    l.gap = Curve({{0, 6}, {1 << 20, 6 + (1 << 20) / 12.5}});
+    return l;
+}
+
+}  // namespace
+
+TEST_CASE("a curve is linear between its points and along the last two beyond them", "[plogp]") {
+    const Curve c({{0, 1}, {100, 2}, {200, 4}});
+    CHECK(c.at(0) == Approx(1));
+    CHECK(c.at(50) == Approx(1.5));
+    CHECK(c.at(150) == Approx(3));
+    CHECK(c.at(300) == Approx(6));
+    CHECK(Curve({{64, 7}}).at(1 << 20) == Approx(7));
+    CHECK(Curve({{64, 7}, {128, 9}}).at(0) == Approx(7));  // constant below the first size
+    CHECK(Curve().at(100) == 0);
+    CHECK_THROWS_AS(Curve({{100, 1}, {100, 2}}), std::invalid_argument);
+    CHECK_THROWS_AS(Curve({{0, -1}}), std::invalid_argument);
+}
+
+TEST_CASE("trees of every shape have the published structure", "[plogp]") {
+    const Link l = constant(10, 1, 2, 3);
+    const auto kids = [](const Tree& t, int v) {
+        std::vector<int> out;
+        for (const Tree::Edge& e : t.children[static_cast<std::size_t>(v)]) out.push_back(e.child);
+        return out;
+    };
+    const Tree flat = make_tree({ShapeKind::flat}, 4, l);
+    CHECK(kids(flat, 0) == std::vector<int>{1, 2, 3});
+    const Tree chain = make_tree({ShapeKind::chain}, 3, l);
+    CHECK(kids(chain, 0) == std::vector<int>{1});
+    CHECK(kids(chain, 1) == std::vector<int>{2});
+    const Tree binomial = make_tree({ShapeKind::binomial}, 8, l);
+    CHECK(kids(binomial, 0) == std::vector<int>{4, 2, 1});
+    CHECK(kids(binomial, 4) == std::vector<int>{6, 5});
+    CHECK(kids(binomial, 6) == std::vector<int>{7});
+    CHECK(kids(binomial, 7).empty());
+    const Tree ternary = make_tree({ShapeKind::kary, 3}, 7, l);
+    CHECK(kids(ternary, 0) == std::vector<int>{1, 2, 3});
+    CHECK(kids(ternary, 1) == std::vector<int>{4, 5, 6});
+    CHECK(kids(ternary, 2).empty());
+    CHECK(TreeShape{ShapeKind::kary, 3}.name() == "3-ary");
+    CHECK(make_tree({ShapeKind::binomial}, 1, l).size() == 1);
+
+    std::vector<std::string> names;
+    for (const TreeShape& s : candidate_shapes(6)) names.push_back(s.name());
+    CHECK(names == std::vector<std::string>{"flat", "chain", "binary", "binomial", "3-ary", "4-ary"});
+}
+
+TEST_CASE("completion times of segmented trees, computed by hand", "[plogp]") {
+    // transfer = L + g = 13, gap 3; 100 bytes in segments of 25: k = 4.
+    const Link l = constant(10, 1, 2, 3);
+    // Flat: the root sends at 0, 3, 6; the last arrives at 19. The root is
+    // busiest: three gaps per segment.
+    Estimate e = bcast_time(make_tree({ShapeKind::flat}, 4, l), 100, 25);
+    CHECK(e.first == Approx(19));
+    CHECK(e.per_segment == Approx(9));
+    CHECK(e.total == Approx(19 + 3 * 9));
+    // Chain: 13, 26, 39; an inner node receives (2) and sends (3) per segment.
+    e = bcast_time(make_tree({ShapeKind::chain}, 4, l), 100, 25);
+    CHECK(e.first == Approx(39));
+    CHECK(e.per_segment == Approx(5));
+    CHECK(e.total == Approx(39 + 3 * 5));
+    // Binomial: 0 -> 2 at 0 (13), 0 -> 1 at 3 (16), 2 -> 3 at 13 (26).
+    e = bcast_time(make_tree({ShapeKind::binomial}, 4, l), 100, 25);
+    CHECK(e.first == Approx(26));
+    CHECK(e.per_segment == Approx(6));
+    CHECK(e.total == Approx(26 + 3 * 6));
+    // One segment: lambda alone; a last shorter segment counts as a whole one.
+    CHECK(bcast_time(make_tree({ShapeKind::chain}, 4, l), 100, 100).total == Approx(39));
+    CHECK(bcast_time(make_tree({ShapeKind::chain}, 4, l), 101, 25).total == Approx(39 + 4 * 5));
+    CHECK(bcast_time(make_tree({ShapeKind::chain}, 4, l), 0, 25).total == Approx(39));
+    CHECK_THROWS_AS(bcast_time(make_tree({ShapeKind::chain}, 4, l), 100, 0), std::invalid_argument);
+}
+
+TEST_CASE("two layers: the wide area first, then each site's own tree", "[plogp]") {
+    const Link wan = constant(100, 1, 1, 10);  // transfer 110, gap 10
+    const Link lan = constant(10, 1, 2, 3);    // transfer 13, gap 3
+    // Sites of 2 and 2: 0 -> 2 over the wide area, then 0 -> 1 and 2 -> 3 inside.
+    const Tree t = make_two_layer({ShapeKind::flat}, wan, {ShapeKind::flat}, lan, {2, 2});
+    REQUIRE(t.size() == 4);
+    REQUIRE(t.children[0].size() == 2);
+    CHECK(t.children[0][0].child == 2);
+    CHECK(t.children[0][0].link == &wan);
+    CHECK(t.children[0][1].child == 1);
+    CHECK(t.children[0][1].link == &lan);
+    const Estimate e = bcast_time(t, 40, 10);
+    CHECK(e.first == Approx(110 + 13));  // 3 has it at 123; 1 at 10 + 13
+    CHECK(e.per_segment == Approx(13));   // the root: a wide-area gap and a local one
+    CHECK(e.total == Approx(123 + 3 * 13));
+    CHECK_THROWS_AS(make_two_layer({ShapeKind::flat}, wan, {ShapeKind::flat}, lan, {2, 0}), std::invalid_argument);
+}
+
+TEST_CASE("segments are whole elements", "[plogp]") {
+    CHECK(segment_of(100, 1, 4) == 25);
+    CHECK(segment_of(100, 8, 4) == 32);  // 13 elements in 4 segments: 4 per segment
+    CHECK(segment_of(100, 8, 1000) == 8);
+    CHECK(segment_of(0, 8, 3) == 8);
+}
+
+TEST_CASE("the heuristic finds the optimum's segment on a wide-area tree and decides alike every time", "[plogp]") {
+    const Link wan = wide_area();
+    for (int n : {2, 4, 8}) {
+        const auto tree_of = [&](TreeShape s) { return make_tree(s, n, wan); };
+        for (std::size_t bytes : {std::size_t{1} << 10, std::size_t{1} << 16, std::size_t{1} << 20}) {
+            for (std::size_t unit : {std::size_t{1}, std::size_t{8}, std::size_t{12}}) {
+                const Choice h = choose(candidate_shapes(n), tree_of, bytes, unit);
+                const Choice o = optimum(candidate_shapes(n), tree_of, bytes, unit);
+                INFO(n << " nodes, " << bytes << " bytes, unit " << unit << ": heuristic " << h.shape.name() << "/"
+                       << h.segment << " " << h.time << " us, optimum " << o.shape.name() << "/" << o.segment << " "
+                       << o.time << " us");
+                CHECK(h.segment % unit == 0);
+                CHECK(h.time >= o.time);
+                CHECK(h.time <= o.time * 1.02);
+                const Choice again = choose(candidate_shapes(n), tree_of, bytes, unit);
+                CHECK((again.shape == h.shape && again.segment == h.segment && again.time == h.time));
+            }
+        }
+    }
+}
+
+TEST_CASE("segmenting pays where the model says it does", "[plogp]") {
+    // A large message down a chain of wide-area links: pipelining segments
+    // beats forwarding the whole message at every hop.
+    const Link wan = wide_area();
+    const Tree chain = make_tree({ShapeKind::chain}, 4, wan);
+    const std::size_t mb = 1 << 20;
+    const Choice c = choose({{ShapeKind::chain}}, [&](TreeShape s) { return make_tree(s, 4, wan); }, mb, 1);
+    CHECK(c.segment < mb);
+    CHECK(c.time < bcast_time(chain, mb, mb).total / 2);
+    // A small one goes whole.
+    CHECK(choose({{ShapeKind::chain}}, [&](TreeShape s) { return make_tree(s, 4, wan); }, 64, 1).segment == 64);
+}

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "collectives/plogp/model.hpp"
+#include "collectives/plogp/params.hpp"
 
 using namespace strata::coll::plogp;
 
@@ -157,4 +158,58 @@ TEST_CASE("segmenting pays where the model says it does", "[plogp]") {
     CHECK(c.time < bcast_time(chain, mb, mb).total / 2);
     // A small one goes whole.
     CHECK(choose({{ShapeKind::chain}}, [&](TreeShape s) { return make_tree(s, 4, wan); }, 64, 1).segment == 64);
+}
+
+TEST_CASE("a parameter file reads back what it wrote, and names the file and line of what is wrong", "[plogp]") {
+    const std::string text =
+        "# measured\n"
+        "sizes 0 1K 1M\n"
+        "link A B latency 10000\n"
+        "link B A os 5 6 40   # either order\n"
+        "link A B or 5 6 39.5\n"
+        "link A B g 6 88 83892\n"
+        "link A A latency 250\n"
+        "link A A os 1 1 1\n"
+        "link A A or 1 1 1\n"
+        "link A A g 1 9 8400\n";
+    Params p;
+    std::string error;
+    REQUIRE(Params::parse(text, "p.txt", p, error));
+    CHECK(p.sizes() == std::vector<std::size_t>{0, 1024, 1 << 20});
+    const Link* ab = p.link("B", "A");
+    REQUIRE(ab != nullptr);
+    CHECK(ab->latency == 10000);
+    CHECK(ab->recv_overhead.at(1 << 20) == Approx(39.5));
+    CHECK(ab->gap.at(512) == Approx(47));
+    CHECK(p.link("A", "C") == nullptr);
+    CHECK(p.covers({"A", "B", "A"}, error));
+    CHECK_FALSE(p.covers({"A", "B", "C"}, error));
+    CHECK(error == "no parameters for the link between sites A and C");
+
+    Params again;
+    REQUIRE(Params::parse(p.text(), "written", again, error));
+    CHECK(again.text() == p.text());
+
+    const auto rejected = [](const std::string& bad, const std::string& want) {
+        Params q;
+        std::string why;
+        CHECK_FALSE(Params::parse(bad, "p.txt", q, why));
+        CHECK(why == want);
+    };
+    rejected("", "p.txt: no link");
+    rejected("link A B latency 1\n", "p.txt:1: a 'link' line before the 'sizes' line");
+    rejected("sizes 0 1K\nsizes 0\n", "p.txt:2: a second 'sizes' line");
+    rejected("sizes 1K 0\n", "p.txt:1: the sizes are not increasing");
+    rejected("sizes 0 lots\n", "p.txt:1: 'lots' is not a message size (123, 64K, 1M)");
+    rejected("sizes 0\nlinks A B g 1\n", "p.txt:2: 'links' is neither 'sizes' nor 'link'");
+    rejected("sizes 0\nlink A B\n", "p.txt:2: a link line is 'link SITE SITE FIELD VALUE...'");
+    rejected("sizes 0\nlink A B bandwidth 1\n", "p.txt:2: 'bandwidth' is not latency, os, or or g");
+    rejected("sizes 0 1K\nlink A B g 1\n", "p.txt:2: g takes 2 values, one per size, not 1");
+    rejected("sizes 0\nlink A B latency 1 2\n", "p.txt:2: latency takes 1 value, not 2");
+    rejected("sizes 0\nlink A B latency -1\n",
+             "p.txt:2: '-1' is not a time in microseconds (a number, not negative)");
+    rejected("sizes 0\nlink A B latency 1\nlink B A latency 2\n",
+             "p.txt:3: a second 'latency' line for the link between B and A (the first is line 2)");
+    rejected("sizes 0\nlink A B latency 1\nlink A B os 1\nlink A B or 1\n",
+             "p.txt:2: the link between A and B has no 'g' line (the gap g(m))");
 }

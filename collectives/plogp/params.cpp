@@ -1,0 +1,173 @@
+#include "collectives/plogp/params.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <sstream>
+
+#include "base/knob.hpp"
+
+namespace strata::coll::plogp {
+
+namespace {
+
+// The fields of a link line: the latency (one value) and the three curves
+// (one value per size).
+struct Field {
+    const char* key;
+    const char* what;
+    bool curve;
+};
+constexpr std::array<Field, 4> kFields{{
+    {"latency", "the latency L", false},
+    {"os", "the send overhead os(m)", true},
+    {"or", "the receive overhead or(m)", true},
+    {"g", "the gap g(m)", true},
+}};
+
+// A link while its lines are read: each field's values and the line that gave them.
+struct Draft {
+    int first_line = 0;
+    std::array<std::vector<double>, kFields.size()> values;
+    std::array<int, kFields.size()> line{};
+};
+
+std::optional<double> number(const std::string& word) {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
+    if (ec != std::errc() || end != word.data() + word.size() || !std::isfinite(v) || v < 0) return std::nullopt;
+    return v;
+}
+
+std::string shortest(double v) {
+    std::array<char, 32> buf{};
+    const auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+    return ec == std::errc() ? std::string(buf.data(), end) : std::to_string(v);
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> Params::key(const std::string& a, const std::string& b) {
+    return a <= b ? std::make_pair(a, b) : std::make_pair(b, a);
+}
+
+bool Params::parse(const std::string& text, const std::string& where, Params& out, std::string& error) {
+    Params p;
+    std::map<std::pair<std::string, std::string>, Draft> drafts;
+    bool have_sizes = false;
+    std::istringstream in(text);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        const auto fail = [&](const std::string& what) {
+            error = where + ":" + std::to_string(n) + ": " + what;
+            return false;
+        };
+        std::istringstream words(line.substr(0, line.find('#')));
+        std::string head;
+        if (!(words >> head)) continue;
+        std::vector<std::string> rest;
+        for (std::string w; words >> w;) rest.push_back(w);
+        if (head == "sizes") {
+            if (have_sizes) return fail("a second 'sizes' line");
+            if (rest.empty()) return fail("'sizes' lists no message size");
+            for (const std::string& w : rest) {
+                const std::optional<std::int64_t> v = base::parse_size(w);
+                if (!v || *v < 0) return fail("'" + w + "' is not a message size (123, 64K, 1M)");
+                const auto size = static_cast<std::size_t>(*v);
+                if (!p.sizes_.empty() && size <= p.sizes_.back()) return fail("the sizes are not increasing");
+                p.sizes_.push_back(size);
+            }
+            have_sizes = true;
+            continue;
+        }
+        if (head != "link") return fail("'" + head + "' is neither 'sizes' nor 'link'");
+        if (!have_sizes) return fail("a 'link' line before the 'sizes' line");
+        if (rest.size() < 3) return fail("a link line is 'link SITE SITE FIELD VALUE...'");
+        std::size_t f = 0;
+        while (f < kFields.size() && rest[2] != kFields[f].key) ++f;
+        if (f == kFields.size()) return fail("'" + rest[2] + "' is not latency, os, or or g");
+        const std::size_t want = kFields[f].curve ? p.sizes_.size() : 1;
+        if (rest.size() - 3 != want) {
+            return fail(std::string(kFields[f].key) + " takes " + std::to_string(want) + " value" +
+                        (want == 1 ? "" : "s, one per size") + ", not " + std::to_string(rest.size() - 3));
+        }
+        Draft& d = drafts[key(rest[0], rest[1])];
+        if (d.first_line == 0) d.first_line = n;
+        if (d.line[f] != 0) {
+            return fail("a second '" + std::string(kFields[f].key) + "' line for the link between " + rest[0] +
+                        " and " + rest[1] + " (the first is line " + std::to_string(d.line[f]) + ")");
+        }
+        d.line[f] = n;
+        for (std::size_t i = 3; i < rest.size(); ++i) {
+            const std::optional<double> v = number(rest[i]);
+            if (!v) return fail("'" + rest[i] + "' is not a time in microseconds (a number, not negative)");
+            d.values[f].push_back(*v);
+        }
+    }
+    if (drafts.empty()) {
+        error = where + ": no link";
+        return false;
+    }
+    for (const auto& [sites, d] : drafts) {
+        for (std::size_t f = 0; f < kFields.size(); ++f) {
+            if (d.line[f] == 0) {
+                error = where + ":" + std::to_string(d.first_line) + ": the link between " + sites.first + " and " +
+                        sites.second + " has no '" + kFields[f].key + "' line (" + kFields[f].what + ")";
+                return false;
+            }
+        }
+        const auto curve = [&](std::size_t f) {
+            std::vector<Curve::Point> points;
+            for (std::size_t i = 0; i < p.sizes_.size(); ++i) points.emplace_back(p.sizes_[i], d.values[f][i]);
+            return Curve(std::move(points));
+        };
+        Link link;
+        link.latency = d.values[0][0];
+        link.send_overhead = curve(1);
+        link.recv_overhead = curve(2);
+        link.gap = curve(3);
+        p.links_.emplace(sites, std::move(link));
+    }
+    out = std::move(p);
+    return true;
+}
+
+std::string Params::text() const {
+    std::string out = "# P-LogP parameters in microseconds: latency, os(m), or(m), g(m) at each size (bytes)\nsizes";
+    for (std::size_t s : sizes_) out += " " + std::to_string(s);
+    out += "\n";
+    for (const auto& [sites, link] : links_) {
+        const std::string head = "link " + sites.first + " " + sites.second + " ";
+        out += head + "latency " + shortest(link.latency) + "\n";
+        const std::array<std::pair<const char*, const Curve*>, 3> curves{
+            {{"os", &link.send_overhead}, {"or", &link.recv_overhead}, {"g", &link.gap}}};
+        for (const auto& [name, curve] : curves) {
+            out += head + name;
+            for (std::size_t s : sizes_) out += " " + shortest(curve->at(s));
+            out += "\n";
+        }
+    }
+    return out;
+}
+
+const Link* Params::link(const std::string& a, const std::string& b) const {
+    const auto it = links_.find(key(a, b));
+    return it == links_.end() ? nullptr : &it->second;
+}
+
+bool Params::covers(const std::vector<std::string>& sites, std::string& error) const {
+    for (std::size_t i = 0; i < sites.size(); ++i) {
+        for (std::size_t j = i + 1; j < sites.size(); ++j) {
+            if (sites[i] != sites[j] && link(sites[i], sites[j]) == nullptr) {
+                error = "no parameters for the link between sites " + sites[i] + " and " + sites[j];
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+void Params::set(const std::string& a, const std::string& b, Link link) { links_[key(a, b)] = std::move(link); }
+
+}  // namespace strata::coll::plogp

@@ -23,6 +23,7 @@
 #include "collectives/bcast/bcast.hpp"
 #include "collectives/gather/gather.hpp"
 #include "collectives/gatherv/gatherv.hpp"
+#include "collectives/plogp/wide_area.hpp"
 #include "collectives/reduce/reduce.hpp"
 #include "collectives/reduce_scatter/reduce_scatter.hpp"
 #include "collectives/scan/scan.hpp"
@@ -39,6 +40,7 @@ bool commutative(const Situation& s) { return s.commutative; }
 bool commutative_and_long(const Situation& s) {
     return s.commutative && s.elements >= static_cast<std::size_t>(pof2_floor(s.procs));
 }
+bool modelled(const Situation&) { return plogp::WideArea::get() != nullptr; }
 
 }  // namespace fits
 

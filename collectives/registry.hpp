@@ -71,6 +71,8 @@ bool any(const Situation&);
 bool commutative(const Situation&);
 // Commutative and at least one element per process of the power-of-two core.
 bool commutative_and_long(const Situation&);
+// The job has a wide-area model (STRATA_PLOGP).
+bool modelled(const Situation&);
 }  // namespace fits
 
 // An operation's registry, whatever its algorithms' signature.

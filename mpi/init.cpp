@@ -11,6 +11,7 @@
 
 #include "adi/methods.hpp"
 #include "base/knob.hpp"
+#include "collectives/plogp/wide_area.hpp"
 #include "collectives/registry.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/grid.hpp"
@@ -108,6 +109,9 @@ int init(const char* fn) {
     world.topology = wireup::Topology::build(world.cards, adi::fast_link);
     if (!r->engine->connect_world(world, error)) init_failed(r->world_rank, error);
     if (!coll::RegistryBase::rules_configure(error)) init_failed(r->world_rank, error);
+    std::vector<std::string> sites;
+    for (const wireup::BusinessCard& c : world.cards) sites.push_back(c.site);
+    if (!coll::plogp::WideArea::configure(sites, error)) init_failed(r->world_rank, error);
     const wireup::BusinessCard& mine = world.cards[static_cast<std::size_t>(r->world_rank)];
     const auto local = std::count_if(world.cards.begin(), world.cards.end(),
                                      [&](const wireup::BusinessCard& c) { return c.hostname == mine.hostname; });

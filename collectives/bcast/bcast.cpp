@@ -14,13 +14,17 @@ const Registry<BcastFn> bcast_algorithms{
     {
         {"binomial", "none", fits::any, bcast_binomial},
         {"linear", "none", fits::any, bcast_linear},
+        {"segmented", "parameters from STRATA_PLOGP", fits::modelled, bcast_segmented},
         {"scatter_allgather", "none", fits::any, bcast_scatter_allgather},
     },
     levels<BcastFn, bcast_multilevel>(),
     {
         {"multilevel"},
         // Between sites and between the machines of a site the message crosses each
-        // link once (the stages of the representatives of sites and machines).
+        // link once (the stages of the representatives of sites and machines);
+        // between sites, with measured parameters, in the segments and down the
+        // tree the model finds fastest.
+        {"segmented", 0, 1, 0},
         {"binomial", 0, 1, 0},
         {"binomial", 0, 1, 1},
         // Inside one host (every process reaches the others over a fast method),

@@ -16,6 +16,13 @@ adi::Error bcast_binomial(const Group& g, void* buf, std::size_t bytes, int root
 // processes. Any p, any size.
 adi::Error bcast_linear(const Group& g, void* buf, std::size_t bytes, int root);
 
+// Segmented: MagPIe's wide-area broadcast. The P-LogP model of STRATA_PLOGP
+// (collectives/plogp) picks the tree shape and the segment size; every
+// segment is forwarded down the tree as soon as it has arrived. Without a link
+// in the file between two of the group's sites it runs binomial. Needs
+// parameters.
+adi::Error bcast_segmented(const Group& g, void* buf, std::size_t bytes, int root);
+
 // Van de Geijn: binomial scatter of p pieces, then a ring allgather of the
 // pieces. Moves about 2x the message per process instead of log2(p)x; for long
 // messages. Any p, any size (pieces may be empty).

@@ -311,7 +311,7 @@ def main():
           str(sorted(v for v in forcing.values() if v not in declared)))
     algorithms = {k for k in values if k and k.startswith("collective:bcast:algorithm:")}
     check(algorithms == {f"collective:bcast:algorithm:{a}" for a in
-                         ("binomial", "linear", "scatter_allgather", "multilevel", "two_level_site",
+                         ("binomial", "linear", "segmented", "scatter_allgather", "multilevel", "two_level_site",
                           "two_level_machine")},
           "bcast's algorithms are listed", str(sorted(algorithms)))
     table = run(args.info, "--collectives")
@@ -321,7 +321,8 @@ def main():
           "README.md's collective table is what strata-info --collectives prints",
           "replace the table under '## Collective algorithms' with strata-info --collectives's output:\n" + table.stdout)
     rules = values.get("collective:bcast:rule", [])
-    check(rules == ["multilevel", "binomial on wide area links", "binomial on local area links",
+    check(rules == ["multilevel", "segmented on wide area links", "binomial on wide area links",
+                    "binomial on local area links",
                     "linear from 3 to 4 processes on vendor links", "scatter_allgather from 12288 bytes, 8 processes",
                     "binomial"],
           "bcast's rules are listed in order", str(rules))

@@ -89,7 +89,47 @@ def rules_file(ctx, a):
     expect_nobody_left(ctx)
 
 
+# P-LogP parameters for the grid's sites: a 10 ms, 100 Mbit/s wide area
+# between them (the model need not match the emulation for correctness).
+PLOGP = """\
+sizes 0 1K 1M
+link A B latency 10000
+link A B os 5 6 40
+link A B or 5 6 40
+link A B g 6 88 83892
+link A C latency 10000
+link A C os 5 6 40
+link A C or 5 6 40
+link A C g 6 88 83892
+link B C latency 10000
+link B C os 5 6 40
+link B C or 5 6 40
+link B C g 6 88 83892
+"""
+
+
+def plogp(ctx, a):
+    """STRATA_PLOGP: with parameters the wide-area stage of a broadcast is
+    segmented (coll_segmented sees it) and every broadcast still arrives
+    intact; a file that is missing, malformed or lacks a pair of the job's
+    sites stops MPI_Init naming it."""
+    params = ctx.file("plogp.txt", PLOGP)
+    for program in programs(a, "coll_segmented", "coll_bcast", "coll_levels"):
+        run_on_grid(ctx, program, {"STRATA_PLOGP": params})
+    missing = os.path.join(os.path.dirname(params), "no-such-plogp.txt")
+    partial = ctx.file("partial.txt", "\n".join(PLOGP.splitlines()[:5]) + "\n")
+    for path, want in ((missing, f"STRATA_PLOGP: cannot read {missing}: No such file or directory"),
+                       (ctx.file("bad.txt", "sizes 0\nlink A B latency fast\n"),
+                        "bad.txt:2: 'fast' is not a time in microseconds"),
+                       (partial, f"STRATA_PLOGP: {partial}: no parameters for the link between sites A and C")):
+        text = f"executable: {programs(a, 'coll_segmented')[0]}\narguments: [{ctx.marker}]\n"
+        text += f"environment: {{STRATA_PLOGP: {path}}}\n"
+        r = ctx.run(["-jobfile", ctx.file("job.yaml", text + GRID)])
+        check(r.returncode != 0 and want in r.stderr, f"a bad parameter file stops MPI_Init: {want}", r)
+        expect_nobody_left(ctx)
+
+
 if __name__ == "__main__":
     sys.exit(program_main({"conformance": conformance, "two_level": two_level, "traffic": traffic,
-                           "rules_file": rules_file},
+                           "rules_file": rules_file, "plogp": plogp},
                           ["programs"], many=("programs",)))

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""strata-plogp measures the links between the sites of an emulated grid and
+writes a file STRATA_PLOGP accepts.
+
+    test_strata_plogp.py --mpirun PATH --plogp PATH
+
+Three sites of one process each, every wide-area link emulated at 1 ms and
+100 Mbit/s. Timing decides nothing here except as lower bounds the emulation
+guarantees: no message crosses a link in less than its latency, and no link
+carries more than its bandwidth.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SIZES = [0, 1024, 65536]
+LATENCY_US = 1000
+BYTES_PER_US = 100e6 / 8 / 1e6  # 100 Mbit/s
+
+JOB = """\
+executable: {plogp}
+arguments: [{args}]
+network:
+  wan: {{latency_ms: 1, bandwidth_mbit: 100}}
+subjobs:
+  - {{count: 1, site: A, host: a}}
+  - {{count: 1, site: B, host: b}}
+  - {{count: 1, site: C, host: c}}
+"""
+
+failures = []
+
+
+def check(ok, what, detail=""):
+    print(("ok - " if ok else "not ok - ") + what)
+    if not ok:
+        failures.append(what)
+        if detail:
+            print("  " + detail.replace("\n", "\n  "))
+
+
+def arguments(*words):
+    """A YAML flow list's items, each quoted (sizes hold commas)."""
+    return ", ".join(json.dumps(w) for w in words)
+
+
+def run(mpirun, job, env=None):
+    return subprocess.run([mpirun, "-jobfile", job], capture_output=True, text=True, timeout=100,
+                          env=dict(os.environ, **(env or {})))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mpirun", required=True)
+    ap.add_argument("--plogp", required=True)
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="strata-plogp-test-")
+    out = os.path.join(tmp, "plogp.txt")
+    job = os.path.join(tmp, "job.yaml")
+    with open(job, "w") as f:
+        f.write(JOB.format(plogp=os.path.abspath(a.plogp),
+                           args=arguments("-o", out, "--sizes", ",".join(map(str, SIZES)), "--reps", "2")))
+    r = run(a.mpirun, job)
+    check(r.returncode == 0 and os.path.exists(out), "strata-plogp measures the grid and writes its file",
+          r.stdout + r.stderr)
+    if failures:
+        return 1
+    with open(out) as f:
+        lines = [line.split() for line in f if line.strip() and not line.startswith("#")]
+    check(lines[0] == ["sizes"] + [str(s) for s in SIZES], "the sizes asked for", str(lines[0]))
+    links = {}
+    for words in lines[1:]:
+        links.setdefault((words[1], words[2]), {})[words[3]] = [float(v) for v in words[4:]]
+    check(sorted(links) == [("A", "B"), ("A", "C"), ("B", "C")], "one link per pair of sites", str(sorted(links)))
+    for pair, fields in sorted(links.items()):
+        check(sorted(fields) == ["g", "latency", "or", "os"], f"{pair}: every field", str(fields))
+        if "latency" not in fields or "g" not in fields:
+            continue
+        # L + g(0) is half a round trip: at least the emulated latency.
+        check(fields["latency"][0] + fields["g"][0] >= 0.95 * LATENCY_US,
+              f"{pair}: L + g(0) is at least the emulated latency", str(fields))
+        check(fields["g"][-1] >= 0.9 * SIZES[-1] / BYTES_PER_US,
+              f"{pair}: g(64K) is at least 64K at the emulated bandwidth", str(fields))
+
+    # The file it wrote is one MPI_Init accepts (the tool is an MPI program itself).
+    again = os.path.join(tmp, "again.yaml")
+    with open(again, "w") as f:
+        f.write(JOB.format(plogp=os.path.abspath(a.plogp),
+                           args=arguments("--sizes", "0", "--reps", "1", "-o", os.path.join(tmp, "again.txt"))))
+    r = run(a.mpirun, again, {"STRATA_PLOGP": out})
+    check(r.returncode == 0, "MPI_Init accepts the file", r.stdout + r.stderr)
+
+    # One site: nothing to measure, said plainly.
+    single = os.path.join(tmp, "single.yaml")
+    with open(single, "w") as f:
+        f.write(f"executable: {os.path.abspath(a.plogp)}\nsubjobs:\n  - {{count: 2, site: A}}\n")
+    r = run(a.mpirun, single)
+    check(r.returncode != 0 and "the job has one site" in r.stderr, "a one-site job is refused", r.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <sstream>
 
 namespace strata::base {
 
@@ -30,6 +31,23 @@ std::optional<std::string> file_read(const std::string& path, const std::string&
     }
     ::close(fd);
     return text;
+}
+
+bool lines_of_words(const std::string& text, const std::string& where, const LineFn& each, std::string& error) {
+    std::istringstream in(text);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        std::istringstream split(line.substr(0, line.find('#')));
+        std::vector<std::string> words;
+        for (std::string w; split >> w;) words.push_back(w);
+        if (words.empty()) continue;
+        std::string why;
+        if (!each(n, words, why)) {
+            error = where + ":" + std::to_string(n) + ": " + why;
+            return false;
+        }
+    }
+    return true;
 }
 
 }  // namespace strata::base

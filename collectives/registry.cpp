@@ -1,19 +1,15 @@
 #include "collectives/registry.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <optional>
-#include <sstream>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 
+#include "base/file.hpp"
 #include "collectives/allgather/allgather.hpp"
 #include "collectives/allgatherv/allgatherv.hpp"
 #include "collectives/allreduce/allreduce.hpp"
@@ -148,25 +144,23 @@ const RuleField kRuleFields[] = {
 bool RegistryBase::rules_parse(const std::string& text, const std::string& where, std::string& error) {
     std::vector<std::vector<Rule>> rules(all().size());
     std::vector<int> last_line(all().size(), 0);
-    std::istringstream in(text);
-    std::string line;
-    for (int n = 1; std::getline(in, line); ++n) {
+    const auto rule_line = [&](int n, const std::vector<std::string>& words, std::string& why) {
         const auto fail = [&](const std::string& what) {
-            error = where + ":" + std::to_string(n) + ": " + what;
+            why = what;
             return false;
         };
-        std::istringstream words(line.substr(0, line.find('#')));
-        std::string op, algorithm, field;
-        if (!(words >> op)) continue;
+        const std::string& op = words[0];
         std::size_t r = 0;
         while (r < all().size() && op != all()[r]->operation()) ++r;
         if (r == all().size()) return fail("unknown operation '" + op + "'");
         const RegistryBase& reg = *all()[r];
-        if (!(words >> algorithm)) return fail("no algorithm after '" + op + "'");
+        if (words.size() < 2) return fail("no algorithm after '" + op + "'");
+        const std::string& algorithm = words[1];
         const int e = reg.find(algorithm);
         if (e < 0) return fail("'" + algorithm + "' is no algorithm of " + op + " (strata-info lists them)");
         Rule rule{reg.entries_[static_cast<std::size_t>(e)].name};
-        while (words >> field) {
+        for (std::size_t i = 2; i < words.size(); ++i) {
+            const std::string& field = words[i];
             const std::size_t eq = field.find('=');
             const std::string key = field.substr(0, eq);
             const auto* f = std::find_if(std::begin(kRuleFields), std::end(kRuleFields),
@@ -181,7 +175,9 @@ bool RegistryBase::rules_parse(const std::string& text, const std::string& where
         }
         rules[r].push_back(rule);
         last_line[r] = n;
-    }
+        return true;
+    };
+    if (!base::lines_of_words(text, where, rule_line, error)) return false;
     // All or nothing: check every operation's rules before installing any.
     for (std::size_t r = 0; r < all().size(); ++r) {
         std::vector<std::size_t> entry;
@@ -216,14 +212,8 @@ bool RegistryBase::rules_configure(std::string& error) {
     const std::string& path = rules_file.get();
     if (path.empty()) return true;
     // An empty file is a valid one (no operation's rules change).
-    std::ifstream f(path);
-    std::string text;
-    if (f) text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-    if (!f.is_open() || f.bad()) {
-        error = "STRATA_COLL_RULES: cannot read " + path + ": " + std::strerror(errno);
-        return false;
-    }
-    return rules_parse(text, path, error);
+    const std::optional<std::string> text = base::file_read(path, "the STRATA_COLL_RULES file", error);
+    return text && rules_parse(*text, path, error);
 }
 
 int RegistryBase::find(std::string_view name) const {

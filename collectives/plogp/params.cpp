@@ -4,8 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <optional>
-#include <sstream>
 
+#include "base/file.hpp"
 #include "base/knob.hpp"
 
 namespace strata::coll::plogp {
@@ -56,18 +56,13 @@ bool Params::parse(const std::string& text, const std::string& where, Params& ou
     Params p;
     std::map<std::pair<std::string, std::string>, Draft> drafts;
     bool have_sizes = false;
-    std::istringstream in(text);
-    std::string line;
-    for (int n = 1; std::getline(in, line); ++n) {
+    const auto param_line = [&](int n, const std::vector<std::string>& words, std::string& why) {
         const auto fail = [&](const std::string& what) {
-            error = where + ":" + std::to_string(n) + ": " + what;
+            why = what;
             return false;
         };
-        std::istringstream words(line.substr(0, line.find('#')));
-        std::string head;
-        if (!(words >> head)) continue;
-        std::vector<std::string> rest;
-        for (std::string w; words >> w;) rest.push_back(w);
+        const std::string& head = words[0];
+        const std::vector<std::string> rest(words.begin() + 1, words.end());
         if (head == "sizes") {
             if (have_sizes) return fail("a second 'sizes' line");
             if (rest.empty()) return fail("'sizes' lists no message size");
@@ -79,7 +74,7 @@ bool Params::parse(const std::string& text, const std::string& where, Params& ou
                 p.sizes_.push_back(size);
             }
             have_sizes = true;
-            continue;
+            return true;
         }
         if (head != "link") return fail("'" + head + "' is neither 'sizes' nor 'link'");
         if (!have_sizes) return fail("a 'link' line before the 'sizes' line");
@@ -104,7 +99,9 @@ bool Params::parse(const std::string& text, const std::string& where, Params& ou
             if (!v) return fail("'" + rest[i] + "' is not a time in microseconds (a number, not negative)");
             d.values[f].push_back(*v);
         }
-    }
+        return true;
+    };
+    if (!base::lines_of_words(text, where, param_line, error)) return false;
     if (drafts.empty()) {
         error = where + ": no link";
         return false;

@@ -1,12 +1,11 @@
 #include "collectives/plogp/wide_area.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 
+#include "base/file.hpp"
 #include "base/knob.hpp"
 
 namespace strata::coll::plogp {
@@ -27,16 +26,14 @@ std::unique_ptr<WideArea>& current() {
 bool WideArea::configure(const std::vector<std::string>& sites, std::string& error) {
     const std::string& path = params_file.get();
     if (path.empty()) return true;
-    std::ifstream f(path);
-    std::string text;
-    if (f) text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-    if (!f.is_open() || f.bad()) {
-        error = "STRATA_PLOGP: cannot read " + path + ": " + std::strerror(errno);
+    std::string why;
+    const std::optional<std::string> text = base::file_read(path, "the parameter file", why);
+    if (!text) {
+        error = "STRATA_PLOGP: " + why;
         return false;
     }
     auto model = std::make_unique<WideArea>();
-    std::string why;
-    if (!Params::parse(text, path, model->params_, why)) {
+    if (!Params::parse(*text, path, model->params_, why)) {
         error = "STRATA_PLOGP: " + why;
         return false;
     }

@@ -10,22 +10,7 @@
  */
 #include <stdlib.h>
 
-#include "coll_common.h"
-
-/* Distinct colours at `level` (1: sites) among the communicator's ranks. */
-static int clusters(MPI_Comm comm, int level)
-{
-    int *depths, **colors, flag, n, r, q, distinct = 0;
-    CK(MPI_Attr_get(comm, MPICHX_TOPOLOGY_DEPTHS, &depths, &flag));
-    CK(MPI_Attr_get(comm, MPICHX_TOPOLOGY_COLORS, &colors, &flag));
-    CK(MPI_Comm_size(comm, &n));
-    for (r = 0; r < n; r++) {
-        int seen = 0;
-        for (q = 0; q < r; q++) seen = seen || colors[q][level] == colors[r][level];
-        distinct += !seen;
-    }
-    return distinct;
-}
+#include "coll_topology.h"
 
 static unsigned char pattern(size_t i, int root) { return (unsigned char)(i * 7 + (size_t)root * 13 + 1); }
 
@@ -88,8 +73,8 @@ int main(int argc, char **argv)
         vector_from(MPI_COMM_WORLD, 1, root);
         vector_from(MPI_COMM_WORLD, 3, root);
     }
-    if (params != NULL && params[0] != '\0' && clusters(MPI_COMM_WORLD, 1) > 1) {
-        const long long remote = clusters(MPI_COMM_WORLD, 1) - 1;
+    if (params != NULL && params[0] != '\0' && coll_clusters(MPI_COMM_WORLD, 1) > 1) {
+        const long long remote = coll_clusters(MPI_COMM_WORLD, 1) - 1;
         long long before, after, bytes, mine, total;
         unsigned char *buf = (unsigned char *)pt_malloc(1u << 20);
         pt_set_phase("segments");

@@ -11,7 +11,7 @@
  *
  *   coll_traffic            the multilevel algorithms (the default choice)
  */
-#include "coll_common.h"
+#include "coll_topology.h"
 
 enum { kWan = 0, kLan = 1, kLevels = 2 };
 
@@ -38,21 +38,6 @@ static counts sent_since(counts before, MPI_Comm comm)
     return total;
 }
 
-/* Distinct colours at `level` among the communicator's ranks. */
-static int clusters(MPI_Comm comm, int level)
-{
-    int *depths, **colors, flag, n, r, q, distinct = 0;
-    CK(MPI_Attr_get(comm, MPICHX_TOPOLOGY_DEPTHS, &depths, &flag));
-    CK(MPI_Attr_get(comm, MPICHX_TOPOLOGY_COLORS, &colors, &flag));
-    CK(MPI_Comm_size(comm, &n));
-    for (r = 0; r < n; r++) {
-        int seen = 0;
-        for (q = 0; q < r; q++) seen = seen || colors[q][level] == colors[r][level];
-        distinct += !seen;
-    }
-    return distinct;
-}
-
 static void expect(const char *what, int root, counts got, long long wan, long long lan)
 {
     EXPECT(got.messages[kWan] == wan && got.messages[kLan] == lan,
@@ -65,7 +50,7 @@ static void run(MPI_Comm comm, const char *name, int bytes)
     int me, n, root;
     CK(MPI_Comm_rank(comm, &me));
     CK(MPI_Comm_size(comm, &n));
-    const long long sites = clusters(comm, 1), machines = clusters(comm, 2);
+    const long long sites = coll_clusters(comm, 1), machines = coll_clusters(comm, 2);
     const long long wan = sites - 1, lan = machines - sites;
     const int doubles = bytes / 8;
     double *a = (double *)pt_malloc(sizeof(double) * (size_t)doubles * (size_t)n);

@@ -118,7 +118,7 @@ def plogp(ctx, a):
         run_on_grid(ctx, program, {"STRATA_PLOGP": params})
     missing = os.path.join(os.path.dirname(params), "no-such-plogp.txt")
     partial = ctx.file("partial.txt", "\n".join(PLOGP.splitlines()[:5]) + "\n")
-    for path, want in ((missing, f"STRATA_PLOGP: cannot read {missing}: No such file or directory"),
+    for path, want in ((missing, f"STRATA_PLOGP: cannot read the parameter file '{missing}': No such file or directory"),
                        (ctx.file("bad.txt", "sizes 0\nlink A B latency fast\n"),
                         "bad.txt:2: 'fast' is not a time in microseconds"),
                        (partial, f"STRATA_PLOGP: {partial}: no parameters for the link between sites A and C")):

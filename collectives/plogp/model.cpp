@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 namespace strata::coll::plogp {
@@ -120,29 +121,37 @@ Estimate bcast_time(const Tree& tree, std::size_t bytes, std::size_t segment) {
     const std::size_t s = std::min(segment, bytes);  // an empty message is one empty segment
     const std::size_t k = bytes == 0 ? 1 : (bytes + s - 1) / s;
     const auto n = static_cast<std::size_t>(tree.size());
-    std::vector<double> has(n, 0.0);              // when a node has the first segment
-    std::vector<const Link*> in(n, nullptr);      // the link a node receives over
-    std::vector<int> order{0};                    // parents before children
+    std::vector<double> has(n, 0.0);          // when a node has the first segment
+    std::vector<const Link*> in(n, nullptr);  // the link a node receives over
+    std::vector<int> order{0};                // parents before children
+    Estimate est;
     for (std::size_t i = 0; i < order.size(); ++i) {
         const auto v = static_cast<std::size_t>(order[i]);
-        double start = has[v];
+        // The node's processor issues one send after another, os(s) each; a
+        // link carries one message after another, g(s) each. Children behind
+        // one link share it; children behind different links do not.
+        double cpu = has[v];
+        double cpu_busy = in[v] != nullptr ? in[v]->recv_overhead.at(s) : 0;
+        std::map<const Link*, double> free, link_busy;
         for (const Tree::Edge& e : tree.children[v]) {
             const auto c = static_cast<std::size_t>(e.child);
+            const double start = std::max(cpu, free[e.link]);
             has[c] = start + e.link->transfer(s);
             in[c] = e.link;
-            start += e.link->gap.at(s);
+            cpu += e.link->send_overhead.at(s);
+            free[e.link] = start + e.link->gap.at(s);
+            cpu_busy += e.link->send_overhead.at(s);
+            link_busy[e.link] += e.link->gap.at(s);
             order.push_back(e.child);
         }
-    }
-    if (order.size() != n) throw std::invalid_argument("the tree does not reach every node exactly once");
-    Estimate est;
-    for (std::size_t v = 0; v < n; ++v) {
-        est.first = std::max(est.first, has[v]);
-        double busy = 0;
-        for (const Tree::Edge& e : tree.children[v]) busy += e.link->gap.at(s);
-        if (in[v] != nullptr) busy = std::max(in[v]->gap.at(s), busy + in[v]->recv_overhead.at(s));
+        // Per segment the node is as busy as its processor or its busiest
+        // link, and cannot take segments faster than its own link brings them.
+        double busy = std::max(cpu_busy, in[v] != nullptr ? in[v]->gap.at(s) : 0.0);
+        for (const auto& [link, gaps] : link_busy) busy = std::max(busy, gaps);
         est.per_segment = std::max(est.per_segment, busy);
     }
+    if (order.size() != n) throw std::invalid_argument("the tree does not reach every node exactly once");
+    for (double t : has) est.first = std::max(est.first, t);
     est.total = est.first + static_cast<double>(k - 1) * est.per_segment;
     return est;
 }

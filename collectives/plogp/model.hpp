@@ -12,10 +12,15 @@
 //
 // For a tree and a segment size s, let lambda be the time until the first
 // segment has reached every node, and gamma the time the busiest node spends
-// per segment (receiving it, or(s), and sending it to each child, one gap each).
-// A message of k segments then completes after T = lambda + (k - 1) * gamma:
-// the segments follow one another down the tree at the pace of the busiest
-// node.
+// per segment. A node's processor receives a segment (or(s)) and issues one
+// send per child (os(s) each), one after another; a link carries one message
+// after another (g(s) each). Children behind the same link (the same Link
+// object: one machine's interface) share it, children behind different links
+// (each pair of sites has its own) do not. So a node's time per segment is the
+// larger of its processor's time and its busiest link's, and at least the gap
+// of the link that feeds it. A message of k segments then completes after
+// T = lambda + (k - 1) * gamma: the segments follow one another down the tree
+// at the pace of the busiest node.
 //
 // Everything here is arithmetic on values every process has (the parameters,
 // the sizes, the tree), in one order: every process computes the same

@@ -78,17 +78,18 @@ TEST_CASE("trees of every shape have the published structure", "[plogp]") {
 TEST_CASE("completion times of segmented trees, computed by hand", "[plogp]") {
     // transfer = L + g = 13, gap 3; 100 bytes in segments of 25: k = 4.
     const Link l = constant(10, 1, 2, 3);
-    // Flat: the root sends at 0, 3, 6; the last arrives at 19. The root is
-    // busiest: three gaps per segment.
+    // Flat: the root's one link sends at 0, 3, 6; the last arrives at 19. The
+    // root's link is busiest: three gaps per segment.
     Estimate e = bcast_time(make_tree({ShapeKind::flat}, 4, l), 100, 25);
     CHECK(e.first == Approx(19));
     CHECK(e.per_segment == Approx(9));
     CHECK(e.total == Approx(19 + 3 * 9));
-    // Chain: 13, 26, 39; an inner node receives (2) and sends (3) per segment.
+    // Chain: 13, 26, 39; an inner node's processor receives (2) and sends (1)
+    // per segment while its link carries the segment on (3).
     e = bcast_time(make_tree({ShapeKind::chain}, 4, l), 100, 25);
     CHECK(e.first == Approx(39));
-    CHECK(e.per_segment == Approx(5));
-    CHECK(e.total == Approx(39 + 3 * 5));
+    CHECK(e.per_segment == Approx(3));
+    CHECK(e.total == Approx(39 + 3 * 3));
     // Binomial: 0 -> 2 at 0 (13), 0 -> 1 at 3 (16), 2 -> 3 at 13 (26).
     e = bcast_time(make_tree({ShapeKind::binomial}, 4, l), 100, 25);
     CHECK(e.first == Approx(26));
@@ -96,7 +97,7 @@ TEST_CASE("completion times of segmented trees, computed by hand", "[plogp]") {
     CHECK(e.total == Approx(26 + 3 * 6));
     // One segment: lambda alone; a last shorter segment counts as a whole one.
     CHECK(bcast_time(make_tree({ShapeKind::chain}, 4, l), 100, 100).total == Approx(39));
-    CHECK(bcast_time(make_tree({ShapeKind::chain}, 4, l), 101, 25).total == Approx(39 + 4 * 5));
+    CHECK(bcast_time(make_tree({ShapeKind::chain}, 4, l), 101, 25).total == Approx(39 + 4 * 3));
     CHECK(bcast_time(make_tree({ShapeKind::chain}, 4, l), 0, 25).total == Approx(39));
     CHECK_THROWS_AS(bcast_time(make_tree({ShapeKind::chain}, 4, l), 100, 0), std::invalid_argument);
 }
@@ -113,9 +114,21 @@ TEST_CASE("two layers: the wide area first, then each site's own tree", "[plogp]
     CHECK(t.children[0][1].child == 1);
     CHECK(t.children[0][1].link == &lan);
     const Estimate e = bcast_time(t, 40, 10);
-    CHECK(e.first == Approx(110 + 13));  // 3 has it at 123; 1 at 10 + 13
-    CHECK(e.per_segment == Approx(13));   // the root: a wide-area gap and a local one
-    CHECK(e.total == Approx(123 + 3 * 13));
+    CHECK(e.first == Approx(110 + 13));  // 3 has it at 123; 1 at 1 (after one os) + 13
+    CHECK(e.per_segment == Approx(10));   // the wide-area link; the local one works alongside
+    CHECK(e.total == Approx(123 + 3 * 10));
+
+    // Two remote sites behind their own links: the root's sends overlap; one
+    // link for both: they queue.
+    const Link wan2 = constant(100, 1, 1, 10);
+    Tree own;
+    own.children = {{{1, &wan}, {2, &wan2}}, {}, {}};
+    Tree shared;
+    shared.children = {{{1, &wan}, {2, &wan}}, {}, {}};
+    CHECK(bcast_time(own, 10, 10).first == Approx(1 + 110));
+    CHECK(bcast_time(shared, 10, 10).first == Approx(10 + 110));
+    CHECK(bcast_time(own, 40, 10).per_segment == Approx(10));
+    CHECK(bcast_time(shared, 40, 10).per_segment == Approx(20));
     CHECK_THROWS_AS(make_two_layer({ShapeKind::flat}, wan, {ShapeKind::flat}, lan, {2, 0}), std::invalid_argument);
 }
 

@@ -42,14 +42,18 @@ public:
     // Start a send of r->buf[0, r->bytes) (or of r->segment) described by
     // r->context/rank/tag.
     void isend(Request& r, int world_peer, SendMode mode);
+    // The largest message that goes to `world_peer` eagerly (in one step,
+    // without a rendezvous).
+    std::size_t eager_limit_to(int world_peer) const {
+        return eager_limit_[static_cast<std::size_t>(route_[static_cast<std::size_t>(world_peer)])];
+    }
     // A blocking standard-mode send of contiguous bytes that fits the eager
     // limit of `world_peer`'s method and can leave at once: sent without a
     // request. False when it cannot go that way (the caller takes the normal
     // path; nothing was sent).
     bool send_now(int world_peer, int context, int rank, int tag, const std::byte* buf, std::size_t bytes) {
         Method& m = *method_for(world_peer);
-        if (bytes > eager_limit_[static_cast<std::size_t>(route_[static_cast<std::size_t>(world_peer)])] ||
-            !failed_peers_.empty()) {
+        if (bytes > eager_limit_to(world_peer) || !failed_peers_.empty()) {
             return false;
         }
         Header h{};

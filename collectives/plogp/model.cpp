@@ -29,7 +29,7 @@ double Curve::at(std::size_t bytes) const {
 }
 
 double Link::transfer(std::size_t bytes) const {
-    return latency + gap.at(bytes);
+    return (bytes > eager_limit ? 3 : 1) * latency + gap.at(bytes);
 }
 
 std::string TreeShape::name() const {

@@ -29,6 +29,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,13 +53,18 @@ private:
     std::vector<Point> points_;
 };
 
-// One link class: P-LogP's parameters, in microseconds.
+// One link class: P-LogP's parameters, in microseconds, and the method's
+// eager limit: a longer message goes by rendezvous, its data leaving only
+// after a request has reached the receiver and the answer has come back.
 struct Link {
+    static constexpr std::size_t kNoLimit = std::numeric_limits<std::size_t>::max();
     double latency = 0;   // L
     Curve send_overhead;  // os(m)
     Curve recv_overhead;  // or(m)
     Curve gap;            // g(m)
-    // L + g(m): from the start of a send until the receiver has the message.
+    std::size_t eager_limit = kNoLimit;
+    // From the start of a send until the receiver has the message: L + g(m),
+    // and 2L more above the eager limit (the rendezvous's request and answer).
     double transfer(std::size_t bytes) const;
 };
 

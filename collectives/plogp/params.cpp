@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <optional>
 
@@ -12,19 +13,23 @@ namespace strata::coll::plogp {
 
 namespace {
 
-// The fields of a link line: the latency (one value) and the three curves
-// (one value per size).
+// The fields of a link line: the latency (one time), the three curves (one
+// time per size) and the eager limit (one size; optional).
+enum class Kind { time, curve, size };
 struct Field {
     const char* key;
     const char* what;
-    bool curve;
+    Kind kind;
+    bool required;
 };
-constexpr std::array<Field, 4> kFields{{
-    {"latency", "the latency L", false},
-    {"os", "the send overhead os(m)", true},
-    {"or", "the receive overhead or(m)", true},
-    {"g", "the gap g(m)", true},
+constexpr std::array<Field, 5> kFields{{
+    {"latency", "the latency L", Kind::time, true},
+    {"os", "the send overhead os(m)", Kind::curve, true},
+    {"or", "the receive overhead or(m)", Kind::curve, true},
+    {"g", "the gap g(m)", Kind::curve, true},
+    {"eager", "the eager limit", Kind::size, false},
 }};
+constexpr std::size_t kEager = 4;
 
 // A link while its lines are read: each field's values and the line that gave them.
 struct Draft {
@@ -81,8 +86,8 @@ bool Params::parse(const std::string& text, const std::string& where, Params& ou
         if (rest.size() < 3) return fail("a link line is 'link SITE SITE FIELD VALUE...'");
         std::size_t f = 0;
         while (f < kFields.size() && rest[2] != kFields[f].key) ++f;
-        if (f == kFields.size()) return fail("'" + rest[2] + "' is not latency, os, or or g");
-        const std::size_t want = kFields[f].curve ? p.sizes_.size() : 1;
+        if (f == kFields.size()) return fail("'" + rest[2] + "' is not latency, os, or, g or eager");
+        const std::size_t want = kFields[f].kind == Kind::curve ? p.sizes_.size() : 1;
         if (rest.size() - 3 != want) {
             return fail(std::string(kFields[f].key) + " takes " + std::to_string(want) + " value" +
                         (want == 1 ? "" : "s, one per size") + ", not " + std::to_string(rest.size() - 3));
@@ -95,6 +100,12 @@ bool Params::parse(const std::string& text, const std::string& where, Params& ou
         }
         d.line[f] = n;
         for (std::size_t i = 3; i < rest.size(); ++i) {
+            if (kFields[f].kind == Kind::size) {
+                const std::optional<std::int64_t> v = base::parse_size(rest[i]);
+                if (!v || *v < 0) return fail("'" + rest[i] + "' is not a message size (123, 64K, 1M)");
+                d.values[f].push_back(static_cast<double>(*v));
+                continue;
+            }
             const std::optional<double> v = number(rest[i]);
             if (!v) return fail("'" + rest[i] + "' is not a time in microseconds (a number, not negative)");
             d.values[f].push_back(*v);
@@ -108,7 +119,7 @@ bool Params::parse(const std::string& text, const std::string& where, Params& ou
     }
     for (const auto& [sites, d] : drafts) {
         for (std::size_t f = 0; f < kFields.size(); ++f) {
-            if (d.line[f] == 0) {
+            if (d.line[f] == 0 && kFields[f].required) {
                 error = where + ":" + std::to_string(d.first_line) + ": the link between " + sites.first + " and " +
                         sites.second + " has no '" + kFields[f].key + "' line (" + kFields[f].what + ")";
                 return false;
@@ -124,6 +135,7 @@ bool Params::parse(const std::string& text, const std::string& where, Params& ou
         link.send_overhead = curve(1);
         link.recv_overhead = curve(2);
         link.gap = curve(3);
+        if (d.line[kEager] != 0) link.eager_limit = static_cast<std::size_t>(d.values[kEager][0]);
         p.links_.emplace(sites, std::move(link));
     }
     out = std::move(p);
@@ -144,6 +156,7 @@ std::string Params::text() const {
             for (std::size_t s : sizes_) out += " " + shortest(curve->at(s));
             out += "\n";
         }
+        if (link.eager_limit != Link::kNoLimit) out += head + "eager " + std::to_string(link.eager_limit) + "\n";
     }
     return out;
 }

@@ -8,10 +8,12 @@
 //   link A B os 5.1 5.3 6.0 9.2 40.1         # os(m) at each size
 //   link A B or 5.0 5.2 6.1 9.0 39.8         # or(m)
 //   link A B g 6.0 88.1 1316 10491 83892     # g(m)
+//   link A B eager 64K                       # rendezvous above (optional)
 //
 // Sites are the job's site labels; a link is the same in both directions, so
-// `link B A` names the same one. Every link needs all four lines, each curve
-// one value per size, in microseconds and not negative.
+// `link B A` names the same one. Every link needs the four time lines, each
+// curve one value per size, in microseconds and not negative; without an
+// eager line every message counts as eager.
 #pragma once
 
 #include <map>

@@ -77,7 +77,7 @@ def main():
         links.setdefault((words[1], words[2]), {})[words[3]] = [float(v) for v in words[4:]]
     check(sorted(links) == [("A", "B"), ("A", "C"), ("B", "C")], "one link per pair of sites", str(sorted(links)))
     for pair, fields in sorted(links.items()):
-        check(sorted(fields) == ["g", "latency", "or", "os"], f"{pair}: every field", str(fields))
+        check(sorted(fields) == ["eager", "g", "latency", "or", "os"], f"{pair}: every field", str(fields))
         if "latency" not in fields or "g" not in fields:
             continue
         # L + g(0) is half a round trip: at least the emulated latency.

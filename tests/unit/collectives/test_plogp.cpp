@@ -100,6 +100,13 @@ TEST_CASE("completion times of segmented trees, computed by hand", "[plogp]") {
     CHECK(bcast_time(make_tree({ShapeKind::chain}, 4, l), 101, 25).total == Approx(39 + 4 * 3));
     CHECK(bcast_time(make_tree({ShapeKind::chain}, 4, l), 0, 25).total == Approx(39));
     CHECK_THROWS_AS(bcast_time(make_tree({ShapeKind::chain}, 4, l), 100, 0), std::invalid_argument);
+
+    // Above the eager limit a message waits for a rendezvous: two latencies more.
+    Link rdv = l;
+    rdv.eager_limit = 20;
+    CHECK(rdv.transfer(20) == Approx(13));
+    CHECK(rdv.transfer(21) == Approx(33));
+    CHECK(bcast_time(make_tree({ShapeKind::chain}, 4, rdv), 100, 25).first == Approx(3 * 33));
 }
 
 TEST_CASE("two layers: the wide area first, then each site's own tree", "[plogp]") {
@@ -184,7 +191,8 @@ TEST_CASE("a parameter file reads back what it wrote, and names the file and lin
         "link A A latency 250\n"
         "link A A os 1 1 1\n"
         "link A A or 1 1 1\n"
-        "link A A g 1 9 8400\n";
+        "link A A g 1 9 8400\n"
+        "link A A eager 64K\n";
     Params p;
     std::string error;
     REQUIRE(Params::parse(text, "p.txt", p, error));
@@ -195,6 +203,8 @@ TEST_CASE("a parameter file reads back what it wrote, and names the file and lin
     CHECK(ab->recv_overhead.at(1 << 20) == Approx(39.5));
     CHECK(ab->gap.at(512) == Approx(47));
     CHECK(p.link("A", "C") == nullptr);
+    CHECK(ab->eager_limit == Link::kNoLimit);
+    CHECK(p.link("A", "A")->eager_limit == 64 * 1024);
     CHECK(p.covers({"A", "B", "A"}, error));
     CHECK_FALSE(p.covers({"A", "B", "C"}, error));
     CHECK(error == "no parameters for the link between sites A and C");
@@ -216,7 +226,8 @@ TEST_CASE("a parameter file reads back what it wrote, and names the file and lin
     rejected("sizes 0 lots\n", "p.txt:1: 'lots' is not a message size (123, 64K, 1M)");
     rejected("sizes 0\nlinks A B g 1\n", "p.txt:2: 'links' is neither 'sizes' nor 'link'");
     rejected("sizes 0\nlink A B\n", "p.txt:2: a link line is 'link SITE SITE FIELD VALUE...'");
-    rejected("sizes 0\nlink A B bandwidth 1\n", "p.txt:2: 'bandwidth' is not latency, os, or or g");
+    rejected("sizes 0\nlink A B bandwidth 1\n", "p.txt:2: 'bandwidth' is not latency, os, or, g or eager");
+    rejected("sizes 0\nlink A B eager big\n", "p.txt:2: 'big' is not a message size (123, 64K, 1M)");
     rejected("sizes 0 1K\nlink A B g 1\n", "p.txt:2: g takes 2 values, one per size, not 1");
     rejected("sizes 0\nlink A B latency 1 2\n", "p.txt:2: latency takes 1 value, not 2");
     rejected("sizes 0\nlink A B latency -1\n",

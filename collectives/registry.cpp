@@ -36,12 +36,13 @@ bool commutative(const Situation& s) { return s.commutative; }
 bool commutative_and_long(const Situation& s) {
     return s.commutative && s.elements >= static_cast<std::size_t>(pof2_floor(s.procs));
 }
-bool modelled(const Situation&) { return plogp::WideArea::get() != nullptr; }
+bool modelled(const Situation& s) { return s.modelled; }
+bool modelled_and_commutative(const Situation& s) { return s.modelled && s.commutative; }
 
 }  // namespace fits
 
 Situation situation_of(const Group& g, std::size_t bytes, std::size_t elements, bool commutative) {
-    Situation s{g.size(), bytes, elements, commutative, g.level, {}, {}};
+    Situation s{g.size(), bytes, elements, commutative, g.level, {}, {}, false};
     if (g.levels != nullptr) {
         for (int i = 0; i < kShapes; ++i) {
             const Hierarchy& h = g.levels->of(static_cast<Shape>(i));
@@ -50,6 +51,8 @@ Situation situation_of(const Group& g, std::size_t bytes, std::size_t elements, 
         }
         s.level = g.levels->of(Shape::multilevel).top_level();
     }
+    const plogp::WideArea* model = plogp::WideArea::get();
+    s.modelled = model != nullptr && s.level == wireup::kWan && model->covers(g.world);
     return s;
 }
 

@@ -51,6 +51,9 @@ struct Situation {
     // reduction cluster by cluster keeps rank order).
     std::array<bool, kShapes> spans{};
     std::array<bool, kShapes> ordered{};
+    // Whether the job's wide-area model (STRATA_PLOGP) has the links of every
+    // two members of a group that spans sites.
+    bool modelled = false;
 };
 
 inline constexpr std::size_t KiB = 1024;  // for the rules' sizes
@@ -71,8 +74,9 @@ bool any(const Situation&);
 bool commutative(const Situation&);
 // Commutative and at least one element per process of the power-of-two core.
 bool commutative_and_long(const Situation&);
-// The job has a wide-area model (STRATA_PLOGP).
+// The group spans sites, and the job's wide-area model (STRATA_PLOGP) has its links.
 bool modelled(const Situation&);
+bool modelled_and_commutative(const Situation&);
 }  // namespace fits
 
 // An operation's registry, whatever its algorithms' signature.

@@ -14,11 +14,16 @@ const Registry<AllreduceFn> allreduce_algorithms{
     {
         {"recursive_doubling", "none", fits::any, allreduce_recursive_doubling},
         {"linear", "none", fits::any, allreduce_linear},
+        {"segmented", "commutative operation, parameters from STRATA_PLOGP for the group's links",
+         fits::modelled_and_commutative, allreduce_segmented},
         {"rabenseifner", "commutative operation, at least 2^floor(log2 p) elements", fits::commutative_and_long,
          allreduce_rabenseifner},
     },
     levels<AllreduceFn, allreduce_multilevel, Order::for_noncommutative>(),
     {
+        // Across sites, with measured parameters: segments up the model's tree
+        // and the result's back down it.
+        {"segmented", 0, 1, 0},
         {"multilevel"},
         // Between sites and between machines: fewest crossings of the slow links.
         {"recursive_doubling", 0, 1, 0},

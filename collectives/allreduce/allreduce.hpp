@@ -31,6 +31,11 @@ adi::Error allreduce_linear(const Group& g, const void* send, void* recv, std::s
 adi::Error allreduce_rabenseifner(const Group& g, const void* send, void* recv, std::size_t count,
                                   const ReduceOp& op);
 
+// Segmented: reduction_segmented to rank 0 with the result pipelined back
+// down the same tree (reduce/reduce.hpp). Requires a commutative operation and
+// a model that covers the group.
+adi::Error allreduce_segmented(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op);
+
 // The signature every allreduce algorithm has.
 using AllreduceFn = adi::Error(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op);
 

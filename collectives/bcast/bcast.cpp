@@ -14,17 +14,18 @@ const Registry<BcastFn> bcast_algorithms{
     {
         {"binomial", "none", fits::any, bcast_binomial},
         {"linear", "none", fits::any, bcast_linear},
-        {"segmented", "parameters from STRATA_PLOGP", fits::modelled, bcast_segmented},
+        {"segmented", "parameters from STRATA_PLOGP for the group's links", fits::modelled, bcast_segmented},
         {"scatter_allgather", "none", fits::any, bcast_scatter_allgather},
     },
     levels<BcastFn, bcast_multilevel>(),
     {
-        {"multilevel"},
-        // Between sites and between the machines of a site the message crosses each
-        // link once (the stages of the representatives of sites and machines);
-        // between sites, with measured parameters, in the segments and down the
-        // tree the model finds fastest.
+        // Across sites, with measured parameters (STRATA_PLOGP): in the segments
+        // and down the tree the model finds fastest, through the sites'
+        // coordinators when sites have several processes.
         {"segmented", 0, 1, 0},
+        // Between sites and between the machines of a site the message crosses each
+        // link once (the stages of the representatives of sites and machines).
+        {"multilevel"},
         {"binomial", 0, 1, 0},
         {"binomial", 0, 1, 1},
         // Inside one host (every process reaches the others over a fast method),

@@ -167,7 +167,7 @@ namespace {
 // Whether `a` beats `b`: faster, or as fast with the larger segment (fewer messages).
 bool better(double ta, std::size_t sa, double tb, std::size_t sb) { return ta < tb || (ta == tb && sa > sb); }
 
-Choice best_of_shape(TreeShape shape, const Tree& tree, std::size_t bytes, std::size_t unit) {
+Choice best_segment(std::size_t index, const Tree& tree, std::size_t bytes, std::size_t unit) {
     const std::size_t elements = std::max<std::size_t>((bytes + unit - 1) / unit, 1);
     const auto time_of = [&](std::size_t seg) { return bcast_time(tree, bytes, seg).total; };
     // Segment sizes bytes/2^i (whole elements); i from 0 to the last that
@@ -187,7 +187,7 @@ Choice best_of_shape(TreeShape shape, const Tree& tree, std::size_t bytes, std::
             lo = mid + 1;
         }
     }
-    Choice best{shape, sizes[lo], time_of(sizes[lo])};
+    Choice best{index, sizes[lo], time_of(sizes[lo])};
     // Hill climbing over the segment count.
     for (;;) {
         const std::size_t k = (elements + best.segment / unit - 1) / (best.segment / unit);
@@ -197,49 +197,46 @@ Choice best_of_shape(TreeShape shape, const Tree& tree, std::size_t bytes, std::
             if (kk < 1 || kk > static_cast<long long>(elements)) continue;
             const std::size_t seg = segment_of(bytes, unit, static_cast<std::size_t>(kk));
             const double t = time_of(seg);
-            if (better(t, seg, next.time, next.segment)) next = {shape, seg, t};
+            if (better(t, seg, next.time, next.segment)) next = {index, seg, t};
         }
         if (next.segment == best.segment) return best;
         best = next;
     }
 }
 
-Choice pick(const std::vector<TreeShape>& shapes, const std::function<Tree(TreeShape)>& tree_of,
-            const std::function<Choice(TreeShape, const Tree&)>& per_shape) {
-    if (shapes.empty()) throw std::invalid_argument("no shape to choose from");
+// Every segment count.
+Choice all_segments(std::size_t index, const Tree& tree, std::size_t bytes, std::size_t unit) {
+    const std::size_t elements = std::max<std::size_t>((bytes + unit - 1) / unit, 1);
+    Choice best{index, segment_of(bytes, unit, 1), bcast_time(tree, bytes, segment_of(bytes, unit, 1)).total};
+    for (std::size_t k = 2; k <= elements; ++k) {
+        const std::size_t seg = segment_of(bytes, unit, k);
+        if (seg == segment_of(bytes, unit, k - 1)) continue;  // the same segments as k - 1
+        const double t = bcast_time(tree, bytes, seg).total;
+        if (better(t, seg, best.time, best.segment)) best = {index, seg, t};
+    }
+    return best;
+}
+
+Choice pick(const std::vector<Tree>& trees, std::size_t unit,
+            Choice (*per_tree)(std::size_t, const Tree&, std::size_t, std::size_t), std::size_t bytes) {
+    if (trees.empty()) throw std::invalid_argument("no tree to choose from");
+    if (unit == 0) throw std::invalid_argument("a unit holds at least one byte");
     Choice best;
-    bool any = false;
-    for (const TreeShape& shape : shapes) {
-        const Choice c = per_shape(shape, tree_of(shape));
-        if (!any || c.time < best.time) best = c;
-        any = true;
+    for (std::size_t i = 0; i < trees.size(); ++i) {
+        const Choice c = per_tree(i, trees[i], bytes, unit);
+        if (i == 0 || c.time < best.time) best = c;
     }
     return best;
 }
 
 }  // namespace
 
-Choice choose(const std::vector<TreeShape>& shapes, const std::function<Tree(TreeShape)>& tree_of,
-              std::size_t bytes, std::size_t unit) {
-    if (unit == 0) throw std::invalid_argument("a unit holds at least one byte");
-    return pick(shapes, tree_of,
-                [&](TreeShape shape, const Tree& tree) { return best_of_shape(shape, tree, bytes, unit); });
+Choice choose(const std::vector<Tree>& trees, std::size_t bytes, std::size_t unit) {
+    return pick(trees, unit, best_segment, bytes);
 }
 
-Choice optimum(const std::vector<TreeShape>& shapes, const std::function<Tree(TreeShape)>& tree_of,
-               std::size_t bytes, std::size_t unit) {
-    if (unit == 0) throw std::invalid_argument("a unit holds at least one byte");
-    return pick(shapes, tree_of, [&](TreeShape shape, const Tree& tree) {
-        const std::size_t elements = std::max<std::size_t>((bytes + unit - 1) / unit, 1);
-        Choice best{shape, segment_of(bytes, unit, 1), bcast_time(tree, bytes, segment_of(bytes, unit, 1)).total};
-        for (std::size_t k = 2; k <= elements; ++k) {
-            const std::size_t seg = segment_of(bytes, unit, k);
-            if (seg == segment_of(bytes, unit, k - 1)) continue;  // the same segments as k - 1
-            const double t = bcast_time(tree, bytes, seg).total;
-            if (better(t, seg, best.time, best.segment)) best = {shape, seg, t};
-        }
-        return best;
-    });
+Choice optimum(const std::vector<Tree>& trees, std::size_t bytes, std::size_t unit) {
+    return pick(trees, unit, all_segments, bytes);
 }
 
 std::vector<TreeShape> candidate_shapes(int n) {

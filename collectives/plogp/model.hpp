@@ -28,7 +28,6 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <limits>
 #include <string>
 #include <utility>
@@ -111,9 +110,10 @@ struct Estimate {
 };
 Estimate bcast_time(const Tree& tree, std::size_t bytes, std::size_t segment);
 
-// A shape and a segment size, with the time the model predicts for them.
+// One of the candidate trees and a segment size, with the time the model
+// predicts for them.
 struct Choice {
-    TreeShape shape;
+    std::size_t tree = 0;  // the candidate's index
     std::size_t segment = 0;
     double time = 0;
 };
@@ -122,19 +122,17 @@ struct Choice {
 // `unit` (the datatype's extent: a segment never splits an element).
 std::size_t segment_of(std::size_t bytes, std::size_t unit, std::size_t k);
 
-// The published heuristic, per shape: segment sizes bytes/2^i by binary
-// search over i for the fastest, then hill climbing from its segment count k
-// over k-5, k-1, k+1, k+5 while one of them is faster. The fastest of all
-// shapes wins; ties go to the earlier shape, then the larger segment.
-// `tree_of` builds a shape's tree. bytes and unit at least 1.
-Choice choose(const std::vector<TreeShape>& shapes, const std::function<Tree(TreeShape)>& tree_of,
-              std::size_t bytes, std::size_t unit);
+// The published heuristic, per candidate tree: segment sizes bytes/2^i by
+// binary search over i for the fastest, then hill climbing from its segment
+// count k over k-5, k-1, k+1, k+5 while one of them is faster. The fastest of
+// all candidates wins; ties go to the earlier candidate, then the larger
+// segment. `trees` not empty; unit at least 1.
+Choice choose(const std::vector<Tree>& trees, std::size_t bytes, std::size_t unit);
 
 // The exhaustive optimum the heuristic approximates: every segment count of
-// every shape (for checking the heuristic offline; its cost grows with
+// every candidate (for checking the heuristic offline; its cost grows with
 // bytes/unit).
-Choice optimum(const std::vector<TreeShape>& shapes, const std::function<Tree(TreeShape)>& tree_of,
-               std::size_t bytes, std::size_t unit);
+Choice optimum(const std::vector<Tree>& trees, std::size_t bytes, std::size_t unit);
 
 // The shapes worth trying on n nodes: flat, chain, binary, binomial, and
 // k-ary for every degree from 3 to n - 2 (degree n - 1 is flat).

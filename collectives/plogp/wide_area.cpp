@@ -1,8 +1,6 @@
 #include "collectives/plogp/wide_area.hpp"
 
-#include <iterator>
-#include <map>
-#include <memory>
+#include <algorithm>
 #include <optional>
 
 #include "base/file.hpp"
@@ -13,13 +11,21 @@ namespace strata::coll::plogp {
 namespace {
 
 const base::KnobString params_file{"STRATA_PLOGP", "",
-                                   "a P-LogP parameter file (strata-plogp writes one): wide-area broadcasts "
+                                   "a P-LogP parameter file (strata-plogp writes one): wide-area collectives "
                                    "choose their tree and segment size by the model; empty: no model"};
 
 std::unique_ptr<WideArea>& current() {
     static std::unique_ptr<WideArea> model;
     return model;
 }
+
+// Plans remembered at most; a program that broadcasts many sizes starts over.
+constexpr std::size_t kPlans = 256;
+
+// The shapes tried inside a site (its members are close: the deep trees of
+// candidate_shapes pay off across the wide area).
+const std::vector<TreeShape> kSiteShapes{
+    {ShapeKind::flat}, {ShapeKind::chain}, {ShapeKind::binary}, {ShapeKind::binomial}};
 
 }  // namespace
 
@@ -32,45 +38,123 @@ bool WideArea::configure(const std::vector<std::string>& sites, std::string& err
         error = "STRATA_PLOGP: " + why;
         return false;
     }
-    auto model = std::make_unique<WideArea>();
-    if (!Params::parse(*text, path, model->params_, why)) {
+    Params params;
+    if (!Params::parse(*text, path, params, why)) {
         error = "STRATA_PLOGP: " + why;
         return false;
     }
-    if (!model->params_.covers(sites, why)) {
+    std::unique_ptr<WideArea> model = make(std::move(params), sites, why);
+    if (!model) {
         error = "STRATA_PLOGP: " + path + ": " + why + " (this job's sites)";
         return false;
     }
-    model->sites_ = sites;
     current() = std::move(model);
     return true;
+}
+
+std::unique_ptr<WideArea> WideArea::make(Params params, const std::vector<std::string>& sites, std::string& error) {
+    if (!params.covers(sites, error)) return nullptr;
+    auto model = std::make_unique<WideArea>();
+    model->params_ = std::move(params);
+    std::vector<std::string> names;
+    for (const std::string& s : sites) {
+        auto at = std::find(names.begin(), names.end(), s);
+        if (at == names.end()) at = names.insert(names.end(), s);
+        model->site_of_.push_back(static_cast<int>(at - names.begin()));
+    }
+    for (const std::string& a : names) {
+        auto& row = model->link_.emplace_back();
+        for (const std::string& b : names) row.push_back(model->params_.link(a, b));
+    }
+    return model;
 }
 
 const WideArea* WideArea::get() { return current().get(); }
 
 const Link* WideArea::link(int world_a, int world_b) const {
-    return params_.link(sites_[static_cast<std::size_t>(world_a)], sites_[static_cast<std::size_t>(world_b)]);
+    return link_[static_cast<std::size_t>(site_of_[static_cast<std::size_t>(world_a)])]
+                [static_cast<std::size_t>(site_of_[static_cast<std::size_t>(world_b)])];
 }
 
-bool WideArea::covers(const std::vector<int>& world) const {
-    std::map<std::string, int> members;  // per site of `world`
-    for (int w : world) ++members[sites_[static_cast<std::size_t>(w)]];
-    for (auto a = members.begin(); a != members.end(); ++a) {
-        if (a->second > 1 && params_.link(a->first, a->first) == nullptr) return false;
-        for (auto b = std::next(a); b != members.end(); ++b) {
-            if (params_.link(a->first, b->first) == nullptr) return false;
+bool WideArea::covers(std::span<const int> world) const {
+    std::vector<int> members(link_.size(), 0);  // per site
+    for (int w : world) ++members[static_cast<std::size_t>(site_of_[static_cast<std::size_t>(w)])];
+    for (std::size_t a = 0; a < members.size(); ++a) {
+        if (members[a] == 0) continue;
+        for (std::size_t b = a; b < members.size(); ++b) {
+            if (members[b] == 0 || (a == b && members[a] < 2)) continue;
+            if (link_[a][b] == nullptr) return false;
         }
     }
     return true;
 }
 
-Tree WideArea::tree(TreeShape shape, int n, const std::function<int(int)>& world_of) const {
-    static const Link placeholder;
-    Tree t = make_tree(shape, n, placeholder);
-    for (int v = 0; v < n; ++v) {
-        for (Tree::Edge& e : t.children[static_cast<std::size_t>(v)]) e.link = link(world_of(v), world_of(e.child));
+const Plan& WideArea::plan(std::span<const int> world, int root, std::size_t bytes, std::size_t unit) const {
+    Key key{std::vector<int>(world.begin(), world.end()), root, bytes, unit};
+    if (auto at = plans_.find(key); at != plans_.end()) return *at->second;
+    if (plans_.size() >= kPlans) plans_.clear();
+
+    auto plan = std::make_unique<Plan>();
+    const int p = static_cast<int>(world.size());
+    const auto site = [&](int rank) {
+        return site_of_[static_cast<std::size_t>(world[static_cast<std::size_t>(rank)])];
+    };
+    // Sites in the order their first member follows the root, then the nodes site by site.
+    std::vector<int> sites;
+    std::vector<std::vector<int>> members;
+    for (int i = 0; i < p; ++i) {
+        const int r = (root + i) % p;
+        auto at = std::find(sites.begin(), sites.end(), site(r));
+        if (at == sites.end()) {
+            sites.push_back(site(r));
+            members.emplace_back();
+            at = sites.end() - 1;
+        }
+        members[static_cast<std::size_t>(at - sites.begin())].push_back(r);
     }
-    return t;
+    std::vector<int> sizes;
+    for (const std::vector<int>& m : members) {
+        plan->member.insert(plan->member.end(), m.begin(), m.end());
+        sizes.push_back(static_cast<int>(m.size()));
+    }
+    plan->node.assign(static_cast<std::size_t>(p), 0);
+    for (int v = 0; v < p; ++v) plan->node[static_cast<std::size_t>(plan->member[static_cast<std::size_t>(v)])] = v;
+
+    // The candidates, built over a placeholder link, then each edge given
+    // the link class between its ends.
+    static const Link placeholder;
+    std::vector<Tree> trees;
+    std::vector<std::string> names;
+    const bool layered = std::any_of(sizes.begin(), sizes.end(), [](int s) { return s > 1; });
+    for (const TreeShape& wan : candidate_shapes(static_cast<int>(sites.size()))) {
+        if (!layered) {
+            trees.push_back(make_tree(wan, p, placeholder));
+            names.push_back(wan.name());
+            continue;
+        }
+        for (const TreeShape& lan : kSiteShapes) {
+            trees.push_back(make_two_layer(wan, placeholder, lan, placeholder, sizes));
+            names.push_back(wan.name() + "+" + lan.name());
+        }
+    }
+    const auto world_of = [&](int node) {
+        return world[static_cast<std::size_t>(plan->member[static_cast<std::size_t>(node)])];
+    };
+    for (Tree& t : trees) {
+        for (int v = 0; v < p; ++v) {
+            for (Tree::Edge& e : t.children[static_cast<std::size_t>(v)]) e.link = link(world_of(v), world_of(e.child));
+        }
+    }
+    plan->choice = choose(trees, bytes, unit);
+    plan->name = names[plan->choice.tree];
+    plan->tree = std::move(trees[plan->choice.tree]);
+    plan->parent.assign(static_cast<std::size_t>(p), -1);
+    for (int v = 0; v < p; ++v) {
+        for (const Tree::Edge& e : plan->tree.children[static_cast<std::size_t>(v)]) {
+            plan->parent[static_cast<std::size_t>(e.child)] = v;
+        }
+    }
+    return *plans_.emplace(std::move(key), std::move(plan)).first->second;
 }
 
 }  // namespace strata::coll::plogp

@@ -4,14 +4,39 @@
 // builds the same trees and makes the same choices.
 #pragma once
 
-#include <functional>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "collectives/plogp/model.hpp"
 #include "collectives/plogp/params.hpp"
 
 namespace strata::coll::plogp {
+
+// A segmented tree over a group, as the model chose it for one message.
+// Tree node 0 is the root. Nodes are ordered site by site: the root's site
+// first, then the others in the order their first member follows the root
+// (group ranks root, root + 1, ..., wrapping); inside a site, members in that
+// order, the first (the root in its own site) the site's coordinator. With one
+// member per site the tree is one of candidate_shapes over the sites; with
+// more, MagPIe's two layers: a wide-area tree over the coordinators and one
+// tree inside every site, the segments pipelined through the coordinators.
+struct Plan {
+    std::string name;         // "binomial", or "4-ary+chain" (wide area + inside sites)
+    Choice choice;            // the segment size and the predicted time
+    Tree tree;                // over the nodes
+    std::vector<int> member;  // node -> group rank
+    std::vector<int> node;    // group rank -> node
+    std::vector<int> parent;  // node -> its parent node (-1 at the root)
+
+    std::size_t segments(std::size_t bytes) const {
+        return bytes == 0 ? 1 : (bytes + choice.segment - 1) / choice.segment;
+    }
+};
 
 class WideArea {
 public:
@@ -22,19 +47,27 @@ public:
     static bool configure(const std::vector<std::string>& sites, std::string& error);
     // The model, or null when the job gave no parameters.
     static const WideArea* get();
+    // The model of `params` for a job whose world rank r is at site sites[r];
+    // null with `error` naming the first pair of sites it has no link for.
+    static std::unique_ptr<WideArea> make(Params params, const std::vector<std::string>& sites, std::string& error);
 
     // The link class between two world ranks, or null when the file has none
     // (two ranks of one site without a line for the site with itself).
     const Link* link(int world_a, int world_b) const;
     // Whether there is a link between every two of the world ranks `world`.
-    bool covers(const std::vector<int>& world) const;
-    // The tree of `shape` over n nodes, node i being world rank world_of(i),
-    // each edge with the link class between its ends (which covers() vouches for).
-    Tree tree(TreeShape shape, int n, const std::function<int(int)>& world_of) const;
+    bool covers(std::span<const int> world) const;
+    // The tree and segment size the model finds fastest for `bytes` (segments
+    // whole multiples of `unit`) from group rank `root` over the group
+    // `world` (group rank -> world rank), which covers() must vouch for.
+    // Computed once per group, root and size, then remembered.
+    const Plan& plan(std::span<const int> world, int root, std::size_t bytes, std::size_t unit) const;
 
 private:
     Params params_;
-    std::vector<std::string> sites_;
+    std::vector<int> site_of_;                    // world rank -> site index
+    std::vector<std::vector<const Link*>> link_;  // site index x site index
+    using Key = std::tuple<std::vector<int>, int, std::size_t, std::size_t>;
+    mutable std::map<Key, std::unique_ptr<Plan>> plans_;
 };
 
 }  // namespace strata::coll::plogp

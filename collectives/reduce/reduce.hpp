@@ -27,6 +27,20 @@ adi::Error reduce_binomial_ordered(const Group& g, const void* send, void* recv,
 adi::Error reduce_rabenseifner(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op,
                                int root);
 
+// Segmented (MagPIe's, with the job's wide-area model): the vector goes up
+// the tree the model finds fastest for broadcasting it, in segments of whole
+// elements; every process combines its children's segments with its own and
+// passes each on as soon as it is complete, so all the links of the tree work
+// at once. Requires a commutative operation and a model that covers the group
+// (fits::modelled).
+adi::Error reduce_segmented(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op,
+                            int root);
+// The segmented reduction to `root`; with `to_all`, the root then sends every
+// segment of the result back down the same tree as soon as it has combined it,
+// and every process receives the result in `recv` (allreduce_segmented).
+adi::Error reduction_segmented(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op,
+                               int root, bool to_all);
+
 // The signature every reduce algorithm has.
 using ReduceFn = adi::Error(const Group& g, const void* send, void* recv, std::size_t count, const ReduceOp& op,
                             int root);

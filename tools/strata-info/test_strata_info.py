@@ -321,7 +321,7 @@ def main():
           "README.md's collective table is what strata-info --collectives prints",
           "replace the table under '## Collective algorithms' with strata-info --collectives's output:\n" + table.stdout)
     rules = values.get("collective:bcast:rule", [])
-    check(rules == ["multilevel", "segmented on wide area links", "binomial on wide area links",
+    check(rules == ["segmented on wide area links", "multilevel", "binomial on wide area links",
                     "binomial on local area links",
                     "linear from 3 to 4 processes on vendor links", "scatter_allgather from 12288 bytes, 8 processes",
                     "binomial"],

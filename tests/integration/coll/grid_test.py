@@ -106,16 +106,32 @@ link B C os 5 6 40
 link B C or 5 6 40
 link B C g 6 88 83892
 """
+# The links inside sites B and C (0.5 ms, 1 Gbit/s): the whole grid is covered.
+PLOGP_SITES = """\
+link B B latency 500
+link B B os 2 3 20
+link B B or 2 3 20
+link B B g 3 10 8400
+link C C latency 500
+link C C os 2 3 20
+link C C or 2 3 20
+link C C g 3 10 8400
+"""
 
 
 def plogp(ctx, a):
-    """STRATA_PLOGP: with parameters the wide-area stage of a broadcast is
-    segmented (coll_segmented sees it) and every broadcast still arrives
-    intact; a file that is missing, malformed or lacks a pair of the job's
+    """STRATA_PLOGP: with parameters between the sites, the wide-area stage
+    of broadcasts and commutative reductions is segmented (coll_segmented sees
+    it); with parameters inside the sites too, they run on MagPIe's two-layer
+    trees over the whole grid, segments pipelined through the sites'
+    coordinators (coll_segmented sees segments inside the sites). Every result
+    stays right. A file that is missing, malformed or lacks a pair of the job's
     sites stops MPI_Init naming it."""
     params = ctx.file("plogp.txt", PLOGP)
-    for program in programs(a, "coll_segmented", "coll_bcast", "coll_levels"):
+    layered = ctx.file("plogp-layered.txt", PLOGP + PLOGP_SITES)
+    for program in programs(a, "coll_segmented", "coll_bcast", "coll_levels", "coll_reduce_ops", "coll_reduce_user"):
         run_on_grid(ctx, program, {"STRATA_PLOGP": params})
+        run_on_grid(ctx, program, {"STRATA_PLOGP": layered, "COLL_SEGMENTED_LAYERED": 1})
     missing = os.path.join(os.path.dirname(params), "no-such-plogp.txt")
     partial = ctx.file("partial.txt", "\n".join(PLOGP.splitlines()[:5]) + "\n")
     for path, want in ((missing, f"STRATA_PLOGP: cannot read the parameter file '{missing}': No such file or directory"),

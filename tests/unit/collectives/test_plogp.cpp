@@ -1,11 +1,13 @@
-// The P-LogP model: curves, trees, hand-computed completion times, and the
-// optimizer's heuristic against the exhaustive optimum.
+// The P-LogP model: curves, trees, hand-computed completion times, the
+// optimizer's heuristic against the exhaustive optimum, and the plans a job's
+// processes make from one parameter file.
 #include <catch2/catch.hpp>
 
 #include <stdexcept>
 
 #include "collectives/plogp/model.hpp"
 #include "collectives/plogp/params.hpp"
+#include "collectives/plogp/wide_area.hpp"
 
 using namespace strata::coll::plogp;
 
@@ -149,19 +151,20 @@ TEST_CASE("segments are whole elements", "[plogp]") {
 TEST_CASE("the heuristic finds the optimum's segment on a wide-area tree and decides alike every time", "[plogp]") {
     const Link wan = wide_area();
     for (int n : {2, 4, 8}) {
-        const auto tree_of = [&](TreeShape s) { return make_tree(s, n, wan); };
+        std::vector<Tree> trees;
+        for (const TreeShape& s : candidate_shapes(n)) trees.push_back(make_tree(s, n, wan));
         for (std::size_t bytes : {std::size_t{1} << 10, std::size_t{1} << 16, std::size_t{1} << 20}) {
             for (std::size_t unit : {std::size_t{1}, std::size_t{8}, std::size_t{12}}) {
-                const Choice h = choose(candidate_shapes(n), tree_of, bytes, unit);
-                const Choice o = optimum(candidate_shapes(n), tree_of, bytes, unit);
-                INFO(n << " nodes, " << bytes << " bytes, unit " << unit << ": heuristic " << h.shape.name() << "/"
-                       << h.segment << " " << h.time << " us, optimum " << o.shape.name() << "/" << o.segment << " "
-                       << o.time << " us");
+                const Choice h = choose(trees, bytes, unit);
+                const Choice o = optimum(trees, bytes, unit);
+                INFO(n << " nodes, " << bytes << " bytes, unit " << unit << ": heuristic "
+                       << candidate_shapes(n)[h.tree].name() << "/" << h.segment << " " << h.time << " us, optimum "
+                       << candidate_shapes(n)[o.tree].name() << "/" << o.segment << " " << o.time << " us");
                 CHECK(h.segment % unit == 0);
                 CHECK(h.time >= o.time);
                 CHECK(h.time <= o.time * 1.02);
-                const Choice again = choose(candidate_shapes(n), tree_of, bytes, unit);
-                CHECK((again.shape == h.shape && again.segment == h.segment && again.time == h.time));
+                const Choice again = choose(trees, bytes, unit);
+                CHECK((again.tree == h.tree && again.segment == h.segment && again.time == h.time));
             }
         }
     }
@@ -171,13 +174,13 @@ TEST_CASE("segmenting pays where the model says it does", "[plogp]") {
     // A large message down a chain of wide-area links: pipelining segments
     // beats forwarding the whole message at every hop.
     const Link wan = wide_area();
-    const Tree chain = make_tree({ShapeKind::chain}, 4, wan);
+    const std::vector<Tree> chain{make_tree({ShapeKind::chain}, 4, wan)};
     const std::size_t mb = 1 << 20;
-    const Choice c = choose({{ShapeKind::chain}}, [&](TreeShape s) { return make_tree(s, 4, wan); }, mb, 1);
+    const Choice c = choose(chain, mb, 1);
     CHECK(c.segment < mb);
-    CHECK(c.time < bcast_time(chain, mb, mb).total / 2);
+    CHECK(c.time < bcast_time(chain[0], mb, mb).total / 2);
     // A small one goes whole.
-    CHECK(choose({{ShapeKind::chain}}, [&](TreeShape s) { return make_tree(s, 4, wan); }, 64, 1).segment == 64);
+    CHECK(choose(chain, 64, 1).segment == 64);
 }
 
 TEST_CASE("a parameter file reads back what it wrote, and names the file and line of what is wrong", "[plogp]") {
@@ -236,4 +239,71 @@ TEST_CASE("a parameter file reads back what it wrote, and names the file and lin
              "p.txt:3: a second 'latency' line for the link between B and A (the first is line 2)");
     rejected("sizes 0\nlink A B latency 1\nlink A B os 1\nlink A B or 1\n",
              "p.txt:2: the link between A and B has no 'g' line (the gap g(m))");
+}
+
+namespace {
+
+// Three sites, 10 ms apart, each with a 0.5 ms link inside.
+Params three_sites() {
+    const char* text =
+        "sizes 0 1K 1M\n"
+        "link A B latency 10000\nlink A B os 5 6 40\nlink A B or 5 6 40\nlink A B g 6 88 83892\n"
+        "link A C latency 10000\nlink A C os 5 6 40\nlink A C or 5 6 40\nlink A C g 6 88 83892\n"
+        "link B C latency 10000\nlink B C os 5 6 40\nlink B C or 5 6 40\nlink B C g 6 88 83892\n"
+        "link B B latency 500\nlink B B os 2 3 20\nlink B B or 2 3 20\nlink B B g 3 10 8400\n"
+        "link C C latency 500\nlink C C os 2 3 20\nlink C C or 2 3 20\nlink C C g 3 10 8400\n";
+    Params p;
+    std::string error;
+    REQUIRE(Params::parse(text, "three", p, error));
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("every process plans the same tree, site by site from the root, each site's coordinator first", "[plogp]") {
+    // World ranks 0..5 at sites A B C B C C.
+    const std::vector<std::string> sites{"A", "B", "C", "B", "C", "C"};
+    std::string error;
+    const std::unique_ptr<WideArea> model = WideArea::make(three_sites(), sites, error);
+    const std::unique_ptr<WideArea> elsewhere = WideArea::make(three_sites(), sites, error);  // another process
+    REQUIRE(model);
+    const std::vector<int> world{0, 1, 2, 3, 4, 5};
+    CHECK(model->covers(world));
+
+    // From group rank 3 (site B): B's members 3, 1, then C's 4, 5, 2, then A's 0.
+    const Plan& p = model->plan(world, 3, 1 << 20, 8);
+    CHECK(p.member == std::vector<int>{3, 1, 4, 5, 2, 0});
+    for (int r = 0; r < 6; ++r) CHECK(p.member[static_cast<std::size_t>(p.node[static_cast<std::size_t>(r)])] == r);
+    CHECK(p.parent[0] == -1);
+    CHECK(p.choice.segment % 8 == 0);
+    CHECK(p.choice.segment < (1u << 20));          // a megabyte across 10 ms links goes in segments
+    CHECK(p.name.find('+') != std::string::npos);  // two layers
+    // Two layers: only the coordinators (nodes 0, 2, 5) receive over the wide area.
+    for (int v = 1; v < 6; ++v) {
+        const int parent = p.parent[static_cast<std::size_t>(v)];
+        const bool same_site = sites[static_cast<std::size_t>(p.member[static_cast<std::size_t>(v)])] ==
+                               sites[static_cast<std::size_t>(p.member[static_cast<std::size_t>(parent)])];
+        CHECK(same_site == (v != 2 && v != 5));
+    }
+
+    const Plan& again = elsewhere->plan(world, 3, 1 << 20, 8);
+    CHECK(again.name == p.name);
+    CHECK(again.choice.segment == p.choice.segment);
+    CHECK(again.choice.time == p.choice.time);
+    CHECK(again.parent == p.parent);
+    CHECK(&model->plan(world, 3, 1 << 20, 8) == &p);  // remembered
+
+    // One process per site: one layer, node i the group rank i places after the root.
+    const std::vector<int> coordinators{0, 1, 2};
+    const Plan& flat = model->plan(coordinators, 1, 100000, 1);
+    CHECK(flat.member == std::vector<int>{1, 2, 0});
+    CHECK(flat.name.find('+') == std::string::npos);
+
+    // Two members of site A have no link inside A: not covered.
+    const std::unique_ptr<WideArea> two_in_a = WideArea::make(three_sites(), {"A", "A", "B"}, error);
+    REQUIRE(two_in_a);
+    CHECK_FALSE(two_in_a->covers(std::vector<int>{0, 1, 2}));
+    CHECK(two_in_a->covers(std::vector<int>{0, 2}));
+    CHECK_FALSE(WideArea::make(three_sites(), {"A", "D"}, error));
+    CHECK(error == "no parameters for the link between sites A and D");
 }

@@ -98,6 +98,7 @@ enum Tag : int {
     kTagAllreduce,
     kTagReduceScatter,
     kTagScan,
+    kTagMeasure,  // plogp::measure, between the pairs it measures
 };
 
 // Point-to-point on the collective context; each returns an engine request

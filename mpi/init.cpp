@@ -11,8 +11,11 @@
 
 #include "adi/methods.hpp"
 #include "base/knob.hpp"
+#include "collectives/plogp/measure.hpp"
 #include "collectives/plogp/wide_area.hpp"
 #include "collectives/registry.hpp"
+#include "mpi/coll_support.hpp"
+#include "mpi/comm.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/grid.hpp"
 #include "mpi/pmpi_alias.hpp"
@@ -70,6 +73,23 @@ namespace {
 int g_thread_level = MPI_THREAD_SINGLE;
 std::thread::id g_main_thread;
 
+// STRATA_PLOGP=measure: the wide-area model's parameters, measured over
+// MPI_COMM_WORLD (rank 0 prints them with STRATA_VERBOSE, to keep as a file).
+// A job at one site has no wide area to model.
+void model_measure() {
+    const coll::plogp::Layout where = coll::plogp::layout_of(rt().world);
+    if (where.one_site()) return;
+    coll::plogp::Params measured;
+    std::string error;
+    if (!coll::plogp::measure(group_of(*comm_get(MPI_COMM_WORLD)), where, {}, measured, error) ||
+        !coll::plogp::WideArea::install(measured, where.sites, error)) {
+        init_failed(rt().world_rank, "STRATA_PLOGP=measure: " + error);
+    }
+    if (verbose.get() != 0 && rt().world_rank == 0) {
+        std::fprintf(stderr, "strata: measured P-LogP parameters (STRATA_PLOGP=measure):\n%s", measured.text().c_str());
+    }
+}
+
 int init(const char* fn) {
     if (g_state != State::fresh) {
         fatal(fn, g_state == State::running ? "MPI is already initialized" : "MPI was already finalized");
@@ -109,9 +129,9 @@ int init(const char* fn) {
     world.topology = wireup::Topology::build(world.cards, adi::fast_link);
     if (!r->engine->connect_world(world, error)) init_failed(r->world_rank, error);
     if (!coll::RegistryBase::rules_configure(error)) init_failed(r->world_rank, error);
-    std::vector<std::string> sites;
-    for (const wireup::BusinessCard& c : world.cards) sites.push_back(c.site);
-    if (!coll::plogp::WideArea::configure(sites, error)) init_failed(r->world_rank, error);
+    if (!coll::plogp::WideArea::configure(coll::plogp::layout_of(world).sites, error)) {
+        init_failed(r->world_rank, error);
+    }
     const wireup::BusinessCard& mine = world.cards[static_cast<std::size_t>(r->world_rank)];
     const auto local = std::count_if(world.cards.begin(), world.cards.end(),
                                      [&](const wireup::BusinessCard& c) { return c.hostname == mine.hostname; });
@@ -125,6 +145,7 @@ int init(const char* fn) {
     setup_predefined(*r);
     g_runtime = r.release();
     g_main_thread = std::this_thread::get_id();
+    if (coll::plogp::WideArea::measuring()) model_measure();
     state_set(State::running);
     return MPI_SUCCESS;
 }

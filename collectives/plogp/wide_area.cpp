@@ -11,8 +11,11 @@ namespace strata::coll::plogp {
 namespace {
 
 const base::KnobString params_file{"STRATA_PLOGP", "",
-                                   "a P-LogP parameter file (strata-plogp writes one): wide-area collectives "
-                                   "choose their tree and segment size by the model; empty: no model"};
+                                   "a P-LogP parameter file (strata-plogp writes one), or 'measure' to measure "
+                                   "them in MPI_Init: wide-area collectives choose their tree and segment size by "
+                                   "the model; empty: no model"};
+
+constexpr const char* kMeasure = "measure";
 
 std::unique_ptr<WideArea>& current() {
     static std::unique_ptr<WideArea> model;
@@ -31,7 +34,7 @@ const std::vector<TreeShape> kSiteShapes{
 
 bool WideArea::configure(const std::vector<std::string>& sites, std::string& error) {
     const std::string& path = params_file.get();
-    if (path.empty()) return true;
+    if (path.empty() || path == kMeasure) return true;
     std::string why;
     const std::optional<std::string> text = base::file_read(path, "the parameter file", why);
     if (!text) {
@@ -43,11 +46,18 @@ bool WideArea::configure(const std::vector<std::string>& sites, std::string& err
         error = "STRATA_PLOGP: " + why;
         return false;
     }
-    std::unique_ptr<WideArea> model = make(std::move(params), sites, why);
-    if (!model) {
+    if (!install(std::move(params), sites, why)) {
         error = "STRATA_PLOGP: " + path + ": " + why + " (this job's sites)";
         return false;
     }
+    return true;
+}
+
+bool WideArea::measuring() { return params_file.get() == kMeasure; }
+
+bool WideArea::install(Params params, const std::vector<std::string>& sites, std::string& error) {
+    std::unique_ptr<WideArea> model = make(std::move(params), sites, error);
+    if (!model) return false;
     current() = std::move(model);
     return true;
 }

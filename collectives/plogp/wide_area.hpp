@@ -40,11 +40,16 @@ struct Plan {
 
 class WideArea {
 public:
-    // Reads STRATA_PLOGP's file, if the variable is set, and checks that it
-    // has a link between every two of `sites` (world rank -> site label).
+    // Reads STRATA_PLOGP's file, if the variable names one, and checks that
+    // it has a link between every two of `sites` (world rank -> site label).
     // Called once by MPI_Init, before any collective; false with `error`
     // ("STRATA_PLOGP: FILE:LINE: what").
     static bool configure(const std::vector<std::string>& sites, std::string& error);
+    // Whether STRATA_PLOGP is "measure": MPI_Init measures the parameters
+    // (plogp::measure over MPI_COMM_WORLD) once the world can communicate,
+    // then installs them.
+    static bool measuring();
+    static bool install(Params params, const std::vector<std::string>& sites, std::string& error);
     // The model, or null when the job gave no parameters.
     static const WideArea* get();
     // The model of `params` for a job whose world rank r is at site sites[r];

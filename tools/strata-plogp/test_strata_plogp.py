@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""strata-plogp measures the links between the sites of an emulated grid and
-writes a file STRATA_PLOGP accepts.
+"""strata-plogp measures the links between and inside the sites of an
+emulated grid and writes a file STRATA_PLOGP accepts.
 
     test_strata_plogp.py --mpirun PATH --plogp PATH
 
-Three sites of one process each, every wide-area link emulated at 1 ms and
-100 Mbit/s. Timing decides nothing here except as lower bounds the emulation
-guarantees: no message crosses a link in less than its latency, and no link
-carries more than its bandwidth.
+Three sites, A and C of one process, B of two machines of one process each;
+every wide-area link emulated at 1 ms and 100 Mbit/s, the local-area link
+inside B at 0.5 ms and 200 Mbit/s. Timing decides nothing here except as
+lower bounds the emulation guarantees: no message crosses a link in less than
+its latency, and no link carries more than its bandwidth.
 """
 
 import argparse
@@ -18,18 +19,21 @@ import sys
 import tempfile
 
 SIZES = [0, 1024, 65536]
-LATENCY_US = 1000
-BYTES_PER_US = 100e6 / 8 / 1e6  # 100 Mbit/s
+# Per link: the emulated latency (us) and bandwidth (bytes per us).
+EMULATED = {("A", "B"): (1000, 100e6 / 8 / 1e6), ("A", "C"): (1000, 100e6 / 8 / 1e6),
+            ("B", "C"): (1000, 100e6 / 8 / 1e6), ("B", "B"): (500, 200e6 / 8 / 1e6)}
 
 JOB = """\
 executable: {plogp}
 arguments: [{args}]
 network:
   wan: {{latency_ms: 1, bandwidth_mbit: 100}}
+  lan: {{latency_ms: 0.5, bandwidth_mbit: 200}}
 subjobs:
   - {{count: 1, site: A, host: a}}
-  - {{count: 1, site: B, host: b}}
+  - {{count: 1, site: B, machine: b1, host: b1}}
   - {{count: 1, site: C, host: c}}
+  - {{count: 1, site: B, machine: b2, host: b2}}
 """
 
 failures = []
@@ -75,15 +79,17 @@ def main():
     links = {}
     for words in lines[1:]:
         links.setdefault((words[1], words[2]), {})[words[3]] = [float(v) for v in words[4:]]
-    check(sorted(links) == [("A", "B"), ("A", "C"), ("B", "C")], "one link per pair of sites", str(sorted(links)))
+    check(sorted(links) == sorted(EMULATED), "one link per pair of sites, and one inside the site of two machines",
+          str(sorted(links)))
     for pair, fields in sorted(links.items()):
         check(sorted(fields) == ["eager", "g", "latency", "or", "os"], f"{pair}: every field", str(fields))
-        if "latency" not in fields or "g" not in fields:
+        if "latency" not in fields or "g" not in fields or pair not in EMULATED:
             continue
+        latency, bytes_per_us = EMULATED[pair]
         # L + g(0) is half a round trip: at least the emulated latency.
-        check(fields["latency"][0] + fields["g"][0] >= 0.95 * LATENCY_US,
+        check(fields["latency"][0] + fields["g"][0] >= 0.95 * latency,
               f"{pair}: L + g(0) is at least the emulated latency", str(fields))
-        check(fields["g"][-1] >= 0.9 * SIZES[-1] / BYTES_PER_US,
+        check(fields["g"][-1] >= 0.9 * SIZES[-1] / bytes_per_us,
               f"{pair}: g(64K) is at least 64K at the emulated bandwidth", str(fields))
 
     # The file it wrote is one MPI_Init accepts (the tool is an MPI program itself).

@@ -3,13 +3,14 @@
  * down (or up) the tree the model chooses. Every root, sizes that no segment
  * size divides, counts of 0 and 1, derived datatypes, elements of 12 and 16
  * bytes (segments must not split them) and a user operation must give the
- * right result, with or without parameters; with parameters, on a job that
- * spans sites, a long broadcast and a long allreduce must cross the wide area
- * in more messages than there are remote sites (they were segmented). With
- * COLL_SEGMENTED_LAYERED set (the parameters cover the links inside sites),
- * the broadcast runs on a two-layer tree over the whole job, so the links
- * inside the sites carry segments too: more messages than there are ranks
- * outside the sites' coordinators.
+ * right result, with or without parameters. With COLL_SEGMENTED_SEGMENTS set
+ * (parameters of slow links, on a job that spans sites), a long broadcast and
+ * a long allreduce must cross the wide area in more messages than there are
+ * remote sites (they were segmented). With COLL_SEGMENTED_LAYERED set too
+ * (the parameters cover the links inside sites), the broadcast runs on a
+ * two-layer tree over the whole job, so the links inside the sites carry
+ * segments too: more messages than there are ranks outside the sites'
+ * coordinators.
  *
  *   coll_segmented
  */
@@ -177,7 +178,6 @@ static long long messages_inside_sites(void)
 int main(int argc, char **argv)
 {
     static const size_t sizes[] = {0, 1, 1000, 100003, (1u << 20) + 17};
-    const char *params = getenv("STRATA_PLOGP");
     int size, root;
     size_t s;
     pt_init(&argc, &argv, "coll_segmented");
@@ -200,7 +200,7 @@ int main(int argc, char **argv)
             user_triples(MPI_COMM_WORLD, counts[c]);
         }
     }
-    if (params != NULL && params[0] != '\0' && coll_clusters(MPI_COMM_WORLD, 1) > 1) {
+    if (getenv("COLL_SEGMENTED_SEGMENTS") != NULL && coll_clusters(MPI_COMM_WORLD, 1) > 1) {
         const long long remote = coll_clusters(MPI_COMM_WORLD, 1) - 1;
         long long before, after, bytes, mine, total;
         unsigned char *buf = (unsigned char *)pt_malloc(1u << 20);

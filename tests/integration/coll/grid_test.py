@@ -124,14 +124,28 @@ def plogp(ctx, a):
     of broadcasts and commutative reductions is segmented (coll_segmented sees
     it); with parameters inside the sites too, they run on MagPIe's two-layer
     trees over the whole grid, segments pipelined through the sites'
-    coordinators (coll_segmented sees segments inside the sites). Every result
-    stays right. A file that is missing, malformed or lacks a pair of the job's
+    coordinators (coll_segmented sees segments inside the sites). Measured in
+    MPI_Init (STRATA_PLOGP=measure), the parameters cover every link. Every
+    result stays right. A file that is missing, malformed or lacks a pair of the job's
     sites stops MPI_Init naming it."""
     params = ctx.file("plogp.txt", PLOGP)
     layered = ctx.file("plogp-layered.txt", PLOGP + PLOGP_SITES)
     for program in programs(a, "coll_segmented", "coll_bcast", "coll_levels", "coll_reduce_ops", "coll_reduce_user"):
-        run_on_grid(ctx, program, {"STRATA_PLOGP": params})
-        run_on_grid(ctx, program, {"STRATA_PLOGP": layered, "COLL_SEGMENTED_LAYERED": 1})
+        run_on_grid(ctx, program, {"STRATA_PLOGP": params, "COLL_SEGMENTED_SEGMENTS": 1})
+        run_on_grid(ctx, program, {"STRATA_PLOGP": layered, "COLL_SEGMENTED_SEGMENTS": 1,
+                                   "COLL_SEGMENTED_LAYERED": 1})
+    # Measured in MPI_Init: the links between the sites and inside B and C
+    # (rank 0 shows them with STRATA_VERBOSE); the results stay right whatever
+    # the model chooses on these fast links.
+    text = f"executable: {programs(a, 'coll_segmented')[0]}\narguments: [{ctx.marker}]\n"
+    text += "environment: {STRATA_PLOGP: measure, STRATA_VERBOSE: 1}\n"
+    r = ctx.run(["-jobfile", ctx.file("job.yaml", text + GRID)])
+    expect_code(r, 0)
+    for line in ("measured P-LogP parameters", "link A B latency", "link B C g", "link B B latency",
+                 "link C C eager"):
+        check(line in r.stderr, f"STRATA_PLOGP=measure: rank 0 shows '{line}'", r)
+    check(f"coll_segmented: ok ({PROCESSES} processes)" in r.stdout, "coll_segmented checked itself", r)
+    expect_nobody_left(ctx)
     missing = os.path.join(os.path.dirname(params), "no-such-plogp.txt")
     partial = ctx.file("partial.txt", "\n".join(PLOGP.splitlines()[:5]) + "\n")
     for path, want in ((missing, f"STRATA_PLOGP: cannot read the parameter file '{missing}': No such file or directory"),

@@ -1,0 +1,269 @@
+#include "collectives/plogp/measure.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <utility>
+
+#include "collectives/collectives.hpp"
+#include "wireup/topology.hpp"
+
+namespace strata::coll::plogp {
+
+namespace {
+
+double now_us() {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// One side of a measurement between group ranks; `first` is the side that
+// times (it sends the data), the other echoes. Each call returns false when a
+// message failed (error() says which).
+class Pair {
+public:
+    Pair(const Group& g, int peer, bool first, std::size_t largest)
+        : g_(g), peer_(peer), first_(first), buf_(std::max<std::size_t>(largest, 1)) {}
+
+    adi::Error error() const { return out_.error(); }
+
+    // Half of the fastest round trip of an empty message (first side).
+    bool half_round_trip(int reps, double& best) {
+        best = 1e300;
+        for (int r = 0; r < reps; ++r) {
+            const double t0 = now_us();
+            if (!(first_ ? send(0) && recv(0) : recv(0) && send(0))) return false;
+            best = std::min(best, (now_us() - t0) / 2);
+        }
+        return true;
+    }
+
+    // g(m): n messages back to back and one acknowledgement, then 2n (first side).
+    bool gap(std::size_t m, int reps, double& g) {
+        const int n = m >= 128 * 1024 ? 4 : 16;
+        double once = 1e300, twice = 1e300;  // the fastest of each: a difference of minima
+        for (int r = 0; r < reps; ++r) {
+            double t = 0;
+            if (!stream(m, n, t)) return false;
+            once = std::min(once, t);
+            if (!stream(m, 2 * n, t)) return false;
+            twice = std::min(twice, t);
+        }
+        g = std::max((twice - once) / n, 0.0);
+        return true;
+    }
+
+    // os(m): one send call on an idle link (first side).
+    bool send_overhead(std::size_t m, int reps, double& best) {
+        best = 1e300;
+        for (int r = 0; r < reps; ++r) {
+            if (first_) {
+                const double t0 = now_us();
+                adi::Request* req = send_start(g_, peer_, kTagMeasure, buf_.data(), m);
+                best = std::min(best, now_us() - t0);
+                if (!out_.add(wait_all(g_, std::span<adi::Request* const>(&req, 1))) || !recv(0)) return false;
+            } else if (!recv(m) || !send(0)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // or(m): the second side receives m bytes that had `settle` microseconds
+    // to arrive and times the receive (second side).
+    bool recv_overhead(std::size_t m, int reps, double settle, double& best) {
+        best = 1e300;
+        for (int r = 0; r < reps; ++r) {
+            if (first_) {
+                if (!send(m) || !recv(0)) return false;
+            } else {
+                std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(settle));
+                const double t0 = now_us();
+                if (!recv(m)) return false;
+                best = std::min(best, now_us() - t0);
+                if (!send(0)) return false;
+            }
+        }
+        return true;
+    }
+
+    // The figure one side measured, on both sides: the first side's unless
+    // `from_first` is false.
+    bool share(double& figure, bool from_first = true) {
+        if (first_ == from_first) {
+            return out_.add(blocking(send_start(g_, peer_, kTagMeasure, &figure, sizeof figure)));
+        }
+        return out_.add(blocking(recv_start(g_, peer_, kTagMeasure, &figure, sizeof figure)));
+    }
+
+private:
+    adi::Error blocking(adi::Request* r) { return wait_all(g_, std::span<adi::Request* const>(&r, 1)); }
+    bool send(std::size_t m) { return out_.add(blocking(send_start(g_, peer_, kTagMeasure, buf_.data(), m))); }
+    bool recv(std::size_t m) { return out_.add(blocking(recv_start(g_, peer_, kTagMeasure, buf_.data(), m))); }
+
+    // Microseconds for n messages of m bytes and the acknowledgement (first side).
+    bool stream(std::size_t m, int n, double& t) {
+        std::vector<adi::Request*> reqs;
+        const double t0 = now_us();
+        for (int i = 0; i < n; ++i) {
+            reqs.push_back(first_ ? send_start(g_, peer_, kTagMeasure, buf_.data(), m)
+                                  : recv_start(g_, peer_, kTagMeasure, buf_.data(), m));
+        }
+        if (!out_.wait(g_, reqs) || !(first_ ? recv(0) : send(0))) return false;
+        t = now_us() - t0;
+        return true;
+    }
+
+    const Group& g_;
+    int peer_;
+    bool first_;
+    Bytes buf_;
+    Outcome out_;
+};
+
+// The link between this process and `peer` (group ranks), measured together
+// with it; both sides return the figures.
+bool measure_link(const Group& g, int peer, bool first, const MeasureOptions& o, Link& link, adi::Error& failure) {
+    Pair pair(g, peer, first, o.sizes.back());
+    const std::size_t eager = g.engine.eager_limit_to(g.world[static_cast<std::size_t>(peer)]);
+    std::vector<Curve::Point> os, orecv, gaps;
+    // Both sides need the round trip and the gaps (the second to know how
+    // long a message takes to arrive); the first side measured them.
+    double half = 0;
+    bool ok = pair.half_round_trip(o.reps, half) && pair.share(half);
+    for (std::size_t i = 0; ok && i < o.sizes.size(); ++i) {
+        const std::size_t m = o.sizes[i];
+        double gap = 0, send = 0, recv = 0;
+        ok = pair.gap(m, o.reps, gap) && pair.share(gap) && pair.send_overhead(m, o.reps, send) && pair.share(send);
+        // Long enough for the message to arrive whole: a round trip and its gap, twice.
+        if (ok && m <= eager) ok = pair.recv_overhead(m, o.reps, 2 * (2 * half + gap), recv) && pair.share(recv, false);
+        gaps.emplace_back(m, gap);
+        os.emplace_back(m, send);
+        orecv.emplace_back(m, recv);
+    }
+    if (!ok) {
+        failure = pair.error();
+        return false;
+    }
+    // Above the eager limit, or(m) follows the sizes measured below it.
+    std::vector<Curve::Point> measured;
+    for (const Curve::Point& pt : orecv) {
+        if (pt.first <= eager || measured.empty()) measured.push_back(pt);
+    }
+    const Curve below(measured);
+    for (Curve::Point& pt : orecv) pt.second = below.at(pt.first);
+    link.latency = std::max(0.0, half - gaps.front().second);
+    link.gap = Curve(gaps);
+    link.send_overhead = Curve(os);
+    link.recv_overhead = Curve(orecv);
+    link.eager_limit = eager;
+    return true;
+}
+
+// A pair of group ranks to measure, and the sites its link joins.
+struct Job {
+    int a, b;
+    std::string site_a, site_b;
+};
+
+// Every two sites' first processes, then inside every site of several
+// processes its first and its first on another machine (else its second).
+std::vector<Job> pairs_of(const std::vector<std::string>& sites, const std::vector<int>& hosts) {
+    std::vector<std::string> names;
+    std::vector<int> first, inside;
+    for (std::size_t r = 0; r < sites.size(); ++r) {
+        const auto at = std::find(names.begin(), names.end(), sites[r]);
+        if (at == names.end()) {
+            names.push_back(sites[r]);
+            first.push_back(static_cast<int>(r));
+            inside.push_back(-1);
+            continue;
+        }
+        const auto s = static_cast<std::size_t>(at - names.begin());
+        const auto f = static_cast<std::size_t>(first[s]);
+        const bool elsewhere = hosts[r] != hosts[f];
+        if (inside[s] < 0 || (elsewhere && hosts[static_cast<std::size_t>(inside[s])] == hosts[f])) {
+            inside[s] = static_cast<int>(r);
+        }
+    }
+    std::vector<Job> jobs;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        for (std::size_t j = i + 1; j < names.size(); ++j) jobs.push_back({first[i], first[j], names[i], names[j]});
+    }
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (inside[i] >= 0) jobs.push_back({first[i], inside[i], names[i], names[i]});
+    }
+    return jobs;
+}
+
+}  // namespace
+
+bool Layout::one_site() const {
+    return std::all_of(sites.begin(), sites.end(), [&](const std::string& s) { return s == sites.front(); });
+}
+
+Layout layout_of(const adi::World& world) {
+    Layout out;
+    for (int r = 0; r < world.topology.size(); ++r) {
+        out.sites.push_back(world.cards[static_cast<std::size_t>(r)].site);
+        out.machines.push_back(world.topology.color(r, wireup::kSystem));
+    }
+    return out;
+}
+
+bool measure(const Group& g, const Layout& where, const MeasureOptions& o, Params& out, std::string& error) {
+    const std::vector<Job> jobs = pairs_of(where.sites, where.machines);
+    if (jobs.empty()) {
+        error = "one process at one site: there is no link to measure";
+        return false;
+    }
+    Params mine;  // rank 0's
+    mine.set_sizes(o.sizes);
+    adi::Error failure = adi::Error::none;
+    for (const Job& job : jobs) {
+        if (failure == adi::Error::none) failure = barrier(g);
+        Link link;
+        if (failure == adi::Error::none && (g.rank == job.a || g.rank == job.b) &&
+            !measure_link(g, g.rank == job.a ? job.b : job.a, g.rank == job.a, o, link, failure)) {
+            break;
+        }
+        // The first side hands its figures to rank 0 as the text of one link.
+        if (failure == adi::Error::none && g.rank == job.a && job.a != 0) {
+            Params one;
+            one.set_sizes(o.sizes);
+            one.set(job.site_a, job.site_b, link);
+            const std::string text = one.text();
+            const std::uint64_t n = text.size();
+            adi::Request* reqs[] = {send_start(g, 0, kTagMeasure, &n, sizeof n),
+                                    send_start(g, 0, kTagMeasure, text.data(), text.size())};
+            failure = wait_all(g, reqs);
+        }
+        if (failure == adi::Error::none && g.rank == 0 && job.a != 0) {
+            std::uint64_t n = 0;
+            adi::Request* size = recv_start(g, job.a, kTagMeasure, &n, sizeof n);
+            failure = wait_all(g, std::span<adi::Request* const>(&size, 1));
+            std::string text(n, '\0');
+            adi::Request* body = recv_start(g, job.a, kTagMeasure, text.data(), text.size());
+            if (failure == adi::Error::none) failure = wait_all(g, std::span<adi::Request* const>(&body, 1));
+            Params one;
+            if (failure == adi::Error::none && !Params::parse(text, "rank " + std::to_string(job.a), one, error)) {
+                return false;
+            }
+            if (failure == adi::Error::none) link = *one.link(job.site_a, job.site_b);
+        }
+        if (g.rank == 0) mine.set(job.site_a, job.site_b, link);
+    }
+    // Every process reads rank 0's text, so every process has the same figures.
+    std::string text = g.rank == 0 ? mine.text() : std::string();
+    std::uint64_t n = text.size();
+    if (failure == adi::Error::none) failure = bcast(g, &n, sizeof n, 0);
+    text.resize(n);
+    if (failure == adi::Error::none) failure = bcast(g, text.data(), text.size(), 0);
+    if (failure != adi::Error::none) {
+        error = failure == adi::Error::peer_failed ? "a process failed during the measurement"
+                                                   : "a measurement message was truncated";
+        return false;
+    }
+    return Params::parse(text, "the measured parameters", out, error);
+}
+
+}  // namespace strata::coll::plogp

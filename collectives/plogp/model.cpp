@@ -172,22 +172,40 @@ Choice best_segment(std::size_t index, const Tree& tree, std::size_t bytes, std:
     const auto time_of = [&](std::size_t seg) { return bcast_time(tree, bytes, seg).total; };
     // Segment sizes bytes/2^i (whole elements); i from 0 to the last that
     // still halves. Binary search for the fastest, the times assumed to fall
-    // and then rise with i.
+    // and then rise with i. A link's eager limit breaks that: a segment just
+    // above it pays the rendezvous that one just below does not, so the
+    // search runs on each stretch of sizes between the tree's eager limits.
     std::vector<std::size_t> sizes;
     for (std::size_t e = elements; e >= 1; e /= 2) {
         sizes.push_back(e * unit);
         if (e == 1) break;
     }
-    std::size_t lo = 0, hi = sizes.size() - 1;
-    while (lo < hi) {
-        const std::size_t mid = (lo + hi) / 2;
-        if (time_of(sizes[mid]) <= time_of(sizes[mid + 1])) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
+    std::vector<std::size_t> limits;
+    for (const std::vector<Tree::Edge>& edges : tree.children) {
+        for (const Tree::Edge& e : edges) {
+            if (e.link->eager_limit != Link::kNoLimit) limits.push_back(e.link->eager_limit);
         }
     }
-    Choice best{index, sizes[lo], time_of(sizes[lo])};
+    const auto side = [&](std::size_t seg) {
+        return std::count_if(limits.begin(), limits.end(), [&](std::size_t l) { return seg > l; });
+    };
+    Choice best{index, 0, 0};  // segment 0: none yet
+    for (std::size_t first = 0; first < sizes.size();) {
+        std::size_t last = first;  // the stretch sizes[first..last]
+        while (last + 1 < sizes.size() && side(sizes[last + 1]) == side(sizes[first])) ++last;
+        std::size_t lo = first, hi = last;
+        while (lo < hi) {
+            const std::size_t mid = (lo + hi) / 2;
+            if (time_of(sizes[mid]) <= time_of(sizes[mid + 1])) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        const double t = time_of(sizes[lo]);
+        if (best.segment == 0 || better(t, sizes[lo], best.time, best.segment)) best = {index, sizes[lo], t};
+        first = last + 1;
+    }
     // Hill climbing over the segment count.
     for (;;) {
         const std::size_t k = (elements + best.segment / unit - 1) / (best.segment / unit);

@@ -99,12 +99,8 @@ bool WideArea::covers(std::span<const int> world) const {
     return true;
 }
 
-const Plan& WideArea::plan(std::span<const int> world, int root, std::size_t bytes, std::size_t unit) const {
-    Key key{std::vector<int>(world.begin(), world.end()), root, bytes, unit};
-    if (auto at = plans_.find(key); at != plans_.end()) return *at->second;
-    if (plans_.size() >= kPlans) plans_.clear();
-
-    auto plan = std::make_unique<Plan>();
+Candidates WideArea::candidates(std::span<const int> world, int root) const {
+    Candidates c;
     const int p = static_cast<int>(world.size());
     const auto site = [&](int rank) {
         return site_of_[static_cast<std::size_t>(world[static_cast<std::size_t>(rank)])];
@@ -124,40 +120,50 @@ const Plan& WideArea::plan(std::span<const int> world, int root, std::size_t byt
     }
     std::vector<int> sizes;
     for (const std::vector<int>& m : members) {
-        plan->member.insert(plan->member.end(), m.begin(), m.end());
+        c.member.insert(c.member.end(), m.begin(), m.end());
         sizes.push_back(static_cast<int>(m.size()));
     }
-    plan->node.assign(static_cast<std::size_t>(p), 0);
-    for (int v = 0; v < p; ++v) plan->node[static_cast<std::size_t>(plan->member[static_cast<std::size_t>(v)])] = v;
 
-    // The candidates, built over a placeholder link, then each edge given
-    // the link class between its ends.
+    // The trees, built over a placeholder link, then each edge given the
+    // link class between its ends.
     static const Link placeholder;
-    std::vector<Tree> trees;
-    std::vector<std::string> names;
     const bool layered = std::any_of(sizes.begin(), sizes.end(), [](int s) { return s > 1; });
     for (const TreeShape& wan : candidate_shapes(static_cast<int>(sites.size()))) {
         if (!layered) {
-            trees.push_back(make_tree(wan, p, placeholder));
-            names.push_back(wan.name());
+            c.trees.push_back(make_tree(wan, p, placeholder));
+            c.names.push_back(wan.name());
             continue;
         }
         for (const TreeShape& lan : kSiteShapes) {
-            trees.push_back(make_two_layer(wan, placeholder, lan, placeholder, sizes));
-            names.push_back(wan.name() + "+" + lan.name());
+            c.trees.push_back(make_two_layer(wan, placeholder, lan, placeholder, sizes));
+            c.names.push_back(wan.name() + "+" + lan.name());
         }
     }
     const auto world_of = [&](int node) {
-        return world[static_cast<std::size_t>(plan->member[static_cast<std::size_t>(node)])];
+        return world[static_cast<std::size_t>(c.member[static_cast<std::size_t>(node)])];
     };
-    for (Tree& t : trees) {
+    for (Tree& t : c.trees) {
         for (int v = 0; v < p; ++v) {
             for (Tree::Edge& e : t.children[static_cast<std::size_t>(v)]) e.link = link(world_of(v), world_of(e.child));
         }
     }
-    plan->choice = choose(trees, bytes, unit);
-    plan->name = names[plan->choice.tree];
-    plan->tree = std::move(trees[plan->choice.tree]);
+    return c;
+}
+
+const Plan& WideArea::plan(std::span<const int> world, int root, std::size_t bytes, std::size_t unit) const {
+    Key key{std::vector<int>(world.begin(), world.end()), root, bytes, unit};
+    if (auto at = plans_.find(key); at != plans_.end()) return *at->second;
+    if (plans_.size() >= kPlans) plans_.clear();
+
+    Candidates c = candidates(world, root);
+    auto plan = std::make_unique<Plan>();
+    const int p = static_cast<int>(world.size());
+    plan->member = std::move(c.member);
+    plan->node.assign(static_cast<std::size_t>(p), 0);
+    for (int v = 0; v < p; ++v) plan->node[static_cast<std::size_t>(plan->member[static_cast<std::size_t>(v)])] = v;
+    plan->choice = choose(c.trees, bytes, unit);
+    plan->name = c.names[plan->choice.tree];
+    plan->tree = std::move(c.trees[plan->choice.tree]);
     plan->parent.assign(static_cast<std::size_t>(p), -1);
     for (int v = 0; v < p; ++v) {
         for (const Tree::Edge& e : plan->tree.children[static_cast<std::size_t>(v)]) {

@@ -38,6 +38,13 @@ struct Plan {
     }
 };
 
+// The trees a plan chooses among, over nodes in a plan's order.
+struct Candidates {
+    std::vector<Tree> trees;
+    std::vector<std::string> names;  // one per tree
+    std::vector<int> member;         // node -> group rank
+};
+
 class WideArea {
 public:
     // Reads STRATA_PLOGP's file, if the variable names one, and checks that
@@ -66,6 +73,8 @@ public:
     // `world` (group rank -> world rank), which covers() must vouch for.
     // Computed once per group, root and size, then remembered.
     const Plan& plan(std::span<const int> world, int root, std::size_t bytes, std::size_t unit) const;
+    // The trees plan() chooses among (for checking its choice: optimum()).
+    Candidates candidates(std::span<const int> world, int root) const;
 
 private:
     Params params_;

@@ -3,6 +3,7 @@
 // STRATA_PLOGP reads.
 //
 //   mpirun -jobfile grid.yaml strata-plogp [-o FILE] [--sizes LIST] [--reps N]
+//   mpirun -jobfile grid.yaml -x STRATA_PLOGP=FILE strata-plogp --predict LIST [--root R]
 //
 // Run it on the job's own layout (the same job file; one process per site is
 // enough for the links between sites, two machines of a site for the link
@@ -13,6 +14,12 @@
 // Verstoep's fast method. Each figure is the minimum over --reps repetitions
 // (default 5). Sizes default to 0,1K,16K,128K,1M. Rank 0 writes the file
 // (stdout without -o).
+//
+// --predict reads STRATA_PLOGP's file instead and prints, for an MPI_Bcast of
+// each size from --root (default 0) over MPI_COMM_WORLD, what the model
+// chooses (the tree, the segment size, the time it predicts) and the
+// exhaustive optimum over the same trees, as CSV on rank 0:
+//   size,plan,segment,predicted_us,optimum_plan,optimum_segment,optimum_us
 #include <mpi.h>
 
 #include <algorithm>
@@ -25,27 +32,50 @@
 
 #include "base/knob.hpp"
 #include "collectives/plogp/measure.hpp"
+#include "collectives/plogp/wide_area.hpp"
 #include "mpi/coll_support.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/runtime.hpp"
 
 namespace {
 
+using strata::coll::plogp::Candidates;
+using strata::coll::plogp::Choice;
 using strata::coll::plogp::MeasureOptions;
 using strata::coll::plogp::Params;
+using strata::coll::plogp::Plan;
+using strata::coll::plogp::WideArea;
 
 struct Options {
     std::string out;
     MeasureOptions measure;
+    std::vector<std::size_t> predict;  // sizes; empty: measure
+    int root = 0;
 };
 
 [[noreturn]] void usage_error(int rank, const std::string& what) {
     if (rank == 0) {
-        std::fprintf(stderr, "strata-plogp: %s\nusage: mpirun ... strata-plogp [-o FILE] [--sizes LIST] [--reps N]\n",
+        std::fprintf(stderr,
+                     "strata-plogp: %s\nusage: mpirun ... strata-plogp [-o FILE] [--sizes LIST] [--reps N]\n"
+                     "       mpirun ... -x STRATA_PLOGP=FILE strata-plogp --predict LIST [--root R]\n",
                      what.c_str());
     }
     MPI_Finalize();
     std::exit(2);
+}
+
+// "0,1K,64K,1M": increasing sizes.
+std::vector<std::size_t> size_list(const std::string& list, int rank) {
+    std::vector<std::size_t> sizes;
+    for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        const auto v = strata::base::parse_size(list.substr(at, comma - at));
+        if (!v || *v < 0 || (!sizes.empty() && static_cast<std::size_t>(*v) <= sizes.back()))
+            usage_error(rank, "--sizes and --predict take increasing sizes such as 0,1K,64K,1M");
+        sizes.push_back(static_cast<std::size_t>(*v));
+        at = comma + 1;
+    }
+    return sizes;
 }
 
 Options parse(int argc, char** argv, int rank) {
@@ -56,17 +86,11 @@ Options parse(int argc, char** argv, int rank) {
         if ((a == "-o" || a == "--out") && has_value) {
             o.out = argv[++i];
         } else if (a == "--sizes" && has_value) {
-            std::vector<std::size_t>& sizes = o.measure.sizes;
-            sizes.clear();
-            std::string list = argv[++i];
-            for (std::size_t at = 0; at <= list.size();) {
-                const std::size_t comma = std::min(list.find(',', at), list.size());
-                const auto v = strata::base::parse_size(list.substr(at, comma - at));
-                if (!v || *v < 0 || (!sizes.empty() && static_cast<std::size_t>(*v) <= sizes.back()))
-                    usage_error(rank, "--sizes takes increasing sizes such as 0,1K,64K,1M");
-                sizes.push_back(static_cast<std::size_t>(*v));
-                at = comma + 1;
-            }
+            o.measure.sizes = size_list(argv[++i], rank);
+        } else if (a == "--predict" && has_value) {
+            o.predict = size_list(argv[++i], rank);
+        } else if (a == "--root" && has_value) {
+            o.root = std::atoi(argv[++i]);
         } else if (a == "--reps" && has_value) {
             o.measure.reps = std::atoi(argv[++i]);
             if (o.measure.reps < 1) usage_error(rank, "--reps takes a count from 1");
@@ -77,13 +101,41 @@ Options parse(int argc, char** argv, int rank) {
     return o;
 }
 
+// --predict: the model's choices for MPI_COMM_WORLD, and the optimum (rank 0).
+int predict(const Options& o, int rank, int size) {
+    const WideArea* model = WideArea::get();
+    std::vector<int> world(static_cast<std::size_t>(size));
+    for (int r = 0; r < size; ++r) world[static_cast<std::size_t>(r)] = r;
+    if (model == nullptr) usage_error(rank, "--predict needs STRATA_PLOGP to name a parameter file");
+    if (o.root < 0 || o.root >= size) usage_error(rank, "--root takes a rank of MPI_COMM_WORLD");
+    if (!model->covers(world)) {
+        usage_error(rank,
+                    "STRATA_PLOGP's file lacks the link inside a site of several processes: MPI_Bcast on "
+                    "MPI_COMM_WORLD runs the multilevel algorithm then, which --predict does not model");
+    }
+    if (rank == 0) {
+        const Candidates all = model->candidates(world, o.root);
+        std::printf("size,plan,segment,predicted_us,optimum_plan,optimum_segment,optimum_us\n");
+        for (std::size_t bytes : o.predict) {
+            const Plan& plan = model->plan(world, o.root, bytes, 1);
+            const Choice best = optimum(all.trees, bytes, 1);
+            std::printf("%zu,%s,%zu,%.1f,%s,%zu,%.1f\n", bytes, plan.name.c_str(), plan.choice.segment,
+                        plan.choice.time, all.names[best.tree].c_str(), best.segment, best.time);
+        }
+    }
+    MPI_Finalize();
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
-    int rank = 0;
+    int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     const Options o = parse(argc, argv, rank);
+    if (!o.predict.empty()) return predict(o, rank, size);
 
     const strata::coll::plogp::Layout where = strata::coll::plogp::layout_of(strata::mpi::rt().world);
     if (where.one_site()) usage_error(rank, "the job has one site: there is no link between sites to measure");

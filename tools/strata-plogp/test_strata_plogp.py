@@ -19,9 +19,10 @@ import sys
 import tempfile
 
 SIZES = [0, 1024, 65536]
+LATENCY_US = 1000  # between sites
 # Per link: the emulated latency (us) and bandwidth (bytes per us).
-EMULATED = {("A", "B"): (1000, 100e6 / 8 / 1e6), ("A", "C"): (1000, 100e6 / 8 / 1e6),
-            ("B", "C"): (1000, 100e6 / 8 / 1e6), ("B", "B"): (500, 200e6 / 8 / 1e6)}
+EMULATED = {("A", "B"): (LATENCY_US, 100e6 / 8 / 1e6), ("A", "C"): (LATENCY_US, 100e6 / 8 / 1e6),
+            ("B", "C"): (LATENCY_US, 100e6 / 8 / 1e6), ("B", "B"): (500, 200e6 / 8 / 1e6)}
 
 JOB = """\
 executable: {plogp}
@@ -99,6 +100,25 @@ def main():
                            args=arguments("--sizes", "0", "--reps", "1", "-o", os.path.join(tmp, "again.txt"))))
     r = run(a.mpirun, again, {"STRATA_PLOGP": out})
     check(r.returncode == 0, "MPI_Init accepts the file", r.stdout + r.stderr)
+
+    # --predict: what the model chooses for a broadcast over the whole job,
+    # next to the exhaustive optimum (which the choice cannot beat), and no
+    # faster than the wide-area latency.
+    predict = os.path.join(tmp, "predict.yaml")
+    with open(predict, "w") as f:
+        f.write(JOB.format(plogp=os.path.abspath(a.plogp), args=arguments("--predict", "1K,1M", "--root", "2")))
+    r = run(a.mpirun, predict, {"STRATA_PLOGP": out})
+    rows = [line.split(",") for line in r.stdout.splitlines()]
+    check(r.returncode == 0 and rows[:1] == [["size", "plan", "segment", "predicted_us", "optimum_plan",
+                                              "optimum_segment", "optimum_us"]] and len(rows) == 3,
+          "--predict prints a CSV line per size", r.stdout + r.stderr)
+    for row in rows[1:3] if len(rows) == 3 else []:
+        check(float(row[3]) >= float(row[6]) and float(row[3]) >= LATENCY_US and int(row[2]) <= int(row[0]),
+              f"{row[0]} bytes: a segment of the message, predicted no faster than the optimum or one latency",
+              ",".join(row))
+    r = run(a.mpirun, predict)
+    check(r.returncode != 0 and "--predict needs STRATA_PLOGP" in r.stderr, "--predict without a file is refused",
+          r.stderr)
 
     # One site: nothing to measure, said plainly.
     single = os.path.join(tmp, "single.yaml")

@@ -15,6 +15,9 @@ adi::Error allgather_bruck(const Group& g, const void* send, std::size_t sbytes,
 // for long messages (bandwidth optimal, nearest-neighbour traffic only).
 adi::Error allgather_ring(const Group& g, const void* send, std::size_t sbytes, void* recv, std::size_t rblock);
 
+// Direct: allgatherv_direct with equal blocks: one round across the wide area.
+adi::Error allgather_direct(const Group& g, const void* send, std::size_t sbytes, void* recv, std::size_t rblock);
+
 // The signature every allgather algorithm has.
 using AllgatherFn = adi::Error(const Group& g, const void* send, std::size_t sbytes, void* recv, std::size_t rblock);
 

@@ -12,10 +12,13 @@ const Registry<AllgathervFn> allgatherv_algorithms{"allgatherv",
                                                    {
                                                        {"bruck", "none", fits::any, allgatherv_bruck},
                                                        {"ring", "none", fits::any, allgatherv_ring},
+                                                       {"direct", "none", fits::any, allgatherv_direct},
                                                    },
                                                    levels<AllgathervFn, allgatherv_multilevel>(),
                                                    {
                                                        {"multilevel"},
+                                                       // Between sites: one round (allgather's rule).
+                                                       {"direct", 0, 1, 0},
                                                        {"ring", 80 * KiB},
                                                        {"bruck"},
                                                    }};

@@ -19,6 +19,14 @@ adi::Error allgatherv_bruck(const Group& g, const void* send, std::size_t sbytes
 adi::Error allgatherv_ring(const Group& g, const void* send, std::size_t sbytes, void* recv,
                            std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
 
+// Direct: every process sends its block to every other one at once and
+// receives each block from its owner, one round, straight between user
+// buffers. p - 1 messages out of and into every process; for the wide area,
+// where each pair of sites has a link of its own and a round costs a latency
+// (the ring takes p - 1 rounds, Bruck log2(p)). Any p, any counts.
+adi::Error allgatherv_direct(const Group& g, const void* send, std::size_t sbytes, void* recv,
+                             std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);
+
 // The signature every allgatherv algorithm has.
 using AllgathervFn = adi::Error(const Group& g, const void* send, std::size_t sbytes, void* recv,
                                 std::span<const std::size_t> rcounts, std::span<const std::size_t> rdispls);

@@ -17,6 +17,9 @@ const Registry<GatherFn> gather_algorithms{
     levels<GatherFn, gather_multilevel>(),
     {
         {"multilevel"},
+        // Between sites (every pair with its own link): every block straight to
+        // the root, one latency instead of the tree's log2(p).
+        {"linear", 0, 1, 0},
         // Large blocks: no intermediate copies, the root's link is the limit anyway.
         {"linear", 32 * KiB},
         {"binomial"},

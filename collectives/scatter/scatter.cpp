@@ -16,6 +16,8 @@ const Registry<ScatterFn> scatter_algorithms{"scatter",
                                              levels<ScatterFn, scatter_multilevel>(),
                                              {
                                                  {"multilevel"},
+                                                 // Between sites: one round (gather's rule).
+                                                 {"linear", 0, 1, 0},
                                                  {"linear", 32 * KiB},
                                                  {"binomial"},
                                              }};

@@ -217,6 +217,7 @@ int Emulator::deliver(adi::Upcalls& up) {
                 landing = adi::land_copy(up, peer, h, landing, landed, stripe.payload.data(), stripe.payload.size());
             }
             if (!in_order) break;
+            stripes_delivered_ += count;
             up.on_payload(peer, h, landing);
             ++delivered;
         }

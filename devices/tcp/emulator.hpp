@@ -103,6 +103,8 @@ public:
     void timer_clear();
 
     static std::uint64_t now_ns();
+    // Stripes of striped packets handed over so far.
+    std::uint64_t stripes_delivered() const { return stripes_delivered_; }
 
 private:
     // A packet, a striped packet's plan (the record, then the header; its
@@ -135,6 +137,7 @@ private:
     std::unique_ptr<wireup::SharedLinks> table_;
     std::vector<int> holding_;            // peers with held packets
     int timer_fd_ = -1;
+    std::uint64_t stripes_delivered_ = 0;
 };
 
 }  // namespace strata::dev::tcp

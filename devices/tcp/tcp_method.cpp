@@ -312,11 +312,13 @@ std::string TcpMethod::report() const {
         if (!peers_[i].sends.empty()) add("to", i, static_cast<std::size_t>(streams_out(peer)));
         if (!peers_[i].recvs.empty()) add("from", i, static_cast<std::size_t>(streams_in(peer)));
     }
-    if (counters_.stripes_sent > 0 || counters_.stripes_received > 0) {
+    // Stripes received: taken straight from the streams, or held by the emulation.
+    const std::uint64_t received = counters_.stripes_received + emulator_.stripes_delivered();
+    if (counters_.stripes_sent > 0 || received > 0) {
         out += out.empty() ? "streams: " : "; ";
         out += std::to_string(counters_.stripes_sent);
         out += " stripes sent, ";
-        out += std::to_string(counters_.stripes_received);
+        out += std::to_string(received);
         out += " received";
     }
     return out;

@@ -747,6 +747,15 @@ int Engine::method_index(const std::string& name) const {
     return -1;
 }
 
+std::vector<std::string> Engine::methods_report() const {
+    std::vector<std::string> lines;
+    for (const auto& m : methods_) {
+        std::string text = m->report();
+        if (!text.empty()) lines.push_back(m->caps().name + ": " + text);
+    }
+    return lines;
+}
+
 std::string Engine::traffic_text() const {
     std::string out;
     const auto one = [&](const std::string& what, const Traffic& t) {

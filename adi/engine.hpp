@@ -115,6 +115,13 @@ public:
     // "level 0 (wide area): 3 messages, 120 bytes; ...; tcp: 3 messages, 120 bytes"
     // (STRATA_STATS prints it at MPI_Finalize).
     std::string traffic_text() const;
+    // Parallel streams to `world_peer` (Method::streams): the count its
+    // method uses, and a new one (false when the method has none).
+    int streams(int world_peer) const { return method_for(world_peer)->streams(world_peer); }
+    bool streams_set(int world_peer, int n) { return method_for(world_peer)->streams_set(world_peer, n); }
+    // "tcp: <report>" per method that has something to tell (Method::report),
+    // one line each (STRATA_STATS prints them at MPI_Finalize).
+    std::vector<std::string> methods_report() const;
     // Whether STRATA_POLL_STATS asks for the counters at MPI_Finalize.
     static bool poll_stats_wanted();
     // Drive progress until done() holds; spins briefly, then yields, then sleeps

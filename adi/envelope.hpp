@@ -21,6 +21,11 @@ enum class Packet : std::uint8_t {
     cancel_ack = 8,  // answer; flags bit 0 = withdrawn
 };
 
+// Packet types from this value up are never adi's: a method may frame its own
+// records among the packets it carries with them (devices/tcp/stripes.hpp), in
+// the place of a header and of a header's size.
+inline constexpr std::uint8_t kMethodRecordFirst = 0xF0;
+
 struct Header {
     Packet type;
     std::uint8_t flags;

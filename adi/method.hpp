@@ -192,6 +192,17 @@ public:
         return false;
     }
 
+    // Parallel streams (devices/tcp/stripes.hpp): how many connections this
+    // process sends to `peer` over (1 for a method without streams), and a new
+    // count, 1 .. wireup::kStreamsMax, for the packets handed over from now on
+    // (those already handed over keep theirs, and the order per pair holds
+    // either way). streams_set() returns false when the method has no streams.
+    virtual int streams(int /*peer*/) const { return 1; }
+    virtual bool streams_set(int /*peer*/, int /*n*/) { return false; }
+    // What the method has to tell at MPI_Finalize under STRATA_STATS, one line
+    // without its name (empty: nothing).
+    virtual std::string report() const { return {}; }
+
     virtual void shutdown() {}
 };
 

@@ -140,25 +140,27 @@ std::string shape_parse(const YamlReader& r, const YAML::Node& v, const std::str
             }
             continue;
         }
-        if (key != "latency_ms" && key != "bandwidth_mbit")
-            return r.at(it->first.Mark(), "unknown key '" + key + "' in '" + where + "'; expected latency_ms, " +
-                                              "bandwidth_mbit" + (pair != nullptr ? " or sites" : ""));
-        double figure = 0;
-        if (auto why = wireup::emulation_figure(key, value.IsScalar() ? value.Scalar() : std::string(), figure);
+        const bool known = std::any_of(std::begin(wireup::kFigures), std::end(wireup::kFigures),
+                                       [&](const wireup::LinkFigure& f) { return key == f.key; });
+        if (!known)
+            return r.at(it->first.Mark(), "unknown key '" + key + "' in '" + where + "'; expected " +
+                                              (pair != nullptr ? wireup::emulation_figure_names(", ") + " or sites"
+                                                               : wireup::emulation_figure_names()));
+        if (auto why = wireup::emulation_figure_set(shape, key, value.IsScalar() ? value.Scalar() : std::string());
             !why.empty())
             return r.at(value.Mark(), why);
-        (key == "latency_ms" ? shape.latency_s : shape.bytes_per_s) = key == "latency_ms" ? figure / 1e3 : figure * 1e6 / 8;
         any = true;
     }
-    if (!any) return r.at(v.Mark(), "'" + where + "' gives neither latency_ms nor bandwidth_mbit");
+    if (!any) return r.at(v.Mark(), "'" + where + "' gives none of " + wireup::emulation_figure_names());
     if (pair != nullptr && pair->size() != 2) return r.at(v.Mark(), "'" + where + "' needs 'sites: [A, B]'");
     return {};
 }
 
-// network: {wan: {...}, lan: {...}, links: [{sites: [A, B], ...}]}: the
-// wide-area emulation (wireup/emulation.hpp). The sites overrides name are
+// network: {wan: {...}, lan: {...}, links: [{sites: [A, B], ...}], streams: N}:
+// the wide-area emulation (wireup/emulation.hpp) and the TCP streams per link
+// between sites (`streams`, 0 when not given). The sites overrides name are
 // returned in `named`, to be checked against the job's.
-std::string network_parse(const YamlReader& r, const YAML::Node& v, wireup::Emulation& out,
+std::string network_parse(const YamlReader& r, const YAML::Node& v, wireup::Emulation& out, int& streams,
                           std::vector<std::pair<std::string, YAML::Mark>>& named) {
     if (!v.IsMap())
         return r.at(v.Mark(), "'network' must be a map such as {wan: {latency_ms: 10, bandwidth_mbit: 100}}");
@@ -179,9 +181,14 @@ std::string network_parse(const YamlReader& r, const YAML::Node& v, wireup::Emul
                 out.pairs.push_back({pair[0].first, pair[1].first, shape});
                 named.insert(named.end(), pair.begin(), pair.end());
             }
+        } else if (level == "streams") {
+            const std::string text = value.IsScalar() ? value.Scalar() : std::string();
+            if (auto why = wireup::streams_check(text, streams); !why.empty())
+                return r.at(value.Mark(), "'streams': " + why);
         } else {
             return r.at(it->first.Mark(), "unknown level '" + level + "' in 'network'; expected wan (between sites), "
-                                                                       "lan (between machines of a site) or links");
+                                                                       "lan (between machines of a site), links or "
+                                                                       "streams");
         }
     }
     return {};
@@ -213,6 +220,7 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
     bool have_subjobs = false;
     bool data_tls = false;
     wireup::Emulation emulation;
+    int streams = 0;
     std::vector<std::pair<std::string, YAML::Mark>> emulated_sites;
     for (auto it = root.begin(); it != root.end(); ++it) {
         const std::string key = it->first.Scalar();
@@ -225,7 +233,7 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
             continue;
         }
         if (key == "network") {
-            if (auto e = network_parse(r, it->second, emulation, emulated_sites); !e.empty()) return fail(e);
+            if (auto e = network_parse(r, it->second, emulation, streams, emulated_sites); !e.empty()) return fail(e);
             continue;
         }
         if (key == "security") {
@@ -331,6 +339,8 @@ std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::str
         };
         if (data_tls && !sets("STRATA_DATA_TLS")) s.environment.push_back("STRATA_DATA_TLS=wan");
         if (!emulation.empty() && !sets("STRATA_EMULATION")) s.environment.push_back("STRATA_EMULATION=" + emulation.text());
+        if (streams > 0 && !sets("STRATA_TCP_STREAMS"))
+            s.environment.push_back("STRATA_TCP_STREAMS=" + std::to_string(streams));
         s.directory = mine.directory.value_or(top.directory.value_or(""));
         s.account = mine.account.value_or(top.account.value_or(""));
         const Common& staging = mine.stage ? mine : top;

@@ -1,6 +1,7 @@
 // Attribute caching (MPI-1.3 section 5.7).
 #include "mpi/attr.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <map>
 
@@ -8,6 +9,7 @@
 #include "mpi/errors.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"
+#include "wireup/emulation.hpp"
 
 namespace strata::mpi {
 
@@ -32,7 +34,40 @@ const Predefined kPredefined[] = {
 };
 
 // The keys whose values are made per communicator on request.
-constexpr int kGridKeys[] = {MPICHX_TOPOLOGY_DEPTHS, MPICHX_TOPOLOGY_COLORS};
+constexpr int kGridKeys[] = {MPICHX_TOPOLOGY_DEPTHS, MPICHX_TOPOLOGY_COLORS, MPIX_PARALLEL_STREAMS};
+
+// The world ranks `c` addresses that are at another site than this process.
+std::vector<int> other_sites(const Comm& c) {
+    const wireup::Topology& topo = rt().world.topology;
+    const int me = rt().world_rank;
+    std::vector<int> out;
+    if (topo.depth(me) <= wireup::kLan) return out;
+    for (const int w : c.world) {
+        if (w != me && topo.depth(w) > wireup::kLan && topo.color(w, wireup::kLan) != topo.color(me, wireup::kLan))
+            out.push_back(w);
+    }
+    return out;
+}
+
+// MPI_Attr_put of MPIX_PARALLEL_STREAMS (mpi.h): the streams to the members of `comm` at other sites.
+int streams_put(const char* fn, MPI_Comm comm, const Comm& c, const void* value) {
+    if (value == nullptr)
+        return error_raise(comm, MPI_ERR_ARG, fn, "MPIX_PARALLEL_STREAMS takes a pointer to an int, not NULL");
+    const int n = *static_cast<const int*>(value);
+    if (n < 1 || n > wireup::kStreamsMax)
+        return error_raise(comm, MPI_ERR_ARG, fn,
+                           "MPIX_PARALLEL_STREAMS must be 1 to " + std::to_string(wireup::kStreamsMax) +
+                               " streams, not " + std::to_string(n));
+    for (const int w : other_sites(c)) rt().engine->streams_set(w, n);
+    return MPI_SUCCESS;
+}
+
+// MPI_Attr_get of MPIX_PARALLEL_STREAMS: the most streams to a member of `c` at another site.
+int* streams_get(Comm& c) {
+    c.streams = 1;
+    for (const int w : other_sites(c)) c.streams = std::max(c.streams, rt().engine->streams(w));
+    return &c.streams;
+}
 
 // The grid topology attributes of `c`, made on first use from the world's
 // topology: its group's rows, colours renumbered per level by first
@@ -181,6 +216,7 @@ int attr_put(const char* fn, MPI_Comm comm, int keyval, void* attribute_val) {
         if (int e = comm_check(fn, comm, c)) return e;
         Keyval* k = nullptr;
         if (int e = keyval_check(fn, comm, keyval, k)) return e;
+        if (keyval == MPIX_PARALLEL_STREAMS) return streams_put(fn, comm, *c, attribute_val);
         if (k->predefined) return error_raise(comm, MPI_ERR_ARG, fn, "predefined attributes cannot be changed");
         auto it = c->attrs.find(keyval);
         if (it != c->attrs.end()) {
@@ -207,6 +243,11 @@ int attr_get(const char* fn, MPI_Comm comm, int keyval, void* attribute_val, int
             GridAttributes& g = grid_attributes(*c);
             *static_cast<void**>(attribute_val) = keyval == MPICHX_TOPOLOGY_DEPTHS ? static_cast<void*>(g.depths.data())
                                                                                    : static_cast<void*>(g.colors.data());
+            *flag = 1;
+            return MPI_SUCCESS;
+        }
+        if (keyval == MPIX_PARALLEL_STREAMS) {
+            *static_cast<void**>(attribute_val) = streams_get(*c);
             *flag = 1;
             return MPI_SUCCESS;
         }

@@ -15,7 +15,7 @@ namespace {
 
 const base::KnobInt stats{"STRATA_STATS", 0,
                           "1: every rank prints at MPI_Finalize the messages and bytes it sent per topology level "
-                          "and per method"};
+                          "and per method, and what its methods report (TCP: the streams of its links)"};
 
 void counts_out(const adi::Engine::Traffic& t, long long* messages, long long* bytes) {
     *messages = static_cast<long long>(t.messages);
@@ -27,6 +27,8 @@ void counts_out(const adi::Engine::Traffic& t, long long* messages, long long* b
 void traffic_report(const Runtime& r) {
     if (stats.get() == 0) return;
     std::fprintf(stderr, "strata: rank %d: sent: %s\n", r.world_rank, r.engine->traffic_text().c_str());
+    for (const std::string& line : r.engine->methods_report())
+        std::fprintf(stderr, "strata: rank %d: %s\n", r.world_rank, line.c_str());
 }
 
 void topology_report(const wireup::Topology& t) {

@@ -66,6 +66,8 @@ struct Comm {
     // How the group splits along the topology, for the multilevel collectives:
     // made on the first collective (coll_support.cpp), freed with the communicator.
     std::unique_ptr<coll::Levels> levels;
+    // MPIX_PARALLEL_STREAMS as MPI_Attr_get last gave it (a pointer to it).
+    int streams = 1;
     int size() const { return static_cast<int>(inter ? local.size() : world.size()); }
     // How many ranks point-to-point can address (the remote group's size on an intercommunicator).
     int peers() const { return static_cast<int>(world.size()); }

@@ -5,6 +5,7 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include <initializer_list>
 #include <string_view>
 #include <vector>
 
@@ -31,20 +32,33 @@ void le32_append(std::vector<std::uint8_t>& out, std::uint32_t v) {
 
 bool nonce_fill(Nonce& out) { return RAND_bytes(out.data(), static_cast<int>(out.size())) == 1; }
 
-Proof proof_make(const std::string& key, ProofRole role, const Nonce& connector, const Nonce& acceptor,
-                 std::uint32_t a, std::uint32_t b) {
+namespace {
+
+Proof proof_of(const std::string& key, ProofRole role, const Nonce& connector, const Nonce& acceptor,
+               std::initializer_list<std::uint32_t> words) {
     const std::string_view name = role_name(role);
     std::vector<std::uint8_t> message(name.begin(), name.end());
     message.push_back(0);
     message.insert(message.end(), connector.begin(), connector.end());
     message.insert(message.end(), acceptor.begin(), acceptor.end());
-    le32_append(message, a);
-    le32_append(message, b);
+    for (const std::uint32_t w : words) le32_append(message, w);
     Proof proof{};
     unsigned int length = 0;
     HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), message.data(), message.size(), proof.data(),
          &length);
     return proof;
+}
+
+}  // namespace
+
+Proof proof_make(const std::string& key, ProofRole role, const Nonce& connector, const Nonce& acceptor,
+                 std::uint32_t a, std::uint32_t b) {
+    return proof_of(key, role, connector, acceptor, {a, b});
+}
+
+Proof proof_make(const std::string& key, ProofRole role, const Nonce& connector, const Nonce& acceptor,
+                 std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+    return proof_of(key, role, connector, acceptor, {a, b, c});
 }
 
 bool proof_equal(const Proof& x, const Proof& y) { return CRYPTO_memcmp(x.data(), y.data(), x.size()) == 0; }

@@ -6,7 +6,7 @@
 // side answers with its own nonce and a proof, and the connecting side
 // answers with its proof. A proof is HMAC-SHA256 under the key of
 //
-//     role || 0x00 || connector nonce || acceptor nonce || le32(a) || le32(b)
+//     role || 0x00 || connector nonce || acceptor nonce || le32(a) || le32(b) [|| le32(c)]
 //
 // where the role names which side made it (so a proof cannot be reflected
 // back as the other side's) and a, b bind what the connection claims (the
@@ -41,6 +41,10 @@ bool nonce_fill(Nonce& out);
 
 Proof proof_make(const std::string& key, ProofRole role, const Nonce& connector, const Nonce& acceptor,
                  std::uint32_t a, std::uint32_t b);
+// The same with a third word, le32(c), after b: a TCP link's extra stream
+// (devices/tcp) binds its index so.
+Proof proof_make(const std::string& key, ProofRole role, const Nonce& connector, const Nonce& acceptor,
+                 std::uint32_t a, std::uint32_t b, std::uint32_t c);
 
 // Constant-time comparison.
 bool proof_equal(const Proof& x, const Proof& y);

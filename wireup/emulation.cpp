@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <sstream>
 
 namespace strata::wireup {
@@ -12,8 +13,9 @@ namespace {
 
 const base::KnobString emulation_knob{
     "STRATA_EMULATION", "",
-    "wide-area emulation on TCP links: one-way latency and bandwidth between sites and between machines of a site, "
-    "e.g. 'wan:latency_ms=10,bandwidth_mbit=100;lan:latency_ms=0.5' (a job file's network: key sets it)"};
+    "wide-area emulation on TCP links: one-way latency, bandwidth and TCP window per stream between sites and "
+    "between machines of a site, e.g. 'wan:latency_ms=10,bandwidth_mbit=100,window_kib=64;lan:latency_ms=0.5' (a "
+    "job file's network: key sets it)"};
 
 std::vector<std::string> split(const std::string& text, char sep) {
     std::vector<std::string> out;
@@ -32,23 +34,26 @@ std::string trim(const std::string& s) {
     return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
+const LinkFigure* figure_find(const std::string& key) {
+    for (const LinkFigure& f : kFigures)
+        if (key == f.key) return &f;
+    return nullptr;
+}
+
+std::string figure_unknown(const std::string& key) {
+    return "unknown figure '" + key + "'; expected " + emulation_figure_names();
+}
+
 // "latency_ms=10,bandwidth_mbit=100" into `shape`.
 std::string shape_parse(const std::string& text, LinkShape& shape) {
-    if (trim(text).empty()) return "no figures; give latency_ms=N and/or bandwidth_mbit=N";
+    if (trim(text).empty()) return "no figures; give " + emulation_figure_names(" and/or ") + " (each =N)";
     for (const std::string& raw : split(text, ',')) {
         const std::string item = trim(raw);
         const std::size_t eq = item.find('=');
         const std::string key = trim(item.substr(0, eq));
-        const std::string value = eq == std::string::npos ? std::string() : trim(item.substr(eq + 1));
-        double v = 0;
-        if (key != "latency_ms" && key != "bandwidth_mbit")
-            return "unknown figure '" + key + "'; expected latency_ms or bandwidth_mbit";
-        if (eq == std::string::npos) return "'" + key + "' has no value; write " + key + "=N";
-        if (std::string why = emulation_figure(key, value, v); !why.empty()) return why;
-        if (key == "latency_ms")
-            shape.latency_s = v / 1e3;
-        else
-            shape.bytes_per_s = v * 1e6 / 8;
+        if (eq == std::string::npos)
+            return figure_find(key) == nullptr ? figure_unknown(key) : "'" + key + "' has no value; write " + key + "=N";
+        if (std::string why = emulation_figure_set(shape, key, trim(item.substr(eq + 1))); !why.empty()) return why;
     }
     return {};
 }
@@ -62,8 +67,13 @@ std::string figure_text(double v) {
 
 std::string shape_text(const LinkShape& s) {
     std::string out;
-    if (s.latency_s > 0) out += "latency_ms=" + figure_text(s.latency_s * 1e3);
-    if (s.bytes_per_s > 0) out += std::string(out.empty() ? "" : ",") + "bandwidth_mbit=" + figure_text(s.bytes_per_s * 8 / 1e6);
+    for (const LinkFigure& f : kFigures) {
+        if (s.*f.field <= 0) continue;
+        if (!out.empty()) out += ',';
+        out += f.key;
+        out += '=';
+        out += figure_text(s.*f.field / f.scale);
+    }
     return out.empty() ? "latency_ms=0" : out;
 }
 
@@ -71,13 +81,34 @@ std::string shape_text(const LinkShape& s) {
 
 const std::string& emulation_setting() { return emulation_knob.get(); }
 
-std::string emulation_figure(const std::string& what, const std::string& text, double& out) {
+std::string emulation_figure_names(const char* last_joint) {
+    std::string out;
+    const std::size_t n = std::size(kFigures);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i > 0) out += i + 1 == n ? last_joint : ", ";
+        out += kFigures[i].key;
+    }
+    return out;
+}
+
+std::string emulation_figure_set(LinkShape& shape, const std::string& key, const std::string& text) {
+    const LinkFigure* f = figure_find(key);
+    if (f == nullptr) return figure_unknown(key);
     char* end = nullptr;
     const double v = std::strtod(text.c_str(), &end);
     if (text.empty() || end == text.c_str() || *end != '\0' || !std::isfinite(v))
-        return "'" + what + "' must be a number, not '" + text + "'";
-    if (v < 0) return "'" + what + "' must not be negative, got " + text;
-    out = v;
+        return "'" + key + "' must be a number, not '" + text + "'";
+    if (v < 0) return "'" + key + "' must not be negative, got " + text;
+    shape.*f->field = v * f->scale;
+    return {};
+}
+
+std::string streams_check(const std::string& text, int& out) {
+    char* end = nullptr;
+    const long v = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || v < 1 || v > kStreamsMax)
+        return "'" + text + "' is not a number of streams; expected 1 to " + std::to_string(kStreamsMax);
+    out = static_cast<int>(v);
     return {};
 }
 

@@ -5,12 +5,21 @@
 // Written by a job file's `network:` key (launcher/job_yaml.cpp), carried to
 // every process in STRATA_EMULATION, read by the TCP method:
 //
-//   wan:latency_ms=10,bandwidth_mbit=100;lan:latency_ms=0.5,bandwidth_mbit=1000;A/B:latency_ms=30
+//   wan:latency_ms=10,bandwidth_mbit=100,window_kib=64;lan:latency_ms=0.5,bandwidth_mbit=1000;A/B:latency_ms=30
 //
 // `wan` shapes links between sites (topology level 0), `lan` links between
 // machines of one site (level 1); `SITE/SITE` overrides `wan` between two
-// sites (either order). A missing figure is no limit (bandwidth) or no delay
-// (latency). Links inside a machine are never shaped.
+// sites (either order). The figures (kFigures below, one table for this text
+// and for the job file):
+//   latency_ms      one-way latency, milliseconds
+//   bandwidth_mbit  the link's bandwidth, shared by every stream and every
+//                   process that crosses it, Mbit/s (10^6 bits)
+//   window_kib      a TCP stream's window, KiB (1024 bytes): each connection
+//                   carrying the link has at most this much unacknowledged,
+//                   so one stream moves at most window / RTT, RTT being twice
+//                   the latency (no effect without a latency)
+// A missing figure is no limit (bandwidth, window) or no delay (latency).
+// Links inside a machine are never shaped.
 #pragma once
 
 #include <optional>
@@ -19,12 +28,32 @@
 
 namespace strata::wireup {
 
-// One emulated link: its one-way latency and its bandwidth (0: unlimited).
+// One emulated link: its one-way latency, its bandwidth and the window of
+// each TCP stream on it (0: unlimited).
 struct LinkShape {
     double latency_s = 0;
     double bytes_per_s = 0;
+    double window_bytes = 0;
     bool operator==(const LinkShape&) const = default;
 };
+
+// One figure of a link as written (STRATA_EMULATION, a job file's network:):
+// its name, the LinkShape field it sets and the factor from the written unit.
+struct LinkFigure {
+    const char* key;
+    double LinkShape::*field;
+    double scale;
+};
+inline constexpr LinkFigure kFigures[] = {
+    {"latency_ms", &LinkShape::latency_s, 1e-3},
+    {"bandwidth_mbit", &LinkShape::bytes_per_s, 1e6 / 8},
+    {"window_kib", &LinkShape::window_bytes, 1024},
+};
+// "latency_ms, bandwidth_mbit or window_kib", for messages.
+std::string emulation_figure_names(const char* last_joint = " or ");
+// Sets figure `key` of `shape` from its written `text`: "" when done, else
+// what is wrong (an unknown figure, not a non-negative number).
+std::string emulation_figure_set(LinkShape& shape, const std::string& key, const std::string& text);
 
 struct Emulation {
     struct SitePair {
@@ -53,9 +82,14 @@ const std::string& emulation_setting();
 // the entry) when it is malformed.
 std::optional<Emulation> emulation_parse(const std::string& text, std::string& error);
 
-// Checks one figure of a link (`what` is "latency_ms" or "bandwidth_mbit")
-// given as text: "" when it is a non-negative number, else what is wrong.
-std::string emulation_figure(const std::string& what, const std::string& text, double& out);
+
+// Parallel TCP streams between sites (devices/tcp): how many connections a
+// process may use to each peer at another site, STRATA_TCP_STREAMS, which a
+// job file's `network: {streams: N}` sets. The range is checked by both.
+inline constexpr int kStreamsMax = 16;
+// "" when `text` is a whole number from 1 to kStreamsMax (into `out`), else
+// what is wrong.
+std::string streams_check(const std::string& text, int& out);
 
 // A site name an override may use: not empty, none of '/', ':', ',', ';', '='.
 bool emulation_site_valid(const std::string& site);

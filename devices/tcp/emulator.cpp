@@ -15,7 +15,8 @@ namespace {
 // rest is the network namespace and any emulated identity.
 std::string machine_of(const std::string& host) { return host.substr(0, host.find('/')); }
 
-constexpr std::size_t kHead = sizeof(std::uint64_t) + sizeof(adi::Header);
+constexpr std::size_t kHead = sizeof(std::uint64_t) + sizeof(adi::Header);  // stamp and header or record
+constexpr std::size_t kPlanHead = kHead + sizeof(adi::Header);                // stamp, plan and header
 
 }  // namespace
 
@@ -67,8 +68,11 @@ bool Emulator::configure(const adi::World& world, const std::string& text, const
         }
         Link& l = links_[peer];
         l.shared = shared;
-        l.latency_ns = shape->latency_s * 1e9;
-        l.ns_per_byte = shape->bytes_per_s > 0 ? 1e9 / shape->bytes_per_s : 0;
+        l.pace.latency_ns = shape->latency_s * 1e9;
+        l.pace.ns_per_byte = shape->bytes_per_s > 0 ? 1e9 / shape->bytes_per_s : 0;
+        l.pace.window_ns_per_byte = shape->window_bytes > 0 ? 2 * l.pace.latency_ns / shape->window_bytes : 0;
+        l.stream_free.assign(static_cast<std::size_t>(wireup::kStreamsMax), 0);
+        l.in.resize(1);
         any = true;
     }
     if (!any) return true;
@@ -85,39 +89,89 @@ bool Emulator::configure(const adi::World& world, const std::string& text, const
     return true;
 }
 
-std::uint64_t Emulator::stamp(int peer, std::size_t bytes) {
-    const Link& l = links_[static_cast<std::size_t>(peer)];
-    const auto busy = static_cast<std::uint64_t>(static_cast<double>(bytes) * l.ns_per_byte);
-    const std::uint64_t left = table_->reserve(static_cast<std::size_t>(l.shared), now_ns(), busy);
-    return left + static_cast<std::uint64_t>(l.latency_ns);
+std::uint64_t Emulator::stamp(int peer, int stream, std::size_t bytes) {
+    Link& l = links_[static_cast<std::size_t>(peer)];
+    return pace_due(l.pace, now_ns(), bytes, l.stream_free[static_cast<std::size_t>(stream)],
+                    [&](std::uint64_t start, std::uint64_t ns) {
+                        return table_->reserve(static_cast<std::size_t>(l.shared), start, ns);
+                    });
 }
 
-void Emulator::feed(int peer, const std::byte* data, std::size_t n) {
+void Emulator::feed(int peer, int stream, const std::byte* data, std::size_t n) {
     Link& l = links_[static_cast<std::size_t>(peer)];
+    if (l.in.size() <= static_cast<std::size_t>(stream)) l.in.resize(static_cast<std::size_t>(stream) + 1);
+    StreamIn& s = l.in[static_cast<std::size_t>(stream)];
     while (n > 0) {
-        if (!l.partial) {
-            const std::size_t take = std::min(n, kHead - l.head.size());
-            l.head.insert(l.head.end(), data, data + take);
+        if (!s.partial) {
+            // A plan's header follows it in the same frame.
+            const bool plan = s.head.size() >= kHead && static_cast<std::uint8_t>(s.head[8]) == kRecordPlan;
+            const std::size_t need = plan ? kPlanHead : kHead;
+            const std::size_t take = std::min(n, need - s.head.size());
+            s.head.insert(s.head.end(), data, data + take);
             data += take;
             n -= take;
-            if (l.head.size() < kHead) return;
+            if (s.head.size() < need) continue;
+            if (!plan && static_cast<std::uint8_t>(s.head[8]) == kRecordPlan) continue;
             Held h;
-            std::memcpy(&h.due, l.head.data(), sizeof h.due);
-            std::memcpy(&h.header, l.head.data() + sizeof h.due, sizeof h.header);
-            l.head.clear();
-            l.payload_need = static_cast<std::size_t>(adi::wire_payload(h.header));
-            h.payload.reserve(l.payload_need);
-            l.partial = std::move(h);
+            std::memcpy(&h.due, s.head.data(), sizeof h.due);
+            const std::byte* rec = s.head.data() + sizeof h.due;
+            if (static_cast<std::uint8_t>(rec[0]) >= adi::kMethodRecordFirst) {
+                std::memcpy(&h.record, rec, sizeof h.record);
+                if (plan) {
+                    std::memcpy(&h.header, rec + sizeof h.record, sizeof h.header);
+                    // Only this device writes plans; keep the arithmetic defined anyway.
+                    if (h.record.streams == 0) h.record.streams = 1;
+                    if (h.record.unit == 0) h.record.unit = 1;
+                }
+                s.payload_need = h.record.type == kRecordStripe ? static_cast<std::size_t>(h.record.length) : 0;
+            } else {
+                std::memcpy(&h.header, rec, sizeof h.header);
+                s.payload_need = static_cast<std::size_t>(adi::wire_payload(h.header));
+            }
+            s.head.clear();
+            h.payload.reserve(s.payload_need);
+            s.partial = std::move(h);
         }
-        const std::size_t take = std::min(n, l.payload_need - l.partial->payload.size());
-        l.partial->payload.insert(l.partial->payload.end(), data, data + take);
+        const std::size_t take = std::min(n, s.payload_need - s.partial->payload.size());
+        s.partial->payload.insert(s.partial->payload.end(), data, data + take);
         data += take;
         n -= take;
-        if (l.partial->payload.size() < l.payload_need) return;
-        if (l.held.empty()) holding_.push_back(peer);
-        l.held.push_back(std::move(*l.partial));
-        l.partial.reset();
+        if (s.partial->payload.size() < s.payload_need) return;
+        if (!holding(l)) holding_.push_back(peer);
+        s.held.push_back(std::move(*s.partial));
+        s.partial.reset();
+        l.head_stale = true;
     }
+}
+
+bool Emulator::holding(const Link& l) const {
+    return std::any_of(l.in.begin(), l.in.end(), [](const StreamIn& s) { return !s.held.empty(); });
+}
+
+std::uint64_t Emulator::head_due(const Link& l) const {
+    if (!l.head_stale) return l.head_due;
+    l.head_stale = false;
+    l.head_due = UINT64_MAX;
+    if (l.in.empty() || l.in[0].held.empty()) return l.head_due;
+    const Held& first = l.in[0].held.front();
+    if (first.record.type != kRecordPlan) {
+        l.head_due = first.due;
+        return l.head_due;
+    }
+    // A striped packet can go when its last stripe can: stripe i is the next
+    // of stream i mod n (on stream 0, after the plan).
+    const StripeRecord& plan = first.record;
+    std::uint64_t due = first.due;
+    std::vector<std::size_t> next(plan.streams, 0);
+    next[0] = 1;
+    const std::uint64_t count = stripe_count(plan.total, plan.unit);
+    for (std::uint64_t i = 0; i < count; ++i) {
+        const std::size_t k = static_cast<std::size_t>(i % plan.streams);
+        if (k >= l.in.size() || next[k] >= l.in[k].held.size()) return l.head_due;
+        due = std::max(due, l.in[k].held[next[k]++].due);
+    }
+    l.head_due = due;
+    return l.head_due;
 }
 
 int Emulator::deliver(adi::Upcalls& up) {
@@ -129,13 +183,45 @@ int Emulator::deliver(adi::Upcalls& up) {
     for (std::size_t i = 0; i < holding_.size();) {
         const int peer = holding_[i];
         Link& l = links_[static_cast<std::size_t>(peer)];
-        while (!l.held.empty() && l.held.front().due <= now) {
-            Held h = std::move(l.held.front());
-            l.held.pop_front();
-            up.on_packet(peer, h.header, h.payload.data());
+        while (head_due(l) <= now) {
+            std::deque<Held>& first = l.in[0].held;
+            l.head_stale = true;
+            if (first.front().record.type != kRecordPlan) {
+                Held h = std::move(first.front());
+                first.pop_front();
+                up.on_packet(peer, h.header, h.payload.data());
+                ++delivered;
+                continue;
+            }
+            const StripeRecord plan = first.front().record;
+            const adi::Header h = first.front().header;
+            first.pop_front();
+            adi::Landing landing = up.on_header(peer, h);
+            std::size_t landed = 0;
+            bool in_order = true;
+            const std::uint64_t count = stripe_count(plan.total, plan.unit);
+            for (std::uint64_t s = 0; s < count && in_order; ++s) {
+                std::deque<Held>& from = l.in[static_cast<std::size_t>(s % plan.streams)].held;
+                const Held stripe = std::move(from.front());
+                from.pop_front();
+                // The sender's own layout; a mismatch is a bug, not an attack
+                // (strangers cannot pass the handshake).
+                if (stripe.record.type != kRecordStripe || stripe.record.seq != plan.seq ||
+                    stripe.record.offset != stripe_offset(plan, s)) {
+                    up.on_peer_failed(peer, "wide-area emulation: a stripe from rank " + std::to_string(peer) +
+                                                " is out of order");
+                    for (StreamIn& in : l.in) in.held.clear();
+                    in_order = false;
+                    break;
+                }
+                landing = adi::land_copy(up, peer, h, landing, landed, stripe.payload.data(), stripe.payload.size());
+            }
+            if (!in_order) break;
+            stripes_delivered_ += count;
+            up.on_payload(peer, h, landing);
             ++delivered;
         }
-        if (l.held.empty()) {
+        if (!holding(l)) {
             holding_[i] = holding_.back();
             holding_.pop_back();
         } else {
@@ -148,7 +234,8 @@ int Emulator::deliver(adi::Upcalls& up) {
 std::int64_t Emulator::next_due_in() const {
     if (holding_.empty()) return -1;
     std::uint64_t first = UINT64_MAX;
-    for (const int peer : holding_) first = std::min(first, links_[static_cast<std::size_t>(peer)].held.front().due);
+    for (const int peer : holding_) first = std::min(first, head_due(links_[static_cast<std::size_t>(peer)]));
+    if (first == UINT64_MAX) return -1;  // stripes still to come: their stream's socket wakes us
     const std::uint64_t now = now_ns();
     return first <= now ? 0 : static_cast<std::int64_t>(first - now);
 }

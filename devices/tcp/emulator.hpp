@@ -2,7 +2,14 @@
 //
 // The sender stamps every packet on a shaped link with the time the emulated
 // link would deliver it: the packet starts when the link is free, occupies it
-// for bytes/bandwidth, and arrives one latency after it has left. Links are
+// for bytes/bandwidth, and arrives one latency after it has left. With a
+// window (window_kib), each TCP connection carrying the link (a stream:
+// stripes.hpp) is paced too, as a window-limited TCP stream is: at most
+// window bytes unacknowledged, so at most window / RTT bytes per second with
+// RTT = 2 x latency. A packet on a stream starts when the stream's previous
+// packet has gone at that rate, occupies the stream for bytes x RTT / window
+// and, from its start, the shared link for bytes / bandwidth; it has left
+// when both are done (pace_due below). Links are
 // shared as on a real grid (wireup/shared_links.hpp): every process of a site
 // sending to another site uses one wide-area link (per ordered pair of
 // sites), every process of a machine sending to the other machines of its
@@ -17,7 +24,8 @@
 //
 // The model: links are shared by their senders; a receiver takes from several
 // links at once at each one's rate (a site receiving from two sites gets both
-// links' bandwidth), and there is no loss, jitter or window.
+// links' bandwidth); a window paces each stream at a steady rate (no slow
+// start), and there is no loss or jitter.
 #pragma once
 
 #include <cstddef>
@@ -29,10 +37,35 @@
 #include <vector>
 
 #include "adi/method.hpp"
+#include "devices/tcp/stripes.hpp"
 #include "wireup/emulation.hpp"
 #include "wireup/shared_links.hpp"
 
 namespace strata::dev::tcp {
+
+// One shaped link as the sender paces it.
+struct Pace {
+    double latency_ns = 0;
+    double ns_per_byte = 0;         // on the shared link; 0: unlimited
+    double window_ns_per_byte = 0;  // on one stream, RTT / window; 0: no window
+};
+
+// The stamp of a packet of `bytes` handed to a stream at `now` (ns): the
+// arithmetic of Emulator::stamp() without the clock and the shared table.
+// `stream_free` is when the stream's window lets the next packet start (it
+// moves on); `reserve(start, ns)` reserves the shared link for `ns` from
+// `start` or from when it is free, and returns when that ends.
+template <class Reserve>
+std::uint64_t pace_due(const Pace& p, std::uint64_t now, std::size_t bytes, std::uint64_t& stream_free,
+                       Reserve&& reserve) {
+    const auto on_link = static_cast<std::uint64_t>(static_cast<double>(bytes) * p.ns_per_byte);
+    const auto latency = static_cast<std::uint64_t>(p.latency_ns);
+    if (p.window_ns_per_byte <= 0) return reserve(now, on_link) + latency;
+    const std::uint64_t start = now > stream_free ? now : stream_free;
+    stream_free = start + static_cast<std::uint64_t>(static_cast<double>(bytes) * p.window_ns_per_byte);
+    const std::uint64_t left = reserve(start, on_link);
+    return (left > stream_free ? left : stream_free) + latency;
+}
 
 class Emulator {
 public:
@@ -51,13 +84,15 @@ public:
     // (after arm()); -1 when nothing is shaped.
     int timer_fd() const { return timer_fd_; }
 
-    // Sender: the stamp for a packet of `bytes` (header and payload) to `peer`.
-    std::uint64_t stamp(int peer, std::size_t bytes);
+    // Sender: the stamp for a packet of `bytes` (header or record, and
+    // payload) to `peer` on its stream `stream` (0 .. kStreamsMax - 1).
+    std::uint64_t stamp(int peer, int stream, std::size_t bytes);
 
-    // Receiver: bytes that arrived from `peer`, in order.
-    void feed(int peer, const std::byte* data, std::size_t n);
-    // Hands every held packet that is due to `up` (Upcalls::on_packet), in
-    // order per peer; returns how many.
+    // Receiver: bytes that arrived from `peer` on its stream `stream`, in order.
+    void feed(int peer, int stream, const std::byte* data, std::size_t n);
+    // Hands every held packet that is due to `up`, in order per peer
+    // (Upcalls::on_packet; a striped packet through on_header, its stripes
+    // into the landings, on_payload); returns how many.
     int deliver(adi::Upcalls& up);
     // Nanoseconds until the earliest held packet is due (0: due now), or -1
     // when none is held.
@@ -68,27 +103,41 @@ public:
     void timer_clear();
 
     static std::uint64_t now_ns();
+    // Stripes of striped packets handed over so far.
+    std::uint64_t stripes_delivered() const { return stripes_delivered_; }
 
 private:
+    // A packet, a striped packet's plan (the record, then the header; its
+    // payload comes as stripes), or a stripe, as it arrived with its stamp.
     struct Held {
         std::uint64_t due = 0;
+        StripeRecord record{};  // type 0: a packet
         adi::Header header{};
         std::vector<std::byte> payload;
     };
-    struct Link {
-        int shared = -1;  // the link in the shared table; -1: not shaped
-        double latency_ns = 0;
-        double ns_per_byte = 0;  // 0: unlimited
-        // Receive side: the packet being assembled, then those held.
-        std::vector<std::byte> head;  // stamp and header, until complete
-        std::optional<Held> partial;  // header complete, payload arriving
+    struct StreamIn {
+        std::vector<std::byte> head;  // stamp and header or record(s), until complete
+        std::optional<Held> partial;  // head complete, payload arriving
         std::size_t payload_need = 0;
         std::deque<Held> held;
     };
+    struct Link {
+        int shared = -1;  // the link in the shared table; -1: not shaped
+        Pace pace;
+        std::vector<std::uint64_t> stream_free;  // sender: by stream
+        std::vector<StreamIn> in;                // receiver: by stream
+        // When the first held packet (of stream 0) can go, once known
+        // (UINT64_MAX: a stripe of it has not arrived); recomputed when stale.
+        mutable std::uint64_t head_due = 0;
+        mutable bool head_stale = true;
+    };
+    std::uint64_t head_due(const Link& l) const;
+    bool holding(const Link& l) const;
     std::vector<Link> links_;
     std::unique_ptr<wireup::SharedLinks> table_;
     std::vector<int> holding_;            // peers with held packets
     int timer_fd_ = -1;
+    std::uint64_t stripes_delivered_ = 0;
 };
 
 }  // namespace strata::dev::tcp

@@ -111,6 +111,30 @@ typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, 
 #define MPICHX_TOPOLOGY_COLORS STRATA_HANDLE(7, 6)
 #define MPIX_TOPOLOGY_DEPTHS MPICHX_TOPOLOGY_DEPTHS
 #define MPIX_TOPOLOGY_COLORS MPICHX_TOPOLOGY_COLORS
+/* Parallel TCP streams between sites, as MPICH-G2's parallel sockets
+ * (MPICHX_PARALLELSOCKETS_PARAMETERS) gave them. The value is an int *.
+ * MPI_Attr_put(comm, MPIX_PARALLEL_STREAMS, &n) (or MPI_Comm_set_attr), with
+ * 1 <= n <= 16, sets how many TCP connections ("streams") this process uses
+ * to send to each process comm addresses (its group, on an intercommunicator
+ * the remote group) that is at another site (another colour at level 1 of
+ * MPICHX_TOPOLOGY_COLORS) and reached over TCP; others are left as they are.
+ * Payloads larger than STRATA_TCP_STRIPE_UNIT (64 KiB) to those processes
+ * are then cut in stripes of that size, sent round robin over the n streams;
+ * headers and smaller messages keep the first connection. The call is local:
+ * the count is per sending process and per peer (the receiver follows each
+ * sender's choice), a later put on any communicator that reaches the same
+ * peer replaces it, and n is read during the call (the pointer may go). It
+ * applies to what is handed to the network from then on: a message already
+ * sent keeps its layout, and a rendezvous message's data, which leaves when
+ * its receiver is ready, may take the new count. MPI's order between two
+ * processes holds whatever the counts and their changes. MPI_Attr_get gives
+ * a pointer to the largest count this process uses to such a member of comm
+ * (1 when it has none), valid until the communicator is freed or the next
+ * get on it. A null pointer or a count outside 1..16 is MPI_ERR_ARG, through
+ * comm's error handler. It cannot be deleted. Before any put, every peer at
+ * another site gets STRATA_TCP_STREAMS (1 unless set; a job file's
+ * network: {streams: N} sets it). */
+#define MPIX_PARALLEL_STREAMS STRATA_HANDLE(7, 7)
 
 /* Results of MPI_Comm_compare and MPI_Group_compare */
 #define MPI_IDENT 0

@@ -37,8 +37,8 @@ ROLES = {
 }
 
 
-def proof(key, role, connector_nonce, acceptor_nonce, a, b):
-    message = ROLES[role] + b"\0" + connector_nonce + acceptor_nonce + struct.pack("<II", a, b)
+def proof(key, role, connector_nonce, acceptor_nonce, a, b, *more):
+    message = ROLES[role] + b"\0" + connector_nonce + acceptor_nonce + struct.pack(f"<{2 + len(more)}I", a, b, *more)
     return hmac.new(key.encode(), message, hashlib.sha256).digest()
 
 
@@ -179,18 +179,18 @@ def probe_control(host, port, key, log):
                r"job-key challenge$")
 
 
-LINK_MAGIC = 0x32525453
+LINK_MAGIC = 0x33525453
 
 
-def link_hello(from_rank, to_rank, nonce):
-    return struct.pack("<III", LINK_MAGIC, from_rank, to_rank) + nonce
+def link_hello(from_rank, to_rank, nonce, stream=0):
+    return struct.pack("<IIII", LINK_MAGIC, from_rank, to_rank, stream) + nonce
 
 
 def probe_link(port, key, log):
     where = r"refused a TCP connection from 127\.0\.0\.1:\d+: "
     # 1. Not the protocol at all.
     s = connect("127.0.0.1", port)
-    s.sendall(b"GET / HTTP/1.0\r\n\r\n" + b"x" * 26)
+    s.sendall(b"GET / HTTP/1.0\r\n\r\n" + b"x" * 30)
     check(closed_by_peer(s), "link: junk must be answered by closing")
     log.append(r"^strata: rank 0: " + where + "not a Strata handshake$")
     # 2. A Hello, then a guessed proof; rank 0's own proof must be right.
@@ -220,6 +220,17 @@ def probe_link(port, key, log):
     recv_exact(s, 64)
     s.sendall(response)
     check(closed_by_peer(s), "link: a replayed handshake must be refused")
+    log.append(r"^strata: rank 0: " + where + "it failed the job-key challenge$")
+    # 5. An extra stream's proofs bind its index: the challenge for stream 2
+    #    proves it, and a proof made for stream 0 does not pass for it.
+    s = connect("127.0.0.1", port)
+    nonce = os.urandom(32)
+    s.sendall(link_hello(1, 0, nonce, stream=2))
+    challenge = recv_exact(s, 64)
+    check(hmac.compare_digest(challenge[32:], proof(key, "link_acceptor", nonce, challenge[:32], 1, 0, 2)),
+          "link: rank 0's challenge for stream 2 does not bind the stream")
+    s.sendall(proof(key, "link_connector", nonce, challenge[:32], 1, 0))
+    check(closed_by_peer(s), "link: a proof without the stream index must be refused")
     log.append(r"^strata: rank 0: " + where + "it failed the job-key challenge$")
 
 

@@ -217,7 +217,7 @@ def emulation_errors(ctx, a):
     r = ctx.run(["-jobfile", path])
     expect_code(r, 1)
     check(r.stderr.strip() == f"mpirun: {path}:2:33: unknown level 'lans' in 'network'; expected wan (between sites), "
-                              "lan (between machines of a site) or links", f"a job file: {r.stderr!r}")
+                              "lan (between machines of a site), links or streams", f"a job file: {r.stderr!r}")
     check(ctx.leftovers() == [], "nothing started")
 
 

@@ -364,19 +364,45 @@ TEST_CASE("job request: the network key sets STRATA_EMULATION in every subjob", 
               .subjobs.size() == 2);
 }
 
+TEST_CASE("job request: network's window and streams", "[jobrequest]") {
+    const JobRequest job = yaml("executable: /bin/app\n"
+                                "network:\n"
+                                "  wan: {latency_ms: 10, window_kib: 64}\n"
+                                "  streams: 4\n"
+                                "subjobs:\n"
+                                "  - {count: 1, site: A}\n"
+                                "  - {count: 1, site: B, environment: {STRATA_TCP_STREAMS: '2'}}\n");
+    CHECK(job.subjobs[0].environment ==
+          std::vector<std::string>{"STRATA_EMULATION=wan:latency_ms=10,window_kib=64", "STRATA_TCP_STREAMS=4"});
+    // A subjob's own setting wins.
+    CHECK(job.subjobs[1].environment ==
+          std::vector<std::string>{"STRATA_TCP_STREAMS=2", "STRATA_EMULATION=wan:latency_ms=10,window_kib=64"});
+    // Streams without emulation.
+    CHECK(yaml("executable: x\nnetwork: {streams: 8}\nsubjobs: [{count: 1}]\n").subjobs[0].environment ==
+          std::vector<std::string>{"STRATA_TCP_STREAMS=8"});
+}
+
 TEST_CASE("job request: a bad network key names the place and what is wrong", "[jobrequest]") {
     const std::string subjobs = "subjobs: [{count: 1, site: A}, {count: 1, site: B}]\n";
     CHECK(yaml_error("executable: x\nnetwork: {man: {latency_ms: 1}}\n" + subjobs) ==
           "job.yaml:2:11: unknown level 'man' in 'network'; expected wan (between sites), lan (between machines of a "
-          "site) or links");
+          "site), links or streams");
     CHECK(yaml_error("executable: x\nnetwork: {wan: {latency_ms: -1}}\n" + subjobs) ==
           "job.yaml:2:29: 'latency_ms' must not be negative, got -1");
     CHECK(yaml_error("executable: x\nnetwork: {wan: {bandwidth_mbit: fast}}\n" + subjobs) ==
           "job.yaml:2:33: 'bandwidth_mbit' must be a number, not 'fast'");
     CHECK(yaml_error("executable: x\nnetwork: {lan: {delay: 3}}\n" + subjobs) ==
-          "job.yaml:2:17: unknown key 'delay' in 'lan'; expected latency_ms, bandwidth_mbit");
+          "job.yaml:2:17: unknown key 'delay' in 'lan'; expected latency_ms, bandwidth_mbit or window_kib");
+    CHECK(yaml_error("executable: x\nnetwork: {links: [{sites: [A, B], delay: 3}]}\n" + subjobs) ==
+          "job.yaml:2:35: unknown key 'delay' in 'links'; expected latency_ms, bandwidth_mbit, window_kib or sites");
+    CHECK(yaml_error("executable: x\nnetwork: {wan: {window_kib: -8}}\n" + subjobs) ==
+          "job.yaml:2:29: 'window_kib' must not be negative, got -8");
+    CHECK(yaml_error("executable: x\nnetwork: {streams: 0}\n" + subjobs) ==
+          "job.yaml:2:20: 'streams': '0' is not a number of streams; expected 1 to 16");
+    CHECK(yaml_error("executable: x\nnetwork: {streams: [4]}\n" + subjobs) ==
+          "job.yaml:2:20: 'streams': '' is not a number of streams; expected 1 to 16");
     CHECK(yaml_error("executable: x\nnetwork: {wan: {}}\n" + subjobs) ==
-          "job.yaml:2:16: 'wan' gives neither latency_ms nor bandwidth_mbit");
+          "job.yaml:2:16: 'wan' gives none of latency_ms, bandwidth_mbit or window_kib");
     CHECK(yaml_error("executable: x\nnetwork: {links: [{sites: [A, C], latency_ms: 5}]}\n" + subjobs) ==
           "job.yaml:2:31: 'network' names site 'C', which no subjob is at");
     CHECK(yaml_error("executable: x\nnetwork: {links: [{latency_ms: 5}]}\n" + subjobs) ==

@@ -33,6 +33,9 @@ TEST_CASE("a proof is HMAC-SHA256 over the documented layout", "[security][chall
     const std::string key(64, 'k');
     CHECK(hex(proof_make(key, ProofRole::link_connector, counting(0), counting(32), 1, 0)) ==
           "4791df3fe155ec43b334fd79991120e26201e034fad5d7e74facf4362e348f4c");
+    // A third word (a TCP link's stream index) follows: struct.pack("<III", 1, 0, 2).
+    CHECK(hex(proof_make(key, ProofRole::link_connector, counting(0), counting(32), 1, 0, 2)) ==
+          "a5cfaac4c4d030c96754005ebacbc10cbceb9fe7a0a17386ca47a11e5e24c217");
 }
 
 TEST_CASE("a proof changes with every input", "[security][challenge]") {
@@ -51,7 +54,10 @@ TEST_CASE("a proof changes with every input", "[security][challenge]") {
     seen.insert(hex(proof_make(key, ProofRole::link_connector, c, counting(101), 1, 2)));
     seen.insert(hex(proof_make(key, ProofRole::link_connector, c, a, 2, 1)));
     seen.insert(hex(proof_make(key, ProofRole::link_connector, c, a, 1, 3)));
-    CHECK(seen.size() == 9);
+    // A third word, and each value of it.
+    seen.insert(hex(proof_make(key, ProofRole::link_connector, c, a, 1, 2, 1)));
+    seen.insert(hex(proof_make(key, ProofRole::link_connector, c, a, 1, 2, 2)));
+    CHECK(seen.size() == 11);
     // And it is a function of them.
     CHECK(proof_equal(proof_make(key, ProofRole::link_connector, c, a, 1, 2),
                       proof_make(key, ProofRole::link_connector, c, a, 1, 2)));

@@ -68,10 +68,60 @@ TEST_CASE("emulation text: what is wrong is named") {
     CHECK_FALSE(emulation_parse("wan:latency_ms", error));
     CHECK(error == "'wan': 'latency_ms' has no value; write latency_ms=N");
     CHECK_FALSE(emulation_parse("wan:jitter_ms=3", error));
-    CHECK(error == "'wan': unknown figure 'jitter_ms'; expected latency_ms or bandwidth_mbit");
+    CHECK(error == "'wan': unknown figure 'jitter_ms'; expected latency_ms, bandwidth_mbit or window_kib");
     CHECK_FALSE(emulation_parse("wan:", error));
-    CHECK(error == "'wan': no figures; give latency_ms=N and/or bandwidth_mbit=N");
+    CHECK(error == "'wan': no figures; give latency_ms, bandwidth_mbit and/or window_kib (each =N)");
     CHECK_FALSE(emulation_parse("A/:latency_ms=1", error));
     CHECK(error == "unknown link 'A/'; expected wan, lan or SITE/SITE");
     CHECK_FALSE(emulation_parse("wan:latency_ms=inf", error));
+}
+
+TEST_CASE("emulation text: a stream's window") {
+    std::string error;
+    const auto e = emulation_parse("wan:latency_ms=10,bandwidth_mbit=1000,window_kib=64;A/B:window_kib=0.5", error);
+    REQUIRE(e);
+    CHECK(e->wan == LinkShape{0.01, 125e6, 65536});
+    REQUIRE(e->pairs.size() == 1);
+    CHECK(e->pairs[0].shape == LinkShape{0, 0, 512});
+    // Written back in the table's order, and read again the same.
+    CHECK(e->text() == "wan:latency_ms=10,bandwidth_mbit=1000,window_kib=64;A/B:window_kib=0.5");
+    CHECK(emulation_parse(e->text(), error) == e);
+    CHECK(emulation_parse("lan:window_kib=16", error)->lan == LinkShape{0, 0, 16384});
+    // Without the figure, no window.
+    CHECK(emulation_parse("wan:latency_ms=10", error)->wan->window_bytes == 0);
+    // What is wrong with it is named, with its entry.
+    CHECK_FALSE(emulation_parse("wan:latency_ms=1;A/B:window_kib=-64", error));
+    CHECK(error == "'A/B': 'window_kib' must not be negative, got -64");
+    CHECK_FALSE(emulation_parse("lan:window_kib=big", error));
+    CHECK(error == "'lan': 'window_kib' must be a number, not 'big'");
+    CHECK_FALSE(emulation_parse("wan:window_kib", error));
+    CHECK(error == "'wan': 'window_kib' has no value; write window_kib=N");
+    CHECK_FALSE(emulation_parse("wan:window_kb=64", error));
+    CHECK(error == "'wan': unknown figure 'window_kb'; expected latency_ms, bandwidth_mbit or window_kib");
+}
+
+TEST_CASE("emulation: the figures' table sets one field each") {
+    LinkShape s;
+    CHECK(emulation_figure_set(s, "latency_ms", "2.5").empty());
+    CHECK(emulation_figure_set(s, "bandwidth_mbit", "8").empty());
+    CHECK(emulation_figure_set(s, "window_kib", "4").empty());
+    CHECK(s == LinkShape{0.0025, 1e6, 4096});
+    CHECK(emulation_figure_set(s, "jitter", "1") == "unknown figure 'jitter'; expected latency_ms, bandwidth_mbit or window_kib");
+    CHECK(emulation_figure_set(s, "window_kib", "") == "'window_kib' must be a number, not ''");
+    CHECK(s == LinkShape{0.0025, 1e6, 4096});  // a refused figure changes nothing
+    CHECK(emulation_figure_names(" and ") == "latency_ms, bandwidth_mbit and window_kib");
+}
+
+TEST_CASE("streams: the number a link may use") {
+    int n = 0;
+    CHECK(streams_check("4", n).empty());
+    CHECK(n == 4);
+    CHECK(streams_check("1", n).empty());
+    CHECK(streams_check("16", n).empty());
+    CHECK(n == 16);
+    CHECK(streams_check("0", n) == "'0' is not a number of streams; expected 1 to 16");
+    CHECK(streams_check("17", n) == "'17' is not a number of streams; expected 1 to 16");
+    CHECK(streams_check("2x", n) == "'2x' is not a number of streams; expected 1 to 16");
+    CHECK(streams_check("", n) == "'' is not a number of streams; expected 1 to 16");
+    CHECK(n == 16);
 }

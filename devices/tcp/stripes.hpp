@@ -1,0 +1,80 @@
+// Parallel streams: a link's large payloads striped over several TCP
+// connections, as MPICH-G2's parallel sockets and GridFTP do, so that a
+// wide-area link is not limited to what one window-limited TCP stream moves.
+//
+// A link's first connection (stream 0) carries every header and every packet
+// whose payload is at most the stripe unit, in order, as without streams.
+// A larger payload, sent while the sender uses n > 1 streams to that peer,
+// goes as
+//   stream 0:   plan record, the packet's header, then its stripes i = 0, n, 2n, ...
+//   stream k:   its stripes i = k, n + k, ...   (k = 1 .. n-1)
+// where stripe i is the bytes [i * unit, min((i + 1) * unit, total)) of the
+// payload, each preceded by a stripe record. Extra streams are opened by the
+// sender on demand (Hello with its stream index), carry data one way only,
+// and go through the same job-key challenge and TLS as stream 0. Only the
+// sender chooses n and the unit: the plan record carries both.
+//
+// The receiver takes the payload in order: stripe i from stream i mod n, then
+// stripe i + 1, and back to stream 0 after the last one. Every stream is
+// FIFO and the sender queues the stripes of one packet before anything that
+// follows it, so the next bytes the receiver needs are always at the head of
+// the stream it reads from: MPI's order per pair of processes holds whatever
+// n is, and changing n between packets reorders nothing. Payloads still land
+// in order, so chunked landings (non-contiguous receives) work unchanged.
+//
+// The records have a header's size, and their first byte is a packet type
+// adi never uses (adi/envelope.hpp), so the receiver tells them from headers.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "adi/envelope.hpp"
+
+namespace strata::dev::tcp {
+
+inline constexpr std::uint8_t kRecordPlan = adi::kMethodRecordFirst;
+inline constexpr std::uint8_t kRecordStripe = adi::kMethodRecordFirst + 1;
+
+struct StripeRecord {
+    std::uint8_t type = 0;     // kRecordPlan or kRecordStripe
+    std::uint8_t streams = 0;  // plan: n
+    std::uint16_t reserved = 0;
+    std::uint32_t unit = 0;    // plan: the stripe unit
+    std::uint64_t seq = 0;     // the striped packet's number on this link (per sender)
+    std::uint64_t offset = 0;  // stripe: where its bytes go in the payload
+    std::uint64_t length = 0;  // stripe: how many follow
+    std::uint64_t total = 0;   // plan and stripe: the payload's size
+};
+static_assert(sizeof(StripeRecord) == sizeof(adi::Header), "a record reads as a header does");
+
+inline std::uint64_t stripe_count(std::uint64_t total, std::uint64_t unit) { return (total + unit - 1) / unit; }
+
+// The stripe `i` of a plan: where it starts and how long it is.
+inline std::uint64_t stripe_offset(const StripeRecord& plan, std::uint64_t i) { return i * plan.unit; }
+inline std::uint64_t stripe_length(const StripeRecord& plan, std::uint64_t i) {
+    const std::uint64_t at = i * plan.unit;
+    return plan.total - at < plan.unit ? plan.total - at : plan.unit;
+}
+
+// Appends to `out` the pieces of `data` (a gather list) that hold the bytes
+// [offset, offset + length) of its concatenation.
+inline void iov_slice(std::span<const iovec> data, std::size_t offset, std::size_t length, std::vector<iovec>& out) {
+    for (const iovec& v : data) {
+        if (length == 0) break;
+        if (offset >= v.iov_len) {
+            offset -= v.iov_len;
+            continue;
+        }
+        const std::size_t take = v.iov_len - offset < length ? v.iov_len - offset : length;
+        out.push_back(iovec{static_cast<char*>(v.iov_base) + offset, take});
+        length -= take;
+        offset = 0;
+    }
+}
+
+}  // namespace strata::dev::tcp

@@ -1,0 +1,286 @@
+// Parallel streams in the TCP device (devices/tcp/stripes.hpp): two methods
+// in one process on loopback, driven by hand. The stripe unit is the
+// default (STRATA_TCP_STRIPE_UNIT, 64 KiB); the sender sets its streams per
+// peer with streams_set(), as the MPIX_PARALLEL_STREAMS attribute does.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "devices/tcp/stripes.hpp"
+#include "devices/tcp/tcp_method.hpp"
+
+using namespace strata;
+using namespace strata::dev::tcp;
+
+namespace {
+
+constexpr std::size_t kUnit = 65536;
+
+// Collects what one method delivers, through landings of `chunk` bytes (0:
+// one landing for the whole payload) that on_landing_full() hands out one
+// after the other, as the engine does for non-contiguous receives; `limit`
+// bytes of a payload at most are accepted (truncation), the rest discarded.
+class Sink final : public adi::Upcalls {
+public:
+    std::size_t chunk = 0;
+    std::size_t limit = SIZE_MAX;
+
+    adi::Landing on_header(int /*peer*/, const adi::Header& h) override {
+        headers.push_back(h);
+        if (!adi::carries_payload(h.type)) return {};
+        payloads.emplace_back();
+        return next(h);
+    }
+    void on_payload(int /*peer*/, const adi::Header& /*h*/, const adi::Landing& landing) override {
+        keep(landing);
+        ++landed;
+    }
+    adi::Landing on_landing_full(int /*peer*/, const adi::Header& h, const adi::Landing& landing) override {
+        keep(landing);
+        ++chunks;
+        return next(h);
+    }
+    void on_sent(std::uint64_t token) override { sent.push_back(token); }
+    void on_peer_failed(int peer, const std::string& why) override { failures.emplace_back(peer, why); }
+
+    std::vector<adi::Header> headers;
+    std::vector<std::vector<std::byte>> payloads;
+    std::size_t landed = 0;
+    std::size_t chunks = 0;
+    std::vector<std::uint64_t> sent;
+    std::vector<std::pair<int, std::string>> failures;
+
+private:
+    adi::Landing next(const adi::Header& h) {
+        const std::size_t have = payloads.back().size();
+        const std::size_t want = std::min<std::size_t>(h.length, limit);
+        const std::size_t size = have >= want ? 0 : chunk == 0 ? want - have : std::min(chunk, want - have);
+        buffer.assign(size, std::byte{0xcc});
+        return adi::Landing{size == 0 ? nullptr : buffer.data(), size, nullptr, 0};
+    }
+    // What the landing received: all of it when full, else what on_payload says is there.
+    void keep(const adi::Landing& landing) {
+        std::vector<std::byte>& p = payloads.back();
+        const std::size_t want = std::min<std::size_t>(headers.back().length, limit);
+        const std::size_t n = std::min(landing.capacity, want - p.size());
+        p.insert(p.end(), buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(n));
+    }
+    std::vector<std::byte> buffer;
+};
+
+struct Link {
+    std::unique_ptr<TcpMethod> m[2];
+    Sink sink[2];
+    std::vector<std::byte> opening = std::vector<std::byte>(8);
+
+    Link() {
+        std::vector<wireup::BusinessCard> cards(2);
+        for (int i = 0; i < 2; ++i) {
+            m[i] = std::make_unique<TcpMethod>(adi::MethodContext{i, 2, "unit-test-key", "localhost"});
+            cards[static_cast<std::size_t>(i)].hostname = "localhost";
+            std::string error;
+            REQUIRE(m[i]->publish(cards[static_cast<std::size_t>(i)], error));
+        }
+        std::string error;
+        for (int i = 0; i < 2; ++i) REQUIRE(m[i]->connect_world(adi::World{cards, {}, i}, error));
+        // One site, no STRATA_TCP_STREAMS: one stream until told otherwise.
+        CHECK(m[0]->streams(1) == 1);
+        send(0, opening, 0);
+        pump_until([&] { return sink[1].landed == 1; });
+    }
+
+    void send(int from, const std::vector<std::byte>& data, std::uint64_t token, int tag = 0) {
+        adi::Header h{};
+        h.type = adi::Packet::eager;
+        h.tag = tag;
+        h.length = data.size();
+        iovec iov{const_cast<std::byte*>(data.data()), data.size()};
+        auto st = m[from]->send(1 - from, h, std::span<const iovec>(&iov, data.empty() ? 0 : 1), token);
+        REQUIRE(st != adi::SendStatus::failed);
+        if (st == adi::SendStatus::done && token != 0) done_at_once.push_back(token);
+    }
+
+    template <class Done>
+    void pump_until(Done&& done) {
+        for (long i = 0; i < 20'000'000 && !done(); ++i) {
+            m[0]->poll(sink[0]);
+            m[1]->poll(sink[1]);
+        }
+        REQUIRE(sink[0].failures.empty());
+        REQUIRE(sink[1].failures.empty());
+        REQUIRE(done());
+    }
+
+    std::vector<std::uint64_t> done_at_once;
+};
+
+std::vector<std::byte> pattern(std::size_t n, unsigned seed) {
+    std::vector<std::byte> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::byte>((i * 131 + seed * 7 + i / 251) % 253);
+    return v;
+}
+
+// Sizes around the stripe unit: not striped (up to one unit), one unit and a
+// byte, whole multiples, remainders, many stripes.
+const std::vector<std::size_t> kSizes = {0,           8,           kUnit - 1,     kUnit,     kUnit + 1,    2 * kUnit,
+                                         3 * kUnit + 5, 200000,    7 * kUnit,     1 << 20,   (1 << 20) + 7, 12,
+                                         5 * kUnit - 1, 3000000};
+
+}  // namespace
+
+TEST_CASE("streams: the stripe layout") {
+    StripeRecord plan{};
+    plan.unit = 1000;
+    plan.total = 2500;
+    CHECK(stripe_count(plan.total, plan.unit) == 3);
+    CHECK(stripe_count(3000, 1000) == 3);
+    CHECK(stripe_count(0, 1000) == 0);
+    CHECK(stripe_offset(plan, 2) == 2000);
+    CHECK(stripe_length(plan, 0) == 1000);
+    CHECK(stripe_length(plan, 2) == 500);
+    // A gather list cut at any range gives those bytes, in order.
+    std::vector<std::byte> a = pattern(10, 1), b = pattern(0, 2), c = pattern(7, 3);
+    const iovec list[3] = {{a.data(), a.size()}, {b.data(), 0}, {c.data(), c.size()}};
+    std::vector<std::byte> whole(a);
+    whole.insert(whole.end(), c.begin(), c.end());
+    for (std::size_t from = 0; from <= whole.size(); ++from) {
+        for (std::size_t len = 0; from + len <= whole.size(); ++len) {
+            std::vector<iovec> out;
+            iov_slice(list, from, len, out);
+            std::vector<std::byte> got;
+            for (const iovec& v : out) {
+                CHECK(v.iov_len > 0);
+                got.insert(got.end(), static_cast<std::byte*>(v.iov_base), static_cast<std::byte*>(v.iov_base) + v.iov_len);
+            }
+            CHECK(got == std::vector<std::byte>(whole.begin() + static_cast<std::ptrdiff_t>(from),
+                                                whole.begin() + static_cast<std::ptrdiff_t>(from + len)));
+        }
+    }
+}
+
+TEST_CASE("streams: striped payloads arrive whole and in order, over the streams asked for") {
+    for (const int n : {2, 4, 8}) {
+        INFO(n << " streams");
+        Link link;
+        REQUIRE(link.m[0]->streams_set(1, n));
+        CHECK(link.m[0]->streams(1) == n);
+        std::vector<std::vector<std::byte>> sent;
+        for (std::size_t i = 0; i < kSizes.size(); ++i) sent.push_back(pattern(kSizes[i], static_cast<unsigned>(i + 10 * n)));
+        for (std::size_t i = 0; i < sent.size(); ++i) link.send(0, sent[i], 100 + i, static_cast<int>(i));
+        link.pump_until([&] { return link.sink[1].landed == 1 + sent.size(); });
+        for (std::size_t i = 0; i < sent.size(); ++i) {
+            INFO("message " << i << " of " << sent[i].size() << " bytes");
+            CHECK(link.sink[1].headers[1 + i].tag == static_cast<int>(i));
+            CHECK(link.sink[1].payloads[1 + i] == sent[i]);
+        }
+        // Every send completed exactly once, at once or through on_sent.
+        link.pump_until([&] { return !link.m[0]->has_queued_sends(); });
+        for (int i = 0; i < 1000; ++i) link.m[0]->poll(link.sink[0]);
+        auto tokens = link.sink[0].sent;
+        tokens.insert(tokens.end(), link.done_at_once.begin(), link.done_at_once.end());
+        std::sort(tokens.begin(), tokens.end());
+        CHECK(std::adjacent_find(tokens.begin(), tokens.end()) == tokens.end());
+        CHECK(tokens.size() <= sent.size());
+        for (std::uint64_t t : tokens) CHECK((t >= 100 && t < 100 + sent.size()));
+        // The connections were really opened and used: n each way, counted at both ends.
+        CHECK(link.m[0]->streams_out(1) == n);
+        CHECK(link.m[1]->streams_in(0) == n);
+        std::uint64_t stripes = 0;
+        for (std::size_t size : kSizes) stripes += size > kUnit ? stripe_count(size, kUnit) : 0;
+        CHECK(link.m[0]->counters().stripes_sent == stripes);
+        CHECK(link.m[1]->counters().stripes_received == stripes);
+        // Nothing went back the other way.
+        CHECK(link.m[1]->streams_out(0) == 1);
+        CHECK(link.m[0]->report().find("to rank 1: " + std::to_string(n) + " connections") != std::string::npos);
+    }
+}
+
+TEST_CASE("streams: chunked landings fill in order whatever stream the bytes come on") {
+    Link link;
+    REQUIRE(link.m[0]->streams_set(1, 3));
+    // A landing size that divides neither the unit nor the messages.
+    link.sink[1].chunk = 10007;
+    std::vector<std::vector<std::byte>> sent;
+    for (std::size_t i = 0; i < kSizes.size(); ++i) sent.push_back(pattern(kSizes[i], static_cast<unsigned>(i)));
+    for (std::size_t i = 0; i < sent.size(); ++i) link.send(0, sent[i], 0, static_cast<int>(i));
+    link.pump_until([&] { return link.sink[1].landed == 1 + sent.size(); });
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+        INFO("message " << i << " of " << sent[i].size() << " bytes");
+        CHECK(link.sink[1].payloads[1 + i] == sent[i]);
+    }
+    CHECK(link.sink[1].chunks > 300);
+}
+
+TEST_CASE("streams: what a landing cannot take is dropped, and the next message is intact") {
+    Link link;
+    REQUIRE(link.m[0]->streams_set(1, 4));
+    link.sink[1].limit = 100000;
+    link.sink[1].chunk = 30000;
+    const auto big = pattern(1000000, 5);
+    const auto small = pattern(50, 6);
+    const auto next = pattern(300000, 7);
+    link.send(0, big, 0, 1);
+    link.send(0, small, 0, 2);
+    link.send(0, next, 0, 3);
+    link.pump_until([&] { return link.sink[1].landed == 4; });
+    CHECK(link.sink[1].payloads[1] == std::vector<std::byte>(big.begin(), big.begin() + 100000));
+    CHECK(link.sink[1].payloads[2] == small);
+    CHECK(link.sink[1].payloads[3] == std::vector<std::byte>(next.begin(), next.begin() + 100000));
+}
+
+TEST_CASE("streams: the count changes between messages in flight, and the order holds") {
+    Link link;
+    std::vector<std::vector<std::byte>> sent;
+    const int counts[] = {4, 1, 2, 8, 3, 1, 16, 5};
+    for (std::size_t i = 0; i < 40; ++i) {
+        if (i % 5 == 0) REQUIRE(link.m[0]->streams_set(1, counts[i / 5]));
+        // Large ones striped, small ones on stream 0 between them.
+        sent.push_back(pattern(i % 2 == 0 ? 150000 + i * 4099 : i * 3, static_cast<unsigned>(i)));
+        link.send(0, sent.back(), 0, static_cast<int>(i));
+    }
+    CHECK_FALSE(link.m[0]->streams_set(1, 0));
+    CHECK_FALSE(link.m[0]->streams_set(1, 17));
+    CHECK(link.m[0]->streams(1) == 5);
+    link.pump_until([&] { return link.sink[1].landed == 1 + sent.size(); });
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+        INFO("message " << i);
+        CHECK(link.sink[1].headers[1 + i].tag == static_cast<int>(i));
+        CHECK(link.sink[1].payloads[1 + i] == sent[i]);
+    }
+    CHECK(link.m[0]->streams_out(1) == 16);
+}
+
+TEST_CASE("streams: both directions striped at once") {
+    Link link;
+    REQUIRE(link.m[0]->streams_set(1, 3));
+    REQUIRE(link.m[1]->streams_set(0, 2));
+    std::vector<std::vector<std::byte>> out[2];
+    for (int from = 0; from < 2; ++from) {
+        for (unsigned i = 0; i < 30; ++i)
+            out[from].push_back(pattern(i % 3 == 0 ? 70000 + i * 1000 : i % 3 == 1 ? 1 << 19 : i, i + 50u * from));
+        for (std::size_t i = 0; i < out[from].size(); ++i) link.send(from, out[from][i], 0, static_cast<int>(i));
+    }
+    link.pump_until([&] { return link.sink[1].landed == 31 && link.sink[0].landed == 30; });
+    for (std::size_t i = 0; i < 30; ++i) {
+        CHECK(link.sink[1].payloads[1 + i] == out[0][i]);
+        CHECK(link.sink[0].payloads[i] == out[1][i]);
+    }
+    // Each side opened its own streams: extra connections go one way.
+    CHECK(link.m[0]->streams_out(1) == 3);
+    CHECK(link.m[1]->streams_out(0) == 2);
+    CHECK(link.m[0]->streams_in(1) == 2);
+    CHECK(link.m[1]->streams_in(0) == 3);
+}
+
+TEST_CASE("streams: one stream is the plain path") {
+    Link link;
+    const auto big = pattern(1 << 20, 9);
+    link.send(0, big, 0, 1);
+    link.pump_until([&] { return link.sink[1].landed == 2; });
+    CHECK(link.sink[1].payloads[1] == big);
+    CHECK(link.m[0]->counters().stripes_sent == 0);
+    CHECK(link.m[0]->streams_out(1) == 1);
+    CHECK(link.m[0]->report().empty());
+}

@@ -60,15 +60,19 @@ def yaml_str(text):
     return "'" + str(text).replace("'", "''") + "'"
 
 
-def job(program, arguments, environment, layout, network):
+def job(program, arguments, environment, layout, network, streams=None):
     """A job file: `program` on every machine of `layout`, links shaped by
-    `network` ({"wan": (ms, mbit), "lan": ...}); every machine its own host."""
+    `network` ({"wan": (ms, mbit) or (ms, mbit, window_kib), "lan": ...}),
+    `streams` TCP streams per link between sites; every machine its own host."""
     lines = [f"executable: {yaml_str(program)}",
              "arguments: [" + ", ".join(yaml_str(a) for a in arguments) + "]",
              "environment: {" + ", ".join(f"{k}: {yaml_str(v)}" for k, v in environment.items()) + "}",
              "network:"]
-    for level, (ms, mbit) in network.items():
-        lines.append(f"  {level}: {{latency_ms: {ms:g}, bandwidth_mbit: {mbit:g}}}")
+    for level, figures in network.items():
+        names = ("latency_ms", "bandwidth_mbit", "window_kib")
+        lines.append(f"  {level}: {{" + ", ".join(f"{n}: {v:g}" for n, v in zip(names, figures)) + "}")
+    if streams is not None:
+        lines.append(f"  streams: {streams}")
     lines.append("subjobs:")
     for site, machine, count in layout:
         lines.append(f"  - {{count: {count}, site: {site}, machine: {machine}, host: {machine}}}")

@@ -8,89 +8,11 @@
 #include <vector>
 
 #include "devices/tcp/tcp_method.hpp"
+#include "tcp_pair.hpp"
 
 using namespace strata;
 using namespace strata::dev::tcp;
-
-namespace {
-
-// Collects what one method delivers.
-class Sink final : public adi::Upcalls {
-public:
-    adi::Landing on_header(int /*peer*/, const adi::Header& h) override {
-        headers.push_back(h);
-        if (!adi::carries_payload(h.type)) return {};
-        payloads.emplace_back(h.length);
-        return adi::Landing{payloads.back().data(), payloads.back().size(), nullptr, 0};
-    }
-    void on_payload(int /*peer*/, const adi::Header& /*h*/, const adi::Landing& /*landing*/) override { ++landed; }
-    // Every landing above holds the whole payload, so this never runs; if it
-    // did, the rest would be discarded and the payload checks would fail.
-    adi::Landing on_landing_full(int /*peer*/, const adi::Header& /*h*/, const adi::Landing& /*landing*/) override {
-        return {};
-    }
-    void on_sent(std::uint64_t token) override { sent.push_back(token); }
-    void on_peer_failed(int peer, const std::string& why) override { failures.emplace_back(peer, why); }
-
-    std::vector<adi::Header> headers;
-    std::vector<std::vector<std::byte>> payloads;
-    std::size_t landed = 0;
-    std::vector<std::uint64_t> sent;
-    std::vector<std::pair<int, std::string>> failures;
-};
-
-struct Link {
-    std::unique_ptr<TcpMethod> m[2];
-    Sink sink[2];
-    // The opening message: queued until the connection is up, so it must
-    // outlive the send (the method sends straight from the caller's buffer).
-    std::vector<std::byte> opening = std::vector<std::byte>(8);
-
-    Link() {
-        std::vector<wireup::BusinessCard> cards(2);
-        for (int i = 0; i < 2; ++i) {
-            m[i] = std::make_unique<TcpMethod>(adi::MethodContext{i, 2, "unit-test-key", "localhost"});
-            cards[static_cast<std::size_t>(i)].hostname = "localhost";
-            std::string error;
-            REQUIRE(m[i]->publish(cards[static_cast<std::size_t>(i)], error));
-        }
-        std::string error;
-        for (int i = 0; i < 2; ++i) REQUIRE(m[i]->connect_world(adi::World{cards, {}, i}, error));
-        // Open the connection with a first message, so the tests below count
-        // only the steady state.
-        send(0, opening, 0);
-        pump_until([&] { return sink[1].landed == 1; });
-    }
-
-    void send(int from, const std::vector<std::byte>& data, std::uint64_t token, int tag = 0) {
-        adi::Header h{};
-        h.type = adi::Packet::eager;
-        h.tag = tag;
-        h.length = data.size();
-        iovec iov{const_cast<std::byte*>(data.data()), data.size()};
-        auto st = m[from]->send(1 - from, h, std::span<const iovec>(&iov, data.empty() ? 0 : 1), token);
-        REQUIRE(st != adi::SendStatus::failed);
-    }
-
-    template <class Done>
-    void pump_until(Done&& done) {
-        for (long i = 0; i < 10'000'000 && !done(); ++i) {
-            m[0]->poll(sink[0]);
-            m[1]->poll(sink[1]);
-        }
-        REQUIRE(done());
-        REQUIRE(sink[0].failures.empty());
-        REQUIRE(sink[1].failures.empty());
-    }
-};
-
-std::vector<std::byte> pattern(std::size_t n, unsigned seed) {
-    std::vector<std::byte> v(n);
-    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::byte>((i * 131 + seed) % 251);
-    return v;
-}
-
-}  // namespace
+using namespace strata::dev::tcp::testing;
 
 TEST_CASE("tcp: a small message costs one write and one read") {
     Link link;

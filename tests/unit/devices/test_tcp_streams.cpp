@@ -10,117 +10,15 @@
 
 #include "devices/tcp/stripes.hpp"
 #include "devices/tcp/tcp_method.hpp"
+#include "tcp_pair.hpp"
 
 using namespace strata;
 using namespace strata::dev::tcp;
+using namespace strata::dev::tcp::testing;
 
 namespace {
 
 constexpr std::size_t kUnit = 65536;
-
-// Collects what one method delivers, through landings of `chunk` bytes (0:
-// one landing for the whole payload) that on_landing_full() hands out one
-// after the other, as the engine does for non-contiguous receives; `limit`
-// bytes of a payload at most are accepted (truncation), the rest discarded.
-class Sink final : public adi::Upcalls {
-public:
-    std::size_t chunk = 0;
-    std::size_t limit = SIZE_MAX;
-
-    adi::Landing on_header(int /*peer*/, const adi::Header& h) override {
-        headers.push_back(h);
-        if (!adi::carries_payload(h.type)) return {};
-        payloads.emplace_back();
-        return next(h);
-    }
-    void on_payload(int /*peer*/, const adi::Header& /*h*/, const adi::Landing& landing) override {
-        keep(landing);
-        ++landed;
-    }
-    adi::Landing on_landing_full(int /*peer*/, const adi::Header& h, const adi::Landing& landing) override {
-        keep(landing);
-        ++chunks;
-        return next(h);
-    }
-    void on_sent(std::uint64_t token) override { sent.push_back(token); }
-    void on_peer_failed(int peer, const std::string& why) override { failures.emplace_back(peer, why); }
-
-    std::vector<adi::Header> headers;
-    std::vector<std::vector<std::byte>> payloads;
-    std::size_t landed = 0;
-    std::size_t chunks = 0;
-    std::vector<std::uint64_t> sent;
-    std::vector<std::pair<int, std::string>> failures;
-
-private:
-    adi::Landing next(const adi::Header& h) {
-        const std::size_t have = payloads.back().size();
-        const std::size_t want = std::min<std::size_t>(h.length, limit);
-        const std::size_t size = have >= want ? 0 : chunk == 0 ? want - have : std::min(chunk, want - have);
-        buffer.assign(size, std::byte{0xcc});
-        return adi::Landing{size == 0 ? nullptr : buffer.data(), size, nullptr, 0};
-    }
-    // What the landing received: all of it when full, else what on_payload says is there.
-    void keep(const adi::Landing& landing) {
-        std::vector<std::byte>& p = payloads.back();
-        const std::size_t want = std::min<std::size_t>(headers.back().length, limit);
-        const std::size_t n = std::min(landing.capacity, want - p.size());
-        p.insert(p.end(), buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(n));
-    }
-    std::vector<std::byte> buffer;
-};
-
-struct Link {
-    std::unique_ptr<TcpMethod> m[2];
-    Sink sink[2];
-    std::vector<std::byte> opening = std::vector<std::byte>(8);
-
-    Link() {
-        std::vector<wireup::BusinessCard> cards(2);
-        for (int i = 0; i < 2; ++i) {
-            m[i] = std::make_unique<TcpMethod>(adi::MethodContext{i, 2, "unit-test-key", "localhost"});
-            cards[static_cast<std::size_t>(i)].hostname = "localhost";
-            std::string error;
-            REQUIRE(m[i]->publish(cards[static_cast<std::size_t>(i)], error));
-        }
-        std::string error;
-        for (int i = 0; i < 2; ++i) REQUIRE(m[i]->connect_world(adi::World{cards, {}, i}, error));
-        // One site, no STRATA_TCP_STREAMS: one stream until told otherwise.
-        CHECK(m[0]->streams(1) == 1);
-        send(0, opening, 0);
-        pump_until([&] { return sink[1].landed == 1; });
-    }
-
-    void send(int from, const std::vector<std::byte>& data, std::uint64_t token, int tag = 0) {
-        adi::Header h{};
-        h.type = adi::Packet::eager;
-        h.tag = tag;
-        h.length = data.size();
-        iovec iov{const_cast<std::byte*>(data.data()), data.size()};
-        auto st = m[from]->send(1 - from, h, std::span<const iovec>(&iov, data.empty() ? 0 : 1), token);
-        REQUIRE(st != adi::SendStatus::failed);
-        if (st == adi::SendStatus::done && token != 0) done_at_once.push_back(token);
-    }
-
-    template <class Done>
-    void pump_until(Done&& done) {
-        for (long i = 0; i < 20'000'000 && !done(); ++i) {
-            m[0]->poll(sink[0]);
-            m[1]->poll(sink[1]);
-        }
-        REQUIRE(sink[0].failures.empty());
-        REQUIRE(sink[1].failures.empty());
-        REQUIRE(done());
-    }
-
-    std::vector<std::uint64_t> done_at_once;
-};
-
-std::vector<std::byte> pattern(std::size_t n, unsigned seed) {
-    std::vector<std::byte> v(n);
-    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::byte>((i * 131 + seed * 7 + i / 251) % 253);
-    return v;
-}
 
 // Sizes around the stripe unit: not striped (up to one unit), one unit and a
 // byte, whole multiples, remainders, many stripes.
@@ -164,6 +62,8 @@ TEST_CASE("streams: striped payloads arrive whole and in order, over the streams
     for (const int n : {2, 4, 8}) {
         INFO(n << " streams");
         Link link;
+        // One site, no STRATA_TCP_STREAMS: one stream until told otherwise.
+        CHECK(link.m[0]->streams(1) == 1);
         REQUIRE(link.m[0]->streams_set(1, n));
         CHECK(link.m[0]->streams(1) == n);
         std::vector<std::vector<std::byte>> sent;

@@ -1,6 +1,7 @@
 #include "launcher/coallocator.hpp"
 
 #include "base/knob.hpp"
+#include "commfile/comm_file.hpp"
 #include "launcher/messages.hpp"
 #include "security/job_key.hpp"
 #include "wireup/shared_links.hpp"
@@ -47,10 +48,11 @@ constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 }  // namespace
 
-CoAllocator::CoAllocator(asio::io_context& io, const Options& options, const JobPlan& plan)
+CoAllocator::CoAllocator(asio::io_context& io, const Options& options, const JobPlan& plan, CommFileText comm)
     : io_(io),
       options_(options),
       plan_(plan),
+      comm_(std::move(comm)),
       server_(io, *this),
       output_(options.label, OutputForwarder::fd_sink()),
       signals_(io),
@@ -376,6 +378,25 @@ void CoAllocator::release_barrier() {
     wireup::Release release;
     release.cards.reserve(ranks_.size());
     for (const RankState& r : ranks_) release.cards.push_back(r.card);
+    if (options_.gencomm) {
+        // A machine is its label, else the subjob's emulated host, else the real host.
+        std::vector<commfile::Place> places;
+        for (const wireup::BusinessCard& c : release.cards) {
+            const Subjob& s = plan_.subjobs[c.subjob];
+            const std::string& machine = !c.machine.empty() ? c.machine : !s.host.empty() ? s.host : c.hostname;
+            places.push_back({c.site, machine, c.processor_name});
+        }
+        std::string error;
+        const std::optional<std::string> text = commfile::generate(places, error);
+        if (!text) {
+            end_job(1, messages::gencomm_failed(error));
+            return;
+        }
+        comm_ = {"mpirun -gencomm", *text};
+        narrate("the communicator file written for -gencomm:\n" + *text);
+    }
+    release.comm_file = comm_.where;
+    release.comm_text = comm_.text;
     auto frame = std::make_shared<const std::vector<std::uint8_t>>(wireup::encode(release));
     for (const RankState& r : ranks_)
         if (r.conn) server_.send(*r.conn, frame);

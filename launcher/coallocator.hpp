@@ -3,7 +3,10 @@
 // It starts every subjob through its scheduler adapter, serves the wire-up
 // protocol (checkin, the startup barrier, abort, finalize), forwards output,
 // and decides when and why the job ends. Policy, in one place:
-//   - The startup barrier opens (Release to all) when every rank checked in.
+//   - The startup barrier opens (Release to all) when every rank checked in;
+//     the Release carries the communicator file (-commfile's, as main read
+//     it, or with -gencomm one written then from the cards; one that cannot
+//     be written ends the job).
 //   - FinalizeDone goes to all when every rank sent Finalize.
 //   - The first failure ends the job: a start failure (exit 127), MPI_Abort
 //     (its code & 255, or 1 if that is 0), a rank that exits or is killed
@@ -37,9 +40,15 @@
 
 namespace strata::launcher {
 
+// The communicator file of -commfile: what messages call it, and its text.
+struct CommFileText {
+    std::string where;
+    std::string text;
+};
+
 class CoAllocator final : public ProcessEvents, public ControlServer::Listener {
 public:
-    CoAllocator(boost::asio::io_context& io, const Options& options, const JobPlan& plan);
+    CoAllocator(boost::asio::io_context& io, const Options& options, const JobPlan& plan, CommFileText comm = {});
     ~CoAllocator() override;
     CoAllocator(const CoAllocator&) = delete;
     CoAllocator& operator=(const CoAllocator&) = delete;
@@ -87,6 +96,7 @@ private:
     boost::asio::io_context& io_;
     const Options& options_;
     const JobPlan& plan_;
+    CommFileText comm_;
     std::string job_key_;
     ControlServer server_;
     OutputForwarder output_;

@@ -66,4 +66,8 @@ std::string interrupted(int signal) {
 
 std::string connection_dropped(const std::string& reason) { return "dropping a control connection: " + reason; }
 
+std::string gencomm_failed(const std::string& reason) {
+    return "-gencomm cannot write the communicator file: " + reason + "; ending the job";
+}
+
 }  // namespace strata::launcher::messages

@@ -34,5 +34,7 @@ std::string connection_lost(int rank, long pid);
 std::string aborted(int rank, int code, const std::string& message);
 std::string interrupted(int signal);
 std::string connection_dropped(const std::string& reason);
+// "-gencomm cannot write the communicator file: why; ending the job"
+std::string gencomm_failed(const std::string& reason);
 
 }  // namespace strata::launcher::messages

@@ -1,4 +1,6 @@
 // mpirun / mpiexec: one program under two names.
+#include "base/file.hpp"
+#include "commfile/comm_file.hpp"
 #include "launcher/coallocator.hpp"
 #include "launcher/job_plan.hpp"
 #include "launcher/job_request.hpp"
@@ -94,6 +96,14 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    // The communicator file is checked whole before anything starts.
+    CommFileText comm;
+    if (!options->commfile.empty()) {
+        const std::optional<std::string> text = strata::base::file_read(options->commfile, "communicator file", error);
+        if (!text || !strata::commfile::parse(*text, options->commfile, error)) return job_file_error(error);
+        comm = {options->commfile, *text};
+    }
+
     // A closed stdout or a rank that stops reading its stdin is an event to
     // handle, not a reason for mpirun to die with its children unreaped.
     ::signal(SIGPIPE, SIG_IGN);
@@ -101,7 +111,7 @@ int main(int argc, char** argv) {
     int code = 1;
     try {
         boost::asio::io_context io;
-        CoAllocator job(io, *options, *plan);
+        CoAllocator job(io, *options, *plan, comm);
         code = job.run();
     } catch (const std::exception& e) {
         // The adapters' destructors have killed and reaped every process by now.

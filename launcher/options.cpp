@@ -113,6 +113,14 @@ std::optional<Options> Options::parse(const std::vector<std::string>& args, std:
             }
         } else if (a == "-dumprsl") {
             o.dumprsl = true;
+        } else if (a == "-commfile") {
+            if (!value(a, o.commfile)) return std::nullopt;
+            if (o.commfile.empty()) {
+                error = "option -commfile expects a file name";
+                return std::nullopt;
+            }
+        } else if (a == "-gencomm") {
+            o.gencomm = true;
         } else if (a == "-l") {
             o.label = true;
         } else if (a == "-net") {
@@ -159,6 +167,10 @@ std::optional<Options> Options::parse(const std::vector<std::string>& args, std:
             return std::nullopt;
         }
     }
+    if (o.gencomm && !o.commfile.empty()) {
+        error = "options -commfile and -gencomm both give the communicator file; choose one";
+        return std::nullopt;
+    }
     if (!o.jobfile.empty()) {
         if (o.np > 0 || !o.machinefile.empty()) {
             error = "option -jobfile describes the whole job; do not combine it with -np or -machinefile";
@@ -200,6 +212,10 @@ std::string options_usage() {
            "                       (see README, \"Job descriptions\"); instead of -np, -machinefile and program\n"
            "  -dumprsl             print the job (from -np/-machinefile/program or -jobfile) as an RSL\n"
            "                       multi-request and exit without starting anything\n"
+           "  -commfile F          give every process the communicator file F (XML or YAML), which names\n"
+           "                       communicators by processor name (see README, \"Named communicators\")\n"
+           "  -gencomm             give every process a communicator file written from the job: a comm\n"
+           "                       per site and per machine, an intercomm between every two sites\n"
            "  -h, --help           show this help\n"
            "  --                   end of options: the next word is the program\n"
            "\n"

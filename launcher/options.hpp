@@ -26,6 +26,8 @@ struct Options {
     bool verbose = false;  // -v -> STRATA_VERBOSE=1, and mpirun narrates
     std::string jobfile;   // -jobfile F: a YAML or RSL job description instead of -np/-machinefile/program
     bool dumprsl = false;  // -dumprsl: print the job as an RSL multi-request and exit
+    std::string commfile;  // -commfile F: the communicator file every process receives
+    bool gencomm = false;  // -gencomm: mpirun writes the communicator file from the job
     int startup_timeout_s = 0;  // -startup-timeout S; 0: STRATA_STARTUP_TIMEOUT_S
     bool help = false;
     std::string program;

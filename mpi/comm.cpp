@@ -142,15 +142,15 @@ int compare_members(const std::vector<int>& a, const std::vector<int>& b) {
     return sa == sb ? MPI_SIMILAR : MPI_UNEQUAL;
 }
 
-namespace {
-
-int dup_intra(const Comm& c, int& pair, std::string& detail) {
+int comm_pair_agree(const Comm& c, int& pair, std::string& detail) {
     Agreement a;
     if (adi::Error e = agree_intra(c, {}, a); e != adi::Error::none) return agreement_failed(e, detail);
     if (a.pair < 0) return no_context(detail);
     pair = a.pair;
     return MPI_SUCCESS;
 }
+
+namespace {
 
 int dup_inter(const Comm& c, int& pair, std::string& detail) {
     std::vector<std::byte> theirs;
@@ -248,7 +248,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
         if (newcomm == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
         int pair = -1;
         std::string detail;
-        const int e = c->inter ? dup_inter(*c, pair, detail) : dup_intra(*c, pair, detail);
+        const int e = c->inter ? dup_inter(*c, pair, detail) : comm_pair_agree(*c, pair, detail);
         if (e != MPI_SUCCESS) return error_raise(comm, e, fn, detail);
         auto d = comm_make(*c, pair, c->world, c->rank);
         d->inter = c->inter;
@@ -280,7 +280,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
         }
         int pair = -1;
         std::string detail;
-        if (int e = dup_intra(*c, pair, detail)) return error_raise(comm, e, fn, detail);
+        if (int e = comm_pair_agree(*c, pair, detail)) return error_raise(comm, e, fn, detail);
         const int rank = rank_of(g->world, rt().world_rank);
         *newcomm = rank < 0 ? MPI_COMM_NULL : comm_register(comm_make(*c, pair, g->world, rank));
         return MPI_SUCCESS;

@@ -35,6 +35,11 @@ int rank_of(const std::vector<int>& world, int w);
 // error class and a detail.
 int comm_split_into(const Comm& parent, int color, int key, std::unique_ptr<Comm>& out, std::string& detail);
 
+// A context pair free at every member of intracommunicator `c` (collective
+// over it), for communicators made of its processes. Returns an MPI error
+// class and a detail.
+int comm_pair_agree(const Comm& c, int& pair, std::string& detail);
+
 // Error class (and detail) when no context pair is free at every member.
 int no_context(std::string& detail);
 // Error class for a failed internal agreement.

@@ -18,6 +18,7 @@
 #include "mpi/comm.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/grid.hpp"
+#include "mpi/named.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/runtime.hpp"
 #include "mpi/setup.hpp"
@@ -114,8 +115,8 @@ int init(const char* fn) {
 
     adi::World& world = r->world;
     world.rank = r->world_rank;
+    wireup::Release release;
     if (client) {
-        wireup::Release release;
         if (!client->checkin(card, release, error)) init_failed(r->world_rank, error);
         if (release.cards.size() != static_cast<std::size_t>(r->world_size)) {
             init_failed(r->world_rank, "the launcher released " + std::to_string(release.cards.size()) +
@@ -126,6 +127,7 @@ int init(const char* fn) {
         card.processor_name = card.hostname;
         world.cards.push_back(card);
     }
+    if (!named_setup(*r, release.comm_file, release.comm_text, error)) init_failed(r->world_rank, error);
     world.topology = wireup::Topology::build(world.cards, adi::fast_link);
     if (!r->engine->connect_world(world, error)) init_failed(r->world_rank, error);
     if (!coll::RegistryBase::rules_configure(error)) init_failed(r->world_rank, error);

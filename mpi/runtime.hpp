@@ -129,6 +129,8 @@ struct RequestSlot {
 
 enum class State { fresh, running, finalized };
 
+struct NamedComms;  // mpi/named.hpp
+
 struct Runtime {
     std::optional<wireup::Client> client;
     std::unique_ptr<adi::Engine> engine;
@@ -147,6 +149,7 @@ struct Runtime {
     HandleTable<Operation> ops{kOp};
     BsendBuffer bsend;
     std::unordered_set<void*> allocations;  // MPI_Alloc_mem's, until MPI_Free_mem
+    std::shared_ptr<NamedComms> named;      // the communicator file, if the job has one
 };
 
 State state();

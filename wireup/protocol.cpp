@@ -192,6 +192,8 @@ std::vector<std::uint8_t> encode(const Release& m) {
     Writer w(Type::release);
     w.u32(static_cast<std::uint32_t>(m.cards.size()));
     for (const BusinessCard& c : m.cards) w.card(c);
+    w.str(m.comm_file);
+    w.str(m.comm_text);
     return w.finish();
 }
 
@@ -240,6 +242,8 @@ std::optional<Release> decode_release(const std::vector<std::uint8_t>& payload) 
         BusinessCard c = r.card();
         if (r.ok()) m.cards.push_back(std::move(c));
     }
+    m.comm_file = r.str();
+    m.comm_text = r.str();
     if (!r.done()) return std::nullopt;
     return m;
 }

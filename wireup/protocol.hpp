@@ -96,6 +96,11 @@ struct Checkin {
 
 struct Release {
     std::vector<BusinessCard> cards;  // indexed by rank
+    // The communicator file mpirun hands the processes (mpirun -commfile,
+    // -gencomm; commfile/comm_file.hpp): what its messages call it, and its
+    // text. Both empty without one.
+    std::string comm_file;
+    std::string comm_text;
 };
 
 struct Abort {

@@ -473,6 +473,31 @@ STRATA_API(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
     __attribute__((visibility("default"))) ret PMPIX_##name args;
 STRATA_APIX(int, Traffic_level, (int level, long long *messages, long long *bytes))
 STRATA_APIX(int, Traffic_method, (const char *method, long long *messages, long long *bytes))
+
+/* Externally defined communicators (README "Named communicators"): the job's
+ * communicator file (STRATA_COMM_FILE, mpirun -commfile or -gencomm) names
+ * groups of processes by processor name.
+ * MPIX_Comm_create_named is collective over `parent`, an intracommunicator
+ * holding every process of the definition; the processes outside it get
+ * MPI_COMM_NULL. `color` picks one of several definitions of the name (0 to
+ * n-1 in the order of the file), or with MPIX_NAMED_MINE every process gets
+ * the one it is in (those of the name that lie inside parent). Errors, with
+ * *newcomm MPI_COMM_NULL: MPI_ERR_ARG for a name the file does not define (or
+ * no file) or a color out of range; MPI_ERR_COMM when parent lacks a process
+ * of the definition; MPI_ERR_GROUP when this job's processor names cannot
+ * make the definition (the detail gives the file's line and why).
+ * MPIX_Comm_named_count and MPIX_Comm_named_nth list the names (comms in the
+ * order of the file, then intercomms): the name (MPI_MAX_OBJECT_NAME bytes),
+ * how many definitions it has, and whether it names intercommunicators.
+ * MPIX_Comm_rank_named and MPIX_Comm_size_named are mpi_named.h's transparent
+ * mode: MPI_Comm_rank/size on *comm, which, while MPI_COMM_NULL, first becomes
+ * the communicator called `name` if the file defines it. */
+#define MPIX_NAMED_MINE (-1)
+STRATA_APIX(int, Comm_create_named, (MPI_Comm parent, const char *name, int color, MPI_Comm *newcomm))
+STRATA_APIX(int, Comm_named_count, (int *count))
+STRATA_APIX(int, Comm_named_nth, (int n, char *name, int *colors, int *inter))
+STRATA_APIX(int, Comm_rank_named, (MPI_Comm *comm, const char *name, int *rank))
+STRATA_APIX(int, Comm_size_named, (MPI_Comm *comm, const char *name, int *size))
 #undef STRATA_APIX
 
 #ifdef __cplusplus

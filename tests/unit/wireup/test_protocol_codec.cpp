@@ -84,11 +84,15 @@ TEST_CASE("Hello and Challenge round trip; nonces and proofs must be 32 bytes", 
 TEST_CASE("Release round trip, including an empty one", "[wireup]") {
     Release m;
     for (int i = 0; i < 5; ++i) m.cards.push_back(sample_card(i));
+    m.comm_file = "comms.xml";
+    m.comm_text = "<communicators>\n</communicators>\n";
     auto d = decode_release(payload_of(encode(m), Type::release));
     REQUIRE(d);
     REQUIRE(d->cards.size() == 5);
     for (int i = 0; i < 5; ++i)
         CHECK(d->cards[static_cast<std::size_t>(i)] == m.cards[static_cast<std::size_t>(i)]);
+    CHECK(d->comm_file == m.comm_file);
+    CHECK(d->comm_text == m.comm_text);
 
     auto e = decode_release(payload_of(encode(Release{}), Type::release));
     REQUIRE(e);
@@ -119,6 +123,8 @@ TEST_CASE("every truncation of a payload is rejected", "[wireup]") {
     const auto cp = payload_of(encode(c), Type::checkin);
     Release r;
     r.cards = {sample_card(0), sample_card(1)};
+    r.comm_file = "c.yaml";
+    r.comm_text = "comms: []";
     const auto rp = payload_of(encode(r), Type::release);
     Abort a;
     a.code = 3;

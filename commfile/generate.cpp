@@ -1,0 +1,128 @@
+// The communicator file mpirun writes from the job (mpirun -gencomm), as
+// MetaMPICH wrote one from its meta-configuration.
+#include "commfile/comm_file.hpp"
+
+#include <set>
+
+namespace strata::commfile {
+
+namespace {
+
+std::string xml_escaped(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+// A processor name as a member: itself, or, when it looks like a regular
+// expression, one that matches exactly it.
+std::string member_text(const std::string& name) {
+    if (!member_is_pattern(name)) return name;
+    std::string out;
+    for (char c : name) {
+        if (std::string("*+?[](){}|^$\\.").find(c) != std::string::npos) out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+std::string name_unique(const std::string& wanted, std::set<std::string>& taken) {
+    std::string name = wanted;
+    for (int n = 2; taken.count(name) != 0; ++n) name = wanted + "_" + std::to_string(n);
+    taken.insert(name);
+    return name;
+}
+
+struct Group {
+    std::string name;
+    std::vector<std::string> processors;  // each once, in rank order
+};
+
+void processor_add(Group& g, const std::string& name) {
+    for (const std::string& p : g.processors) {
+        if (p == name) return;
+    }
+    g.processors.push_back(name);
+}
+
+void comm_write(std::string& out, const Group& g, const std::string& indent) {
+    out += indent + "<comm name=\"" + xml_escaped(g.name) + "\">\n";
+    for (const std::string& p : g.processors) {
+        out += indent + "  <processor>" + xml_escaped(member_text(p)) + "</processor>\n";
+    }
+}
+
+}  // namespace
+
+std::optional<std::string> generate(const std::vector<Place>& ranks, std::string& error) {
+    std::vector<Group> sites;
+    std::vector<std::vector<Group>> machines;   // per site
+    std::map<std::string, const Place*> owner;  // processor name -> first place
+    for (const Place& p : ranks) {
+        const auto [it, fresh] = owner.emplace(p.processor_name, &p);
+        if (!fresh && (it->second->site != p.site || it->second->machine != p.machine)) {
+            error = "processor name '" + p.processor_name + "' is on machine '" + it->second->machine + "' of site '" +
+                    it->second->site + "' and on machine '" + p.machine + "' of site '" + p.site +
+                    "'; a communicator file tells processes apart by processor name, so give each machine's "
+                    "subjobs their own processor_name";
+            return std::nullopt;
+        }
+        std::size_t s = 0;
+        while (s < sites.size() && sites[s].name != p.site) ++s;
+        if (s == sites.size()) {
+            sites.push_back({p.site, {}});
+            machines.emplace_back();
+        }
+        processor_add(sites[s], p.processor_name);
+        std::size_t m = 0;
+        while (m < machines[s].size() && machines[s][m].name != p.machine) ++m;
+        if (m == machines[s].size()) machines[s].push_back({p.machine, {}});
+        processor_add(machines[s][m], p.processor_name);
+    }
+    // Names: the sites' labels; a machine's label unless a site or another
+    // site's machine has it, then "SITE_MACHINE".
+    std::set<std::string> taken;
+    std::map<std::string, int> machine_label_uses;
+    for (const Group& s : sites) taken.insert(s.name);
+    for (const auto& ms : machines) {
+        for (const Group& m : ms) ++machine_label_uses[m.name];
+    }
+    for (std::size_t s = 0; s < sites.size(); ++s) {
+        for (Group& m : machines[s]) {
+            const bool qualify = taken.count(m.name) != 0 || machine_label_uses[m.name] > 1;
+            m.name = name_unique(qualify ? sites[s].name + "_" + m.name : m.name, taken);
+        }
+    }
+    std::string out =
+        "<?xml version=\"1.0\"?>\n"
+        "<!-- Written by mpirun -gencomm from the job: a comm per site, a comm per machine\n"
+        "     inside its site, and an intercomm between every two sites. -->\n"
+        "<communicators>\n";
+    for (std::size_t s = 0; s < sites.size(); ++s) {
+        comm_write(out, sites[s], "  ");
+        for (const Group& m : machines[s]) {
+            comm_write(out, m, "    ");
+            out += "    </comm>\n";
+        }
+        out += "  </comm>\n";
+    }
+    for (std::size_t a = 0; a < sites.size(); ++a) {
+        for (std::size_t b = a + 1; b < sites.size(); ++b) {
+            const std::string name = name_unique(sites[a].name + "_" + sites[b].name, taken);
+            out += "  <intercomm name=\"" + xml_escaped(name) + "\"><first>" + xml_escaped(sites[a].name) +
+                   "</first><second>" + xml_escaped(sites[b].name) + "</second></intercomm>\n";
+        }
+    }
+    out += "</communicators>\n";
+    return out;
+}
+
+}  // namespace strata::commfile

@@ -1,0 +1,132 @@
+// The XML spelling, read with libxml2: no network, no external DTD, entities
+// left alone, and the parser's own messages kept off stderr (they come back
+// as the error of the read).
+#include "commfile/tree.hpp"
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include <memory>
+
+namespace strata::commfile {
+
+namespace {
+
+struct DocFree {
+    void operator()(xmlDoc* d) const { xmlFreeDoc(d); }
+};
+struct CtxtFree {
+    void operator()(xmlParserCtxt* c) const { xmlFreeParserCtxt(c); }
+};
+
+std::string text_of(const xmlChar* s) { return s == nullptr ? std::string() : reinterpret_cast<const char*>(s); }
+
+std::string trimmed(const std::string& s) {
+    const auto b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string::npos) return {};
+    return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+class XmlReader {
+public:
+    XmlReader(const std::string& where, std::string& error) : where_(where), error_(error) {}
+
+    bool element(xmlNode* n, const ElementSpec& spec, Node& out) {
+        out.element = spec.element;
+        out.line = static_cast<int>(xmlGetLineNo(n));
+        for (xmlAttr* a = n->properties; a != nullptr; a = a->next) {
+            const std::string name = text_of(a->name);
+            if (!field_known(spec, name)) return unknown(out.line, spec, "attribute '" + name + "'");
+            xmlChar* value = xmlNodeListGetString(n->doc, a->children, 1);
+            out.fields[name] = Field{text_of(value), out.line};
+            xmlFree(value);
+        }
+        std::string text;
+        for (xmlNode* c = n->children; c != nullptr; c = c->next) {
+            if (c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) {
+                text += text_of(c->content);
+            } else if (c->type == XML_ELEMENT_NODE) {
+                const ChildSpec* child = child_of(spec, text_of(c->name));
+                if (child == nullptr) {
+                    return unknown(static_cast<int>(xmlGetLineNo(c)), spec, "element <" + text_of(c->name) + ">");
+                }
+                Node& made = out.children.emplace_back();
+                if (!element(c, *element_spec(child->element), made)) return false;
+            } else if (c->type == XML_ENTITY_REF_NODE) {
+                return fail(static_cast<int>(xmlGetLineNo(n)),
+                            "entity '&" + text_of(c->name) + ";' is not one of XML's own; write the text itself");
+            }
+        }
+        text = trimmed(text);
+        if (text.empty()) return true;
+        if (!spec.text_is_name) return fail(out.line, "unexpected text '" + text + "' in a " + out.element);
+        if (out.fields.count("name") != 0) {
+            return fail(out.line, "a " + out.element + " gives its name both as text and as an attribute");
+        }
+        out.fields["name"] = Field{text, out.line};
+        return true;
+    }
+
+    bool fail(int line, const std::string& what) {
+        error_ = where_ + ":" + std::to_string(line) + ": " + what;
+        return false;
+    }
+
+private:
+    static bool field_known(const ElementSpec& spec, const std::string& name) {
+        for (const FieldSpec& f : spec.fields) {
+            if (name == f.name) return true;
+        }
+        return false;
+    }
+    static const ChildSpec* child_of(const ElementSpec& spec, const std::string& element) {
+        for (const ChildSpec& c : spec.children) {
+            if (element == c.element) return &c;
+        }
+        return nullptr;
+    }
+    bool unknown(int line, const ElementSpec& spec, const std::string& what) {
+        return fail(line,
+                    "unknown " + what + " in a " + spec.element + " (expected: " + element_expects(spec, false) + ")");
+    }
+
+    const std::string& where_;
+    std::string& error_;
+};
+
+}  // namespace
+
+std::optional<Node> xml_read(const std::string& text, const std::string& where, std::string& error) {
+    std::unique_ptr<xmlParserCtxt, CtxtFree> ctxt(xmlNewParserCtxt());
+    if (!ctxt) {
+        error = where + ": out of memory reading the XML";
+        return std::nullopt;
+    }
+    const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
+    std::unique_ptr<xmlDoc, DocFree> doc(
+        xmlCtxtReadMemory(ctxt.get(), text.data(), static_cast<int>(text.size()), where.c_str(), nullptr, options));
+    if (!doc) {
+        const xmlError* e = xmlCtxtGetLastError(ctxt.get());
+        const int line = e != nullptr && e->line > 0 ? e->line : 1;
+        error = where + ":" + std::to_string(line) + ": malformed XML: " +
+                (e != nullptr && e->message != nullptr ? trimmed(e->message) : std::string("unreadable"));
+        return std::nullopt;
+    }
+    XmlReader reader(where, error);
+    xmlNode* root = xmlDocGetRootElement(doc.get());
+    Node out;
+    // The root element, whatever its name, holds the definitions; a file may
+    // also be one <comm> or <intercomm> alone.
+    const std::string root_name = text_of(root->name);
+    if (root_name == "comm" || root_name == "intercomm") {
+        out.element = "communicators";
+        out.line = static_cast<int>(xmlGetLineNo(root));
+        if (!reader.element(root, *element_spec(root_name), out.children.emplace_back())) return std::nullopt;
+    } else if (!reader.element(root, *element_spec("communicators"), out)) {
+        return std::nullopt;
+    }
+    if (!fields_check(out, where, error)) return std::nullopt;
+    return out;
+}
+
+}  // namespace strata::commfile

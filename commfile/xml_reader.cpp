@@ -94,6 +94,20 @@ private:
     std::string& error_;
 };
 
+// The parser's first error (later ones follow from it), instead of its
+// printing to stderr.
+struct FirstError {
+    int line = 0;
+    std::string message;
+};
+
+void first_error_keep(void* data, xmlError* e) {
+    auto* first = static_cast<FirstError*>(data);
+    if (!first->message.empty() || e == nullptr || e->level < XML_ERR_ERROR) return;
+    first->line = e->line > 0 ? e->line : 1;
+    first->message = e->message != nullptr ? trimmed(e->message) : "unreadable";
+}
+
 }  // namespace
 
 std::optional<Node> xml_read(const std::string& text, const std::string& where, std::string& error) {
@@ -102,14 +116,16 @@ std::optional<Node> xml_read(const std::string& text, const std::string& where, 
         error = where + ": out of memory reading the XML";
         return std::nullopt;
     }
-    const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
+    FirstError first;
+    // The handler is per thread in libxml2; it is put back at once.
+    xmlSetStructuredErrorFunc(&first, first_error_keep);
+    const int options = XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
     std::unique_ptr<xmlDoc, DocFree> doc(
         xmlCtxtReadMemory(ctxt.get(), text.data(), static_cast<int>(text.size()), where.c_str(), nullptr, options));
-    if (!doc) {
-        const xmlError* e = xmlCtxtGetLastError(ctxt.get());
-        const int line = e != nullptr && e->line > 0 ? e->line : 1;
-        error = where + ":" + std::to_string(line) + ": malformed XML: " +
-                (e != nullptr && e->message != nullptr ? trimmed(e->message) : std::string("unreadable"));
+    xmlSetStructuredErrorFunc(nullptr, nullptr);
+    if (!doc || !first.message.empty()) {
+        error = where + ":" + std::to_string(first.message.empty() ? 1 : first.line) +
+                ": malformed XML: " + (first.message.empty() ? std::string("unreadable") : first.message);
         return std::nullopt;
     }
     XmlReader reader(where, error);

@@ -166,6 +166,12 @@ if command -v readelf >/dev/null 2>&1; then
         fail "executable carries the library's rpath"
     fi
 fi
+# The transparent mode of named communicators: the unmodified program, whose
+# MPI_Comm_rank(MPI_COMM_WORLD, ...) still compiles and answers as MPI's.
+check "mpicc -include mpi_named.h compiles an unmodified program" "$mpicc" -include mpi_named.h hello.c -o hello_named
+check "the program under mpi_named.h runs" run ./hello_named
+check "mpicxx -include mpi_named.h compiles an unmodified program" "$mpicxx" -include mpi_named.h hello.cpp -o hello_named_cxx
+check "the C++ program under mpi_named.h runs" run ./hello_named_cxx
 check "-E preprocesses without linking" "$mpicc" -E hello.c -o hello.i
 if grep -q 'MPI_Init' hello.i; then pass "-E output includes mpi.h"; else fail "-E output includes mpi.h"; fi
 

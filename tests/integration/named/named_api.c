@@ -41,7 +41,7 @@ static void errors_check(const char *first_name) {
         ++failures;
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-    if (failures == 0) printf("world %d: errors ok\n", named_world_rank());
+    if (failures == 0) printf("world %d: errors: ok\n", named_world_rank());
 }
 
 int main(int argc, char **argv) {

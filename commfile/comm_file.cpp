@@ -200,7 +200,9 @@ private:
 }  // namespace
 
 std::optional<File> parse(const std::string& text, const std::string& where, std::string& error) {
-    const auto first = text.find_first_not_of(" \t\r\n");
+    // Past a UTF-8 byte order mark, which libxml2 and yaml-cpp skip themselves.
+    const std::size_t bom = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
+    const auto first = text.find_first_not_of(" \t\r\n", bom);
     const bool xml = first != std::string::npos && text[first] == '<';
     const std::optional<Node> root = xml ? xml_read(text, where, error) : yaml_read(text, where, error);
     if (!root) return std::nullopt;

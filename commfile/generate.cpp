@@ -2,6 +2,7 @@
 // MetaMPICH wrote one from its meta-configuration.
 #include "commfile/comm_file.hpp"
 
+#include <cctype>
 #include <set>
 
 namespace strata::commfile {
@@ -16,6 +17,10 @@ std::string xml_escaped(const std::string& s) {
             case '<': out += "&lt;"; break;
             case '>': out += "&gt;"; break;
             case '"': out += "&quot;"; break;
+            // As references, these survive attribute normalization.
+            case '\t': out += "&#9;"; break;
+            case '\n': out += "&#10;"; break;
+            case '\r': out += "&#13;"; break;
             default: out += c;
         }
     }
@@ -34,9 +39,16 @@ std::string member_text(const std::string& name) {
     return out;
 }
 
+// `wanted`, or, where another has it, "wanted_2", "wanted_3", ...; cut to
+// fit MPI_MAX_OBJECT_NAME (127 characters), as the reader requires.
 std::string name_unique(const std::string& wanted, std::set<std::string>& taken) {
-    std::string name = wanted;
-    for (int n = 2; taken.count(name) != 0; ++n) name = wanted + "_" + std::to_string(n);
+    constexpr std::size_t kMax = 127;
+    std::string name = wanted.substr(0, kMax);
+    for (int n = 2; taken.count(name) != 0; ++n) {
+        std::string suffix = "_";
+        suffix += std::to_string(n);
+        name = wanted.substr(0, kMax - suffix.size()) + suffix;
+    }
     taken.insert(name);
     return name;
 }
@@ -56,7 +68,12 @@ void processor_add(Group& g, const std::string& name) {
 void comm_write(std::string& out, const Group& g, const std::string& indent) {
     out += indent + "<comm name=\"" + xml_escaped(g.name) + "\">\n";
     for (const std::string& p : g.processors) {
-        out += indent + "  <processor>" + xml_escaped(member_text(p)) + "</processor>\n";
+        const std::string member = xml_escaped(member_text(p));
+        // The reader trims an element's text, not an attribute.
+        const bool padded = !p.empty() && (std::isspace(static_cast<unsigned char>(p.front())) != 0 ||
+                                           std::isspace(static_cast<unsigned char>(p.back())) != 0);
+        out += indent +
+               (padded ? "  <processor name=\"" + member + "\"/>\n" : "  <processor>" + member + "</processor>\n");
     }
 }
 
@@ -91,7 +108,7 @@ std::optional<std::string> generate(const std::vector<Place>& ranks, std::string
     // site's machine has it, then "SITE_MACHINE".
     std::set<std::string> taken;
     std::map<std::string, int> machine_label_uses;
-    for (const Group& s : sites) taken.insert(s.name);
+    for (Group& s : sites) s.name = name_unique(s.name, taken);
     for (const auto& ms : machines) {
         for (const Group& m : ms) ++machine_label_uses[m.name];
     }

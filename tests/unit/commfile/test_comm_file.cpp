@@ -282,6 +282,34 @@ TEST_CASE("malformed XML is an error at the line where it goes wrong", "[commfil
     CHECK_THAT(error, StartsWith("bad.xml:3: malformed XML: ") && Contains("mismatch"));
 }
 
+TEST_CASE("malformed XML is reported by the parser's first error, not the ones that follow", "[commfile][errors]") {
+    // libxml2's last error here is "Premature end of data" at line 5.
+    const std::string unclosed = parse_error(R"(<communicators>
+  <comm name="A">
+    <processor>a</processor>
+</communicators>
+)",
+                                             "bad.xml");
+    CHECK_THAT(unclosed, StartsWith("bad.xml:4: malformed XML: ") &&
+                             Contains("Opening and ending tag mismatch: comm line 2 and communicators"));
+    const std::string quote = parse_error(R"(<communicators>
+  <comm name="A>
+    <processor>a</processor>
+  </comm>
+</communicators>
+)",
+                                          "bad.xml");
+    CHECK_THAT(quote, StartsWith("bad.xml:3: malformed XML: ") && Contains("attributes"));
+}
+
+TEST_CASE("an XML file that starts with a UTF-8 byte order mark is XML", "[commfile][parse]") {
+    const File f = parsed(
+        "\xEF\xBB\xBF<?xml version=\"1.0\"?>\n"
+        "<communicators><comm name=\"A\"><processor>a</processor></comm></communicators>\n",
+        "bom.xml");
+    CHECK(summary(f) == std::vector<std::string>{"comm A color 0 in -1: a"});
+}
+
 TEST_CASE("malformed YAML is an error at the line where it goes wrong", "[commfile][errors]") {
     const std::string error = parse_error(R"(comms:
   - name: A
@@ -991,4 +1019,26 @@ TEST_CASE("generate: a processor name on two machines is an error", "[commfile][
     error.clear();
     CHECK_FALSE(generate({{"A", "m", "h"}, {"B", "m", "h"}}, error).has_value());
     CHECK_THAT(error, Contains("processor name 'h' is on machine 'm' of site 'A' and on machine 'm' of site 'B'"));
+}
+
+TEST_CASE("generate: names made from long labels are cut to fit, and stay apart", "[commfile][generate]") {
+    const std::string a(140, 'a');
+    const std::string b(70, 'b');
+    // Two sites whose labels agree in their first 127 characters, and an
+    // intercomm name of 141 characters.
+    const File f = generated({{a + "1", "m1", "x"}, {a + "2", "m2", "y"}, {b, "m3", "z"}});
+    for (const Definition& d : f.defs) CHECK(d.name.size() <= 127);
+    REQUIRE(f.names.size() == 9);
+    CHECK(f.names[0] == a.substr(0, 127));
+    CHECK(f.names[2] == a.substr(0, 125) + "_2");
+    const std::vector<Resolved> r = resolve(f, {"x", "y", "z"});
+    CHECK(r[static_cast<std::size_t>(def(f, f.names[2]))].group == ranks({1}));
+}
+
+TEST_CASE("generate: processor names with spaces around them still match", "[commfile][generate]") {
+    const std::vector<Place> places{{"A", "m", " x"}, {"A", "m", "y\t"}, {"B", "n", "z"}};
+    const File f = generated(places);
+    const std::vector<Resolved> r = resolve(f, names_of(places));
+    CHECK(r[static_cast<std::size_t>(def(f, "A"))].error.empty());
+    CHECK(group_of(r, f, "A") == ranks({0, 1}));
 }

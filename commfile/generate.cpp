@@ -3,6 +3,7 @@
 #include "commfile/comm_file.hpp"
 
 #include <cctype>
+#include <cstdint>
 #include <set>
 
 namespace strata::commfile {
@@ -17,14 +18,37 @@ std::string xml_escaped(const std::string& s) {
             case '<': out += "&lt;"; break;
             case '>': out += "&gt;"; break;
             case '"': out += "&quot;"; break;
-            // As references, these survive attribute normalization.
-            case '\t': out += "&#9;"; break;
-            case '\n': out += "&#10;"; break;
-            case '\r': out += "&#13;"; break;
             default: out += c;
         }
     }
     return out;
+}
+
+// Whether XML can carry `s` as text: UTF-8 of characters XML 1.0 allows,
+// without control characters.
+bool xml_text_valid(const std::string& s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x80) {
+            if (c < 0x20 || c == 0x7f) return false;
+            ++i;
+            continue;
+        }
+        const std::size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+        if (n == 0 || c > 0xf4 || i + n > s.size()) return false;
+        std::uint32_t cp = c & (0x7fu >> n);
+        for (std::size_t k = 1; k < n; ++k) {
+            const auto t = static_cast<unsigned char>(s[i + k]);
+            if ((t & 0xc0) != 0x80) return false;
+            cp = (cp << 6) | (t & 0x3fu);
+        }
+        const std::uint32_t least = n == 2 ? 0x80 : n == 3 ? 0x800 : 0x10000;
+        if (cp < least || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff) {
+            return false;
+        }
+        i += n;
+    }
+    return !s.empty();
 }
 
 // A processor name as a member: itself, or, when it looks like a regular
@@ -84,6 +108,13 @@ std::optional<std::string> generate(const std::vector<Place>& ranks, std::string
     std::vector<std::vector<Group>> machines;   // per site
     std::map<std::string, const Place*> owner;  // processor name -> first place
     for (const Place& p : ranks) {
+        for (const auto& [what, label] : {std::pair{"site label", &p.site}, std::pair{"machine name", &p.machine},
+                                          std::pair{"processor name", &p.processor_name}}) {
+            if (xml_text_valid(*label)) continue;
+            error = std::string("the ") + what + " '" + *label +
+                    "' cannot name a communicator: it is empty, not UTF-8, or has control characters";
+            return std::nullopt;
+        }
         const auto [it, fresh] = owner.emplace(p.processor_name, &p);
         if (!fresh && (it->second->site != p.site || it->second->machine != p.machine)) {
             error = "processor name '" + p.processor_name + "' is on machine '" + it->second->machine + "' of site '" +

@@ -20,6 +20,8 @@
 //   print-cwd         "cwd=PATH owner=UID" (the working directory and its owner)
 //   print-file:PATH   "PATH: LINE" for every line of the file
 //   print-labels:LEVEL  after init: "LEVEL: v0 v1 ..." from every rank's card in the Release
+//   print-commfile    after init: "commfile: WHERE", then "commfile| LINE" for each line of
+//                     the communicator file the Release carries
 //   @R:ACTION         ACTION on rank R only (R from STRATA_RANK)
 // A failing init or finalize prints the reason and exits 3.
 #include "wireup/protocol.hpp"
@@ -35,6 +37,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -135,6 +138,12 @@ int main(int argc, char** argv) {
             std::string line = arg + ":";
             for (const auto& c : release.cards) line += ' ' + card_field(c, arg);
             std::cout << line << std::endl;
+        } else if (verb == "print-commfile") {
+            std::cout << "commfile: " << release.comm_file << '\n';
+            std::istringstream text(release.comm_text);
+            std::string line;
+            while (std::getline(text, line)) std::cout << "commfile| " << line << '\n';
+            std::cout.flush();
         } else if (verb == "print-env") {
             const char* v = std::getenv(arg.c_str());
             std::cout << arg << (v != nullptr ? "=" + std::string(v) : std::string(" unset")) << std::endl;

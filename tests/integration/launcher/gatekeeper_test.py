@@ -271,6 +271,30 @@ def two_sites(grid):
         lines = [l for l in r.stdout.splitlines() if l.startswith(f"[{rank}] ")]
         check(lines == [f"[{rank}] line from {rank} {k}" for k in range(3000)] + [f"[{rank}] last of {rank}"],
               f"rank {rank}'s 3001 lines in order", r)
+    # The communicator file reaches every site with the startup data: one
+    # mpirun writes from the job (-gencomm), and one only mpirun can read.
+    labels = fake_args(ctx, "init", "print-commfile", "finalize")
+    job = grid.job("comm.yaml", [("localhost/fork", 1), (a.contact, 2, None, "anl"), (b.contact, 1, None, "uc")],
+                   labels)
+    r = grid.run(["-l", "-gencomm", "-jobfile", job])
+    expect_code(r, 0)
+    texts = ["\n".join(l[4:] for l in r.stdout.splitlines() if l.startswith(f"[{rank}] commfile")) for rank in range(4)]
+    check(all(t == texts[0] for t in texts), "every rank received the same communicator file", r)
+    check(texts[0].startswith("commfile: mpirun -gencomm\n") and '<comm name="anl">' in texts[0] and
+          "<processor>fake-1</processor>" in texts[0] and '<intercomm name="anl_uc">' in texts[0],
+          "the file written from the job", r)
+    private = os.path.join(ctx.tmp, "private-comm")
+    os.makedirs(private, mode=0o700, exist_ok=True)
+    path = os.path.join(private, "comms.xml")
+    with open(path, "w") as f:
+        f.write("<communicators>\n  <comm name='R'><processor>fake-.*</processor></comm>\n</communicators>\n")
+    r = grid.run(["-l", "-commfile", path, "-jobfile", job])
+    expect_code(r, 0)
+    for rank in range(4):
+        got = [l for l in r.stdout.splitlines() if l.startswith(f"[{rank}] commfile")]
+        check(got == [f"[{rank}] commfile: {path}", f"[{rank}] commfile| <communicators>",
+                      f"[{rank}] commfile|   <comm name='R'><processor>fake-.*</processor></comm>",
+                      f"[{rank}] commfile| </communicators>"], f"rank {rank} received -commfile's text", r)
     # A real MPI program across both sites: the ring checks every byte it passes on.
     job = grid.job("ring.yaml", [(a.contact, 2), (b.contact, 2)], [], executable=grid.ring)
     r = grid.run(["-jobfile", job])

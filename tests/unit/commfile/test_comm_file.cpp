@@ -1036,9 +1036,33 @@ TEST_CASE("generate: names made from long labels are cut to fit, and stay apart"
 }
 
 TEST_CASE("generate: processor names with spaces around them still match", "[commfile][generate]") {
-    const std::vector<Place> places{{"A", "m", " x"}, {"A", "m", "y\t"}, {"B", "n", "z"}};
+    const std::vector<Place> places{{"A", "m", " x"}, {"A", "m", "y "}, {"B", "n", "z"}};
     const File f = generated(places);
     const std::vector<Resolved> r = resolve(f, names_of(places));
     CHECK(r[static_cast<std::size_t>(def(f, "A"))].error.empty());
     CHECK(group_of(r, f, "A") == ranks({0, 1}));
+}
+
+TEST_CASE("generate: labels XML cannot carry are an error", "[commfile][generate]") {
+    for (const std::string& bad : {std::string(), std::string("a\tb"), std::string("a\x01"), std::string("\xff"),
+                                   std::string("\xc0\x80"), std::string("\xed\xa0\x80"), std::string("\xe2\x82")}) {
+        std::string error;
+        CHECK_FALSE(generate({{"A", "m", bad}}, error).has_value());
+        CHECK_THAT(error, Contains("cannot name a communicator"));
+    }
+    // Other UTF-8 is fine.
+    const File f = generated({{"Zürich", "m", "knoten-ü"}, {"東京", "n", "节点"}});
+    CHECK(f.names.front() == "Zürich");
+    CHECK(group_of(resolve(f, {"knoten-ü", "节点"}), f, "東京") == ranks({1}));
+}
+
+TEST_CASE("a processor longer than any processor name is an error", "[commfile][errors]") {
+    const std::string long_name(256, 'p');
+    const std::string error = parse_error(
+        "<communicators>\n<comm name='A'><processor>" + long_name + "</processor></comm>\n</communicators>\n",
+        "long.xml");
+    CHECK_THAT(error, StartsWith("long.xml:2: ") && Contains("longer than 255 characters"));
+    const std::string fits(255, 'p');
+    CHECK(parsed("<communicators><comm name='A'><processor>" + fits + "</processor></comm></communicators>", "ok.xml")
+              .defs.size() == 1);
 }

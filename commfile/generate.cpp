@@ -24,28 +24,28 @@ std::string xml_escaped(const std::string& s) {
     return out;
 }
 
-// Whether XML can carry `s` as text: UTF-8 of characters XML 1.0 allows,
-// without control characters.
+// The length of the UTF-8 character at s[i] if it is one XML 1.0 allows
+// (no control characters), else 0.
+std::size_t xml_char_length(const std::string& s, std::size_t i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) return c < 0x20 || c == 0x7f ? 0 : 1;
+    const std::size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+    if (n == 0 || c > 0xf4 || i + n > s.size()) return 0;
+    std::uint32_t cp = c & (0x7fu >> n);
+    for (std::size_t k = 1; k < n; ++k) {
+        const auto t = static_cast<unsigned char>(s[i + k]);
+        if ((t & 0xc0) != 0x80) return 0;
+        cp = (cp << 6) | (t & 0x3fu);
+    }
+    const std::uint32_t least = n == 2 ? 0x80 : n == 3 ? 0x800 : 0x10000;
+    const bool allowed = cp >= least && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff) && cp != 0xfffe && cp != 0xffff;
+    return allowed ? n : 0;
+}
+
 bool xml_text_valid(const std::string& s) {
     for (std::size_t i = 0; i < s.size();) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c < 0x80) {
-            if (c < 0x20 || c == 0x7f) return false;
-            ++i;
-            continue;
-        }
-        const std::size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
-        if (n == 0 || c > 0xf4 || i + n > s.size()) return false;
-        std::uint32_t cp = c & (0x7fu >> n);
-        for (std::size_t k = 1; k < n; ++k) {
-            const auto t = static_cast<unsigned char>(s[i + k]);
-            if ((t & 0xc0) != 0x80) return false;
-            cp = (cp << 6) | (t & 0x3fu);
-        }
-        const std::uint32_t least = n == 2 ? 0x80 : n == 3 ? 0x800 : 0x10000;
-        if (cp < least || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff) {
-            return false;
-        }
+        const std::size_t n = xml_char_length(s, i);
+        if (n == 0) return false;
         i += n;
     }
     return !s.empty();
@@ -101,72 +101,91 @@ void comm_write(std::string& out, const Group& g, const std::string& indent) {
     }
 }
 
+// The job's sites, each with its machines.
+struct Layout {
+    std::vector<Group> sites;
+    std::vector<std::vector<Group>> machines;  // per site
+};
+
+std::string place_check(const Place& p, std::map<std::string, const Place*>& owner) {
+    for (const auto& [what, label] : {std::pair{"site label", &p.site}, std::pair{"machine name", &p.machine},
+                                      std::pair{"processor name", &p.processor_name}}) {
+        if (!xml_text_valid(*label)) {
+            return std::string("the ") + what + " '" + *label +
+                   "' cannot name a communicator: it is empty, not UTF-8, or has control characters";
+        }
+    }
+    const auto [it, fresh] = owner.emplace(p.processor_name, &p);
+    if (fresh || (it->second->site == p.site && it->second->machine == p.machine)) return {};
+    return "processor name '" + p.processor_name + "' is on machine '" + it->second->machine + "' of site '" +
+           it->second->site + "' and on machine '" + p.machine + "' of site '" + p.site +
+           "'; a communicator file tells processes apart by processor name, so give each machine's "
+           "subjobs their own processor_name";
+}
+
+Group& group_find(std::vector<Group>& groups, const std::string& name) {
+    for (Group& g : groups) {
+        if (g.name == name) return g;
+    }
+    return groups.emplace_back(Group{name, {}});
+}
+
+std::optional<Layout> layout_of(const std::vector<Place>& ranks, std::string& error) {
+    Layout out;
+    std::map<std::string, const Place*> owner;  // processor name -> first place
+    for (const Place& p : ranks) {
+        error = place_check(p, owner);
+        if (!error.empty()) return std::nullopt;
+        Group& site = group_find(out.sites, p.site);
+        out.machines.resize(out.sites.size());
+        processor_add(site, p.processor_name);
+        processor_add(group_find(out.machines[static_cast<std::size_t>(&site - out.sites.data())], p.machine),
+                      p.processor_name);
+    }
+    return out;
+}
+
+// The sites keep their labels; a machine its label unless a site or another
+// site's machine has it, then "SITE_MACHINE". The names taken go to `taken`.
+void names_give(Layout& l, std::set<std::string>& taken) {
+    std::map<std::string, int> machine_label_uses;
+    for (Group& s : l.sites) s.name = name_unique(s.name, taken);
+    for (const auto& ms : l.machines) {
+        for (const Group& m : ms) ++machine_label_uses[m.name];
+    }
+    for (std::size_t s = 0; s < l.sites.size(); ++s) {
+        for (Group& m : l.machines[s]) {
+            const bool qualify = taken.count(m.name) != 0 || machine_label_uses[m.name] > 1;
+            m.name = name_unique(qualify ? l.sites[s].name + "_" + m.name : m.name, taken);
+        }
+    }
+}
+
 }  // namespace
 
 std::optional<std::string> generate(const std::vector<Place>& ranks, std::string& error) {
-    std::vector<Group> sites;
-    std::vector<std::vector<Group>> machines;   // per site
-    std::map<std::string, const Place*> owner;  // processor name -> first place
-    for (const Place& p : ranks) {
-        for (const auto& [what, label] : {std::pair{"site label", &p.site}, std::pair{"machine name", &p.machine},
-                                          std::pair{"processor name", &p.processor_name}}) {
-            if (xml_text_valid(*label)) continue;
-            error = std::string("the ") + what + " '" + *label +
-                    "' cannot name a communicator: it is empty, not UTF-8, or has control characters";
-            return std::nullopt;
-        }
-        const auto [it, fresh] = owner.emplace(p.processor_name, &p);
-        if (!fresh && (it->second->site != p.site || it->second->machine != p.machine)) {
-            error = "processor name '" + p.processor_name + "' is on machine '" + it->second->machine + "' of site '" +
-                    it->second->site + "' and on machine '" + p.machine + "' of site '" + p.site +
-                    "'; a communicator file tells processes apart by processor name, so give each machine's "
-                    "subjobs their own processor_name";
-            return std::nullopt;
-        }
-        std::size_t s = 0;
-        while (s < sites.size() && sites[s].name != p.site) ++s;
-        if (s == sites.size()) {
-            sites.push_back({p.site, {}});
-            machines.emplace_back();
-        }
-        processor_add(sites[s], p.processor_name);
-        std::size_t m = 0;
-        while (m < machines[s].size() && machines[s][m].name != p.machine) ++m;
-        if (m == machines[s].size()) machines[s].push_back({p.machine, {}});
-        processor_add(machines[s][m], p.processor_name);
-    }
-    // Names: the sites' labels; a machine's label unless a site or another
-    // site's machine has it, then "SITE_MACHINE".
+    std::optional<Layout> l = layout_of(ranks, error);
+    if (!l) return std::nullopt;
     std::set<std::string> taken;
-    std::map<std::string, int> machine_label_uses;
-    for (Group& s : sites) s.name = name_unique(s.name, taken);
-    for (const auto& ms : machines) {
-        for (const Group& m : ms) ++machine_label_uses[m.name];
-    }
-    for (std::size_t s = 0; s < sites.size(); ++s) {
-        for (Group& m : machines[s]) {
-            const bool qualify = taken.count(m.name) != 0 || machine_label_uses[m.name] > 1;
-            m.name = name_unique(qualify ? sites[s].name + "_" + m.name : m.name, taken);
-        }
-    }
+    names_give(*l, taken);
     std::string out =
         "<?xml version=\"1.0\"?>\n"
         "<!-- Written by mpirun -gencomm from the job: a comm per site, a comm per machine\n"
         "     inside its site, and an intercomm between every two sites. -->\n"
         "<communicators>\n";
-    for (std::size_t s = 0; s < sites.size(); ++s) {
-        comm_write(out, sites[s], "  ");
-        for (const Group& m : machines[s]) {
+    for (std::size_t s = 0; s < l->sites.size(); ++s) {
+        comm_write(out, l->sites[s], "  ");
+        for (const Group& m : l->machines[s]) {
             comm_write(out, m, "    ");
             out += "    </comm>\n";
         }
         out += "  </comm>\n";
     }
-    for (std::size_t a = 0; a < sites.size(); ++a) {
-        for (std::size_t b = a + 1; b < sites.size(); ++b) {
-            const std::string name = name_unique(sites[a].name + "_" + sites[b].name, taken);
-            out += "  <intercomm name=\"" + xml_escaped(name) + "\"><first>" + xml_escaped(sites[a].name) +
-                   "</first><second>" + xml_escaped(sites[b].name) + "</second></intercomm>\n";
+    for (std::size_t a = 0; a < l->sites.size(); ++a) {
+        for (std::size_t b = a + 1; b < l->sites.size(); ++b) {
+            const std::string name = name_unique(l->sites[a].name + "_" + l->sites[b].name, taken);
+            out += "  <intercomm name=\"" + xml_escaped(name) + "\"><first>" + xml_escaped(l->sites[a].name) +
+                   "</first><second>" + xml_escaped(l->sites[b].name) + "</second></intercomm>\n";
         }
     }
     out += "</communicators>\n";

@@ -67,10 +67,13 @@ private:
             Member m;
             m.text = c.fields.at("name").value;
             m.line = c.line;
-            // No processor name is longer (MPI_MAX_PROCESSOR_NAME), and it
-            // bounds what the regular expression engine recurses through.
-            if (m.text.size() > 255)
-                return fail(c.line, "the processor '" + m.text.substr(0, 20) + "...' is longer than 255 characters");
+            // A processor name has 255 characters at most (MPI_MAX_PROCESSOR_NAME),
+            // so 510 fit any name with its regular expression characters
+            // escaped; the bound also limits the regular expression engine's
+            // recursion.
+            if (m.text.size() > 510) {
+                return fail(c.line, "the processor '" + m.text.substr(0, 20) + "...' is longer than 510 characters");
+            }
             if (const auto k = c.fields.find("key"); k != c.fields.end()) {
                 m.key = std::stoi(k->second.value);
                 if (const auto [it, fresh] = keys.emplace(m.key, c.line); !fresh) {

@@ -115,6 +115,10 @@ std::string place_check(const Place& p, std::map<std::string, const Place*>& own
                    "' cannot name a communicator: it is empty, not UTF-8, or has control characters";
         }
     }
+    if (p.processor_name.size() > 255) {
+        return "the processor name '" + p.processor_name.substr(0, 20) +
+               "...' is longer than MPI_MAX_PROCESSOR_NAME allows";
+    }
     const auto [it, fresh] = owner.emplace(p.processor_name, &p);
     if (fresh || (it->second->site == p.site && it->second->machine == p.machine)) return {};
     return "processor name '" + p.processor_name + "' is on machine '" + it->second->machine + "' of site '" +

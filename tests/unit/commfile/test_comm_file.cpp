@@ -1056,13 +1056,24 @@ TEST_CASE("generate: labels XML cannot carry are an error", "[commfile][generate
     CHECK(group_of(resolve(f, {"knoten-ü", "节点"}), f, "東京") == ranks({1}));
 }
 
-TEST_CASE("a processor longer than any processor name is an error", "[commfile][errors]") {
-    const std::string long_name(256, 'p');
+TEST_CASE("a processor longer than any processor name, escaped, is an error", "[commfile][errors]") {
+    const std::string long_name(511, 'p');
     const std::string error = parse_error(
         "<communicators>\n<comm name='A'><processor>" + long_name + "</processor></comm>\n</communicators>\n",
         "long.xml");
-    CHECK_THAT(error, StartsWith("long.xml:2: ") && Contains("longer than 255 characters"));
-    const std::string fits(255, 'p');
+    CHECK_THAT(error, StartsWith("long.xml:2: ") && Contains("longer than 510 characters"));
+    const std::string fits(510, 'p');
     CHECK(parsed("<communicators><comm name='A'><processor>" + fits + "</processor></comm></communicators>", "ok.xml")
               .defs.size() == 1);
+}
+
+TEST_CASE("generate: the longest processor name full of regular expression characters reads back",
+          "[commfile][generate]") {
+    // Found by fuzzing: escaped, such a name doubles.
+    const std::string name = "1" + std::string(254, '^');
+    const File f = generated({{"A", "m", name}, {"B", "n", "b"}});
+    CHECK(group_of(resolve(f, {name, "b"}), f, "A") == ranks({0}));
+    std::string error;
+    CHECK_FALSE(generate({{"A", "m", std::string(256, 'x')}}, error).has_value());
+    CHECK_THAT(error, Contains("longer than MPI_MAX_PROCESSOR_NAME allows"));
 }

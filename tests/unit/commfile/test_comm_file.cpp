@@ -38,9 +38,10 @@ std::vector<std::string> summary(const File& f) {
                         " in " + std::to_string(d.parent) + ":";
         for (const Member& m : d.members) {
             s += " " + (m.re ? "/" + m.text + "/" : m.text);
-            if (m.key >= 0) s += "@" + std::to_string(m.key);
+            // Appended piece by piece: GCC 12 at -O3 warns falsely (-Wrestrict) on "@" + std::to_string(...).
+            if (m.key >= 0) (s += '@') += std::to_string(m.key);
         }
-        if (d.inter) s += " " + std::to_string(d.first) + " " + std::to_string(d.second);
+        if (d.inter) ((((s += ' ') += std::to_string(d.first)) += ' ') += std::to_string(d.second));
         out.push_back(s);
     }
     return out;

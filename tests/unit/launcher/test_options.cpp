@@ -105,6 +105,20 @@ TEST_CASE("options: every bad command line is refused with a reason", "[options]
     }
 }
 
+TEST_CASE("options: -commfile and -gencomm, one or the other", "[options]") {
+    auto o = parse({"-commfile", "comms.xml", "-np", "2", "prog"});
+    REQUIRE(o);
+    CHECK(o->commfile == "comms.xml");
+    CHECK_FALSE(o->gencomm);
+    o = parse({"-gencomm", "-jobfile", "job.yaml"});
+    REQUIRE(o);
+    CHECK((o->gencomm && o->commfile.empty() && o->jobfile == "job.yaml"));
+    CHECK(error_of({"-commfile"}) == "option -commfile needs a value");
+    CHECK(error_of({"-commfile", "", "prog"}) == "option -commfile expects a file name");
+    CHECK(error_of({"-gencomm", "-commfile", "c.xml", "prog"}) ==
+          "options -commfile and -gencomm both give the communicator file; choose one");
+}
+
 TEST_CASE("options: -jobfile replaces the program, -dumprsl", "[options]") {
     auto o = parse({"-dumprsl", "-jobfile", "job.yaml", "-l"});
     REQUIRE(o);

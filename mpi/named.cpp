@@ -59,13 +59,19 @@ int definitions_pick(const char* fn, MPI_Comm handle, const Comm& parent, NamedC
                            "none of the communicators named '" + name + "' in " + n.file.where +
                                " lies inside the parent communicator");
     }
-    // Each process must know which one is its own.
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        for (std::size_t j = i + 1; j < out.size(); ++j) {
-            for (int w : parent.world) {
-                if (!member(of(out[i]), w) || !member(of(out[j]), w)) continue;
-                const auto& a = n.file.defs[static_cast<std::size_t>(out[i])];
-                const auto& b = n.file.defs[static_cast<std::size_t>(out[j])];
+    // Each process must know which one is its own: one pass, remembering
+    // which definition took each process.
+    std::vector<int> owner(rt().world.cards.size(), -1);
+    for (int d : out) {
+        for (const std::vector<int>* side : {&of(d).group, &of(d).second}) {
+            for (int w : *side) {
+                int& o = owner[static_cast<std::size_t>(w)];
+                if (o < 0) {
+                    o = d;
+                    continue;
+                }
+                const auto& a = n.file.defs[static_cast<std::size_t>(o)];
+                const auto& b = n.file.defs[static_cast<std::size_t>(d)];
                 return error_raise(handle, MPI_ERR_GROUP, fn,
                                    n.file.at(b.line) + "processor '" +
                                        rt().world.cards[static_cast<std::size_t>(w)].processor_name +

@@ -226,6 +226,14 @@ def errors(ctx, a):
     r = ctx.run(["-jobfile", job_file(ctx, a.api, extra=f"environment: {{STRATA_COMM_FILE: {path}}}\n")])
     check(r.returncode != 0, "a malformed STRATA_COMM_FILE fails the job", r)
     expect_stderr(r, r"^strata: rank \d+: MPI_Init failed: .*env\.xml:2: 'p\[4-' is not a regular expression")
+    # MPIX_NAMED_MINE on a name whose communicators share a process: every
+    # process raises the same error (the fatal handler ends the job).
+    path = ctx.file("overlap.xml", "<communicators>\n<comm name='X'><processor>p4-01</processor></comm>\n"
+                                   "<comm name='X'><processor>p4-0[12]</processor></comm>\n</communicators>\n")
+    r = ctx.run(["-commfile", path, "-jobfile", job_file(ctx, a.api)])
+    check(r.returncode != 0, "an ambiguous MPIX_NAMED_MINE ends the job", r)
+    expect_stderr(r, r"overlap\.xml:3: processor 'p4-01' is in the communicators named 'X' of colors 0 \(line 2\) "
+                     r"and 1: with MPIX_NAMED_MINE a process may be in one only")
     shared = LAYOUT.replace("site: PD, processor_name: pd-04", "site: PD, processor_name: p4-04")
     r = ctx.run(["-gencomm", "-jobfile", job_file(ctx, a.api, layout=shared)])
     expect_code(r, 1)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <complex>
 #include <cstddef>
 #include <cstring>
 #include <vector>
@@ -44,27 +45,39 @@ const Basic kBasic[] = {
     basic_of<signed char>(MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR"),
     basic_of<unsigned long long>(MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG"),
     basic_of<wchar_t>(MPI_WCHAR, "MPI_WCHAR"),
+    // Fortran's types, as gfortran lays them out (see mpi.h); std::complex<T>
+    // is two T, real part first, as a Fortran COMPLEX is.
+    basic_of<int>(MPI_INTEGER, "MPI_INTEGER"),
+    basic_of<float>(MPI_REAL, "MPI_REAL"),
+    basic_of<double>(MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION"),
+    basic_of<std::complex<float>>(MPI_COMPLEX, "MPI_COMPLEX"),
+    basic_of<std::complex<double>>(MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX"),
+    basic_of<int>(MPI_LOGICAL, "MPI_LOGICAL"),
+    basic_of<char>(MPI_CHARACTER, "MPI_CHARACTER"),
 };
 
-// The pair types are the C structs a MINLOC/MAXLOC user declares, padding included.
-template <class A>
+// The pair types are the C structs a MINLOC/MAXLOC user declares, padding
+// included; a Fortran pair is an array of two elements of the value's type.
+template <class A, class I>
 struct PairOf {
     A value;
-    int index;
+    I index;
 };
 
 struct Pair {
     MPI_Datatype handle;
     MPI_Datatype first;
+    MPI_Datatype second;
     MPI_Aint second_offset;
     MPI_Aint extent;
     MPI_Aint align;
     const char* name;
 };
 
-template <class A>
-Pair pair_of(MPI_Datatype h, MPI_Datatype first, const char* name) {
-    return Pair{h, first, offsetof(PairOf<A>, index), sizeof(PairOf<A>), alignof(PairOf<A>), name};
+template <class A, class I>
+Pair pair_of(MPI_Datatype h, const char* name, MPI_Datatype first, MPI_Datatype second) {
+    using P = PairOf<A, I>;
+    return Pair{h, first, second, offsetof(P, index), sizeof(P), alignof(P), name};
 }
 
 int index_of(MPI_Datatype h) { return h & ((1 << 26) - 1); }
@@ -111,17 +124,21 @@ void datatypes_setup(Runtime& r) {
     r.datatypes.reserve_predefined(64);
     for (const Basic& b : kBasic) predefined_put(r, b.handle, typemap_basic(b.handle, b.size, b.align), b.name);
     const Pair pairs[] = {
-        pair_of<int>(MPI_2INT, MPI_INT, "MPI_2INT"),
-        pair_of<float>(MPI_FLOAT_INT, MPI_FLOAT, "MPI_FLOAT_INT"),
-        pair_of<double>(MPI_DOUBLE_INT, MPI_DOUBLE, "MPI_DOUBLE_INT"),
-        pair_of<long>(MPI_LONG_INT, MPI_LONG, "MPI_LONG_INT"),
-        pair_of<short>(MPI_SHORT_INT, MPI_SHORT, "MPI_SHORT_INT"),
-        pair_of<long double>(MPI_LONG_DOUBLE_INT, MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE_INT"),
+        pair_of<int, int>(MPI_2INT, "MPI_2INT", MPI_INT, MPI_INT),
+        pair_of<float, int>(MPI_FLOAT_INT, "MPI_FLOAT_INT", MPI_FLOAT, MPI_INT),
+        pair_of<double, int>(MPI_DOUBLE_INT, "MPI_DOUBLE_INT", MPI_DOUBLE, MPI_INT),
+        pair_of<long, int>(MPI_LONG_INT, "MPI_LONG_INT", MPI_LONG, MPI_INT),
+        pair_of<short, int>(MPI_SHORT_INT, "MPI_SHORT_INT", MPI_SHORT, MPI_INT),
+        pair_of<long double, int>(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE, MPI_INT),
+        pair_of<int, int>(MPI_2INTEGER, "MPI_2INTEGER", MPI_INTEGER, MPI_INTEGER),
+        pair_of<float, float>(MPI_2REAL, "MPI_2REAL", MPI_REAL, MPI_REAL),
+        pair_of<double, double>(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", MPI_DOUBLE_PRECISION,
+                                MPI_DOUBLE_PRECISION),
     };
-    const TypemapPtr int_map = r.datatypes.get(MPI_INT)->map;
     for (const Pair& p : pairs) {
         predefined_put(r, p.handle,
-                       typemap_pair(p.handle, r.datatypes.get(p.first)->map, int_map, p.second_offset, p.extent, p.align),
+                       typemap_pair(p.handle, r.datatypes.get(p.first)->map, r.datatypes.get(p.second)->map,
+                                    p.second_offset, p.extent, p.align),
                        p.name);
     }
     predefined_put(r, MPI_LB, typemap_marker(false), "MPI_LB");

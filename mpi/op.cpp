@@ -94,7 +94,8 @@ int reduce_op_make(MPI_Op handle, MPI_Datatype type_handle, const Datatype& type
     // pair types of MAXLOC/MINLOC mix a value and an int, so their datatype
     // objects may describe themselves as mixed: the handle names them.
     MPI_Datatype basic_handle = type.basic;
-    for (MPI_Datatype pair : {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT}) {
+    for (MPI_Datatype pair : {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
+                              MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION}) {
         if (type_handle == pair) basic_handle = pair;
     }
     const Datatype* basic = rt().datatypes.get(basic_handle);

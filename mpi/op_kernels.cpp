@@ -1,5 +1,6 @@
 #include "mpi/op_kernels.hpp"
 
+#include <complex>
 #include <cstring>
 #include <type_traits>
 
@@ -40,19 +41,19 @@ struct Band { template <class T> static T apply(T a, T b) { return static_cast<T
 struct Bor { template <class T> static T apply(T a, T b) { return static_cast<T>(a | b); } };
 struct Bxor { template <class T> static T apply(T a, T b) { return static_cast<T>(a ^ b); } };
 
-// MAXLOC/MINLOC on (value, int index) pairs `stride` bytes apart with the
-// index at `index_at`. Ties keep the lower index (MPI-1 4.9.3).
-template <class V, bool Greatest, std::size_t Stride, std::size_t IndexAt>
+// MAXLOC/MINLOC on (value, index) pairs `Stride` bytes apart with the index,
+// of type I, at `IndexAt`. Ties keep the lower index (MPI-1 4.9.3).
+template <class V, class I, bool Greatest, std::size_t Stride, std::size_t IndexAt>
 void loc(const void* in, void* inout, std::size_t n) {
     const auto* a = static_cast<const unsigned char*>(in);
     auto* b = static_cast<unsigned char*>(inout);
     for (std::size_t i = 0; i < n; ++i) {
         V u, v;
-        int iu, iv;
+        I iu, iv;
         std::memcpy(&u, a + i * Stride, sizeof(V));
-        std::memcpy(&iu, a + i * Stride + IndexAt, sizeof(int));
+        std::memcpy(&iu, a + i * Stride + IndexAt, sizeof(I));
         std::memcpy(&v, b + i * Stride, sizeof(V));
-        std::memcpy(&iv, b + i * Stride + IndexAt, sizeof(int));
+        std::memcpy(&iv, b + i * Stride + IndexAt, sizeof(I));
         const bool take = Greatest ? u > v : u < v;
         if (take) {
             v = u;
@@ -61,32 +62,59 @@ void loc(const void* in, void* inout, std::size_t n) {
             iv = iu;
         }
         std::memcpy(b + i * Stride, &v, sizeof(V));
-        std::memcpy(b + i * Stride + IndexAt, &iv, sizeof(int));
+        std::memcpy(b + i * Stride + IndexAt, &iv, sizeof(I));
     }
 }
 
-template <class V>
+template <class V, class I>
 struct Pair {
     V v;
-    int i;
+    I i;
 };
 
-template <class V, bool Greatest>
+template <class V, class I, bool Greatest>
 std::optional<OpKernel> loc_kernel(std::size_t basic_bytes) {
-    constexpr std::size_t packed = sizeof(V) + sizeof(int);
-    if (basic_bytes == sizeof(Pair<V>)) {
-        return OpKernel{loc<V, Greatest, sizeof(Pair<V>), offsetof(Pair<V>, i)>, sizeof(Pair<V>)};
-    }
-    if (basic_bytes == packed) return OpKernel{loc<V, Greatest, packed, sizeof(V)>, packed};
+    using P = Pair<V, I>;
+    constexpr std::size_t packed = sizeof(V) + sizeof(I);
+    if (basic_bytes == sizeof(P)) return OpKernel{loc<V, I, Greatest, sizeof(P), offsetof(P, i)>, sizeof(P)};
+    if (basic_bytes == packed) return OpKernel{loc<V, I, Greatest, packed, sizeof(V)>, packed};
     return std::nullopt;
 }
 
-enum TypeGroup : unsigned { kInt = 1, kFloat = 2, kByte = 4 };
+// The pair types: C's hold an int index, Fortran's an index of the value's
+// type (a Fortran program declares them as arrays of two).
+template <bool Greatest>
+std::optional<OpKernel> loc_typed(MPI_Datatype t, std::size_t basic_bytes) {
+    if (t == MPI_FLOAT_INT) return loc_kernel<float, int, Greatest>(basic_bytes);
+    if (t == MPI_DOUBLE_INT) return loc_kernel<double, int, Greatest>(basic_bytes);
+    if (t == MPI_LONG_INT) return loc_kernel<long, int, Greatest>(basic_bytes);
+    if (t == MPI_2INT) return loc_kernel<int, int, Greatest>(basic_bytes);
+    if (t == MPI_SHORT_INT) return loc_kernel<short, int, Greatest>(basic_bytes);
+    if (t == MPI_LONG_DOUBLE_INT) return loc_kernel<long double, int, Greatest>(basic_bytes);
+    if (t == MPI_2INTEGER) return loc_kernel<int, int, Greatest>(basic_bytes);
+    if (t == MPI_2REAL) return loc_kernel<float, float, Greatest>(basic_bytes);
+    if (t == MPI_2DOUBLE_PRECISION) return loc_kernel<double, double, Greatest>(basic_bytes);
+    return std::nullopt;
+}
+
+// MPI-1 4.9.2's categories of basic types, and which of them each operation takes.
+enum TypeGroup : unsigned { kCInt = 1, kFortranInt = 2, kFloat = 4, kLogical = 8, kComplex = 16, kByte = 32 };
+constexpr unsigned kMaxMin = kCInt | kFortranInt | kFloat;
+constexpr unsigned kSumProd = kCInt | kFortranInt | kFloat | kComplex;
+constexpr unsigned kLogicalOps = kCInt | kLogical;
+constexpr unsigned kBitwise = kCInt | kFortranInt | kByte;
+
+// The operations an element type can be compiled with at all: bitwise ones
+// need integers, and complex numbers have no order, only + and *.
+template <class F>
+constexpr bool kOnFloats = !std::is_same_v<F, Band> && !std::is_same_v<F, Bor> && !std::is_same_v<F, Bxor>;
+template <class F>
+constexpr bool kOnComplex = std::is_same_v<F, Sum> || std::is_same_v<F, Prod>;
 
 template <class F>
 std::optional<OpKernel> typed(MPI_Datatype t, unsigned groups) {
     auto k = [](OpKernelFn fn, std::size_t bytes) { return std::optional<OpKernel>(OpKernel{fn, bytes}); };
-    if (groups & kInt) {
+    if (groups & kCInt) {
         if (t == MPI_SHORT) return k(each<short, F>, sizeof(short));
         if (t == MPI_INT) return k(each<int, F>, sizeof(int));
         if (t == MPI_LONG) return k(each<long, F>, sizeof(long));
@@ -98,12 +126,28 @@ std::optional<OpKernel> typed(MPI_Datatype t, unsigned groups) {
         if (t == MPI_SIGNED_CHAR) return k(each<signed char, F>, 1);
         if (t == MPI_UNSIGNED_LONG_LONG) return k(each<unsigned long long, F>, sizeof(unsigned long long));
     }
-    if constexpr (!std::is_same_v<F, Band> && !std::is_same_v<F, Bor> && !std::is_same_v<F, Bxor>) {
+    if (groups & kFortranInt) {
+        if (t == MPI_INTEGER) return k(each<int, F>, sizeof(int));
+    }
+    if constexpr (kOnFloats<F>) {
         if (groups & kFloat) {
             if (t == MPI_FLOAT) return k(each<float, F>, sizeof(float));
             if (t == MPI_DOUBLE) return k(each<double, F>, sizeof(double));
             if (t == MPI_LONG_DOUBLE) return k(each<long double, F>, sizeof(long double));
+            if (t == MPI_REAL) return k(each<float, F>, sizeof(float));
+            if (t == MPI_DOUBLE_PRECISION) return k(each<double, F>, sizeof(double));
         }
+    }
+    if constexpr (kOnComplex<F>) {
+        if (groups & kComplex) {
+            if (t == MPI_COMPLEX) return k(each<std::complex<float>, F>, sizeof(std::complex<float>));
+            if (t == MPI_DOUBLE_COMPLEX) return k(each<std::complex<double>, F>, sizeof(std::complex<double>));
+        }
+    }
+    // A LOGICAL is read as an int, any non-zero value true; the logical
+    // operations give gfortran's .TRUE. (1) and .FALSE. (0).
+    if (groups & kLogical) {
+        if (t == MPI_LOGICAL) return k(each<int, F>, sizeof(int));
     }
     if (groups & kByte) {
         if (t == MPI_BYTE) return k(each<unsigned char, F>, 1);
@@ -114,34 +158,26 @@ std::optional<OpKernel> typed(MPI_Datatype t, unsigned groups) {
 }  // namespace
 
 std::optional<OpKernel> op_kernel(MPI_Op op, MPI_Datatype basic, std::size_t basic_bytes) {
-    // MPI-1 4.9.2: C integer and floating point for MAX/MIN/SUM/PROD, C
-    // integer for the logical operations, C integer and byte for the bitwise
-    // ones. MPI_CHAR and MPI_UNSIGNED_CHAR are characters there, not integers
-    // (MPI-2 made MPI_UNSIGNED_CHAR an integer; Strata keeps MPI-1's rule for
-    // MPI-1's types), and so is MPI_WCHAR.
+    // MPI-1 4.9.2: integers (C and Fortran) and floating point for MAX/MIN,
+    // those and complex for SUM/PROD, C integer and logical for the logical
+    // operations, integers and byte for the bitwise ones. MPI_DOUBLE_COMPLEX,
+    // optional in MPI-1, is complex as MPI-2 lists it. MPI_CHAR and
+    // MPI_UNSIGNED_CHAR are characters there, not integers (MPI-2 made
+    // MPI_UNSIGNED_CHAR an integer; Strata keeps MPI-1's rule for MPI-1's
+    // types), and so are MPI_WCHAR and MPI_CHARACTER.
     switch (op) {
-        case MPI_MAX: return typed<Max>(basic, kInt | kFloat);
-        case MPI_MIN: return typed<Min>(basic, kInt | kFloat);
-        case MPI_SUM: return typed<Sum>(basic, kInt | kFloat);
-        case MPI_PROD: return typed<Prod>(basic, kInt | kFloat);
-        case MPI_LAND: return typed<Land>(basic, kInt);
-        case MPI_LOR: return typed<Lor>(basic, kInt);
-        case MPI_LXOR: return typed<Lxor>(basic, kInt);
-        case MPI_BAND: return typed<Band>(basic, kInt | kByte);
-        case MPI_BOR: return typed<Bor>(basic, kInt | kByte);
-        case MPI_BXOR: return typed<Bxor>(basic, kInt | kByte);
-        case MPI_MAXLOC:
-        case MPI_MINLOC: {
-            const bool greatest = op == MPI_MAXLOC;
-            if (basic == MPI_FLOAT_INT) return greatest ? loc_kernel<float, true>(basic_bytes) : loc_kernel<float, false>(basic_bytes);
-            if (basic == MPI_DOUBLE_INT) return greatest ? loc_kernel<double, true>(basic_bytes) : loc_kernel<double, false>(basic_bytes);
-            if (basic == MPI_LONG_INT) return greatest ? loc_kernel<long, true>(basic_bytes) : loc_kernel<long, false>(basic_bytes);
-            if (basic == MPI_2INT) return greatest ? loc_kernel<int, true>(basic_bytes) : loc_kernel<int, false>(basic_bytes);
-            if (basic == MPI_SHORT_INT) return greatest ? loc_kernel<short, true>(basic_bytes) : loc_kernel<short, false>(basic_bytes);
-            if (basic == MPI_LONG_DOUBLE_INT)
-                return greatest ? loc_kernel<long double, true>(basic_bytes) : loc_kernel<long double, false>(basic_bytes);
-            return std::nullopt;
-        }
+        case MPI_MAX: return typed<Max>(basic, kMaxMin);
+        case MPI_MIN: return typed<Min>(basic, kMaxMin);
+        case MPI_SUM: return typed<Sum>(basic, kSumProd);
+        case MPI_PROD: return typed<Prod>(basic, kSumProd);
+        case MPI_LAND: return typed<Land>(basic, kLogicalOps);
+        case MPI_LOR: return typed<Lor>(basic, kLogicalOps);
+        case MPI_LXOR: return typed<Lxor>(basic, kLogicalOps);
+        case MPI_BAND: return typed<Band>(basic, kBitwise);
+        case MPI_BOR: return typed<Bor>(basic, kBitwise);
+        case MPI_BXOR: return typed<Bxor>(basic, kBitwise);
+        case MPI_MAXLOC: return loc_typed<true>(basic, basic_bytes);
+        case MPI_MINLOC: return loc_typed<false>(basic, basic_bytes);
         default: return std::nullopt;
     }
 }

@@ -21,8 +21,9 @@ struct OpKernel {
 // `basic`, whose dense element is `basic_bytes` long; nullopt when MPI-1 does
 // not define the pair (the caller raises MPI_ERR_OP). The pair types of
 // MAXLOC/MINLOC are accepted both in their C struct layout ({double v; int i;}
-// with padding) and packed (value then int, no padding), told apart by
-// `basic_bytes`, so the kernels do not depend on how the datatype packs them.
+// with padding) and packed (value then index, no padding), told apart by
+// `basic_bytes`, so the kernels do not depend on how the datatype packs them;
+// Fortran's (MPI_2REAL: value and index both REAL) have no padding either way.
 std::optional<OpKernel> op_kernel(MPI_Op op, MPI_Datatype basic, std::size_t basic_bytes);
 
 }  // namespace strata::mpi

@@ -74,6 +74,22 @@ typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, 
 #define MPI_SIGNED_CHAR ((MPI_Datatype)STRATA_HANDLE(2, 23))
 #define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)STRATA_HANDLE(2, 24))
 #define MPI_WCHAR ((MPI_Datatype)STRATA_HANDLE(2, 25))
+/* The Fortran basic types (MPI-1.3 3.2.2) and pair types (4.9.3), offered to C
+ * as MPICH's mpi.h does, laid out as gfortran does by default on x86-64:
+ * INTEGER and LOGICAL are 4 bytes (LOGICAL .TRUE. is 1, .FALSE. 0), REAL a
+ * float, DOUBLE PRECISION a double, COMPLEX two floats (real part first),
+ * DOUBLE COMPLEX two doubles, CHARACTER one byte. The pair types are a value
+ * and an index, both of the value's type. */
+#define MPI_INTEGER ((MPI_Datatype)STRATA_HANDLE(2, 26))
+#define MPI_REAL ((MPI_Datatype)STRATA_HANDLE(2, 27))
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)STRATA_HANDLE(2, 28))
+#define MPI_COMPLEX ((MPI_Datatype)STRATA_HANDLE(2, 29))
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)STRATA_HANDLE(2, 30))
+#define MPI_LOGICAL ((MPI_Datatype)STRATA_HANDLE(2, 31))
+#define MPI_CHARACTER ((MPI_Datatype)STRATA_HANDLE(2, 32))
+#define MPI_2INTEGER ((MPI_Datatype)STRATA_HANDLE(2, 33))
+#define MPI_2REAL ((MPI_Datatype)STRATA_HANDLE(2, 34))
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)STRATA_HANDLE(2, 35))
 
 #define MPI_REQUEST_NULL ((MPI_Request)0)
 #define MPI_OP_NULL ((MPI_Op)0)

@@ -27,9 +27,10 @@ PROGRAMS = {
     "scatterv": ["coll_gather"],
     "allgather": ["coll_allgather", "coll_errors"], "allgatherv": ["coll_allgather"], "alltoall": ["coll_allgather"],
     "alltoallv": ["coll_allgather"],
-    "reduce": ["coll_reduce_user", "coll_reduce_ops", "coll_derived"],
-    "allreduce": ["coll_reduce_user", "coll_reduce_ops", "coll_derived"],
-    "reduce_scatter": ["coll_reduce_user", "coll_reduce_ops"], "scan": ["coll_reduce_user", "coll_reduce_ops"],
+    "reduce": ["coll_reduce_user", "coll_reduce_ops", "coll_fortran", "coll_derived"],
+    "allreduce": ["coll_reduce_user", "coll_reduce_ops", "coll_fortran", "coll_derived"],
+    "reduce_scatter": ["coll_reduce_user", "coll_reduce_ops", "coll_fortran"],
+    "scan": ["coll_reduce_user", "coll_reduce_ops", "coll_fortran"],
 }
 GRID_ALGORITHMS = ("multilevel", "two_level_site", "two_level_machine")
 FLAT_PROCESSES = (1, 3, 8)

@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <climits>
+#include <complex>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "mpi/op_kernels.hpp"
@@ -173,4 +175,117 @@ TEST_CASE("MAXLOC and MINLOC: larger/smaller value wins, ties keep the lower ind
         CHECK(op_kernel(MPI_MAXLOC, t, 0) == std::nullopt);
     }
     CHECK(op_kernel(MPI_MAXLOC, MPI_LONG_DOUBLE_INT, sizeof(long double) + sizeof(int)).has_value());
+}
+
+// The Fortran types, by MPI-1 4.9.2's categories: INTEGER is a Fortran
+// integer (no logical operations), REAL and DOUBLE PRECISION floating point,
+// LOGICAL logical, COMPLEX and DOUBLE COMPLEX complex, CHARACTER nothing.
+
+TEST_CASE("Fortran INTEGER: arithmetic and bitwise, not logical", "[op][fortran]") {
+    CHECK(run<int>(MPI_SUM, MPI_INTEGER, {1, -5, INT_MAX}, {2, 3, 1}) == std::vector<int>{3, -2, INT_MIN});
+    CHECK(run<int>(MPI_PROD, MPI_INTEGER, {3, -2, 0}, {4, 5, 9}) == std::vector<int>{12, -10, 0});
+    CHECK(run<int>(MPI_MAX, MPI_INTEGER, {3, -2, INT_MIN}, {4, -5, INT_MIN + 1}) ==
+          std::vector<int>{4, -2, INT_MIN + 1});
+    CHECK(run<int>(MPI_MIN, MPI_INTEGER, {3, -2}, {4, -5}) == std::vector<int>{3, -5});
+    CHECK(run<int>(MPI_BAND, MPI_INTEGER, {0xF0F0, -1}, {0xFF00, 0x1234}) == std::vector<int>{0xF000, 0x1234});
+    CHECK(run<int>(MPI_BOR, MPI_INTEGER, {0xF0F0}, {0xFF00}) == std::vector<int>{0xFFF0});
+    CHECK(run<int>(MPI_BXOR, MPI_INTEGER, {0xF0F0}, {0xFF00}) == std::vector<int>{0x0FF0});
+    for (MPI_Op op : {MPI_LAND, MPI_LOR, MPI_LXOR, MPI_MAXLOC, MPI_MINLOC}) {
+        CHECK_FALSE(allowed(op, MPI_INTEGER, sizeof(int)));
+    }
+}
+
+TEST_CASE("Fortran REAL and DOUBLE PRECISION: MAX MIN SUM PROD only", "[op][fortran]") {
+    CHECK(run<float>(MPI_SUM, MPI_REAL, {1.5f, -1}, {2.25f, 1}) == std::vector<float>{3.75f, 0});
+    CHECK(run<float>(MPI_PROD, MPI_REAL, {-0.5f}, {4}) == std::vector<float>{-2});
+    CHECK(run<float>(MPI_MAX, MPI_REAL, {-1, 7}, {-2, 8}) == std::vector<float>{-1, 8});
+    CHECK(run<float>(MPI_MIN, MPI_REAL, {-1, 7}, {-2, 8}) == std::vector<float>{-2, 7});
+    CHECK(run<double>(MPI_SUM, MPI_DOUBLE_PRECISION, {0.25, 1e300}, {0.5, 1e300}) ==
+          std::vector<double>{0.75, 2e300});
+    CHECK(run<double>(MPI_PROD, MPI_DOUBLE_PRECISION, {-0.5, 3}, {4, 3}) == std::vector<double>{-2, 9});
+    CHECK(run<double>(MPI_MAX, MPI_DOUBLE_PRECISION, {-1.0}, {-2.0}) == std::vector<double>{-1.0});
+    CHECK(run<double>(MPI_MIN, MPI_DOUBLE_PRECISION, {-1.0}, {-2.0}) == std::vector<double>{-2.0});
+    for (MPI_Op op : {MPI_LAND, MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR, MPI_MAXLOC, MPI_MINLOC}) {
+        CHECK_FALSE(allowed(op, MPI_REAL, sizeof(float)));
+        CHECK_FALSE(allowed(op, MPI_DOUBLE_PRECISION, sizeof(double)));
+    }
+}
+
+TEST_CASE("Fortran LOGICAL: any non-zero value is true, results are 1 or 0", "[op][fortran]") {
+    // gfortran's .TRUE. is 1, but a LOGICAL from C or from TRANSFER may hold
+    // any bit pattern: 2, -1 and INT_MIN are true too.
+    const std::vector<int> a{0, 2, 0, -1, INT_MIN, 1};
+    const std::vector<int> b{0, 0, 7, -1, 2, 1};
+    CHECK(run<int>(MPI_LAND, MPI_LOGICAL, a, b) == std::vector<int>{0, 0, 0, 1, 1, 1});
+    CHECK(run<int>(MPI_LOR, MPI_LOGICAL, a, b) == std::vector<int>{0, 1, 1, 1, 1, 1});
+    CHECK(run<int>(MPI_LXOR, MPI_LOGICAL, a, b) == std::vector<int>{0, 1, 1, 0, 0, 0});
+    for (MPI_Op op : {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_BAND, MPI_BOR, MPI_BXOR, MPI_MAXLOC, MPI_MINLOC}) {
+        CHECK_FALSE(allowed(op, MPI_LOGICAL, sizeof(int)));
+    }
+}
+
+TEST_CASE("Fortran COMPLEX and DOUBLE COMPLEX: SUM and the complex product", "[op][fortran]") {
+    using C = std::complex<float>;
+    using Z = std::complex<double>;
+    CHECK(run<C>(MPI_SUM, MPI_COMPLEX, {{1, 2}, {-1, 0.5f}}, {{3, 4}, {1, -0.5f}}) == std::vector<C>{{4, 6}, {0, 0}});
+    // (1+2i)(3+4i) = -5+10i; (2-i)i = 1+2i; i*i = -1: a product of the parts
+    // one by one would give 3+8i, 0-i and 0+i.
+    CHECK(run<C>(MPI_PROD, MPI_COMPLEX, {{1, 2}, {2, -1}, {0, 1}}, {{3, 4}, {0, 1}, {0, 1}}) ==
+          std::vector<C>{{-5, 10}, {1, 2}, {-1, 0}});
+    CHECK(run<Z>(MPI_SUM, MPI_DOUBLE_COMPLEX, {{0.25, -1e300}}, {{0.5, 1e300}}) == std::vector<Z>{{0.75, 0}});
+    CHECK(run<Z>(MPI_PROD, MPI_DOUBLE_COMPLEX, {{1.5, -2}, {0, 3}}, {{2, 4}, {0, 3}}) ==
+          std::vector<Z>{{11, 2}, {-9, 0}});
+    auto k = op_kernel(MPI_PROD, MPI_DOUBLE_COMPLEX, sizeof(Z));
+    REQUIRE(k);
+    CHECK(k->element_bytes == 16);
+    // Complex numbers have no order and no bits to combine.
+    for (MPI_Op op : {MPI_MAX, MPI_MIN, MPI_LAND, MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR, MPI_MAXLOC,
+                      MPI_MINLOC}) {
+        CHECK_FALSE(allowed(op, MPI_COMPLEX, sizeof(C)));
+        CHECK_FALSE(allowed(op, MPI_DOUBLE_COMPLEX, sizeof(Z)));
+    }
+}
+
+TEST_CASE("Fortran CHARACTER takes no reduction", "[op][fortran]") {
+    for (MPI_Op op : kAllOps) CHECK_FALSE(allowed(op, MPI_CHARACTER, 1));
+}
+
+TEST_CASE("Fortran pair types: MAXLOC/MINLOC with an index of the value's type", "[op][fortran]") {
+    // {value, index} pairs; ties keep the lower index.
+    auto loc = [](MPI_Op op, MPI_Datatype t, auto in, auto io) {
+        using V = typename decltype(in)::value_type;
+        auto k = op_kernel(op, t, 2 * sizeof(V));
+        REQUIRE(k);
+        REQUIRE(k->element_bytes == 2 * sizeof(V));
+        k->fn(in.data(), io.data(), in.size() / 2);
+        return io;
+    };
+    const std::vector<int> in{5, 3, 7, 1, 4, 9, 4, 2, -3, 8};
+    const std::vector<int> io{5, 1, 6, 0, 8, 0, 4, 6, -3, 8};
+    CHECK(loc(MPI_MAXLOC, MPI_2INTEGER, in, io) == std::vector<int>{5, 1, 7, 1, 8, 0, 4, 2, -3, 8});
+    CHECK(loc(MPI_MINLOC, MPI_2INTEGER, in, io) == std::vector<int>{5, 1, 6, 0, 4, 9, 4, 2, -3, 8});
+
+    // The index is compared as a number of the value's type: -2.0 is below
+    // -1.0 (as int bit patterns it would be above), and 0.5 below 0.75 (as
+    // ints their low halves, both 0 for a double, would tie).
+    const std::vector<float> rin{1.5f, 4, 2, 3, -1, 8, 0.5f, 2, 7, -2, 7, 0.5f};
+    const std::vector<float> rio{1.5f, 2, 1, 0, -1, 9, 0.25f, 7, 7, -1, 7, 0.75f};
+    CHECK(loc(MPI_MAXLOC, MPI_2REAL, rin, rio) == std::vector<float>{1.5f, 2, 2, 3, -1, 8, 0.5f, 2, 7, -2, 7, 0.5f});
+    CHECK(loc(MPI_MINLOC, MPI_2REAL, rin, rio) == std::vector<float>{1.5f, 2, 1, 0, -1, 8, 0.25f, 7, 7, -2, 7, 0.5f});
+
+    const std::vector<double> din{-2.5, 6, 1e300, 1, 3, 5, 4, -2, 4, 0.5};
+    const std::vector<double> dio{-2.5, 5, -1e300, 2, 3, 4, 4, -1, 4, 0.75};
+    CHECK(loc(MPI_MAXLOC, MPI_2DOUBLE_PRECISION, din, dio) ==
+          std::vector<double>{-2.5, 5, 1e300, 1, 3, 4, 4, -2, 4, 0.5});
+    CHECK(loc(MPI_MINLOC, MPI_2DOUBLE_PRECISION, din, dio) ==
+          std::vector<double>{-2.5, 5, -1e300, 2, 3, 4, 4, -2, 4, 0.5});
+
+    // Only MAXLOC and MINLOC, and only at the pair's size.
+    const std::pair<MPI_Datatype, std::size_t> pairs[] = {
+        {MPI_2INTEGER, 2 * sizeof(int)}, {MPI_2REAL, 2 * sizeof(float)}, {MPI_2DOUBLE_PRECISION, 2 * sizeof(double)}};
+    for (const auto& [t, bytes] : pairs) {
+        for (MPI_Op op : kAllOps) CHECK(allowed(op, t, bytes) == (op == MPI_MAXLOC || op == MPI_MINLOC));
+        CHECK_FALSE(allowed(MPI_MAXLOC, t, bytes / 2));
+        CHECK_FALSE(allowed(MPI_MINLOC, t, bytes + sizeof(int)));
+    }
 }

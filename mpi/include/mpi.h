@@ -475,6 +475,29 @@ STRATA_API(int, Free_mem, (void *base))
 STRATA_API(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
 STRATA_API(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
 
+/* Handles between C and Fortran (MPI-2 4.12.4). A Fortran handle is a
+ * default INTEGER holding the same value as the C handle, so each conversion
+ * returns its argument (an invalid handle stays invalid). A Fortran status is
+ * MPI_STATUS_SIZE (6) INTEGERs laid out as MPI_Status; the status conversions
+ * copy it, and fail with MPI_ERR_ARG on a null pointer. */
+typedef int MPI_Fint;
+STRATA_API(MPI_Comm, Comm_f2c, (MPI_Fint comm))
+STRATA_API(MPI_Fint, Comm_c2f, (MPI_Comm comm))
+STRATA_API(MPI_Datatype, Type_f2c, (MPI_Fint datatype))
+STRATA_API(MPI_Fint, Type_c2f, (MPI_Datatype datatype))
+STRATA_API(MPI_Group, Group_f2c, (MPI_Fint group))
+STRATA_API(MPI_Fint, Group_c2f, (MPI_Group group))
+STRATA_API(MPI_Request, Request_f2c, (MPI_Fint request))
+STRATA_API(MPI_Fint, Request_c2f, (MPI_Request request))
+STRATA_API(MPI_Op, Op_f2c, (MPI_Fint op))
+STRATA_API(MPI_Fint, Op_c2f, (MPI_Op op))
+STRATA_API(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
+STRATA_API(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
+STRATA_API(MPI_Info, Info_f2c, (MPI_Fint info))
+STRATA_API(MPI_Fint, Info_c2f, (MPI_Info info))
+STRATA_API(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status))
+STRATA_API(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
+
 #undef STRATA_API
 
 /* Strata's extensions (MPIX_), with PMPIX_ profiling names.

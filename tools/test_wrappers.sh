@@ -1,17 +1,19 @@
 #!/bin/sh
 # Test of the build-tree compiler wrappers.
-# Usage: test_wrappers.sh MPICC MPICXX INCDIR LIBDIR
+# Usage: test_wrappers.sh MPICC MPICXX INCDIR LIBDIR [MPIF77 MPIFORT FINCDIR]
 #
 # Checks what -show / -compile-info / -link-info print, that -c -E -S -M do
 # not add link flags, that arguments with spaces and quotes pass through,
 # that STRATA_CC / -cc= choose the compiler, and that tiny C99 and C++
 # programs calling MPI_Init / MPI_Comm_rank / MPI_Comm_size / MPI_Finalize
 # compile with strict warnings, link, and run as singletons (no mpirun, no
-# LD_LIBRARY_PATH: the rpath must be enough).
+# LD_LIBRARY_PATH: the rpath must be enough). With the Fortran wrappers
+# (Strata built with Fortran), the same for mpif77 and mpifort, FINCDIR being
+# where mpif.h is, and fixed- and free-form programs that include it.
 set -u
 
-if [ $# -ne 4 ]; then
-    echo "usage: $0 MPICC MPICXX INCDIR LIBDIR" >&2
+if [ $# -ne 4 ] && [ $# -ne 7 ]; then
+    echo "usage: $0 MPICC MPICXX INCDIR LIBDIR [MPIF77 MPIFORT FINCDIR]" >&2
     exit 2
 fi
 # The checks run in a scratch directory: make the wrapper paths absolute.
@@ -19,6 +21,13 @@ case $1 in /*) mpicc=$1 ;; *) mpicc=$(pwd)/$1 ;; esac
 case $2 in /*) mpicxx=$2 ;; *) mpicxx=$(pwd)/$2 ;; esac
 incdir=$3
 libdir=$4
+mpif77=
+mpifort=
+if [ $# -eq 7 ]; then
+    case $5 in /*) mpif77=$5 ;; *) mpif77=$(pwd)/$5 ;; esac
+    case $6 in /*) mpifort=$6 ;; *) mpifort=$(pwd)/$6 ;; esac
+    fincdir=$7
+fi
 
 passed=0
 failed=0
@@ -174,6 +183,57 @@ check "mpicxx -include mpi_named.h compiles an unmodified program" "$mpicxx" -in
 check "the C++ program under mpi_named.h runs" run ./hello_named_cxx
 check "-E preprocesses without linking" "$mpicc" -E hello.c -o hello.i
 if grep -q 'MPI_Init' hello.i; then pass "-E output includes mpi.h"; else fail "-E output includes mpi.h"; fi
+
+# --- Fortran -----------------------------------------------------------------
+if [ -n "$mpif77" ]; then
+    cat >"$work/hello.f" <<'EOF'
+      PROGRAM HELLO
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER RANK, SIZE, IERR
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, SIZE, IERR)
+      PRINT '(A, I0, A, I0)', 'rank ', RANK, ' of ', SIZE
+      CALL MPI_FINALIZE(IERR)
+      IF (RANK .NE. 0 .OR. SIZE .NE. 1) STOP 1
+      END
+EOF
+    cat >"$work/hello.f90" <<'EOF'
+program hello
+  implicit none
+  include 'mpif.h'
+  integer :: rank, size, ierr
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, size, ierr)
+  print '(A, I0, A, I0)', 'rank ', rank, ' of ', size
+  call MPI_Finalize(ierr)
+  if (rank /= 0 .or. size /= 1) stop 1
+end program hello
+EOF
+    for w in "$mpif77" "$mpifort"; do
+        name=$(basename "$w")
+        out=$("$w" -show hello.f -o hello)
+        contains "$name -show has mpif.h's dir" "$out" "-I$fincdir"
+        contains "$name -show has -lstrata" "$out" "-lstrata"
+        contains "$name -show has the rpath" "$out" "-Wl,-rpath,$libdir"
+        contains "$name -show keeps the user's arguments" "$out" "hello.f -o hello"
+        out=$("$w" -show -c hello.f)
+        lacks "$name -show -c has no -lstrata" "$out" "-lstrata"
+        out=$(STRATA_FC=my-fc "$w" -show x.f)
+        contains "STRATA_FC chooses $name's compiler" "$out" "my-fc "
+        out=$("$w" -fc=other-fc -show x.f)
+        contains "-fc= chooses $name's compiler" "$out" "other-fc "
+        out=$("$w" -help)
+        contains "$name -help prints usage" "$out" "Usage: $name"
+    done
+    check "fixed form with mpif.h compiles (-c)" "$mpif77" -Wall -Werror -c hello.f -o hellof.o
+    check "link with mpif77" "$mpif77" hellof.o -o hello_f
+    check "Fortran 77 program runs as a singleton" run ./hello_f
+    check "free form with mpif.h compiles and links" "$mpifort" -std=f2008 -Wall -Werror hello.f90 -o hello_f90
+    check "free-form program runs as a singleton" run ./hello_f90
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

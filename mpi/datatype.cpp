@@ -4,6 +4,7 @@
 #include <climits>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -54,6 +55,12 @@ const Basic kBasic[] = {
     basic_of<std::complex<double>>(MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX"),
     basic_of<int>(MPI_LOGICAL, "MPI_LOGICAL"),
     basic_of<char>(MPI_CHARACTER, "MPI_CHARACTER"),
+    basic_of<signed char>(MPI_INTEGER1, "MPI_INTEGER1"),
+    basic_of<short>(MPI_INTEGER2, "MPI_INTEGER2"),
+    basic_of<std::int32_t>(MPI_INTEGER4, "MPI_INTEGER4"),
+    basic_of<std::int64_t>(MPI_INTEGER8, "MPI_INTEGER8"),
+    basic_of<float>(MPI_REAL4, "MPI_REAL4"),
+    basic_of<double>(MPI_REAL8, "MPI_REAL8"),
 };
 
 // The pair types are the C structs a MINLOC/MAXLOC user declares, padding

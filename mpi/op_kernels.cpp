@@ -1,6 +1,7 @@
 #include "mpi/op_kernels.hpp"
 
 #include <complex>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -128,6 +129,10 @@ std::optional<OpKernel> typed(MPI_Datatype t, unsigned groups) {
     }
     if (groups & kFortranInt) {
         if (t == MPI_INTEGER) return k(each<int, F>, sizeof(int));
+        if (t == MPI_INTEGER1) return k(each<std::int8_t, F>, 1);
+        if (t == MPI_INTEGER2) return k(each<std::int16_t, F>, 2);
+        if (t == MPI_INTEGER4) return k(each<std::int32_t, F>, 4);
+        if (t == MPI_INTEGER8) return k(each<std::int64_t, F>, 8);
     }
     if constexpr (kOnFloats<F>) {
         if (groups & kFloat) {
@@ -136,6 +141,8 @@ std::optional<OpKernel> typed(MPI_Datatype t, unsigned groups) {
             if (t == MPI_LONG_DOUBLE) return k(each<long double, F>, sizeof(long double));
             if (t == MPI_REAL) return k(each<float, F>, sizeof(float));
             if (t == MPI_DOUBLE_PRECISION) return k(each<double, F>, sizeof(double));
+            if (t == MPI_REAL4) return k(each<float, F>, 4);
+            if (t == MPI_REAL8) return k(each<double, F>, 8);
         }
     }
     if constexpr (kOnComplex<F>) {

@@ -90,6 +90,16 @@ typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, 
 #define MPI_2INTEGER ((MPI_Datatype)STRATA_HANDLE(2, 33))
 #define MPI_2REAL ((MPI_Datatype)STRATA_HANDLE(2, 34))
 #define MPI_2DOUBLE_PRECISION ((MPI_Datatype)STRATA_HANDLE(2, 35))
+/* The optional Fortran types of MPI-1.3 3.2.2 a gfortran program can declare
+ * (INTEGER*1 ... INTEGER*8, REAL*4, REAL*8; MPI-2 added MPI_INTEGER8), each
+ * an integer or floating-point type of its size for reductions. gfortran has
+ * no 2-byte REAL, so there is no MPI_REAL2. */
+#define MPI_INTEGER1 ((MPI_Datatype)STRATA_HANDLE(2, 36))
+#define MPI_INTEGER2 ((MPI_Datatype)STRATA_HANDLE(2, 37))
+#define MPI_INTEGER4 ((MPI_Datatype)STRATA_HANDLE(2, 38))
+#define MPI_INTEGER8 ((MPI_Datatype)STRATA_HANDLE(2, 39))
+#define MPI_REAL4 ((MPI_Datatype)STRATA_HANDLE(2, 40))
+#define MPI_REAL8 ((MPI_Datatype)STRATA_HANDLE(2, 41))
 
 #define MPI_REQUEST_NULL ((MPI_Request)0)
 #define MPI_OP_NULL ((MPI_Op)0)

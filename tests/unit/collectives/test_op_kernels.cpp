@@ -6,6 +6,7 @@
 #include <complex>
 #include <cstring>
 #include <utility>
+#include <cstdint>
 #include <vector>
 
 #include "mpi/op_kernels.hpp"
@@ -193,6 +194,23 @@ TEST_CASE("Fortran INTEGER: arithmetic and bitwise, not logical", "[op][fortran]
     for (MPI_Op op : {MPI_LAND, MPI_LOR, MPI_LXOR, MPI_MAXLOC, MPI_MINLOC}) {
         CHECK_FALSE(allowed(op, MPI_INTEGER, sizeof(int)));
     }
+}
+
+TEST_CASE("Fortran INTEGER1..8 and REAL4/8: integers and floats of their size", "[op][fortran]") {
+    CHECK(run<std::int8_t>(MPI_SUM, MPI_INTEGER1, {100, -3}, {27, 1}) == std::vector<std::int8_t>{127, -2});
+    CHECK(run<std::int8_t>(MPI_SUM, MPI_INTEGER1, {127}, {1}) == std::vector<std::int8_t>{-128});
+    CHECK(run<std::int16_t>(MPI_MAX, MPI_INTEGER2, {-300, 7}, {200, -7}) == std::vector<std::int16_t>{200, 7});
+    CHECK(run<std::int32_t>(MPI_BXOR, MPI_INTEGER4, {0xF0F0}, {0xFF00}) == std::vector<std::int32_t>{0x0FF0});
+    constexpr std::int64_t big = std::int64_t{1} << 40;
+    CHECK(run<std::int64_t>(MPI_SUM, MPI_INTEGER8, {big, -1}, {big, 2}) == std::vector<std::int64_t>{2 * big, 1});
+    CHECK(run<std::int64_t>(MPI_PROD, MPI_INTEGER8, {big}, {4}) == std::vector<std::int64_t>{4 * big});
+    CHECK(run<float>(MPI_MIN, MPI_REAL4, {1.5f, -1}, {2.25f, 1}) == std::vector<float>{1.5f, -1});
+    CHECK(run<double>(MPI_SUM, MPI_REAL8, {0.5, 1e300}, {0.25, 1e300}) == std::vector<double>{0.75, 2e300});
+    for (MPI_Op op : {MPI_LAND, MPI_LOR, MPI_LXOR, MPI_MAXLOC}) {
+        CHECK_FALSE(allowed(op, MPI_INTEGER8, 8));
+        CHECK_FALSE(allowed(op, MPI_REAL8, 8));
+    }
+    CHECK_FALSE(allowed(MPI_BAND, MPI_REAL4, 4));
 }
 
 TEST_CASE("Fortran REAL and DOUBLE PRECISION: MAX MIN SUM PROD only", "[op][fortran]") {

@@ -10,8 +10,19 @@
 using namespace strata;
 using fortran::origin;
 
+extern "C" {
+STRATAF_EXPORT fortran::Commons strataf_{};
+STRATAF_EXPORT fortran::Commons strataf{};
+STRATAF_EXPORT fortran::Commons STRATAF{};
+}
+
 namespace strata::fortran {
 
+// A Fortran keyval's callbacks take every argument by reference and return
+// the error in a last argument. The C library calls the trampolines below,
+// with a record of the Fortran procedures as the extra state.
+// MPI_KEYVAL_CREATE's values are default INTEGERs, MPI_COMM_CREATE_KEYVAL's
+// ADDRESS_KIND ones; either travels in the C library's void* value.
 template <class Value>
 struct FortranKeyval {
     using Copy = void (*)(MPI_Fint* oldcomm, MPI_Fint* keyval, Value* extra_state, Value* attribute_val_in,
@@ -27,20 +38,7 @@ struct FortranKeyval {
 
 using fortran::FortranKeyval;
 
-extern "C" {
-STRATAF_EXPORT fortran::Commons strataf_{};
-STRATAF_EXPORT fortran::Commons strataf{};
-STRATAF_EXPORT fortran::Commons STRATAF{};
-}
-
 namespace {
-
-// ---- Attributes -------------------------------------------------------------
-// A Fortran keyval's callbacks take every argument by reference and return
-// the error in a last argument. The C library calls these trampolines, with a
-// record of the Fortran procedures as the extra state. MPI_KEYVAL_CREATE's
-// values are default INTEGERs, MPI_COMM_CREATE_KEYVAL's ADDRESS_KIND ones;
-// either travels in the C library's void* value.
 
 template <class Value>
 void* to_pointer(Value v) {

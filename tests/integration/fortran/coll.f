@@ -4,7 +4,7 @@
 ! MAXLOC/MINLOC, MPI_CHARACTER; MPI_IN_PLACE for REDUCE at the root,
 ! ALLREDUCE and GATHER at the root; several roots. Every value is a small
 ! integer or a short binary fraction, so any order of evaluation gives
-! the exact result. Runs with any number of processes up to 64.
+! the exact result. Runs with 1 to 5 processes (ranks.txt).
       PROGRAM COLL
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -383,14 +383,21 @@
       END IF
       END
 
+! Sums and products wrap around as the library's do (two's complement),
+! computed in INTEGER*8 so that the reference itself never overflows.
       INTEGER FUNCTION ICOMB(OP, A, B)
       IMPLICIT NONE
       INCLUDE 'mpif.h'
       INTEGER OP, A, B
-      IF (OP .EQ. MPI_SUM) THEN
-         ICOMB = A + B
-      ELSE IF (OP .EQ. MPI_PROD) THEN
-         ICOMB = A * B
+      INTEGER*8 WIDE, TWO31, TWO32
+      PARAMETER (TWO31 = 2147483648_8, TWO32 = 4294967296_8)
+      IF (OP .EQ. MPI_SUM .OR. OP .EQ. MPI_PROD) THEN
+         IF (OP .EQ. MPI_SUM) THEN
+            WIDE = INT(A, 8) + INT(B, 8)
+         ELSE
+            WIDE = INT(A, 8) * INT(B, 8)
+         END IF
+         ICOMB = INT(MODULO(WIDE + TWO31, TWO32) - TWO31, 4)
       ELSE IF (OP .EQ. MPI_MAX) THEN
          ICOMB = MAX(A, B)
       ELSE IF (OP .EQ. MPI_MIN) THEN

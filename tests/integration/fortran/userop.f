@@ -4,8 +4,8 @@
 ! product on a contiguous type of 4 INTEGERs (checked in rank order with
 ! REDUCE, ALLREDUCE and SCAN), a commutative op on MPI_TYPE_CONTIGUOUS
 ! of 2 INTEGERs; the DATATYPE each function receives; MPI_OP_FREE; the
-! MPI-2 MPI_REDUCE_LOCAL and MPI_OP_COMMUTATIVE. Runs with any number of
-! processes up to 64.
+! MPI-2 MPI_REDUCE_LOCAL and MPI_OP_COMMUTATIVE. Runs with 1 to 5
+! processes (ranks.txt).
       PROGRAM USEROP
       IMPLICIT NONE
       INCLUDE 'mpif.h'

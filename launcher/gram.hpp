@@ -30,8 +30,8 @@
 // gatekeeper kills the subjob's processes: no process outlives its mpirun.
 #pragma once
 
+#include "adapters/scheduler_adapter.hpp"
 #include "wireup/codec.hpp"
-#include "launcher/scheduler_adapter.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -9,7 +9,8 @@ std::unique_ptr<SchedulerAdapter> adapter_make(AdapterKind kind, boost::asio::io
                                                const AdapterSettings& settings) {
     switch (kind) {
         case AdapterKind::fork: return std::make_unique<ForkAdapter>(io);
-        case AdapterKind::slurm: return std::make_unique<SlurmAdapter>(io, SlurmAdapter::Options{settings.scratch_dir, ""});
+        case AdapterKind::slurm:
+            return std::make_unique<SlurmAdapter>(io, SlurmAdapter::Options{settings.scratch_dir, ""});
     }
     return nullptr;
 }

@@ -1,5 +1,6 @@
 #include "gatekeeper/config.hpp"
 
+#include "adapters/adapter_table.hpp"
 #include "base/file.hpp"
 #include "launcher/job_request.hpp"
 
@@ -84,9 +85,9 @@ std::optional<Config> Config::parse(const std::string& text, const std::string& 
             if (!v.IsSequence() || v.size() == 0) return fail(v, "'adapters' must be a list such as [fork, slurm]");
             c.adapters.clear();
             for (const YAML::Node& a : v) {
-                if (!a.IsScalar() || (a.Scalar() != "fork" && a.Scalar() != "slurm"))
+                if (!a.IsScalar() || launcher::adapter_find(a.Scalar()) == nullptr)
                     return fail(a, "unknown adapter '" + (a.IsScalar() ? a.Scalar() : std::string("?")) +
-                                       "'; expected fork or slurm");
+                                       "'; expected " + launcher::adapter_names_text(false));
                 c.adapters.push_back(a.Scalar());
             }
         } else if (key == "environment") {

@@ -1,11 +1,11 @@
 #include "gatekeeper/gatekeeper.hpp"
 
+#include "adapters/adapter_make.hpp"
+#include "adapters/slurm_adapter.hpp"
 #include "base/dir_fd.hpp"
 #include "base/keepalive.hpp"
 #include "wireup/codec.hpp"
-#include "launcher/fork_adapter.hpp"
 #include "launcher/gram.hpp"
-#include "launcher/slurm_adapter.hpp"
 #include "security/digest.hpp"
 #include "security/proxy.hpp"
 #include "security/tls.hpp"
@@ -155,7 +155,7 @@ public:
 
     // ProcessEvents: everything goes back to mpirun as it happens.
     void on_started(int rank, long pid) override {
-        if (adapter_name_ == "fork") {
+        if (adapter_info_->records_local_pids) {
             // A process of this machine: a restart after our death kills it if it is still this one.
             if (const auto start = process_start_time(pid)) record_.processes.push_back({pid, *start});
             record_save();
@@ -297,7 +297,8 @@ private:
         if (!root && account->ids.uid != ::geteuid())
             return refuse("not authorized: this gatekeeper runs as '" + own_account_name() +
                           "' and can start processes only as that account, not as '" + name + "'");
-        if (!gk_.config().offers(m.adapter))
+        const launcher::AdapterInfo* info = launcher::adapter_find(m.adapter);
+        if (info == nullptr || !gk_.config().offers(m.adapter))
             return refuse("this site does not offer the '" + m.adapter + "' adapter");
         if (gk_.subjobs_held() >= gk_.config().max_jobs)
             return refuse("this site already runs its limit of " + std::to_string(gk_.config().max_jobs) + " subjobs");
@@ -315,7 +316,7 @@ private:
         record_save();
         log("subjob " + std::to_string(m.subjob) + ": ranks " + std::to_string(m.first_rank) + ".." +
             std::to_string(m.first_rank + m.count - 1) + " of '" + m.program + "' as '" + name + "' via " + m.adapter);
-        adapter_name_ = m.adapter;
+        adapter_info_ = info;
         subjob_.index = static_cast<int>(m.subjob);
         subjob_.contact = launcher::kLocalContact;
         subjob_.count = static_cast<int>(m.count);
@@ -344,8 +345,7 @@ private:
             if (std::string e = delegation_ask(*account); !e.empty()) return refuse(e);
         }
         if (m.stage.empty()) {
-            // The slurm adapter reports PENDING itself, with its batch job id.
-            if (adapter_name_ != "slurm") on_subjob_state(subjob_.index, JobState::pending, "");
+            if (!adapter_info_->reports_pending) on_subjob_state(subjob_.index, JobState::pending, "");
             launch();
             return;
         }
@@ -373,11 +373,7 @@ private:
             std::string error;
             if (!job_fd_.give(owner_.uid, owner_.gid, error)) return refuse(error);
         }
-        if (adapter_name_ == "slurm")
-            adapter_ = std::make_unique<launcher::SlurmAdapter>(gk_.io(),
-                                                                launcher::SlurmAdapter::Options{gk_.config().scratch, ""});
-        else
-            adapter_ = std::make_unique<launcher::ForkAdapter>(gk_.io());
+        adapter_ = launcher::adapter_make(adapter_info_->kind, gk_.io(), {gk_.config().scratch});
         adapter_->start(subjob_, std::move(spec_), *this);
     }
 
@@ -632,7 +628,7 @@ private:
     security::PkeyPtr delegation_key_;  // its public half went to mpirun; it never leaves
     bool awaiting_delegation_ = false;
     bool launch_ready_ = false;  // launch() came while the delegation was awaited
-    std::string adapter_name_;
+    const launcher::AdapterInfo* adapter_info_ = nullptr;  // set once accepted
     std::string record_name_;  // set once accepted
     SubjobRecord record_;
     bool record_written_ = false;

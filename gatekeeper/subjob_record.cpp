@@ -1,8 +1,8 @@
 #include "gatekeeper/subjob_record.hpp"
 
+#include "adapters/slurm_adapter.hpp"
 #include "base/dir_fd.hpp"
 #include "base/file.hpp"
-#include "launcher/slurm_adapter.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,5 +1,6 @@
 #include "launcher/coallocator.hpp"
 
+#include "adapters/fork_adapter.hpp"
 #include "base/knob.hpp"
 #include "commfile/comm_file.hpp"
 #include "launcher/messages.hpp"
@@ -122,7 +123,7 @@ int CoAllocator::run() {
     watch_signals();
 
     for (const Subjob& s : plan_.subjobs) {
-        adapters_.push_back(SchedulerAdapter::create(io_, s, error));
+        adapters_.push_back(adapter_make(s, error));
         if (!adapters_.back()) {
             say(error);
             return 1;
@@ -152,6 +153,20 @@ int CoAllocator::run() {
     if (!finished_) io_.run();
     output_.close_all();
     return exit_code_;
+}
+
+std::unique_ptr<SchedulerAdapter> CoAllocator::adapter_make(const Subjob& subjob, std::string& error) {
+    if (subjob.contact == kLocalContact) return std::make_unique<ForkAdapter>(io_);
+    std::string why;
+    std::size_t offset = 0;
+    std::optional<Contact> contact = contact_parse(subjob.contact, why, offset);
+    if (!contact) {
+        error = "subjob " + std::to_string(subjob.index) + ": " + why;
+        return nullptr;
+    }
+    std::shared_ptr<boost::asio::ssl::context> tls = gatekeeper_tls_.context(subjob, error);
+    if (!tls) return nullptr;
+    return std::make_unique<GatekeeperAdapter>(io_, *contact, std::move(tls));
 }
 
 void CoAllocator::watch_signals() {

@@ -21,11 +21,12 @@
 // Everything runs on one thread, in io_context handlers.
 #pragma once
 
+#include "adapters/scheduler_adapter.hpp"
 #include "launcher/control_server.hpp"
+#include "launcher/gatekeeper_adapter.hpp"
 #include "launcher/job_plan.hpp"
 #include "launcher/options.hpp"
 #include "launcher/output_forwarder.hpp"
-#include "launcher/scheduler_adapter.hpp"
 #include "security/challenge.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -78,6 +79,9 @@ private:
     };
 
     std::vector<std::pair<std::string, std::string>> environment() const;
+    // The adapter for `subjob`: the embedded fork adapter for this machine,
+    // a gatekeeper adapter for every other contact. nullptr with `error` set.
+    std::unique_ptr<SchedulerAdapter> adapter_make(const Subjob& subjob, std::string& error);
     void handle_hello(ControlServer::ConnectionId id, const wireup::Frame& frame);
     void handle_checkin(ControlServer::ConnectionId id, const wireup::Frame& frame);
     void handle_abort(int rank, ControlServer::ConnectionId id, const wireup::Frame& frame);
@@ -102,6 +106,7 @@ private:
     OutputForwarder output_;
     boost::asio::signal_set signals_;
     boost::asio::steady_timer kill_timer_;
+    GatekeeperTls gatekeeper_tls_;
     std::vector<std::unique_ptr<SchedulerAdapter>> adapters_;
     std::vector<RankState> ranks_;
     std::vector<std::unique_ptr<boost::asio::steady_timer>> startup_timers_;  // per subjob, from ACTIVE

@@ -8,8 +8,6 @@ namespace strata::launcher {
 
 namespace {
 
-constexpr const char* kAdapters = "expected fork, slurm, jobmanager-fork or jobmanager-slurm";
-
 bool ipv6_literal(const std::string& h) {
     in6_addr a{};
     const std::string bare = h.substr(0, h.find('%'));
@@ -24,8 +22,6 @@ bool host_name_valid(const std::string& h) {
         if (!(std::isalnum(c) || c == '-' || c == '.' || c == '_')) return false;
     return h.front() != '-' && h.front() != '.';
 }
-
-const char* adapter_name(AdapterKind kind) { return kind == AdapterKind::slurm ? "slurm" : "fork"; }
 
 std::string Contact::text() const {
     const std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
@@ -74,12 +70,11 @@ std::optional<Contact> contact_parse(const std::string& text, std::string& why, 
         if (text[i] != '/')
             return fail(i, "unexpected '" + text.substr(i) + "' in contact '" + text + "'; expected host[:port][/adapter]");
         const std::string service = text.substr(i + 1);
-        if (service == "fork" || service == "jobmanager-fork" || service == "jobmanager")
-            c.adapter = AdapterKind::fork;
-        else if (service == "slurm" || service == "jobmanager-slurm")
-            c.adapter = AdapterKind::slurm;
-        else
-            return fail(i + 1, "unknown adapter '" + service + "' in contact '" + text + "'; " + kAdapters);
+        const AdapterInfo* adapter = adapter_find_service(service);
+        if (adapter == nullptr)
+            return fail(i + 1, "unknown adapter '" + service + "' in contact '" + text + "'; expected " +
+                                   adapter_names_text(true));
+        c.adapter = adapter->kind;
     }
     return c;
 }

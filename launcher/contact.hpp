@@ -1,5 +1,5 @@
 // A gatekeeper contact: where a subjob is submitted and which local scheduler
-// starts it there.
+// starts it there (adapters/adapter_table.hpp).
 //
 //   host                     port 2119, fork adapter
 //   host:port                fork adapter
@@ -10,13 +10,13 @@
 // Parsing is pure: no name resolution.
 #pragma once
 
+#include "adapters/adapter_table.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>
 
 namespace strata::launcher {
-
-enum class AdapterKind { fork, slurm };
 
 struct Contact {
     static constexpr int kDefaultPort = 2119;
@@ -36,8 +36,6 @@ struct Contact {
     // Where the contact points; whether the port was written does not matter.
     bool operator==(const Contact& o) const { return host == o.host && port == o.port && adapter == o.adapter; }
 };
-
-const char* adapter_name(AdapterKind kind);  // "fork", "slurm"
 
 // On error returns nullopt, sets `why` to what is wrong and `offset` to where
 // in `text` it starts (for a column in messages).

@@ -1,8 +1,8 @@
 #include "launcher/gatekeeper_adapter.hpp"
 
+#include "adapters/fork_adapter.hpp"
 #include "base/keepalive.hpp"
 #include "base/knob.hpp"
-#include "launcher/fork_adapter.hpp"
 #include "launcher/gram.hpp"
 #include "security/digest.hpp"
 #include "security/proxy.hpp"
@@ -54,6 +54,24 @@ std::string wireup_via(const tcp::endpoint& local, const std::string& listener) 
 }
 
 }  // namespace
+
+std::shared_ptr<asio::ssl::context> GatekeeperTls::context(const Subjob& subjob, std::string& error) {
+    if (tls_) return tls_;
+    auto cred = security::user_credential_find();
+    if (!cred.ok()) {
+        error = cred.error;
+        return nullptr;
+    }
+    auto ctx = security::tls_context_make(security::TlsRole::client, cred.value);
+    if (!ctx.ok()) {
+        error = "subjob " + std::to_string(subjob.index) + " (" + subjob.contact + ") needs your grid credential: " +
+                ctx.error + " (strata-ca user makes one; X509_USER_CERT, X509_USER_KEY and X509_CERT_DIR name "
+                "other files)";
+        return nullptr;
+    }
+    tls_ = std::move(ctx.value);
+    return tls_;
+}
 
 GatekeeperAdapter::GatekeeperAdapter(asio::io_context& io, Contact contact, std::shared_ptr<asio::ssl::context> tls)
     : io_(io),

@@ -16,10 +16,10 @@
 // site's host can route back to.
 #pragma once
 
+#include "adapters/scheduler_adapter.hpp"
 #include "wireup/codec.hpp"
 #include "launcher/contact.hpp"
 #include "launcher/gram.hpp"
-#include "launcher/scheduler_adapter.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -36,6 +36,20 @@
 #include <vector>
 
 namespace strata::launcher {
+
+// mpirun's credential for its gatekeeper connections: one TLS client context
+// shared by all of them, made when the first subjob at a gatekeeper asks (a
+// job on this machine alone needs no credential). Its owner (the
+// co-allocator) hands it to each GatekeeperAdapter it creates.
+class GatekeeperTls {
+public:
+    // The context, or nullptr with `error` set; `subjob` names the subjob
+    // that needed it in the message.
+    std::shared_ptr<boost::asio::ssl::context> context(const Subjob& subjob, std::string& error);
+
+private:
+    std::shared_ptr<boost::asio::ssl::context> tls_;
+};
 
 class GatekeeperAdapter final : public SchedulerAdapter {
 public:

@@ -30,8 +30,8 @@
 // gatekeeper kills the subjob's processes: no process outlives its mpirun.
 #pragma once
 
+#include "adapters/scheduler_adapter.hpp"
 #include "wireup/codec.hpp"
-#include "launcher/scheduler_adapter.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -80,7 +80,7 @@ struct Submit {
     std::uint32_t subjob = 0;
     std::uint32_t first_rank = 0;
     std::uint32_t count = 0;
-    std::string adapter;  // "fork", "slurm"
+    std::string adapter;  // a name of adapters/adapter_table.hpp ("fork", "slurm")
     std::string account;  // local account asked for; empty: the grid-mapfile's first
     std::string program;
     std::vector<std::string> args;

@@ -3,7 +3,7 @@
 // without the "mpirun: " prefix and without a final newline.
 #pragma once
 
-#include "launcher/scheduler_adapter.hpp"
+#include "adapters/scheduler_adapter.hpp"
 #include "launcher/subjob.hpp"
 
 #include <string>

@@ -9,7 +9,7 @@
 // piece labelled): bounded memory beats perfect separation for such output.
 #pragma once
 
-#include "launcher/scheduler_adapter.hpp"
+#include "adapters/scheduler_adapter.hpp"
 
 #include <functional>
 #include <map>

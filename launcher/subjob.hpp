@@ -10,7 +10,7 @@ namespace strata::launcher {
 
 struct Subjob {
     int index = 0;        // position in the job; exported as STRATA_SUBJOB
-    std::string contact;  // who starts it: kLocalContact, later a gatekeeper "host:port"
+    std::string contact;  // who starts it: kLocalContact, else a gatekeeper contact (contact.hpp)
     std::string machine;  // names the subjob in messages: its machine label, else its contact's host
     // Label of the site (local-area network): the job file's `site` (RSL's
     // GLOBUS_LAN_ID), else the contact's host. Handed to every process.

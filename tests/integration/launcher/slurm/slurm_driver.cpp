@@ -16,7 +16,7 @@
 //          -- program [args...]
 // --give-up-after-s destroys the adapter while its job still runs (its
 // destructor must scancel the job); the driver then exits with 3.
-#include "launcher/slurm_adapter.hpp"
+#include "adapters/slurm_adapter.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>

@@ -1,4 +1,4 @@
-#include "launcher/fork_adapter.hpp"
+#include "adapters/fork_adapter.hpp"
 
 #include <boost/asio/post.hpp>
 #include <catch2/catch.hpp>

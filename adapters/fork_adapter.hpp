@@ -10,8 +10,8 @@
 // reused, so the kill cannot hit a stranger).
 #pragma once
 
+#include "adapters/scheduler_adapter.hpp"
 #include "base/lifeline.hpp"
-#include "launcher/scheduler_adapter.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>

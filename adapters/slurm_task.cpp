@@ -1,5 +1,5 @@
 // strata-slurm-task: the task wrapper of the slurm adapter (see
-// launcher/slurm_adapter.hpp), one per Slurm task, started by srun.
+// adapters/slurm_adapter.hpp), one per Slurm task, started by srun.
 //
 //   strata-slurm-task <work dir> <first rank> <subjob> <directory> <path> <argv0> [args...]
 //

@@ -1,14 +1,14 @@
-// How mpirun starts the processes of one subjob, whatever starts them.
+// How a subjob's processes are started, whatever starts them.
 //
-// The co-allocator owns the job: it creates one adapter per subjob
-// (SchedulerAdapter::create picks it from the subjob's contact), calls start()
-// once, and learns everything else through ProcessEvents. Three adapters
-// implement it: the fork adapter (processes on this machine, in mpirun and in
-// a gatekeeper), the gatekeeper adapter (mpirun's side of a subjob at a site,
-// relaying the same events over its authenticated connection) and the slurm
-// adapter (a gatekeeper's subjob as one Slurm batch job).
+// Whoever owns a subjob creates one adapter for it, calls start() once, and
+// learns everything else through ProcessEvents: mpirun's co-allocator (the
+// fork adapter for this machine, launcher/gatekeeper_adapter.hpp for a
+// subjob at a site, which relays a gatekeeper's events over its
+// authenticated connection) and a gatekeeper (the adapter its Submit names,
+// from adapter_table.hpp: the fork adapter, processes on the gatekeeper's
+// machine, or the slurm adapter, the subjob as one Slurm batch job).
 //
-// Threading: everything runs on the co-allocator's io_context thread. Events
+// Threading: everything runs on the owner's io_context thread. Events
 // are delivered from inside start() (start failures) or from io_context
 // handlers, never concurrently.
 #pragma once
@@ -104,10 +104,6 @@ enum class CancelMode {
 class SchedulerAdapter {
 public:
     virtual ~SchedulerAdapter() = default;  // must kill and reap whatever is left
-
-    // The adapter for `subjob.contact`, or nullptr with `error` set.
-    static std::unique_ptr<SchedulerAdapter> create(boost::asio::io_context& io, const Subjob& subjob,
-                                                    std::string& error);
 
     virtual const char* name() const = 0;
     // Starts every process of the subjob. Failures are reported through

@@ -1,10 +1,10 @@
-#include "launcher/slurm_adapter.hpp"
+#include "adapters/slurm_adapter.hpp"
 
+#include "adapters/fork_adapter.hpp"
+#include "adapters/process_env.hpp"
+#include "adapters/program_check.hpp"
 #include "base/dir_fd.hpp"
 #include "base/knob.hpp"
-#include "launcher/fork_adapter.hpp"
-#include "launcher/process_env.hpp"
-#include "launcher/program_check.hpp"
 #include "wireup/environment.hpp"
 
 #include <boost/asio/posix/stream_descriptor.hpp>

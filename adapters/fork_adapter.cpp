@@ -1,10 +1,10 @@
-#include "launcher/fork_adapter.hpp"
+#include "adapters/fork_adapter.hpp"
 
+#include "adapters/process_env.hpp"
+#include "adapters/program_check.hpp"
 #include "base/knob.hpp"
 #include "base/lifeline.hpp"
 #include "base/unique_fd.hpp"
-#include "launcher/process_env.hpp"
-#include "launcher/program_check.hpp"
 #include "wireup/environment.hpp"
 
 #include <boost/asio/write.hpp>

@@ -1,6 +1,6 @@
-#include "launcher/program_check.hpp"
+#include "adapters/program_check.hpp"
 
-#include "launcher/fork_adapter.hpp"
+#include "adapters/fork_adapter.hpp"
 
 #include <fcntl.h>
 #include <grp.h>

@@ -1,4 +1,4 @@
-#include "launcher/process_env.hpp"
+#include "adapters/process_env.hpp"
 
 #include <cstdlib>
 #include <map>

@@ -1,4 +1,4 @@
-#include "launcher/slurm_adapter.hpp"
+#include "adapters/slurm_adapter.hpp"
 
 #include <catch2/catch.hpp>
 

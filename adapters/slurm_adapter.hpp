@@ -10,7 +10,7 @@
 //
 //   srun --ntasks=<count> --kill-on-bad-exit=0 strata-slurm-task <work> ...
 //
-// strata-slurm-task (launcher/slurm_task.cpp) is the task wrapper, one per
+// strata-slurm-task (adapters/slurm_task.cpp) is the task wrapper, one per
 // Slurm task: it sets STRATA_RANK = first_rank + SLURM_PROCID and
 // STRATA_SUBJOB, changes to the subjob's directory, runs the program with
 // stdout and stderr going to task<N>.out / task<N>.err in the work
@@ -77,9 +77,9 @@
 // runs synchronously so that no Slurm job outlives the adapter.
 #pragma once
 
+#include "adapters/scheduler_adapter.hpp"
 #include "base/dir_fd.hpp"
 #include "base/lifeline.hpp"
-#include "launcher/scheduler_adapter.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>

@@ -4,7 +4,7 @@
 // under /root exists, say).
 #pragma once
 
-#include "launcher/scheduler_adapter.hpp"
+#include "adapters/scheduler_adapter.hpp"
 
 #include <optional>
 #include <string>

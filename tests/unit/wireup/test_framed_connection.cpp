@@ -52,31 +52,34 @@ FrameSplitter splitter(std::uint32_t max_payload = 1024) { return FrameSplitter(
 using Local = asio::local::stream_protocol::socket;
 using Tcp = asio::ip::tcp::socket;
 
-// A connected pair of sockets on 127.0.0.1.
-std::pair<Tcp, Tcp> tcp_pair(asio::io_context& io) {
+void connect(asio::io_context&, Local& a, Local& b) { asio::local::connect_pair(a, b); }
+
+// On 127.0.0.1.
+void connect(asio::io_context& io, Tcp& a, Tcp& b) {
     asio::ip::tcp::acceptor acceptor(io, asio::ip::tcp::endpoint(asio::ip::make_address_v4("127.0.0.1"), 0));
-    Tcp a(io);
     a.connect(acceptor.local_endpoint());
-    Tcp b = acceptor.accept();
-    return {std::move(a), std::move(b)};
+    acceptor.accept(b);
 }
 
-// A connection over one end of a local socket pair; `peer` is the other.
-struct LocalPair {
-    explicit LocalPair(std::uint32_t max_payload = 1024, std::function<void(const RawFrame&)> on_frame = {}) {
-        Local end(io);
-        asio::local::connect_pair(peer, end);
-        auto h = recorder<Local>(seen);
+// A started connection over one end of a socket pair; `peer` is the other.
+template <class Stream>
+struct Pair {
+    explicit Pair(std::uint32_t max_payload = 1024, std::function<void(const RawFrame&)> on_frame = {}) {
+        Stream end(io);
+        connect(io, peer, end);
+        auto h = recorder<Stream>(seen);
         if (on_frame) h.frame = std::move(on_frame);
-        conn = FramedConnection<Local>::make(splitter(max_payload), std::move(h), std::move(end));
+        conn = FramedConnection<Stream>::make(splitter(max_payload), std::move(h), std::move(end));
         conn->start();
     }
-    ~LocalPair() { conn->close(); }
+    ~Pair() { conn->close(); }
     asio::io_context io;
-    Local peer{io};
+    Stream peer{io};
     Seen seen;
-    std::shared_ptr<FramedConnection<Local>> conn;
+    std::shared_ptr<FramedConnection<Stream>> conn;
 };
+using LocalPair = Pair<Local>;
+using TcpPair = Pair<Tcp>;
 
 template <class Pred>
 void run_until(asio::io_context& io, Pred done) {
@@ -172,11 +175,8 @@ TEST_CASE("FramedConnection stops delivering once its owner closes it", "[wireup
 }
 
 TEST_CASE("FramedConnection writes queued frames whole and in order", "[wireup]") {
-    asio::io_context io;
-    auto [a, b] = tcp_pair(io);
-    Seen seen;
-    auto conn = FramedConnection<Tcp>::make(splitter(), recorder<Tcp>(seen), std::move(b));
-    conn->start();
+    TcpPair p;
+    auto& [io, a, seen, conn] = p;
     const std::string big(200, 'z');  // 800 bytes of payload: more than one write may take
     conn->send(frame(1, "first"));
     conn->send(std::make_shared<const std::vector<std::uint8_t>>(frame(2, big)));
@@ -186,15 +186,11 @@ TEST_CASE("FramedConnection writes queued frames whole and in order", "[wireup]"
     CHECK(seen.drained == 1);
     conn->shutdown_after_drain();
     CHECK(read_to_end(a) == std::vector<std::string>{"1:first", "2:" + big, "3:third"});
-    conn->close();
 }
 
 TEST_CASE("FramedConnection shuts down its sending side after the queue drains", "[wireup]") {
-    asio::io_context io;
-    auto [a, b] = tcp_pair(io);
-    Seen seen;
-    auto conn = FramedConnection<Tcp>::make(splitter(), recorder<Tcp>(seen), std::move(b));
-    conn->start();
+    TcpPair p;
+    auto& [io, a, seen, conn] = p;
     conn->send(frame(1, "one"));
     conn->send(frame(2, "two"));
     conn->shutdown_after_drain();  // not yet: two frames wait

@@ -5,6 +5,7 @@
 #include "base/dir_fd.hpp"
 #include "base/keepalive.hpp"
 #include "wireup/codec.hpp"
+#include "wireup/framed_connection.hpp"
 #include "launcher/gram.hpp"
 #include "security/digest.hpp"
 #include "security/proxy.hpp"
@@ -82,17 +83,19 @@ std::string own_account_name() {
 
 // One connection from an mpirun: handshake, authorization, one subjob.
 class Session final : public launcher::ProcessEvents, public std::enable_shared_from_this<Session> {
+    using Connection = codec::FramedConnection<asio::ssl::stream<tcp::socket>>;
+
 public:
     // `tls`: the context of when the connection came; a reload may replace the gatekeeper's meanwhile.
     Session(Gatekeeper& gk, std::uint64_t id, tcp::socket socket, std::shared_ptr<asio::ssl::context> tls)
         : gk_(gk),
           id_(id),
           tls_(std::move(tls)),
-          stream_(std::move(socket), *tls_),
-          timer_(stream_.get_executor()),
-          reader_(gram::frame_splitter(static_cast<std::uint32_t>(gk.config().max_request_bytes))) {
+          conn_(Connection::make(gram::frame_splitter(static_cast<std::uint32_t>(gk.config().max_request_bytes)),
+                                 handlers(), std::move(socket), *tls_)),
+          timer_(conn_->stream().get_executor()) {
         boost::system::error_code ec;
-        const tcp::endpoint peer = stream_.lowest_layer().remote_endpoint(ec);
+        const tcp::endpoint peer = conn_->stream().lowest_layer().remote_endpoint(ec);
         peer_address_ = ec ? "unknown peer" : peer.address().to_string();
         peer_ = ec ? peer_address_ : peer_address_ + ":" + std::to_string(peer.port());
     }
@@ -105,25 +108,26 @@ public:
             log("closed: no request within " + std::to_string(gk_.config().handshake_timeout_s) + " s");
             close();
         });
-        stream_.async_handshake(asio::ssl::stream_base::server, [this, self](const boost::system::error_code& ec) {
+        conn_->stream().async_handshake(asio::ssl::stream_base::server, [this, self](const boost::system::error_code& ec) {
             if (ec) {
-                const std::string why = security::tls_verify_failure(stream_.native_handle());
-                presented_ = security::tls_presented_subject(stream_.native_handle());
+                const std::string why = security::tls_verify_failure(conn_->stream().native_handle());
+                presented_ = security::tls_presented_subject(conn_->stream().native_handle());
                 log("refused: TLS handshake failed: " + (why.empty() ? ec.message() : "certificate refused: " + why));
                 close();
                 return;
             }
-            subject_ = security::tls_peer_subject(stream_.native_handle());
+            subject_ = security::tls_peer_subject(conn_->stream().native_handle());
             int proxies = 0;
-            proxy_refusal_ = security::proxy_chain_refusal(security::tls_peer_chain(stream_.native_handle()), proxies);
+            proxy_refusal_ = security::proxy_chain_refusal(security::tls_peer_chain(conn_->stream().native_handle()), proxies);
             log("authenticated " + quoted(subject_) +
                 (proxies == 0 ? "" : " through a chain of " + std::to_string(proxies) + " prox" +
                                          (proxies == 1 ? "y" : "ies")));
-            read_more();
+            conn_->start();
         });
     }
 
     ~Session() override {
+        conn_->close();  // its handlers refer to this session
         for (Staged& s : staged_)
             if (s.fd >= 0) ::close(s.fd);
         adapter_.reset();  // its processes and Slurm job end before their directories go
@@ -215,30 +219,18 @@ private:
             gk_.log(line);
     }
 
-    void read_more() {
-        auto self = shared_from_this();
-        stream_.async_read_some(asio::buffer(buf_), [this, self](const boost::system::error_code& ec, std::size_t n) {
-            if (closed_) return;
-            if (ec) {
-                connection_lost(ec == asio::error::eof || ec == asio::ssl::error::stream_truncated
-                                    ? "mpirun closed the connection"
-                                    : ec.message());
-                return;
-            }
-            reader_.feed(reinterpret_cast<const std::uint8_t*>(buf_.data()), n);
-            bool bad = false;
-            while (!closed_) {
-                std::optional<codec::RawFrame> f = reader_.next(bad);
-                if (!f) break;
-                handle(*f);
-            }
-            if (bad) {
-                refuse("the request is malformed or larger than this site's limit of " +
-                       std::to_string(gk_.config().max_request_bytes) + " bytes");
-                return;
-            }
-            if (!closed_) read_more();
-        });
+    Connection::Handlers handlers() {
+        Connection::Handlers h;
+        h.frame = [this](const codec::RawFrame& f) { handle(f); };
+        h.ended = [this](const codec::FrameEnd& e) {
+            if (e.malformed)
+                return refuse("the request is malformed or larger than this site's limit of " +
+                              std::to_string(gk_.config().max_request_bytes) + " bytes");
+            const bool peer_closed = e.error == asio::error::eof || e.error == asio::ssl::error::stream_truncated;
+            connection_lost(peer_closed && !e.write ? "mpirun closed the connection" : e.error.message());
+        };
+        h.drained = [this] { maybe_end(); };
+        return h;
     }
 
     void handle(const codec::RawFrame& f) {
@@ -338,7 +330,7 @@ private:
             int fds[2];
             if (::pipe2(fds, O_CLOEXEC) == 0) {
                 spec_.stdin_fd = fds[0];
-                stdin_ = std::make_unique<asio::posix::stream_descriptor>(stream_.get_executor(), fds[1]);
+                stdin_ = std::make_unique<asio::posix::stream_descriptor>(conn_->stream().get_executor(), fds[1]);
             }
         }
         if (m.delegation != "none") {
@@ -526,27 +518,7 @@ private:
     // reports its exits to us).
     void send(std::vector<std::uint8_t> frame) {
         if (closed_ || final_sent_) return;
-        out_.push_back(std::move(frame));
-        if (!writing_) write_next();
-    }
-
-    void write_next() {
-        if (out_.empty() || closed_) {
-            writing_ = false;
-            maybe_end();
-            return;
-        }
-        writing_ = true;
-        auto self = shared_from_this();
-        asio::async_write(stream_, asio::buffer(out_.front()), [this, self](const boost::system::error_code& ec, std::size_t) {
-            if (closed_) return;
-            if (ec) {
-                connection_lost(ec.message());
-                return;
-            }
-            out_.pop_front();
-            write_next();
-        });
+        conn_->send(std::move(frame));
     }
 
     void connection_lost(const std::string& why) {
@@ -560,8 +532,7 @@ private:
     // reset the connection and lose it); a peer that never closes is dropped.
     void drain() {
         draining_ = true;
-        boost::system::error_code ec;
-        stream_.lowest_layer().shutdown(tcp::socket::shutdown_send, ec);
+        conn_->shutdown_after_drain();
         timer_.expires_after(std::chrono::seconds(gk_.config().handshake_timeout_s));
         auto self = shared_from_this();
         timer_.async_wait([this, self](const boost::system::error_code& tec) {
@@ -572,10 +543,8 @@ private:
     void close() {
         if (closed_) return;
         closed_ = true;
-        out_.clear();
-        boost::system::error_code ec;
         timer_.cancel();
-        stream_.lowest_layer().close(ec);
+        conn_->close();
         close_stdin();
         maybe_end();
     }
@@ -583,27 +552,23 @@ private:
     // The session ends when the connection is finished with and no process
     // of the subjob is left.
     void maybe_end() {
-        if (final_sent_ && !closed_ && !draining_ && out_.empty() && !writing_) drain();
+        if (final_sent_ && !closed_ && !draining_ && conn_->idle()) drain();
         if (ended_ || !closed_ || running()) return;
         ended_ = true;
         // Later: the gatekeeper drops its reference, possibly destroying us.
-        asio::post(stream_.get_executor(), [gk = &gk_, id = id_] { gk->session_ended(id); });
+        asio::post(conn_->stream().get_executor(), [gk = &gk_, id = id_] { gk->session_ended(id); });
     }
 
     Gatekeeper& gk_;
     std::uint64_t id_;
-    std::shared_ptr<asio::ssl::context> tls_;  // outlives stream_, which uses it
+    std::shared_ptr<asio::ssl::context> tls_;  // outlives conn_'s stream, which uses it
     std::string peer_;
     std::string peer_address_;
     std::string subject_;
     std::string proxy_refusal_;
     std::string presented_;  // the subject of a certificate the handshake refused  // set when the client's proxy chain may not start jobs
-    asio::ssl::stream<tcp::socket> stream_;
+    std::shared_ptr<Connection> conn_;
     asio::steady_timer timer_;
-    codec::FrameSplitter reader_;
-    std::array<char, 65536> buf_{};
-    std::deque<std::vector<std::uint8_t>> out_;
-    bool writing_ = false;
     bool submitted_ = false;
     bool accepted_ = false;  // authorized and within the limits
     bool final_sent_ = false;

@@ -58,62 +58,32 @@ void ControlServer::accept_next() {
             boost::system::error_code ignored;
             socket.set_option(tcp::no_delay(true), ignored);
             base::socket_keepalive(socket.native_handle());
-            socket.non_blocking(true, ignored);
             const ConnectionId id = next_id_++;
-            conns_.emplace(id, std::make_unique<Connection>(std::move(socket)));
-            wait_readable(id);
+            Connection::Handlers handlers;
+            handlers.frame = [this, id](const codec::RawFrame& f) {
+                listener_.on_frame(id, wireup::Frame{static_cast<wireup::Type>(f.type), f.payload});
+            };
+            handlers.ended = [this, id](const codec::FrameEnd& e) {
+                if (e.malformed)
+                    fail(id, "a malformed frame (unknown type or longer than the protocol allows)", true);
+                else
+                    fail(id, e.error == asio::error::eof ? "closed by the peer" : e.error.message());
+            };
+            auto c = Connection::make(wireup::frame_splitter(), std::move(handlers), std::move(socket));
+            conns_.emplace(id, c);
+            c->start();
         }
         // Transient accept errors (EMFILE, ECONNABORTED) must not stop the listener.
         if (acceptor_.is_open()) accept_next();
     });
 }
 
-void ControlServer::wait_readable(ConnectionId id) {
+void ControlServer::drain(ConnectionId id) {
     auto it = conns_.find(id);
     if (it == conns_.end()) return;
-    it->second->socket.async_wait(tcp::socket::wait_read, [this, id](const boost::system::error_code& ec) {
-        if (ec == asio::error::operation_aborted) return;
-        if (ec) {
-            fail(id, ec.message());
-            return;
-        }
-        if (read_available(id) != ReadResult::gone) wait_readable(id);
-    });
-}
-
-ControlServer::ReadResult ControlServer::read_available(ConnectionId id) {
-    auto it = conns_.find(id);
-    if (it == conns_.end()) return ReadResult::gone;
-    boost::system::error_code ec;
-    const std::size_t n = it->second->socket.read_some(asio::buffer(buf_), ec);
-    if (ec == asio::error::would_block || ec == asio::error::try_again) return ReadResult::empty;
-    if (ec == asio::error::eof) {
-        fail(id, "closed by the peer");
-        return ReadResult::gone;
-    }
-    if (ec) {
-        fail(id, ec.message());
-        return ReadResult::gone;
-    }
-    it->second->reader.feed(buf_.data(), n);
-    for (;;) {
-        // The listener may close this connection (or others) while handling a frame.
-        it = conns_.find(id);
-        if (it == conns_.end()) return ReadResult::gone;
-        bool bad = false;
-        std::optional<wireup::Frame> f = it->second->reader.next(bad);
-        if (bad) {
-            fail(id, "a malformed frame (unknown type or longer than the protocol allows)", true);
-            return ReadResult::gone;
-        }
-        if (!f) return ReadResult::data;
-        listener_.on_frame(id, *f);
-    }
-}
-
-void ControlServer::drain(ConnectionId id) {
     // A dead peer's data is all queued already: read until there is no more.
-    while (read_available(id) == ReadResult::data) {
+    const std::shared_ptr<Connection> c = it->second;
+    while (c->read_available() == Connection::Read::data) {
     }
 }
 
@@ -126,39 +96,13 @@ void ControlServer::drain_all() {
 void ControlServer::send(ConnectionId id, std::shared_ptr<const std::vector<std::uint8_t>> frame) {
     auto it = conns_.find(id);
     if (it == conns_.end()) return;
-    it->second->out.push_back(std::move(frame));
-    if (!it->second->writing) write_next(id);
-}
-
-void ControlServer::write_next(ConnectionId id) {
-    auto it = conns_.find(id);
-    if (it == conns_.end()) return;
-    Connection& c = *it->second;
-    if (c.out.empty()) {
-        c.writing = false;
-        return;
-    }
-    c.writing = true;
-    auto frame = c.out.front();
-    asio::async_write(c.socket, asio::buffer(*frame),
-                      [this, id, frame](const boost::system::error_code& ec, std::size_t) {
-                          if (ec == asio::error::operation_aborted) return;
-                          auto it2 = conns_.find(id);
-                          if (it2 == conns_.end()) return;
-                          if (ec) {
-                              fail(id, ec.message());
-                              return;
-                          }
-                          it2->second->out.pop_front();
-                          write_next(id);
-                      });
+    it->second->send(std::move(frame));
 }
 
 void ControlServer::fail(ConnectionId id, const std::string& why, bool malformed) {
     auto it = conns_.find(id);
     if (it == conns_.end()) return;
-    boost::system::error_code ignored;
-    it->second->socket.close(ignored);
+    it->second->close();
     conns_.erase(it);
     listener_.on_closed(id, why, malformed);
 }
@@ -166,15 +110,14 @@ void ControlServer::fail(ConnectionId id, const std::string& why, bool malformed
 void ControlServer::close(ConnectionId id) {
     auto it = conns_.find(id);
     if (it == conns_.end()) return;
-    boost::system::error_code ignored;
-    it->second->socket.close(ignored);
+    it->second->close();
     conns_.erase(it);
 }
 
 void ControlServer::stop() {
     boost::system::error_code ignored;
     acceptor_.close(ignored);
-    for (auto& [id, c] : conns_) c->socket.close(ignored);
+    for (auto& [id, c] : conns_) c->close();
     conns_.clear();
 }
 

@@ -3,14 +3,13 @@
 // barrier, abort, finalize) is the co-allocator's business.
 #pragma once
 
+#include "wireup/framed_connection.hpp"
 #include "wireup/protocol.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 
-#include <array>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -56,28 +55,16 @@ public:
     void stop();
 
 private:
-    struct Connection {
-        explicit Connection(boost::asio::ip::tcp::socket s) : socket(std::move(s)) {}
-        boost::asio::ip::tcp::socket socket;
-        wireup::FrameReader reader;
-        std::deque<std::shared_ptr<const std::vector<std::uint8_t>>> out;
-        bool writing = false;
-    };
+    using Connection = codec::FramedConnection<boost::asio::ip::tcp::socket>;
 
     void accept_next();
-    void wait_readable(ConnectionId id);
-    enum class ReadResult { data, empty, gone };
-    // Reads once without blocking and dispatches whole frames.
-    ReadResult read_available(ConnectionId id);
-    void write_next(ConnectionId id);
     void fail(ConnectionId id, const std::string& why, bool malformed = false);
 
     Listener& listener_;
     boost::asio::ip::tcp::acceptor acceptor_;
     std::uint16_t port_ = 0;
     ConnectionId next_id_ = 1;
-    std::map<ConnectionId, std::unique_ptr<Connection>> conns_;
-    std::array<std::uint8_t, 65536> buf_{};
+    std::map<ConnectionId, std::shared_ptr<Connection>> conns_;
 };
 
 }  // namespace strata::launcher

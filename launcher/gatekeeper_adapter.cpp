@@ -78,13 +78,18 @@ GatekeeperAdapter::GatekeeperAdapter(asio::io_context& io, Contact contact, std:
       contact_(std::move(contact)),
       tls_(std::move(tls)),
       resolver_(io),
-      stream_(io, *tls_),
-      connect_timer_(io),
-      reader_(gram::frame_splitter()) {}
+      connect_timer_(io) {
+    Connection::Handlers handlers;
+    handlers.frame = [this](const codec::RawFrame& f) { handle_frame(f); };
+    // The stream uses the context: it lives as long as the connection does.
+    handlers.ended = [this, tls = tls_](const codec::FrameEnd& e) { on_ended(e); };
+    handlers.drained = [this] { stage_next(); };
+    conn_ = Connection::make(gram::frame_splitter(), std::move(handlers), io, *tls_);
+}
 
 GatekeeperAdapter::~GatekeeperAdapter() {
     boost::system::error_code ec;
-    stream_.lowest_layer().close(ec);
+    conn_->close();
     if (stdin_) stdin_->close(ec);
 }
 
@@ -126,7 +131,7 @@ void GatekeeperAdapter::on_resolved(const boost::system::error_code& ec, tcp::re
         finish("cannot resolve " + contact_.host + ": " + ec.message());
         return;
     }
-    asio::async_connect(stream_.lowest_layer(), results,
+    asio::async_connect(conn_->stream().lowest_layer(), results,
                         [this](const boost::system::error_code& cec, const tcp::endpoint&) { on_connected(cec); });
 }
 
@@ -137,10 +142,10 @@ void GatekeeperAdapter::on_connected(const boost::system::error_code& ec) {
         return;
     }
     boost::system::error_code ignored;
-    stream_.lowest_layer().set_option(tcp::no_delay(true), ignored);
-    base::socket_keepalive(stream_.lowest_layer().native_handle());
+    conn_->stream().lowest_layer().set_option(tcp::no_delay(true), ignored);
+    base::socket_keepalive(conn_->stream().lowest_layer().native_handle());
     // The gatekeeper must prove it is the host the contact names.
-    stream_.set_verify_callback([this, check = asio::ssl::host_name_verification(contact_.host)](
+    conn_->stream().set_verify_callback([this, check = asio::ssl::host_name_verification(contact_.host)](
                                     bool preverified, asio::ssl::verify_context& ctx) mutable {
         preverified = security::tls_verify_step(preverified, ctx.native_handle());
         const bool ok = check(preverified, ctx);
@@ -148,8 +153,8 @@ void GatekeeperAdapter::on_connected(const boost::system::error_code& ec) {
         if (preverified && !ok) host_mismatch_ = true;
         return ok;
     });
-    if (!is_address(contact_.host)) SSL_set_tlsext_host_name(stream_.native_handle(), contact_.host.c_str());
-    stream_.async_handshake(asio::ssl::stream_base::client,
+    if (!is_address(contact_.host)) SSL_set_tlsext_host_name(conn_->stream().native_handle(), contact_.host.c_str());
+    conn_->stream().async_handshake(asio::ssl::stream_base::client,
                             [this](const boost::system::error_code& hec) { on_handshake(hec); });
 }
 
@@ -171,7 +176,7 @@ void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
     m.args = spec_.args;
     m.env = spec_.env;
     boost::system::error_code lec;
-    const tcp::endpoint local = stream_.lowest_layer().local_endpoint(lec);
+    const tcp::endpoint local = conn_->stream().lowest_layer().local_endpoint(lec);
     for (auto& [name, value] : m.env)
         if (name == wireup::env::kWireup && !lec) value = wireup_via(local, value);
     m.directory = spec_.directory;
@@ -190,16 +195,16 @@ void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
         m.stage_program = true;
         m.program = m.stage.front().name;
     }
-    send(gram::encode(m));
+    conn_->send(gram::encode(m));
     stage_next();
-    read_more();
+    conn_->start();
     if (stdin_) pump_stdin();
 }
 
 std::string GatekeeperAdapter::handshake_failure(const boost::system::error_code& ec) {
     if (host_mismatch_)
         return "TLS handshake with " + where() + " failed: its certificate does not name " + contact_.host;
-    const std::string why = security::tls_verify_failure(stream_.native_handle());
+    const std::string why = security::tls_verify_failure(conn_->stream().native_handle());
     if (!why.empty()) return "TLS handshake with " + where() + " failed: its certificate was refused: " + why;
     // The site's alert says what it thought of our certificate.
     std::string hint = " (does the site trust the CA that signed your certificate?)";
@@ -281,37 +286,19 @@ void GatekeeperAdapter::stage_next() {
         }
         left -= static_cast<std::uint32_t>(chunk.size());
         // One chunk in flight: the next is read when this one is written.
-        send(gram::encode(gram::StageData{std::move(chunk)}));
+        conn_->send(gram::encode(gram::StageData{std::move(chunk)}));
         return;
     }
 }
 
-void GatekeeperAdapter::read_more() {
-    stream_.async_read_some(asio::buffer(buf_), [this](const boost::system::error_code& ec, std::size_t n) {
-        if (phase_ == Phase::finished) return;
-        if (ec) {
-            // With TLS 1.3 the site judges our certificate after our side of
-            // the handshake completed: its refusal arrives as the first read.
-            if (!heard_ && ec.category() == asio::error::get_ssl_category())
-                finish(handshake_failure(ec));
-            else
-                finish(cancel_sent_ ? "cancelled" : "lost the connection to " + where() + ": " + ec.message());
-            return;
-        }
-        heard_ = true;
-        reader_.feed(reinterpret_cast<const std::uint8_t*>(buf_.data()), n);
-        bool bad = false;
-        while (phase_ != Phase::finished) {
-            std::optional<codec::RawFrame> f = reader_.next(bad);
-            if (!f) break;
-            handle_frame(*f);
-        }
-        if (bad) {
-            finish(where() + " sent a malformed message");
-            return;
-        }
-        if (phase_ != Phase::finished) read_more();
-    });
+void GatekeeperAdapter::on_ended(const codec::FrameEnd& e) {
+    if (e.malformed) return finish(where() + " sent a malformed message");
+    // With TLS 1.3 the site judges our certificate after our side of the
+    // handshake completed: its refusal arrives as the first read.
+    if (!e.write && !conn_->heard() && e.error.category() == asio::error::get_ssl_category())
+        finish(handshake_failure(e.error));
+    else
+        finish(cancel_sent_ ? "cancelled" : "lost the connection to " + where() + ": " + e.error.message());
 }
 
 void GatekeeperAdapter::handle_frame(const codec::RawFrame& frame) {
@@ -326,8 +313,8 @@ void GatekeeperAdapter::handle_frame(const codec::RawFrame& frame) {
             if (!m) return malformed();
             if (m->state == JobState::done || m->state == JobState::failed) {
                 phase_ = Phase::finished;
+                conn_->close();
                 boost::system::error_code ec;
-                stream_.lowest_layer().close(ec);
                 if (stdin_) stdin_->close(ec);
             }
             events_->on_subjob_state(subjob_.index, m->state, m->detail);
@@ -386,30 +373,7 @@ void GatekeeperAdapter::delegate(const gram::DelegationRequest& m) {
                                         m.public_key_pem, policy,
                                         std::chrono::hours(std::max<std::int64_t>(1, kDelegationHours.get())));
     if (!pem.ok()) return finish("cannot delegate a proxy to " + where() + ": " + pem.error);
-    send(gram::encode(gram::Delegation{std::move(pem.value)}));
-}
-
-void GatekeeperAdapter::send(std::vector<std::uint8_t> frame) {
-    out_.push_back(std::move(frame));
-    if (!writing_) write_next();
-}
-
-void GatekeeperAdapter::write_next() {
-    if (out_.empty() || phase_ == Phase::finished) {
-        writing_ = false;
-        return;
-    }
-    writing_ = true;
-    asio::async_write(stream_, asio::buffer(out_.front()), [this](const boost::system::error_code& ec, std::size_t) {
-        if (phase_ == Phase::finished) return;
-        if (ec) {
-            finish(cancel_sent_ ? "cancelled" : "lost the connection to " + where() + ": " + ec.message());
-            return;
-        }
-        out_.pop_front();
-        if (out_.empty()) stage_next();
-        write_next();
-    });
+    conn_->send(gram::encode(gram::Delegation{std::move(pem.value)}));
 }
 
 void GatekeeperAdapter::pump_stdin() {
@@ -419,10 +383,10 @@ void GatekeeperAdapter::pump_stdin() {
             boost::system::error_code ignored;
             stdin_->close(ignored);
             stdin_.reset();
-            send(gram::encode_stdin_closed());
+            conn_->send(gram::encode_stdin_closed());
             return;
         }
-        send(gram::encode_stdin(stdin_buf_.data(), n));
+        conn_->send(gram::encode_stdin(stdin_buf_.data(), n));
         pump_stdin();
     });
 }
@@ -437,7 +401,7 @@ void GatekeeperAdapter::cancel(CancelMode mode) {
             return;
         case Phase::submitted:
             cancel_sent_ = true;
-            send(gram::encode(gram::Cancel{mode}));
+            conn_->send(gram::encode(gram::Cancel{mode}));
             return;
     }
 }
@@ -447,8 +411,8 @@ void GatekeeperAdapter::finish(const std::string& reason) {
     phase_ = Phase::finished;
     connect_timer_.cancel();
     resolver_.cancel();
+    conn_->close();
     boost::system::error_code ec;
-    stream_.lowest_layer().close(ec);
     if (stdin_) stdin_->close(ec);
     events_->on_subjob_state(subjob_.index, JobState::failed, reason);
 }

@@ -18,6 +18,7 @@
 
 #include "adapters/scheduler_adapter.hpp"
 #include "wireup/codec.hpp"
+#include "wireup/framed_connection.hpp"
 #include "launcher/contact.hpp"
 #include "launcher/gram.hpp"
 
@@ -29,7 +30,6 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <array>
-#include <deque>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -69,12 +69,10 @@ private:
     void on_resolved(const boost::system::error_code& ec, boost::asio::ip::tcp::resolver::results_type results);
     void on_connected(const boost::system::error_code& ec);
     void on_handshake(const boost::system::error_code& ec);
-    void read_more();
     void handle_frame(const codec::RawFrame& frame);
+    void on_ended(const codec::FrameEnd& e);
     // Signs a proxy for the site's key (security/proxy.hpp) and sends it.
     void delegate(const gram::DelegationRequest& m);
-    void send(std::vector<std::uint8_t> frame);
-    void write_next();
     void pump_stdin();
     // Opens and hashes what the subjob stages; "" or what went wrong.
     std::string stage_prepare(std::vector<gram::StagedFile>& files);
@@ -90,23 +88,19 @@ private:
     std::shared_ptr<boost::asio::ssl::context> tls_;
     bool delegated_ = false;
     boost::asio::ip::tcp::resolver resolver_;
-    boost::asio::ssl::stream<boost::asio::ip::tcp::socket> stream_;
+    using Connection = codec::FramedConnection<boost::asio::ssl::stream<boost::asio::ip::tcp::socket>>;
+    std::shared_ptr<Connection> conn_;
     boost::asio::steady_timer connect_timer_;
     Phase phase_ = Phase::idle;
     Subjob subjob_;
     LaunchSpec spec_;
     ProcessEvents* events_ = nullptr;
-    codec::FrameSplitter reader_;
-    std::deque<std::vector<std::uint8_t>> out_;
-    bool writing_ = false;
     bool cancel_sent_ = false;
-    bool heard_ = false;          // something arrived from the gatekeeper
     bool host_mismatch_ = false;  // its certificate chains to a trusted CA but names another host
     std::unique_ptr<boost::asio::posix::stream_descriptor> stdin_;
     std::vector<std::unique_ptr<std::ifstream>> stage_files_;  // open, at the next byte to send
     std::vector<std::uint32_t> stage_left_;                     // bytes of each still to send
     std::size_t stage_at_ = 0;                                  // the file being sent
-    std::array<char, 65536> buf_{};
     std::array<char, 16384> stdin_buf_{};
 };
 

@@ -257,8 +257,12 @@ std::optional<Abort> decode_abort(const std::vector<std::uint8_t>& payload) {
     return m;
 }
 
-FrameReader::FrameReader()
-    : split_(static_cast<std::uint8_t>(Type::checkin), static_cast<std::uint8_t>(Type::challenge), kMaxFrame) {}
+codec::FrameSplitter frame_splitter() {
+    return codec::FrameSplitter(static_cast<std::uint8_t>(Type::checkin), static_cast<std::uint8_t>(Type::challenge),
+                                kMaxFrame);
+}
+
+FrameReader::FrameReader() : split_(frame_splitter()) {}
 
 void FrameReader::feed(const std::uint8_t* data, std::size_t n) { split_.feed(data, n); }
 

@@ -128,7 +128,10 @@ std::optional<Checkin> decode_checkin(const std::vector<std::uint8_t>& payload);
 std::optional<Release> decode_release(const std::vector<std::uint8_t>& payload);
 std::optional<Abort> decode_abort(const std::vector<std::uint8_t>& payload);
 
-// Incremental frame parser for a byte stream (used by the launcher's event loop).
+// The frames of this protocol: any of its types, up to kMaxFrame.
+codec::FrameSplitter frame_splitter();
+
+// Incremental frame parser for a byte stream.
 class FrameReader {
 public:
     FrameReader();

@@ -74,11 +74,7 @@ std::shared_ptr<asio::ssl::context> GatekeeperTls::context(const Subjob& subjob,
 }
 
 GatekeeperAdapter::GatekeeperAdapter(asio::io_context& io, Contact contact, std::shared_ptr<asio::ssl::context> tls)
-    : io_(io),
-      contact_(std::move(contact)),
-      tls_(std::move(tls)),
-      resolver_(io),
-      connect_timer_(io) {
+    : io_(io), contact_(std::move(contact)), tls_(std::move(tls)), resolver_(io), connect_timer_(io) {
     Connection::Handlers handlers;
     handlers.frame = [this](const codec::RawFrame& f) { handle_frame(f); };
     // The stream uses the context: it lives as long as the connection does.
@@ -146,7 +142,7 @@ void GatekeeperAdapter::on_connected(const boost::system::error_code& ec) {
     base::socket_keepalive(conn_->stream().lowest_layer().native_handle());
     // The gatekeeper must prove it is the host the contact names.
     conn_->stream().set_verify_callback([this, check = asio::ssl::host_name_verification(contact_.host)](
-                                    bool preverified, asio::ssl::verify_context& ctx) mutable {
+                                            bool preverified, asio::ssl::verify_context& ctx) mutable {
         preverified = security::tls_verify_step(preverified, ctx.native_handle());
         const bool ok = check(preverified, ctx);
         // The chain was fine but the name was not: say so, not "unspecified".
@@ -155,7 +151,7 @@ void GatekeeperAdapter::on_connected(const boost::system::error_code& ec) {
     });
     if (!is_address(contact_.host)) SSL_set_tlsext_host_name(conn_->stream().native_handle(), contact_.host.c_str());
     conn_->stream().async_handshake(asio::ssl::stream_base::client,
-                            [this](const boost::system::error_code& hec) { on_handshake(hec); });
+                                    [this](const boost::system::error_code& hec) { on_handshake(hec); });
 }
 
 void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {

@@ -41,7 +41,9 @@ struct Seen {
 template <class Stream>
 typename FramedConnection<Stream>::Handlers recorder(Seen& seen) {
     typename FramedConnection<Stream>::Handlers h;
-    h.frame = [&seen](const RawFrame& f) { seen.frames.push_back(std::to_string(f.type) + ":" + payload_text(f.payload)); };
+    h.frame = [&seen](const RawFrame& f) {
+        seen.frames.push_back(std::to_string(f.type) + ":" + payload_text(f.payload));
+    };
     h.ended = [&seen](const FrameEnd& e) { seen.ends.push_back(e); };
     h.drained = [&seen] { ++seen.drained; };
     return h;
@@ -140,7 +142,7 @@ TEST_CASE("FramedConnection delivers several frames from one read, in order", "[
 TEST_CASE("FramedConnection refuses a frame longer than the splitter allows", "[wireup]") {
     LocalPair p(8);
     auto& [io, a, seen, conn] = p;
-    std::vector<std::uint8_t> bytes = frame(1, "ok");      // 8 bytes of payload: allowed
+    std::vector<std::uint8_t> bytes = frame(1, "ok");       // 8 bytes of payload: allowed
     const std::vector<std::uint8_t> big = frame(1, "abc");  // 12: refused from its header alone
     bytes.insert(bytes.end(), big.begin(), big.begin() + 5);
     asio::write(a, asio::buffer(bytes));

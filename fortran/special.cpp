@@ -126,10 +126,8 @@ int attr_get(const char* fn, int (*get)(MPI_Comm, int, void*, int*), MPI_Fint co
 
 int address(const void* location, MPI_Aint* distance) {
     MPI_Aint at = 0;
-    MPI_Aint base = 0;
-    int rc = MPI_Get_address(location, &at);
-    if (rc == MPI_SUCCESS) rc = MPI_Get_address(origin(), &base);
-    if (rc == MPI_SUCCESS) *distance = MPI_Aint_diff(at, base);
+    const int rc = MPI_Get_address(location, &at);
+    if (rc == MPI_SUCCESS) *distance = at - reinterpret_cast<MPI_Aint>(origin());
     return rc;
 }
 

@@ -5,26 +5,15 @@ two-level schemes forced, and the per-level message counts.
 
     grid_test.py SCENARIO --mpirun PATH --programs PROGRAM...
 
-The grid is uneven on purpose: site A has one process, site B one machine of
-one process and one of two, site C two machines of two processes, one of
-them with TCP only (so a machine splits further into single processes).
+The grid (strata_test.coll_grid) is uneven on purpose.
 """
 
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
-from mpirun_test import check, expect_code, expect_nobody_left, program_main  # noqa: E402
+from strata_test.coll_grid import GRID, PROCESSES
+from strata_test.harness import check, expect_code, expect_nobody_left, program_main
 
-GRID = """\
-subjobs:
-  - {count: 1, site: A, machine: a1, host: a1}
-  - {count: 1, site: B, machine: b1, host: b1}
-  - {count: 2, site: B, machine: b2, host: b2}
-  - {count: 2, site: C, machine: c1, host: c1}
-  - {count: 2, site: C, machine: c2, host: c2, environment: {STRATA_EXCLUDE_METHODS: shm}}
-"""
-PROCESSES = 8
 OPERATIONS = ("barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv",
               "alltoall", "alltoallv", "reduce", "allreduce", "reduce_scatter", "scan")
 

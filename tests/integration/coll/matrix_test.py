@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Every collective algorithm the registries list, forced in turn, passes the
 conformance programs of its operation: the flat ones on one host, the
-multilevel and two-level ones across the emulated grid of grid_test.py. The
-list comes from strata-info (the registries themselves), so a new algorithm
-is tested without editing any list.
+multilevel and two-level ones across the emulated grid (strata_test.coll_grid).
+The list comes from strata-info (the registries themselves), so a new
+algorithm is tested without editing any list.
 
     matrix_test.py SCENARIO --mpirun PATH --info STRATA_INFO --programs PROGRAM...
 
@@ -14,10 +14,8 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
-from grid_test import GRID, PROCESSES  # noqa: E402
-from mpirun_test import check, expect_code, expect_nobody_left, program_main  # noqa: E402
+from strata_test.coll_grid import GRID, PROCESSES
+from strata_test.harness import check, expect_code, expect_nobody_left, program_main
 
 # The programs that exercise each operation (every program also runs barriers).
 PROGRAMS = {

@@ -5,13 +5,11 @@ process of the job remains anywhere.
     failures_test.py SCENARIO --mpirun PATH --program PATH
 """
 
-import os
 import signal
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
-from mpirun_test import GUARD, check, expect_code, expect_nobody_left, expect_stderr, program_main  # noqa: E402
+from strata_test.harness import GUARD, check, expect_code, expect_nobody_left, expect_stderr, program_main
 
 
 def job(ctx, program, np, *args):

@@ -10,14 +10,12 @@ Timeouts are only hang guards: no verdict depends on timing.
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpirun_test import GUARD, check, expect_code, expect_nobody_left, expect_stderr  # noqa: E402
-from gatekeeper_test import Namespaces, Slurm, fake_args, finish, grid_main, run_ip, when_ready  # noqa: E402
+from strata_test.grid import Namespaces, Slurm, fake_args, finish, grid_main, run_ip, when_ready
+from strata_test.harness import GUARD, check, expect_code, expect_nobody_left, expect_stderr
 
 
 def wait_nobody_left(ctx):

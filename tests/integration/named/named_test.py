@@ -11,8 +11,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
-from mpirun_test import check, expect_code, expect_nobody_left, expect_stderr, program_main  # noqa: E402
+from strata_test.harness import check, expect_code, expect_nobody_left, expect_stderr, program_main
 
 # Nine processes on eight "hosts" at two sites: p4-01 runs two.
 HOSTS = ["p4-01", "p4-01", "p4-02", "p4-03", "p4-04", "pd-01", "pd-02", "pd-03", "pd-04"]

@@ -23,9 +23,8 @@ import time
 import sys
 import threading
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
-from mpirun_test import GUARD, check, expect_code, expect_nobody_left, expect_stderr  # noqa: E402
-from gatekeeper_test import USER_DN, fake_args, grid_main  # noqa: E402
+from strata_test.grid import USER_DN, fake_args, grid_main
+from strata_test.harness import GUARD, check, expect_code, expect_nobody_left, expect_stderr
 
 TOOLS = {}
 

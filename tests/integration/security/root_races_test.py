@@ -19,15 +19,13 @@ import os
 import pwd
 import re
 import secrets
-import shutil
 import stat
 import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
-from mpirun_test import GUARD, check, expect_code, expect_nobody_left  # noqa: E402
-from gatekeeper_test import Slurm, grid_main  # noqa: E402
+from strata_test.grid import Slurm, grid_main
+from strata_test.harness import GUARD, check, expect_code, expect_nobody_left
 
 NAMES = ["x509up", "x509up.tmp", "app", "input.dat", "batch.sh", "batch.out", "batch.err", "task0.out", "task0.err",
          "task0.pid", "task0.status", "task1.out", "task1.status"]

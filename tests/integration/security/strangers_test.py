@@ -25,8 +25,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
-from mpirun_test import GUARD, Ctx, Failure, check, expect_code, expect_nobody_left, run_scenario  # noqa: E402
+from strata_test.harness import GUARD, Ctx, Failure, check, expect_code, expect_nobody_left, run_scenario
 
 # security/challenge.hpp: the role names and the proof layout.
 ROLES = {

@@ -7,12 +7,10 @@ that the streams were opened and used (never timing).
     streams_test.py SCENARIO --mpirun PATH --program PATH
 """
 
-import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
-from mpirun_test import check, expect_code, expect_nobody_left, program_main  # noqa: E402
+from strata_test.harness import check, expect_code, expect_nobody_left, program_main
 
 
 def job(ctx, a, streams, mode="plain", extra_args=(), ranks=2, network="", environment="", security=""):

@@ -13,8 +13,7 @@ import re
 import shutil
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launcher"))
-from mpirun_test import check, expect_code, expect_nobody_left, program_main  # noqa: E402
+from strata_test.harness import check, expect_code, expect_nobody_left, program_main
 
 # MPICH-G2's published layout: 4 ranks on one machine at site A sharing a fast
 # method (depth 4), 4 + 4 on two machines at site B with TCP only (depth 3).

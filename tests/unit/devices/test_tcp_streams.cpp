@@ -6,15 +6,16 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <vector>
 
+#include "conformance.hpp"
 #include "devices/tcp/stripes.hpp"
 #include "devices/tcp/tcp_method.hpp"
-#include "tcp_pair.hpp"
 
 using namespace strata;
 using namespace strata::dev::tcp;
-using namespace strata::dev::tcp::testing;
+using namespace strata::dev::testing;
 
 namespace {
 
@@ -25,6 +26,48 @@ constexpr std::size_t kUnit = 65536;
 const std::vector<std::size_t> kSizes = {0,           8,           kUnit - 1,     kUnit,     kUnit + 1,    2 * kUnit,
                                          3 * kUnit + 5, 200000,    7 * kUnit,     1 << 20,   (1 << 20) + 7, 12,
                                          5 * kUnit - 1, 3000000};
+
+// Two TCP methods on loopback, connected, so tests see only what they send.
+struct Link : WorldOf<TcpMethod> {
+    Link() : WorldOf<TcpMethod>(2) { link_open(*this, 0, 1); }
+    void send(int from, const std::vector<std::byte>& data, std::uint64_t token, int tag) {
+        World::send(from, 1 - from, header(adi::Packet::eager, tag, data.size()), data, token);
+    }
+};
+
+// The connections were really opened and used: n each way, counted at both
+// ends, for kSizes sent from rank 0.
+void check_streams_used(Link& link, int n) {
+    CHECK(link.at(0).streams_out(1) == n);
+    CHECK(link.at(1).streams_in(0) == n);
+    std::uint64_t stripes = 0;
+    for (std::size_t size : kSizes) stripes += size > kUnit ? stripe_count(size, kUnit) : 0;
+    CHECK(link.at(0).counters().stripes_sent == stripes);
+    CHECK(link.at(1).counters().stripes_received == stripes);
+    // Nothing went back the other way.
+    CHECK(link.at(1).streams_out(0) == 1);
+    CHECK(link.at(0).report().find("to rank 1: " + std::to_string(n) + " connections") != std::string::npos);
+}
+
+// Every size of kSizes from rank 0 to rank 1 over n streams.
+void striped_over(int n) {
+    Link link;
+    // One site, no STRATA_TCP_STREAMS: one stream until told otherwise.
+    CHECK(link.at(0).streams(1) == 1);
+    REQUIRE(link.at(0).streams_set(1, n));
+    CHECK(link.at(0).streams(1) == n);
+    std::vector<std::vector<std::byte>> sent;
+    for (std::size_t i = 0; i < kSizes.size(); ++i)
+        sent.push_back(pattern(kSizes[i], static_cast<unsigned>(i + 10 * n)));
+    for (std::size_t i = 0; i < sent.size(); ++i) link.send(0, sent[i], 100 + i, static_cast<int>(i));
+    link.pump_until([&] { return link.in(1).landed == sent.size(); });
+    check_in_order(link.in(1), sent);
+    // Every send completed exactly once, at once or through on_sent.
+    link.pump_until([&] { return !link.at(0).has_queued_sends(); });
+    for (int i = 0; i < 1000; ++i) link.at(0).poll(link.in(0));
+    check_completed(link.in(0));
+    check_streams_used(link, n);
+}
 
 }  // namespace
 
@@ -61,73 +104,39 @@ TEST_CASE("streams: the stripe layout") {
 TEST_CASE("streams: striped payloads arrive whole and in order, over the streams asked for") {
     for (const int n : {2, 4, 8}) {
         INFO(n << " streams");
-        Link link;
-        // One site, no STRATA_TCP_STREAMS: one stream until told otherwise.
-        CHECK(link.m[0]->streams(1) == 1);
-        REQUIRE(link.m[0]->streams_set(1, n));
-        CHECK(link.m[0]->streams(1) == n);
-        std::vector<std::vector<std::byte>> sent;
-        for (std::size_t i = 0; i < kSizes.size(); ++i) sent.push_back(pattern(kSizes[i], static_cast<unsigned>(i + 10 * n)));
-        for (std::size_t i = 0; i < sent.size(); ++i) link.send(0, sent[i], 100 + i, static_cast<int>(i));
-        link.pump_until([&] { return link.sink[1].landed == 1 + sent.size(); });
-        for (std::size_t i = 0; i < sent.size(); ++i) {
-            INFO("message " << i << " of " << sent[i].size() << " bytes");
-            CHECK(link.sink[1].headers[1 + i].tag == static_cast<int>(i));
-            CHECK(link.sink[1].payloads[1 + i] == sent[i]);
-        }
-        // Every send completed exactly once, at once or through on_sent.
-        link.pump_until([&] { return !link.m[0]->has_queued_sends(); });
-        for (int i = 0; i < 1000; ++i) link.m[0]->poll(link.sink[0]);
-        auto tokens = link.sink[0].sent;
-        tokens.insert(tokens.end(), link.done_at_once.begin(), link.done_at_once.end());
-        std::sort(tokens.begin(), tokens.end());
-        CHECK(std::adjacent_find(tokens.begin(), tokens.end()) == tokens.end());
-        CHECK(tokens.size() <= sent.size());
-        for (std::uint64_t t : tokens) CHECK((t >= 100 && t < 100 + sent.size()));
-        // The connections were really opened and used: n each way, counted at both ends.
-        CHECK(link.m[0]->streams_out(1) == n);
-        CHECK(link.m[1]->streams_in(0) == n);
-        std::uint64_t stripes = 0;
-        for (std::size_t size : kSizes) stripes += size > kUnit ? stripe_count(size, kUnit) : 0;
-        CHECK(link.m[0]->counters().stripes_sent == stripes);
-        CHECK(link.m[1]->counters().stripes_received == stripes);
-        // Nothing went back the other way.
-        CHECK(link.m[1]->streams_out(0) == 1);
-        CHECK(link.m[0]->report().find("to rank 1: " + std::to_string(n) + " connections") != std::string::npos);
+        striped_over(n);
     }
 }
 
 TEST_CASE("streams: chunked landings fill in order whatever stream the bytes come on") {
     Link link;
-    REQUIRE(link.m[0]->streams_set(1, 3));
+    REQUIRE(link.at(0).streams_set(1, 3));
     // A landing size that divides neither the unit nor the messages.
-    link.sink[1].chunk = 10007;
+    link.in(1).limits.window = 10007;
     std::vector<std::vector<std::byte>> sent;
     for (std::size_t i = 0; i < kSizes.size(); ++i) sent.push_back(pattern(kSizes[i], static_cast<unsigned>(i)));
     for (std::size_t i = 0; i < sent.size(); ++i) link.send(0, sent[i], 0, static_cast<int>(i));
-    link.pump_until([&] { return link.sink[1].landed == 1 + sent.size(); });
-    for (std::size_t i = 0; i < sent.size(); ++i) {
-        INFO("message " << i << " of " << sent[i].size() << " bytes");
-        CHECK(link.sink[1].payloads[1 + i] == sent[i]);
-    }
-    CHECK(link.sink[1].chunks > 300);
+    link.pump_until([&] { return link.in(1).landed == sent.size(); });
+    check_in_order(link.in(1), sent);
+    const std::size_t full_calls = std::accumulate(link.in(1).msgs.begin(), link.in(1).msgs.end(), std::size_t{0},
+                                                   [](std::size_t n, const Msg& m) { return n + m.windows - 1; });
+    CHECK(full_calls > 300);
 }
 
 TEST_CASE("streams: what a landing cannot take is dropped, and the next message is intact") {
     Link link;
-    REQUIRE(link.m[0]->streams_set(1, 4));
-    link.sink[1].limit = 100000;
-    link.sink[1].chunk = 30000;
+    REQUIRE(link.at(0).streams_set(1, 4));
+    link.in(1).limits = Limits{100000, 30000};
     const auto big = pattern(1000000, 5);
     const auto small = pattern(50, 6);
     const auto next = pattern(300000, 7);
     link.send(0, big, 0, 1);
     link.send(0, small, 0, 2);
     link.send(0, next, 0, 3);
-    link.pump_until([&] { return link.sink[1].landed == 4; });
-    CHECK(link.sink[1].payloads[1] == std::vector<std::byte>(big.begin(), big.begin() + 100000));
-    CHECK(link.sink[1].payloads[2] == small);
-    CHECK(link.sink[1].payloads[3] == std::vector<std::byte>(next.begin(), next.begin() + 100000));
+    link.pump_until([&] { return link.in(1).landed == 3; });
+    CHECK(link.in(1).msgs[0].data == prefix(big, 100000));
+    CHECK(link.in(1).msgs[1].data == small);
+    CHECK(link.in(1).msgs[2].data == prefix(next, 100000));
 }
 
 TEST_CASE("streams: the count changes between messages in flight, and the order holds") {
@@ -135,52 +144,46 @@ TEST_CASE("streams: the count changes between messages in flight, and the order 
     std::vector<std::vector<std::byte>> sent;
     const int counts[] = {4, 1, 2, 8, 3, 1, 16, 5};
     for (std::size_t i = 0; i < 40; ++i) {
-        if (i % 5 == 0) REQUIRE(link.m[0]->streams_set(1, counts[i / 5]));
+        if (i % 5 == 0) REQUIRE(link.at(0).streams_set(1, counts[i / 5]));
         // Large ones striped, small ones on stream 0 between them.
         sent.push_back(pattern(i % 2 == 0 ? 150000 + i * 4099 : i * 3, static_cast<unsigned>(i)));
         link.send(0, sent.back(), 0, static_cast<int>(i));
     }
-    CHECK_FALSE(link.m[0]->streams_set(1, 0));
-    CHECK_FALSE(link.m[0]->streams_set(1, 17));
-    CHECK(link.m[0]->streams(1) == 5);
-    link.pump_until([&] { return link.sink[1].landed == 1 + sent.size(); });
-    for (std::size_t i = 0; i < sent.size(); ++i) {
-        INFO("message " << i);
-        CHECK(link.sink[1].headers[1 + i].tag == static_cast<int>(i));
-        CHECK(link.sink[1].payloads[1 + i] == sent[i]);
-    }
-    CHECK(link.m[0]->streams_out(1) == 16);
+    CHECK_FALSE(link.at(0).streams_set(1, 0));
+    CHECK_FALSE(link.at(0).streams_set(1, 17));
+    CHECK(link.at(0).streams(1) == 5);
+    link.pump_until([&] { return link.in(1).landed == sent.size(); });
+    check_in_order(link.in(1), sent);
+    CHECK(link.at(0).streams_out(1) == 16);
 }
 
 TEST_CASE("streams: both directions striped at once") {
     Link link;
-    REQUIRE(link.m[0]->streams_set(1, 3));
-    REQUIRE(link.m[1]->streams_set(0, 2));
+    REQUIRE(link.at(0).streams_set(1, 3));
+    REQUIRE(link.at(1).streams_set(0, 2));
     std::vector<std::vector<std::byte>> out[2];
     for (int from = 0; from < 2; ++from) {
         for (unsigned i = 0; i < 30; ++i)
             out[from].push_back(pattern(i % 3 == 0 ? 70000 + i * 1000 : i % 3 == 1 ? 1 << 19 : i, i + 50u * from));
         for (std::size_t i = 0; i < out[from].size(); ++i) link.send(from, out[from][i], 0, static_cast<int>(i));
     }
-    link.pump_until([&] { return link.sink[1].landed == 31 && link.sink[0].landed == 30; });
-    for (std::size_t i = 0; i < 30; ++i) {
-        CHECK(link.sink[1].payloads[1 + i] == out[0][i]);
-        CHECK(link.sink[0].payloads[i] == out[1][i]);
-    }
+    link.pump_until([&] { return link.in(1).landed == 30 && link.in(0).landed == 30; });
+    check_in_order(link.in(1), out[0]);
+    check_in_order(link.in(0), out[1]);
     // Each side opened its own streams: extra connections go one way.
-    CHECK(link.m[0]->streams_out(1) == 3);
-    CHECK(link.m[1]->streams_out(0) == 2);
-    CHECK(link.m[0]->streams_in(1) == 2);
-    CHECK(link.m[1]->streams_in(0) == 3);
+    CHECK(link.at(0).streams_out(1) == 3);
+    CHECK(link.at(1).streams_out(0) == 2);
+    CHECK(link.at(0).streams_in(1) == 2);
+    CHECK(link.at(1).streams_in(0) == 3);
 }
 
 TEST_CASE("streams: one stream is the plain path") {
     Link link;
     const auto big = pattern(1 << 20, 9);
     link.send(0, big, 0, 1);
-    link.pump_until([&] { return link.sink[1].landed == 2; });
-    CHECK(link.sink[1].payloads[1] == big);
-    CHECK(link.m[0]->counters().stripes_sent == 0);
-    CHECK(link.m[0]->streams_out(1) == 1);
-    CHECK(link.m[0]->report().empty());
+    link.pump_until([&] { return link.in(1).landed == 1; });
+    CHECK(link.in(1).msgs[0].data == big);
+    CHECK(link.at(0).counters().stripes_sent == 0);
+    CHECK(link.at(0).streams_out(1) == 1);
+    CHECK(link.at(0).report().empty());
 }

@@ -1,94 +1,88 @@
-// The YAML spelling, read with yaml-cpp: each element a map of its fields and
-// of lists of its children, under the keys kElements names.
+// The YAML spelling, read through the YAML layer (base/yaml.hpp): each element
+// a map of its fields and of lists of its children, under the keys kElements
+// names, read by a table of fields made from its ElementSpec. Messages give
+// the line only, as the XML reader's and comm_file.cpp's do; a key given
+// twice is the YAML layer's message, with line and column.
 #include "commfile/tree.hpp"
 
-#include <yaml-cpp/yaml.h>
+#include "base/yaml.hpp"
+
+#include <algorithm>
 
 namespace strata::commfile {
 
 namespace {
 
-class YamlReader {
-public:
-    YamlReader(const std::string& where, std::string& error) : where_(where), error_(error) {}
+namespace yaml = base::yaml;
+using base::Status;
 
-    bool element(const YAML::Node& n, const ElementSpec& spec, Node& out) {
-        out.element = spec.element;
-        out.line = line_of(n);
-        if (n.IsScalar() && spec.text_is_name) {
-            out.fields["name"] = Field{n.Scalar(), out.line};
-            return true;
-        }
-        if (!n.IsMap()) {
-            return fail(out.line, std::string("a ") + spec.element + " must be a map" +
-                                      (spec.text_is_name ? " or a name" : "") + " (" + element_expects(spec, true) +
-                                      ")");
-        }
-        std::map<std::string, int> seen;
-        for (auto it = n.begin(); it != n.end(); ++it) {
-            const int line = line_of(it->first);
-            if (!it->first.IsScalar()) return fail(line, "keys must be plain words");
-            const std::string key = it->first.Scalar();
-            if (const auto [where, fresh] = seen.emplace(key, line); !fresh) {
-                return fail(line, "'" + key + "' is given twice (first at line " + std::to_string(where->second) + ")");
-            }
-            if (!entry(key, it->second, line, spec, out)) return false;
-        }
-        return true;
-    }
-
-    bool fail(int line, const std::string& what) {
-        error_ = where_ + ":" + std::to_string(line) + ": " + what;
-        return false;
-    }
-
-    static int line_of(const YAML::Node& n) { return n.Mark().line < 0 ? 1 : n.Mark().line + 1; }
-
-private:
-    // One key of an element's map: a field, or its children.
-    bool entry(const std::string& key, const YAML::Node& value, int line, const ElementSpec& spec, Node& out) {
-        for (const FieldSpec& f : spec.fields) {
-            if (key != f.name) continue;
-            if (!value.IsScalar()) return fail(line_of(value), "'" + key + "' must be a plain value");
-            out.fields[key] = Field{value.Scalar(), line_of(value)};
-            return true;
-        }
-        for (const ChildSpec& c : spec.children) {
-            if (key != c.yaml_key) continue;
-            const ElementSpec& child = *element_spec(c.element);
-            if (c.single) return element(value, child, out.children.emplace_back());
-            if (!value.IsSequence()) return fail(line_of(value), "'" + key + "' must be a list");
-            for (const YAML::Node& item : value) {
-                if (!element(item, child, out.children.emplace_back())) return false;
-            }
-            return true;
-        }
-        return fail(line, "unknown key '" + key + "' in a " + spec.element +
-                              " (expected: " + element_expects(spec, true) + ")");
-    }
-
-    const std::string& where_;
-    std::string& error_;
+// What an element's table reads into.
+struct Element {
+    const ElementSpec* spec;
+    Node* out;
 };
+
+Status element_read(const yaml::Value& v, const ElementSpec& spec, Node& out);
+
+Status field_read(const yaml::Entry& e, Element& el) {
+    if (!e.value.node().IsScalar()) return e.value.fail("'" + e.key + "' must be a plain value");
+    el.out->fields[e.key] = Field{e.value.node().Scalar(), e.value.position().line};
+    return {};
+}
+
+Status children_read(const yaml::Entry& e, Element& el) {
+    // Found: the element's table sends only its children's keys here.
+    const auto c = std::find_if(el.spec->children.begin(), el.spec->children.end(),
+                                [&](const ChildSpec& spec) { return e.key == spec.yaml_key; });
+    const ElementSpec& child = *element_spec(c->element);
+    if (c->single) return element_read(e.value, child, el.out->children.emplace_back());
+    if (!e.value.node().IsSequence()) return e.value.fail("'" + e.key + "' must be a list");
+    for (const YAML::Node& item : e.value.node()) {
+        if (Status s = element_read(e.value.of(item), child, el.out->children.emplace_back()); !s) return s;
+    }
+    return {};
+}
+
+Status unknown_refuse(const yaml::Entry& e, Element& el) {
+    return e.value.document().fail(e.position, "unknown key '" + e.key + "' in a " + el.spec->element +
+                                                   " (expected: " + element_expects(*el.spec, true) + ")");
+}
+
+Status element_read(const yaml::Value& v, const ElementSpec& spec, Node& out) {
+    out.element = spec.element;
+    out.line = v.position().line;
+    if (v.node().IsScalar() && spec.text_is_name) {
+        out.fields["name"] = Field{v.node().Scalar(), out.line};
+        return {};
+    }
+    std::vector<yaml::Field<Element>> fields;
+    for (const FieldSpec& f : spec.fields) fields.push_back({f.name, field_read});
+    for (const ChildSpec& c : spec.children) fields.push_back({c.yaml_key, children_read});
+    Element el{&spec, &out};
+    return yaml::map_read(v,
+                          std::string("a ") + spec.element + " must be a map" +
+                              (spec.text_is_name ? " or a name" : "") + " (" + element_expects(spec, true) + ")",
+                          yaml::Table<Element>{.fields = fields, .unknown = unknown_refuse}, el);
+}
 
 }  // namespace
 
 std::optional<Node> yaml_read(const std::string& text, const std::string& where, std::string& error) {
-    YAML::Node doc;
-    try {
-        doc = YAML::Load(text);
-    } catch (const YAML::ParserException& e) {
-        error = where + ":" + std::to_string(e.mark.line < 0 ? 1 : e.mark.line + 1) + ": malformed YAML: " + e.msg;
+    const yaml::Document doc(text, where, {.columns = false});
+    base::Result<yaml::Value> root = doc.root();
+    if (!root) {
+        error = root.error();
         return std::nullopt;
     }
-    YamlReader reader(where, error);
-    if (!doc.IsMap()) {
-        reader.fail(doc.IsDefined() ? YamlReader::line_of(doc) : 1,
-                    "a communicator file is a map with 'comms' and 'intercomms'");
+    if (!root->node().IsMap()) {
+        error = root->fail("a communicator file is a map with 'comms' and 'intercomms'").text;
         return std::nullopt;
     }
     Node out;
-    if (!reader.element(doc, *element_spec("communicators"), out)) return std::nullopt;
+    if (Status s = element_read(*root, *element_spec("communicators"), out); !s) {
+        error = s.error();
+        return std::nullopt;
+    }
     if (!fields_check(out, where, error)) return std::nullopt;
     return out;
 }

@@ -20,8 +20,10 @@
 //     max_stage_bytes: 1073741824  # largest total of files staged with one subjob
 #pragma once
 
-#include <optional>
+#include "base/result.hpp"
+
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace strata::gatekeeper {
@@ -50,10 +52,10 @@ struct Config {
 
     bool offers(const std::string& adapter) const;
 
-    // `path` names the file in messages ("PATH:LINE:COLUMN: what is wrong")
-    // and anchors relative paths.
-    static std::optional<Config> parse(const std::string& text, const std::string& path, std::string& error);
-    static std::optional<Config> load(const std::string& path, std::string& error);
+    // `path` names the file in messages ("PATH:LINE:COLUMN: what is wrong";
+    // a required setting missing, "PATH: what") and anchors relative paths.
+    static base::Result<Config> parse(const std::string& text, const std::string& path);
+    static base::Result<Config> load(const std::string& path);
 };
 
 }  // namespace strata::gatekeeper

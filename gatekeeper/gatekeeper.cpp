@@ -665,8 +665,11 @@ bool Gatekeeper::open(std::string& error) {
 }
 
 bool Gatekeeper::reload(const std::string& config_path, std::string& error) {
-    std::optional<Config> config = Config::load(config_path, error);
-    if (!config) return false;
+    base::Result<Config> config = Config::load(config_path);
+    if (!config) {
+        error = config.error();
+        return false;
+    }
     std::optional<GridMap> gridmap = GridMap::load(config->gridmap, error);
     if (!gridmap) return false;
     security::CaDirStamp trust = security::ca_dir_stamp(config->ca_dir);

@@ -64,12 +64,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "strata-gatekeeper: no configuration file (-c CONFIG)\n%s", kUsage);
         return 2;
     }
-    std::string error;
-    std::optional<Config> config = Config::load(config_path, error);
+    strata::base::Result<Config> config = Config::load(config_path);
     if (!config) {
-        std::fprintf(stderr, "strata-gatekeeper: %s\n", error.c_str());
+        std::fprintf(stderr, "strata-gatekeeper: %s\n", config.error().c_str());
         return 1;
     }
+    std::string error;
     std::optional<GridMap> gridmap = GridMap::load(config->gridmap, error);
     if (!gridmap) {
         std::fprintf(stderr, "strata-gatekeeper: %s\n", error.c_str());

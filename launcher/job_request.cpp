@@ -124,26 +124,27 @@ std::string job_request_rsl(const JobRequest& request) {
 
 std::string subjob_site(const SubjobRequest& s) { return s.site.empty() ? s.contact.host : s.site; }
 
-std::optional<JobRequest> parse_job_file(const std::string& text, const std::string& path, std::string& error) {
+base::Result<JobRequest> parse_job_file(const std::string& text, const std::string& path) {
     std::size_t i = 0;
     while (i < text.size()) {
         const unsigned char c = static_cast<unsigned char>(text[i]);
         if (std::isspace(c)) {
             ++i;
         } else if (text.compare(i, 2, "(*") == 0) {
-            return parse_job_rsl(text, path, error);
+            return parse_job_rsl(text, path);
         } else {
             break;
         }
     }
-    if (i < text.size() && (text[i] == '+' || text[i] == '&' || text[i] == '(')) return parse_job_rsl(text, path, error);
-    return parse_job_yaml(text, path, error);
+    if (i < text.size() && (text[i] == '+' || text[i] == '&' || text[i] == '(')) return parse_job_rsl(text, path);
+    return parse_job_yaml(text, path);
 }
 
-std::optional<JobRequest> load_job_file(const std::string& path, std::string& error) {
+base::Result<JobRequest> load_job_file(const std::string& path) {
+    std::string error;
     const std::optional<std::string> text = base::file_read(path, "job file", error);
-    if (!text) return std::nullopt;
-    return parse_job_file(*text, path, error);
+    if (!text) return base::Error{error};
+    return parse_job_file(*text, path);
 }
 
 }  // namespace strata::launcher

@@ -13,6 +13,7 @@
 // to the same request (what `mpirun -dumprsl` shows).
 #pragma once
 
+#include "base/result.hpp"
 #include "launcher/contact.hpp"
 #include "launcher/machine_file.hpp"
 
@@ -47,14 +48,13 @@ struct JobRequest {
     bool operator==(const JobRequest&) const = default;
 };
 
-// `path` only names the file in messages. On error return nullopt and set
-// `error` to "PATH:LINE:COLUMN: ...".
-std::optional<JobRequest> parse_job_rsl(const std::string& text, const std::string& path, std::string& error);
-std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::string& path, std::string& error);
+// `path` only names the file in messages; an error is "PATH:LINE:COLUMN: ...".
+base::Result<JobRequest> parse_job_rsl(const std::string& text, const std::string& path);
+base::Result<JobRequest> parse_job_yaml(const std::string& text, const std::string& path);
 // RSL if the first thing that is not blank or an RSL comment is '+', '&' or '(';
 // YAML otherwise.
-std::optional<JobRequest> parse_job_file(const std::string& text, const std::string& path, std::string& error);
-std::optional<JobRequest> load_job_file(const std::string& path, std::string& error);
+base::Result<JobRequest> parse_job_file(const std::string& text, const std::string& path);
+base::Result<JobRequest> load_job_file(const std::string& path);
 
 // The -np/-machinefile form: ranks fill the file's slots in order, cycling
 // when np exceeds them, and consecutive ranks through one contact form one

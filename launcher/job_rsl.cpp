@@ -9,23 +9,22 @@
 // names compare without case and without '_' (as Globus does).
 #include "launcher/job_request.hpp"
 
+#include "base/fields.hpp"
+
 #include <cctype>
 #include <cstring>
-#include <map>
 #include <optional>
 
 namespace strata::launcher {
 
 namespace {
 
-struct Pos {
-    int line = 1;
-    int column = 1;
-    std::string text() const { return std::to_string(line) + ":" + std::to_string(column); }
-};
+using base::Position;
+using base::Result;
+using base::Status;
 
 struct Value {
-    Pos pos;
+    Position pos;
     bool sequence = false;  // '(' values ')'
     std::string text;       // a literal or a quoted string, unescaped
     bool quoted = false;
@@ -33,21 +32,16 @@ struct Value {
 };
 
 struct Relation {
-    Pos open;       // the '('
-    Pos attr_pos;
+    Position open;  // the '('
+    Position attr_pos;
     std::string attribute;  // as written
-    std::string key;        // lower case, without '_'
     std::vector<Value> values;
 };
 
 struct Request {
-    Pos pos;  // the '&'
+    Position pos;  // the '&'
     std::vector<Relation> relations;
 };
-
-constexpr const char* kAttributes =
-    "resourceManagerContact, count, label, environment, directory, account, executable, arguments, stage, stageFiles, "
-    "site, machine, host or processorName";
 
 class RslParser {
 public:
@@ -63,7 +57,7 @@ public:
             skip_blank();
             if (peek() != '(') return fail(here(), "expected '(' to start a request after '+', got " + got());
             while (peek() == '(') {
-                const Pos open = here();
+                const Position open = here();
                 ++i_;
                 skip_blank();
                 Request r;
@@ -86,7 +80,7 @@ public:
 
     const std::string& error() const { return error_; }
 
-    std::string where(const Pos& p) const { return path_ + ":" + p.text() + ": "; }
+    std::string where(const Position& p) const { return path_ + ":" + p.text() + ": "; }
 
 private:
     bool parse_request(Request& r) {
@@ -111,8 +105,6 @@ private:
         rel.attr_pos = here();
         while (!at_end() && literal_char(peek())) rel.attribute += text_[i_++];
         if (rel.attribute.empty()) return fail(here(), "expected an attribute name after '(', got " + got());
-        for (char c : rel.attribute)
-            if (c != '_') rel.key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         skip_blank();
         if (peek() != '=') {
             if (peek() == '!' || peek() == '<' || peek() == '>')
@@ -125,7 +117,7 @@ private:
     }
 
     // Values up to (not past) the ')' that closes what was opened at `open`.
-    bool parse_values(std::vector<Value>& out, const Pos& open, const char* what) {
+    bool parse_values(std::vector<Value>& out, const Position& open, const char* what) {
         for (;;) {
             skip_blank();
             if (at_end() || peek() == '&' || peek() == '+' || peek() == '=' || peek() == '|')
@@ -143,23 +135,7 @@ private:
                 if (!parse_values(v.items, v.pos, "value list")) return false;
                 ++i_;
             } else if (peek() == '"' || peek() == '\'') {
-                const char q = peek();
-                v.quoted = true;
-                ++i_;
-                for (;;) {
-                    if (at_end())
-                        return fail(v.pos, std::string("unterminated string; expected a closing ") + q);
-                    if (text_[i_] == q) {
-                        if (i_ + 1 < text_.size() && text_[i_ + 1] == q) {
-                            v.text += q;
-                            i_ += 2;
-                            continue;
-                        }
-                        ++i_;
-                        break;
-                    }
-                    v.text += text_[i_++];
-                }
+                if (!parse_quoted(v)) return false;
             } else if (peek() == '$') {
                 return fail(here(), "RSL variables ($(NAME)) are not supported; write the value itself");
             } else if (peek() == '#') {
@@ -170,6 +146,26 @@ private:
                 return fail(here(), "unexpected " + got() + " in a value; quote it (\"...\")");
             }
             out.push_back(std::move(v));
+        }
+    }
+
+    // At a quote: the string up to the matching one; a quote inside is doubled.
+    bool parse_quoted(Value& v) {
+        const char q = peek();
+        v.quoted = true;
+        ++i_;
+        for (;;) {
+            if (at_end()) return fail(v.pos, std::string("unterminated string; expected a closing ") + q);
+            if (text_[i_] == q) {
+                if (i_ + 1 < text_.size() && text_[i_ + 1] == q) {
+                    v.text += q;
+                    i_ += 2;
+                    continue;
+                }
+                ++i_;
+                return true;
+            }
+            v.text += text_[i_++];
         }
     }
 
@@ -206,8 +202,8 @@ private:
         if (at_end()) return "the end of the file";
         return {'\'', text_[i_], '\''};
     }
-    Pos here() const {
-        Pos p;
+    Position here() const {
+        Position p{1, 1};
         for (std::size_t k = 0; k < i_; ++k) {
             if (text_[k] == '\n') {
                 ++p.line;
@@ -218,7 +214,7 @@ private:
         }
         return p;
     }
-    bool fail(const Pos& p, const std::string& what) {
+    bool fail(const Position& p, const std::string& what) {
         error_ = where(p) + what;
         return false;
     }
@@ -226,136 +222,212 @@ private:
     const std::string& text_;
     const std::string& path_;
     std::size_t i_ = 0;
-    Pos relation_open_;
+    Position relation_open_;
     std::string error_;
 };
 
-// Turns one request's relations into a subjob; returns an error or "".
-std::string subjob_from(const Request& r, int index, const RslParser& p, SubjobRequest& s) {
-    const std::string who = "subjob " + std::to_string(index) + ": ";
-    auto at = [&](const Pos& pos, const std::string& what) { return p.where(pos) + who + what; };
-    std::map<std::string, const Relation*> seen;
-    bool have_contact = false;
-    bool have_count = false;
-    bool have_executable = false;
-    std::optional<bool> stage;
-    std::string site_attr;
-    Pos site_pos;
-    std::string lan_id;
-    for (const Relation& rel : r.relations) {
-        if (const auto it = seen.find(rel.key); it != seen.end())
-            return at(rel.attr_pos, "'" + rel.attribute + "' is given twice (first at " + it->second->attr_pos.text() + ")");
-        seen[rel.key] = &rel;
-        const Pos value_pos = rel.values.empty() ? rel.attr_pos : rel.values[0].pos;
-        auto single = [&](std::string& out) -> std::string {
-            if (rel.values.size() != 1 || rel.values[0].sequence)
-                return at(value_pos, "'" + rel.attribute + "' takes a single value, got " +
-                                         (rel.values.empty() ? std::string("none") : std::to_string(rel.values.size()) +
-                                                                                         (rel.values[0].sequence ? " list" : " values")));
-            out = rel.values[0].text;
-            return {};
-        };
-        auto strings = [&](std::vector<std::string>& out) -> std::string {
-            for (const Value& v : rel.values) {
-                if (v.sequence) return at(v.pos, "'" + rel.attribute + "' takes strings, not a parenthesized list");
-                out.push_back(v.text);
-            }
-            return {};
-        };
-        std::string e;
-        std::string value;
-        if (rel.key == "resourcemanagercontact") {
-            if (!(e = single(value)).empty()) return e;
-            std::string why;
-            std::size_t offset = 0;
-            std::optional<Contact> c = contact_parse(value, why, offset);
-            if (!c) {
-                Pos pos = value_pos;
-                pos.column += static_cast<int>(offset) + (rel.values[0].quoted ? 1 : 0);
-                return at(pos, why);
-            }
-            s.contact = *c;
-            have_contact = true;
-        } else if (rel.key == "count") {
-            if (!(e = single(value)).empty()) return e;
-            if (const std::string why = subjob_count_parse(value, s.count); !why.empty()) return at(value_pos, why);
-            have_count = true;
-        } else if (rel.key == "label") {
-            if (!(e = single(value)).empty()) return e;  // regenerated when printed
-        } else if (rel.key == "environment") {
-            for (const Value& v : rel.values) {
-                if (!v.sequence || v.items.size() != 2 || v.items[0].sequence || v.items[1].sequence)
-                    return at(v.pos, "'environment' takes (NAME value) pairs, e.g. (environment=(FOO bar))");
-                const std::string& name = v.items[0].text;
-                if (!env_name_valid(name))
-                    return at(v.items[0].pos, "'" + name + "' is not an environment variable name");
-                if (name == "GLOBUS_LAN_ID")
-                    lan_id = v.items[1].text;
-                else
-                    s.environment.push_back(name + "=" + v.items[1].text);
-            }
-        } else if (rel.key == "directory") {
-            if (!(e = single(s.directory)).empty()) return e;
-        } else if (rel.key == "account") {
-            if (!(e = single(s.account)).empty()) return e;
-        } else if (rel.key == "executable") {
-            if (!(e = single(s.executable)).empty()) return e;
-            if (s.executable.empty()) return at(value_pos, "'executable' is empty");
-            have_executable = true;
-        } else if (rel.key == "arguments") {
-            if (!(e = strings(s.arguments)).empty()) return e;
-        } else if (rel.key == "stage") {
-            if (!(e = single(value)).empty()) return e;
-            std::string lower = value;
-            for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-            if (lower == "yes" || lower == "true")
-                stage = true;
-            else if (lower == "no" || lower == "false")
-                stage = false;
-            else
-                return at(value_pos, "'stage' must be yes or no, got '" + value + "'");
-        } else if (rel.key == "stagefiles") {
-            if (!(e = strings(s.stage_files)).empty()) return e;
-        } else if (rel.key == "site") {
-            if (!(e = single(site_attr)).empty()) return e;
-            site_pos = value_pos;
-        } else if (rel.key == "machine") {
-            if (!(e = single(s.machine)).empty()) return e;
-        } else if (rel.key == "host") {
-            if (!(e = single(s.host)).empty()) return e;
-        } else if (rel.key == "processorname") {
-            if (!(e = single(s.processor_name)).empty()) return e;
-        } else {
-            return at(rel.attr_pos, "unknown attribute '" + rel.attribute + "'; expected " + kAttributes);
-        }
+// Messages about one subjob: "PATH:LINE:COLUMN: subjob N: what".
+class SubjobPlaces final : public base::Locator {
+public:
+    SubjobPlaces(const std::string& path, std::size_t index)
+        : path_(path), who_("subjob " + std::to_string(index) + ": ") {}
+
+    base::Error at(const Position& where, const std::string& what) const override {
+        return base::Error{path_ + ":" + where.text() + ": " + who_ + what};
     }
-    if (!have_contact) s.contact.host = "localhost";
-    if (!have_count) return at(r.pos, "no 'count'; add (count=N)");
-    if (!have_executable) return at(r.pos, "no 'executable'; add (executable=PATH)");
-    if (stage == false && !s.stage_files.empty())
-        return at(seen["stagefiles"]->attr_pos, "'stageFiles' given with (stage=no)");
-    s.stage = stage.value_or(false) || !s.stage_files.empty();
-    if (!site_attr.empty() && !lan_id.empty() && site_attr != lan_id)
-        return at(site_pos, "'site' is '" + site_attr + "' but GLOBUS_LAN_ID is '" + lan_id + "'; give one");
-    s.site = !site_attr.empty() ? site_attr : lan_id;
+
+private:
+    const std::string& path_;
+    std::string who_;
+};
+
+// A relation's values as the table's readers see them.
+struct Values {
+    const Relation* rel;
+    const base::Locator* places;
+
+    // Where the values start (the attribute when there are none).
+    Position position() const { return rel->values.empty() ? rel->attr_pos : rel->values[0].pos; }
+    base::Error fail(const Position& where, const std::string& what) const { return places->at(where, what); }
+
+    // The relation's only value, a string.
+    Result<std::string> single() const {
+        const std::vector<Value>& v = rel->values;
+        if (v.size() == 1 && !v[0].sequence) return v[0].text;
+        return fail(position(), "'" + rel->attribute + "' takes a single value, got " +
+                                    (v.empty() ? std::string("none")
+                                               : std::to_string(v.size()) + (v[0].sequence ? " list" : " values")));
+    }
+    // Every value, each a string.
+    Result<std::vector<std::string>> strings() const {
+        std::vector<std::string> out;
+        for (const Value& v : rel->values) {
+            if (v.sequence) return fail(v.pos, "'" + rel->attribute + "' takes strings, not a parenthesized list");
+            out.push_back(v.text);
+        }
+        return out;
+    }
+};
+
+using Attribute = base::Entry<Values>;
+
+// What the table's readers fill.
+struct Reading {
+    SubjobRequest s;
+    std::optional<bool> stage;
+    Position stage_files_at;
+    // The site as the attribute and as the environment's GLOBUS_LAN_ID say
+    // it: one of them, or both alike.
+    std::string site;
+    Position site_at;
+    std::string lan_id;
+};
+
+// Attribute names compare without case and without '_', as Globus does.
+std::string attribute_fold(const std::string& name) {
+    std::string out;
+    for (char c : name)
+        if (c != '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+template <std::string SubjobRequest::*member>
+Status string_read(const Attribute& a, Reading& r) {
+    Result<std::string> v = a.value.single();
+    if (!v) return v.failure();
+    r.s.*member = *v;
     return {};
+}
+
+template <std::vector<std::string> SubjobRequest::*member>
+Status strings_read(const Attribute& a, Reading& r) {
+    Result<std::vector<std::string>> v = a.value.strings();
+    if (!v) return v.failure();
+    r.s.*member = *v;
+    return {};
+}
+
+Status contact_read(const Attribute& a, Reading& r) {
+    Result<std::string> written = a.value.single();
+    if (!written) return written.failure();
+    std::string why;
+    std::size_t offset = 0;
+    std::optional<Contact> c = contact_parse(*written, why, offset);
+    if (!c) {
+        Position at = a.value.position();
+        at.column += static_cast<int>(offset) + (a.value.rel->values[0].quoted ? 1 : 0);
+        return a.value.fail(at, why);
+    }
+    r.s.contact = *c;
+    return {};
+}
+
+Status count_read(const Attribute& a, Reading& r) {
+    Result<std::string> written = a.value.single();
+    if (!written) return written.failure();
+    if (const std::string why = subjob_count_parse(*written, r.s.count); !why.empty())
+        return a.value.fail(a.value.position(), why);
+    return {};
+}
+
+Status environment_read(const Attribute& a, Reading& r) {
+    for (const Value& v : a.value.rel->values) {
+        if (!v.sequence || v.items.size() != 2 || v.items[0].sequence || v.items[1].sequence)
+            return a.value.fail(v.pos, "'environment' takes (NAME value) pairs, e.g. (environment=(FOO bar))");
+        const std::string& name = v.items[0].text;
+        if (!env_name_valid(name))
+            return a.value.fail(v.items[0].pos, "'" + name + "' is not an environment variable name");
+        if (name == "GLOBUS_LAN_ID")
+            r.lan_id = v.items[1].text;
+        else
+            r.s.environment.push_back(name + "=" + v.items[1].text);
+    }
+    return {};
+}
+
+Status executable_read(const Attribute& a, Reading& r) {
+    if (Status s = string_read<&SubjobRequest::executable>(a, r); !s) return s;
+    if (r.s.executable.empty()) return a.value.fail(a.value.position(), "'executable' is empty");
+    return {};
+}
+
+Status stage_read(const Attribute& a, Reading& r) {
+    Result<std::string> written = a.value.single();
+    if (!written) return written.failure();
+    std::string lower = *written;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == "yes" || lower == "true" || lower == "no" || lower == "false") {
+        r.stage = lower == "yes" || lower == "true";
+        return {};
+    }
+    return a.value.fail(a.value.position(), "'stage' must be yes or no, got '" + *written + "'");
+}
+
+Status label_read(const Attribute& a, Reading&) {
+    Result<std::string> label = a.value.single();  // regenerated when printed
+    if (!label) return label.failure();
+    return {};
+}
+
+Status stage_files_read(const Attribute& a, Reading& r) {
+    r.stage_files_at = a.position;
+    return strings_read<&SubjobRequest::stage_files>(a, r);
+}
+
+Status site_read(const Attribute& a, Reading& r) {
+    Result<std::string> site = a.value.single();
+    if (!site) return site.failure();
+    r.site = *site;
+    r.site_at = a.value.position();
+    return {};
+}
+
+const base::Field<Reading, Values> kAttributeFields[] = {
+    {"resourceManagerContact", contact_read},
+    {"count", count_read, "no 'count'; add (count=N)"},
+    {"label", label_read},
+    {"environment", environment_read},
+    {"directory", string_read<&SubjobRequest::directory>},
+    {"account", string_read<&SubjobRequest::account>},
+    {"executable", executable_read, "no 'executable'; add (executable=PATH)"},
+    {"arguments", strings_read<&SubjobRequest::arguments>},
+    {"stage", stage_read},
+    {"stageFiles", stage_files_read},
+    {"site", site_read},
+    {"machine", string_read<&SubjobRequest::machine>},
+    {"host", string_read<&SubjobRequest::host>},
+    {"processorName", string_read<&SubjobRequest::processor_name>},
+};
+const base::Table<Reading, Values> kAttributes{kAttributeFields, "attribute", "", attribute_fold};
+
+// One request's relations as a subjob.
+Result<SubjobRequest> subjob_from(const Request& request, const SubjobPlaces& places) {
+    base::Map<Values> relations{&places, request.pos, {}};
+    for (const Relation& rel : request.relations)
+        relations.entries.push_back({rel.attribute, rel.attr_pos, {&rel, &places}});
+    Reading r;
+    r.s.contact.host = "localhost";  // without resourceManagerContact, this machine
+    if (Status s = base::fields_read(kAttributes, relations, r); !s) return s.failure();
+    if (r.stage == false && !r.s.stage_files.empty())
+        return places.at(r.stage_files_at, "'stageFiles' given with (stage=no)");
+    r.s.stage = r.stage.value_or(false) || !r.s.stage_files.empty();
+    if (!r.site.empty() && !r.lan_id.empty() && r.site != r.lan_id)
+        return places.at(r.site_at, "'site' is '" + r.site + "' but GLOBUS_LAN_ID is '" + r.lan_id + "'; give one");
+    r.s.site = !r.site.empty() ? r.site : r.lan_id;
+    return std::move(r.s);
 }
 
 }  // namespace
 
-std::optional<JobRequest> parse_job_rsl(const std::string& text, const std::string& path, std::string& error) {
+Result<JobRequest> parse_job_rsl(const std::string& text, const std::string& path) {
     RslParser parser(text, path);
     std::vector<Request> requests;
-    if (!parser.parse(requests)) {
-        error = parser.error();
-        return std::nullopt;
-    }
+    if (!parser.parse(requests)) return base::Error{parser.error()};
     JobRequest job;
     for (std::size_t i = 0; i < requests.size(); ++i) {
-        SubjobRequest s;
-        error = subjob_from(requests[i], static_cast<int>(i), parser, s);
-        if (!error.empty()) return std::nullopt;
-        job.subjobs.push_back(std::move(s));
+        Result<SubjobRequest> s = subjob_from(requests[i], SubjobPlaces(path, i));
+        if (!s) return s.failure();
+        job.subjobs.push_back(std::move(*s));
     }
     return job;
 }

@@ -1,17 +1,21 @@
 // The YAML job file: top-level defaults and a list of subjobs that may
-// override them (see README "Job descriptions"). Unknown keys are errors.
+// override them (see README "Job descriptions"), each level a table of fields
+// (base/fields.hpp). Unknown keys are errors.
 #include "launcher/job_request.hpp"
 
+#include "base/yaml.hpp"
 #include "wireup/emulation.hpp"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
-#include <map>
+#include <array>
 
 namespace strata::launcher {
 
 namespace {
+
+namespace yaml = base::yaml;
+using base::Result;
+using base::Status;
 
 // What the top level and a subjob share; unset fields come from the top level.
 struct Common {
@@ -24,337 +28,344 @@ struct Common {
     std::vector<std::string> stage_files;
 };
 
-class YamlReader {
-public:
-    explicit YamlReader(const std::string& path) : path_(path) {}
-
-    std::string at(const YAML::Mark& m, const std::string& what) const {
-        const int line = m.line < 0 ? 1 : m.line + 1;
-        const int column = m.column < 0 ? 1 : m.column + 1;
-        return path_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + prefix_ + what;
-    }
-
-    void set_subjob(int index) { prefix_ = index < 0 ? "" : "subjob " + std::to_string(index) + ": "; }
-
-    std::string scalar(const YAML::Node& n, const std::string& key, std::string& out) const {
-        if (!n.IsScalar()) return at(n.Mark(), "'" + key + "' must be a string");
-        out = n.Scalar();
-        return {};
-    }
-
-    std::string strings(const YAML::Node& n, const std::string& key, std::vector<std::string>& out) const {
-        if (!n.IsSequence()) return at(n.Mark(), "'" + key + "' must be a list of strings");
-        for (const YAML::Node& item : n) {
-            if (!item.IsScalar()) return at(item.Mark(), "'" + key + "' must be a list of strings");
-            out.push_back(item.Scalar());
-        }
-        return {};
-    }
-
-    // A key of the top level or of a subjob; returns an error, or "" (also
-    // when the key is not a common one: `known` tells).
-    std::string common(const std::string& key, const YAML::Node& v, Common& c, bool& known) const {
-        known = true;
-        if (key == "executable") {
-            std::string s;
-            if (auto e = scalar(v, key, s); !e.empty()) return e;
-            if (s.empty()) return at(v.Mark(), "'executable' is empty");
-            c.executable = s;
-        } else if (key == "arguments") {
-            std::vector<std::string> args;
-            if (auto e = strings(v, key, args); !e.empty()) return e;
-            c.arguments = args;
-        } else if (key == "environment") {
-            if (!v.IsMap()) return at(v.Mark(), "'environment' must be a map of NAME: value");
-            for (auto it = v.begin(); it != v.end(); ++it) {
-                const std::string name = it->first.IsScalar() ? it->first.Scalar() : std::string();
-                if (!env_name_valid(name))
-                    return at(it->first.Mark(), "'" + name + "' is not an environment variable name");
-                if (!it->second.IsScalar())
-                    return at(it->second.Mark(), "environment variable '" + name + "' must have a string value");
-                c.environment.emplace_back(name, it->second.Scalar());
-            }
-        } else if (key == "directory") {
-            std::string s;
-            if (auto e = scalar(v, key, s); !e.empty()) return e;
-            c.directory = s;
-        } else if (key == "account") {
-            std::string s;
-            if (auto e = scalar(v, key, s); !e.empty()) return e;
-            c.account = s;
-        } else if (key == "stage") {
-            if (v.IsSequence()) {
-                if (auto e = strings(v, key, c.stage_files); !e.empty()) return e;
-                c.stage = true;
-            } else {
-                bool b = false;
-                if (!v.IsScalar() || !YAML::convert<bool>::decode(v, b))
-                    return at(v.Mark(), "'stage' must be true, false or a list of files, got '" +
-                                            (v.IsScalar() ? v.Scalar() : std::string("a map")) + "'");
-                c.stage = b;
-            }
-        } else {
-            known = false;
-        }
-        return {};
-    }
-
-    // Checks that no key appears twice; yaml-cpp would keep one silently.
-    std::string no_duplicates(const YAML::Node& map) const {
-        std::map<std::string, YAML::Mark> seen;
-        for (auto it = map.begin(); it != map.end(); ++it) {
-            if (!it->first.IsScalar()) return at(it->first.Mark(), "keys must be plain words");
-            const auto [where, fresh] = seen.emplace(it->first.Scalar(), it->first.Mark());
-            if (!fresh)
-                return at(it->first.Mark(), "'" + it->first.Scalar() + "' is given twice (first at " +
-                                                std::to_string(where->second.line + 1) + ":" +
-                                                std::to_string(where->second.column + 1) + ")");
-        }
-        return {};
-    }
-
-private:
-    std::string path_;
-    std::string prefix_;
+// The top level: the defaults, and what only it says.
+struct Top : Common {
+    std::optional<yaml::Value> subjobs;  // read once every default is known
+    bool data_tls = false;
+    wireup::Emulation emulation;
+    int streams = 0;  // 0: not given
+    // The sites `network` overrides name, to be checked against the subjobs'.
+    std::vector<std::pair<std::string, base::Position>> emulated_sites;
 };
 
-// One link's figures, {latency_ms: N, bandwidth_mbit: N}, plus `sites` in an
-// override (`pair` non-null).
-std::string shape_parse(const YamlReader& r, const YAML::Node& v, const std::string& where, wireup::LinkShape& shape,
-                        std::vector<std::pair<std::string, YAML::Mark>>* pair) {
-    if (!v.IsMap()) return r.at(v.Mark(), "'" + where + "' must be a map such as {latency_ms: 10, bandwidth_mbit: 100}");
-    if (auto e = r.no_duplicates(v); !e.empty()) return e;
-    bool any = false;
-    for (auto it = v.begin(); it != v.end(); ++it) {
-        const std::string key = it->first.Scalar();
-        const YAML::Node value = it->second;
-        if (key == "sites" && pair != nullptr) {
-            if (!value.IsSequence() || value.size() != 2)
-                return r.at(value.Mark(), "'sites' must name two sites, e.g. [anl, ncsa]");
-            for (const YAML::Node& site : value) {
-                const std::string name = site.IsScalar() ? site.Scalar() : std::string();
-                if (!wireup::emulation_site_valid(name))
-                    return r.at(site.Mark(), "'" + name + "' is not a site name an override can use (not empty, "
-                                                          "none of / : , ; =)");
-                pair->emplace_back(name, site.Mark());
-            }
-            continue;
-        }
-        const bool known = std::any_of(std::begin(wireup::kFigures), std::end(wireup::kFigures),
-                                       [&](const wireup::LinkFigure& f) { return key == f.key; });
-        if (!known)
-            return r.at(it->first.Mark(), "unknown key '" + key + "' in '" + where + "'; expected " +
-                                              (pair != nullptr ? wireup::emulation_figure_names(", ") + " or sites"
-                                                               : wireup::emulation_figure_names()));
-        if (auto why = wireup::emulation_figure_set(shape, key, value.IsScalar() ? value.Scalar() : std::string());
-            !why.empty())
-            return r.at(value.Mark(), why);
-        any = true;
-    }
-    if (!any) return r.at(v.Mark(), "'" + where + "' gives none of " + wireup::emulation_figure_names());
-    if (pair != nullptr && pair->size() != 2) return r.at(v.Mark(), "'" + where + "' needs 'sites: [A, B]'");
+// A subjob: what it overrides, and the rest of its request.
+struct Sub : Common {
+    SubjobRequest s;
+};
+
+Result<std::string> string_of(const yaml::Entry& e) {
+    return yaml::string(e.value, "'" + e.key + "' must be a string");
+}
+
+// The text of a scalar, "" for anything else.
+std::string scalar_of(const yaml::Value& v) { return v.node().IsScalar() ? v.node().Scalar() : std::string(); }
+
+// --- Fields of the top level and of a subjob alike
+
+template <class Out, std::optional<std::string> Common::*member>
+Status common_string_read(const yaml::Entry& e, Out& out) {
+    Result<std::string> s = string_of(e);
+    if (!s) return s.failure();
+    out.*member = *s;
     return {};
 }
 
-// network: {wan: {...}, lan: {...}, links: [{sites: [A, B], ...}], streams: N}:
-// the wide-area emulation (wireup/emulation.hpp) and the TCP streams per link
-// between sites (`streams`, 0 when not given). The sites overrides name are
-// returned in `named`, to be checked against the job's.
-std::string network_parse(const YamlReader& r, const YAML::Node& v, wireup::Emulation& out, int& streams,
-                          std::vector<std::pair<std::string, YAML::Mark>>& named) {
-    if (!v.IsMap())
-        return r.at(v.Mark(), "'network' must be a map such as {wan: {latency_ms: 10, bandwidth_mbit: 100}}");
-    if (auto e = r.no_duplicates(v); !e.empty()) return e;
-    for (auto it = v.begin(); it != v.end(); ++it) {
-        const std::string level = it->first.Scalar();
-        const YAML::Node value = it->second;
-        if (level == "wan" || level == "lan") {
-            wireup::LinkShape shape;
-            if (auto e = shape_parse(r, value, level, shape, nullptr); !e.empty()) return e;
-            (level == "wan" ? out.wan : out.lan) = shape;
-        } else if (level == "links") {
-            if (!value.IsSequence()) return r.at(value.Mark(), "'links' must be a list of {sites: [A, B], ...}");
-            for (const YAML::Node& item : value) {
-                std::vector<std::pair<std::string, YAML::Mark>> pair;
-                wireup::LinkShape shape;
-                if (auto e = shape_parse(r, item, "links", shape, &pair); !e.empty()) return e;
-                out.pairs.push_back({pair[0].first, pair[1].first, shape});
-                named.insert(named.end(), pair.begin(), pair.end());
-            }
-        } else if (level == "streams") {
-            const std::string text = value.IsScalar() ? value.Scalar() : std::string();
-            if (auto why = wireup::streams_check(text, streams); !why.empty())
-                return r.at(value.Mark(), "'streams': " + why);
-        } else {
-            return r.at(it->first.Mark(), "unknown level '" + level + "' in 'network'; expected wan (between sites), "
-                                                                       "lan (between machines of a site), links or "
-                                                                       "streams");
-        }
+template <class Out>
+Status executable_read(const yaml::Entry& e, Out& out) {
+    if (Status s = common_string_read<Out, &Common::executable>(e, out); !s) return s;
+    if (out.executable->empty()) return e.value.fail("'executable' is empty");
+    return {};
+}
+
+template <class Out>
+Status arguments_read(const yaml::Entry& e, Out& out) {
+    Result<std::vector<std::string>> args = yaml::strings(e.value, "'arguments' must be a list of strings");
+    if (!args) return args.failure();
+    out.arguments = *args;
+    return {};
+}
+
+const yaml::NamedStrings kEnvironment{
+    "'environment' must be a map of NAME: value", env_name_valid, "is not an environment variable name",
+    [](const std::string& name) { return "environment variable '" + name + "' must have a string value"; }};
+
+template <class Out>
+Status environment_read(const yaml::Entry& e, Out& out) {
+    Result<std::vector<std::pair<std::string, std::string>>> env = yaml::named_strings(e.value, kEnvironment);
+    if (!env) return env.failure();
+    out.environment = *env;
+    return {};
+}
+
+template <class Out>
+Status stage_read(const yaml::Entry& e, Out& out) {
+    if (e.value.node().IsSequence()) {
+        Result<std::vector<std::string>> files = yaml::strings(e.value, "'stage' must be a list of strings");
+        if (!files) return files.failure();
+        out.stage_files = *files;
+        out.stage = true;
+        return {};
+    }
+    const std::string written = e.value.node().IsScalar() ? e.value.node().Scalar() : std::string("a map");
+    Result<bool> b = yaml::boolean(e.value, "'stage' must be true, false or a list of files, got '" + written + "'");
+    if (!b) return b.failure();
+    out.stage = *b;
+    return {};
+}
+
+template <class Out>
+constexpr std::array<yaml::Field<Out>, 6> kCommon{{
+    {"executable", executable_read<Out>},
+    {"arguments", arguments_read<Out>},
+    {"environment", environment_read<Out>},
+    {"directory", common_string_read<Out, &Common::directory>},
+    {"account", common_string_read<Out, &Common::account>},
+    {"stage", stage_read<Out>},
+}};
+
+// The fields of `parts`, one table after another.
+template <class T, std::size_t... N>
+constexpr std::array<T, (N + ...)> joined(const std::array<T, N>&... parts) {
+    std::array<T, (N + ...)> out{};
+    auto next = out.begin();
+    ((next = std::copy(parts.begin(), parts.end(), next)), ...);
+    return out;
+}
+
+// --- network: {wan: {...}, lan: {...}, links: [{sites: [A, B], ...}], streams: N}: the wide-area
+// emulation (wireup/emulation.hpp) and the TCP streams per link between sites.
+
+// One link's figures, {latency_ms: N, bandwidth_mbit: N, ...}, and in `links` its sites.
+struct Shape {
+    wireup::LinkShape shape;
+    bool any = false;  // a figure is given
+    std::vector<std::pair<std::string, base::Position>> sites;
+};
+
+Status figure_read(const yaml::Entry& e, Shape& out) {
+    if (auto why = wireup::emulation_figure_set(out.shape, e.key, scalar_of(e.value)); !why.empty())
+        return e.value.fail(why);
+    out.any = true;
+    return {};
+}
+
+Status sites_read(const yaml::Entry& e, Shape& out) {
+    if (!e.value.node().IsSequence() || e.value.node().size() != 2)
+        return e.value.fail("'sites' must name two sites, e.g. [anl, ncsa]");
+    for (const YAML::Node& node : e.value.node()) {
+        const yaml::Value site = e.value.of(node);
+        const std::string name = scalar_of(site);
+        if (!wireup::emulation_site_valid(name))
+            return site.fail("'" + name + "' is not a site name an override can use (not empty, none of / : , ; =)");
+        out.sites.emplace_back(name, site.position());
     }
     return {};
+}
+
+// The figures as wireup's table (kFigures) names them; in `links`, `sites` too.
+std::vector<yaml::Field<Shape>> shape_fields(bool sites) {
+    std::vector<yaml::Field<Shape>> out;
+    for (const wireup::LinkFigure& f : wireup::kFigures) out.push_back({f.key, figure_read});
+    if (sites) out.push_back({"sites", sites_read});
+    return out;
+}
+
+// `v`, the value of `where` (wan, lan or links).
+Result<Shape> shape_read(const yaml::Value& v, const std::string& where) {
+    static const std::vector<yaml::Field<Shape>> kLevel = shape_fields(false);
+    static const std::vector<yaml::Field<Shape>> kLink = shape_fields(true);
+    const bool link = where == "links";
+    Shape out;
+    if (Status s = yaml::map_read(v, "'" + where + "' must be a map such as {latency_ms: 10, bandwidth_mbit: 100}",
+                                  yaml::Table<Shape>{link ? kLink : kLevel, "key", " in '" + where + "'"}, out);
+        !s)
+        return s.failure();
+    if (!out.any) return v.fail("'" + where + "' gives none of " + wireup::emulation_figure_names());
+    if (link && out.sites.size() != 2) return v.fail("'" + where + "' needs 'sites: [A, B]'");
+    return out;
+}
+
+template <std::optional<wireup::LinkShape> wireup::Emulation::*level>
+Status level_read(const yaml::Entry& e, Top& top) {
+    Result<Shape> shape = shape_read(e.value, e.key);
+    if (!shape) return shape.failure();
+    top.emulation.*level = shape->shape;
+    return {};
+}
+
+Status links_read(const yaml::Entry& e, Top& top) {
+    if (!e.value.node().IsSequence()) return e.value.fail("'links' must be a list of {sites: [A, B], ...}");
+    for (const YAML::Node& item : e.value.node()) {
+        Result<Shape> link = shape_read(e.value.of(item), "links");
+        if (!link) return link.failure();
+        top.emulation.pairs.push_back({link->sites[0].first, link->sites[1].first, link->shape});
+        top.emulated_sites.insert(top.emulated_sites.end(), link->sites.begin(), link->sites.end());
+    }
+    return {};
+}
+
+Status streams_read(const yaml::Entry& e, Top& top) {
+    if (auto why = wireup::streams_check(scalar_of(e.value), top.streams); !why.empty())
+        return e.value.fail("'streams': " + why);
+    return {};
+}
+
+const yaml::Field<Top> kNetworkFields[] = {
+    {"wan", level_read<&wireup::Emulation::wan>, nullptr, "between sites"},
+    {"lan", level_read<&wireup::Emulation::lan>, nullptr, "between machines of a site"},
+    {"links", links_read},
+    {"streams", streams_read},
+};
+const yaml::Table<Top> kNetwork{kNetworkFields, "level", " in 'network'"};
+
+// security: {data: tls} encrypts the links between sites (devices/tcp:
+// STRATA_DATA_TLS=wan in every process).
+const yaml::Field<Top> kSecurityFields[] = {
+    {"data",
+     [](const yaml::Entry& e, Top& top) -> Status {
+         const std::string value = scalar_of(e.value);
+         if (value != "tls" && value != "plain")
+             return e.value.fail("'data' must be tls (links between sites encrypted) or plain, not '" + value + "'");
+         top.data_tls = value == "tls";
+         return {};
+     }},
+};
+const yaml::Table<Top> kSecurity{kSecurityFields, "security setting"};
+
+// --- The top level
+
+Status security_read(const yaml::Entry& e, Top& top) {
+    return yaml::map_read(e.value, "'security' must be a map such as {data: tls}", kSecurity, top);
+}
+
+Status network_read(const yaml::Entry& e, Top& top) {
+    return yaml::map_read(e.value, "'network' must be a map such as {wan: {latency_ms: 10, bandwidth_mbit: 100}}",
+                          kNetwork, top);
+}
+
+Status subjobs_read(const yaml::Entry& e, Top& top) {
+    if (!e.value.node().IsSequence() || e.value.node().size() == 0)
+        return e.value.fail("'subjobs' must be a list of at least one subjob");
+    top.subjobs = e.value;
+    return {};
+}
+
+const auto kTopFields = joined(kCommon<Top>, std::array<yaml::Field<Top>, 3>{{
+                                                 {"security", security_read},
+                                                 {"network", network_read},
+                                                 {"subjobs", subjobs_read,
+                                                  "no 'subjobs'; list at least one subjob with its contact and count"},
+                                             }});
+const yaml::Table<Top> kTop{kTopFields};
+
+// --- A subjob
+
+Status contact_read(const yaml::Entry& e, Sub& sub) {
+    Result<std::string> written = string_of(e);
+    if (!written) return written.failure();
+    std::string why;
+    std::size_t offset = 0;
+    std::optional<Contact> c = contact_parse(*written, why, offset);
+    if (!c) {
+        base::Position at = e.value.position();
+        at.column += static_cast<int>(offset) + (e.value.quoted() ? 1 : 0);
+        return e.value.document().fail(at, why);
+    }
+    sub.s.contact = *c;
+    return {};
+}
+
+Status count_read(const yaml::Entry& e, Sub& sub) {
+    if (const std::string why = subjob_count_parse(scalar_of(e.value), sub.s.count); !why.empty())
+        return e.value.fail(why);
+    return {};
+}
+
+template <std::string SubjobRequest::*member>
+Status label_read(const yaml::Entry& e, Sub& sub) {
+    Result<std::string> s = string_of(e);
+    if (!s) return s.failure();
+    sub.s.*member = *s;
+    return {};
+}
+
+const auto kSubjobFields = joined(std::array<yaml::Field<Sub>, 2>{{
+                                      {"contact", contact_read},
+                                      {"count", count_read, "no 'count'; give the number of processes"},
+                                  }},
+                                  kCommon<Sub>,
+                                  std::array<yaml::Field<Sub>, 4>{{
+                                      {"site", label_read<&SubjobRequest::site>},
+                                      {"machine", label_read<&SubjobRequest::machine>},
+                                      {"host", label_read<&SubjobRequest::host>},
+                                      {"processor_name", label_read<&SubjobRequest::processor_name>},
+                                  }});
+const yaml::Table<Sub> kSubjob{kSubjobFields};
+
+// The subjob's environment: the top level's, with the subjob's variables
+// replacing those of the same name; GLOBUS_LAN_ID is its site; what the top
+// level's security and network settings imply unless the subjob sets it.
+Status environment_merge(const yaml::Value& node, const Top& top, const Sub& sub, SubjobRequest& s) {
+    std::vector<std::pair<std::string, std::string>> env = top.environment;
+    for (const auto& entry : sub.environment) {
+        std::erase_if(env, [&](const auto& p) { return p.first == entry.first; });
+        env.push_back(entry);
+    }
+    for (const auto& [name, value] : env) {
+        if (name != "GLOBUS_LAN_ID") {
+            s.environment.push_back(name + "=" + value);
+        } else if (s.site.empty()) {
+            s.site = value;
+        } else if (s.site != value) {
+            return node.fail("'site' is '" + s.site + "' but GLOBUS_LAN_ID is '" + value + "'; give one");
+        }
+    }
+    const auto sets = [&](const char* name) {
+        return std::any_of(env.begin(), env.end(), [&](const auto& p) { return p.first == name; });
+    };
+    if (top.data_tls && !sets("STRATA_DATA_TLS")) s.environment.push_back("STRATA_DATA_TLS=wan");
+    if (!top.emulation.empty() && !sets("STRATA_EMULATION"))
+        s.environment.push_back("STRATA_EMULATION=" + top.emulation.text());
+    if (top.streams > 0 && !sets("STRATA_TCP_STREAMS"))
+        s.environment.push_back("STRATA_TCP_STREAMS=" + std::to_string(top.streams));
+    return {};
+}
+
+Result<SubjobRequest> subjob_read(const yaml::Value& node, const Top& top) {
+    Sub sub;
+    sub.s.contact.host = "localhost";
+    if (Status st = yaml::map_read(node, "expected a map with 'contact' and 'count'", kSubjob, sub); !st)
+        return st.failure();
+    SubjobRequest s = std::move(sub.s);
+    const std::optional<std::string> exe = sub.executable ? sub.executable : top.executable;
+    if (!exe) return node.fail("no 'executable'; give it at the top level or in the subjob");
+    s.executable = *exe;
+    s.arguments = sub.arguments.value_or(top.arguments.value_or(std::vector<std::string>{}));
+    if (Status st = environment_merge(node, top, sub, s); !st) return st.failure();
+    s.directory = sub.directory.value_or(top.directory.value_or(""));
+    s.account = sub.account.value_or(top.account.value_or(""));
+    const Common& staging = sub.stage ? static_cast<const Common&>(sub) : top;
+    s.stage = staging.stage.value_or(false);
+    s.stage_files = staging.stage_files;
+    return s;
 }
 
 }  // namespace
 
-std::optional<JobRequest> parse_job_yaml(const std::string& text, const std::string& path, std::string& error) {
-    YAML::Node root;
-    try {
-        root = YAML::Load(text);
-    } catch (const YAML::ParserException& e) {
-        error = path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                ": malformed YAML: " + e.msg;
-        return std::nullopt;
-    }
-    YamlReader r(path);
-    auto fail = [&](std::string e) {
-        error = std::move(e);
-        return std::nullopt;
-    };
-    if (!root.IsMap())
-        return fail(r.at(root.Mark(), "expected a map with 'executable' and 'subjobs' (a YAML job file) or an RSL "
-                                      "request starting with '&' or '+'"));
-    if (auto e = r.no_duplicates(root); !e.empty()) return fail(e);
-
-    Common top;
-    YAML::Node subjobs;
-    bool have_subjobs = false;
-    bool data_tls = false;
-    wireup::Emulation emulation;
-    int streams = 0;
-    std::vector<std::pair<std::string, YAML::Mark>> emulated_sites;
-    for (auto it = root.begin(); it != root.end(); ++it) {
-        const std::string key = it->first.Scalar();
-        bool known = false;
-        if (auto e = r.common(key, it->second, top, known); !e.empty()) return fail(e);
-        if (known) continue;
-        if (key == "subjobs") {
-            subjobs = it->second;
-            have_subjobs = true;
-            continue;
-        }
-        if (key == "network") {
-            if (auto e = network_parse(r, it->second, emulation, streams, emulated_sites); !e.empty()) return fail(e);
-            continue;
-        }
-        if (key == "security") {
-            // security: {data: tls} encrypts the links between sites
-            // (devices/tcp: STRATA_DATA_TLS=wan in every process).
-            const YAML::Node v = it->second;  // a copy: it-> yields a temporary
-            if (!v.IsMap()) return fail(r.at(v.Mark(), "'security' must be a map such as {data: tls}"));
-            for (auto sec = v.begin(); sec != v.end(); ++sec) {
-                const std::string name = sec->first.IsScalar() ? sec->first.Scalar() : std::string();
-                if (name != "data")
-                    return fail(r.at(sec->first.Mark(), "unknown security setting '" + name + "'; expected data"));
-                const std::string value = sec->second.IsScalar() ? sec->second.Scalar() : std::string();
-                if (value != "tls" && value != "plain")
-                    return fail(r.at(sec->second.Mark(), "'data' must be tls (links between sites encrypted) or "
-                                                         "plain, not '" + value + "'"));
-                data_tls = value == "tls";
-            }
-            continue;
-        }
-        return fail(r.at(it->first.Mark(), "unknown key '" + key +
-                                               "'; expected executable, arguments, environment, directory, account, "
-                                               "stage, security, network or subjobs"));
-    }
-    if (!have_subjobs) return fail(r.at(root.Mark(), "no 'subjobs'; list at least one subjob with its contact and count"));
-    if (!subjobs.IsSequence() || subjobs.size() == 0)
-        return fail(r.at(subjobs.Mark(), "'subjobs' must be a list of at least one subjob"));
-
+Result<JobRequest> parse_job_yaml(const std::string& text, const std::string& path) {
+    yaml::Document doc(text, path);
+    Result<yaml::Value> root = doc.root();
+    if (!root) return root.failure();
+    Top top;
+    if (Status s = yaml::map_read(*root,
+                                  "expected a map with 'executable' and 'subjobs' (a YAML job file) or an RSL "
+                                  "request starting with '&' or '+'",
+                                  kTop, top);
+        !s)
+        return s.failure();
     JobRequest job;
-    int index = 0;
-    for (const YAML::Node& node : subjobs) {
-        r.set_subjob(index);
-        if (!node.IsMap()) return fail(r.at(node.Mark(), "expected a map with 'contact' and 'count'"));
-        if (auto e = r.no_duplicates(node); !e.empty()) return fail(e);
-        SubjobRequest s;
-        s.contact.host = "localhost";
-        Common mine;
-        bool have_count = false;
-        for (auto it = node.begin(); it != node.end(); ++it) {
-            const std::string key = it->first.Scalar();
-            // A copy: it->second lives in a proxy that dies with this statement.
-            const YAML::Node v = it->second;
-            bool known = false;
-            if (auto e = r.common(key, v, mine, known); !e.empty()) return fail(e);
-            if (known) continue;
-            if (key == "contact") {
-                std::string written;
-                if (auto e = r.scalar(v, key, written); !e.empty()) return fail(e);
-                std::string why;
-                std::size_t offset = 0;
-                std::optional<Contact> c = contact_parse(written, why, offset);
-                if (!c) {
-                    YAML::Mark m = v.Mark();
-                    const bool quoted = m.pos >= 0 && static_cast<std::size_t>(m.pos) < text.size() &&
-                                        (text[static_cast<std::size_t>(m.pos)] == '"' ||
-                                         text[static_cast<std::size_t>(m.pos)] == '\'');
-                    m.column += static_cast<int>(offset) + (quoted ? 1 : 0);
-                    return fail(r.at(m, why));
-                }
-                s.contact = *c;
-            } else if (key == "count") {
-                const std::string t = v.IsScalar() ? v.Scalar() : std::string();
-                if (const std::string why = subjob_count_parse(t, s.count); !why.empty())
-                    return fail(r.at(v.Mark(), why));
-                have_count = true;
-            } else if (key == "site") {
-                if (auto e = r.scalar(v, key, s.site); !e.empty()) return fail(e);
-            } else if (key == "machine") {
-                if (auto e = r.scalar(v, key, s.machine); !e.empty()) return fail(e);
-            } else if (key == "host") {
-                if (auto e = r.scalar(v, key, s.host); !e.empty()) return fail(e);
-            } else if (key == "processor_name") {
-                if (auto e = r.scalar(v, key, s.processor_name); !e.empty()) return fail(e);
-            } else {
-                return fail(r.at(it->first.Mark(), "unknown key '" + key +
-                                                       "'; expected contact, count, executable, arguments, "
-                                                       "environment, directory, account, stage, site, machine, host "
-                                                       "or processor_name"));
-            }
-        }
-        if (!have_count) return fail(r.at(node.Mark(), "no 'count'; give the number of processes"));
-        const std::optional<std::string> exe = mine.executable ? mine.executable : top.executable;
-        if (!exe) return fail(r.at(node.Mark(), "no 'executable'; give it at the top level or in the subjob"));
-        s.executable = *exe;
-        s.arguments = mine.arguments.value_or(top.arguments.value_or(std::vector<std::string>{}));
-        // The subjob's variables are added to the top level's, replacing those of the same name.
-        std::vector<std::pair<std::string, std::string>> env = top.environment;
-        for (const auto& entry : mine.environment) {
-            std::erase_if(env, [&](const auto& p) { return p.first == entry.first; });
-            env.push_back(entry);
-        }
-        for (const auto& [name, value] : env) {
-            if (name != "GLOBUS_LAN_ID") {
-                s.environment.push_back(name + "=" + value);
-            } else if (s.site.empty()) {
-                s.site = value;
-            } else if (s.site != value) {
-                return fail(r.at(node.Mark(), "'site' is '" + s.site + "' but GLOBUS_LAN_ID is '" + value +
-                                                  "'; give one"));
-            }
-        }
-        const auto sets = [&](const char* name) {
-            return std::any_of(env.begin(), env.end(), [&](const auto& p) { return p.first == name; });
-        };
-        if (data_tls && !sets("STRATA_DATA_TLS")) s.environment.push_back("STRATA_DATA_TLS=wan");
-        if (!emulation.empty() && !sets("STRATA_EMULATION")) s.environment.push_back("STRATA_EMULATION=" + emulation.text());
-        if (streams > 0 && !sets("STRATA_TCP_STREAMS"))
-            s.environment.push_back("STRATA_TCP_STREAMS=" + std::to_string(streams));
-        s.directory = mine.directory.value_or(top.directory.value_or(""));
-        s.account = mine.account.value_or(top.account.value_or(""));
-        const Common& staging = mine.stage ? mine : top;
-        s.stage = staging.stage.value_or(false);
-        s.stage_files = staging.stage_files;
-        job.subjobs.push_back(std::move(s));
-        ++index;
+    for (const YAML::Node& node : top.subjobs->node()) {
+        doc.prefix_set("subjob " + std::to_string(job.subjobs.size()) + ": ");
+        Result<SubjobRequest> s = subjob_read(top.subjobs->of(node), top);
+        if (!s) return s.failure();
+        job.subjobs.push_back(std::move(*s));
     }
-    r.set_subjob(-1);
-    for (const auto& [site, mark] : emulated_sites) {
+    doc.prefix_set("");
+    for (const auto& [site, at] : top.emulated_sites) {
         // Captured by name: clang 14 cannot capture a structured binding.
         if (std::none_of(job.subjobs.begin(), job.subjobs.end(),
                          [&name = site](const SubjobRequest& s) { return subjob_site(s) == name; }))
-            return fail(r.at(mark, "'network' names site '" + site + "', which no subjob is at"));
+            return doc.fail(at, "'network' names site '" + site + "', which no subjob is at");
     }
     return job;
 }

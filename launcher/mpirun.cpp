@@ -68,8 +68,8 @@ int main(int argc, char** argv) {
     }
     std::optional<JobPlan> plan;
     if (!options->jobfile.empty()) {
-        const std::optional<JobRequest> request = load_job_file(options->jobfile, error);
-        if (!request) return job_file_error(error);
+        const strata::base::Result<JobRequest> request = load_job_file(options->jobfile);
+        if (!request) return job_file_error(request.error());
         if (options->dumprsl) {
             std::fputs(job_request_rsl(*request).c_str(), stdout);
             return std::fflush(stdout) == 0 ? 0 : 1;

@@ -9,11 +9,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
-    std::string error;
-    auto request = strata::launcher::parse_job_file(text, "fuzz.job", error);
+    auto request = strata::launcher::parse_job_file(text, "fuzz.job");
     if (!request) return 0;
     const std::string rsl = strata::launcher::job_request_rsl(*request);
-    std::string again;
-    if (!strata::launcher::parse_job_rsl(rsl, "fuzz.rsl", again)) std::abort();  // what we write, we read
+    if (!strata::launcher::parse_job_rsl(rsl, "fuzz.rsl")) std::abort();  // what we write, we read
     return 0;
 }

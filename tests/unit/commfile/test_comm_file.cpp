@@ -365,7 +365,7 @@ TEST_CASE("a YAML key given twice is an error", "[commfile][errors]") {
     name: B
 )",
                                           "e.yaml");
-    CHECK_THAT(error, StartsWith("e.yaml:4: ") && Contains("'name' is given twice (first at line 2)"));
+    CHECK_THAT(error, StartsWith("e.yaml:4:5: ") && Contains("'name' is given twice (first at 2:5)"));
 }
 
 TEST_CASE("a processor name a sub-comm's parent lacks is an error", "[commfile][errors]") {

@@ -48,19 +48,18 @@ private:
 
 // The error for `text` read as "/etc/strata/gatekeeper.yaml", which must be refused.
 std::string error_of(const std::string& text) {
-    std::string error;
-    CHECK_FALSE(Config::parse(text, "/etc/strata/gatekeeper.yaml", error));
-    return error;
+    const auto c = Config::parse(text, "/etc/strata/gatekeeper.yaml");
+    CHECK_FALSE(c);
+    return c.error();
 }
 
 }  // namespace
 
 TEST_CASE("gatekeeper config: the required keys alone give the defaults", "[gatekeeper-config]") {
     TmpdirAs tmp("/scratch/tmp");
-    std::string error;
-    auto c = Config::parse(kRequired, "/etc/strata/gatekeeper.yaml", error);
+    auto c = Config::parse(kRequired, "/etc/strata/gatekeeper.yaml");
     REQUIRE(c);
-    CHECK(error.empty());
+    CHECK(c.error().empty());
     CHECK(c->listen.empty());
     CHECK(c->port == 2119);
     CHECK(c->ca_dir == "/etc/grid-security/certificates");
@@ -78,30 +77,28 @@ TEST_CASE("gatekeeper config: the required keys alone give the defaults", "[gate
 }
 
 TEST_CASE("gatekeeper config: scratch defaults to /tmp without TMPDIR", "[gatekeeper-config]") {
-    std::string error;
     {
         TmpdirAs tmp(nullptr);
-        auto c = Config::parse(kRequired, "gk.yaml", error);
+        auto c = Config::parse(kRequired, "gk.yaml");
         REQUIRE(c);
         CHECK(c->scratch == "/tmp");
     }
     {
         TmpdirAs tmp("");
-        auto c = Config::parse(kRequired, "gk.yaml", error);
+        auto c = Config::parse(kRequired, "gk.yaml");
         REQUIRE(c);
         CHECK(c->scratch == "/tmp");
     }
     {
         // A scratch given in the file wins over TMPDIR.
         TmpdirAs tmp("/scratch/tmp");
-        auto c = Config::parse(kRequired + "scratch: /var/tmp/strata\n", "gk.yaml", error);
+        auto c = Config::parse(kRequired + "scratch: /var/tmp/strata\n", "gk.yaml");
         REQUIRE(c);
         CHECK(c->scratch == "/var/tmp/strata");
     }
 }
 
 TEST_CASE("gatekeeper config: every setting given", "[gatekeeper-config]") {
-    std::string error;
     auto c = Config::parse(kRequired +
                                "listen: 192.0.2.7\n"
                                "port: 40000\n"
@@ -113,7 +110,7 @@ TEST_CASE("gatekeeper config: every setting given", "[gatekeeper-config]") {
                                "  max_jobs_per_user: 3\n"
                                "  max_request_bytes: 67108864\n"
                                "  handshake_timeout: 3600\n",
-                           "/etc/strata/gatekeeper.yaml", error);
+                           "/etc/strata/gatekeeper.yaml");
     REQUIRE(c);
     CHECK(c->listen == "192.0.2.7");
     CHECK(c->port == 40000);
@@ -132,7 +129,7 @@ TEST_CASE("gatekeeper config: every setting given", "[gatekeeper-config]") {
                                  "port: 0\n"
                                  "adapters:\n  - slurm\n"
                                  "limits: {max_jobs: 1, max_request_bytes: 65536, max_stage_bytes: 0, handshake_timeout: 1}\n",
-                             "gk.yaml", error);
+                             "gk.yaml");
     REQUIRE(low);
     CHECK(low->port == 0);
     CHECK(low->adapters == Strings{"slurm"});
@@ -142,7 +139,7 @@ TEST_CASE("gatekeeper config: every setting given", "[gatekeeper-config]") {
     CHECK(low->max_stage_bytes == 0);
     CHECK(low->handshake_timeout_s == 1);
 
-    auto top = Config::parse(kRequired + "port: 65535\nlimits: {}\n", "gk.yaml", error);
+    auto top = Config::parse(kRequired + "port: 65535\nlimits: {}\n", "gk.yaml");
     REQUIRE(top);
     CHECK(top->port == 65535);
     CHECK(top->max_jobs == 64);
@@ -156,8 +153,7 @@ TEST_CASE("gatekeeper config: relative paths are taken from the file's directory
         "key: /abs/hostkey.pem\n"
         "gridmap: grid-mapfile\n"
         "scratch: work/tmp\n";
-    std::string error;
-    auto c = Config::parse(relative, "/etc/strata/gatekeeper.yaml", error);
+    auto c = Config::parse(relative, "/etc/strata/gatekeeper.yaml");
     REQUIRE(c);
     CHECK(c->ca_dir == "/etc/strata/certificates");
     CHECK(c->cert == "/etc/strata/../grid/hostcert.pem");
@@ -168,13 +164,13 @@ TEST_CASE("gatekeeper config: relative paths are taken from the file's directory
     // A file named relative to the working directory: the paths become absolute
     // through it, whatever the working directory is later.
     const std::string cwd = std::filesystem::current_path().string();
-    auto sub = Config::parse(relative, "conf/gatekeeper.yaml", error);
+    auto sub = Config::parse(relative, "conf/gatekeeper.yaml");
     REQUIRE(sub);
     CHECK(sub->ca_dir == cwd + "/conf/certificates");
     CHECK(sub->scratch == cwd + "/conf/work/tmp");
     CHECK(sub->key == "/abs/hostkey.pem");
 
-    auto here = Config::parse(relative, "gatekeeper.yaml", error);
+    auto here = Config::parse(relative, "gatekeeper.yaml");
     REQUIRE(here);
     CHECK(here->ca_dir == cwd + "/certificates");
     CHECK(here->cert == cwd + "/../grid/hostcert.pem");
@@ -183,10 +179,9 @@ TEST_CASE("gatekeeper config: relative paths are taken from the file's directory
 }
 
 TEST_CASE("gatekeeper config: a site's environment additions, in order", "[gatekeeper-config]") {
-    std::string error;
     auto c = Config::parse(kRequired + "environment:\n  PATH: /opt/site/bin:/usr/bin\n  SITE: north\n",
-                           "/etc/strata/gatekeeper.yaml", error);
-    INFO(error);
+                           "/etc/strata/gatekeeper.yaml");
+    INFO(c.error());
     REQUIRE(c);
     using Env = std::vector<std::pair<std::string, std::string>>;
     CHECK(c->environment == Env{{"PATH", "/opt/site/bin:/usr/bin"}, {"SITE", "north"}});
@@ -201,8 +196,8 @@ TEST_CASE("gatekeeper config: every refusal names the file, line and column", "[
         CHECK(error_of(kRequired + "environment: [PATH]\n") == file + "5:14: 'environment' must be a map of NAME: value");
         CHECK(error_of(kRequired + "environment: {1X: y}\n") ==
               file + "5:15: '1X' is not an environment variable name");
-        CHECK(error_of("port: 1\n" + kRequired + "port: 2\n") == file + "6:1: 'port' is given twice");
-        CHECK(error_of(kRequired + "cert:   other.pem\n") == file + "5:1: 'cert' is given twice");
+        CHECK(error_of("port: 1\n" + kRequired + "port: 2\n") == file + "6:1: 'port' is given twice (first at 1:1)");
+        CHECK(error_of(kRequired + "cert:   other.pem\n") == file + "5:1: 'cert' is given twice (first at 2:1)");
     }
     SECTION("port") {
         const std::string what = "'port' must be a number from 1 to 65535 (0: any free port)";
@@ -236,7 +231,7 @@ TEST_CASE("gatekeeper config: every refusal names the file, line and column", "[
         CHECK(error_of(kRequired + "limits:\n  max_jobs_per_user: 0\n") ==
               file + "6:22: 'max_jobs_per_user' must be a number from 1 to 100000");
         CHECK(error_of(kRequired + "limits:\n  max_jobs: 8\n  handshake_timeout: 5\n  max_jobs: 9\n") ==
-              file + "8:3: 'max_jobs' is given twice");
+              file + "8:3: 'max_jobs' is given twice (first at 6:3)");
         CHECK(error_of(kRequired + "limits:\n  max_jobs: 0\n") == file + "6:13: 'max_jobs' must be a number from 1 to 100000");
         CHECK(error_of(kRequired + "limits:\n  max_jobs: 100001\n") ==
               file + "6:13: 'max_jobs' must be a number from 1 to 100000");
@@ -285,13 +280,13 @@ TEST_CASE("gatekeeper config: load reads a file and reports one it cannot read",
         std::ofstream out(path);
         out << "ca_dir: certificates\ncert: hostcert.pem\nkey: hostkey.pem\ngridmap: grid-mapfile\nport: 0\n";
     }
-    std::string error;
-    auto c = Config::load(path, error);
+    auto c = Config::load(path);
     REQUIRE(c);
     CHECK(c->port == 0);
     CHECK(c->cert == (dir.path() / "hostcert.pem").string());
 
     const std::string missing = (dir.path() / "absent.yaml").string();
-    CHECK_FALSE(Config::load(missing, error));
-    CHECK(error == "cannot read configuration file '" + missing + "': No such file or directory");
+    const auto absent = Config::load(missing);
+    CHECK_FALSE(absent);
+    CHECK(absent.error() == "cannot read configuration file '" + missing + "': No such file or directory");
 }

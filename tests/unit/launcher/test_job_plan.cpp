@@ -112,7 +112,6 @@ TEST_CASE("plan: machine file hosts must be this machine", "[plan]") {
 
 TEST_CASE("plan: a job file's subjobs run here or go to the gatekeeper their contact names", "[plan]") {
     const LocalHost local("node1", {"10.0.0.5"});
-    std::string error;
     auto request = parse_job_yaml("executable: /bin/app\n"
                                   "arguments: [x]\n"
                                   "directory: /tmp\n"
@@ -124,7 +123,7 @@ TEST_CASE("plan: a job file's subjobs run here or go to the gatekeeper their con
                                   "  - {contact: 'localhost:2119/fork', count: 1}\n"
                                   "  - {contact: 'anl.example.org', count: 1}\n"
                                   "  - {contact: 'localhost/slurm', count: 1}\n",
-                                  "job.yaml", error);
+                                  "job.yaml");
     REQUIRE(request);
     const std::optional<JobPlan> p = JobPlan::from_request(*request, local);
     CHECK(p->size == 9);

@@ -7,31 +7,29 @@ using namespace strata::launcher;
 namespace {
 
 JobRequest rsl(const std::string& text) {
-    std::string error;
-    auto r = parse_job_rsl(text, "job.rsl", error);
-    INFO(error);
+    auto r = parse_job_rsl(text, "job.rsl");
+    INFO(r.error());
     REQUIRE(r);
     return *r;
 }
 
 JobRequest yaml(const std::string& text) {
-    std::string error;
-    auto r = parse_job_yaml(text, "job.yaml", error);
-    INFO(error);
+    auto r = parse_job_yaml(text, "job.yaml");
+    INFO(r.error());
     REQUIRE(r);
     return *r;
 }
 
 std::string rsl_error(const std::string& text) {
-    std::string error;
-    CHECK_FALSE(parse_job_rsl(text, "job.rsl", error));
-    return error;
+    const auto r = parse_job_rsl(text, "job.rsl");
+    CHECK_FALSE(r);
+    return r.error();
 }
 
 std::string yaml_error(const std::string& text) {
-    std::string error;
-    CHECK_FALSE(parse_job_yaml(text, "job.yaml", error));
-    return error;
+    const auto r = parse_job_yaml(text, "job.yaml");
+    CHECK_FALSE(r);
+    return r.error();
 }
 
 MachineFile machines(const std::string& text) {
@@ -169,8 +167,7 @@ TEST_CASE("job request: printed RSL parses back to the same request", "[jobreque
         INFO(text);
         CHECK(rsl(text) == job);
         CHECK(job_request_rsl(rsl(text)) == text);
-        std::string error;
-        auto detected = parse_job_file(text, "dump", error);
+        auto detected = parse_job_file(text, "dump");
         REQUIRE(detected);
         CHECK(*detected == job);
     }
@@ -202,14 +199,15 @@ TEST_CASE("job request: the command line without a machine file, and cycling mac
 }
 
 TEST_CASE("job request: auto-detection of RSL and YAML", "[jobrequest]") {
-    std::string error;
-    CHECK(parse_job_file("# yaml\nexecutable: x\nsubjobs: [{count: 1}]\n", "f", error));
-    CHECK(parse_job_file("\n  (* rsl *) &(executable=x)(count=1)", "f", error));
-    CHECK(parse_job_file("+(&(executable=x)(count=1))", "f", error));
-    CHECK_FALSE(parse_job_file("# YAML comment\n+(&(executable=x)(count=1))", "f", error));
-    CHECK(error.rfind("f:2:1: expected a map with 'executable' and 'subjobs'", 0) == 0);
-    CHECK_FALSE(load_job_file("/nonexistent/job", error));
-    CHECK(error == "cannot read job file '/nonexistent/job': No such file or directory");
+    CHECK(parse_job_file("# yaml\nexecutable: x\nsubjobs: [{count: 1}]\n", "f"));
+    CHECK(parse_job_file("\n  (* rsl *) &(executable=x)(count=1)", "f"));
+    CHECK(parse_job_file("+(&(executable=x)(count=1))", "f"));
+    const auto rsl_in_yaml = parse_job_file("# YAML comment\n+(&(executable=x)(count=1))", "f");
+    CHECK_FALSE(rsl_in_yaml);
+    CHECK(rsl_in_yaml.error().rfind("f:2:1: expected a map with 'executable' and 'subjobs'", 0) == 0);
+    const auto absent = load_job_file("/nonexistent/job");
+    CHECK_FALSE(absent);
+    CHECK(absent.error() == "cannot read job file '/nonexistent/job': No such file or directory");
 }
 
 TEST_CASE("job request: malformed RSL names file, line, column and what is wrong", "[jobrequest]") {

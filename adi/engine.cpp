@@ -210,7 +210,24 @@ void Engine::fail(Request& r, Error e) {
     complete_one(r);
 }
 
-void Engine::isend(Request& r, int world_peer, SendMode mode) {
+namespace {
+
+// Points `r` at the data of a send or a receive; a Segment's packed size is the byte count.
+void data_set(Request& r, const Buffer& d) {
+    r.buf = d.buf;
+    r.segment = d.segment;
+    r.bytes = d.segment ? d.segment->size() : d.bytes;
+}
+
+}  // namespace
+
+void Engine::isend(Request& r, const SendArgs& a) {
+    const int world_peer = a.world_peer;
+    const SendMode mode = a.mode;
+    r.context = a.context;
+    r.rank = a.rank;
+    r.tag = a.tag;
+    data_set(r, a.data);
     SendState& s = r.send();
     s = SendState{};
     s.mode = mode;
@@ -219,7 +236,6 @@ void Engine::isend(Request& r, int world_peer, SendMode mode) {
     r.status = Status{};
     r.pending = 0;
     need_set(r, route_[static_cast<std::size_t>(world_peer)]);
-    if (r.segment) r.bytes = r.segment->size();
     if (!failed_peers_.empty() && failed_peers_.count(world_peer) != 0) {
         last_error_ = failed_peers_[world_peer];
         fail(r, Error::peer_failed);
@@ -370,13 +386,16 @@ void Engine::send_control(int peer, Packet type, const Header& about, std::uint6
 
 void Engine::sent_queued(int peer) { owed_mask_ |= 1u << route_[static_cast<std::size_t>(peer)]; }
 
-void Engine::irecv(Request& r, int world_source) {
+void Engine::irecv(Request& r, const RecvArgs& a) {
+    r.context = a.context;
+    r.rank = a.rank;
+    r.tag = a.tag;
+    data_set(r, a.data);
     RecvState& rs = r.recv();
     rs = RecvState{};
     r.status = Status{};
     r.pending = 1;
-    need_set(r, need_of(world_source));
-    if (r.segment) r.bytes = r.segment->size();
+    need_set(r, need_of(a.world_source));
     if (Unexpected* u = unexpected_.find(r.context, r.rank, r.tag)) {
         unexpected_.remove(u);
         bind(r, u);

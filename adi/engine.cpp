@@ -210,24 +210,7 @@ void Engine::fail(Request& r, Error e) {
     complete_one(r);
 }
 
-namespace {
-
-// Points `r` at the data of a send or a receive; a Segment's packed size is the byte count.
-void data_set(Request& r, const Buffer& d) {
-    r.buf = d.buf;
-    r.segment = d.segment;
-    r.bytes = d.segment ? d.segment->size() : d.bytes;
-}
-
-}  // namespace
-
-void Engine::isend(Request& r, const SendArgs& a) {
-    const int world_peer = a.world_peer;
-    const SendMode mode = a.mode;
-    r.context = a.context;
-    r.rank = a.rank;
-    r.tag = a.tag;
-    data_set(r, a.data);
+void Engine::send_start(Request& r, int world_peer, SendMode mode) {
     SendState& s = r.send();
     s = SendState{};
     s.mode = mode;
@@ -386,16 +369,12 @@ void Engine::send_control(int peer, Packet type, const Header& about, std::uint6
 
 void Engine::sent_queued(int peer) { owed_mask_ |= 1u << route_[static_cast<std::size_t>(peer)]; }
 
-void Engine::irecv(Request& r, const RecvArgs& a) {
-    r.context = a.context;
-    r.rank = a.rank;
-    r.tag = a.tag;
-    data_set(r, a.data);
+void Engine::recv_start(Request& r, int world_source) {
     RecvState& rs = r.recv();
     rs = RecvState{};
     r.status = Status{};
     r.pending = 1;
-    need_set(r, need_of(a.world_source));
+    need_set(r, need_of(world_source));
     if (Unexpected* u = unexpected_.find(r.context, r.rank, r.tag)) {
         unexpected_.remove(u);
         bind(r, u);

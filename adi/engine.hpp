@@ -21,7 +21,7 @@ namespace strata::adi {
 
 // Where the data of a send or receive is: `bytes` contiguous bytes at `buf`
 // (read by a send, the capacity of a receive), or, when `segment` is set,
-// the packed stream of a non-contiguous layout (its size() bytes).
+// the packed stream of a non-contiguous layout (then `bytes` is its size()).
 struct Buffer {
     Buffer() = default;
     Buffer(std::byte* b, std::size_t n) : buf(b), bytes(n) {}
@@ -76,8 +76,13 @@ public:
     void request_destroy(Request* r);
 
     // Start a send described by `a` on `r`, a request of kind send (fresh, or
-    // a completed one started again).
-    void isend(Request& r, const SendArgs& a);
+    // a completed one started again). Inline, like irecv, so that the
+    // caller's struct is stored straight into `r` (its segment moved, not
+    // counted again); the protocol runs out of line.
+    void isend(Request& r, SendArgs a) {
+        request_fill(r, a.context, a.rank, a.tag, std::move(a.data));
+        send_start(r, a.world_peer, a.mode);
+    }
     // The largest message that goes to `world_peer` eagerly (in one step,
     // without a rendezvous).
     std::size_t eager_limit_to(int world_peer) const {
@@ -106,7 +111,10 @@ public:
     }
     // Start a receive described by `a` on `r`, a request of kind recv (fresh,
     // or a completed one started again).
-    void irecv(Request& r, const RecvArgs& a);
+    void irecv(Request& r, RecvArgs a) {
+        request_fill(r, a.context, a.rank, a.tag, std::move(a.data));
+        recv_start(r, a.world_source);
+    }
     // Envelope of the earliest matching unexpected message, without receiving it.
     bool iprobe(int context, int source, int tag, Status& status);
     // MPI_Cancel: a queued receive is withdrawn at once; a send asks its receiver.
@@ -204,6 +212,18 @@ public:
     void on_peer_failed(int peer, const std::string& why) override;
 
 private:
+    // The envelope and data of a send or receive, into its request.
+    static void request_fill(Request& r, int context, int rank, int tag, Buffer&& data) {
+        r.context = context;
+        r.rank = rank;
+        r.tag = tag;
+        r.buf = data.buf;
+        r.bytes = data.bytes;
+        r.segment = std::move(data.segment);
+    }
+    // The protocols of isend and irecv, once the request holds its envelope and data.
+    void send_start(Request& r, int world_peer, SendMode mode);
+    void recv_start(Request& r, int world_source);
     Request* lookup(std::uint64_t id) const;
     void complete_one(Request& r);
     void fail(Request& r, Error e);

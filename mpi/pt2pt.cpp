@@ -51,17 +51,6 @@ int check_recv_tag_fail(const char* fn, MPI_Comm comm, int tag) {
     return error_raise(comm, MPI_ERR_TAG, fn, "receive tag " + std::to_string(tag) + " is neither >= 0 nor MPI_ANY_TAG");
 }
 
-int op_check(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
-             MPI_Comm comm, Comm*& c, Datatype*& t) {
-    if (int e = check_buffer(fn, comm, buf, count, datatype, c, t)) return e;
-    if (op == RequestSlot::Op::recv) {
-        if (int e = check_source(fn, comm, *c, peer)) return e;
-        return check_recv_tag(fn, comm, tag);
-    }
-    if (int e = check_dest(fn, comm, *c, peer)) return e;
-    return check_send_tag(fn, comm, tag);
-}
-
 namespace {
 
 // Fills `s` from arguments op_check accepted (without a request yet).
@@ -169,22 +158,23 @@ int op_start(RequestSlot& s, std::string& detail) {
         }
         return MPI_SUCCESS;
     }
+    // A buffered send packs into the attached buffer itself.
+    if (s.op == RequestSlot::Op::bsend) return bsend_start(r, s, *c, q, detail);
+    adi::Buffer data = data_of(s);
     if (s.op == RequestSlot::Op::recv) {
         r.engine->irecv(q, {.world_source = world_source(*c, s.peer),
                             .context = c->context,
                             .rank = s.peer,
                             .tag = s.tag,
-                            .data = data_of(s)});
+                            .data = std::move(data)});
         return MPI_SUCCESS;
     }
-    // A buffered send packs into the attached buffer itself.
-    if (s.op == RequestSlot::Op::bsend) return bsend_start(r, s, *c, q, detail);
     r.engine->isend(q, {.world_peer = c->world[static_cast<std::size_t>(s.peer)],
                         .mode = mode_of(s.op),
                         .context = c->context,
                         .rank = c->rank,
                         .tag = s.tag,
-                        .data = data_of(s)});
+                        .data = std::move(data)});
     return MPI_SUCCESS;
 }
 

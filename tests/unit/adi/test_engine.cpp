@@ -148,11 +148,12 @@ struct Pair {
     // Receives into the first `count` elements of `data` (all of them by default).
     Request* recv(int at, int source, int tag, std::vector<int>& data, std::size_t count = SIZE_MAX) {
         Request* r = e[at]->request_create(Kind::recv);
+        const std::size_t bytes = std::min(count, data.size()) * sizeof(int);
         e[at]->irecv(*r, {.world_source = source,
                           .context = 0,
                           .rank = source,
                           .tag = tag,
-                          .data = {reinterpret_cast<std::byte*>(data.data()), std::min(count, data.size()) * sizeof(int)}});
+                          .data = {reinterpret_cast<std::byte*>(data.data()), bytes}});
         return r;
     }
 };

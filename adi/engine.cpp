@@ -210,7 +210,7 @@ void Engine::fail(Request& r, Error e) {
     complete_one(r);
 }
 
-void Engine::isend(Request& r, int world_peer, SendMode mode) {
+void Engine::send_start(Request& r, int world_peer, SendMode mode) {
     SendState& s = r.send();
     s = SendState{};
     s.mode = mode;
@@ -219,7 +219,6 @@ void Engine::isend(Request& r, int world_peer, SendMode mode) {
     r.status = Status{};
     r.pending = 0;
     need_set(r, route_[static_cast<std::size_t>(world_peer)]);
-    if (r.segment) r.bytes = r.segment->size();
     if (!failed_peers_.empty() && failed_peers_.count(world_peer) != 0) {
         last_error_ = failed_peers_[world_peer];
         fail(r, Error::peer_failed);
@@ -370,13 +369,12 @@ void Engine::send_control(int peer, Packet type, const Header& about, std::uint6
 
 void Engine::sent_queued(int peer) { owed_mask_ |= 1u << route_[static_cast<std::size_t>(peer)]; }
 
-void Engine::irecv(Request& r, int world_source) {
+void Engine::recv_start(Request& r, int world_source) {
     RecvState& rs = r.recv();
     rs = RecvState{};
     r.status = Status{};
     r.pending = 1;
     need_set(r, need_of(world_source));
-    if (r.segment) r.bytes = r.segment->size();
     if (Unexpected* u = unexpected_.find(r.context, r.rank, r.tag)) {
         unexpected_.remove(u);
         bind(r, u);

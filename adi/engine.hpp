@@ -19,6 +19,42 @@
 
 namespace strata::adi {
 
+// Where the data of a send or receive is: `bytes` contiguous bytes at `buf`
+// (read by a send, the capacity of a receive), or, when `segment` is set,
+// the packed stream of a non-contiguous layout (then `bytes` is its size()).
+struct Buffer {
+    Buffer() = default;
+    Buffer(std::byte* b, std::size_t n) : buf(b), bytes(n) {}
+    explicit Buffer(std::shared_ptr<Segment> s) : bytes(s->size()), segment(std::move(s)) {}
+
+    std::byte* buf = nullptr;
+    std::size_t bytes = 0;
+    std::shared_ptr<Segment> segment;
+};
+
+// Everything a send needs: the process it goes to, its protocol and the
+// envelope the receiver matches (the communicator's context, our rank in the
+// communicator, the tag).
+struct SendArgs {
+    int world_peer = 0;
+    SendMode mode = SendMode::standard;
+    int context = 0;
+    int rank = 0;
+    int tag = 0;
+    Buffer data;
+};
+
+// Everything a receive needs: the process it waits on (kAnySource for
+// MPI_ANY_SOURCE) and the envelope it matches: context, the wanted source
+// rank in the communicator (or kAnySource) and tag (or kAnyTag).
+struct RecvArgs {
+    int world_source = kAnySource;
+    int context = 0;
+    int rank = kAnySource;
+    int tag = kAnyTag;
+    Buffer data;
+};
+
 class Engine final : public Upcalls {
 public:
     // `methods` in preference order: the first that reaches a peer carries its traffic.
@@ -39,9 +75,14 @@ public:
     Request* request_create(Kind kind);
     void request_destroy(Request* r);
 
-    // Start a send of r->buf[0, r->bytes) (or of r->segment) described by
-    // r->context/rank/tag.
-    void isend(Request& r, int world_peer, SendMode mode);
+    // Start a send described by `a` on `r`, a request of kind send (fresh, or
+    // a completed one started again). Inline, like irecv, so that the
+    // caller's struct is stored straight into `r` (its segment moved, not
+    // counted again); the protocol runs out of line.
+    void isend(Request& r, SendArgs a) {
+        request_fill(r, a.context, a.rank, a.tag, std::move(a.data));
+        send_start(r, a.world_peer, a.mode);
+    }
     // The largest message that goes to `world_peer` eagerly (in one step,
     // without a rendezvous).
     std::size_t eager_limit_to(int world_peer) const {
@@ -68,9 +109,12 @@ public:
         if (m.has_queued_sends()) sent_queued(world_peer);
         return true;
     }
-    // Start a receive into r->buf with capacity r->bytes (or into r->segment)
-    // from r->rank, the process `world_source` (kAnySource for MPI_ANY_SOURCE).
-    void irecv(Request& r, int world_source);
+    // Start a receive described by `a` on `r`, a request of kind recv (fresh,
+    // or a completed one started again).
+    void irecv(Request& r, RecvArgs a) {
+        request_fill(r, a.context, a.rank, a.tag, std::move(a.data));
+        recv_start(r, a.world_source);
+    }
     // Envelope of the earliest matching unexpected message, without receiving it.
     bool iprobe(int context, int source, int tag, Status& status);
     // MPI_Cancel: a queued receive is withdrawn at once; a send asks its receiver.
@@ -168,6 +212,18 @@ public:
     void on_peer_failed(int peer, const std::string& why) override;
 
 private:
+    // The envelope and data of a send or receive, into its request.
+    static void request_fill(Request& r, int context, int rank, int tag, Buffer&& data) {
+        r.context = context;
+        r.rank = rank;
+        r.tag = tag;
+        r.buf = data.buf;
+        r.bytes = data.bytes;
+        r.segment = std::move(data.segment);
+    }
+    // The protocols of isend and irecv, once the request holds its envelope and data.
+    void send_start(Request& r, int world_peer, SendMode mode);
+    void recv_start(Request& r, int world_source);
     Request* lookup(std::uint64_t id) const;
     void complete_one(Request& r);
     void fail(Request& r, Error e);

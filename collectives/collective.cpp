@@ -17,23 +17,23 @@ StageGroup::StageGroup(const Group& parent, const Stage& s)
 
 adi::Request* send_start(const Group& g, int dest, int tag, const void* buf, std::size_t bytes) {
     adi::Request* r = g.engine.request_create(adi::Kind::send);
-    r->context = g.context;
-    r->rank = g.envelope_rank(g.rank);
-    r->tag = tag + g.tag_shift;
-    r->buf = static_cast<std::byte*>(const_cast<void*>(buf));
-    r->bytes = bytes;
-    g.engine.isend(*r, g.world[static_cast<std::size_t>(dest)], adi::SendMode::standard);
+    g.engine.isend(*r, {.world_peer = g.world[static_cast<std::size_t>(dest)],
+                        .mode = adi::SendMode::standard,
+                        .context = g.context,
+                        .rank = g.envelope_rank(g.rank),
+                        .tag = tag + g.tag_shift,
+                        .data = {static_cast<std::byte*>(const_cast<void*>(buf)), bytes}});
     return r;
 }
 
 adi::Request* recv_start(const Group& g, int source, int tag, void* buf, std::size_t bytes) {
     adi::Request* r = g.engine.request_create(adi::Kind::recv);
-    r->context = g.context;
-    r->rank = source == adi::kAnySource ? source : g.envelope_rank(source);
-    r->tag = tag + g.tag_shift;
-    r->buf = static_cast<std::byte*>(buf);
-    r->bytes = bytes;
-    g.engine.irecv(*r, source == adi::kAnySource ? adi::kAnySource : g.world[static_cast<std::size_t>(source)]);
+    const bool any = source == adi::kAnySource;
+    g.engine.irecv(*r, {.world_source = any ? adi::kAnySource : g.world[static_cast<std::size_t>(source)],
+                        .context = g.context,
+                        .rank = any ? adi::kAnySource : g.envelope_rank(source),
+                        .tag = tag + g.tag_shift,
+                        .data = {static_cast<std::byte*>(buf), bytes}});
     return r;
 }
 

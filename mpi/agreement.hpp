@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
-#include "mpi/runtime.hpp"
+#include "mpi/comm.hpp"
 
 namespace strata::mpi {
 

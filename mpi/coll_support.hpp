@@ -13,6 +13,7 @@
 #include "collectives/collective.hpp"
 #include "collectives/reduce_op.hpp"
 #include "mpi/comm.hpp"
+#include "mpi/datatype.hpp"
 
 namespace strata::mpi {
 

@@ -5,7 +5,10 @@
 
 #include "mpi/agreement.hpp"
 #include "mpi/attr.hpp"
+#include "mpi/errhandler.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/group.hpp"
+#include "mpi/object_name.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"
 

@@ -1,12 +1,65 @@
-// Communicator lookups and the life cycle every constructor shares.
+// Communicators: what one is, its lookups and the life cycle every
+// constructor shares.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
+#include <variant>
 #include <vector>
 
+#include "adi/request.hpp"
+#include "collectives/hierarchy.hpp"
+#include "mpi.h"
 #include "mpi/runtime.hpp"
 
 namespace strata::mpi {
+
+// A process topology attached to a communicator (MPI_Cart_create, MPI_Graph_create).
+struct CartTopology {
+    std::vector<int> dims;
+    std::vector<int> periods;  // 0 or 1 per dimension
+};
+struct GraphTopology {
+    std::vector<int> index;  // cumulative neighbour counts, as MPI_Graph_create takes them
+    std::vector<int> edges;
+};
+
+// MPICHX_TOPOLOGY_DEPTHS and MPICHX_TOPOLOGY_COLORS of one communicator: for
+// each rank of its (local) group, its depth and its colour at each level,
+// colours renumbered by first appearance in the communicator's rank order.
+struct GridAttributes {
+    std::vector<int> depths;
+    std::vector<std::vector<int>> rows;  // rows[rank]: depths[rank] colours
+    std::vector<int*> colors;            // rows' data: the int** a program gets
+};
+
+struct Comm {
+    int context = 0;          // point-to-point context; context + 1 is for collectives
+    int rank = 0;             // this process's rank in its (local) group
+    // Rank -> world rank of the processes point-to-point addresses: the group,
+    // or on an intercommunicator the remote group.
+    std::vector<int> world;
+    bool inter = false;       // intercommunicator: `local` holds the local group
+    std::vector<int> local;
+    MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+    std::string name;
+    std::map<int, void*> attrs;  // keyval -> attribute value
+    std::variant<std::monostate, CartTopology, GraphTopology> topology;
+    // Made on the first request for the grid topology attributes (mpi/attr.cpp);
+    // freed with the communicator.
+    std::unique_ptr<GridAttributes> grid;
+    // How the group splits along the topology, for the multilevel collectives:
+    // made on the first collective (coll_support.cpp), freed with the communicator.
+    std::unique_ptr<coll::Levels> levels;
+    // MPIX_PARALLEL_STREAMS as MPI_Attr_get last gave it (a pointer to it).
+    int streams = 1;
+    int size() const { return static_cast<int>(inter ? local.size() : world.size()); }
+    // How many ranks point-to-point can address (the remote group's size on an intercommunicator).
+    int peers() const { return static_cast<int>(world.size()); }
+    // World ranks of this process's own group.
+    const std::vector<int>& group() const { return inter ? local : world; }
+};
 
 inline Comm* comm_get(MPI_Comm c) { return rt().comms.get(c); }
 

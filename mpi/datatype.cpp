@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mpi/errors.hpp"
+#include "mpi/object_name.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"
 

@@ -4,11 +4,32 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "adi/segment.hpp"
+#include "mpi.h"
 #include "mpi/runtime.hpp"
+#include "mpi/typemap.hpp"
 
 namespace strata::mpi {
+
+struct Datatype {
+    int size = 0;       // bytes of data in one element
+    MPI_Aint extent = 0;
+    // count elements are one block of count * size bytes at origin + lb
+    // (see Typemap::contiguous): sends and receives go straight from the buffer.
+    bool contiguous = true;
+    // The one basic type every element is made of (what predefined reduction
+    // operations dispatch on; a pair type for MPI_DOUBLE_INT and friends), or
+    // MPI_DATATYPE_NULL when the type mixes several.
+    MPI_Datatype basic = MPI_DATATYPE_NULL;
+    std::string name;
+    // The layout, shared with the derived types built on it and with pending
+    // communications, so MPI_Type_free never pulls it from under them.
+    TypemapPtr map;
+    bool predefined = false;
+    bool committed = false;  // derived types must be committed before communication
+};
 
 inline Datatype* datatype_get(MPI_Datatype t) { return rt().datatypes.get(t); }
 

@@ -1,3 +1,5 @@
+#include "mpi/comm.hpp"
+#include "mpi/errhandler.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/pmpi_alias.hpp"
 

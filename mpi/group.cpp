@@ -4,6 +4,7 @@
 
 #include "mpi/comm.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/group.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"
 

@@ -14,12 +14,17 @@
 #include "collectives/plogp/measure.hpp"
 #include "collectives/plogp/wide_area.hpp"
 #include "collectives/registry.hpp"
+#include "mpi/attr.hpp"
 #include "mpi/coll_support.hpp"
 #include "mpi/comm.hpp"
+#include "mpi/datatype.hpp"
+#include "mpi/errhandler.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/grid.hpp"
+#include "mpi/group.hpp"
 #include "mpi/named.hpp"
 #include "mpi/pmpi_alias.hpp"
+#include "mpi/request.hpp"
 #include "mpi/runtime.hpp"
 #include "mpi/setup.hpp"
 #include "wireup/placement.hpp"
@@ -32,6 +37,16 @@ bool g_running = false;
 }  // namespace detail
 
 using detail::g_runtime;
+
+Runtime::Runtime()
+    : comms(kComm),
+      datatypes(kDatatype),
+      requests(kRequest),
+      errhandlers(kErrhandler),
+      groups(kGroup),
+      keyvals(kKeyval),
+      ops(kOp) {}
+Runtime::~Runtime() = default;
 
 namespace {
 State g_state = State::fresh;

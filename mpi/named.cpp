@@ -5,6 +5,7 @@
 #include "base/knob.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/object_name.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/runtime.hpp"
 

@@ -6,6 +6,7 @@
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/request.hpp"
 
 namespace strata::mpi {
 
@@ -50,25 +51,28 @@ int check_recv_tag_fail(const char* fn, MPI_Comm comm, int tag) {
     return error_raise(comm, MPI_ERR_TAG, fn, "receive tag " + std::to_string(tag) + " is neither >= 0 nor MPI_ANY_TAG");
 }
 
-int slot_prepare(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
-                 int tag, MPI_Comm comm, RequestSlot& s) {
-    Comm* c = nullptr;
-    Datatype* t = nullptr;
-    if (int e = check_buffer(fn, comm, buf, count, datatype, c, t)) return e;
-    if (op == RequestSlot::Op::recv) {
-        if (int e = check_source(fn, comm, *c, peer)) return e;
-        if (int e = check_recv_tag(fn, comm, tag)) return e;
-    } else {
-        if (int e = check_dest(fn, comm, *c, peer)) return e;
-        if (int e = check_send_tag(fn, comm, tag)) return e;
-    }
+namespace {
+
+// Fills `s` from arguments op_check accepted (without a request yet).
+void slot_fill(RequestSlot::Op op, const void* buf, int count, const Datatype& t, int peer, int tag, MPI_Comm comm,
+               RequestSlot& s) {
     s.comm = comm;
     s.op = op;
     s.buf = buf;
     s.count = count;
-    s.type = t->map.get();
+    s.type = t.map.get();
     s.peer = peer;
     s.tag = tag;
+}
+
+}  // namespace
+
+int slot_prepare(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
+                 int tag, MPI_Comm comm, RequestSlot& s) {
+    Comm* c = nullptr;
+    Datatype* t = nullptr;
+    if (int e = op_check(fn, op, buf, count, datatype, peer, tag, comm, c, t)) return e;
+    slot_fill(op, buf, count, *t, peer, tag, comm, s);
     return MPI_SUCCESS;
 }
 
@@ -92,7 +96,8 @@ adi::SendMode mode_of(RequestSlot::Op op) {
 
 // MPI_Bsend semantics: pack into the attached buffer, send from there, and
 // complete the user's request at once.
-int bsend_start(Runtime& r, const RequestSlot& s, adi::Request& user, int world_peer, std::string& detail) {
+int bsend_start(Runtime& r, const RequestSlot& s, const Comm& c, adi::Request& user, std::string& detail) {
+    user.status = adi::Status{};
     if (!r.bsend.attached()) {
         detail = "no buffer is attached; call MPI_Buffer_attach first";
         return MPI_ERR_BUFFER;
@@ -112,31 +117,26 @@ int bsend_start(Runtime& r, const RequestSlot& s, adi::Request& user, int world_
     std::byte* copy = r.bsend.at(*off);
     if (bytes > 0) typemap_pack(*s.type, s.buf, 0, bytes, copy);
     adi::Request* inner = r.engine->request_create(adi::Kind::send);
-    inner->context = user.context;
-    inner->rank = user.rank;
-    inner->tag = user.tag;
-    inner->buf = copy;
-    inner->bytes = bytes;
     inner->released = true;
     const std::size_t at = *off;
     inner->on_complete = [&r, at] { r.bsend.release(at); };
-    r.engine->isend(*inner, world_peer, adi::SendMode::standard);
+    r.engine->isend(*inner, {.world_peer = c.world[static_cast<std::size_t>(s.peer)],
+                             .mode = adi::SendMode::standard,
+                             .context = c.context,
+                             .rank = c.rank,
+                             .tag = s.tag,
+                             .data = {copy, bytes}});
     user.pending = 0;
     return MPI_SUCCESS;
 }
 
-// Points the engine request at the user's data: straight at the buffer when
-// the elements form one block, through a packing Segment otherwise.
-void data_bind(adi::Request& q, const RequestSlot& s) {
-    q.bytes = data_bytes(s);
-    q.segment.reset();
-    q.buf = nullptr;
-    if (q.bytes == 0) return;
-    if (one_block(s)) {
-        q.buf = block_start(s);
-        return;
-    }
-    q.segment = datatype_segment(s.type->shared_from_this(), const_cast<void*>(s.buf), s.count);
+// The user's data for the engine: straight the buffer when the elements form
+// one block, a packing Segment otherwise.
+adi::Buffer data_of(const RequestSlot& s) {
+    const std::size_t bytes = data_bytes(s);
+    if (bytes == 0) return {};
+    if (one_block(s)) return {block_start(s), bytes};
+    return adi::Buffer(datatype_segment(s.type->shared_from_this(), const_cast<void*>(s.buf), s.count));
 }
 
 }  // namespace
@@ -149,12 +149,8 @@ int op_start(RequestSlot& s, std::string& detail) {
         return MPI_ERR_REQUEST;
     }
     adi::Request& q = *s.req;
-    q.status = adi::Status{};
-    q.context = c->context;
-    q.tag = s.tag;
-    // A buffered send packs into the attached buffer itself.
-    if (s.op != RequestSlot::Op::bsend) data_bind(q, s);
     if (s.peer == MPI_PROC_NULL) {
+        q.status = adi::Status{};
         q.pending = 0;
         if (s.op == RequestSlot::Op::recv) {
             q.status.source = MPI_PROC_NULL;
@@ -162,15 +158,23 @@ int op_start(RequestSlot& s, std::string& detail) {
         }
         return MPI_SUCCESS;
     }
+    // A buffered send packs into the attached buffer itself.
+    if (s.op == RequestSlot::Op::bsend) return bsend_start(r, s, *c, q, detail);
+    adi::Buffer data = data_of(s);
     if (s.op == RequestSlot::Op::recv) {
-        q.rank = s.peer;
-        r.engine->irecv(q, world_source(*c, s.peer));
+        r.engine->irecv(q, {.world_source = world_source(*c, s.peer),
+                            .context = c->context,
+                            .rank = s.peer,
+                            .tag = s.tag,
+                            .data = std::move(data)});
         return MPI_SUCCESS;
     }
-    q.rank = c->rank;
-    const int world_peer = c->world[static_cast<std::size_t>(s.peer)];
-    if (s.op == RequestSlot::Op::bsend) return bsend_start(r, s, q, world_peer, detail);
-    r.engine->isend(q, world_peer, mode_of(s.op));
+    r.engine->isend(q, {.world_peer = c->world[static_cast<std::size_t>(s.peer)],
+                        .mode = mode_of(s.op),
+                        .context = c->context,
+                        .rank = c->rank,
+                        .tag = s.tag,
+                        .data = std::move(data)});
     return MPI_SUCCESS;
 }
 
@@ -208,43 +212,40 @@ int blocking_finish(const char* fn, MPI_Comm comm, adi::Request* q, int world_pe
 int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
                  int tag, MPI_Comm comm, MPI_Status* status) {
     Runtime& r = rt();
-    // The common case first, without a slot: valid arguments, a real peer and
-    // a datatype whose elements form one block. A small standard send then
-    // usually leaves at once (no request, no wait; the engine says when it
-    // cannot), and a receive goes straight to the engine.
-    const Comm* c = comm_get(comm);
-    const Datatype* t = datatype_get(datatype);
-    const bool recv = op == RequestSlot::Op::recv;
-    if (c != nullptr && t != nullptr && t->contiguous && t->committed && count >= 0 &&
-        ((peer >= 0 && peer < c->peers()) || (recv && peer == MPI_ANY_SOURCE)) &&
-        !buffer_null(buf, count, *t->map)) [[likely]] {
+    Comm* c = nullptr;
+    Datatype* t = nullptr;
+    if (int e = op_check(fn, op, buf, count, datatype, peer, tag, comm, c, t)) return e;
+    // The common case first, without a slot: a real peer and a datatype whose
+    // elements form one block. A small standard send then usually leaves at
+    // once (no request, no wait; the engine says when it cannot), and a
+    // receive goes straight to the engine.
+    if (t->contiguous && peer != MPI_PROC_NULL) [[likely]] {
         std::byte* start = byte_address(buf, t->map->true_lb);
         const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t->size);
-        if (op == RequestSlot::Op::send && tag >= 0) {
+        if (op == RequestSlot::Op::send) {
             if (r.engine->send_now(c->world[static_cast<std::size_t>(peer)], c->context, c->rank, tag, start, bytes)) {
                 return MPI_SUCCESS;
             }
-        } else if (recv && (tag >= 0 || tag == MPI_ANY_TAG)) {
+        } else if (op == RequestSlot::Op::recv) {
             adi::Request* q = r.engine->request_create(adi::Kind::recv);
-            q->context = c->context;
-            q->rank = peer;
-            q->tag = tag;
-            q->buf = start;
-            q->bytes = bytes;
             const int world_peer = world_source(*c, peer);
-            r.engine->irecv(*q, world_peer);
+            r.engine->irecv(*q, {.world_source = world_peer,
+                                 .context = c->context,
+                                 .rank = peer,
+                                 .tag = tag,
+                                 .data = {start, bytes}});
             return blocking_finish(fn, comm, q, world_peer, status);
         }
     }
     RequestSlot s;
-    if (int e = slot_prepare(fn, op, buf, count, datatype, peer, tag, comm, s)) return e;
+    slot_fill(op, buf, count, *t, peer, tag, comm, s);
     s.req = r.engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
     std::string detail;
     if (int e = op_start(s, detail)) {
         r.engine->request_destroy(s.req);
         return error_raise(comm, e, fn, detail);
     }
-    // After slot_prepare, c is the communicator and peer one of its ranks,
+    // After op_check, c is the communicator and peer one of its ranks,
     // MPI_PROC_NULL (the request is complete) or MPI_ANY_SOURCE.
     return blocking_finish(fn, comm, s.req, peer >= 0 ? c->world[static_cast<std::size_t>(peer)] : adi::kAnySource,
                            status);

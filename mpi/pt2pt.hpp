@@ -4,6 +4,7 @@
 
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
+#include "mpi/request.hpp"
 #include "mpi/runtime.hpp"
 
 namespace strata::mpi {
@@ -50,11 +51,28 @@ inline int world_source(const Comm& c, int source) {
     return source == MPI_ANY_SOURCE ? adi::kAnySource : c.world[static_cast<std::size_t>(source)];
 }
 
+// Every argument check of a send (dest, send tag) or a receive (source,
+// receive tag), after check_buffer; on success fills c and t. The one
+// validation of every point-to-point path, the blocking fast path included.
+// Always inline, like its parts: out of line, passing its ten arguments
+// costs more than the checks themselves.
+[[gnu::always_inline]] inline int op_check(const char* fn, RequestSlot::Op op, const void* buf, int count,
+                                           MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, Comm*& c,
+                                           Datatype*& t) {
+    if (int e = check_buffer(fn, comm, buf, count, datatype, c, t)) return e;
+    if (op == RequestSlot::Op::recv) {
+        if (int e = check_source(fn, comm, *c, peer)) return e;
+        return check_recv_tag(fn, comm, tag);
+    }
+    if (int e = check_dest(fn, comm, *c, peer)) return e;
+    return check_send_tag(fn, comm, tag);
+}
+
 // Starts the operation described by `s` on s.req (which must exist).
 // Returns an MPI error class (raised by the caller).
 int op_start(RequestSlot& s, std::string& detail);
 
-// Validates a whole send or receive and fills a slot (without a request yet).
+// Validates a whole send or receive (op_check) and fills a slot (without a request yet).
 int slot_prepare(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
                  int tag, MPI_Comm comm, RequestSlot& s);
 

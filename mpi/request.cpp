@@ -4,6 +4,7 @@
 #include "mpi/errors.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/pt2pt.hpp"
+#include "mpi/request.hpp"
 
 using namespace strata;
 using namespace strata::mpi;

@@ -3,6 +3,8 @@
 // cancel and truncation paths deterministically.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -135,22 +137,23 @@ struct Pair {
     }
     Request* send(int from, int tag, std::vector<int>& data, SendMode mode = SendMode::standard) {
         Request* r = e[from]->request_create(Kind::send);
-        r->context = 0;
-        r->rank = from;
-        r->tag = tag;
-        r->buf = reinterpret_cast<std::byte*>(data.data());
-        r->bytes = data.size() * sizeof(int);
-        e[from]->isend(*r, 1 - from, mode);
+        e[from]->isend(*r, {.world_peer = 1 - from,
+                            .mode = mode,
+                            .context = 0,
+                            .rank = from,
+                            .tag = tag,
+                            .data = {reinterpret_cast<std::byte*>(data.data()), data.size() * sizeof(int)}});
         return r;
     }
-    Request* recv(int at, int source, int tag, std::vector<int>& data) {
+    // Receives into the first `count` elements of `data` (all of them by default).
+    Request* recv(int at, int source, int tag, std::vector<int>& data, std::size_t count = SIZE_MAX) {
         Request* r = e[at]->request_create(Kind::recv);
-        r->context = 0;
-        r->rank = source;
-        r->tag = tag;
-        r->buf = reinterpret_cast<std::byte*>(data.data());
-        r->bytes = data.size() * sizeof(int);
-        e[at]->irecv(*r, source);
+        const std::size_t bytes = std::min(count, data.size()) * sizeof(int);
+        e[at]->irecv(*r, {.world_source = source,
+                          .context = 0,
+                          .rank = source,
+                          .tag = tag,
+                          .data = {reinterpret_cast<std::byte*>(data.data()), bytes}});
         return r;
     }
 };
@@ -255,8 +258,7 @@ TEST_CASE("truncation is reported and the buffer is not overrun") {
         Pair p(eager, true, whole);
         auto out = iota(8, 1);
         std::vector<int> in(5, -1);
-        Request* r = p.recv(1, 0, 0, in);
-        r->bytes = 4 * sizeof(int);  // the last element must stay untouched
+        Request* r = p.recv(1, 0, 0, in, 4);  // the last element must stay untouched
         Request* s = p.send(0, 0, out);
         p.pump();
         REQUIRE(r->complete());
@@ -410,21 +412,13 @@ void chunk_knob() { setenv("STRATA_PACK_CHUNK", "4096", 1); }
 
 Request* segment_send(Pair& p, int from, int tag, const std::shared_ptr<Segment>& seg) {
     Request* r = p.e[from]->request_create(Kind::send);
-    r->context = 0;
-    r->rank = from;
-    r->tag = tag;
-    r->segment = seg;
-    p.e[from]->isend(*r, 1 - from, SendMode::standard);
+    p.e[from]->isend(*r, {.world_peer = 1 - from, .rank = from, .tag = tag, .data = Buffer(seg)});
     return r;
 }
 
 Request* segment_recv(Pair& p, int at, int tag, const std::shared_ptr<Segment>& seg) {
     Request* r = p.e[at]->request_create(Kind::recv);
-    r->context = 0;
-    r->rank = 1 - at;
-    r->tag = tag;
-    r->segment = seg;
-    p.e[at]->irecv(*r, 1 - at);
+    p.e[at]->irecv(*r, {.world_source = 1 - at, .rank = 1 - at, .tag = tag, .data = Buffer(seg)});
     return r;
 }
 
@@ -591,10 +585,7 @@ private:
 // A receive from world rank `source` (or kAnySource) into `buf`, posted on `e`.
 Request* post_recv(Engine& e, int source, std::vector<std::byte>& buf) {
     Request* r = e.request_create(Kind::recv);
-    r->rank = source;
-    r->buf = buf.data();
-    r->bytes = buf.size();
-    e.irecv(*r, source);
+    e.irecv(*r, {.world_source = source, .rank = source, .tag = 0, .data = {buf.data(), buf.size()}});
     return r;
 }
 

@@ -27,8 +27,12 @@ Error Document::fail(const Position& where, const std::string& what) const {
 }
 
 Error Document::worded(const Position& where, bool columns, const std::string& what) const {
+    // Piece by piece: GCC 12 at -O3 warns (-Wrestrict, wrongly) on ":" + a temporary string.
     std::string place = path_;
-    if (where.line > 0) place += ":" + (columns ? where.text() : std::to_string(where.line));
+    if (where.line > 0) {
+        place += ':';
+        place += columns ? where.text() : std::to_string(where.line);
+    }
     return Error{place + ": " + prefix_ + what};
 }
 

@@ -22,7 +22,13 @@ namespace {
 class Places final : public Locator {
 public:
     Error at(const Position& where, const std::string& what) const override {
-        return Error{"f" + (where.line > 0 ? ":" + where.text() : std::string()) + ": " + what};
+        // Piece by piece: GCC 12 at -O3 warns (-Wrestrict, wrongly) on ":" + a temporary string.
+        std::string place = "f";
+        if (where.line > 0) {
+            place += ':';
+            place += where.text();
+        }
+        return Error{place + ": " + what};
     }
 };
 const Places kPlaces;

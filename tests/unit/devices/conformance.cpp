@@ -186,7 +186,7 @@ std::vector<wireup::BusinessCard> cards_local(int n, const std::string& host) {
     for (auto& c : cards) {
         c.hostname = "localhost";
         c.host = host;
-        c.vendor = "v";
+        c.vendor = std::string("v");  // not operator=(const char*): GCC 12 -O3 warns wrongly (-Wrestrict)
     }
     return cards;
 }

@@ -148,15 +148,9 @@ static const struct bench_defaults bench_oneway_defaults = {
     "impl,test,size,oneway_us_min,oneway_us_median,mbps",
 };
 
-/* Parses argv into *o, handing arguments it does not know to `x` (may be
- * NULL). Returns 0 to go on, 1 after --help, -1 on error. Messages are
- * printed only when `talk` is non-zero (one MPI rank speaks). Unknown
- * arguments are errors. */
-static inline int bench_parse_args_ext(int argc, char **argv, struct bench_options *o,
-                                       const char *default_impl, const char *test,
-                                       const char *what, int talk,
-                                       const struct bench_defaults *d,
-                                       const struct bench_extra *x)
+/* The defaults before any argument: `d`'s sizes, 5 trials of 0.3 s. */
+static inline void bench_defaults_set(struct bench_options *o, const char *default_impl,
+                                      const char *test, const struct bench_defaults *d)
 {
     const char *env = getenv("BENCH_IMPL");
     o->impl = (env != NULL && env[0] != '\0') ? env : default_impl;
@@ -169,9 +163,12 @@ static inline int bench_parse_args_ext(int argc, char **argv, struct bench_optio
     o->max_reps = 100000;
     o->min_reps = 2;
     o->header = 1;
-    const char *prog = argc > 0 ? argv[0] : "bench";
+}
 
-    /* --quick only changes defaults, so explicit options win wherever they are. */
+/* --quick only changes defaults, so explicit options win wherever they are. */
+static inline void bench_quick_set(int argc, char **argv, struct bench_options *o,
+                                   const struct bench_defaults *d)
+{
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             o->nsizes = d->nquick;
@@ -182,6 +179,73 @@ static inline int bench_parse_args_ext(int argc, char **argv, struct bench_optio
             o->min_reps = 1;
         }
     }
+}
+
+/* One option that takes a value: 1 when `a` is one and `val` was taken,
+ * 0 when `a` is not such an option, -1 when `val` is refused (said when
+ * `talk`). */
+static inline int bench_value_option(struct bench_options *o, const char *prog, const char *a,
+                                     const char *val, int talk)
+{
+    const char *refusal = NULL;
+    if (strcmp(a, "--impl") == 0) {
+        o->impl = val;
+    } else if (strcmp(a, "--sizes") == 0) {
+        o->nsizes = bench_parse_size_list(val, o->sizes, BENCH_MAX_SIZES);
+        if (o->nsizes < 0) {
+            if (talk)
+                fprintf(stderr, "%s: bad size list '%s' (example: 0,8,4K,1M)\n", prog, val);
+            return -1;
+        }
+    } else if (strcmp(a, "--trials") == 0) {
+        o->trials = atoi(val);
+        if (o->trials < 1 || o->trials > BENCH_MAX_TRIALS) {
+            if (talk)
+                fprintf(stderr, "%s: --trials must be 1..%d\n", prog, BENCH_MAX_TRIALS);
+            return -1;
+        }
+    } else if (strcmp(a, "--time") == 0) {
+        o->target_s = atof(val);
+        if (!(o->target_s > 0.0))
+            refusal = "--time must be > 0";
+    } else if (strcmp(a, "--max-reps") == 0) {
+        o->max_reps = atol(val);
+        if (o->max_reps < 1)
+            refusal = "--max-reps must be >= 1";
+    } else {
+        return 0;
+    }
+    if (refusal != NULL) {
+        if (talk)
+            fprintf(stderr, "%s: %s\n", prog, refusal);
+        return -1;
+    }
+    return 1;
+}
+
+static inline void bench_unknown_say(const char *prog, const char *a, int last, const char *what,
+                                     const struct bench_defaults *d, const struct bench_extra *x)
+{
+    if (last)
+        fprintf(stderr, "%s: unknown option or missing value: %s\n", prog, a);
+    else
+        fprintf(stderr, "%s: unknown option %s\n", prog, a);
+    bench_usage(stderr, prog, what, d, x);
+}
+
+/* Parses argv into *o, handing arguments it does not know to `x` (may be
+ * NULL). Returns 0 to go on, 1 after --help, -1 on error. Messages are
+ * printed only when `talk` is non-zero (one MPI rank speaks). Unknown
+ * arguments are errors. */
+static inline int bench_parse_args_ext(int argc, char **argv, struct bench_options *o,
+                                       const char *default_impl, const char *test,
+                                       const char *what, int talk,
+                                       const struct bench_defaults *d,
+                                       const struct bench_extra *x)
+{
+    const char *prog = argc > 0 ? argv[0] : "bench";
+    bench_defaults_set(o, default_impl, test, d);
+    bench_quick_set(argc, argv, o, d);
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -190,69 +254,27 @@ static inline int bench_parse_args_ext(int argc, char **argv, struct bench_optio
             if (talk)
                 bench_usage(stdout, prog, what, d, x);
             return 1;
-        } else if (strcmp(a, "--quick") == 0) {
+        }
+        if (strcmp(a, "--quick") == 0)
             continue; /* applied before the loop */
-        } else if (strcmp(a, "--no-header") == 0) {
+        if (strcmp(a, "--no-header") == 0) {
             o->header = 0;
             continue;
         }
-        if (x != NULL && x->parse != NULL) {
-            int used = x->parse(x->ctx, a, val, talk);
-            if (used < 0)
-                return -1;
-            if (used > 0) {
-                i += used - 1;
-                continue;
-            }
+        int used = (x != NULL && x->parse != NULL) ? x->parse(x->ctx, a, val, talk) : 0;
+        if (used == 0 && val != NULL) {
+            used = bench_value_option(o, prog, a, val, talk);
+            if (used > 0)
+                used = 2;
         }
-        if (val == NULL) {
-            if (talk) {
-                fprintf(stderr, "%s: unknown option or missing value: %s\n", prog, a);
-                bench_usage(stderr, prog, what, d, x);
-            }
+        if (used < 0)
             return -1;
-        } else if (strcmp(a, "--impl") == 0) {
-            o->impl = val;
-            i++;
-        } else if (strcmp(a, "--sizes") == 0) {
-            o->nsizes = bench_parse_size_list(val, o->sizes, BENCH_MAX_SIZES);
-            if (o->nsizes < 0) {
-                if (talk)
-                    fprintf(stderr, "%s: bad size list '%s' (example: 0,8,4K,1M)\n", prog, val);
-                return -1;
-            }
-            i++;
-        } else if (strcmp(a, "--trials") == 0) {
-            o->trials = atoi(val);
-            if (o->trials < 1 || o->trials > BENCH_MAX_TRIALS) {
-                if (talk)
-                    fprintf(stderr, "%s: --trials must be 1..%d\n", prog, BENCH_MAX_TRIALS);
-                return -1;
-            }
-            i++;
-        } else if (strcmp(a, "--time") == 0) {
-            o->target_s = atof(val);
-            if (!(o->target_s > 0.0)) {
-                if (talk)
-                    fprintf(stderr, "%s: --time must be > 0\n", prog);
-                return -1;
-            }
-            i++;
-        } else if (strcmp(a, "--max-reps") == 0) {
-            o->max_reps = atol(val);
-            if (o->max_reps < 1) {
-                if (talk)
-                    fprintf(stderr, "%s: --max-reps must be >= 1\n", prog);
-                return -1;
-            }
-            i++;
-        } else {
-            if (talk) {
-                fprintf(stderr, "%s: unknown option %s\n", prog, a);
-                bench_usage(stderr, prog, what, d, x);
-            }
+        if (used == 0) {
+            if (talk)
+                bench_unknown_say(prog, a, val == NULL, what, d, x);
             return -1;
         }
+        i += used - 1;
     }
     if (o->min_reps > o->max_reps)
         o->min_reps = o->max_reps;

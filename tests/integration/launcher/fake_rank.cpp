@@ -91,26 +91,30 @@ int main(int argc, char** argv) {
         const std::string arg = colon == std::string::npos ? "" : action.substr(colon + 1);
 
         if (verb == "init") {
-            std::string error;
-            client = Client::from_environment(error);
-            if (!client) die(error.empty() ? "not started by mpirun" : error);
+            auto contacted = Client::from_environment();
+            if (!contacted) die(contacted.error());
+            client = std::move(*contacted);
+            if (!client) die("not started by mpirun");
             strata::wireup::BusinessCard card;
             card.hostname = "fake-" + std::to_string(my_rank);
             card.addresses.emplace_back("tcp", "127.0.0.1:" + std::to_string(10000 + my_rank));
-            if (!client->checkin(card, release, error)) die("checkin: " + error);
+            auto released = client->checkin(card);
+            if (!released) die("checkin: " + released.error());
+            release = std::move(*released);
             if (release.cards.size() != static_cast<std::size_t>(size)) die("Release has the wrong size");
             for (int r = 0; r < size; ++r)
                 if (release.cards[static_cast<std::size_t>(r)].hostname != "fake-" + std::to_string(r))
                     die("Release card " + std::to_string(r) + " is not that rank's");
         } else if (verb == "finalize") {
-            std::string error;
             if (!client) die("finalize without init");
-            if (!client->send_finalize(error)) die("finalize: " + error);
-            while (!client->poll_finalize_done(error)) {
+            if (auto sent = client->send_finalize(); !sent) die("finalize: " + sent.error());
+            for (;;) {
+                auto done = client->poll_finalize_done();
+                if (!done) die("finalize: " + done.error());
+                if (*done) break;
                 pollfd p{client->fd(), POLLIN, 0};
                 ::poll(&p, 1, -1);
             }
-            if (!error.empty()) die("finalize: " + error);
         } else if (verb == "print") {
             std::cout << substitute(arg, my_rank, size) << std::endl;
         } else if (verb == "print-err") {

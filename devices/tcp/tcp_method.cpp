@@ -495,20 +495,19 @@ void TcpMethod::on_incoming(int fd) {
         incoming_drop(fd, nullptr);
         return;
     }
-    const char* why = nullptr;
     if (!in.challenged) {
-        if (!challenge_incoming(in, why)) incoming_drop(fd, why);
+        if (base::Status challenged = challenge_incoming(in); !challenged)
+            incoming_drop(fd, challenged.error().c_str());
         return;
     }
     decide_incoming(in);
 }
 
-bool TcpMethod::challenge_incoming(Incoming& in, const char*& why) {
+base::Status TcpMethod::challenge_incoming(Incoming& in) {
     const std::optional<Hello> hello =
         hello_decode(std::span<const std::uint8_t, kHelloSize>(in.got.data(), kHelloSize));
     if (!hello) {
-        why = "not a Strata handshake";
-        return false;
+        return base::Error{"not a Strata handshake"};
     }
     in.from_rank = hello->from;
     in.stream = hello->stream;
@@ -516,16 +515,13 @@ bool TcpMethod::challenge_incoming(Incoming& in, const char*& why) {
     const std::uint32_t to = hello->to;
     if (to != static_cast<std::uint32_t>(ctx_.rank) || in.from_rank >= peers_.size() ||
         in.from_rank == static_cast<std::uint32_t>(ctx_.rank)) {
-        why = "invalid ranks in the handshake";
-        return false;
+        return base::Error{"invalid ranks in the handshake"};
     }
     if (in.stream >= static_cast<std::uint32_t>(wireup::kStreamsMax)) {
-        why = "invalid stream in the handshake";
-        return false;
+        return base::Error{"invalid stream in the handshake"};
     }
     if (!security::nonce_fill(in.acceptor_nonce)) {
-        why = "cannot make a nonce (the OpenSSL random generator is not seeded)";
-        return false;
+        return base::Error{"cannot make a nonce (the OpenSSL random generator is not seeded)"};
     }
     const auto proof = link_proof(security::ProofRole::link_acceptor, in.connector_nonce, in.acceptor_nonce,
                                   in.from_rank, to, in.stream);
@@ -533,12 +529,11 @@ bool TcpMethod::challenge_incoming(Incoming& in, const char*& why) {
     std::memcpy(challenge.data(), in.acceptor_nonce.data(), in.acceptor_nonce.size());
     std::memcpy(challenge.data() + in.acceptor_nonce.size(), proof.data(), proof.size());
     if (!send_small(in.fd, challenge.data(), challenge.size())) {
-        why = "the connection broke during the handshake";
-        return false;
+        return base::Error{"the connection broke during the handshake"};
     }
     in.challenged = true;
     in.got.clear();
-    return true;
+    return {};
 }
 
 void TcpMethod::decide_incoming(Incoming& in) {

@@ -203,8 +203,8 @@ private:
     void on_connected(int peer, Conn& c);
     void on_reply(int peer, Conn& c, adi::Upcalls& up);
     void on_incoming(int fd);
-    // A complete Hello: answer it with a challenge; false to drop.
-    bool challenge_incoming(Incoming& in, const char*& why);
+    // A complete Hello: answer it with a challenge; fails (saying why) to drop.
+    base::Status challenge_incoming(Incoming& in);
     void decide_incoming(Incoming& in);
     void incoming_drop(int fd, const char* why);
     // Drops accepted connections that have not finished the handshake in

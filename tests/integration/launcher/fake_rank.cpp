@@ -152,7 +152,13 @@ bool act_report(const Rank& me, const std::string& verb, const std::string& arg)
         std::cout.flush();
     } else if (verb == "print-env") {
         const char* v = std::getenv(arg.c_str());
-        std::cout << arg << (v != nullptr ? "=" + std::string(v) : std::string(" unset")) << std::endl;
+        // Piece by piece: GCC 12 -O3 warns falsely (-Wrestrict) on "=" + std::string(v).
+        std::cout << arg;
+        if (v != nullptr)
+            std::cout << '=' << v;
+        else
+            std::cout << " unset";
+        std::cout << std::endl;
     } else if (verb == "echo-stdin") {
         std::string line;
         while (std::getline(std::cin, line)) std::cout << "stdin: " << line << '\n';

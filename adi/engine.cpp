@@ -69,16 +69,16 @@ Engine::Engine(std::vector<std::unique_ptr<Method>> methods) : methods_(std::mov
 
 Engine::~Engine() = default;
 
-bool Engine::publish(wireup::BusinessCard& card, std::string& error) {
+base::Status Engine::publish(wireup::BusinessCard& card) {
     for (auto& m : methods_) {
-        if (!m->publish(card, error)) return false;
+        if (base::Status published = m->publish(card); !published) return published;
     }
-    return true;
+    return {};
 }
 
-bool Engine::connect_world(const World& world, std::string& error) {
+base::Status Engine::connect_world(const World& world) {
     for (auto& m : methods_) {
-        if (!m->connect_world(world, error)) return false;
+        if (base::Status connected = m->connect_world(world); !connected) return connected;
     }
     const auto& cards = world.cards;
     peer_level_.assign(cards.size(), 0);
@@ -95,9 +95,8 @@ bool Engine::connect_world(const World& world, std::string& error) {
             }
         }
         if (route_[peer] < 0) {
-            error = "no communication method reaches rank " + std::to_string(peer) + " (host " +
-                    cards[peer].hostname + "); check STRATA_EXCLUDE_METHODS (mpirun -exclude)";
-            return false;
+            return base::Error{"no communication method reaches rank " + std::to_string(peer) + " (host " +
+                               cards[peer].hostname + "); check STRATA_EXCLUDE_METHODS (mpirun -exclude)"};
         }
     }
     // Skip-poll weighs only the fast methods that carry other processes'
@@ -109,7 +108,7 @@ bool Engine::connect_world(const World& world, std::string& error) {
         if (static_cast<int>(peer) != world.rank) carrying |= 1u << route_[peer];
     }
     fast_mask_ &= carrying;
-    return true;
+    return {};
 }
 
 Request* Engine::request_create(Kind kind) {

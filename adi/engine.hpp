@@ -65,8 +65,8 @@ public:
 
     // Startup: every method adds its address to our card; then, with all cards,
     // each peer gets the first method that reaches it.
-    bool publish(wireup::BusinessCard& card, std::string& error);
-    bool connect_world(const World& world, std::string& error);
+    base::Status publish(wireup::BusinessCard& card);
+    base::Status connect_world(const World& world);
     Method* method_for(int world_peer) const {
         return methods_[static_cast<std::size_t>(route_[static_cast<std::size_t>(world_peer)])].get();
     }

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "adi/envelope.hpp"
+#include "base/result.hpp"
 #include "wireup/protocol.hpp"
 #include "wireup/topology.hpp"
 
@@ -139,13 +140,13 @@ public:
     virtual const Capabilities& caps() const = 0;
 
     // Before the startup barrier: open listeners, add our address to the card.
-    // Returns false with `error` set when the method cannot work here.
-    virtual bool publish(wireup::BusinessCard& card, std::string& error) = 0;
-    // After the barrier: everyone's cards and the topology. Returns false with
-    // `error` set when the method cannot serve peers it should reach: it must
-    // never reach a peer that does not reach it back (the receiver polls the
-    // method it would use itself to send to the sender).
-    virtual bool connect_world(const World& world, std::string& error) = 0;
+    // Fails when the method cannot work here.
+    virtual base::Status publish(wireup::BusinessCard& card) = 0;
+    // After the barrier: everyone's cards and the topology. Fails when the
+    // method cannot serve peers it should reach: it must never reach a peer
+    // that does not reach it back (the receiver polls the method it would use
+    // itself to send to the sender).
+    virtual base::Status connect_world(const World& world) = 0;
     // Whether this method can carry packets to world rank `peer`.
     virtual bool reaches(int peer) const = 0;
     // Whether what it carries to `peer` is encrypted (TLS on a TCP link); only

@@ -40,10 +40,10 @@ std::vector<std::string> split_list(const std::string& text) {
     return out;
 }
 
-// The methods STRATA_EXCLUDE_METHODS names; false with `error` when it names
-// one that does not exist or cannot be excluded.
-bool methods_excluded(std::vector<std::string>& names, std::string& error) {
-    names = split_list(exclude_methods.get());
+// The methods STRATA_EXCLUDE_METHODS names; fails when it names one that does
+// not exist or cannot be excluded.
+base::Result<std::vector<std::string>> methods_excluded() {
+    std::vector<std::string> names = split_list(exclude_methods.get());
     for (const std::string& n : names) {
         const bool known = std::any_of(std::begin(kTable), std::end(kTable),
                                        [&](const MethodEntry& e) { return n == e.name; });
@@ -52,13 +52,12 @@ bool methods_excluded(std::vector<std::string>& names, std::string& error) {
             for (const MethodEntry& e : kTable) {
                 if (std::string(e.name) != "self") list += std::string(list.empty() ? "" : ", ") + e.name;
             }
-            error = std::string(exclude_methods.name()) + "='" + exclude_methods.get() + "': " +
-                    (n == "self" ? "'self' cannot be excluded" : "no method is called '" + n + "'") +
-                    "; the methods that can be excluded are " + list;
-            return false;
+            return base::Error{std::string(exclude_methods.name()) + "='" + exclude_methods.get() +
+                               "': " + (n == "self" ? "'self' cannot be excluded" : "no method is called '" + n + "'") +
+                               "; the methods that can be excluded are " + list};
         }
     }
-    return true;
+    return names;
 }
 
 }  // namespace
@@ -70,12 +69,12 @@ bool fast_link(const wireup::BusinessCard& a, const wireup::BusinessCard& b) {
                        [&](const MethodEntry& e) { return e.links != nullptr && e.links(a, b); });
 }
 
-std::vector<std::unique_ptr<Method>> methods_create(const MethodContext& ctx, std::string& error) {
-    std::vector<std::string> excluded;
+base::Result<std::vector<std::unique_ptr<Method>>> methods_create(const MethodContext& ctx) {
+    const base::Result<std::vector<std::string>> excluded = methods_excluded();
+    if (!excluded) return excluded.failure();
     std::vector<std::unique_ptr<Method>> out;
-    if (!methods_excluded(excluded, error)) return out;
     for (const MethodEntry& e : kTable) {
-        if (std::find(excluded.begin(), excluded.end(), e.name) != excluded.end()) continue;
+        if (std::find(excluded->begin(), excluded->end(), e.name) != excluded->end()) continue;
         if (ctx.size > 1 || e.needed_alone) out.push_back(e.create(ctx));
     }
     return out;

@@ -28,7 +28,7 @@ std::span<const MethodEntry> method_table();
 bool fast_link(const wireup::BusinessCard& a, const wireup::BusinessCard& b);
 
 // Instantiates the methods this process needs, in table order, leaving out the
-// excluded ones. Empty with `error` set when the exclusion list is invalid.
-std::vector<std::unique_ptr<Method>> methods_create(const MethodContext& ctx, std::string& error);
+// excluded ones. Fails when the exclusion list is invalid.
+base::Result<std::vector<std::unique_ptr<Method>>> methods_create(const MethodContext& ctx);
 
 }  // namespace strata::adi

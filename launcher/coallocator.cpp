@@ -102,11 +102,12 @@ int CoAllocator::run() {
     // Emulated links are shared by the job's processes: their table lives as long as the job.
     std::unique_ptr<wireup::SharedLinks> links;
     if (plan_.emulated(options_)) {
-        links = wireup::SharedLinks::create(job_key_, error);
-        if (!links) {
-            say(error);
+        base::Result<std::unique_ptr<wireup::SharedLinks>> made = wireup::SharedLinks::create(job_key_);
+        if (!made) {
+            say(made.error());
             return 1;
         }
+        links = std::move(*made);
     }
     bool remote = false;
     for (const Subjob& s : plan_.subjobs) remote = remote || s.contact != kLocalContact;

@@ -89,9 +89,8 @@ bool JobPlan::emulated(const Options& options) const { return !emulation_texts(*
 std::string JobPlan::emulation_check(const Options& options) const {
     constexpr const char* kName = kEmulation;
     for (const std::string& text : emulation_texts(*this, options)) {
-        std::string why;
-        const std::optional<wireup::Emulation> e = wireup::emulation_parse(text, why);
-        if (!e) return std::string(kName) + "='" + text + "': " + why;
+        const base::Result<wireup::Emulation> e = wireup::emulation_parse(text);
+        if (!e) return std::string(kName) + "='" + text + "': " + e.error();
         for (const auto& pair : e->pairs) {
             for (const std::string& site : {pair.a, pair.b}) {
                 const bool known = std::any_of(subjobs.begin(), subjobs.end(), [&](const Subjob& s) { return s.site == site; });

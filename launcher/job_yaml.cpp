@@ -133,8 +133,8 @@ struct Shape {
 };
 
 Status figure_read(const yaml::Entry& e, Shape& out) {
-    if (auto why = wireup::emulation_figure_set(out.shape, e.key, scalar_of(e.value)); !why.empty())
-        return e.value.fail(why);
+    if (base::Status set = wireup::emulation_figure_set(out.shape, e.key, scalar_of(e.value)); !set)
+        return e.value.fail(set.error());
     out.any = true;
     return {};
 }
@@ -195,8 +195,9 @@ Status links_read(const yaml::Entry& e, Top& top) {
 }
 
 Status streams_read(const yaml::Entry& e, Top& top) {
-    if (auto why = wireup::streams_check(scalar_of(e.value), top.streams); !why.empty())
-        return e.value.fail("'streams': " + why);
+    const base::Result<int> streams = wireup::streams_check(scalar_of(e.value));
+    if (!streams) return e.value.fail("'streams': " + streams.error());
+    top.streams = *streams;
     return {};
 }
 

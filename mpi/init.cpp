@@ -110,9 +110,9 @@ int init(const char* fn) {
     if (g_state != State::fresh) {
         fatal(fn, g_state == State::running ? "MPI is already initialized" : "MPI was already finalized");
     }
-    std::string error;
-    std::optional<wireup::Client> client = wireup::Client::from_environment(error);
-    if (!error.empty()) init_failed(0, error);
+    base::Result<std::optional<wireup::Client>> contacted = wireup::Client::from_environment();
+    if (!contacted) init_failed(0, contacted.error());
+    std::optional<wireup::Client> client = std::move(*contacted);
 
     auto r = std::make_unique<Runtime>();
     r->start = std::chrono::steady_clock::now();
@@ -121,18 +121,21 @@ int init(const char* fn) {
         r->world_size = client->size();
     }
     wireup::BusinessCard card;
-    if (!wireup::placement_fill(card, client ? client->subjob() : 0, error)) init_failed(r->world_rank, error);
+    if (base::Status placed = wireup::placement_fill(card, client ? client->subjob() : 0); !placed)
+        init_failed(r->world_rank, placed.error());
     adi::MethodContext ctx{r->world_rank, r->world_size, client ? client->job_key() : std::string(), card.hostname};
-    auto methods = adi::methods_create(ctx, error);
-    if (!error.empty()) init_failed(r->world_rank, error);
-    r->engine = std::make_unique<adi::Engine>(std::move(methods));
-    if (!r->engine->publish(card, error)) init_failed(r->world_rank, error);
+    auto methods = adi::methods_create(ctx);
+    if (!methods) init_failed(r->world_rank, methods.error());
+    r->engine = std::make_unique<adi::Engine>(std::move(*methods));
+    if (base::Status published = r->engine->publish(card); !published) init_failed(r->world_rank, published.error());
 
     adi::World& world = r->world;
     world.rank = r->world_rank;
     wireup::Release release;
     if (client) {
-        if (!client->checkin(card, release, error)) init_failed(r->world_rank, error);
+        base::Result<wireup::Release> released = client->checkin(card);
+        if (!released) init_failed(r->world_rank, released.error());
+        release = std::move(*released);
         if (release.cards.size() != static_cast<std::size_t>(r->world_size)) {
             init_failed(r->world_rank, "the launcher released " + std::to_string(release.cards.size()) +
                                                    " cards for a job of " + std::to_string(r->world_size));
@@ -142,9 +145,11 @@ int init(const char* fn) {
         card.processor_name = card.hostname;
         world.cards.push_back(card);
     }
+    std::string error;
     if (!named_setup(*r, release.comm_file, release.comm_text, error)) init_failed(r->world_rank, error);
     world.topology = wireup::Topology::build(world.cards, adi::fast_link);
-    if (!r->engine->connect_world(world, error)) init_failed(r->world_rank, error);
+    if (base::Status connected = r->engine->connect_world(world); !connected)
+        init_failed(r->world_rank, connected.error());
     if (!coll::RegistryBase::rules_configure(error)) init_failed(r->world_rank, error);
     if (!coll::plogp::WideArea::configure(coll::plogp::layout_of(world).sites, error)) {
         init_failed(r->world_rank, error);
@@ -253,11 +258,15 @@ int PMPI_Finalize(void) {
         // Buffered sends are delivered, and nothing we owe a peer stays queued.
         r.engine->wait([&] { return r.bsend.in_use() == 0 && r.engine->sends_drained(); });
         if (r.client) {
-            std::string error;
-            if (!r.client->send_finalize(error)) fatal("MPI_Finalize", error);
+            if (base::Status sent = r.client->send_finalize(); !sent) fatal("MPI_Finalize", sent.error());
             r.engine->watch_fd(r.client->fd());
-            r.engine->wait([&] { return r.client->poll_finalize_done(error); });
-            if (!error.empty()) fatal("MPI_Finalize", error);
+            base::Status finalized;
+            r.engine->wait([&] {
+                base::Result<bool> done = r.client->poll_finalize_done();
+                if (!done) finalized = done.failure();
+                return !done || *done;
+            });
+            if (!finalized) fatal("MPI_Finalize", finalized.error());
         }
         r.engine->shutdown();
         if (adi::Engine::poll_stats_wanted()) {

@@ -45,15 +45,16 @@ std::string figure_unknown(const std::string& key) {
 }
 
 // "latency_ms=10,bandwidth_mbit=100" into `shape`.
-std::string shape_parse(const std::string& text, LinkShape& shape) {
-    if (trim(text).empty()) return "no figures; give " + emulation_figure_names(" and/or ") + " (each =N)";
+base::Status shape_parse(const std::string& text, LinkShape& shape) {
+    if (trim(text).empty()) return base::Error{"no figures; give " + emulation_figure_names(" and/or ") + " (each =N)"};
     for (const std::string& raw : split(text, ',')) {
         const std::string item = trim(raw);
         const std::size_t eq = item.find('=');
         const std::string key = trim(item.substr(0, eq));
         if (eq == std::string::npos)
-            return figure_find(key) == nullptr ? figure_unknown(key) : "'" + key + "' has no value; write " + key + "=N";
-        if (std::string why = emulation_figure_set(shape, key, trim(item.substr(eq + 1))); !why.empty()) return why;
+            return base::Error{figure_find(key) == nullptr ? figure_unknown(key)
+                                                           : "'" + key + "' has no value; write " + key + "=N"};
+        if (base::Status set = emulation_figure_set(shape, key, trim(item.substr(eq + 1))); !set) return set;
     }
     return {};
 }
@@ -91,25 +92,24 @@ std::string emulation_figure_names(const char* last_joint) {
     return out;
 }
 
-std::string emulation_figure_set(LinkShape& shape, const std::string& key, const std::string& text) {
+base::Status emulation_figure_set(LinkShape& shape, const std::string& key, const std::string& text) {
     const LinkFigure* f = figure_find(key);
-    if (f == nullptr) return figure_unknown(key);
+    if (f == nullptr) return base::Error{figure_unknown(key)};
     char* end = nullptr;
     const double v = std::strtod(text.c_str(), &end);
     if (text.empty() || end == text.c_str() || *end != '\0' || !std::isfinite(v))
-        return "'" + key + "' must be a number, not '" + text + "'";
-    if (v < 0) return "'" + key + "' must not be negative, got " + text;
+        return base::Error{"'" + key + "' must be a number, not '" + text + "'"};
+    if (v < 0) return base::Error{"'" + key + "' must not be negative, got " + text};
     shape.*f->field = v * f->scale;
     return {};
 }
 
-std::string streams_check(const std::string& text, int& out) {
+base::Result<int> streams_check(const std::string& text) {
     char* end = nullptr;
     const long v = std::strtol(text.c_str(), &end, 10);
     if (text.empty() || *end != '\0' || v < 1 || v > kStreamsMax)
-        return "'" + text + "' is not a number of streams; expected 1 to " + std::to_string(kStreamsMax);
-    out = static_cast<int>(v);
-    return {};
+        return base::Error{"'" + text + "' is not a number of streams; expected 1 to " + std::to_string(kStreamsMax)};
+    return static_cast<int>(v);
 }
 
 bool emulation_site_valid(const std::string& site) {
@@ -137,22 +137,19 @@ std::string Emulation::text() const {
     return out;
 }
 
-std::optional<Emulation> emulation_parse(const std::string& text, std::string& error) {
+base::Result<Emulation> emulation_parse(const std::string& text) {
     Emulation e;
     for (const std::string& raw : split(text, ';')) {
         const std::string entry = trim(raw);
         if (entry.empty()) continue;
         const std::size_t colon = entry.find(':');
         const std::string name = trim(entry.substr(0, colon));
-        if (colon == std::string::npos) {
-            error = "'" + entry + "': expected LINK:latency_ms=N,bandwidth_mbit=N with LINK wan, lan or SITE/SITE";
-            return std::nullopt;
-        }
+        if (colon == std::string::npos)
+            return base::Error{"'" + entry +
+                               "': expected LINK:latency_ms=N,bandwidth_mbit=N with LINK wan, lan or SITE/SITE"};
         LinkShape shape;
-        if (std::string why = shape_parse(entry.substr(colon + 1), shape); !why.empty()) {
-            error = "'" + name + "': " + why;
-            return std::nullopt;
-        }
+        if (base::Status parsed = shape_parse(entry.substr(colon + 1), shape); !parsed)
+            return std::move(parsed).failure().prefixed("'" + name + "': ");
         const std::size_t slash = name.find('/');
         if (name == "wan" || name == "lan") {
             (name == "wan" ? e.wan : e.lan) = shape;
@@ -160,8 +157,7 @@ std::optional<Emulation> emulation_parse(const std::string& text, std::string& e
                    emulation_site_valid(name.substr(slash + 1))) {
             e.pairs.push_back({name.substr(0, slash), name.substr(slash + 1), shape});
         } else {
-            error = "unknown link '" + name + "'; expected wan, lan or SITE/SITE";
-            return std::nullopt;
+            return base::Error{"unknown link '" + name + "'; expected wan, lan or SITE/SITE"};
         }
     }
     return e;

@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "base/result.hpp"
+
 namespace strata::wireup {
 
 // One emulated link: its one-way latency, its bandwidth and the window of
@@ -51,9 +53,9 @@ inline constexpr LinkFigure kFigures[] = {
 };
 // "latency_ms, bandwidth_mbit or window_kib", for messages.
 std::string emulation_figure_names(const char* last_joint = " or ");
-// Sets figure `key` of `shape` from its written `text`: "" when done, else
-// what is wrong (an unknown figure, not a non-negative number).
-std::string emulation_figure_set(LinkShape& shape, const std::string& key, const std::string& text);
+// Sets figure `key` of `shape` from its written `text`; fails saying what is
+// wrong (an unknown figure, not a non-negative number).
+base::Status emulation_figure_set(LinkShape& shape, const std::string& key, const std::string& text);
 
 struct Emulation {
     struct SitePair {
@@ -78,18 +80,16 @@ struct Emulation {
 // STRATA_EMULATION's text in this process (empty: no emulation).
 const std::string& emulation_setting();
 
-// Parses STRATA_EMULATION's text; nullopt with `error` (what is wrong, naming
-// the entry) when it is malformed.
-std::optional<Emulation> emulation_parse(const std::string& text, std::string& error);
-
+// Parses STRATA_EMULATION's text; fails (saying what is wrong, naming the
+// entry) when it is malformed.
+base::Result<Emulation> emulation_parse(const std::string& text);
 
 // Parallel TCP streams between sites (devices/tcp): how many connections a
 // process may use to each peer at another site, STRATA_TCP_STREAMS, which a
 // job file's `network: {streams: N}` sets. The range is checked by both.
 inline constexpr int kStreamsMax = 16;
-// "" when `text` is a whole number from 1 to kStreamsMax (into `out`), else
-// what is wrong.
-std::string streams_check(const std::string& text, int& out);
+// `text` as a whole number from 1 to kStreamsMax; fails saying what is wrong.
+base::Result<int> streams_check(const std::string& text);
 
 // A site name an override may use: not empty, none of '/', ':', ',', ';', '='.
 bool emulation_site_valid(const std::string& site);

@@ -61,33 +61,30 @@ int holder(hwloc_topology_t topo, hwloc_obj_type_t type, hwloc_const_cpuset_t bi
     return -1;
 }
 
-bool hwloc_fill(BusinessCard& card, std::string& error) {
+base::Status hwloc_fill(BusinessCard& card) {
     hwloc_topology_t raw = nullptr;
-    if (hwloc_topology_init(&raw) != 0) {
-        error = "STRATA_TOPOLOGY_HWLOC: hwloc cannot start";
-        return false;
-    }
+    if (hwloc_topology_init(&raw) != 0) return base::Error{"STRATA_TOPOLOGY_HWLOC: hwloc cannot start"};
     std::unique_ptr<hwloc_topology, TopologyFree> topo(raw);
     std::unique_ptr<hwloc_bitmap_s, BitmapFree> binding(hwloc_bitmap_alloc());
     if (hwloc_topology_load(topo.get()) != 0 || binding == nullptr ||
         hwloc_get_cpubind(topo.get(), binding.get(), HWLOC_CPUBIND_PROCESS) != 0 ||
         hwloc_bitmap_iszero(binding.get()) != 0) {
-        error = "STRATA_TOPOLOGY_HWLOC: hwloc cannot read this host's topology or the process's CPU binding";
-        return false;
+        return base::Error{
+            "STRATA_TOPOLOGY_HWLOC: hwloc cannot read this host's topology or the process's CPU binding"};
     }
     card.package = holder(topo.get(), HWLOC_OBJ_PACKAGE, binding.get());
     card.numa = card.package < 0 ? -1 : holder(topo.get(), HWLOC_OBJ_NUMANODE, binding.get());
-    return true;
+    return {};
 }
 
 }  // namespace
 
-bool placement_fill(BusinessCard& card, int subjob, std::string& error) {
+base::Status placement_fill(BusinessCard& card, int subjob) {
     card.hostname = hostname_get();
     card.host = host_identity(card.hostname);
     card.vendor = vendor_domain.get().empty() ? "subjob-" + std::to_string(subjob) : vendor_domain.get();
-    if (topology_hwloc.get() == 0) return true;
-    return hwloc_fill(card, error);
+    if (topology_hwloc.get() == 0) return {};
+    return hwloc_fill(card);
 }
 
 }  // namespace strata::wireup

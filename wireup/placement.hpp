@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "base/result.hpp"
 #include "wireup/protocol.hpp"
 
 namespace strata::wireup {
@@ -11,7 +12,7 @@ namespace strata::wireup {
 // hostname, host (kernel boot and network namespace), vendor (the vendor
 // domain: STRATA_VENDOR_DOMAIN, else "subjob-N"), and with
 // STRATA_TOPOLOGY_HWLOC=1 the package and NUMA node of the CPU binding, read
-// with hwloc. False with `error` when hwloc was asked for and cannot say.
-bool placement_fill(BusinessCard& card, int subjob, std::string& error);
+// with hwloc. Fails when hwloc was asked for and cannot say.
+base::Status placement_fill(BusinessCard& card, int subjob);
 
 }  // namespace strata::wireup

@@ -72,7 +72,7 @@ public:
 
 // ---- socket helpers for the Client ------------------------------------------
 
-bool write_all(int fd, const std::vector<std::uint8_t>& bytes, std::string& error) {
+base::Status write_all(int fd, const std::vector<std::uint8_t>& bytes) {
     std::size_t off = 0;
     while (off < bytes.size()) {
         const ssize_t n = ::send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
@@ -83,12 +83,11 @@ bool write_all(int fd, const std::vector<std::uint8_t>& bytes, std::string& erro
                 ::poll(&p, 1, -1);
                 continue;
             }
-            error = std::string("cannot write to mpirun: ") + std::strerror(errno);
-            return false;
+            return base::Error{std::string("cannot write to mpirun: ") + std::strerror(errno)};
         }
         off += static_cast<std::size_t>(n);
     }
-    return true;
+    return {};
 }
 
 bool parse_int(const char* text, long lo, long hi, int& out) {
@@ -119,15 +118,15 @@ bool split_host_port(const std::string& text, std::string& host, std::string& po
     return !host.empty() && parse_int(port.c_str(), 1, 65535, ignored);
 }
 
-int connect_to(const std::string& host, const std::string& port, std::string& error) {
+// The connected descriptor; the failure is the reason alone.
+base::Result<int> connect_to(const std::string& host, const std::string& port) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* found = nullptr;
     const int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found);
     if (rc != 0) {
-        error = std::string("cannot resolve '") + host + "': " + ::gai_strerror(rc);
-        return -1;
+        return base::Error{std::string("cannot resolve '") + host + "': " + ::gai_strerror(rc)};
     }
     int fd = -1;
     int last_errno = 0;
@@ -148,10 +147,7 @@ int connect_to(const std::string& host, const std::string& port, std::string& er
         }
     }
     ::freeaddrinfo(found);
-    if (fd < 0) {
-        error = std::strerror(last_errno);
-        return -1;
-    }
+    if (fd < 0) return base::Error{std::strerror(last_errno)};
     // Control frames are small and latency-bound (the startup barrier).
     const int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -272,48 +268,35 @@ std::optional<Frame> FrameReader::next(bool& bad) {
     return Frame{static_cast<Type>(f->type), std::move(f->payload)};
 }
 
-std::optional<Client> Client::from_environment(std::string& error) {
-    error.clear();
+base::Result<std::optional<Client>> Client::from_environment() {
     const char* wireup = std::getenv(env::kWireup);
-    if (wireup == nullptr || *wireup == '\0') return std::nullopt;
+    if (wireup == nullptr || *wireup == '\0') return std::optional<Client>();
 
     Client c;
     std::string host;
     std::string port;
     const std::string set_by = "; this variable is set by mpirun";
-    if (!split_host_port(wireup, host, port)) {
-        error = std::string(env::kWireup) + "='" + wireup + "' is not host:port" + set_by;
-        return std::nullopt;
-    }
-    if (!parse_int(std::getenv(env::kSize), 1, std::numeric_limits<int>::max(), c.size_)) {
-        error = std::string(env::kSize) + " is missing or not a positive integer" + set_by;
-        return std::nullopt;
-    }
-    if (!parse_int(std::getenv(env::kRank), 0, c.size_ - 1, c.rank_)) {
-        error = std::string(env::kRank) + " is missing or not a rank below " + env::kSize + set_by;
-        return std::nullopt;
-    }
+    if (!split_host_port(wireup, host, port))
+        return base::Error{std::string(env::kWireup) + "='" + wireup + "' is not host:port" + set_by};
+    if (!parse_int(std::getenv(env::kSize), 1, std::numeric_limits<int>::max(), c.size_))
+        return base::Error{std::string(env::kSize) + " is missing or not a positive integer" + set_by};
+    if (!parse_int(std::getenv(env::kRank), 0, c.size_ - 1, c.rank_))
+        return base::Error{std::string(env::kRank) + " is missing or not a rank below " + env::kSize + set_by};
     const char* subjob = std::getenv(env::kSubjob);
-    if (subjob != nullptr && !parse_int(subjob, 0, c.size_ - 1, c.subjob_)) {
-        error = std::string(env::kSubjob) + "='" + subjob + "' is not a subjob index" + set_by;
-        return std::nullopt;
-    }
+    if (subjob != nullptr && !parse_int(subjob, 0, c.size_ - 1, c.subjob_))
+        return base::Error{std::string(env::kSubjob) + "='" + subjob + "' is not a subjob index" + set_by};
     const char* key = std::getenv(env::kJobKey);
-    if (key == nullptr || *key == '\0') {
-        error = std::string(env::kJobKey) + " is missing" + set_by;
-        return std::nullopt;
-    }
+    if (key == nullptr || *key == '\0') return base::Error{std::string(env::kJobKey) + " is missing" + set_by};
     c.job_key_ = key;
 
-    std::string why;
-    c.fd_ = connect_to(host, port, why);
-    if (c.fd_ < 0) {
-        error = std::string("cannot reach mpirun at ") + wireup + " (" + env::kWireup + "): " + why +
-                "; was this process started by a running mpirun?";
-        return std::nullopt;
+    const base::Result<int> fd = connect_to(host, port);
+    if (!fd) {
+        return base::Error{std::string("cannot reach mpirun at ") + wireup + " (" + env::kWireup + "): " + fd.error() +
+                           "; was this process started by a running mpirun?"};
     }
+    c.fd_ = *fd;
     base::socket_keepalive(c.fd_);
-    return c;
+    return std::optional<Client>(std::move(c));
 }
 
 // Ends the process when the connection to mpirun ends or fails before it
@@ -406,18 +389,12 @@ Client::~Client() {
 
 void Client::watch_stop() { watch_.reset(); }
 
-bool Client::frame_read(Frame& out, const char* during, std::string& error) {
+base::Result<Frame> Client::frame_read(const char* during) {
     std::uint8_t buf[16384];
     for (;;) {
         bool bad = false;
-        if (std::optional<Frame> f = reader_.next(bad)) {
-            out = std::move(*f);
-            return true;
-        }
-        if (bad) {
-            error = "protocol error: malformed frame from mpirun";
-            return false;
-        }
+        if (std::optional<Frame> f = reader_.next(bad)) return std::move(*f);
+        if (bad) return base::Error{"protocol error: malformed frame from mpirun"};
         const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -425,38 +402,28 @@ bool Client::frame_read(Frame& out, const char* during, std::string& error) {
             ::poll(&p, 1, -1);
             continue;
         }
-        if (n < 0) {
-            error = std::string("lost the connection to mpirun ") + during + ": " + std::strerror(errno);
-            return false;
-        }
-        if (n == 0) {
-            error = std::string("mpirun closed the connection ") + during + " (the job is ending)";
-            return false;
-        }
+        if (n < 0)
+            return base::Error{std::string("lost the connection to mpirun ") + during + ": " + std::strerror(errno)};
+        if (n == 0) return base::Error{std::string("mpirun closed the connection ") + during + " (the job is ending)"};
         reader_.feed(buf, static_cast<std::size_t>(n));
     }
 }
 
-bool Client::checkin(const BusinessCard& card, Release& out, std::string& error) {
+base::Result<Release> Client::checkin(const BusinessCard& card) {
     Hello hello;
-    if (!security::nonce_fill(hello.nonce)) {
-        error = "the OpenSSL random generator is not seeded; cannot make a nonce for the checkin";
-        return false;
-    }
-    if (!write_all(fd_, encode(hello), error)) return false;
-    Frame frame;
-    if (!frame_read(frame, "before the startup barrier opened", error)) return false;
+    if (!security::nonce_fill(hello.nonce))
+        return base::Error{"the OpenSSL random generator is not seeded; cannot make a nonce for the checkin"};
+    if (base::Status sent = write_all(fd_, encode(hello)); !sent) return sent.failure();
+    base::Result<Frame> frame = frame_read("before the startup barrier opened");
+    if (!frame) return frame.failure();
     std::optional<Challenge> challenge;
-    if (frame.type != Type::challenge || !(challenge = decode_challenge(frame.payload))) {
-        error = "protocol error: mpirun did not answer the Hello with a Challenge";
-        return false;
-    }
+    if (frame->type != Type::challenge || !(challenge = decode_challenge(frame->payload)))
+        return base::Error{"protocol error: mpirun did not answer the Hello with a Challenge"};
     const auto expected = security::proof_make(job_key_, security::ProofRole::control_mpirun, hello.nonce,
                                                challenge->nonce, 0, 0);
     if (!security::proof_equal(expected, challenge->proof)) {
-        error = std::string("mpirun at ") + env::kWireup + " did not prove this job's key (" + env::kJobKey +
-                "): the key was altered, or what listens there is not this job's mpirun";
-        return false;
+        return base::Error{std::string("mpirun at ") + env::kWireup + " did not prove this job's key (" + env::kJobKey +
+                           "): the key was altered, or what listens there is not this job's mpirun"};
     }
 
     Checkin m;
@@ -465,22 +432,18 @@ bool Client::checkin(const BusinessCard& card, Release& out, std::string& error)
     m.proof = security::proof_make(job_key_, security::ProofRole::control_rank, hello.nonce, challenge->nonce, m.rank,
                                    m.pid);
     m.card = card;
-    if (!write_all(fd_, encode(m), error)) return false;
+    if (base::Status sent = write_all(fd_, encode(m)); !sent) return sent.failure();
     checked_in_ = true;
 
-    if (!frame_read(frame, "before the startup barrier opened", error)) return false;
-    if (frame.type != Type::release) {
-        error = "protocol error: mpirun sent an unexpected message before the startup barrier opened";
-        return false;
-    }
-    std::optional<Release> r = decode_release(frame.payload);
-    if (!r || r->cards.size() != static_cast<std::size_t>(size_)) {
-        error = "protocol error: malformed Release from mpirun";
-        return false;
-    }
-    out = std::move(*r);
+    frame = frame_read("before the startup barrier opened");
+    if (!frame) return frame.failure();
+    if (frame->type != Type::release)
+        return base::Error{"protocol error: mpirun sent an unexpected message before the startup barrier opened"};
+    std::optional<Release> r = decode_release(frame->payload);
+    if (!r || r->cards.size() != static_cast<std::size_t>(size_))
+        return base::Error{"protocol error: malformed Release from mpirun"};
     watch_ = std::make_unique<Watch>(fd_, rank_);
-    return true;
+    return std::move(*r);
 }
 
 void Client::abort(int code, const std::string& message) {
@@ -491,8 +454,7 @@ void Client::abort(int code, const std::string& message) {
     Abort m;
     m.code = code;
     m.message = message;
-    std::string ignored;
-    if (!write_all(fd_, encode(m), ignored)) return;
+    if (!write_all(fd_, encode(m))) return;
     ::shutdown(fd_, SHUT_WR);
     // mpirun closes the connection once it has taken note of the Abort. Waiting
     // for that makes the reported cause "MPI_Abort" rather than whatever the
@@ -513,43 +475,30 @@ void Client::abort(int code, const std::string& message) {
     }
 }
 
-bool Client::send_finalize(std::string& error) {
-    if (fd_ < 0) {
-        error = "no connection to mpirun";
-        return false;
-    }
+base::Status Client::send_finalize() {
+    if (fd_ < 0) return base::Error{"no connection to mpirun"};
     watch_stop();
-    return write_all(fd_, encode_empty(Type::finalize), error);
+    return write_all(fd_, encode_empty(Type::finalize));
 }
 
-bool Client::poll_finalize_done(std::string& error) {
-    if (fd_ < 0) {
-        error = "no connection to mpirun";
-        return true;
-    }
+base::Result<bool> Client::poll_finalize_done() {
+    if (fd_ < 0) return base::Error{"no connection to mpirun"};
     std::uint8_t buf[4096];
     for (;;) {
         bool bad = false;
         if (std::optional<Frame> f = reader_.next(bad)) {
             if (f->type == Type::finalize_done) return true;
-            error = "protocol error: mpirun sent an unexpected message during MPI_Finalize";
-            return true;
+            return base::Error{"protocol error: mpirun sent an unexpected message during MPI_Finalize"};
         }
-        if (bad) {
-            error = "protocol error: malformed frame from mpirun";
-            return true;
-        }
+        if (bad) return base::Error{"protocol error: malformed frame from mpirun"};
         const ssize_t n = ::recv(fd_, buf, sizeof buf, MSG_DONTWAIT);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
         if (n < 0) {
-            error = std::string("lost the connection to mpirun during MPI_Finalize: ") + std::strerror(errno);
-            return true;
+            return base::Error{std::string("lost the connection to mpirun during MPI_Finalize: ") +
+                               std::strerror(errno)};
         }
-        if (n == 0) {
-            error = "mpirun closed the connection during MPI_Finalize (the job is ending)";
-            return true;
-        }
+        if (n == 0) return base::Error{"mpirun closed the connection during MPI_Finalize (the job is ending)"};
         reader_.feed(buf, static_cast<std::size_t>(n));
     }
 }

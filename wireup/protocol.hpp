@@ -23,6 +23,7 @@
 // against the frame and refuse frames above kMaxFrame.
 #pragma once
 
+#include "base/result.hpp"
 #include "security/challenge.hpp"
 #include "wireup/codec.hpp"
 
@@ -149,9 +150,9 @@ private:
 // while it waits for FinalizeDone.
 class Client {
 public:
-    // Reads the environment contract; returns nullopt (singleton run) when absent.
-    // On a malformed environment or unreachable launcher, fills `error`.
-    static std::optional<Client> from_environment(std::string& error);
+    // Reads the environment contract; nullopt (singleton run) when absent.
+    // Fails on a malformed environment or an unreachable launcher.
+    static base::Result<std::optional<Client>> from_environment();
 
     Client(Client&&) noexcept;
     Client& operator=(Client&&) noexcept;
@@ -165,11 +166,11 @@ public:
     const std::string& job_key() const { return job_key_; }
 
     // Proves the job key to mpirun and has it prove the key back (Hello,
-    // Challenge), sends Checkin and blocks until Release; false with `error`
-    // on failure. From the Release until send_finalize() or abort(), a small
+    // Challenge), sends Checkin and blocks until Release, which it returns.
+    // From the Release until send_finalize() or abort(), a small
     // thread (all signals blocked) sleeps in poll() on the connection and
     // ends the process (exit status 1, a line on stderr) if mpirun goes away.
-    bool checkin(const BusinessCard& card, Release& out, std::string& error);
+    base::Result<Release> checkin(const BusinessCard& card);
     // Best effort: tells the launcher to end the job with `code`. After checkin
     // only (before it the connection is anonymous and mpirun ignores it). Waits
     // up to STRATA_ABORT_WAIT_MS for mpirun to close the connection, which it
@@ -177,19 +178,19 @@ public:
     // with (code & 255), or 1 if that is 0.
     void abort(int code, const std::string& message);
     // Sends Finalize; then poll_finalize_done() until it returns true.
-    bool send_finalize(std::string& error);
-    // Non-blocking check for FinalizeDone. Returns true when it arrived; sets
-    // `error` (and returns true) if the launcher went away.
-    bool poll_finalize_done(std::string& error);
+    base::Status send_finalize();
+    // Non-blocking check for FinalizeDone: true when it arrived, false while
+    // it has not; fails if the launcher went away.
+    base::Result<bool> poll_finalize_done();
     int fd() const { return fd_; }
 
 private:
     class Watch;
     Client();
     void watch_stop();
-    // Blocks until the next frame; false with `error` ("... `during`") when
-    // the connection fails or the frame is malformed.
-    bool frame_read(Frame& out, const char* during, std::string& error);
+    // Blocks until the next frame; fails ("... `during`") when the connection
+    // fails or the frame is malformed.
+    base::Result<Frame> frame_read(const char* during);
     int fd_ = -1;
     int rank_ = 0;
     int size_ = 1;

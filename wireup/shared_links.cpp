@@ -25,38 +25,38 @@ std::string SharedLinks::name_for(const std::string& job_key) {
     return std::string("/strata-links-") + text;
 }
 
-std::unique_ptr<SharedLinks> SharedLinks::open(const std::string& job_key, bool create, std::string& error) {
+base::Result<std::unique_ptr<SharedLinks>> SharedLinks::open(const std::string& job_key, bool create) {
     const std::string name = name_for(job_key);
     const int fd = ::shm_open(name.c_str(), O_RDWR | O_CLOEXEC | (create ? O_CREAT | O_EXCL : 0), 0600);
     if (fd < 0) {
-        error = "cannot " + std::string(create ? "create" : "open") + " the emulated links' shared table " + name +
-                ": " + std::strerror(errno) + (create ? "" : " (mpirun makes it for a job with emulation)");
-        return nullptr;
+        return base::Error{"cannot " + std::string(create ? "create" : "open") + " the emulated links' shared table " +
+                           name + ": " + std::strerror(errno) +
+                           (create ? "" : " (mpirun makes it for a job with emulation)")};
     }
     if (create && ::ftruncate(fd, static_cast<off_t>(kBytes)) != 0) {
-        error = "cannot size the emulated links' shared table " + name + ": " + std::strerror(errno);
+        base::Error failed{"cannot size the emulated links' shared table " + name + ": " + std::strerror(errno)};
         ::close(fd);
         ::shm_unlink(name.c_str());
-        return nullptr;
+        return failed;
     }
     void* at = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     const int mmap_errno = errno;
     ::close(fd);
     if (at == MAP_FAILED) {
-        error = "cannot map the emulated links' shared table " + name + ": " + std::strerror(mmap_errno);
+        base::Error failed{"cannot map the emulated links' shared table " + name + ": " + std::strerror(mmap_errno)};
         if (create) ::shm_unlink(name.c_str());
-        return nullptr;
+        return failed;
     }
     // A new segment is zeros: every link free since the clock's origin.
     return std::unique_ptr<SharedLinks>(new SharedLinks(name, static_cast<Slot*>(at), create));
 }
 
-std::unique_ptr<SharedLinks> SharedLinks::create(const std::string& job_key, std::string& error) {
-    return open(job_key, true, error);
+base::Result<std::unique_ptr<SharedLinks>> SharedLinks::create(const std::string& job_key) {
+    return open(job_key, true);
 }
 
-std::unique_ptr<SharedLinks> SharedLinks::attach(const std::string& job_key, std::string& error) {
-    return open(job_key, false, error);
+base::Result<std::unique_ptr<SharedLinks>> SharedLinks::attach(const std::string& job_key) {
+    return open(job_key, false);
 }
 
 SharedLinks::~SharedLinks() {

@@ -19,6 +19,8 @@
 #include <memory>
 #include <string>
 
+#include "base/result.hpp"
+
 namespace strata::wireup {
 
 class SharedLinks {
@@ -28,9 +30,9 @@ public:
     // The segment of the job with `job_key`.
     static std::string name_for(const std::string& job_key);
     // mpirun: makes the segment (all links free); the object unlinks it when destroyed.
-    static std::unique_ptr<SharedLinks> create(const std::string& job_key, std::string& error);
+    static base::Result<std::unique_ptr<SharedLinks>> create(const std::string& job_key);
     // A process: maps the segment mpirun made.
-    static std::unique_ptr<SharedLinks> attach(const std::string& job_key, std::string& error);
+    static base::Result<std::unique_ptr<SharedLinks>> attach(const std::string& job_key);
     ~SharedLinks();
     SharedLinks(const SharedLinks&) = delete;
     SharedLinks& operator=(const SharedLinks&) = delete;
@@ -44,7 +46,7 @@ private:
         std::atomic<std::uint64_t> free_ns;
     };
     SharedLinks(std::string name, Slot* slots, bool owner) : name_(std::move(name)), slots_(slots), owner_(owner) {}
-    static std::unique_ptr<SharedLinks> open(const std::string& job_key, bool create, std::string& error);
+    static base::Result<std::unique_ptr<SharedLinks>> open(const std::string& job_key, bool create);
 
     std::string name_;
     Slot* slots_;

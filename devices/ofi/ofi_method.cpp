@@ -161,14 +161,13 @@ OfiMethod::OfiMethod(adi::MethodContext ctx, std::string provider)
 
 OfiMethod::~OfiMethod() { shutdown(); }
 
-bool OfiMethod::open(std::string& error) {
+base::Status OfiMethod::open() {
     const std::string what = "the ofi method (" + std::string(provider_knob.name()) + "=" + provider_ + ")";
     const std::string advice = "; check `fi_info -p '" + provider_ + "' -t FI_EP_RDM -c \"FI_MSG|FI_TAGGED\"`, or leave " +
                                provider_knob.name() + " empty to use the other methods";
     fi_info* hints = fi_allocinfo();
     if (hints == nullptr) {
-        error = what + ": fi_allocinfo failed";
-        return false;
+        return base::Error{what + ": fi_allocinfo failed"};
     }
     hints->caps = FI_MSG | FI_TAGGED;
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
@@ -183,23 +182,22 @@ bool OfiMethod::open(std::string& error) {
     fi_freeinfo(hints);
     if (rc != 0 || info_ == nullptr) {
         info_ = nullptr;
-        error = "cannot open " + what + ": no RDM endpoint with untagged and tagged messages: " + err_text(rc) + advice;
-        return false;
+        return base::Error{"cannot open " + what +
+                           ": no RDM endpoint with untagged and tagged messages: " + err_text(rc) + advice};
     }
     provider_name_ = info_->fabric_attr->prov_name != nullptr ? info_->fabric_attr->prov_name : provider_;
     inject_size_ = info_->tx_attr->inject_size;
     iov_limit_ = std::clamp<std::size_t>(info_->tx_attr->iov_limit, 1, kMaxIov);
-    auto step = [&](int code, const char* call) {
-        if (code == 0) return true;
-        error = "cannot open " + what + ": " + call + ": " + err_text(code) + advice;
-        return false;
+    auto step = [&](int code, const char* call) -> base::Status {
+        if (code == 0) return {};
+        return base::Error{"cannot open " + what + ": " + call + ": " + err_text(code) + advice};
     };
-    if (!step(fi_fabric(info_->fabric_attr, &fabric_, nullptr), "fi_fabric")) return false;
-    if (!step(fi_domain(fabric_, info_, &domain_, nullptr), "fi_domain")) return false;
+    if (base::Status s = step(fi_fabric(info_->fabric_attr, &fabric_, nullptr), "fi_fabric"); !s) return s;
+    if (base::Status s = step(fi_domain(fabric_, info_, &domain_, nullptr), "fi_domain"); !s) return s;
     fi_av_attr av_attr{};
     av_attr.type = FI_AV_TABLE;
     av_attr.count = static_cast<std::size_t>(std::max(ctx_.size, 1));
-    if (!step(fi_av_open(domain_, &av_attr, &av_, nullptr), "fi_av_open")) return false;
+    if (base::Status s = step(fi_av_open(domain_, &av_attr, &av_, nullptr), "fi_av_open"); !s) return s;
     fi_cq_attr cq_attr{};
     cq_attr.format = FI_CQ_FORMAT_TAGGED;
     cq_attr.wait_obj = FI_WAIT_FD;
@@ -207,15 +205,15 @@ bool OfiMethod::open(std::string& error) {
         // No descriptor to sleep on: the engine yields instead.
         cq_ = nullptr;
         cq_attr.wait_obj = FI_WAIT_NONE;
-        if (!step(fi_cq_open(domain_, &cq_attr, &cq_, nullptr), "fi_cq_open")) return false;
+        if (base::Status s = step(fi_cq_open(domain_, &cq_attr, &cq_, nullptr), "fi_cq_open"); !s) return s;
     } else {
         int fd = -1;
         if (fi_control(&cq_->fid, FI_GETWAIT, &fd) == 0) wait_fd_ = fd;
     }
-    if (!step(fi_endpoint(domain_, info_, &ep_, nullptr), "fi_endpoint")) return false;
-    if (!step(fi_ep_bind(ep_, &av_->fid, 0), "fi_ep_bind(av)")) return false;
-    if (!step(fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind(cq)")) return false;
-    if (!step(fi_enable(ep_), "fi_enable")) return false;
+    if (base::Status s = step(fi_endpoint(domain_, info_, &ep_, nullptr), "fi_endpoint"); !s) return s;
+    if (base::Status s = step(fi_ep_bind(ep_, &av_->fid, 0), "fi_ep_bind(av)"); !s) return s;
+    if (base::Status s = step(fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind(cq)"); !s) return s;
+    if (base::Status s = step(fi_enable(ep_), "fi_enable"); !s) return s;
     for (std::size_t i = 0; i < kBounces; ++i) {
         auto b = std::make_unique<Bounce>();
         b->ctx.kind = CtxKind::bounce;
@@ -223,7 +221,7 @@ bool OfiMethod::open(std::string& error) {
         bounce_post(*b);
         bounces_.push_back(std::move(b));
     }
-    return true;
+    return {};
 }
 
 void OfiMethod::bounce_post(Bounce& b) {
@@ -232,11 +230,11 @@ void OfiMethod::bounce_post(Bounce& b) {
     if (rc != 0) bounce_waiting_.push_back(&b);
 }
 
-bool OfiMethod::publish(wireup::BusinessCard& card, std::string& error) {
-    if (provider_.empty()) return true;  // opt-in: nothing published, nobody reached
-    if (!open(error)) {
+base::Status OfiMethod::publish(wireup::BusinessCard& card) {
+    if (provider_.empty()) return {};  // opt-in: nothing published, nobody reached
+    if (base::Status opened = open(); !opened) {
         shutdown();
-        return false;
+        return opened;
     }
     std::vector<std::uint8_t> name(256);
     std::size_t len = name.size();
@@ -246,13 +244,13 @@ bool OfiMethod::publish(wireup::BusinessCard& card, std::string& error) {
         rc = fi_getname(&ep_->fid, name.data(), &len);
     }
     if (rc != 0) {
-        error = "the ofi method (" + provider_name_ + "): fi_getname: " + err_text(rc);
+        base::Error failed{"the ofi method (" + provider_name_ + "): fi_getname: " + err_text(rc)};
         shutdown();
-        return false;
+        return failed;
     }
     name.resize(len);
     card.addresses.emplace_back("ofi", provider_name_ + "|" + hex_encode(name));
-    return true;
+    return {};
 }
 
 bool OfiMethod::links(const wireup::BusinessCard& a, const wireup::BusinessCard& b) {
@@ -263,11 +261,11 @@ bool OfiMethod::links(const wireup::BusinessCard& a, const wireup::BusinessCard&
     return a.vendor == b.vendor && (x.compare(0, bar, "shm") != 0 || a.host == b.host);
 }
 
-bool OfiMethod::connect_world(const adi::World& world, std::string& error) {
+base::Status OfiMethod::connect_world(const adi::World& world) {
     const auto& cards = world.cards;
     const int my_rank = world.rank;
     ctx_.rank = my_rank;
-    if (ep_ == nullptr || my_rank < 0 || static_cast<std::size_t>(my_rank) >= cards.size()) return true;
+    if (ep_ == nullptr || my_rank < 0 || static_cast<std::size_t>(my_rank) >= cards.size()) return {};
     peers_.resize(cards.size());
     const wireup::BusinessCard& mine = cards[static_cast<std::size_t>(my_rank)];
     for (std::size_t i = 0; i < cards.size(); ++i) {
@@ -281,19 +279,17 @@ bool OfiMethod::connect_world(const adi::World& world, std::string& error) {
         // or the two would disagree on the method between them.
         std::vector<std::uint8_t> raw;
         if (!hex_decode(a.substr(bar + 1), raw) || raw.empty()) {
-            error = "ofi: rank " + std::to_string(i) + " published a malformed address '" + a + "'";
-            return false;
+            return base::Error{"ofi: rank " + std::to_string(i) + " published a malformed address '" + a + "'"};
         }
         fi_addr_t addr = FI_ADDR_UNSPEC;
         if (fi_av_insert(av_, raw.data(), 1, &addr, 0, nullptr) != 1) {
-            error = "ofi: cannot add rank " + std::to_string(i) + "'s address to the address vector of provider " +
-                    provider_name_;
-            return false;
+            return base::Error{"ofi: cannot add rank " + std::to_string(i) +
+                               "'s address to the address vector of provider " + provider_name_};
         }
         p.addr = addr;
         p.reach = true;
     }
-    return true;
+    return {};
 }
 
 bool OfiMethod::reaches(int peer) const {
@@ -647,47 +643,28 @@ void OfiMethod::completion_error(adi::Upcalls& up) {
     }
 }
 
-int OfiMethod::poll(adi::Upcalls& up) {
-    if (ep_ == nullptr) return 0;
-    int events = 0;
-    events += adi::failures_report(up, failures_);
-    for (int b = 0; b < kMaxBatches; ++b) {
-        fi_cq_tagged_entry entries[kBatch];
-        ssize_t n = fi_cq_read(cq_, entries, kBatch);
-        if (n == -FI_EAVAIL) {
-            completion_error(up);
-            ++events;
-            continue;
-        }
-        if (n <= 0) break;
-        for (ssize_t i = 0; i < n; ++i) {
-            const fi_cq_tagged_entry& e = entries[i];
-            auto* c = static_cast<Ctx*>(e.op_context);
-            switch (c->kind) {
-                case CtxKind::bounce: {
-                    auto* bounce = static_cast<Bounce*>(c->owner);
-                    std::uint64_t tag = 0;
-                    if (e.len >= kPrefix) std::memcpy(&tag, bounce->buf.data(), kPrefix);
-                    if (e.len >= kPrefix && (tag & kPayloadBit) == 0) {
-                        packet_arrived(static_cast<int>(tag & 0xffffffffu), static_cast<std::uint32_t>(tag >> 32) & kSeqMask,
-                                       (tag & kGoBit) != 0, bounce->buf.data() + kPrefix, e.len - kPrefix, up);
-                    }
-                    bounce_post(*bounce);
-                    break;
-                }
-                case CtxKind::payload:
-                    payload_arrived(c->peer, e.len, up);
-                    break;
-                case CtxKind::tx_packet:
-                case CtxKind::tx_payload:
-                    tx_done(static_cast<TxOp*>(c->owner), up);
-                    break;
+[[gnu::always_inline]] inline void OfiMethod::completion(const fi_cq_tagged_entry& e, adi::Upcalls& up) {
+    auto* c = static_cast<Ctx*>(e.op_context);
+    switch (c->kind) {
+        case CtxKind::bounce: {
+            auto* bounce = static_cast<Bounce*>(c->owner);
+            std::uint64_t tag = 0;
+            if (e.len >= kPrefix) std::memcpy(&tag, bounce->buf.data(), kPrefix);
+            if (e.len >= kPrefix && (tag & kPayloadBit) == 0) {
+                packet_arrived(static_cast<int>(tag & 0xffffffffu), static_cast<std::uint32_t>(tag >> 32) & kSeqMask,
+                               (tag & kGoBit) != 0, bounce->buf.data() + kPrefix, e.len - kPrefix, up);
             }
+            bounce_post(*bounce);
+            break;
         }
-        events += static_cast<int>(n);
-        if (n < kBatch) break;
+        case CtxKind::payload: payload_arrived(c->peer, e.len, up); break;
+        case CtxKind::tx_packet:
+        case CtxKind::tx_payload: tx_done(static_cast<TxOp*>(c->owner), up); break;
     }
-    // Receives and sends the provider refused earlier, now that completions freed room.
+}
+
+[[gnu::always_inline]] inline int OfiMethod::retries_post(adi::Upcalls& up) {
+    int events = 0;
     if (!bounce_waiting_.empty()) {
         auto waiting = std::move(bounce_waiting_);
         bounce_waiting_.clear();
@@ -717,6 +694,28 @@ int OfiMethod::poll(adi::Upcalls& up) {
             delete op;
         }
     }
+    return events;
+}
+
+int OfiMethod::poll(adi::Upcalls& up) {
+    if (ep_ == nullptr) return 0;
+    int events = 0;
+    events += adi::failures_report(up, failures_);
+    for (int b = 0; b < kMaxBatches; ++b) {
+        fi_cq_tagged_entry entries[kBatch];
+        ssize_t n = fi_cq_read(cq_, entries, kBatch);
+        if (n == -FI_EAVAIL) {
+            completion_error(up);
+            ++events;
+            continue;
+        }
+        if (n <= 0) break;
+        for (ssize_t i = 0; i < n; ++i) completion(entries[i], up);
+        events += static_cast<int>(n);
+        if (n < kBatch) break;
+    }
+    // Receives and sends the provider refused earlier, now that completions freed room.
+    events += retries_post(up);
     events += adi::failures_report(up, failures_);
     return events;
 }

@@ -70,6 +70,7 @@ struct fid_fabric;
 struct fid_domain;
 struct fid_av;
 struct fid_cq;
+struct fi_cq_tagged_entry;
 struct fid_ep;
 
 namespace strata::dev::ofi {
@@ -84,8 +85,8 @@ public:
     OfiMethod& operator=(const OfiMethod&) = delete;
 
     const adi::Capabilities& caps() const override { return caps_; }
-    bool publish(wireup::BusinessCard& card, std::string& error) override;
-    bool connect_world(const adi::World& world, std::string& error) override;
+    base::Status publish(wireup::BusinessCard& card) override;
+    base::Status connect_world(const adi::World& world) override;
     // Whether the processes of two cards reach each other through this method:
     // both opened the same provider, in one vendor domain, and on one host
     // when the provider is shm.
@@ -110,7 +111,7 @@ private:
     struct Peer;
     enum class Post { done, again, failed };
 
-    bool open(std::string& error);
+    base::Status open();
     void bounce_post(Bounce& b);
     Post tx_post(TxOp& op);
     void tx_done(TxOp* op, adi::Upcalls& up);
@@ -122,6 +123,10 @@ private:
     void payload_arrived(int peer, std::size_t len, adi::Upcalls& up);
     void backlog_drain(int peer, adi::Upcalls& up);
     void completion_error(adi::Upcalls& up);
+    // poll()'s steps, inline: one completion, and what the provider refused
+    // earlier posted again (returns the sends that left the queue).
+    void completion(const fi_cq_tagged_entry& e, adi::Upcalls& up);
+    int retries_post(adi::Upcalls& up);
     void peer_fail(int peer, const std::string& why, adi::Upcalls* up);
     std::string where(int peer) const;
 

@@ -13,11 +13,11 @@ SelfMethod::SelfMethod() {
     caps_.poll_cost = 1;
 }
 
-bool SelfMethod::publish(wireup::BusinessCard& /*card*/, std::string& /*error*/) { return true; }
+base::Status SelfMethod::publish(wireup::BusinessCard& /*card*/) { return {}; }
 
-bool SelfMethod::connect_world(const adi::World& world, std::string& /*error*/) {
+base::Status SelfMethod::connect_world(const adi::World& world) {
     me_ = world.rank;
-    return true;
+    return {};
 }
 
 adi::SendStatus SelfMethod::send(int /*peer*/, const adi::Header& h, std::span<const iovec> data,

@@ -14,8 +14,8 @@ class SelfMethod final : public adi::Method {
 public:
     SelfMethod();
     const adi::Capabilities& caps() const override { return caps_; }
-    bool publish(wireup::BusinessCard& card, std::string& error) override;
-    bool connect_world(const adi::World& world, std::string& error) override;
+    base::Status publish(wireup::BusinessCard& card) override;
+    base::Status connect_world(const adi::World& world) override;
     bool reaches(int peer) const override { return peer == me_; }
     adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;
     bool send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) override;

@@ -182,7 +182,7 @@ ShmMethod::ShmMethod(adi::MethodContext ctx) : ctx_(std::move(ctx)) {
 
 ShmMethod::~ShmMethod() { shutdown(); }
 
-bool ShmMethod::publish(wireup::BusinessCard& card, std::string& error) {
+base::Status ShmMethod::publish(wireup::BusinessCard& card) {
     std::random_device rd;
     std::uniform_int_distribution<std::uint64_t> dist;
     const std::uint64_t salt = dist(rd);
@@ -196,8 +196,7 @@ bool ShmMethod::publish(wireup::BusinessCard& card, std::string& error) {
     socklen_t len = 0;
     sockaddr_un a = bell_address(name_, len);
     if (bell_fd_ < 0 || ::bind(bell_fd_, reinterpret_cast<sockaddr*>(&a), len) != 0) {
-        error = "shared memory: cannot open the wake-up socket: " + errno_text();
-        return false;
+        return base::Error{"shared memory: cannot open the wake-up socket: " + errno_text()};
     }
     // Local peers may read our buffers (single copy) even where Yama restricts ptrace.
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
@@ -206,7 +205,7 @@ bool ShmMethod::publish(wireup::BusinessCard& card, std::string& error) {
                   static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(&g_probe_word)),
                   static_cast<unsigned long long>(probe_value_), static_cast<unsigned>(::getuid()));
     card.addresses.emplace_back("shm", addr);
-    return true;
+    return {};
 }
 
 bool ShmMethod::links(const wireup::BusinessCard& a, const wireup::BusinessCard& b) {
@@ -215,7 +214,7 @@ bool ShmMethod::links(const wireup::BusinessCard& a, const wireup::BusinessCard&
     return !x.empty() && !y.empty() && a.host == b.host && account_of(x) == account_of(y);
 }
 
-bool ShmMethod::connect_world(const adi::World& world, std::string& error) {
+base::Status ShmMethod::connect_world(const adi::World& world) {
     const auto& cards = world.cards;
     const int my_rank = world.rank;
     ctx_.rank = my_rank;
@@ -229,7 +228,7 @@ bool ShmMethod::connect_world(const adi::World& world, std::string& error) {
         if (static_cast<int>(r) == my_rank || links(mine, cards[r])) local.push_back(static_cast<int>(r));
     }
     nlocal_ = static_cast<int>(local.size());
-    if (nlocal_ < 2) return true;
+    if (nlocal_ < 2) return {};
     my_index_ = static_cast<int>(std::find(local.begin(), local.end(), my_rank) - local.begin());
     for (int i = 0; i < nlocal_; ++i) {
         if (i == my_index_) continue;
@@ -243,8 +242,8 @@ bool ShmMethod::connect_world(const adi::World& world, std::string& error) {
         unsigned long long value = 0;
         unsigned uid = 0;
         if (std::sscanf(a.c_str(), "%63[^,],%d,%llx,%llx,%u", name, &pid, &addr, &value, &uid) != 5) {
-            error = "shared memory: rank " + std::to_string(p.world) + " published a malformed address '" + a + "'";
-            return false;
+            return base::Error{"shared memory: rank " + std::to_string(p.world) + " published a malformed address '" +
+                               a + "'"};
         }
         p.name = name;
         p.pid = pid;
@@ -253,48 +252,48 @@ bool ShmMethod::connect_world(const adi::World& world, std::string& error) {
         peer_of_world_[static_cast<std::size_t>(p.world)] = static_cast<int>(peers_.size());
         peers_.push_back(std::move(p));
     }
-    if (!segment_create(error)) return false;
+    if (base::Status created = segment_create(); !created) return created;
     for (Peer& p : peers_) {
         const bool ok = cma_knob.get() != 0 && probe_cma(p);
         mine_->cma_ok()[p.index].store(ok ? 1 : 2, std::memory_order_release);
         p.cma_from = ok;
     }
     for (Peer& p : peers_) {
-        if (!segment_attach(p, error)) return false;
+        if (base::Status attached = segment_attach(p); !attached) return attached;
     }
-    return true;
+    return {};
 }
 
-bool ShmMethod::segment_create(std::string& error) {
+base::Status ShmMethod::segment_create() {
     mine_bytes_ = Segment::bytes(static_cast<std::size_t>(nlocal_), ring_bytes_);
     const int fd = ::shm_open(name_.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
     if (fd < 0) {
-        error = "shared memory: cannot create " + name_ + ": " + errno_text() + "; check that /dev/shm is mounted";
-        return false;
+        return base::Error{"shared memory: cannot create " + name_ + ": " + errno_text() +
+                           "; check that /dev/shm is mounted"};
     }
     if (::ftruncate(fd, static_cast<off_t>(mine_bytes_)) != 0) {
-        error = "shared memory: cannot size " + name_ + " to " + std::to_string(mine_bytes_) + " bytes: " +
-                errno_text() + "; /dev/shm may be full (STRATA_SHM_RING sets the ring size)";
+        base::Error failed{"shared memory: cannot size " + name_ + " to " + std::to_string(mine_bytes_) +
+                           " bytes: " + errno_text() + "; /dev/shm may be full (STRATA_SHM_RING sets the ring size)"};
         ::close(fd);
         ::shm_unlink(name_.c_str());
-        return false;
+        return failed;
     }
     void* at = ::mmap(nullptr, mine_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     ::close(fd);
     if (at == MAP_FAILED) {
-        error = "shared memory: cannot map " + name_ + ": " + errno_text();
+        base::Error failed{"shared memory: cannot map " + name_ + ": " + errno_text()};
         ::shm_unlink(name_.c_str());
-        return false;
+        return failed;
     }
     mine_ = static_cast<Segment*>(at);  // a fresh file reads as zeros: rings empty, nothing probed
     mine_->nlocal = static_cast<std::uint32_t>(nlocal_);
     mine_->ring_bytes = ring_bytes_;
     for (Peer& p : peers_) p.in = mine_->ring(static_cast<std::size_t>(p.index));
     mine_->ready.store(kReady, std::memory_order_release);
-    return true;
+    return {};
 }
 
-bool ShmMethod::segment_attach(Peer& p, std::string& error) {
+base::Status ShmMethod::segment_attach(Peer& p) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(attach_ms.get());
     int fd = -1;
     for (;;) {
@@ -306,37 +305,34 @@ bool ShmMethod::segment_attach(Peer& p, std::string& error) {
         }
         if (fd >= 0) ::close(fd);
         if (fd < 0 && errno != ENOENT) {
-            error = "shared memory: cannot open rank " + std::to_string(p.world) + "'s segment " + p.name + ": " +
-                    errno_text();
-            return false;
+            return base::Error{"shared memory: cannot open rank " + std::to_string(p.world) + "'s segment " + p.name +
+                               ": " + errno_text()};
         }
         if (std::chrono::steady_clock::now() > deadline) {
-            error = "shared memory: rank " + std::to_string(p.world) + " did not create its segment within " +
-                    std::to_string(attach_ms.get()) + " ms (STRATA_SHM_ATTACH_MS)";
-            return false;
+            return base::Error{"shared memory: rank " + std::to_string(p.world) +
+                               " did not create its segment within " + std::to_string(attach_ms.get()) +
+                               " ms (STRATA_SHM_ATTACH_MS)"};
         }
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
     void* at = ::mmap(nullptr, p.seg_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     ::close(fd);
     if (at == MAP_FAILED) {
-        error = "shared memory: cannot map rank " + std::to_string(p.world) + "'s segment: " + errno_text();
-        return false;
+        return base::Error{"shared memory: cannot map rank " + std::to_string(p.world) + "'s segment: " + errno_text()};
     }
     p.seg = static_cast<Segment*>(at);
     while (p.seg->ready.load(std::memory_order_acquire) != kReady) std::this_thread::yield();
     if (p.seg->nlocal != static_cast<std::uint32_t>(nlocal_) || p.seg->ring_bytes != ring_bytes_ ||
         Segment::bytes(static_cast<std::size_t>(nlocal_), ring_bytes_) > p.seg_bytes) {
-        error = "shared memory: rank " + std::to_string(p.world) +
-                " laid out its segment differently (are STRATA_SHM_RING settings equal on every rank?)";
-        return false;
+        return base::Error{"shared memory: rank " + std::to_string(p.world) +
+                           " laid out its segment differently (are STRATA_SHM_RING settings equal on every rank?)"};
     }
     p.out = p.seg->ring(static_cast<std::size_t>(my_index_));
     // The last local peer to map a segment removes its name: nothing stays in /dev/shm.
     if (p.seg->attached.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<std::uint32_t>(nlocal_ - 1)) {
         ::shm_unlink(p.name.c_str());
     }
-    return true;
+    return {};
 }
 
 bool ShmMethod::probe_cma(const Peer& p) const {

@@ -48,8 +48,8 @@ public:
     ShmMethod& operator=(const ShmMethod&) = delete;
 
     const adi::Capabilities& caps() const override { return caps_; }
-    bool publish(wireup::BusinessCard& card, std::string& error) override;
-    bool connect_world(const adi::World& world, std::string& error) override;
+    base::Status publish(wireup::BusinessCard& card) override;
+    base::Status connect_world(const adi::World& world) override;
     // Whether the processes of two cards share memory through this method:
     // both published an address, on one host, under one account (each inbox
     // is readable by its owner only).
@@ -121,8 +121,8 @@ private:
         std::uint64_t share_bytes = 0;
     };
 
-    bool segment_create(std::string& error);
-    bool segment_attach(Peer& p, std::string& error);
+    base::Status segment_create();
+    base::Status segment_attach(Peer& p);
     std::byte* reserve(Peer& p, std::size_t bytes);
     // Header + all `n` bytes of `data` as one record now, or false (queue not
     // empty, too big for one record, no room).

@@ -30,15 +30,11 @@ std::uint64_t Emulator::now_ns() {
     return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-bool Emulator::configure(const adi::World& world, const std::string& text, const std::string& job_key,
-                         std::string& error) {
+base::Status Emulator::configure(const adi::World& world, const std::string& text, const std::string& job_key) {
     links_.assign(world.cards.size(), Link{});
-    if (text.empty()) return true;
-    std::optional<wireup::Emulation> e = wireup::emulation_parse(text, error);
-    if (!e) {
-        error = "STRATA_EMULATION: " + error;
-        return false;
-    }
+    if (text.empty()) return {};
+    base::Result<wireup::Emulation> e = wireup::emulation_parse(text);
+    if (!e) return std::move(e).failure().prefixed("STRATA_EMULATION: ");
     const auto me = static_cast<std::size_t>(world.rank);
     const wireup::BusinessCard& mine = world.cards[me];
     const wireup::Topology& t = world.topology;
@@ -52,19 +48,19 @@ bool Emulator::configure(const adi::World& world, const std::string& text, const
         const std::optional<wireup::LinkShape> shape = e->link(level, mine.site, theirs.site);
         if (!shape) continue;
         if (machine_of(theirs.host) != machine_of(mine.host)) {
-            error = "STRATA_EMULATION shapes the link to rank " + std::to_string(peer) + " (host " + theirs.hostname +
-                    "), which runs on another machine; emulation needs every shaped link inside one machine (it "
-                    "stamps packets with the shared monotonic clock)";
-            return false;
+            return base::Error{"STRATA_EMULATION shapes the link to rank " + std::to_string(peer) + " (host " +
+                               theirs.hostname +
+                               "), which runs on another machine; emulation needs every shaped link inside one "
+                               "machine (it stamps packets with the shared monotonic clock)"};
         }
         // Between sites: the link from our site to theirs; inside a site: our machine's interface.
         const int shared = level == wireup::kWan
                                ? t.color(world.rank, wireup::kLan) * sites + t.color(static_cast<int>(peer), wireup::kLan)
                                : sites * sites + t.color(world.rank, wireup::kSystem);
         if (shared < 0 || static_cast<std::size_t>(shared) >= wireup::SharedLinks::kLinks) {
-            error = "STRATA_EMULATION: the job has too many sites and machines to emulate their links (at most " +
-                    std::to_string(wireup::SharedLinks::kLinks) + " links)";
-            return false;
+            return base::Error{
+                "STRATA_EMULATION: the job has too many sites and machines to emulate their links (at most " +
+                std::to_string(wireup::SharedLinks::kLinks) + " links)"};
         }
         Link& l = links_[peer];
         l.shared = shared;
@@ -75,18 +71,14 @@ bool Emulator::configure(const adi::World& world, const std::string& text, const
         l.in.resize(1);
         any = true;
     }
-    if (!any) return true;
-    table_ = wireup::SharedLinks::attach(job_key, error);
-    if (!table_) {
-        error = "STRATA_EMULATION: " + error;
-        return false;
-    }
+    if (!any) return {};
+    base::Result<std::unique_ptr<wireup::SharedLinks>> table = wireup::SharedLinks::attach(job_key);
+    if (!table) return std::move(table).failure().prefixed("STRATA_EMULATION: ");
+    table_ = std::move(*table);
     timer_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (timer_fd_ < 0) {
-        error = std::string("STRATA_EMULATION: cannot create a timer: ") + std::strerror(errno);
-        return false;
-    }
-    return true;
+    if (timer_fd_ < 0)
+        return base::Error{std::string("STRATA_EMULATION: cannot create a timer: ") + std::strerror(errno)};
+    return {};
 }
 
 std::uint64_t Emulator::stamp(int peer, int stream, std::size_t bytes) {
@@ -97,41 +89,44 @@ std::uint64_t Emulator::stamp(int peer, int stream, std::size_t bytes) {
                     });
 }
 
+bool Emulator::head_take(StreamIn& s, const std::byte*& data, std::size_t& n) {
+    // A plan's header follows it in the same frame.
+    const bool plan = s.head.size() >= kHead && static_cast<std::uint8_t>(s.head[8]) == kRecordPlan;
+    const std::size_t need = plan ? kPlanHead : kHead;
+    const std::size_t take = std::min(n, need - s.head.size());
+    s.head.insert(s.head.end(), data, data + take);
+    data += take;
+    n -= take;
+    if (s.head.size() < need) return false;
+    if (!plan && static_cast<std::uint8_t>(s.head[8]) == kRecordPlan) return false;
+    Held h;
+    std::memcpy(&h.due, s.head.data(), sizeof h.due);
+    const std::byte* rec = s.head.data() + sizeof h.due;
+    if (static_cast<std::uint8_t>(rec[0]) >= adi::kMethodRecordFirst) {
+        std::memcpy(&h.record, rec, sizeof h.record);
+        if (plan) {
+            std::memcpy(&h.header, rec + sizeof h.record, sizeof h.header);
+            // Only this device writes plans; keep the arithmetic defined anyway.
+            if (h.record.streams == 0) h.record.streams = 1;
+            if (h.record.unit == 0) h.record.unit = 1;
+        }
+        s.payload_need = h.record.type == kRecordStripe ? static_cast<std::size_t>(h.record.length) : 0;
+    } else {
+        std::memcpy(&h.header, rec, sizeof h.header);
+        s.payload_need = static_cast<std::size_t>(adi::wire_payload(h.header));
+    }
+    s.head.clear();
+    h.payload.reserve(s.payload_need);
+    s.partial = std::move(h);
+    return true;
+}
+
 void Emulator::feed(int peer, int stream, const std::byte* data, std::size_t n) {
     Link& l = links_[static_cast<std::size_t>(peer)];
     if (l.in.size() <= static_cast<std::size_t>(stream)) l.in.resize(static_cast<std::size_t>(stream) + 1);
     StreamIn& s = l.in[static_cast<std::size_t>(stream)];
     while (n > 0) {
-        if (!s.partial) {
-            // A plan's header follows it in the same frame.
-            const bool plan = s.head.size() >= kHead && static_cast<std::uint8_t>(s.head[8]) == kRecordPlan;
-            const std::size_t need = plan ? kPlanHead : kHead;
-            const std::size_t take = std::min(n, need - s.head.size());
-            s.head.insert(s.head.end(), data, data + take);
-            data += take;
-            n -= take;
-            if (s.head.size() < need) continue;
-            if (!plan && static_cast<std::uint8_t>(s.head[8]) == kRecordPlan) continue;
-            Held h;
-            std::memcpy(&h.due, s.head.data(), sizeof h.due);
-            const std::byte* rec = s.head.data() + sizeof h.due;
-            if (static_cast<std::uint8_t>(rec[0]) >= adi::kMethodRecordFirst) {
-                std::memcpy(&h.record, rec, sizeof h.record);
-                if (plan) {
-                    std::memcpy(&h.header, rec + sizeof h.record, sizeof h.header);
-                    // Only this device writes plans; keep the arithmetic defined anyway.
-                    if (h.record.streams == 0) h.record.streams = 1;
-                    if (h.record.unit == 0) h.record.unit = 1;
-                }
-                s.payload_need = h.record.type == kRecordStripe ? static_cast<std::size_t>(h.record.length) : 0;
-            } else {
-                std::memcpy(&h.header, rec, sizeof h.header);
-                s.payload_need = static_cast<std::size_t>(adi::wire_payload(h.header));
-            }
-            s.head.clear();
-            h.payload.reserve(s.payload_need);
-            s.partial = std::move(h);
-        }
+        if (!s.partial && !head_take(s, data, n)) continue;
         const std::size_t take = std::min(n, s.payload_need - s.partial->payload.size());
         s.partial->payload.insert(s.partial->payload.end(), data, data + take);
         data += take;

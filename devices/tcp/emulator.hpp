@@ -74,10 +74,10 @@ public:
     Emulator(const Emulator&) = delete;
     Emulator& operator=(const Emulator&) = delete;
 
-    // Shapes the links STRATA_EMULATION (`text`) covers; false with `error`
-    // when the text is malformed or a shaped peer is on another machine.
+    // Shapes the links STRATA_EMULATION (`text`) covers; fails when the text
+    // is malformed or a shaped peer is on another machine.
     // `job_key` names the job's shared link table (mpirun made it).
-    bool configure(const adi::World& world, const std::string& text, const std::string& job_key, std::string& error);
+    base::Status configure(const adi::World& world, const std::string& text, const std::string& job_key);
     bool active() const { return timer_fd_ >= 0; }
     bool shaped(int peer) const { return active() && links_[static_cast<std::size_t>(peer)].shared >= 0; }
     // The timer descriptor, readable when the earliest held packet is due
@@ -131,6 +131,9 @@ private:
         mutable std::uint64_t head_due = 0;
         mutable bool head_stale = true;
     };
+    // Moves the stamp and header (or record) bytes at the front of `data` into
+    // s.head; true once they are complete and s.partial awaits the payload.
+    static bool head_take(StreamIn& s, const std::byte*& data, std::size_t& n);
     std::uint64_t head_due(const Link& l) const;
     bool holding(const Link& l) const;
     std::vector<Link> links_;

@@ -55,8 +55,7 @@ bool parse_int(std::string_view t, int& out) {
 
 }  // namespace
 
-std::optional<NetworkChoice> network_choose(const std::string& spec, const std::vector<Interface>& ifs,
-                                            std::string& error) {
+base::Result<NetworkChoice> network_choose(const std::string& spec, const std::vector<Interface>& ifs) {
     NetworkChoice c;
     if (spec.empty()) {
         std::vector<Interface> sorted = ifs;
@@ -71,9 +70,8 @@ std::optional<NetworkChoice> network_choose(const std::string& spec, const std::
         int bits = -1;
         if (inet_pton(AF_INET, spec.substr(0, slash).c_str(), &net) != 1 ||
             !parse_int(std::string_view(spec).substr(slash + 1), bits) || bits < 0 || bits > 32) {
-            error = "STRATA_NETWORK=" + spec +
-                    " is neither an interface name nor an IPv4 subnet such as 10.0.0.0/24";
-            return std::nullopt;
+            return base::Error{"STRATA_NETWORK=" + spec +
+                               " is neither an interface name nor an IPv4 subnet such as 10.0.0.0/24"};
         }
         std::uint32_t mask = bits == 0 ? 0 : ~0u << (32 - bits);
         std::uint32_t want = ntohl(net.s_addr) & mask;
@@ -92,9 +90,8 @@ std::optional<NetworkChoice> network_choose(const std::string& spec, const std::
         }
     }
     if (hit == nullptr) {
-        error = "STRATA_NETWORK=" + spec + " matches no IPv4 interface on this host (interfaces: " +
-                interfaces_text(ifs) + "); name one of them or a subnet such as 10.0.0.0/24 (mpirun -net)";
-        return std::nullopt;
+        return base::Error{"STRATA_NETWORK=" + spec + " matches no IPv4 interface on this host (interfaces: " +
+                           interfaces_text(ifs) + "); name one of them or a subnet such as 10.0.0.0/24 (mpirun -net)"};
     }
     c.any = false;
     c.bind_address = hit->address;
@@ -102,15 +99,15 @@ std::optional<NetworkChoice> network_choose(const std::string& spec, const std::
     return c;
 }
 
-std::optional<PortRange> port_range_parse(const std::string& spec, std::string& error) {
+base::Result<PortRange> port_range_parse(const std::string& spec) {
     PortRange r;
     if (spec.empty()) return r;
     auto colon = spec.find(':');
     if (colon == std::string::npos || !parse_int(std::string_view(spec).substr(0, colon), r.low) ||
         !parse_int(std::string_view(spec).substr(colon + 1), r.high) || r.low < 1 || r.high > 65535 ||
         r.low > r.high) {
-        error = "STRATA_PORT_RANGE=" + spec + " is not LOW:HIGH with 1 <= LOW <= HIGH <= 65535 (e.g. 50000:50100)";
-        return std::nullopt;
+        return base::Error{"STRATA_PORT_RANGE=" + spec +
+                           " is not LOW:HIGH with 1 <= LOW <= HIGH <= 65535 (e.g. 50000:50100)"};
     }
     return r;
 }

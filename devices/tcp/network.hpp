@@ -9,9 +9,10 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
+
+#include "base/result.hpp"
 
 namespace strata::dev::tcp {
 
@@ -31,15 +32,14 @@ struct NetworkChoice {
     std::vector<std::string> publish; // addresses to publish, preferred first
 };
 
-// Resolves `spec` (may be empty) against `ifs`; nullopt with `error` if it matches nothing.
-std::optional<NetworkChoice> network_choose(const std::string& spec, const std::vector<Interface>& ifs,
-                                            std::string& error);
+// Resolves `spec` (may be empty) against `ifs`; fails if it matches nothing.
+base::Result<NetworkChoice> network_choose(const std::string& spec, const std::vector<Interface>& ifs);
 
 struct PortRange {
     int low = 0;   // 0 = any port
     int high = 0;
 };
 
-std::optional<PortRange> port_range_parse(const std::string& spec, std::string& error);
+base::Result<PortRange> port_range_parse(const std::string& spec);
 
 }  // namespace strata::dev::tcp

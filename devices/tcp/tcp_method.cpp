@@ -63,6 +63,7 @@ constexpr std::uint64_t kKeyTimer = 4ull << 32;
 constexpr std::uint64_t kKeyOut = 5ull << 32;  // ours to the peer
 constexpr std::uint64_t kKeyIn = 6ull << 32;   // the peer's to us
 constexpr std::uint32_t kPeerBits = 0xffffffu;
+constexpr std::uint64_t kKindBits = 0xffffffff00000000ull;  // the kind part of a key
 
 std::uint64_t stream_key(std::uint64_t kind, std::uint32_t stream, int peer) {
     return kind | static_cast<std::uint64_t>(stream) << 24 | static_cast<std::uint32_t>(peer);
@@ -128,21 +129,20 @@ void TcpMethod::conn_close(Conn& c) {
 TcpMethod::Conn* TcpMethod::conn_of(int peer, std::uint64_t key) {
     Peer& p = peers_[static_cast<std::size_t>(peer)];
     const std::size_t k = static_cast<std::size_t>((key >> 24) & 0xff);
-    auto& list = (key & 0xffffffff00000000ull) == kKeyOut ? p.sends : p.recvs;
+    auto& list = (key & kKindBits) == kKeyOut ? p.sends : p.recvs;
     return k >= 1 && k <= list.size() ? list[k - 1].get() : nullptr;
 }
 
-bool TcpMethod::listen_open(std::string& error) {
+base::Status TcpMethod::listen_open() {
     auto ifs = interfaces_list();
-    auto choice = network_choose(network_knob.get(), ifs, error);
-    if (!choice) return false;
-    auto range = port_range_parse(port_range_knob.get(), error);
-    if (!range) return false;
+    auto choice = network_choose(network_knob.get(), ifs);
+    if (!choice) return choice.failure();
+    auto range = port_range_parse(port_range_knob.get());
+    if (!range) return range.failure();
 
     listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (listen_fd_ < 0) {
-        error = "cannot create a TCP socket: " + errno_text(errno);
-        return false;
+        return base::Error{"cannot create a TCP socket: " + errno_text(errno)};
     }
     int one = 1;
     setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -167,14 +167,13 @@ bool TcpMethod::listen_open(std::string& error) {
         }
     }
     if (!bound) {
-        error = range->low == 0 ? "cannot bind a TCP listener on " + where + ": " + errno_text(last_errno)
-                                : "no free port in STRATA_PORT_RANGE=" + port_range_knob.get() + " on " + where +
-                                      " (last error: " + errno_text(last_errno) + "); widen the range";
-        return false;
+        return base::Error{range->low == 0
+                               ? "cannot bind a TCP listener on " + where + ": " + errno_text(last_errno)
+                               : "no free port in STRATA_PORT_RANGE=" + port_range_knob.get() + " on " + where +
+                                     " (last error: " + errno_text(last_errno) + "); widen the range"};
     }
     if (::listen(listen_fd_, 1024) != 0) {
-        error = "cannot listen on TCP port: " + errno_text(errno);
-        return false;
+        return base::Error{"cannot listen on TCP port: " + errno_text(errno)};
     }
     socklen_t len = sizeof addr;
     getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
@@ -183,14 +182,13 @@ bool TcpMethod::listen_open(std::string& error) {
     ev.events = EPOLLIN;
     ev.data.u64 = kKeyListener;
     epoll_ctl(epfd_, EPOLL_CTL_ADD, listen_fd_, &ev);
-    return true;
+    return {};
 }
 
-bool TcpMethod::publish(wireup::BusinessCard& card, std::string& error) {
-    if (!listen_open(error)) return false;
+base::Status TcpMethod::publish(wireup::BusinessCard& card) {
+    if (base::Status opened = listen_open(); !opened) return opened;
     auto ifs = interfaces_list();
-    std::string unused;
-    auto choice = network_choose(network_knob.get(), ifs, unused);
+    auto choice = network_choose(network_knob.get(), ifs);
     std::string text;
     for (const auto& a : choice->publish) {
         if (!text.empty()) text += ',';
@@ -200,38 +198,42 @@ bool TcpMethod::publish(wireup::BusinessCard& card, std::string& error) {
     // Both ends of a link must agree on TLS, or each waits for the other:
     // every rank shows its setting, and connect_world compares them.
     card.data_tls = data_tls_knob.get();
-    return true;
+    return {};
 }
 
-bool TcpMethod::connect_world(const adi::World& world, std::string& error) {
+base::Status TcpMethod::settings_check(const std::vector<wireup::BusinessCard>& cards, int my_rank) const {
+    if (data_tls_ != "off" && data_tls_ != "wan" && data_tls_ != "all") {
+        return base::Error{"STRATA_DATA_TLS='" + data_tls_ + "': expected off, wan or all"};
+    }
+    const std::int64_t streams = streams_knob.get();
+    if (streams < 1 || streams > wireup::kStreamsMax) {
+        return base::Error{"STRATA_TCP_STREAMS=" + std::to_string(streams) + ": expected 1 to " +
+                           std::to_string(wireup::kStreamsMax) + " connections per link between sites"};
+    }
+    if (cards.size() > kPeerBits) {
+        return base::Error{"the TCP method numbers at most " + std::to_string(kPeerBits) + " processes"};
+    }
+    for (std::size_t i = 0; i < cards.size(); ++i) {
+        const std::string& theirs = cards[i].data_tls;
+        if (!cards[i].address_of("tcp").empty() && theirs != data_tls_) {
+            return base::Error{
+                "STRATA_DATA_TLS is '" + data_tls_ + "' at rank " + std::to_string(my_rank) + " but '" + theirs +
+                "' at rank " + std::to_string(i) +
+                ": the links between them cannot agree on TLS; set it once "
+                "for the whole job (a job file's security: {data: tls}, or mpirun -x STRATA_DATA_TLS=...)"};
+        }
+    }
+    return {};
+}
+
+base::Status TcpMethod::connect_world(const adi::World& world) {
     const auto& cards = world.cards;
     const int my_rank = world.rank;
     ctx_.rank = my_rank;
     data_tls_ = data_tls_knob.get();
-    if (data_tls_ != "off" && data_tls_ != "wan" && data_tls_ != "all") {
-        error = "STRATA_DATA_TLS='" + data_tls_ + "': expected off, wan or all";
-        return false;
-    }
+    if (base::Status valid = settings_check(cards, my_rank); !valid) return valid;
     const std::int64_t streams = streams_knob.get();
-    if (streams < 1 || streams > wireup::kStreamsMax) {
-        error = "STRATA_TCP_STREAMS=" + std::to_string(streams) + ": expected 1 to " +
-                std::to_string(wireup::kStreamsMax) + " connections per link between sites";
-        return false;
-    }
-    if (cards.size() > kPeerBits) {
-        error = "the TCP method numbers at most " + std::to_string(kPeerBits) + " processes";
-        return false;
-    }
     const auto me = static_cast<std::size_t>(my_rank);
-    for (std::size_t i = 0; i < cards.size(); ++i) {
-        const std::string& theirs = cards[i].data_tls;
-        if (!cards[i].address_of("tcp").empty() && theirs != data_tls_) {
-            error = "STRATA_DATA_TLS is '" + data_tls_ + "' at rank " + std::to_string(my_rank) + " but '" + theirs +
-                    "' at rank " + std::to_string(i) + ": the links between them cannot agree on TLS; set it once "
-                    "for the whole job (a job file's security: {data: tls}, or mpirun -x STRATA_DATA_TLS=...)";
-            return false;
-        }
-    }
     if (me < cards.size()) my_site_ = cards[me].site;
     // Equal "host" labels mean the same kernel and network namespace, where
     // loopback reaches; equal host names do not (namespaces share them).
@@ -264,14 +266,15 @@ bool TcpMethod::connect_world(const adi::World& world, std::string& error) {
             }
         }
     }
-    if (!emulator_.configure(world, wireup::emulation_setting(), ctx_.job_key, error)) return false;
+    if (base::Status shaped = emulator_.configure(world, wireup::emulation_setting(), ctx_.job_key); !shaped)
+        return shaped;
     if (emulator_.active()) {
         epoll_event ev{};
         ev.events = EPOLLIN;
         ev.data.u64 = kKeyTimer;
         epoll_ctl(epfd_, EPOLL_CTL_ADD, emulator_.timer_fd(), &ev);
     }
-    return true;
+    return {};
 }
 
 bool TcpMethod::streams_set(int peer, int n) {
@@ -492,20 +495,19 @@ void TcpMethod::on_incoming(int fd) {
         incoming_drop(fd, nullptr);
         return;
     }
-    const char* why = nullptr;
     if (!in.challenged) {
-        if (!challenge_incoming(in, why)) incoming_drop(fd, why);
+        if (base::Status challenged = challenge_incoming(in); !challenged)
+            incoming_drop(fd, challenged.error().c_str());
         return;
     }
     decide_incoming(in);
 }
 
-bool TcpMethod::challenge_incoming(Incoming& in, const char*& why) {
+base::Status TcpMethod::challenge_incoming(Incoming& in) {
     const std::optional<Hello> hello =
         hello_decode(std::span<const std::uint8_t, kHelloSize>(in.got.data(), kHelloSize));
     if (!hello) {
-        why = "not a Strata handshake";
-        return false;
+        return base::Error{"not a Strata handshake"};
     }
     in.from_rank = hello->from;
     in.stream = hello->stream;
@@ -513,16 +515,13 @@ bool TcpMethod::challenge_incoming(Incoming& in, const char*& why) {
     const std::uint32_t to = hello->to;
     if (to != static_cast<std::uint32_t>(ctx_.rank) || in.from_rank >= peers_.size() ||
         in.from_rank == static_cast<std::uint32_t>(ctx_.rank)) {
-        why = "invalid ranks in the handshake";
-        return false;
+        return base::Error{"invalid ranks in the handshake"};
     }
     if (in.stream >= static_cast<std::uint32_t>(wireup::kStreamsMax)) {
-        why = "invalid stream in the handshake";
-        return false;
+        return base::Error{"invalid stream in the handshake"};
     }
     if (!security::nonce_fill(in.acceptor_nonce)) {
-        why = "cannot make a nonce (the OpenSSL random generator is not seeded)";
-        return false;
+        return base::Error{"cannot make a nonce (the OpenSSL random generator is not seeded)"};
     }
     const auto proof = link_proof(security::ProofRole::link_acceptor, in.connector_nonce, in.acceptor_nonce,
                                   in.from_rank, to, in.stream);
@@ -530,12 +529,11 @@ bool TcpMethod::challenge_incoming(Incoming& in, const char*& why) {
     std::memcpy(challenge.data(), in.acceptor_nonce.data(), in.acceptor_nonce.size());
     std::memcpy(challenge.data() + in.acceptor_nonce.size(), proof.data(), proof.size());
     if (!send_small(in.fd, challenge.data(), challenge.size())) {
-        why = "the connection broke during the handshake";
-        return false;
+        return base::Error{"the connection broke during the handshake"};
     }
     in.challenged = true;
     in.got.clear();
-    return true;
+    return {};
 }
 
 void TcpMethod::decide_incoming(Incoming& in) {
@@ -608,12 +606,12 @@ void TcpMethod::link_established(int peer, Conn& c, bool server, const security:
         return;
     }
     const TlsLink::Key key = link_proof(security::ProofRole::link_tls_key, connector, acceptor, from, to, c.stream);
-    std::string error;
-    c.tls = TlsLink::create(server, c.fd, key, error);
-    if (!c.tls) {
-        link_failed(peer, error, nullptr);
+    base::Result<std::unique_ptr<TlsLink>> tls = TlsLink::create(server, c.fd, key);
+    if (!tls) {
+        link_failed(peer, tls.error(), nullptr);
         return;
     }
+    c.tls = std::move(*tls);
     c.link = Link::tls_handshake;
     switch (c.tls->handshake()) {
         case TlsLink::Step::failed:
@@ -695,7 +693,7 @@ adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const 
                     : n_iov == 1 ? ::send(c.fd, &h, sizeof h, MSG_NOSIGNAL)
                                  : ::sendmsg(c.fd, &m, MSG_NOSIGNAL);
         if (n == static_cast<ssize_t>(total)) return adi::SendStatus::done;
-        if (n == -2) {
+        if (n == TlsLink::kFailed) {
             link_failed(peer, "sending to rank " + std::to_string(peer) + " failed: " + c.tls->error(), nullptr);
             return adi::SendStatus::failed;
         }
@@ -988,51 +986,122 @@ ssize_t TcpMethod::conn_read(Conn& c, iovec* iov, int n_iov) {
     // iovec import, no VFS layer), and one buffer is the small-message case.
     // TLS reads one buffer at a time (a record at most), so it fills the
     // landing buffer first and the staging buffer on the next round.
-    return c.tls ? c.tls->read(iov[0].iov_base, iov[0].iov_len)
+    return c.tls        ? c.tls->read(iov[0].iov_base, iov[0].iov_len)
            : n_iov == 1 ? ::recv(c.fd, iov[0].iov_base, iov[0].iov_len, 0)
                         : ::readv(c.fd, iov, n_iov);
+}
+
+[[gnu::always_inline]] inline ssize_t TcpMethod::conn_recv(Conn& c, void* buf, std::size_t n) {
+    ++counters_.reads;
+    return c.tls ? c.tls->read(buf, n) : ::recv(c.fd, buf, n, 0);
+}
+
+// What a failed read on `c` from `peer` returned, in words: the peer closed
+// (n == 0), TLS failed, or the system call did (errno).
+[[gnu::always_inline]] inline std::string TcpMethod::read_failure(int peer, const Conn& c, ssize_t n) const {
+    if (n == 0)
+        return "rank " + std::to_string(peer) + " (host " + peers_[static_cast<std::size_t>(peer)].hostname +
+               ") closed its connection";
+    return "receiving from rank " + std::to_string(peer) +
+           " failed: " + (n == TlsLink::kFailed ? c.tls->error() : errno_text(errno));
+}
+
+[[gnu::always_inline]] inline bool TcpMethod::read_retry(int peer, const Conn& c, ssize_t n, adi::Upcalls& up) {
+    if (n == -1 && errno == EINTR) return true;
+    if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
+    link_failed(peer, read_failure(peer, c, n), &up);
+    return false;
+}
+
+[[gnu::always_inline]] inline TcpMethod::Conn* TcpMethod::stripe_conn(int peer, Peer& p, adi::Upcalls& up) {
+    const auto k = static_cast<std::size_t>(p.stripe % p.plan.streams);
+    Conn* c = k == 0 ? &p.c : k <= p.recvs.size() ? p.recvs[k - 1].get() : nullptr;
+    if (c == nullptr || c->link == Link::tls_handshake) return nullptr;  // its handshake ends in conn_ready()
+    if (c->link != Link::connected) {
+        link_failed(peer,
+                    "rank " + std::to_string(peer) + " closed stream " + std::to_string(k) +
+                        " of its link in the middle of a message",
+                    &up);
+        return nullptr;
+    }
+    return c;
+}
+
+[[gnu::always_inline]] inline bool TcpMethod::stripe_head_next(int peer, Peer& p, Conn& c, adi::Upcalls& up, ssize_t& n,
+                                                               std::size_t& asked) {
+    if (c.rx_end - c.rx_begin < sizeof(StripeRecord)) {
+        // Complete the record: the rest of it and what follows.
+        if (c.rx_begin > 0) {
+            std::memmove(c.rx.data(), c.rx.data() + c.rx_begin, c.rx_end - c.rx_begin);
+            c.rx_end -= c.rx_begin;
+            c.rx_begin = 0;
+        }
+        asked = c.rx.size() - c.rx_end;
+        n = conn_recv(c, c.rx.data() + c.rx_end, asked);
+        if (n > 0) c.rx_end += static_cast<std::size_t>(n);
+        return true;
+    }
+    StripeRecord rec{};
+    std::memcpy(&rec, c.rx.data() + c.rx_begin, sizeof rec);
+    c.rx_begin += sizeof rec;
+    if (rec.type != kRecordStripe || rec.seq != p.plan.seq || rec.offset != stripe_offset(p.plan, p.stripe) ||
+        rec.length != stripe_length(p.plan, p.stripe)) {
+        link_failed(peer, "rank " + std::to_string(peer) + " sent a stripe out of order", &up);
+        return false;
+    }
+    p.stripe_head = true;
+    p.stripe_left = rec.length;
+    return true;
+}
+
+[[gnu::always_inline]] inline ssize_t TcpMethod::stripe_read_direct(int peer, Peer& p, Conn& c, adi::Upcalls& up,
+                                                                    std::size_t& asked) {
+    // Straight into the landing, and what follows on this stream
+    // into its staging buffer.
+    c.rx_begin = c.rx_end = 0;
+    iovec iov[2];
+    int n_iov = 0;
+    std::size_t direct = 0;
+    if (p.land.dest != nullptr && p.land_at < p.land.capacity) {
+        direct = static_cast<std::size_t>(std::min<std::uint64_t>(p.stripe_left, p.land.capacity - p.land_at));
+        iov[n_iov++] = iovec{p.land.dest + p.land_at, direct};
+    }
+    iov[n_iov++] = iovec{c.rx.data(), c.rx.size()};
+    asked = direct + c.rx.size();
+    const ssize_t n = conn_read(c, iov, n_iov);
+    if (n > 0) {
+        const std::size_t into = std::min(static_cast<std::size_t>(n), direct);
+        p.land_at += into;
+        p.pay_done += into;
+        p.stripe_left -= into;
+        c.rx_end = static_cast<std::size_t>(n) - into;
+        if (into > 0) landing_advance(p, peer, up);
+    }
+    return n;
+}
+
+[[gnu::always_inline]] inline bool TcpMethod::stripe_done(int peer, Peer& p, std::uint64_t count, adi::Upcalls& up) {
+    p.stripe_head = false;
+    ++counters_.stripes_received;
+    if (++p.stripe != count) return false;
+    p.striped = false;
+    p.in_payload = false;
+    set_want_in(p.c, true);
+    up.on_payload(peer, p.cur, p.land);
+    return true;
 }
 
 bool TcpMethod::stripes_read(int peer, adi::Upcalls& up) {
     Peer& p = peers_[static_cast<std::size_t>(peer)];
     const std::uint64_t count = stripe_count(p.plan.total, p.plan.unit);
     while (p.c.link == Link::connected) {
-        const auto k = static_cast<std::size_t>(p.stripe % p.plan.streams);
-        Conn* c = k == 0 ? &p.c : k <= p.recvs.size() ? p.recvs[k - 1].get() : nullptr;
-        if (c == nullptr || c->link == Link::tls_handshake) return false;  // its handshake ends in conn_ready()
-        if (c->link != Link::connected) {
-            link_failed(peer, "rank " + std::to_string(peer) + " closed stream " + std::to_string(k) +
-                                  " of its link in the middle of a message",
-                        &up);
-            return false;
-        }
+        Conn* c = stripe_conn(peer, p, up);
+        if (c == nullptr) return false;
         set_want_in(*c, true);
         std::size_t asked = 0;
         ssize_t n = 0;
         if (!p.stripe_head) {
-            if (c->rx_end - c->rx_begin >= sizeof(StripeRecord)) {
-                StripeRecord rec{};
-                std::memcpy(&rec, c->rx.data() + c->rx_begin, sizeof rec);
-                c->rx_begin += sizeof rec;
-                if (rec.type != kRecordStripe || rec.seq != p.plan.seq ||
-                    rec.offset != stripe_offset(p.plan, p.stripe) || rec.length != stripe_length(p.plan, p.stripe)) {
-                    link_failed(peer, "rank " + std::to_string(peer) + " sent a stripe out of order", &up);
-                    return false;
-                }
-                p.stripe_head = true;
-                p.stripe_left = rec.length;
-            } else {
-                // Complete the record: the rest of it and what follows.
-                if (c->rx_begin > 0) {
-                    std::memmove(c->rx.data(), c->rx.data() + c->rx_begin, c->rx_end - c->rx_begin);
-                    c->rx_end -= c->rx_begin;
-                    c->rx_begin = 0;
-                }
-                iovec iov{c->rx.data() + c->rx_end, c->rx.size() - c->rx_end};
-                asked = iov.iov_len;
-                n = conn_read(*c, &iov, 1);
-                if (n > 0) c->rx_end += static_cast<std::size_t>(n);
-            }
+            if (!stripe_head_next(peer, p, *c, up, n, asked)) return false;
         } else if (c->rx_begin < c->rx_end) {
             const std::size_t take =
                 static_cast<std::size_t>(std::min<std::uint64_t>(p.stripe_left, c->rx_end - c->rx_begin));
@@ -1040,52 +1109,15 @@ bool TcpMethod::stripes_read(int peer, adi::Upcalls& up) {
             c->rx_begin += take;
             p.stripe_left -= take;
         } else {
-            // Straight into the landing, and what follows on this stream
-            // into its staging buffer.
-            c->rx_begin = c->rx_end = 0;
-            iovec iov[2];
-            int n_iov = 0;
-            std::size_t direct = 0;
-            if (p.land.dest != nullptr && p.land_at < p.land.capacity) {
-                direct = static_cast<std::size_t>(std::min<std::uint64_t>(p.stripe_left, p.land.capacity - p.land_at));
-                iov[n_iov++] = iovec{p.land.dest + p.land_at, direct};
-            }
-            iov[n_iov++] = iovec{c->rx.data(), c->rx.size()};
-            asked = direct + c->rx.size();
-            n = conn_read(*c, iov, n_iov);
-            if (n > 0) {
-                const std::size_t into = std::min(static_cast<std::size_t>(n), direct);
-                p.land_at += into;
-                p.pay_done += into;
-                p.stripe_left -= into;
-                c->rx_end = static_cast<std::size_t>(n) - into;
-                if (into > 0) landing_advance(p, peer, up);
-            }
+            n = stripe_read_direct(peer, p, *c, up, asked);
         }
-        if (n < 0) {
-            if (n == -1 && errno == EINTR) continue;
-            if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
-            link_failed(peer,
-                        "receiving from rank " + std::to_string(peer) + " failed: " +
-                            (n == -2 ? c->tls->error() : errno_text(errno)),
-                        &up);
-            return false;
-        }
-        if (asked > 0 && n == 0) {
-            link_failed(peer, "rank " + std::to_string(peer) + " (host " + p.hostname + ") closed its connection", &up);
+        if (n < 0 || (asked > 0 && n == 0)) {
+            if (read_retry(peer, *c, n, up)) continue;
             return false;
         }
         if (c->rx_begin == c->rx_end) c->rx_begin = c->rx_end = 0;
         if (p.stripe_head && p.stripe_left == 0) {
-            p.stripe_head = false;
-            ++counters_.stripes_received;
-            if (++p.stripe == count) {
-                p.striped = false;
-                p.in_payload = false;
-                set_want_in(p.c, true);
-                up.on_payload(peer, p.cur, p.land);
-                return true;
-            }
+            if (stripe_done(peer, p, count, up)) return true;
             continue;
         }
         // A short read emptied the socket: wait for it to say more has come.
@@ -1136,13 +1168,59 @@ void TcpMethod::read_stream(int peer, Conn& c, adi::Upcalls& up) {
             c.link = Link::closed;
             return;
         }
-        link_failed(peer,
-                    n == 0 ? "rank " + std::to_string(peer) + " (host " + p.hostname + ") closed its connection"
-                           : "receiving from rank " + std::to_string(peer) + " failed: " +
-                                 (n == -2 ? c.tls->error() : errno_text(errno)),
-                    &up);
+        link_failed(peer, read_failure(peer, c, n), &up);
         return;
     }
+}
+
+[[gnu::always_inline]] inline std::size_t TcpMethod::read_iov(Peer& p, iovec* iov, int& n_iov) {
+    Conn& c = p.c;
+    std::size_t direct = 0;
+    // In the middle of a payload with an empty staging buffer: read the rest
+    // straight into the landing buffer, and what follows into staging.
+    if (p.in_payload && c.rx_begin == c.rx_end && p.land_at < p.land.capacity && p.land.dest != nullptr) {
+        c.rx_begin = c.rx_end = 0;
+        std::uint64_t left = p.cur.length - p.pay_done;
+        direct = static_cast<std::size_t>(std::min<std::uint64_t>(left, p.land.capacity - p.land_at));
+        iov[n_iov++] = iovec{p.land.dest + p.land_at, direct};
+    }
+    if (c.rx_begin == c.rx_end) c.rx_begin = c.rx_end = 0;
+    iov[n_iov++] = iovec{c.rx.data() + c.rx_end, c.rx.size() - c.rx_end};
+    return direct;
+}
+
+[[gnu::always_inline]] inline void TcpMethod::direct_landed(int peer, Peer& p, std::size_t into, adi::Upcalls& up) {
+    p.pay_done += into;
+    p.land_at += into;
+    if (p.pay_done == p.cur.length) {
+        p.in_payload = false;
+        up.on_payload(peer, p.cur, p.land);
+    } else {
+        landing_advance(p, peer, up);
+    }
+}
+
+void TcpMethod::peer_close(Peer& p) {
+    conn_close(p.c);
+    p.c.link = Link::closed;
+    for (auto* list : {&p.sends, &p.recvs})
+        for (auto& s : *list)
+            if (s != nullptr) {
+                conn_close(*s);
+                s->link = Link::closed;
+            }
+}
+
+[[gnu::always_inline]] inline void TcpMethod::peer_closed(int peer, adi::Upcalls& up) {
+    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    // Normal after MPI_Finalize, fatal for anything still owed.
+    bool owed = !p.c.out.empty() || p.in_payload;
+    for (const auto& s : p.sends) owed = owed || (s != nullptr && !s->out.empty());
+    if (owed) {
+        link_failed(peer, read_failure(peer, p.c, 0), &up);
+        return;
+    }
+    peer_close(p);
 }
 
 void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
@@ -1152,59 +1230,22 @@ void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
     while (c.link == Link::connected) {
         iovec iov[2];
         int n_iov = 0;
-        std::size_t direct = 0;
-        // In the middle of a payload with an empty staging buffer: read the rest
-        // straight into the landing buffer, and what follows into staging.
-        if (p.in_payload && c.rx_begin == c.rx_end && p.land_at < p.land.capacity && p.land.dest != nullptr) {
-            c.rx_begin = c.rx_end = 0;
-            std::uint64_t left = p.cur.length - p.pay_done;
-            direct = static_cast<std::size_t>(std::min<std::uint64_t>(left, p.land.capacity - p.land_at));
-            iov[n_iov++] = iovec{p.land.dest + p.land_at, direct};
-        }
-        if (c.rx_begin == c.rx_end) c.rx_begin = c.rx_end = 0;
-        iov[n_iov++] = iovec{c.rx.data() + c.rx_end, c.rx.size() - c.rx_end};
+        const std::size_t direct = read_iov(p, iov, n_iov);
         const std::size_t asked = direct + iov[n_iov - 1].iov_len;
-        ssize_t n = conn_read(c, iov, n_iov);
-        if (n == -2) {
-            link_failed(peer, "receiving from rank " + std::to_string(peer) + " failed: " + c.tls->error(), &up);
-            return;
-        }
+        const ssize_t n = conn_read(c, iov, n_iov);
         if (n < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-            if (errno == EINTR) continue;
-            link_failed(peer, "receiving from rank " + std::to_string(peer) + " failed: " + errno_text(errno), &up);
+            if (read_retry(peer, c, n, up)) continue;
             return;
         }
         if (n == 0) {
-            // The peer closed: normal after MPI_Finalize, fatal for anything still owed.
-            bool owed = !c.out.empty() || p.in_payload;
-            for (const auto& s : p.sends) owed = owed || (s != nullptr && !s->out.empty());
-            if (owed) {
-                link_failed(peer, "rank " + std::to_string(peer) + " (host " + p.hostname + ") closed its connection", &up);
-                return;
-            }
-            conn_close(c);
-            c.link = Link::closed;
-            for (auto* list : {&p.sends, &p.recvs})
-                for (auto& s : *list)
-                    if (s != nullptr) {
-                        conn_close(*s);
-                        s->link = Link::closed;
-                    }
+            peer_closed(peer, up);
             return;
         }
         std::size_t got = static_cast<std::size_t>(n);
         if (direct > 0) {
-            std::size_t into = std::min(got, direct);
-            p.pay_done += into;
-            p.land_at += into;
+            const std::size_t into = std::min(got, direct);
             got -= into;
-            if (p.pay_done == p.cur.length) {
-                p.in_payload = false;
-                up.on_payload(peer, p.cur, p.land);
-            } else {
-                landing_advance(p, peer, up);
-            }
+            direct_landed(peer, p, into, up);
         }
         c.rx_end += got;
         if (emulator_.shaped(peer)) {
@@ -1247,6 +1288,68 @@ void TcpMethod::link_failed(int peer, const std::string& why, adi::Upcalls* up) 
     }
 }
 
+[[gnu::always_inline]] inline void TcpMethod::incoming_accept() {
+    for (;;) {
+        sockaddr_in from{};
+        socklen_t len = sizeof from;
+        int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&from), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) break;
+        socket_tune(fd);
+        incoming_expire();
+        Incoming in;
+        in.fd = fd;
+        in.since = std::chrono::steady_clock::now();
+        in.from = ipv4_text(ntohl(from.sin_addr.s_addr)) + ":" + std::to_string(ntohs(from.sin_port));
+        incoming_.emplace(fd, std::move(in));
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ev.data.u64 = kKeyIncoming | static_cast<std::uint32_t>(fd);
+        epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
+    }
+}
+
+[[gnu::always_inline]] inline void TcpMethod::handshake_event(int peer, Conn& c, std::uint32_t events,
+                                                              adi::Upcalls& up) {
+    switch (c.link) {
+        case Link::connecting:
+            if ((events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) on_connected(peer, c);
+            break;
+        case Link::hello_sent:
+        case Link::response_sent: on_reply(peer, c, up); break;
+        case Link::tls_handshake: tls_step(peer, c, up); break;
+        default: break;
+    }
+}
+
+[[gnu::always_inline]] inline void TcpMethod::peer_event(int peer, std::uint32_t events, adi::Upcalls& up) {
+    Conn& c = peers_[static_cast<std::size_t>(peer)].c;
+    if (c.link != Link::connected) {
+        handshake_event(peer, c, events, up);
+        return;
+    }
+    if ((events & (EPOLLIN | EPOLLERR | EPOLLHUP)) != 0) read_peer(peer, up);
+    if ((events & EPOLLOUT) != 0 && c.link == Link::connected) flush(peer, c, &up);
+}
+
+[[gnu::always_inline]] inline bool TcpMethod::stream_event(std::uint64_t key, std::uint32_t events, adi::Upcalls& up) {
+    const int peer = static_cast<int>(key & kPeerBits);
+    Conn* c = conn_of(peer, key);
+    if (c == nullptr) return false;
+    if (c->link != Link::connected) {
+        handshake_event(peer, *c, events, up);
+        return true;
+    }
+    if ((events & (EPOLLERR | EPOLLHUP)) != 0 && (key & kKindBits) == kKeyIn && !c->want_in) {
+        // A muted stream broke: it would be reported at every poll.
+        conn_close(*c);
+        c->link = Link::closed;
+        return true;
+    }
+    if ((events & (EPOLLIN | EPOLLERR | EPOLLHUP)) != 0) read_stream(peer, *c, up);
+    if ((events & EPOLLOUT) != 0 && c->link == Link::connected) flush(peer, *c, &up);
+    return true;
+}
+
 int TcpMethod::poll(adi::Upcalls& up) {
     int events = 0;
     events += adi::failures_report(up, failures_);
@@ -1260,70 +1363,18 @@ int TcpMethod::poll(adi::Upcalls& up) {
     int n = epoll_wait(epfd_, evs, 64, 0);
     for (int i = 0; i < n; ++i) {
         const std::uint64_t key = evs[i].data.u64;
-        const std::uint64_t kind = key & 0xffffffff00000000ull;
+        const std::uint64_t kind = key & kKindBits;
         const int index = static_cast<int>(key & 0xffffffffu);
         if (kind == kKeyListener) {
-            for (;;) {
-                sockaddr_in from{};
-                socklen_t len = sizeof from;
-                int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&from), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-                if (fd < 0) break;
-                socket_tune(fd);
-                incoming_expire();
-                Incoming in;
-                in.fd = fd;
-                in.since = std::chrono::steady_clock::now();
-                in.from = ipv4_text(ntohl(from.sin_addr.s_addr)) + ":" + std::to_string(ntohs(from.sin_port));
-                incoming_.emplace(fd, std::move(in));
-                epoll_event ev{};
-                ev.events = EPOLLIN;
-                ev.data.u64 = kKeyIncoming | static_cast<std::uint32_t>(fd);
-                epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
-            }
+            incoming_accept();
         } else if (kind == kKeyIncoming) {
             on_incoming(index);
         } else if (kind == kKeyTimer) {
             emulator_.timer_clear();
         } else if (kind == kKeyPeer) {
-            Peer& p = peers_[static_cast<std::size_t>(index)];
-            switch (p.c.link) {
-                case Link::connecting:
-                    if ((evs[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) on_connected(index, p.c);
-                    break;
-                case Link::hello_sent:
-                case Link::response_sent: on_reply(index, p.c, up); break;
-                case Link::tls_handshake: tls_step(index, p.c, up); break;
-                case Link::connected:
-                    if ((evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) != 0) read_peer(index, up);
-                    if ((evs[i].events & EPOLLOUT) != 0 && p.c.link == Link::connected) flush(index, p.c, &up);
-                    break;
-                default:
-                    break;
-            }
+            peer_event(index, evs[i].events, up);
         } else if (kind == kKeyOut || kind == kKeyIn) {
-            const int peer = static_cast<int>(key & kPeerBits);
-            Conn* c = conn_of(peer, key);
-            if (c == nullptr) continue;
-            switch (c->link) {
-                case Link::connecting:
-                    if ((evs[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) on_connected(peer, *c);
-                    break;
-                case Link::hello_sent:
-                case Link::response_sent: on_reply(peer, *c, up); break;
-                case Link::tls_handshake: tls_step(peer, *c, up); break;
-                case Link::connected:
-                    if ((evs[i].events & (EPOLLERR | EPOLLHUP)) != 0 && kind == kKeyIn && !c->want_in) {
-                        // A muted stream broke: it would be reported at every poll.
-                        conn_close(*c);
-                        c->link = Link::closed;
-                        break;
-                    }
-                    if ((evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) != 0) read_stream(peer, *c, up);
-                    if ((evs[i].events & EPOLLOUT) != 0 && c->link == Link::connected) flush(peer, *c, &up);
-                    break;
-                default:
-                    break;
-            }
+            if (!stream_event(key, evs[i].events, up)) continue;
         }
         ++events;
     }
@@ -1343,16 +1394,7 @@ bool TcpMethod::has_queued_sends() const {
 }
 
 void TcpMethod::shutdown() {
-    for (Peer& p : peers_) {
-        conn_close(p.c);
-        p.c.link = Link::closed;
-        for (auto* list : {&p.sends, &p.recvs})
-            for (auto& s : *list)
-                if (s != nullptr) {
-                    conn_close(*s);
-                    s->link = Link::closed;
-                }
-    }
+    for (Peer& p : peers_) peer_close(p);
     for (auto& [fd, in] : incoming_) ::close(fd);
     incoming_.clear();
     if (listen_fd_ >= 0) ::close(listen_fd_);

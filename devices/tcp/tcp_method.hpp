@@ -59,8 +59,8 @@ public:
     TcpMethod& operator=(const TcpMethod&) = delete;
 
     const adi::Capabilities& caps() const override { return caps_; }
-    bool publish(wireup::BusinessCard& card, std::string& error) override;
-    bool connect_world(const adi::World& world, std::string& error) override;
+    base::Status publish(wireup::BusinessCard& card) override;
+    base::Status connect_world(const adi::World& world) override;
     bool reaches(int peer) const override;
     adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;
     bool send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) override;
@@ -195,13 +195,16 @@ private:
         security::Nonce acceptor_nonce{};
     };
 
-    bool listen_open(std::string& error);
+    base::Status listen_open();
+    // What connect_world refuses: STRATA_DATA_TLS or STRATA_TCP_STREAMS out of
+    // range, too many processes, or ranks that disagree on TLS.
+    base::Status settings_check(const std::vector<wireup::BusinessCard>& cards, int my_rank) const;
     void start_connect(int peer, Conn& c);
     void on_connected(int peer, Conn& c);
     void on_reply(int peer, Conn& c, adi::Upcalls& up);
     void on_incoming(int fd);
-    // A complete Hello: answer it with a challenge; false to drop.
-    bool challenge_incoming(Incoming& in, const char*& why);
+    // A complete Hello: answer it with a challenge; fails (saying why) to drop.
+    base::Status challenge_incoming(Incoming& in);
     void decide_incoming(Incoming& in);
     void incoming_drop(int fd, const char* why);
     // Drops accepted connections that have not finished the handshake in
@@ -211,7 +214,34 @@ private:
     security::Proof link_proof(security::ProofRole role, const security::Nonce& connector,
                                const security::Nonce& acceptor, std::uint32_t from, std::uint32_t to,
                                std::uint32_t stream) const;
+    // Events of the epoll set (poll): new connections on the listener; an
+    // event on stream 0 of a link or on an extra stream (false: no such
+    // stream); the handshake's next step on a connection not yet connected.
+    // The per-event and per-message steps below are inline, so poll() and
+    // read_peer() compile to the calls they would make written in one piece.
+    void incoming_accept();
+    void peer_event(int peer, std::uint32_t events, adi::Upcalls& up);
+    bool stream_event(std::uint64_t key, std::uint32_t events, adi::Upcalls& up);
+    void handshake_event(int peer, Conn& c, std::uint32_t events, adi::Upcalls& up);
     void read_peer(int peer, adi::Upcalls& up);
+    // The buffers of the next read on stream 0 (`iov`, `n_iov` of them): the
+    // rest of the payload straight into its landing when nothing is staged
+    // (returns how many bytes go there), then the staging buffer.
+    std::size_t read_iov(Peer& p, iovec* iov, int& n_iov);
+    // `into` payload bytes were read straight into the landing.
+    void direct_landed(int peer, Peer& p, std::size_t into, adi::Upcalls& up);
+    // A read on `c` that returned `n` < 0, or 0 where bytes were asked for:
+    // true when it was interrupted and goes again; otherwise false, the link
+    // having failed unless the socket was only empty.
+    bool read_retry(int peer, const Conn& c, ssize_t n, adi::Upcalls& up);
+    // What that read said, for link_failed: the peer closed (n == 0), TLS
+    // failed, or the system call did (errno).
+    std::string read_failure(int peer, const Conn& c, ssize_t n) const;
+    // Stream 0 ended: the peer finished (its connections close) or, with
+    // anything still owed either way, the link failed.
+    void peer_closed(int peer, adi::Upcalls& up);
+    // Closes every connection of `p` (the peer closed, or shutdown()).
+    void peer_close(Peer& p);
     void parse_staged(int peer, adi::Upcalls& up);
     // Payload bytes that belong in the current landing went in: move to the
     // next landing when it is full and the payload goes on.
@@ -221,6 +251,14 @@ private:
     // A striped payload: reads its stripes in order from their streams until
     // it is complete (true) or the next bytes are not there yet (false).
     bool stripes_read(int peer, adi::Upcalls& up);
+    // Its steps: the connection the current stripe comes on (nullptr: wait,
+    // or the link failed); the stripe's record, from staging or read (`n`,
+    // `asked`; false: out of order, the link failed); a read straight into
+    // the landing; and a stripe complete (true: the whole payload is).
+    Conn* stripe_conn(int peer, Peer& p, adi::Upcalls& up);
+    bool stripe_head_next(int peer, Peer& p, Conn& c, adi::Upcalls& up, ssize_t& n, std::size_t& asked);
+    ssize_t stripe_read_direct(int peer, Peer& p, Conn& c, adi::Upcalls& up, std::size_t& asked);
+    bool stripe_done(int peer, Peer& p, std::uint64_t count, adi::Upcalls& up);
     // stripes_read, then what stream 0 holds after the payload, as long as
     // packets keep coming whole; false while a striped payload waits.
     bool stripes_go(int peer, adi::Upcalls& up);
@@ -229,6 +267,8 @@ private:
     void read_stream(int peer, Conn& c, adi::Upcalls& up);
     // One read on `c` into `iov` (TLS: the first buffer only); counts it.
     ssize_t conn_read(Conn& c, iovec* iov, int n_iov);
+    // The same into one buffer (inline: a stripe's record is read so).
+    ssize_t conn_recv(Conn& c, void* buf, std::size_t n);
     void flush(int peer, Conn& c, adi::Upcalls* up);
     adi::SendStatus send_striped(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token,
                                  std::uint64_t payload);

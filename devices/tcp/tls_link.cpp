@@ -56,17 +56,17 @@ struct TlsCallbacks {
     }
 };
 
-std::unique_ptr<TlsLink> TlsLink::create(bool server, int fd, const Key& key, std::string& error) {
+base::Result<std::unique_ptr<TlsLink>> TlsLink::create(bool server, int fd, const Key& key) {
     static SSL_CTX* contexts[2] = {nullptr, nullptr};
     SSL_CTX*& ctx = contexts[server ? 1 : 0];
     if (ctx == nullptr) {
         ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
         if (ctx == nullptr || SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION) != 1 ||
             SSL_CTX_set_ciphersuites(ctx, "TLS_AES_128_GCM_SHA256") != 1) {
-            error = "cannot set up TLS for rank links: " + openssl_error();
+            base::Error failed{"cannot set up TLS for rank links: " + openssl_error()};
             SSL_CTX_free(ctx);
             ctx = nullptr;
-            return nullptr;
+            return failed;
         }
         SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
         // Whole socket reads instead of a header and a body per record; the
@@ -85,8 +85,7 @@ std::unique_ptr<TlsLink> TlsLink::create(bool server, int fd, const Key& key, st
     link->ssl_ = SSL_new(ctx);
     if (link->ssl_ == nullptr || SSL_set_fd(link->ssl_, fd) != 1 ||
         SSL_set_ex_data(link->ssl_, link_index(), link.get()) != 1) {
-        error = "cannot set up TLS for a rank link: " + openssl_error();
-        return nullptr;
+        return base::Error{"cannot set up TLS for a rank link: " + openssl_error()};
     }
     if (server)
         SSL_set_accept_state(link->ssl_);
@@ -118,7 +117,7 @@ ssize_t TlsLink::result(int ret, bool writing) {
     if (!writing && e == SSL_ERROR_ZERO_RETURN) return 0;
     if (!writing && e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0) return 0;  // closed without close_notify
     error_ = "TLS: " + openssl_error();
-    return -2;
+    return kFailed;
 }
 
 ssize_t TlsLink::writev(const iovec* iov, int n) {

@@ -23,25 +23,32 @@
 #include <string>
 #include <vector>
 
+#include "base/result.hpp"
+
 namespace strata::dev::tcp {
 
 class TlsLink {
 public:
     using Key = std::array<std::uint8_t, 32>;
     enum class Step { done, again, failed };
+    // What writev() and read() return when the link failed (see error()): a
+    // value no system call returns, so a TLS link answers exactly as a plain
+    // socket does (bytes, 0, -1 with errno) plus this one outcome, and the
+    // device's read and write paths stay one comparison per call.
+    static constexpr ssize_t kFailed = -2;
 
-    // nullptr with `error` when OpenSSL cannot set up the link.
-    static std::unique_ptr<TlsLink> create(bool server, int fd, const Key& key, std::string& error);
+    // Fails when OpenSSL cannot set up the link.
+    static base::Result<std::unique_ptr<TlsLink>> create(bool server, int fd, const Key& key);
     ~TlsLink();
     TlsLink(const TlsLink&) = delete;
     TlsLink& operator=(const TlsLink&) = delete;
 
     Step handshake();
     // Bytes taken from the iovecs in order (> 0), -1 when the socket is full
-    // (errno EAGAIN), -2 when the link failed (see error()).
+    // (errno EAGAIN), kFailed when the link failed.
     ssize_t writev(const iovec* iov, int n);
     // Bytes read (> 0), 0 when the peer closed, -1 when nothing is there
-    // (errno EAGAIN), -2 when the link failed.
+    // (errno EAGAIN), kFailed when the link failed.
     ssize_t read(void* buf, std::size_t n);
     // Whether the handshake waits for the socket to take bytes.
     bool wants_write() const { return SSL_want_write(ssl_) != 0; }

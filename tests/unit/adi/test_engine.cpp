@@ -28,8 +28,8 @@ public:
         caps_.eager_limit = eager;
     }
     const Capabilities& caps() const override { return caps_; }
-    bool publish(wireup::BusinessCard&, std::string&) override { return true; }
-    bool connect_world(const World&, std::string&) override { return true; }
+    strata::base::Status publish(wireup::BusinessCard&) override { return {}; }
+    strata::base::Status connect_world(const World&) override { return {}; }
     bool reaches(int) const override { return true; }
     SendStatus send(int peer, const Header& h, std::span<const iovec> data, std::uint64_t token) override;
     int poll(Upcalls& up) override;
@@ -124,8 +124,7 @@ struct Pair {
             v.push_back(std::move(method));
             e[i] = std::make_unique<Engine>(std::move(v));
             std::vector<wireup::BusinessCard> cards(2);
-            std::string err;
-            REQUIRE(e[i]->connect_world(World{cards, {}, i}, err));
+            REQUIRE(e[i]->connect_world(World{cards, {}, i}));
             if (listen) listening[i] = std::make_unique<Engine::Interest>(*e[i], kAnySource);
         }
     }
@@ -571,8 +570,8 @@ public:
         caps_.eager_limit = 1024;
     }
     const Capabilities& caps() const override { return caps_; }
-    bool publish(wireup::BusinessCard&, std::string&) override { return true; }
-    bool connect_world(const World&, std::string&) override { return true; }
+    strata::base::Status publish(wireup::BusinessCard&) override { return {}; }
+    strata::base::Status connect_world(const World&) override { return {}; }
     bool reaches(int peer) const override { return peer == peer_; }
     SendStatus send(int, const Header&, std::span<const iovec>, std::uint64_t) override { return SendStatus::done; }
     int poll(Upcalls&) override { return 0; }
@@ -597,10 +596,10 @@ TEST_CASE("a peer that no method reaches is an error naming it") {
     v.push_back(std::make_unique<CountingMethod>("costly", 2, 100));
     Engine e(std::move(v));
     std::vector<wireup::BusinessCard> cards(3);
-    std::string err;
     // Rank 0 is reached by nothing: only its peers matter here.
-    CHECK_FALSE(e.connect_world(World{cards, {}, 0}, err));
-    CHECK(err.find("no communication method reaches rank 0") != std::string::npos);
+    const strata::base::Status connected = e.connect_world(World{cards, {}, 0});
+    CHECK_FALSE(connected);
+    CHECK(connected.error().find("no communication method reaches rank 0") != std::string::npos);
 }
 
 TEST_CASE("selective polling: skip-poll ratio, and only the needed methods") {
@@ -611,8 +610,7 @@ TEST_CASE("selective polling: skip-poll ratio, and only the needed methods") {
     v.insert(v.begin(), std::unique_ptr<Method>(self));
     Engine e(std::move(v));
     std::vector<wireup::BusinessCard> cards(3);
-    std::string err;
-    REQUIRE(e.connect_world(World{cards, {}, 0}, err));
+    REQUIRE(e.connect_world(World{cards, {}, 0}));
     auto polls = [&](std::size_t i) { return e.poll_counts()[i].second; };
     const char* knob = std::getenv("STRATA_SKIP_POLL");
     const std::uint64_t skip = knob != nullptr ? std::strtoull(knob, nullptr, 10) : 8;
@@ -666,8 +664,7 @@ TEST_CASE("selective polling: with every peer behind the costly method, MPI_ANY_
     v.push_back(std::make_unique<CountingMethod>("costly", 1, 100));
     Engine e(std::move(v));
     std::vector<wireup::BusinessCard> cards(2);
-    std::string err;
-    REQUIRE(e.connect_world(World{cards, {}, 0}, err));
+    REQUIRE(e.connect_world(World{cards, {}, 0}));
     std::vector<std::byte> a(8);
     Request* r = post_recv(e, kAnySource, a);
     for (int i = 0; i < 40; ++i) e.progress();

@@ -96,10 +96,9 @@ World::World(const Maker& make, std::vector<wireup::BusinessCard> cards,
         auto& m = methods_[static_cast<std::size_t>(r)];
         m = make(adi::MethodContext{r, n, "unit-test-key", "localhost"});
         if (!m) continue;
-        std::string error;
-        const bool published = m->publish(cards[static_cast<std::size_t>(r)], error);
-        INFO("rank " << r << " publishing: " << error);
-        REQUIRE(published);
+        const base::Status published = m->publish(cards[static_cast<std::size_t>(r)]);
+        INFO("rank " << r << " publishing: " << published.error());
+        REQUIRE(published.ok());
     }
     if (edit) edit(cards);
     std::vector<std::string> errors(cards.size());
@@ -108,7 +107,11 @@ World::World(const Maker& make, std::vector<wireup::BusinessCard> cards,
     for (int r = 0; r < n; ++r) {
         const auto i = static_cast<std::size_t>(r);
         if (!methods_[i]) continue;
-        threads.emplace_back([&, r, i] { ok[i] = methods_[i]->connect_world(adi::World{cards, {}, r}, errors[i]); });
+        threads.emplace_back([&, r, i] {
+            const base::Status connected = methods_[i]->connect_world(adi::World{cards, {}, r});
+            ok[i] = connected.ok() ? 1 : 0;
+            errors[i] = connected.error();
+        });
     }
     for (auto& t : threads) t.join();
     for (std::size_t i = 0; i < cards.size(); ++i) {
@@ -195,10 +198,10 @@ std::vector<wireup::BusinessCard> cards_local(int n, const std::string& host) {
 bool ofi_missing(const char* provider, std::string& why) {
     ofi::OfiMethod probe(adi::MethodContext{0, 2, "unit-test-key", "localhost"}, provider);
     wireup::BusinessCard card;
-    std::string error;
     // What publish() says when fi_getinfo finds no such endpoint.
-    if (probe.publish(card, error) || error.find("no RDM endpoint") == std::string::npos) return false;
-    why = error;
+    const base::Status published = probe.publish(card);
+    if (published || published.error().find("no RDM endpoint") == std::string::npos) return false;
+    why = published.error();
     return true;
 }
 

@@ -15,48 +15,47 @@ std::vector<Interface> sample() {
 }  // namespace
 
 TEST_CASE("no network chosen: listen everywhere, publish loopback last") {
-    std::string err;
-    auto c = network_choose("", sample(), err);
+    auto c = network_choose("", sample());
     REQUIRE(c);
     CHECK(c->any);
     CHECK(c->publish == std::vector<std::string>{"10.0.0.5", "10.77.1.2", "127.0.0.1"});
 }
 
 TEST_CASE("network by interface name or by subnet") {
-    std::string err;
-    auto by_name = network_choose("eth1", sample(), err);
+    auto by_name = network_choose("eth1", sample());
     REQUIRE(by_name);
     CHECK_FALSE(by_name->any);
     CHECK(by_name->publish == std::vector<std::string>{"10.77.1.2"});
-    auto by_subnet = network_choose("10.0.0.0/24", sample(), err);
+    auto by_subnet = network_choose("10.0.0.0/24", sample());
     REQUIRE(by_subnet);
     CHECK(by_subnet->publish == std::vector<std::string>{"10.0.0.5"});
-    auto wide = network_choose("10.77.0.0/16", sample(), err);
+    auto wide = network_choose("10.77.0.0/16", sample());
     REQUIRE(wide);
     CHECK(wide->publish == std::vector<std::string>{"10.77.1.2"});
 }
 
 TEST_CASE("a network that matches nothing names the interfaces there are") {
-    std::string err;
-    CHECK_FALSE(network_choose("eth9", sample(), err));
-    CHECK(err.find("eth9") != std::string::npos);
-    CHECK(err.find("eth0 10.0.0.5") != std::string::npos);
-    CHECK_FALSE(network_choose("192.168.0.0/16", sample(), err));
-    CHECK_FALSE(network_choose("10.0.0.0/40", sample(), err));
-    CHECK(err.find("subnet") != std::string::npos);
+    const auto eth9 = network_choose("eth9", sample());
+    CHECK_FALSE(eth9);
+    CHECK(eth9.error().find("eth9") != std::string::npos);
+    CHECK(eth9.error().find("eth0 10.0.0.5") != std::string::npos);
+    CHECK_FALSE(network_choose("192.168.0.0/16", sample()));
+    const auto bits = network_choose("10.0.0.0/40", sample());
+    CHECK_FALSE(bits);
+    CHECK(bits.error().find("subnet") != std::string::npos);
 }
 
 TEST_CASE("port ranges") {
-    std::string err;
-    auto any = port_range_parse("", err);
+    auto any = port_range_parse("");
     REQUIRE(any);
     CHECK(any->low == 0);
-    auto r = port_range_parse("50000:50100", err);
+    auto r = port_range_parse("50000:50100");
     REQUIRE(r);
     CHECK(r->low == 50000);
     CHECK(r->high == 50100);
     for (const char* bad : {"50000", "50100:50000", "0:10", "1:70000", "a:b", "10:"}) {
-        CHECK_FALSE(port_range_parse(bad, err));
-        CHECK(err.find("LOW:HIGH") != std::string::npos);
+        const auto r = port_range_parse(bad);
+        CHECK_FALSE(r);
+        CHECK(r.error().find("LOW:HIGH") != std::string::npos);
     }
 }

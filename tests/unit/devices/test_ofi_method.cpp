@@ -32,12 +32,10 @@ std::vector<std::unique_ptr<OfiMethod>> connected(const std::vector<std::string>
     for (int i = 0; i < n; ++i) {
         m.push_back(
             std::make_unique<OfiMethod>(adi::MethodContext{i, n, "k", "h"}, providers[static_cast<std::size_t>(i)]));
-        std::string error;
-        REQUIRE(m.back()->publish(cards[static_cast<std::size_t>(i)], error));
+        REQUIRE(m.back()->publish(cards[static_cast<std::size_t>(i)]).ok());
         CHECK(m.back()->provider() == providers[static_cast<std::size_t>(i)]);
     }
-    std::string error;
-    for (int i = 0; i < n; ++i) REQUIRE(m[static_cast<std::size_t>(i)]->connect_world(adi::World{cards, {}, i}, error));
+    for (int i = 0; i < n; ++i) REQUIRE(m[static_cast<std::size_t>(i)]->connect_world(adi::World{cards, {}, i}).ok());
     return m;
 }
 
@@ -73,15 +71,14 @@ TEST_CASE("ofi: peers are reached only with the same provider and vendor domain"
 TEST_CASE("ofi: no provider means no address and no peer; a bad one is named") {
     wireup::BusinessCard card = card_make("h", "v");
     OfiMethod off(adi::MethodContext{0, 2, "k", "h"}, "");
-    std::string error;
-    REQUIRE(off.publish(card, error));
+    REQUIRE(off.publish(card).ok());
     CHECK(card.address_of("ofi").empty());
-    std::string off_error;
-    REQUIRE(off.connect_world(adi::World{{card, card}, {}, 0}, off_error));
+    REQUIRE(off.connect_world(adi::World{{card, card}, {}, 0}).ok());
     CHECK_FALSE(off.reaches(1));
 
     OfiMethod bad(adi::MethodContext{0, 2, "k", "h"}, "no_such_provider");
-    CHECK_FALSE(bad.publish(card, error));
-    CHECK(error.find("no_such_provider") != std::string::npos);
-    CHECK(error.find("fi_info") != std::string::npos);
+    const base::Status published = bad.publish(card);
+    CHECK_FALSE(published);
+    CHECK(published.error().find("no_such_provider") != std::string::npos);
+    CHECK(published.error().find("fi_info") != std::string::npos);
 }

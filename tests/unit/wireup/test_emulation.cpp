@@ -8,41 +8,42 @@
 using namespace strata::wireup;
 
 TEST_CASE("emulation text: parsed, and written back the same") {
-    std::string error;
-    const auto e = emulation_parse("wan:latency_ms=10,bandwidth_mbit=100; lan:latency_ms=0.5;A/B:bandwidth_mbit=50",
-                                   error);
+    const auto e = emulation_parse("wan:latency_ms=10,bandwidth_mbit=100; lan:latency_ms=0.5;A/B:bandwidth_mbit=50");
     REQUIRE(e);
-    CHECK(error.empty());
+    CHECK(e.error().empty());
     CHECK(e->wan == LinkShape{0.01, 12.5e6});
     CHECK(e->lan == LinkShape{0.0005, 0});
     REQUIRE(e->pairs.size() == 1);
     CHECK((e->pairs[0].a == "A" && e->pairs[0].b == "B" && e->pairs[0].shape == LinkShape{0, 6.25e6}));
     CHECK(e->text() == "wan:latency_ms=10,bandwidth_mbit=100;lan:latency_ms=0.5;A/B:bandwidth_mbit=50");
-    CHECK(emulation_parse(e->text(), error) == e);
-    CHECK(emulation_parse("", error)->empty());
+    CHECK(*emulation_parse(e->text()) == *e);
+    CHECK(emulation_parse("")->empty());
 }
 
 TEST_CASE("emulation: which shape a link gets") {
-    std::string error;
-    const auto e = emulation_parse("wan:latency_ms=10;lan:latency_ms=1;A/B:latency_ms=30", error);
+    const auto e = emulation_parse("wan:latency_ms=10;lan:latency_ms=1;A/B:latency_ms=30");
     REQUIRE(e);
     CHECK(e->link(0, "B", "A")->latency_s == Approx(0.03));
     CHECK(e->link(0, "A", "C")->latency_s == Approx(0.01));
     CHECK(e->link(1, "A", "A")->latency_s == Approx(0.001));
     CHECK_FALSE(e->link(2, "A", "A"));
-    CHECK_FALSE(emulation_parse("lan:latency_ms=1", error)->link(0, "A", "B"));
+    CHECK_FALSE(emulation_parse("lan:latency_ms=1")->link(0, "A", "B"));
 }
 
 TEST_CASE("emulation: the shared link table") {
-    std::string error;
     const std::string key = "a job key for this test " + std::to_string(::getpid());
-    CHECK(SharedLinks::attach(key, error) == nullptr);  // mpirun has not made it
-    CHECK(error.find("mpirun makes it") != std::string::npos);
+    const auto absent = SharedLinks::attach(key);
+    CHECK_FALSE(absent);  // mpirun has not made it
+    CHECK(absent.error().find("mpirun makes it") != std::string::npos);
     {
-        const std::unique_ptr<SharedLinks> made = SharedLinks::create(key, error);
+        auto made_or = SharedLinks::create(key);
+        REQUIRE(made_or);
+        const std::unique_ptr<SharedLinks> made = std::move(*made_or);
         REQUIRE(made != nullptr);
-        CHECK(SharedLinks::create(key, error) == nullptr);  // one per job
-        const std::unique_ptr<SharedLinks> seen = SharedLinks::attach(key, error);
+        CHECK_FALSE(SharedLinks::create(key));  // one per job
+        auto seen_or = SharedLinks::attach(key);
+        REQUIRE(seen_or);
+        const std::unique_ptr<SharedLinks> seen = std::move(*seen_or);
         REQUIRE(seen != nullptr);
         // A free link starts now; a busy one when it is free; every process sees the same link.
         CHECK(made->reserve(3, 1000, 50) == 1050);
@@ -50,78 +51,66 @@ TEST_CASE("emulation: the shared link table") {
         CHECK(made->reserve(3, 2000, 10) == 2010);
         CHECK(seen->reserve(4, 1010, 5) == 1015);
     }
-    CHECK(SharedLinks::attach(key, error) == nullptr);  // unlinked with its maker
+    CHECK_FALSE(SharedLinks::attach(key));  // unlinked with its maker
     CHECK(SharedLinks::name_for(key).rfind("/strata-links-", 0) == 0);
     CHECK(SharedLinks::name_for(key).find(key) == std::string::npos);
 }
 
 TEST_CASE("emulation text: what is wrong is named") {
-    std::string error;
-    CHECK_FALSE(emulation_parse("wan", error));
-    CHECK(error == "'wan': expected LINK:latency_ms=N,bandwidth_mbit=N with LINK wan, lan or SITE/SITE");
-    CHECK_FALSE(emulation_parse("man:latency_ms=1", error));
-    CHECK(error == "unknown link 'man'; expected wan, lan or SITE/SITE");
-    CHECK_FALSE(emulation_parse("wan:latency_ms=-1", error));
-    CHECK(error == "'wan': 'latency_ms' must not be negative, got -1");
-    CHECK_FALSE(emulation_parse("wan:bandwidth_mbit=lots", error));
-    CHECK(error == "'wan': 'bandwidth_mbit' must be a number, not 'lots'");
-    CHECK_FALSE(emulation_parse("wan:latency_ms", error));
-    CHECK(error == "'wan': 'latency_ms' has no value; write latency_ms=N");
-    CHECK_FALSE(emulation_parse("wan:jitter_ms=3", error));
-    CHECK(error == "'wan': unknown figure 'jitter_ms'; expected latency_ms, bandwidth_mbit or window_kib");
-    CHECK_FALSE(emulation_parse("wan:", error));
-    CHECK(error == "'wan': no figures; give latency_ms, bandwidth_mbit and/or window_kib (each =N)");
-    CHECK_FALSE(emulation_parse("A/:latency_ms=1", error));
-    CHECK(error == "unknown link 'A/'; expected wan, lan or SITE/SITE");
-    CHECK_FALSE(emulation_parse("wan:latency_ms=inf", error));
+    CHECK(emulation_parse("wan").error() ==
+          "'wan': expected LINK:latency_ms=N,bandwidth_mbit=N with LINK wan, lan or SITE/SITE");
+    CHECK(emulation_parse("man:latency_ms=1").error() == "unknown link 'man'; expected wan, lan or SITE/SITE");
+    CHECK(emulation_parse("wan:latency_ms=-1").error() == "'wan': 'latency_ms' must not be negative, got -1");
+    CHECK(emulation_parse("wan:bandwidth_mbit=lots").error() == "'wan': 'bandwidth_mbit' must be a number, not 'lots'");
+    CHECK(emulation_parse("wan:latency_ms").error() == "'wan': 'latency_ms' has no value; write latency_ms=N");
+    CHECK(emulation_parse("wan:jitter_ms=3").error() ==
+          "'wan': unknown figure 'jitter_ms'; expected latency_ms, bandwidth_mbit or window_kib");
+    CHECK(emulation_parse("wan:").error() ==
+          "'wan': no figures; give latency_ms, bandwidth_mbit and/or window_kib (each =N)");
+    CHECK(emulation_parse("A/:latency_ms=1").error() == "unknown link 'A/'; expected wan, lan or SITE/SITE");
+    CHECK_FALSE(emulation_parse("wan:latency_ms=inf"));
 }
 
 TEST_CASE("emulation text: a stream's window") {
-    std::string error;
-    const auto e = emulation_parse("wan:latency_ms=10,bandwidth_mbit=1000,window_kib=64;A/B:window_kib=0.5", error);
+    const auto e = emulation_parse("wan:latency_ms=10,bandwidth_mbit=1000,window_kib=64;A/B:window_kib=0.5");
     REQUIRE(e);
     CHECK(e->wan == LinkShape{0.01, 125e6, 65536});
     REQUIRE(e->pairs.size() == 1);
     CHECK(e->pairs[0].shape == LinkShape{0, 0, 512});
     // Written back in the table's order, and read again the same.
     CHECK(e->text() == "wan:latency_ms=10,bandwidth_mbit=1000,window_kib=64;A/B:window_kib=0.5");
-    CHECK(emulation_parse(e->text(), error) == e);
-    CHECK(emulation_parse("lan:window_kib=16", error)->lan == LinkShape{0, 0, 16384});
+    CHECK(*emulation_parse(e->text()) == *e);
+    CHECK(emulation_parse("lan:window_kib=16")->lan == LinkShape{0, 0, 16384});
     // Without the figure, no window.
-    CHECK(emulation_parse("wan:latency_ms=10", error)->wan->window_bytes == 0);
+    CHECK(emulation_parse("wan:latency_ms=10")->wan->window_bytes == 0);
     // What is wrong with it is named, with its entry.
-    CHECK_FALSE(emulation_parse("wan:latency_ms=1;A/B:window_kib=-64", error));
-    CHECK(error == "'A/B': 'window_kib' must not be negative, got -64");
-    CHECK_FALSE(emulation_parse("lan:window_kib=big", error));
-    CHECK(error == "'lan': 'window_kib' must be a number, not 'big'");
-    CHECK_FALSE(emulation_parse("wan:window_kib", error));
-    CHECK(error == "'wan': 'window_kib' has no value; write window_kib=N");
-    CHECK_FALSE(emulation_parse("wan:window_kb=64", error));
-    CHECK(error == "'wan': unknown figure 'window_kb'; expected latency_ms, bandwidth_mbit or window_kib");
+    CHECK(emulation_parse("wan:latency_ms=1;A/B:window_kib=-64").error() ==
+          "'A/B': 'window_kib' must not be negative, got -64");
+    CHECK(emulation_parse("lan:window_kib=big").error() == "'lan': 'window_kib' must be a number, not 'big'");
+    CHECK(emulation_parse("wan:window_kib").error() == "'wan': 'window_kib' has no value; write window_kib=N");
+    CHECK(emulation_parse("wan:window_kb=64").error() ==
+          "'wan': unknown figure 'window_kb'; expected latency_ms, bandwidth_mbit or window_kib");
 }
 
 TEST_CASE("emulation: the figures' table sets one field each") {
     LinkShape s;
-    CHECK(emulation_figure_set(s, "latency_ms", "2.5").empty());
-    CHECK(emulation_figure_set(s, "bandwidth_mbit", "8").empty());
-    CHECK(emulation_figure_set(s, "window_kib", "4").empty());
+    CHECK(emulation_figure_set(s, "latency_ms", "2.5"));
+    CHECK(emulation_figure_set(s, "bandwidth_mbit", "8"));
+    CHECK(emulation_figure_set(s, "window_kib", "4"));
     CHECK(s == LinkShape{0.0025, 1e6, 4096});
-    CHECK(emulation_figure_set(s, "jitter", "1") == "unknown figure 'jitter'; expected latency_ms, bandwidth_mbit or window_kib");
-    CHECK(emulation_figure_set(s, "window_kib", "") == "'window_kib' must be a number, not ''");
+    CHECK(emulation_figure_set(s, "jitter", "1").error() ==
+          "unknown figure 'jitter'; expected latency_ms, bandwidth_mbit or window_kib");
+    CHECK(emulation_figure_set(s, "window_kib", "").error() == "'window_kib' must be a number, not ''");
     CHECK(s == LinkShape{0.0025, 1e6, 4096});  // a refused figure changes nothing
     CHECK(emulation_figure_names(" and ") == "latency_ms, bandwidth_mbit and window_kib");
 }
 
 TEST_CASE("streams: the number a link may use") {
-    int n = 0;
-    CHECK(streams_check("4", n).empty());
-    CHECK(n == 4);
-    CHECK(streams_check("1", n).empty());
-    CHECK(streams_check("16", n).empty());
-    CHECK(n == 16);
-    CHECK(streams_check("0", n) == "'0' is not a number of streams; expected 1 to 16");
-    CHECK(streams_check("17", n) == "'17' is not a number of streams; expected 1 to 16");
-    CHECK(streams_check("2x", n) == "'2x' is not a number of streams; expected 1 to 16");
-    CHECK(streams_check("", n) == "'' is not a number of streams; expected 1 to 16");
-    CHECK(n == 16);
+    CHECK(*streams_check("4") == 4);
+    CHECK(*streams_check("1") == 1);
+    CHECK(*streams_check("16") == 16);
+    CHECK(streams_check("0").error() == "'0' is not a number of streams; expected 1 to 16");
+    CHECK(streams_check("17").error() == "'17' is not a number of streams; expected 1 to 16");
+    CHECK(streams_check("2x").error() == "'2x' is not a number of streams; expected 1 to 16");
+    CHECK(streams_check("").error() == "'' is not a number of streams; expected 1 to 16");
 }

@@ -110,7 +110,9 @@ std::vector<std::string> read_to_end(Tcp& peer) {
 
 TEST_CASE("FramedConnection assembles a frame split across reads", "[wireup]") {
     LocalPair p;
-    auto& [io, a, seen, conn] = p;
+    auto& a = p.peer;
+    auto& seen = p.seen;
+    auto& conn = p.conn;
     const std::vector<std::uint8_t> f = frame(2, "hello");
     // The header's first three bytes, then the rest: two reads, one frame.
     asio::write(a, asio::buffer(f.data(), 3));
@@ -125,7 +127,10 @@ TEST_CASE("FramedConnection assembles a frame split across reads", "[wireup]") {
 
 TEST_CASE("FramedConnection delivers several frames from one read, in order", "[wireup]") {
     LocalPair p;
-    auto& [io, a, seen, conn] = p;
+    auto& io = p.io;
+    auto& a = p.peer;
+    auto& seen = p.seen;
+    auto& conn = p.conn;
     std::vector<std::uint8_t> bytes;
     for (const auto& f : {frame(1, "a"), frame(2, "bc"), frame(3, "")}) bytes.insert(bytes.end(), f.begin(), f.end());
     asio::write(a, asio::buffer(bytes));
@@ -141,7 +146,9 @@ TEST_CASE("FramedConnection delivers several frames from one read, in order", "[
 
 TEST_CASE("FramedConnection refuses a frame longer than the splitter allows", "[wireup]") {
     LocalPair p(8);
-    auto& [io, a, seen, conn] = p;
+    auto& a = p.peer;
+    auto& seen = p.seen;
+    auto& conn = p.conn;
     std::vector<std::uint8_t> bytes = frame(1, "ok");       // 8 bytes of payload: allowed
     const std::vector<std::uint8_t> big = frame(1, "abc");  // 12: refused from its header alone
     bytes.insert(bytes.end(), big.begin(), big.begin() + 5);
@@ -162,7 +169,10 @@ TEST_CASE("FramedConnection stops delivering once its owner closes it", "[wireup
         types.push_back(std::to_string(f.type));
         (*conn_of)->close();
     });
-    auto& [io, a, seen, conn] = p;
+    auto& io = p.io;
+    auto& a = p.peer;
+    auto& seen = p.seen;
+    auto& conn = p.conn;
     conn_of = &conn;
     std::vector<std::uint8_t> bytes = frame(1, "x");
     const std::vector<std::uint8_t> second = frame(2, "y");
@@ -178,7 +188,10 @@ TEST_CASE("FramedConnection stops delivering once its owner closes it", "[wireup
 
 TEST_CASE("FramedConnection writes queued frames whole and in order", "[wireup]") {
     TcpPair p;
-    auto& [io, a, seen, conn] = p;
+    auto& io = p.io;
+    auto& a = p.peer;
+    auto& seen = p.seen;
+    auto& conn = p.conn;
     const std::string big(200, 'z');  // 800 bytes of payload: more than one write may take
     conn->send(frame(1, "first"));
     conn->send(std::make_shared<const std::vector<std::uint8_t>>(frame(2, big)));
@@ -192,7 +205,10 @@ TEST_CASE("FramedConnection writes queued frames whole and in order", "[wireup]"
 
 TEST_CASE("FramedConnection shuts down its sending side after the queue drains", "[wireup]") {
     TcpPair p;
-    auto& [io, a, seen, conn] = p;
+    auto& io = p.io;
+    auto& a = p.peer;
+    auto& seen = p.seen;
+    auto& conn = p.conn;
     conn->send(frame(1, "one"));
     conn->send(frame(2, "two"));
     conn->shutdown_after_drain();  // not yet: two frames wait

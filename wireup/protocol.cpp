@@ -359,6 +359,7 @@ Client::Client(Client&& o) noexcept
     : fd_(o.fd_),
       rank_(o.rank_),
       size_(o.size_),
+      subjob_(o.subjob_),
       job_key_(std::move(o.job_key_)),
       reader_(std::move(o.reader_)),
       checked_in_(o.checked_in_),
@@ -373,6 +374,7 @@ Client& Client::operator=(Client&& o) noexcept {
         fd_ = o.fd_;
         rank_ = o.rank_;
         size_ = o.size_;
+        subjob_ = o.subjob_;
         job_key_ = std::move(o.job_key_);
         reader_ = std::move(o.reader_);
         checked_in_ = o.checked_in_;

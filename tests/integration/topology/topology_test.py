@@ -98,6 +98,29 @@ def host_identity(ctx, a):
     expect_nobody_left(ctx)
 
 
+def vendor_per_subjob(ctx, a):
+    """Without STRATA_VENDOR_DOMAIN each subjob is its own vendor domain: the
+    ofi method links the ranks of one subjob, never two subjobs, even on one
+    machine; STRATA_VENDOR_DOMAIN set alike joins them."""
+    def methods(domain):
+        env = "{STRATA_EXCLUDE_METHODS: shm, STRATA_OFI_PROVIDER: 'tcp;ofi_rxm'" + (
+            f", STRATA_VENDOR_DOMAIN: {domain}}}" if domain else "}")
+        subjobs = "".join(f"  - {{count: 2, host: h{i}, environment: {env}}}\n" for i in (1, 2))
+        path = ctx.file("job.yaml", f"executable: {a.example}\narguments: [{ctx.marker}]\nsubjobs:\n{subjobs}")
+        r = ctx.run(["-v", "-jobfile", path])
+        expect_code(r, 0)
+        found = lines_matching(r.stderr, r"^strata: rank 0: methods: (.*)$")
+        check(len(found) == 1, f"rank 0 shows its methods:\n{r.stderr}")
+        return found[0][1]
+    joined = methods("cluster")
+    if "ofi" not in joined:
+        print(f"SKIP: the ofi method is not built or has no tcp provider here ({joined})")
+        sys.exit(77)
+    check(joined == "self: 0; ofi: 1-3", "one STRATA_VENDOR_DOMAIN: one vendor domain")
+    check(methods("") == "self: 0; ofi: 1; tcp: 2-3", "two subjobs: two vendor domains")
+    expect_nobody_left(ctx)
+
+
 def hwloc_levels(ctx, a):
     """STRATA_TOPOLOGY_HWLOC=1 adds the package and NUMA levels below the vendor
     level, from each process's CPU binding as hwloc reads it. hwloc is shown a
@@ -220,7 +243,7 @@ def emulation_errors(ctx, a):
     check(ctx.leftovers() == [], "nothing started")
 
 
-SCENARIOS = {f.__name__: f for f in (mpichg2_example, attributes, host_identity, hwloc_levels, emulation_bounds,
+SCENARIOS = {f.__name__: f for f in (mpichg2_example, attributes, host_identity, vendor_per_subjob, hwloc_levels, emulation_bounds,
                                      emulation_conformance, emulation_errors, emulation_shared)}
 
 

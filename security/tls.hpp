@@ -40,14 +40,14 @@ struct TlsCredential {
 // when there is one, else the certificate and key. `error` when
 // X509_USER_PROXY names a missing file, or no home directory is known and a
 // variable is unset.
-Result<TlsCredential> user_credential_find();
+base::Result<TlsCredential> user_credential_find();
 
 // A context that presents `cred.cert`/`cred.key` and verifies the peer
 // against `cred.ca_dir`. Fails, naming the file, when one cannot be read, the
 // key can be read by anyone but its owner (with the chmod that fixes it), the
 // key does not belong to the certificate, or the certificate has expired.
 // Proxy certificates are accepted in the peer's chain (RFC 3820 rules).
-Result<std::shared_ptr<boost::asio::ssl::context>> tls_context_make(TlsRole role, const TlsCredential& cred);
+base::Result<std::shared_ptr<boost::asio::ssl::context>> tls_context_make(TlsRole role, const TlsCredential& cred);
 
 // What a context reads from a trusted-CA directory: the certificates (<hash>.N)
 // and revocation lists (<hash>.rN), each by name, size, times and inode (of

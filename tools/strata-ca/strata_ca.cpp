@@ -30,6 +30,7 @@
 
 namespace fs = std::filesystem;
 namespace sec = strata::security;
+namespace base = strata::base;
 
 namespace {
 
@@ -170,12 +171,12 @@ int command_create_ca(const std::vector<std::string>& args, const fs::path& home
     ca.lifetime = *days;
     ca.overwrite = opts->flags.contains("force");
 
-    sec::Result<sec::CaCreated> made = sec::ca_create(ca);
-    if (!made.ok()) return failure(made.error);
-    std::cout << "CA certificate: " << made.value.cert_file.string() << "\n"
-              << "CA key:         " << made.value.key_file.string() << " (mode 0600, keep it secret)\n"
-              << "subject:        " << made.value.subject << "\n"
-              << "trusted as:     " << made.value.installed.string() << "\n";
+    base::Result<sec::CaCreated> made = sec::ca_create(ca);
+    if (!made.ok()) return failure(made.error());
+    std::cout << "CA certificate: " << made.value().cert_file.string() << "\n"
+              << "CA key:         " << made.value().key_file.string() << " (mode 0600, keep it secret)\n"
+              << "subject:        " << made.value().subject << "\n"
+              << "trusted as:     " << made.value().installed.string() << "\n";
     if (ca.cert_dir != fs::path(env_dir ? env_dir : "")) {
         std::cout << "Programs find trusted CAs through X509_CERT_DIR: export X509_CERT_DIR="
                   << ca.cert_dir.string() << "\n";
@@ -211,18 +212,18 @@ int command_issue(sec::CertKind kind, const std::vector<std::string>& args, cons
     issue.lifetime = *days;
     issue.overwrite = opts->flags.contains("force");
 
-    sec::Result<sec::CertAuthority> ca = sec::ca_load(path_or(*opts, "ca", home / ".strata" / "ca"));
-    if (!ca.ok()) return failure(ca.error);
-    sec::Result<sec::Issued> made = sec::cert_issue(ca.value, issue);
-    if (!made.ok()) return failure(made.error);
-    std::cout << "certificate: " << made.value.cert_file.string() << "\n"
-              << "key:         " << made.value.key_file.string() << " (mode 0600)\n"
-              << "subject:     " << made.value.subject << "\n";
+    base::Result<sec::CertAuthority> ca = sec::ca_load(path_or(*opts, "ca", home / ".strata" / "ca"));
+    if (!ca.ok()) return failure(ca.error());
+    base::Result<sec::Issued> made = sec::cert_issue(ca.value(), issue);
+    if (!made.ok()) return failure(made.error());
+    std::cout << "certificate: " << made.value().cert_file.string() << "\n"
+              << "key:         " << made.value().key_file.string() << " (mode 0600)\n"
+              << "subject:     " << made.value().subject << "\n";
     if (!host) {
         // Root never runs jobs (a gatekeeper refuses such a line): then a placeholder to fill in.
         const bool root = ::geteuid() == 0;
         std::cout << "Add this line to the grid-mapfile of each site that should accept you:\n"
-                  << sec::gridmap_quote(made.value.subject) << " " << (root ? "ACCOUNT" : local_user()) << "\n";
+                  << sec::gridmap_quote(made.value().subject) << " " << (root ? "ACCOUNT" : local_user()) << "\n";
         if (root)
             std::cout << "(with ACCOUNT your account at that site: a line mapping to root is refused, since root "
                          "never runs jobs)\n";
@@ -234,9 +235,9 @@ int command_show(const std::vector<std::string>& args) {
     if (args.size() != 1 || args[0].rfind("--", 0) == 0) {
         return usage_error("show takes one certificate file: strata-ca show FILE");
     }
-    sec::Result<sec::X509Ptr> cert = sec::cert_load_pem(args[0]);
-    if (!cert.ok()) return failure(cert.error);
-    X509* c = cert.value.get();
+    base::Result<sec::X509Ptr> cert = sec::cert_load_pem(args[0]);
+    if (!cert.ok()) return failure(cert.error());
+    X509* c = cert.value().get();
     std::string subject = sec::name_to_globus(X509_get_subject_name(c));
     std::cout << "subject:     " << subject << "\n"
               << "issuer:      " << sec::name_to_globus(X509_get_issuer_name(c)) << "\n"
@@ -264,14 +265,14 @@ int command_revoke(const std::vector<std::string>& args, const fs::path& home) {
                               env_dir && *env_dir ? fs::path(env_dir) : home / ".strata" / "certificates");
     revoke.cert_file = opts->positional[0];
     revoke.next_update = *days;
-    sec::Result<sec::CertAuthority> ca = sec::ca_load(revoke.ca_dir);
-    if (!ca.ok()) return failure(ca.error);
-    sec::Result<sec::Revocation> done = sec::cert_revoke(ca.value, revoke);
-    if (!done.ok()) return failure(done.error);
-    std::cout << "revoked:      " << done.value.subject << " (serial " << done.value.serial << ")\n"
-              << "list:         " << done.value.crl_file.string() << " (" << done.value.revoked_count
+    base::Result<sec::CertAuthority> ca = sec::ca_load(revoke.ca_dir);
+    if (!ca.ok()) return failure(ca.error());
+    base::Result<sec::Revocation> done = sec::cert_revoke(ca.value(), revoke);
+    if (!done.ok()) return failure(done.error());
+    std::cout << "revoked:      " << done.value().subject << " (serial " << done.value().serial << ")\n"
+              << "list:         " << done.value().crl_file.string() << " (" << done.value().revoked_count
               << " revoked, next update in " << revoke.next_update.count() << " days)\n"
-              << "installed as: " << done.value.installed.string() << "\n"
+              << "installed as: " << done.value().installed.string() << "\n"
               << "Copy it into the trusted-CA directory of every site that trusts this CA.\n";
     return 0;
 }

@@ -15,6 +15,7 @@
 
 namespace fs = std::filesystem;
 namespace sec = strata::security;
+namespace base = strata::base;
 
 namespace {
 
@@ -86,15 +87,15 @@ int main(int argc, char** argv) {
         }
     }
     if (!exists && want != 0) return usage_error("-valid goes with -exists");
-    sec::Result<sec::ProxyCredential> proxy = sec::proxy_load(file);
-    if (exists) return proxy.ok() && seconds_left(proxy.value.cert.get()) > want ? 0 : 1;
+    base::Result<sec::ProxyCredential> proxy = sec::proxy_load(file);
+    if (exists) return proxy.ok() && seconds_left(proxy.value().cert.get()) > want ? 0 : 1;
     if (!proxy.ok()) {
-        std::cerr << "strata-proxy-info: " << proxy.error << "\n";
+        std::cerr << "strata-proxy-info: " << proxy.error() << "\n";
         return 1;
     }
-    X509* cert = proxy.value.cert.get();
+    X509* cert = proxy.value().cert.get();
     std::vector<X509*> chain{cert};
-    for (const sec::X509Ptr& c : proxy.value.chain) chain.push_back(c.get());
+    for (const sec::X509Ptr& c : proxy.value().chain) chain.push_back(c.get());
     X509* identity = sec::chain_identity(chain);
     const long left = seconds_left(cert);
     auto value = [&](const std::string& field) -> std::string {
@@ -113,7 +114,7 @@ int main(int argc, char** argv) {
               << "issuer   : " << value("issuer") << "\n"
               << "identity : " << value("identity") << "\n"
               << "type     : " << value("type") << "\n"
-              << "strength : " << strength(proxy.value.key.get()) << "\n"
+              << "strength : " << strength(proxy.value().key.get()) << "\n"
               << "path     : " << file.string() << "\n"
               << "timeleft : " << hms(left) << (left == 0 ? "  (EXPIRED)" : "") << "\n";
     return 0;

@@ -21,6 +21,7 @@
 
 namespace fs = std::filesystem;
 namespace sec = strata::security;
+namespace base = strata::base;
 
 namespace {
 
@@ -108,10 +109,11 @@ int passphrase_read(char* buf, int size, int /*rwflag*/, void* user) {
     return n;
 }
 
-sec::Result<sec::PkeyPtr> key_load(const fs::path& file, Passphrase& pass) {
-    if (sec::Status s = sec::private_file_check(file, "private key"); !s.ok()) return {{}, s.error};
-    sec::Result<sec::PkeyPtr> key = sec::key_load_pem(file, passphrase_read, &pass);
-    if (!key.ok() && pass.asked) return {{}, "wrong pass phrase for " + file.string() + " (nothing was written)"};
+base::Result<sec::PkeyPtr> key_load(const fs::path& file, Passphrase& pass) {
+    if (base::Status s = sec::private_file_check(file, "private key"); !s.ok()) return s.failure();
+    base::Result<sec::PkeyPtr> key = sec::key_load_pem(file, passphrase_read, &pass);
+    if (!key.ok() && pass.asked)
+        return base::Error{"wrong pass phrase for " + file.string() + " (nothing was written)"};
     return key;
 }
 
@@ -162,41 +164,41 @@ int main(int argc, char** argv) {
             return usage_error("unknown option '" + a + "'");
         }
     }
-    sec::Result<sec::X509Ptr> cert = sec::cert_load_pem(cert_file);
-    if (!cert.ok()) return failure(cert.error);
-    if (X509_cmp_current_time(X509_get0_notAfter(cert.value.get())) < 0)
+    base::Result<sec::X509Ptr> cert = sec::cert_load_pem(cert_file);
+    if (!cert.ok()) return failure(cert.error());
+    if (X509_cmp_current_time(X509_get0_notAfter(cert.value().get())) < 0)
         return failure("your certificate " + cert_file.string() + " expired on " +
-                       sec::asn1_time_text(X509_get0_notAfter(cert.value.get())));
+                       sec::asn1_time_text(X509_get0_notAfter(cert.value().get())));
     pass.key_file = key_file.string();
-    sec::Result<sec::PkeyPtr> key = key_load(key_file, pass);
-    if (!key.ok()) return failure(key.error);
-    if (X509_check_private_key(cert.value.get(), key.value.get()) != 1) {
+    base::Result<sec::PkeyPtr> key = key_load(key_file, pass);
+    if (!key.ok()) return failure(key.error());
+    if (X509_check_private_key(cert.value().get(), key.value().get()) != 1) {
         ERR_clear_error();
         return failure("the private key " + key_file.string() + " does not belong to the certificate " +
                        cert_file.string());
     }
-    sec::Result<sec::PkeyPtr> proxy_key = sec::key_create();
-    if (!proxy_key.ok()) return failure(proxy_key.error);
+    base::Result<sec::PkeyPtr> proxy_key = sec::key_create();
+    if (!proxy_key.ok()) return failure(proxy_key.error());
     sec::ProxyRequest req;
-    req.issuer = cert.value.get();
-    req.issuer_key = key.value.get();
-    req.subject_key = proxy_key.value.get();
+    req.issuer = cert.value().get();
+    req.issuer_key = key.value().get();
+    req.subject_key = proxy_key.value().get();
     req.lifetime = std::chrono::seconds(lifetime);
     req.policy = limited ? sec::ProxyPolicy::limited : sec::ProxyPolicy::impersonation;
     bool capped = false;
-    sec::Result<sec::X509Ptr> proxy = sec::proxy_create(req, &capped);
-    if (!proxy.ok()) return failure(proxy.error);
+    base::Result<sec::X509Ptr> proxy = sec::proxy_create(req, &capped);
+    if (!proxy.ok()) return failure(proxy.error());
 
     sec::ProxyCredential cred;
-    cred.cert = std::move(proxy.value);
-    cred.key = std::move(proxy_key.value);
-    cred.chain.push_back(std::move(cert.value));
-    sec::Result<std::string> pem = sec::proxy_pem(cred);
-    if (!pem.ok()) return failure(pem.error);
-    const sec::FileContent file{out, pem.value};
-    sec::Status written = sec::files_write_atomic({&file, 1}, true);
-    OPENSSL_cleanse(pem.value.data(), pem.value.size());
-    if (!written.ok()) return failure(written.error);
+    cred.cert = std::move(proxy.value());
+    cred.key = std::move(proxy_key.value());
+    cred.chain.push_back(std::move(cert.value()));
+    base::Result<std::string> pem = sec::proxy_pem(cred);
+    if (!pem.ok()) return failure(pem.error());
+    const sec::FileContent file{out, pem.value()};
+    base::Status written = sec::files_write_atomic({&file, 1}, true);
+    OPENSSL_cleanse(pem.value().data(), pem.value().size());
+    if (!written.ok()) return failure(written.error());
     if (!quiet) {
         std::cout << "Your identity: " << sec::name_to_globus(X509_get_subject_name(cred.chain[0].get())) << "\n"
                   << "Your " << (limited ? "limited " : "") << "proxy is valid until "

@@ -37,7 +37,7 @@ struct TlsCredential {
 };
 
 // The user's credential from the environment and defaults above: the proxy
-// when there is one, else the certificate and key. `error` when
+// when there is one, else the certificate and key. Fails when
 // X509_USER_PROXY names a missing file, or no home directory is known and a
 // variable is unset.
 base::Result<TlsCredential> user_credential_find();

@@ -161,7 +161,9 @@ std::pair<int, std::string> run_sync(const std::vector<std::string>& argv) {
     return {wait_status(pid), std::move(output)};
 }
 
-std::string task_program_find() {
+// STRATA_SLURM_TASK, else the wrapper beside this program, else on PATH;
+// nullopt when there is none.
+std::optional<std::string> task_program_find() {
     if (!kTaskProgram.get().empty()) return kTaskProgram.get();
     std::error_code ec;
     const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -170,7 +172,27 @@ std::string task_program_find() {
         if (::access(beside.c_str(), X_OK) == 0) return beside;
     }
     const base::Result<std::string> found = ForkAdapter::resolve_program("strata-slurm-task", env_lookup({}, "PATH"));
-    return found ? *found : std::string();
+    if (!found) return std::nullopt;
+    return *found;
+}
+
+// The wrapper to run (`configured`, else task_program_find()) as an absolute
+// path, since srun runs it from the work directory.
+base::Result<std::string> task_program_locate(const std::string& configured) {
+    const auto missing = [](const std::string& path) {
+        return base::Error{"cannot find the slurm task wrapper strata-slurm-task" +
+                           (path.empty() ? std::string() : " at '" + path + "'") +
+                           "; set STRATA_SLURM_TASK to its path"};
+    };
+    const std::optional<std::string> found = configured.empty() ? task_program_find() : configured;
+    if (!found) return missing({});
+    std::string path = *found;
+    if (path.front() != '/') {
+        std::error_code ec;
+        path = std::filesystem::absolute(path, ec).string();
+    }
+    if (path.empty() || ::access(path.c_str(), X_OK) != 0) return missing(path);
+    return path;
 }
 
 }  // namespace
@@ -374,16 +396,9 @@ void SlurmAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& e
         report(JobState::done, "");
         return;
     }
-    std::string task_program = options_.task_program.empty() ? task_program_find() : options_.task_program;
-    // srun runs it from the work directory.
-    if (!task_program.empty() && task_program.front() != '/') {
-        std::error_code ec;
-        task_program = std::filesystem::absolute(task_program, ec).string();
-    }
-    if (task_program.empty() || ::access(task_program.c_str(), X_OK) != 0)
-        return fail_early("cannot find the slurm task wrapper strata-slurm-task" +
-                          (task_program.empty() ? std::string() : " at '" + task_program + "'") +
-                          "; set STRATA_SLURM_TASK to its path");
+    const base::Result<std::string> located = task_program_locate(options_.task_program);
+    if (!located) return fail_early(located.error());
+    const std::string& task_program = *located;
 
     std::string scratch = options_.scratch_dir;
     if (scratch.empty()) scratch = env_lookup({}, "TMPDIR");

@@ -107,9 +107,10 @@ public:
         });
         conn_->stream().async_handshake(asio::ssl::stream_base::server, [this, self](const boost::system::error_code& ec) {
             if (ec) {
-                const std::string why = security::tls_verify_failure(conn_->stream().native_handle());
+                const base::Status verified = security::tls_verify_status(conn_->stream().native_handle());
                 presented_ = security::tls_presented_subject(conn_->stream().native_handle());
-                log("refused: TLS handshake failed: " + (why.empty() ? ec.message() : "certificate refused: " + why));
+                log("refused: TLS handshake failed: " +
+                    (verified ? ec.message() : "certificate refused: " + verified.error()));
                 close();
                 return;
             }

@@ -201,8 +201,8 @@ void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
 std::string GatekeeperAdapter::handshake_failure(const boost::system::error_code& ec) {
     if (host_mismatch_)
         return "TLS handshake with " + where() + " failed: its certificate does not name " + contact_.host;
-    const std::string why = security::tls_verify_failure(conn_->stream().native_handle());
-    if (!why.empty()) return "TLS handshake with " + where() + " failed: its certificate was refused: " + why;
+    const base::Status verified = security::tls_verify_status(conn_->stream().native_handle());
+    if (!verified) return "TLS handshake with " + where() + " failed: its certificate was refused: " + verified.error();
     // The site's alert says what it thought of our certificate.
     std::string hint = " (does the site trust the CA that signed your certificate?)";
     if (ec.category() == asio::error::get_ssl_category()) {

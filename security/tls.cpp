@@ -205,10 +205,10 @@ std::vector<X509*> tls_peer_chain(SSL* ssl) {
     return out;
 }
 
-std::string tls_verify_failure(SSL* ssl) {
+base::Status tls_verify_status(SSL* ssl) {
     const long rc = SSL_get_verify_result(ssl);
     if (rc == X509_V_OK) return {};
-    return X509_verify_cert_error_string(rc);
+    return base::Error{X509_verify_cert_error_string(rc)};
 }
 
 }  // namespace strata::security

@@ -90,8 +90,9 @@ std::string tls_presented_subject(SSL* ssl);
 // The verified peer chain, leaf first (owned by the connection).
 std::vector<X509*> tls_peer_chain(SSL* ssl);
 
-// Why the peer's certificate was refused (X509 verification result), for
-// messages; empty when it was accepted or never checked.
-std::string tls_verify_failure(SSL* ssl);
+// Whether the peer's certificate was accepted (or never checked); the
+// failure says why it was refused (the X509 verification result), for
+// messages.
+base::Status tls_verify_status(SSL* ssl);
 
 }  // namespace strata::security

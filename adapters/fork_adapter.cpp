@@ -178,12 +178,8 @@ ForkAdapter::~ForkAdapter() {
     }
 }
 
-std::string ForkAdapter::resolve_program(const std::string& program, const std::string& path_env, int& err) {
-    err = 0;
-    if (program.empty()) {
-        err = ENOENT;
-        return {};
-    }
+base::Result<std::string> ForkAdapter::resolve_program(const std::string& program, const std::string& path_env) {
+    if (program.empty()) return base::Error{std::strerror(ENOENT)};
     if (program.find('/') != std::string::npos) return program;
     const std::string path = path_env.empty() ? "/bin:/usr/bin" : path_env;
     int first_error = ENOENT;
@@ -203,8 +199,7 @@ std::string ForkAdapter::resolve_program(const std::string& program, const std::
         if (end == std::string::npos) break;
         begin = end + 1;
     }
-    err = first_error;
-    return {};
+    return base::Error{std::strerror(first_error)};
 }
 
 void ForkAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& events) {
@@ -217,12 +212,10 @@ void ForkAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& ev
 
     directory_ = spec.directory;
     // As the account (a gatekeeper runs as root): see program_check.hpp.
-    const std::optional<ProgramCheck> checked = program_check_as(run_as_, spec.program, directory_,
-                                                                 env_lookup(spec.env, "PATH"));
-    if (!checked || !checked->error.empty()) {
-        start_failed(subjob.first_rank, checked ? checked->error
-                                                : std::string("cannot check the program as the account: ") +
-                                                      std::strerror(errno));
+    const base::Result<ProgramCheck> checked =
+        program_check_as(run_as_, spec.program, directory_, env_lookup(spec.env, "PATH"));
+    if (!checked) {
+        start_failed(subjob.first_rank, checked.error());
         after_change();
         return;
     }

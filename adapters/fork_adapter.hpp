@@ -10,6 +10,7 @@
 // reused, so the kill cannot hit a stranger).
 #pragma once
 
+#include "base/result.hpp"
 #include "adapters/scheduler_adapter.hpp"
 #include "base/lifeline.hpp"
 
@@ -43,9 +44,9 @@ public:
     SubjobState state() const override;
 
     // execvp's search, done before fork so a missing program is reported
-    // before anything starts. Returns the path to exec, or empty with `err`
-    // set to the errno to report.
-    static std::string resolve_program(const std::string& program, const std::string& path_env, int& err);
+    // before anything starts. The path to exec; fails with the strerror of
+    // the errno execvp would report.
+    static base::Result<std::string> resolve_program(const std::string& program, const std::string& path_env);
 
 private:
     struct Process {

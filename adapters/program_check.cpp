@@ -18,7 +18,8 @@ namespace strata::launcher {
 
 namespace {
 
-ProgramCheck program_check(const std::string& program, const std::string& dir, const std::string& path_env) {
+base::Result<ProgramCheck> program_check(const std::string& program, const std::string& dir,
+                                         const std::string& path_env) {
     ProgramCheck c;
     c.directory = dir;
     if (!dir.empty()) {
@@ -27,21 +28,15 @@ ProgramCheck program_check(const std::string& program, const std::string& dir, c
                       : !S_ISDIR(st.st_mode)               ? ENOTDIR
                       : ::access(dir.c_str(), X_OK) != 0   ? errno
                                                            : 0;
-        if (e != 0) {
-            c.error = "cannot change to directory '" + dir + "': " + std::strerror(e);
-            return c;
-        }
+        if (e != 0) return base::Error{"cannot change to directory '" + dir + "': " + std::strerror(e)};
     } else {
         // "Empty: mpirun's", which for a batch job must be said explicitly.
         std::error_code ec;
         c.directory = std::filesystem::current_path(ec).string();
     }
-    int err = 0;
-    c.path = ForkAdapter::resolve_program(program, path_env, err);
-    if (c.path.empty()) {
-        c.error = std::strerror(err);
-        return c;
-    }
+    base::Result<std::string> found = ForkAdapter::resolve_program(program, path_env);
+    if (!found) return found.failure();
+    c.path = std::move(*found);
     // A path with a slash is not searched, so the fork adapter learns of a
     // missing one from execve; here it must be known before submitting.
     if (program.find('/') != std::string::npos) {
@@ -51,26 +46,28 @@ ProgramCheck program_check(const std::string& program, const std::string& dir, c
                       : S_ISDIR(st.st_mode)               ? EACCES
                       : ::access(full.c_str(), X_OK) != 0 ? errno
                                                           : 0;
-        if (e != 0) c.error = std::strerror(e);
+        if (e != 0) return base::Error{std::strerror(e)};
     }
     return c;
 }
 
 }  // namespace
 
-std::optional<ProgramCheck> program_check_as(const std::optional<RunAs>& run_as, const std::string& program,
-                                             const std::string& dir, const std::string& path_env) {
+base::Result<ProgramCheck> program_check_as(const std::optional<RunAs>& run_as, const std::string& program,
+                                            const std::string& dir, const std::string& path_env) {
     if (!run_as || ::geteuid() != 0) return program_check(program, dir, path_env);
+    auto fail = [](int e) {
+        return base::Error{std::string("cannot check the program as the account: ") + std::strerror(e)};
+    };
     int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
+    if (::pipe2(fds, O_CLOEXEC) != 0) return fail(errno);
     std::vector<gid_t> groups(run_as->groups.begin(), run_as->groups.end());
     const pid_t pid = ::fork();
     if (pid < 0) {
         const int e = errno;
         ::close(fds[0]);
         ::close(fds[1]);
-        errno = e;
-        return std::nullopt;
+        return fail(e);
     }
     if (pid == 0) {
         // The gatekeeper is single-threaded: the child may allocate.
@@ -78,8 +75,16 @@ std::optional<ProgramCheck> program_check_as(const std::optional<RunAs>& run_as,
         if (::setgroups(groups.size(), groups.data()) != 0 || ::setgid(run_as->gid) != 0 ||
             ::setuid(run_as->uid) != 0)
             ::_exit(1);
-        const ProgramCheck c = program_check(program, dir, path_env);
-        const std::string out = c.error + '\0' + c.directory + '\0' + c.path;
+        const base::Result<ProgramCheck> c = program_check(program, dir, path_env);
+        std::string out = c.error();
+        out += '\0';
+        if (c) {
+            out += c->directory;
+            out += '\0';
+            out += c->path;
+        } else {
+            out += '\0';
+        }
         for (std::size_t done = 0; done < out.size();) {
             const ssize_t w = ::write(fds[1], out.data() + done, out.size() - done);
             if (w <= 0) ::_exit(1);
@@ -102,11 +107,9 @@ std::optional<ProgramCheck> program_check_as(const std::optional<RunAs>& run_as,
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || b == std::string::npos) {
-        errno = ECHILD;
-        return std::nullopt;
-    }
-    return ProgramCheck{out.substr(0, a), out.substr(a + 1, b - a - 1), out.substr(b + 1)};
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || b == std::string::npos) return fail(ECHILD);
+    if (a > 0) return base::Error{out.substr(0, a)};
+    return ProgramCheck{out.substr(a + 1, b - a - 1), out.substr(b + 1)};
 }
 
 }  // namespace strata::launcher

@@ -161,7 +161,9 @@ std::pair<int, std::string> run_sync(const std::vector<std::string>& argv) {
     return {wait_status(pid), std::move(output)};
 }
 
-std::string task_program_find() {
+// STRATA_SLURM_TASK, else the wrapper beside this program, else on PATH;
+// nullopt when there is none.
+std::optional<std::string> task_program_find() {
     if (!kTaskProgram.get().empty()) return kTaskProgram.get();
     std::error_code ec;
     const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -169,8 +171,28 @@ std::string task_program_find() {
         const std::string beside = (self.parent_path() / "strata-slurm-task").string();
         if (::access(beside.c_str(), X_OK) == 0) return beside;
     }
-    int err = 0;
-    return ForkAdapter::resolve_program("strata-slurm-task", env_lookup({}, "PATH"), err);
+    const base::Result<std::string> found = ForkAdapter::resolve_program("strata-slurm-task", env_lookup({}, "PATH"));
+    if (!found) return std::nullopt;
+    return *found;
+}
+
+// The wrapper to run (`configured`, else task_program_find()) as an absolute
+// path, since srun runs it from the work directory.
+base::Result<std::string> task_program_locate(const std::string& configured) {
+    const auto missing = [](const std::string& path) {
+        return base::Error{"cannot find the slurm task wrapper strata-slurm-task" +
+                           (path.empty() ? std::string() : " at '" + path + "'") +
+                           "; set STRATA_SLURM_TASK to its path"};
+    };
+    const std::optional<std::string> found = configured.empty() ? task_program_find() : configured;
+    if (!found) return missing({});
+    std::string path = *found;
+    if (path.front() != '/') {
+        std::error_code ec;
+        path = std::filesystem::absolute(path, ec).string();
+    }
+    if (path.empty() || ::access(path.c_str(), X_OK) != 0) return missing(path);
+    return path;
 }
 
 }  // namespace
@@ -268,7 +290,7 @@ SlurmAdapter::~SlurmAdapter() {
     }
     commands_.clear();
     if (job_id_ >= 0 && !ended_) job_end_sync(job_id_);
-    work_remove(work_);
+    (void)work_remove(work_);  // best effort: a destructor has no one to tell
 }
 
 void SlurmAdapter::job_end_sync(long job_id) {
@@ -290,15 +312,15 @@ void SlurmAdapter::job_end_sync(long job_id) {
     }
 }
 
-bool SlurmAdapter::work_remove(base::DirFd& work, std::string* error) {
+base::Status SlurmAdapter::work_remove(base::DirFd& work) {
     // A last status file may still land while the directory is emptied.
-    std::string why;
+    base::Status removed;
     for (int attempt = 0; attempt < 20; ++attempt) {
-        if (work.remove(why)) return true;
+        removed = work.remove();
+        if (removed) return removed;
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    if (error != nullptr) *error = why;
-    return false;
+    return removed;
 }
 
 void SlurmAdapter::command_run(std::vector<std::string> argv, const std::vector<std::string>& env, CommandDone done,
@@ -363,10 +385,9 @@ void SlurmAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& e
 
     // A gatekeeper runs as root: what the account may reach is learnt as
     // that account, so the answers tell nothing of what only root can see.
-    const std::optional<ProgramCheck> checked = program_check_as(spec.run_as, spec.program, spec.directory,
-                                                                 env_lookup(spec.env, "PATH"));
-    if (!checked) return fail_early(std::string("cannot check the program as the account: ") + std::strerror(errno));
-    if (!checked->error.empty()) return fail_early(checked->error);
+    const base::Result<ProgramCheck> checked =
+        program_check_as(spec.run_as, spec.program, spec.directory, env_lookup(spec.env, "PATH"));
+    if (!checked) return fail_early(checked.error());
     const std::string& directory = checked->directory;
     const std::string& path = checked->path;
     if (subjob.count <= 0) {
@@ -375,24 +396,15 @@ void SlurmAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& e
         report(JobState::done, "");
         return;
     }
-    std::string task_program = options_.task_program.empty() ? task_program_find() : options_.task_program;
-    // srun runs it from the work directory.
-    if (!task_program.empty() && task_program.front() != '/') {
-        std::error_code ec;
-        task_program = std::filesystem::absolute(task_program, ec).string();
-    }
-    if (task_program.empty() || ::access(task_program.c_str(), X_OK) != 0)
-        return fail_early("cannot find the slurm task wrapper strata-slurm-task" +
-                          (task_program.empty() ? std::string() : " at '" + task_program + "'") +
-                          "; set STRATA_SLURM_TASK to its path");
+    const base::Result<std::string> located = task_program_locate(options_.task_program);
+    if (!located) return fail_early(located.error());
+    const std::string& task_program = *located;
 
     std::string scratch = options_.scratch_dir;
     if (scratch.empty()) scratch = env_lookup({}, "TMPDIR");
     if (scratch.empty()) scratch = "/tmp";
-    std::string error;
-    std::optional<base::DirFd> work = base::DirFd::make(scratch, "strata-slurm-" + std::to_string(subjob.index) + "-",
-                                                        error);
-    if (!work) return fail_early(error);
+    base::Result<base::DirFd> work = base::DirFd::make(scratch, "strata-slurm-" + std::to_string(subjob.index) + "-");
+    if (!work) return fail_early(work.error());
     work_ = std::move(*work);
     work_dir_ = work_.path();
     // Another account's tasks write their files here (sbatch --uid below);
@@ -401,7 +413,7 @@ void SlurmAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& e
     if (spec.run_as) {
         run_as_ = spec.run_as;
         tasks_owner_ = spec.run_as->uid;
-        if (!work_.give(spec.run_as->uid, spec.run_as->gid, error)) return fail_early(error);
+        if (base::Status s = work_.give(spec.run_as->uid, spec.run_as->gid); !s) return fail_early(s.error());
     }
 
     std::ostringstream script;
@@ -502,13 +514,14 @@ std::string SlurmAdapter::task_file(std::size_t task, const char* suffix) {
 
 void SlurmAdapter::task_output_read(Task& t, Stream s) {
     const std::size_t index = static_cast<std::size_t>(&t - tasks_.data());
-    int err = 0;
-    const std::optional<base::UniqueFd> fd = work_.file_open_owned(task_file(index, s == Stream::out ? ".out" : ".err"),
-                                                                   tasks_owner_, err);
-    if (!fd) {
-        if (err != ENOENT) task_file_refused(t, task_file(index, s == Stream::out ? ".out" : ".err"), err);
+    const base::Result<std::optional<base::UniqueFd>> opened =
+        work_.file_open_owned(task_file(index, s == Stream::out ? ".out" : ".err"), tasks_owner_);
+    if (!opened) {
+        task_file_refused(t, task_file(index, s == Stream::out ? ".out" : ".err"), opened.error());
         return;
     }
+    const std::optional<base::UniqueFd>& fd = *opened;
+    if (!fd) return;  // not there yet
     off_t& offset = t.offset[s == Stream::out ? 0 : 1];
     std::array<char, 65536> buf;
     for (;;) {
@@ -520,13 +533,9 @@ void SlurmAdapter::task_output_read(Task& t, Stream s) {
     }
 }
 
-void SlurmAdapter::task_file_refused(Task& t, const std::string& name, int err) {
+void SlurmAdapter::task_file_refused(Task& t, const std::string& name, const std::string& why) {
     if (t.refusal_said) return;
     t.refusal_said = true;
-    const std::string why = err == ELOOP    ? "it is a symbolic link"
-                            : err == EPERM  ? "it belongs to another account"
-                            : err == EINVAL ? "it is not a regular file"
-                                            : std::strerror(err);
     const std::string line = "strata: slurm adapter: not reading " + name + " of rank " + std::to_string(t.rank) +
                              ": " + why + "\n";
     events_->on_output(t.rank, Stream::err, line);
@@ -539,12 +548,12 @@ void SlurmAdapter::tasks_read() {
         // The status first: it is written after the program ended, so output
         // read after it is complete.
         if (!t.status) {
-            if (const auto text = work_.file_read_owned(task_file(i, ".status"), tasks_owner_))
-                t.status = slurm_task_status_parse(*text);
+            if (const auto text = work_.file_read_owned(task_file(i, ".status"), tasks_owner_); text && *text)
+                t.status = slurm_task_status_parse(**text);
         }
         if (!t.started && !(t.status && t.status->exec_failed)) {
             const auto text = work_.file_read_owned(task_file(i, ".pid"), tasks_owner_);
-            const auto pid = text ? number_parse(trim(*text)) : std::nullopt;
+            const auto pid = text && *text ? number_parse(trim(**text)) : std::nullopt;
             if (pid || t.status) {
                 t.started = true;
                 t.pid = pid.value_or(-1);
@@ -569,9 +578,10 @@ void SlurmAdapter::tasks_read() {
 }
 
 std::string SlurmAdapter::batch_error_tail() const {
-    const auto text = work_.is_open() ? work_.file_read_owned("batch.err", tasks_owner_) : std::nullopt;
-    if (!text) return {};
-    std::string_view s = trim(*text);
+    if (!work_.is_open()) return {};
+    const auto text = work_.file_read_owned("batch.err", tasks_owner_);
+    if (!text || !*text) return {};
+    std::string_view s = trim(**text);
     const std::size_t nl = s.rfind('\n');
     if (nl != std::string_view::npos) s = s.substr(nl + 1);
     return s.empty() ? std::string() : " (" + std::string(s) + ")";

@@ -150,9 +150,8 @@ public:
     // 10 s, for Slurm to report it over: what the destructor does, also for a
     // gatekeeper reclaiming the job of an adapter that died with it.
     static void job_end_sync(long job_id);
-    // Removes a work directory, retrying while the last task files land;
-    // false with `error`.
-    static bool work_remove(base::DirFd& work, std::string* error = nullptr);
+    // Removes a work directory, retrying while the last task files land.
+    static base::Status work_remove(base::DirFd& work);
 
 private:
     struct Command;
@@ -177,7 +176,7 @@ private:
     void squeue_answer(int status, const std::string& output);
     void tasks_read();
     void task_output_read(Task& t, Stream s);
-    void task_file_refused(Task& t, const std::string& name, int err);
+    void task_file_refused(Task& t, const std::string& name, const std::string& why);
     void job_ended(const SlurmJobState& state);
     void start_failed(int rank, const std::string& reason);
     void report(JobState state, const std::string& detail);

@@ -76,13 +76,21 @@ bool tree_clear(int dir, int depth) {
     return ok;
 }
 
+// A file that is not read: absent (ENOENT: not there yet) or refused with
+// why, for messages.
+template <class T>
+Result<std::optional<T>> unread(int err) {
+    if (err == ENOENT) return std::optional<T>();
+    return Error{err == ELOOP    ? "it is a symbolic link"
+                 : err == EPERM  ? "it belongs to another account"
+                 : err == EINVAL ? "it is not a regular file"
+                                 : std::strerror(err)};
+}
+
 }  // namespace
 
-std::optional<DirFd> DirFd::make(const std::string& parent, const std::string& prefix, std::string& error) {
-    auto fail = [&](const std::string& why) {
-        error = "cannot make a directory in '" + parent + "': " + why;
-        return std::nullopt;
-    };
+Result<DirFd> DirFd::make(const std::string& parent, const std::string& prefix) {
+    auto fail = [&](const std::string& why) { return Error{"cannot make a directory in '" + parent + "': " + why}; };
     DirFd d;
     d.parent_.reset(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!d.parent_) return fail(errno_text(errno));
@@ -103,115 +111,79 @@ std::optional<DirFd> DirFd::make(const std::string& parent, const std::string& p
     return d;
 }
 
-std::optional<DirFd> DirFd::open(const std::string& parent, const std::string& name, std::string& error, int* err) {
+Result<DirFd> DirFd::open(const std::string& parent, const std::string& name) {
     DirFd d;
     d.path_ = parent + "/" + name;
     d.name_ = name;
-    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
-        if (err != nullptr) *err = EINVAL;
-        error = "'" + name + "' is not a directory name";
-        return std::nullopt;
-    }
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
+        return Error{"'" + name + "' is not a directory name"};
     d.parent_.reset(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (d.parent_)
         d.dir_.reset(::openat(d.parent_.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (d.dir_) return d;
-    if (err != nullptr) *err = errno;
-    error = "cannot open the directory '" + d.path_ + "': " + errno_text(errno);
-    return std::nullopt;
+    if (errno == ENOENT) return DirFd();
+    return Error{"cannot open the directory '" + d.path_ + "': " + errno_text(errno)};
 }
 
-bool DirFd::give(uid_t uid, gid_t gid, std::string& error) const {
-    if (::fchown(dir_.get(), uid, gid) == 0) return true;
-    error = "cannot give the directory '" + path_ + "' to uid " + std::to_string(uid) + ": " + errno_text(errno);
-    return false;
+Status DirFd::give(uid_t uid, gid_t gid) const {
+    if (::fchown(dir_.get(), uid, gid) == 0) return {};
+    return Error{"cannot give the directory '" + path_ + "' to uid " + std::to_string(uid) + ": " + errno_text(errno)};
 }
 
-std::optional<UniqueFd> DirFd::file_create(const std::string& name, mode_t mode, std::string& error) const {
+Result<UniqueFd> DirFd::file_create(const std::string& name, mode_t mode) const {
     UniqueFd fd(::openat(dir_.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
     if (fd) return fd;
-    error = "cannot create '" + path_ + "/" + name + "': " + errno_text(errno);
-    return std::nullopt;
+    return Error{"cannot create '" + path_ + "/" + name + "': " + errno_text(errno)};
 }
 
-bool DirFd::file_write(const std::string& name, const std::string& content, mode_t mode, uid_t uid, gid_t gid,
-                       std::string& error) const {
-    std::optional<UniqueFd> fd = file_create(name, mode, error);
-    if (!fd) return false;
+Status DirFd::file_write(const std::string& name, const std::string& content, mode_t mode, uid_t uid, gid_t gid) const {
+    Result<UniqueFd> fd = file_create(name, mode);
+    if (!fd) return fd.failure();
     for (std::size_t done = 0; done < content.size();) {
         const ssize_t w = ::write(fd->get(), content.data() + done, content.size() - done);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            error = "cannot write '" + path_ + "/" + name + "': " + errno_text(errno);
-            return false;
-        }
+        if (w <= 0) return Error{"cannot write '" + path_ + "/" + name + "': " + errno_text(errno)};
         done += static_cast<std::size_t>(w);
     }
-    if (::geteuid() == 0 && ::fchown(fd->get(), uid, gid) != 0) {
-        error = "cannot give '" + path_ + "/" + name + "' to uid " + std::to_string(uid) + ": " + errno_text(errno);
-        return false;
-    }
-    return true;
+    if (::geteuid() == 0 && ::fchown(fd->get(), uid, gid) != 0)
+        return Error{"cannot give '" + path_ + "/" + name + "' to uid " + std::to_string(uid) + ": " +
+                     errno_text(errno)};
+    return {};
 }
 
-std::optional<UniqueFd> DirFd::file_open_owned(const std::string& name, uid_t owner, int& err) const {
+Result<std::optional<UniqueFd>> DirFd::file_open_owned(const std::string& name, uid_t owner) const {
     UniqueFd where(::openat(dir_.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-    if (!where) {
-        err = errno;
-        return std::nullopt;
-    }
+    if (!where) return unread<UniqueFd>(errno);
     struct stat st;
-    if (::fstat(where.get(), &st) != 0) {
-        err = errno;
-        return std::nullopt;
-    }
-    if (S_ISLNK(st.st_mode)) {
-        err = ELOOP;
-        return std::nullopt;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        err = EINVAL;
-        return std::nullopt;
-    }
-    if (st.st_uid != owner) {
-        err = EPERM;
-        return std::nullopt;
-    }
+    if (::fstat(where.get(), &st) != 0) return unread<UniqueFd>(errno);
+    if (S_ISLNK(st.st_mode)) return unread<UniqueFd>(ELOOP);
+    if (!S_ISREG(st.st_mode)) return unread<UniqueFd>(EINVAL);
+    if (st.st_uid != owner) return unread<UniqueFd>(EPERM);
     // The O_PATH descriptor's own inode, whatever the name now points to.
     const std::string self = "/proc/self/fd/" + std::to_string(where.get());
     UniqueFd fd(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-    if (!fd) {
-        err = errno;
-        return std::nullopt;
-    }
-    return fd;
+    if (!fd) return unread<UniqueFd>(errno);
+    return std::optional<UniqueFd>(std::move(fd));
 }
 
-std::optional<std::string> DirFd::file_read_owned(const std::string& name, uid_t owner, int* err) const {
-    int e = 0;
-    std::optional<UniqueFd> fd = file_open_owned(name, owner, e);
-    if (err != nullptr) *err = e;
-    if (!fd) return std::nullopt;
+Result<std::optional<std::string>> DirFd::file_read_owned(const std::string& name, uid_t owner) const {
+    Result<std::optional<UniqueFd>> fd = file_open_owned(name, owner);
+    if (!fd) return fd.failure();
+    if (!*fd) return std::optional<std::string>();
     std::string text;
     char buf[8192];
     for (;;) {
-        const ssize_t n = ::read(fd->get(), buf, sizeof buf);
+        const ssize_t n = ::read((*fd)->get(), buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            if (err != nullptr) *err = errno;
-            return std::nullopt;
-        }
-        if (n == 0) return text;
+        if (n < 0) return unread<std::string>(errno);
+        if (n == 0) return std::optional<std::string>(std::move(text));
         text.append(buf, static_cast<std::size_t>(n));
     }
 }
 
-bool DirFd::remove(std::string& error) {
-    if (!dir_) return true;
-    if (!tree_clear(dir_.get(), 0)) {
-        error = "cannot remove '" + path_ + "': " + errno_text(errno);
-        return false;
-    }
+Status DirFd::remove() {
+    if (!dir_) return {};
+    if (!tree_clear(dir_.get(), 0)) return Error{"cannot remove '" + path_ + "': " + errno_text(errno)};
     // Its owner may have renamed it away (and put something else under its
     // name): emptied where it is, it is left there.
     struct stat mine;
@@ -219,13 +191,11 @@ bool DirFd::remove(std::string& error) {
     const bool still_here = ::fstat(dir_.get(), &mine) == 0 &&
                             ::fstatat(parent_.get(), name_.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
                             mine.st_dev == named.st_dev && mine.st_ino == named.st_ino;
-    if (still_here && ::unlinkat(parent_.get(), name_.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
-        error = "cannot remove '" + path_ + "': " + errno_text(errno);
-        return false;
-    }
+    if (still_here && ::unlinkat(parent_.get(), name_.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT)
+        return Error{"cannot remove '" + path_ + "': " + errno_text(errno)};
     dir_.reset();
     parent_.reset();
-    return true;
+    return {};
 }
 
 }  // namespace strata::base

@@ -26,6 +26,7 @@
 // None of it blocks for long: the calls are local file-system calls.
 #pragma once
 
+#include "base/result.hpp"
 #include "base/unique_fd.hpp"
 
 #include <sys/types.h>
@@ -40,14 +41,13 @@ public:
     // Makes PARENT/PREFIXxxxxxx. PARENT must be a directory in which no other
     // account can rename or remove this process's entries: owned by root or
     // by this process, and writable by others only with the sticky bit.
-    // nullopt with `error` ("cannot make a directory in 'PARENT': ...").
-    static std::optional<DirFd> make(const std::string& parent, const std::string& prefix, std::string& error);
+    // Fails with "cannot make a directory in 'PARENT': ...".
+    static Result<DirFd> make(const std::string& parent, const std::string& prefix);
 
     // Opens PARENT/NAME, an existing directory (never through a link), to
-    // remove what an earlier run made there. nullopt with `error`; `err` is
-    // ENOENT when it is gone already.
-    static std::optional<DirFd> open(const std::string& parent, const std::string& name, std::string& error,
-                                     int* err = nullptr);
+    // remove what an earlier run made there. A DirFd that is not open when
+    // it is gone already (ENOENT).
+    static Result<DirFd> open(const std::string& parent, const std::string& name);
 
     DirFd() = default;  // not open: reads fail with EBADF, remove() does nothing
     DirFd(DirFd&&) noexcept = default;
@@ -57,31 +57,30 @@ public:
     const std::string& path() const { return path_; }
     bool is_open() const { return static_cast<bool>(dir_); }
 
-    // Gives the directory itself to uid:gid (fchown); false with `error`.
-    bool give(uid_t uid, gid_t gid, std::string& error) const;
+    // Gives the directory itself to uid:gid (fchown).
+    Status give(uid_t uid, gid_t gid) const;
 
     // Creates NAME (mode `mode`), which must not exist; the descriptor is
-    // open for writing. nullopt with `error`.
-    std::optional<UniqueFd> file_create(const std::string& name, mode_t mode, std::string& error) const;
+    // open for writing.
+    Result<UniqueFd> file_create(const std::string& name, mode_t mode) const;
 
     // Creates NAME with `content`, mode `mode`, owned by uid:gid when this
-    // process is root. false with `error`.
-    bool file_write(const std::string& name, const std::string& content, mode_t mode, uid_t uid, gid_t gid,
-                    std::string& error) const;
+    // process is root.
+    Status file_write(const std::string& name, const std::string& content, mode_t mode, uid_t uid, gid_t gid) const;
 
     // Opens NAME for reading if it is a regular file owned by `owner`;
-    // nullopt with `err` = ENOENT (not there yet), ELOOP (a symlink),
-    // EPERM (another owner) or EINVAL (not a regular file), or the errno of
-    // the failed call.
-    std::optional<UniqueFd> file_open_owned(const std::string& name, uid_t owner, int& err) const;
-    // The whole of such a file; nullopt as above (`err` optional).
-    std::optional<std::string> file_read_owned(const std::string& name, uid_t owner, int* err = nullptr) const;
+    // nullopt when it is not there (yet). Refused with why, for messages:
+    // "it is a symbolic link", "it belongs to another account", "it is not a
+    // regular file", or the strerror of the failed call.
+    Result<std::optional<UniqueFd>> file_open_owned(const std::string& name, uid_t owner) const;
+    // The whole of such a file; nullopt and failures as above.
+    Result<std::optional<std::string>> file_read_owned(const std::string& name, uid_t owner) const;
 
     // Removes everything in the directory and the directory itself, then
-    // closes it. false with `error` (e.g. a file landed while it ran: call
-    // again). A directory its owner renamed away is emptied and left where
-    // it was put.
-    bool remove(std::string& error);
+    // closes it. Fails (e.g. a file landed while it ran: call again) naming
+    // the directory. A directory its owner renamed away is emptied and left
+    // where it was put.
+    Status remove();
 
 private:
     UniqueFd parent_;

@@ -9,11 +9,8 @@
 
 namespace strata::base {
 
-std::optional<std::string> file_read(const std::string& path, const std::string& what, std::string& error) {
-    auto fail = [&](int err) {
-        error = "cannot read " + what + " '" + path + "': " + std::strerror(err);
-        return std::nullopt;
-    };
+Result<std::string> file_read(const std::string& path, const std::string& what) {
+    auto fail = [&](int err) { return Error{"cannot read " + what + " '" + path + "': " + std::strerror(err)}; };
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return fail(errno);
     std::string text;
@@ -33,7 +30,7 @@ std::optional<std::string> file_read(const std::string& path, const std::string&
     return text;
 }
 
-bool lines_of_words(const std::string& text, const std::string& where, const LineFn& each, std::string& error) {
+Status lines_of_words(const std::string& text, const std::string& where, const LineFn& each) {
     std::istringstream in(text);
     std::string line;
     for (int n = 1; std::getline(in, line); ++n) {
@@ -41,13 +38,15 @@ bool lines_of_words(const std::string& text, const std::string& where, const Lin
         std::vector<std::string> words;
         for (std::string w; split >> w;) words.push_back(w);
         if (words.empty()) continue;
-        std::string why;
-        if (!each(n, words, why)) {
-            error = where + ":" + std::to_string(n) + ": " + why;
-            return false;
+        if (Status s = each(n, words); !s.ok()) {
+            std::string prefix = where;
+            prefix += ':';
+            prefix += std::to_string(n);
+            prefix += ": ";
+            return std::move(s).failure().prefixed(prefix);
         }
     }
-    return true;
+    return {};
 }
 
 }  // namespace strata::base

@@ -3,22 +3,22 @@
 // file of words (collective rules, P-LogP parameters).
 #pragma once
 
+#include "base/result.hpp"
+
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace strata::base {
 
-// The contents of `path`, or nullopt with `error` set to
-// "cannot read WHAT 'PATH': <strerror>" (e.g. "No such file or directory",
-// "Is a directory").
-std::optional<std::string> file_read(const std::string& path, const std::string& what, std::string& error);
+// The contents of `path`; fails with "cannot read WHAT 'PATH': <strerror>"
+// (e.g. "No such file or directory", "Is a directory").
+Result<std::string> file_read(const std::string& path, const std::string& what);
 
 // Calls `each` with the number and the words of every line of `text` that has
-// any ('#' to the end of a line is a comment). `each` returns false with
-// `error` set to stop; the error then gets the prefix "WHERE:LINE: ".
-using LineFn = std::function<bool(int line, const std::vector<std::string>& words, std::string& error)>;
-bool lines_of_words(const std::string& text, const std::string& where, const LineFn& each, std::string& error);
+// any ('#' to the end of a line is a comment). The first failure of `each`
+// stops the walk and is returned with the prefix "WHERE:LINE: ".
+using LineFn = std::function<Status(int line, const std::vector<std::string>& words)>;
+Status lines_of_words(const std::string& text, const std::string& where, const LineFn& each);
 
 }  // namespace strata::base

@@ -147,11 +147,8 @@ const RuleField kRuleFields[] = {
 bool RegistryBase::rules_parse(const std::string& text, const std::string& where, std::string& error) {
     std::vector<std::vector<Rule>> rules(all().size());
     std::vector<int> last_line(all().size(), 0);
-    const auto rule_line = [&](int n, const std::vector<std::string>& words, std::string& why) {
-        const auto fail = [&](const std::string& what) {
-            why = what;
-            return false;
-        };
+    const auto rule_line = [&](int n, const std::vector<std::string>& words) -> base::Status {
+        const auto fail = [&](const std::string& what) { return base::Error{what}; };
         const std::string& op = words[0];
         std::size_t r = 0;
         while (r < all().size() && op != all()[r]->operation()) ++r;
@@ -178,9 +175,12 @@ bool RegistryBase::rules_parse(const std::string& text, const std::string& where
         }
         rules[r].push_back(rule);
         last_line[r] = n;
-        return true;
+        return {};
     };
-    if (!base::lines_of_words(text, where, rule_line, error)) return false;
+    if (base::Status s = base::lines_of_words(text, where, rule_line); !s.ok()) {
+        error = s.error();
+        return false;
+    }
     // All or nothing: check every operation's rules before installing any.
     for (std::size_t r = 0; r < all().size(); ++r) {
         std::vector<std::size_t> entry;
@@ -215,7 +215,8 @@ bool RegistryBase::rules_configure(std::string& error) {
     const std::string& path = rules_file.get();
     if (path.empty()) return true;
     // An empty file is a valid one (no operation's rules change).
-    const std::optional<std::string> text = base::file_read(path, "the STRATA_COLL_RULES file", error);
+    const base::Result<std::string> text = base::file_read(path, "the STRATA_COLL_RULES file");
+    if (!text) error = text.error();
     return text && rules_parse(*text, path, error);
 }
 

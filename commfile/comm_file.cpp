@@ -220,8 +220,11 @@ std::optional<File> parse(const std::string& text, const std::string& where, std
 }
 
 std::optional<File> load(const std::string& path, std::string& error) {
-    const std::optional<std::string> text = base::file_read(path, "communicator file", error);
-    if (!text) return std::nullopt;
+    const base::Result<std::string> text = base::file_read(path, "communicator file");
+    if (!text) {
+        error = text.error();
+        return std::nullopt;
+    }
     return parse(*text, path, error);
 }
 

@@ -158,9 +158,8 @@ Result<Config> Config::parse(const std::string& text, const std::string& path) {
 }
 
 Result<Config> Config::load(const std::string& path) {
-    std::string error;
-    const std::optional<std::string> text = base::file_read(path, "configuration file", error);
-    if (!text) return base::Error{error};
+    const base::Result<std::string> text = base::file_read(path, "configuration file");
+    if (!text) return text.failure();
     return parse(*text, path);
 }
 

@@ -44,16 +44,13 @@ struct Account {
     launcher::RunAs ids;
 };
 
-// The account's passwd entry and groups, or nullopt with `error`.
-std::optional<Account> account_lookup(const std::string& name, std::string& error) {
+// The account's passwd entry and groups.
+base::Result<Account> account_lookup(const std::string& name) {
     std::array<char, 16384> buf{};
     passwd pw{};
     passwd* found = nullptr;
     const int rc = ::getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found);
-    if (rc != 0 || found == nullptr) {
-        error = "the local account '" + name + "' does not exist at this site";
-        return std::nullopt;
-    }
+    if (rc != 0 || found == nullptr) return base::Error{"the local account '" + name + "' does not exist at this site"};
     Account a;
     a.name = name;
     a.home = pw.pw_dir != nullptr ? pw.pw_dir : "/";
@@ -110,15 +107,17 @@ public:
         });
         conn_->stream().async_handshake(asio::ssl::stream_base::server, [this, self](const boost::system::error_code& ec) {
             if (ec) {
-                const std::string why = security::tls_verify_failure(conn_->stream().native_handle());
+                const base::Status verified = security::tls_verify_status(conn_->stream().native_handle());
                 presented_ = security::tls_presented_subject(conn_->stream().native_handle());
-                log("refused: TLS handshake failed: " + (why.empty() ? ec.message() : "certificate refused: " + why));
+                log("refused: TLS handshake failed: " +
+                    (verified ? ec.message() : "certificate refused: " + verified.error()));
                 close();
                 return;
             }
             subject_ = security::tls_peer_subject(conn_->stream().native_handle());
             int proxies = 0;
-            proxy_refusal_ = security::proxy_chain_refusal(security::tls_peer_chain(conn_->stream().native_handle()), proxies);
+            proxy_check_ =
+                security::proxy_chain_check(security::tls_peer_chain(conn_->stream().native_handle()), proxies);
             log("authenticated " + quoted(subject_) +
                 (proxies == 0 ? "" : " through a chain of " + std::to_string(proxies) + " prox" +
                                          (proxies == 1 ? "y" : "ies")));
@@ -133,9 +132,9 @@ public:
         adapter_.reset();  // its processes and Slurm job end before their directories go
         bool clean = true;
         if (!job_dir_.empty()) {
-            std::string error;
-            clean = job_fd_.remove(error);
-            log(clean ? "removed the job directory " + job_dir_ : error);
+            const base::Status removed = job_fd_.remove();
+            clean = removed.ok();
+            log(clean ? "removed the job directory " + job_dir_ : removed.error());
         }
         if (!record_name_.empty() && clean) gk_.records()->remove(record_name_);
     }
@@ -201,9 +200,9 @@ private:
         }
         if (now == record_ && record_written_) return;
         record_ = std::move(now);
-        std::string error;
-        record_written_ = gk_.records()->write(record_name_, record_, error);
-        if (!record_written_) log(error);
+        const base::Status written = gk_.records()->write(record_name_, record_);
+        record_written_ = written.ok();
+        if (!record_written_) log(written.error());
     }
 
     // Until it authenticates, a connection's lines count against its address's
@@ -274,16 +273,15 @@ private:
     void submit(const gram::Submit& m) {
         submitted_ = true;
         timer_.cancel();
-        if (!proxy_refusal_.empty()) return refuse("not authorized: " + proxy_refusal_);
+        if (!proxy_check_.ok()) return refuse("not authorized: " + proxy_check_.error());
         const GridMap& map = gk_.gridmap();
         const std::vector<std::string>* accounts = map.accounts(subject_);
         if (accounts == nullptr) return refuse("not authorized: " + quoted(subject_) + " is not in this site's grid-mapfile");
         std::string name = m.account.empty() ? accounts->front() : m.account;
         if (std::find(accounts->begin(), accounts->end(), name) == accounts->end())
             return refuse("not authorized: the grid-mapfile does not map " + quoted(subject_) + " to '" + name + "'");
-        std::string error;
-        std::optional<Account> account = account_lookup(name, error);
-        if (!account) return refuse(error);
+        base::Result<Account> account = account_lookup(name);
+        if (!account) return refuse(account.error());
         const bool root = ::geteuid() == 0;
         if (account->ids.uid == 0) return refuse("not authorized: the grid-mapfile maps to root, which never runs jobs");
         if (!root && account->ids.uid != ::geteuid())
@@ -334,7 +332,7 @@ private:
             }
         }
         if (m.delegation != "none") {
-            if (std::string e = delegation_ask(*account); !e.empty()) return refuse(e);
+            if (base::Status s = delegation_ask(*account); !s) return refuse(s.error());
         }
         if (m.stage.empty()) {
             if (!adapter_info_->reports_pending) on_subjob_state(subjob_.index, JobState::pending, "");
@@ -346,7 +344,7 @@ private:
         if (total > static_cast<std::uint64_t>(gk_.config().max_stage_bytes))
             return refuse("the staged files (" + std::to_string(total) + " bytes) exceed this site's limit of " +
                           std::to_string(gk_.config().max_stage_bytes) + " bytes");
-        if (std::string e = stage_open(m, *account); !e.empty()) return refuse(e);
+        if (base::Status s = stage_open(m, *account); !s) return refuse(s.error());
         if (m.directory.empty()) spec_.directory = job_dir_;
         if (m.stage_program) spec_.program = job_dir_ + "/" + m.stage.front().name;
         on_subjob_state(subjob_.index, JobState::pending,
@@ -362,8 +360,7 @@ private:
         // Everything this process writes there is written: only now may the
         // account change what is in it.
         if (!job_dir_.empty() && ::geteuid() == 0) {
-            std::string error;
-            if (!job_fd_.give(owner_.uid, owner_.gid, error)) return refuse(error);
+            if (base::Status s = job_fd_.give(owner_.uid, owner_.gid); !s) return refuse(s.error());
         }
         adapter_ = launcher::adapter_make(adapter_info_->kind, gk_.io(), {gk_.config().scratch});
         adapter_->start(subjob_, std::move(spec_), *this);
@@ -372,13 +369,11 @@ private:
     // Makes the per-job directory (mode 0700) once. It stays this process's
     // until launch(), which gives it to the account: the staged files and
     // the proxy are written before the account can touch anything there.
-    std::string job_dir_make(const Account& account) {
+    base::Status job_dir_make(const Account& account) {
         owner_ = account.ids;
         if (!job_dir_.empty()) return {};
-        std::string error;
-        std::optional<base::DirFd> dir = base::DirFd::make(gk_.config().scratch, "strata-job-" + account.name + "-",
-                                                           error);
-        if (!dir) return error;
+        base::Result<base::DirFd> dir = base::DirFd::make(gk_.config().scratch, "strata-job-" + account.name + "-");
+        if (!dir) return dir.failure();
         job_fd_ = std::move(*dir);
         job_dir_ = job_fd_.path();
         record_save();
@@ -386,47 +381,46 @@ private:
     }
 
     // Asks mpirun for a proxy for a key made here (gram.hpp); launch() waits for it.
-    std::string delegation_ask(const Account& account) {
-        if (std::string e = job_dir_make(account); !e.empty()) return e;
+    base::Status delegation_ask(const Account& account) {
+        if (base::Status s = job_dir_make(account); !s) return s;
         auto key = security::key_create();
-        if (!key.ok()) return key.error;
-        auto pem = security::public_key_pem(key.value.get());
-        if (!pem.ok()) return pem.error;
-        delegation_key_ = std::move(key.value);
+        if (!key.ok()) return key.failure();
+        auto pem = security::public_key_pem(key.value().get());
+        if (!pem.ok()) return pem.failure();
+        delegation_key_ = std::move(key.value());
         awaiting_delegation_ = true;
-        send(gram::encode(gram::DelegationRequest{std::move(pem.value)}));
+        send(gram::encode(gram::DelegationRequest{std::move(pem.value())}));
         return {};
     }
 
     // The proxy arrived: checked, written beside the job as X509_USER_PROXY.
     void delegation_received(const gram::Delegation& d) {
         auto cred = security::delegation_accept(gk_.trust(), delegation_key_.get(), d.certificates_pem, subject_);
-        if (!cred.ok()) return refuse(cred.error);
-        auto pem = security::proxy_pem(cred.value);
-        if (!pem.ok()) return refuse(pem.error);
+        if (!cred.ok()) return refuse(cred.error());
+        auto pem = security::proxy_pem(cred.value());
+        if (!pem.ok()) return refuse(pem.error());
         const std::string path = job_dir_ + "/x509up";
-        std::string error;
-        if (!job_fd_.file_write("x509up", pem.value, 0600, owner_.uid, owner_.gid, error)) return refuse(error);
+        if (base::Status s = job_fd_.file_write("x509up", pem.value(), 0600, owner_.uid, owner_.gid); !s)
+            return refuse(s.error());
         spec_.env.emplace_back("X509_USER_PROXY", path);
-        log("received a " + std::string(security::proxy_policy(cred.value.cert.get()) == security::ProxyPolicy::limited
-                                            ? "limited"
-                                            : "full") +
+        log("received a " +
+            std::string(security::proxy_policy(cred.value().cert.get()) == security::ProxyPolicy::limited ? "limited"
+                                                                                                          : "full") +
             " proxy for " + quoted(subject_) + ", valid until " +
-            security::asn1_time_text(X509_get0_notAfter(cred.value.cert.get())) + ": " + path);
+            security::asn1_time_text(X509_get0_notAfter(cred.value().cert.get())) + ": " + path);
         awaiting_delegation_ = false;
         if (launch_ready_) launch();
     }
 
     // Makes the per-job directory and opens the files.
-    std::string stage_open(const gram::Submit& m, const Account& account) {
-        if (std::string e = job_dir_make(account); !e.empty()) return e;
+    base::Status stage_open(const gram::Submit& m, const Account& account) {
+        if (base::Status s = job_dir_make(account); !s) return s;
         for (const gram::StagedFile& f : m.stage) {
             Staged s;
             s.file = f;
             s.path = job_dir_ + "/" + f.name;
-            std::string error;
-            std::optional<base::UniqueFd> fd = job_fd_.file_create(f.name, 0600, error);
-            if (!fd) return error;
+            base::Result<base::UniqueFd> fd = job_fd_.file_create(f.name, 0600);
+            if (!fd) return fd.failure();
             s.fd = fd->release();
             staged_.push_back(std::move(s));
         }
@@ -565,8 +559,8 @@ private:
     std::string peer_;
     std::string peer_address_;
     std::string subject_;
-    std::string proxy_refusal_;
-    std::string presented_;  // the subject of a certificate the handshake refused  // set when the client's proxy chain may not start jobs
+    base::Status proxy_check_;  // fails when the client's proxy chain may not start jobs
+    std::string presented_;     // the subject of a certificate the handshake refused
     std::shared_ptr<Connection> conn_;
     asio::steady_timer timer_;
     bool submitted_ = false;
@@ -623,19 +617,17 @@ Gatekeeper::Gatekeeper(asio::io_context& io, Config config, GridMap gridmap, Log
 
 Gatekeeper::~Gatekeeper() = default;
 
-bool Gatekeeper::open(std::string& error) {
-    records_ = RecordStore::open(config_.state_dir, error);
-    if (!records_) return false;
+base::Status Gatekeeper::open() {
+    base::Result<RecordStore> records = RecordStore::open(config_.state_dir);
+    if (!records) return records.failure();
+    records_ = std::move(*records);
     // Subjobs an earlier run left (it died without cleaning up) go first.
     records_reclaim(*records_, config_.scratch, log_);
     // Stamped before the context reads anything, so a change in between is seen later.
     security::CaDirStamp trust = security::ca_dir_stamp(config_.ca_dir);
     auto ctx = security::tls_context_make(security::TlsRole::server, {config_.cert, config_.key, config_.ca_dir});
-    if (!ctx.ok()) {
-        error = ctx.error;
-        return false;
-    }
-    tls_ = std::move(ctx.value);
+    if (!ctx.ok()) return ctx.failure();
+    tls_ = std::move(ctx.value());
     tls_trust_ = std::move(trust);
     boost::system::error_code ec;
     tcp::endpoint ep;
@@ -643,10 +635,7 @@ bool Gatekeeper::open(std::string& error) {
         ep = tcp::endpoint(asio::ip::address_v4::any(), static_cast<unsigned short>(config_.port));
     } else {
         const asio::ip::address a = asio::ip::make_address(config_.listen, ec);
-        if (ec) {
-            error = "'" + config_.listen + "' is not an address to listen on";
-            return false;
-        }
+        if (ec) return base::Error{"'" + config_.listen + "' is not an address to listen on"};
         ep = tcp::endpoint(a, static_cast<unsigned short>(config_.port));
     }
     acceptor_.open(ep.protocol(), ec);
@@ -655,29 +644,22 @@ bool Gatekeeper::open(std::string& error) {
     if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
     if (!ec) port_ = acceptor_.local_endpoint(ec).port();
     if (ec) {
-        error = "cannot listen on " + ep.address().to_string() + ":" + std::to_string(config_.port) + ": " +
-                ec.message();
-        return false;
+        return base::Error{"cannot listen on " + ep.address().to_string() + ":" + std::to_string(config_.port) + ": " +
+                           ec.message()};
     }
     ::fcntl(acceptor_.native_handle(), F_SETFD, FD_CLOEXEC);
     accept_next();
-    return true;
+    return {};
 }
 
-bool Gatekeeper::reload(const std::string& config_path, std::string& error) {
+base::Status Gatekeeper::reload(const std::string& config_path) {
     base::Result<Config> config = Config::load(config_path);
-    if (!config) {
-        error = config.error();
-        return false;
-    }
-    std::optional<GridMap> gridmap = GridMap::load(config->gridmap, error);
-    if (!gridmap) return false;
+    if (!config) return config.failure();
+    base::Result<GridMap> gridmap = GridMap::load(config->gridmap);
+    if (!gridmap) return gridmap.failure();
     security::CaDirStamp trust = security::ca_dir_stamp(config->ca_dir);
     auto ctx = security::tls_context_make(security::TlsRole::server, {config->cert, config->key, config->ca_dir});
-    if (!ctx.ok()) {
-        error = ctx.error;
-        return false;
-    }
+    if (!ctx.ok()) return ctx.failure();
     // The socket is bound: these would need a new listener, and mpiruns know the old address.
     if (config->listen != config_.listen || config->port != config_.port) {
         boost::system::error_code ec;
@@ -690,9 +672,9 @@ bool Gatekeeper::reload(const std::string& config_path, std::string& error) {
     }
     config_ = std::move(*config);
     gridmap_ = std::move(*gridmap);
-    tls_ = std::move(ctx.value);
+    tls_ = std::move(ctx.value());
     tls_trust_ = std::move(trust);
-    return true;
+    return {};
 }
 
 void Gatekeeper::trust_refresh() {
@@ -702,11 +684,11 @@ void Gatekeeper::trust_refresh() {
     auto ctx = security::tls_context_make(security::TlsRole::server, {config_.cert, config_.key, config_.ca_dir});
     if (!ctx.ok()) {
         // Tried again at the next connection, which may find the files complete.
-        log("the trusted-CA directory changed (" + changed + ") but cannot be used: " + ctx.error +
+        log("the trusted-CA directory changed (" + changed + ") but cannot be used: " + ctx.error() +
             "; keeping the previous certificates and revocation lists");
         return;
     }
-    tls_ = std::move(ctx.value);
+    tls_ = std::move(ctx.value());
     tls_trust_ = std::move(now);
     log("the trusted-CA directory changed (" + changed +
         "); new connections use its certificates and revocation lists");

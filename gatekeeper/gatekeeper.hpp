@@ -57,15 +57,15 @@ public:
     Gatekeeper(const Gatekeeper&) = delete;
     Gatekeeper& operator=(const Gatekeeper&) = delete;
 
-    // Loads the host credential and opens the listener; false with `error`.
-    bool open(std::string& error);
+    // Loads the host credential and opens the listener.
+    base::Status open();
     std::uint16_t port() const { return port_; }
     // Re-reads the configuration file `config_path`, the grid-mapfile it names
     // and the trusted-CA directory, for connections accepted from now on. All
-    // or nothing: false with `error` (and nothing changed) when one of them
-    // cannot be loaded. The listen address and port cannot change while the
+    // or nothing: fails (and nothing changed) when one of them cannot be
+    // loaded. The listen address and port cannot change while the
     // listener is open: they stay, and the log says so.
-    bool reload(const std::string& config_path, std::string& error);
+    base::Status reload(const std::string& config_path);
     // Stops accepting; every connected mpirun hears its subjob FAILED with
     // "site shutting down", and every subjob is killed (on SIGTERM/SIGINT).
     // `stopped` runs, later, once no session is left.

@@ -12,7 +12,8 @@
 // else that is not a comment, a blank line or an entry.
 #pragma once
 
-#include <optional>
+#include "base/result.hpp"
+
 #include <string>
 #include <vector>
 
@@ -21,8 +22,8 @@ namespace strata::gatekeeper {
 class GridMap {
 public:
     // `path` only names the file in messages ("PATH:LINE: what is wrong").
-    static std::optional<GridMap> parse(const std::string& text, const std::string& path, std::string& error);
-    static std::optional<GridMap> load(const std::string& path, std::string& error);
+    static base::Result<GridMap> parse(const std::string& text, const std::string& path);
+    static base::Result<GridMap> load(const std::string& path);
 
     // The accounts `subject` maps to (first = default), or nullptr.
     const std::vector<std::string>* accounts(const std::string& subject) const;

@@ -69,10 +69,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "strata-gatekeeper: %s\n", config.error().c_str());
         return 1;
     }
-    std::string error;
-    std::optional<GridMap> gridmap = GridMap::load(config->gridmap, error);
+    strata::base::Result<GridMap> gridmap = GridMap::load(config->gridmap);
     if (!gridmap) {
-        std::fprintf(stderr, "strata-gatekeeper: %s\n", error.c_str());
+        std::fprintf(stderr, "strata-gatekeeper: %s\n", gridmap.error().c_str());
         return 1;
     }
     // A vanished mpirun must not kill the gatekeeper with SIGPIPE.
@@ -82,8 +81,8 @@ int main(int argc, char** argv) {
     // appears must reload, not kill.
     boost::asio::signal_set signals(io, SIGTERM, SIGINT, SIGHUP);
     Gatekeeper gk(io, std::move(*config), std::move(*gridmap), log_line);
-    if (!gk.open(error)) {
-        std::fprintf(stderr, "strata-gatekeeper: %s\n", error.c_str());
+    if (strata::base::Status opened = gk.open(); !opened) {
+        std::fprintf(stderr, "strata-gatekeeper: %s\n", opened.error().c_str());
         return 1;
     }
     auto summary = [&gk] {
@@ -110,11 +109,10 @@ int main(int argc, char** argv) {
             if (stopping) {
                 log_line(which + "already stopping; waiting for the connections to close");
             } else if (sig == SIGHUP) {
-                std::string why;
-                if (gk.reload(config_path, why))
+                if (strata::base::Status reloaded = gk.reload(config_path))
                     log_line(which + "reloaded: " + summary());
                 else
-                    log_line(which + "reload failed: " + why + "; keeping the previous configuration");
+                    log_line(which + "reload failed: " + reloaded.error() + "; keeping the previous configuration");
             } else {
                 stopping = true;
                 log_line(which + "stopping; telling every mpirun and killing every subjob");

@@ -53,7 +53,7 @@ std::string record_encode(const SubjobRecord& r) {
     return out;
 }
 
-std::optional<SubjobRecord> record_decode(std::string_view text, std::string& error) {
+base::Result<SubjobRecord> record_decode(std::string_view text) {
     SubjobRecord r;
     int line_no = 0;
     while (!text.empty()) {
@@ -65,8 +65,10 @@ std::optional<SubjobRecord> record_decode(std::string_view text, std::string& er
         const std::string_view name = line.substr(0, sp);
         const std::string_view value = sp == std::string_view::npos ? std::string_view() : line.substr(sp + 1);
         auto fail = [&](const std::string& what) {
-            error = "line " + std::to_string(line_no) + ": " + what;
-            return std::nullopt;
+            std::string where = "line ";
+            where += std::to_string(line_no);
+            where += ": ";
+            return base::Error{where + what};
         };
         const auto text_field = std::find_if(std::begin(kTextFields), std::end(kTextFields),
                                              [&](const TextField& f) { return name == f.name; });
@@ -89,8 +91,7 @@ std::optional<SubjobRecord> record_decode(std::string_view text, std::string& er
 }
 
 std::optional<unsigned long long> process_start_time(long pid) {
-    std::string error;
-    const auto stat = base::file_read("/proc/" + std::to_string(pid) + "/stat", "process status", error);
+    const auto stat = base::file_read("/proc/" + std::to_string(pid) + "/stat", "process status");
     if (!stat) return std::nullopt;
     // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
     const std::size_t close = stat->rfind(')');
@@ -106,23 +107,19 @@ std::optional<unsigned long long> process_start_time(long pid) {
     return std::nullopt;
 }
 
-std::optional<RecordStore> RecordStore::open(const std::string& dir, std::string& error) {
-    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-        error = "cannot make the state directory '" + dir + "': " + std::strerror(errno);
-        return std::nullopt;
-    }
+base::Result<RecordStore> RecordStore::open(const std::string& dir) {
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+        return base::Error{"cannot make the state directory '" + dir + "': " + std::strerror(errno)};
     struct stat st;
-    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() ||
-        (st.st_mode & 0022) != 0) {
-        error = "the state directory '" + dir + "' must be a directory of this account that no one else can write";
-        return std::nullopt;
-    }
+    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 0022) != 0)
+        return base::Error{"the state directory '" + dir +
+                           "' must be a directory of this account that no one else can write"};
     RecordStore s;
     s.dir_ = dir;
     return s;
 }
 
-bool RecordStore::write(const std::string& name, const SubjobRecord& r, std::string& error) const {
+base::Status RecordStore::write(const std::string& name, const SubjobRecord& r) const {
     const std::string path = dir_ + "/" + name + kSuffix;
     const std::string tmp = path + ".tmp";
     const std::string text = record_encode(r);
@@ -130,8 +127,8 @@ bool RecordStore::write(const std::string& name, const SubjobRecord& r, std::str
     bool ok = static_cast<bool>(fd) && ::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
     fd.reset();
     ok = ok && ::rename(tmp.c_str(), path.c_str()) == 0;
-    if (!ok) error = "cannot write the subjob record '" + path + "': " + std::strerror(errno);
-    return ok;
+    if (!ok) return base::Error{"cannot write the subjob record '" + path + "': " + std::strerror(errno)};
+    return {};
 }
 
 void RecordStore::remove(const std::string& name) const { ::unlink((dir_ + "/" + name + kSuffix).c_str()); }
@@ -144,8 +141,7 @@ std::vector<std::pair<std::string, std::string>> RecordStore::list() const {
         const std::string file = e->d_name;
         const std::size_t n = std::strlen(kSuffix);
         if (file.size() <= n || file.compare(file.size() - n, n, kSuffix) != 0) continue;
-        std::string error;
-        if (auto text = base::file_read(dir_ + "/" + file, "subjob record", error))
+        if (auto text = base::file_read(dir_ + "/" + file, "subjob record"))
             out.emplace_back(file.substr(0, file.size() - n), std::move(*text));
     }
     ::closedir(d);
@@ -156,10 +152,9 @@ std::vector<std::pair<std::string, std::string>> RecordStore::list() const {
 void records_reclaim(const RecordStore& store, const std::string& scratch,
                      const std::function<void(const std::string&)>& log) {
     for (const auto& [name, text] : store.list()) {
-        std::string error;
-        const std::optional<SubjobRecord> r = record_decode(text, error);
+        const base::Result<SubjobRecord> r = record_decode(text);
         if (!r) {
-            log("orphan " + name + ": cannot read its record (" + error + "); left in " + store.dir());
+            log("orphan " + name + ": cannot read its record (" + r.error() + "); left in " + store.dir());
             continue;
         }
         const std::string who = "orphan " + name + " (\"" + r->subject + "\" as '" + r->account + "' via " +
@@ -183,20 +178,18 @@ void records_reclaim(const RecordStore& store, const std::string& scratch,
                 log(who + ": left the directory " + *dir + ", which is not in the scratch directory " + scratch);
                 continue;
             }
-            int err = 0;
-            std::optional<base::DirFd> d = base::DirFd::open(scratch, dir->substr(slash + 1), error, &err);
+            base::Result<base::DirFd> d = base::DirFd::open(scratch, dir->substr(slash + 1));
             if (!d) {
-                if (err != ENOENT) {
-                    all_removed = false;
-                    log(who + ": " + error);
-                }
+                all_removed = false;
+                log(who + ": " + d.error());
                 continue;
             }
-            if (launcher::SlurmAdapter::work_remove(*d, &error)) {
+            if (!d->is_open()) continue;  // gone already
+            if (base::Status removed = launcher::SlurmAdapter::work_remove(*d)) {
                 log(who + ": removed the directory " + *dir);
             } else {
                 all_removed = false;
-                log(who + ": " + error);
+                log(who + ": " + removed.error());
             }
         }
         if (all_removed) store.remove(name);

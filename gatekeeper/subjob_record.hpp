@@ -12,6 +12,8 @@
 // gatekeeper, so none of it can be of use any more.
 #pragma once
 
+#include "base/result.hpp"
+
 #include <sys/types.h>
 
 #include <functional>
@@ -42,8 +44,8 @@ struct SubjobRecord {
 
 // "name value" lines, one per field ("process PID START" once per process).
 std::string record_encode(const SubjobRecord& r);
-// nullopt with `error` naming the line and what is wrong.
-std::optional<SubjobRecord> record_decode(std::string_view text, std::string& error);
+// Fails naming the line and what is wrong.
+base::Result<SubjobRecord> record_decode(std::string_view text);
 
 // The start time of process `pid`, or nullopt when there is none.
 std::optional<unsigned long long> process_start_time(long pid);
@@ -52,11 +54,11 @@ class RecordStore {
 public:
     // Opens DIR, making it (mode 0700) if missing. It must belong to this
     // process's account and be writable by no one else: records decide
-    // what root kills and removes. nullopt with `error`.
-    static std::optional<RecordStore> open(const std::string& dir, std::string& error);
+    // what root kills and removes.
+    static base::Result<RecordStore> open(const std::string& dir);
 
-    // Writes record NAME (temporary file and rename); false with `error`.
-    bool write(const std::string& name, const SubjobRecord& r, std::string& error) const;
+    // Writes record NAME (temporary file and rename).
+    base::Status write(const std::string& name, const SubjobRecord& r) const;
     void remove(const std::string& name) const;
     // Every record left in the store: its name and its text.
     std::vector<std::pair<std::string, std::string>> list() const;

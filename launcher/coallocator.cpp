@@ -93,11 +93,12 @@ std::vector<std::pair<std::string, std::string>> CoAllocator::environment() cons
 }
 
 int CoAllocator::run() {
-    job_key_ = security::job_key_create();
-    if (job_key_.empty()) {
-        say("cannot create the job key: OpenSSL's random generator failed");
+    base::Result<std::string> key = security::job_key_create();
+    if (!key) {
+        say(key.error());
         return 1;
     }
+    job_key_ = std::move(*key);
     std::string error;
     // Emulated links are shared by the job's processes: their table lives as long as the job.
     std::unique_ptr<wireup::SharedLinks> links;

@@ -59,17 +59,18 @@ std::shared_ptr<asio::ssl::context> GatekeeperTls::context(const Subjob& subjob,
     if (tls_) return tls_;
     auto cred = security::user_credential_find();
     if (!cred.ok()) {
-        error = cred.error;
+        error = cred.error();
         return nullptr;
     }
-    auto ctx = security::tls_context_make(security::TlsRole::client, cred.value);
+    auto ctx = security::tls_context_make(security::TlsRole::client, cred.value());
     if (!ctx.ok()) {
-        error = "subjob " + std::to_string(subjob.index) + " (" + subjob.contact + ") needs your grid credential: " +
-                ctx.error + " (strata-ca user makes one; X509_USER_CERT, X509_USER_KEY and X509_CERT_DIR name "
+        error = "subjob " + std::to_string(subjob.index) + " (" + subjob.contact +
+                ") needs your grid credential: " + ctx.error() +
+                " (strata-ca user makes one; X509_USER_CERT, X509_USER_KEY and X509_CERT_DIR name "
                 "other files)";
         return nullptr;
     }
-    tls_ = std::move(ctx.value);
+    tls_ = std::move(ctx.value());
     return tls_;
 }
 
@@ -200,8 +201,8 @@ void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
 std::string GatekeeperAdapter::handshake_failure(const boost::system::error_code& ec) {
     if (host_mismatch_)
         return "TLS handshake with " + where() + " failed: its certificate does not name " + contact_.host;
-    const std::string why = security::tls_verify_failure(conn_->stream().native_handle());
-    if (!why.empty()) return "TLS handshake with " + where() + " failed: its certificate was refused: " + why;
+    const base::Status verified = security::tls_verify_status(conn_->stream().native_handle());
+    if (!verified) return "TLS handshake with " + where() + " failed: its certificate was refused: " + verified.error();
     // The site's alert says what it thought of our certificate.
     std::string hint = " (does the site trust the CA that signed your certificate?)";
     if (ec.category() == asio::error::get_ssl_category()) {
@@ -225,11 +226,10 @@ std::string GatekeeperAdapter::stage_prepare(std::vector<gram::StagedFile>& file
     if (spec_.program.find('/') != std::string::npos) {
         paths.push_back(spec_.program);
     } else {
-        int err = 0;
         const char* path_env = std::getenv("PATH");
-        const std::string found = ForkAdapter::resolve_program(spec_.program, path_env ? path_env : "", err);
-        if (found.empty()) return "cannot stage '" + spec_.program + "': " + std::strerror(err);
-        paths.push_back(found);
+        const base::Result<std::string> found = ForkAdapter::resolve_program(spec_.program, path_env ? path_env : "");
+        if (!found) return "cannot stage '" + spec_.program + "': " + found.error();
+        paths.push_back(*found);
     }
     paths.insert(paths.end(), subjob_.stage_files.begin(), subjob_.stage_files.end());
     for (const std::string& path : paths) {
@@ -368,8 +368,8 @@ void GatekeeperAdapter::delegate(const gram::DelegationRequest& m) {
     auto pem = security::proxy_delegate(SSL_CTX_get0_certificate(ctx), SSL_CTX_get0_privatekey(ctx), chain,
                                         m.public_key_pem, policy,
                                         std::chrono::hours(std::max<std::int64_t>(1, kDelegationHours.get())));
-    if (!pem.ok()) return finish("cannot delegate a proxy to " + where() + ": " + pem.error);
-    conn_->send(gram::encode(gram::Delegation{std::move(pem.value)}));
+    if (!pem.ok()) return finish("cannot delegate a proxy to " + where() + ": " + pem.error());
+    conn_->send(gram::encode(gram::Delegation{std::move(pem.value())}));
 }
 
 void GatekeeperAdapter::pump_stdin() {

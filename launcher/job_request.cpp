@@ -141,9 +141,8 @@ base::Result<JobRequest> parse_job_file(const std::string& text, const std::stri
 }
 
 base::Result<JobRequest> load_job_file(const std::string& path) {
-    std::string error;
-    const std::optional<std::string> text = base::file_read(path, "job file", error);
-    if (!text) return base::Error{error};
+    const base::Result<std::string> text = base::file_read(path, "job file");
+    if (!text) return text.failure();
     return parse_job_file(*text, path);
 }
 

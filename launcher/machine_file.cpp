@@ -143,8 +143,11 @@ std::optional<MachineFile> MachineFile::parse(const std::string& text, const std
 }
 
 std::optional<MachineFile> MachineFile::load(const std::string& path, std::string& error) {
-    const std::optional<std::string> text = base::file_read(path, "machine file", error);
-    if (!text) return std::nullopt;
+    const base::Result<std::string> text = base::file_read(path, "machine file");
+    if (!text) {
+        error = text.error();
+        return std::nullopt;
+    }
     return parse(*text, path, error);
 }
 

@@ -99,8 +99,9 @@ int main(int argc, char** argv) {
     // The communicator file is checked whole before anything starts.
     CommFileText comm;
     if (!options->commfile.empty()) {
-        const std::optional<std::string> text = strata::base::file_read(options->commfile, "communicator file", error);
-        if (!text || !strata::commfile::parse(*text, options->commfile, error)) return job_file_error(error);
+        const strata::base::Result<std::string> text = strata::base::file_read(options->commfile, "communicator file");
+        if (!text) return job_file_error(text.error());
+        if (!strata::commfile::parse(*text, options->commfile, error)) return job_file_error(error);
         comm = {options->commfile, *text};
     }
 

@@ -43,10 +43,10 @@ struct CaCreated {
 
 // Refuses (naming the file) when cacert.pem or cakey.pem exists, unless
 // overwrite is set.
-Result<CaCreated> ca_create(const CaCreateOptions& opts);
+base::Result<CaCreated> ca_create(const CaCreateOptions& opts);
 
 // Fails with a message saying how to create the CA when it is missing.
-Result<CertAuthority> ca_load(const std::filesystem::path& dir);
+base::Result<CertAuthority> ca_load(const std::filesystem::path& dir);
 
 // The CA subject without its CN entries, in Globus form ("/O=Strata Grid").
 std::string ca_subject_base(X509* ca_cert);
@@ -69,7 +69,7 @@ struct Issued {
 // Makes a key and a certificate signed by the CA and writes both (key 0600)
 // or neither. Host names must be DNS names or IP addresses; the
 // subjectAltName carries DNS:<name>, plus IP:<name> for an address.
-Result<Issued> cert_issue(const CertAuthority& ca, const IssueOptions& opts);
+base::Result<Issued> cert_issue(const CertAuthority& ca, const IssueOptions& opts);
 
 struct RevokeOptions {
     std::filesystem::path ca_dir;     // holds crl.pem, the CA's list
@@ -91,6 +91,6 @@ struct Revocation {
 // X509_LOOKUP_hash_dir finds it, so TLS peers that load the directory refuse
 // the certificate. Refuses a certificate the CA did not issue. Revoking a
 // certificate twice re-signs the list without a second entry.
-Result<Revocation> cert_revoke(const CertAuthority& ca, const RevokeOptions& opts);
+base::Result<Revocation> cert_revoke(const CertAuthority& ca, const RevokeOptions& opts);
 
 }  // namespace strata::security

@@ -8,9 +8,10 @@
 
 namespace strata::security {
 
-std::string job_key_create() {
+base::Result<std::string> job_key_create() {
     std::array<unsigned char, 32> bytes{};
-    if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) return {};
+    if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1)
+        return base::Error{"cannot create the job key: OpenSSL's random generator failed"};
     static constexpr char kHex[] = "0123456789abcdef";
     std::string key;
     key.reserve(bytes.size() * 2);

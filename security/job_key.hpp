@@ -6,12 +6,14 @@
 // it checks in and on every rank-to-rank link.
 #pragma once
 
+#include "base/result.hpp"
+
 #include <string>
 
 namespace strata::security {
 
-// 32 bytes from the OpenSSL CSPRNG, as 64 lowercase hex digits. Returns an
-// empty string if the generator is not seeded (callers must refuse to run).
-std::string job_key_create();
+// 32 bytes from the OpenSSL CSPRNG, as 64 lowercase hex digits. Fails if the
+// generator is not seeded (callers must refuse to run).
+base::Result<std::string> job_key_create();
 
 }  // namespace strata::security

@@ -35,8 +35,8 @@ const char* policy_language(ProxyPolicy p) {
 
 }  // namespace
 
-Result<X509Ptr> proxy_create(const ProxyRequest& req, bool* capped) {
-    auto fail = [](std::string text) { return Result<X509Ptr>{{}, std::move(text)}; };
+base::Result<X509Ptr> proxy_create(const ProxyRequest& req, bool* capped) {
+    auto fail = [](std::string text) { return base::Error{std::move(text)}; };
     const char* language = policy_language(req.policy);
     if (req.issuer == nullptr || req.issuer_key == nullptr || req.subject_key == nullptr || language == nullptr)
         return fail("proxy_create: issuer, issuer key, subject key and a known policy are required");
@@ -81,8 +81,8 @@ Result<X509Ptr> proxy_create(const ProxyRequest& req, bool* capped) {
     X509V3_CTX ctx;
     X509V3_set_ctx_nodb(&ctx);
     X509V3_set_ctx(&ctx, req.issuer, cert.get(), nullptr, nullptr, 0);
-    if (Status s = extension_add(cert.get(), &ctx, NID_key_usage, "critical,digitalSignature"); !s.ok())
-        return fail(s.error);
+    if (base::Status s = extension_add(cert.get(), &ctx, NID_key_usage, "critical,digitalSignature"); !s.ok())
+        return s.failure();
     // proxyCertInfo by hand: OpenSSL's text form of it needs a config database.
     PROXY_CERT_INFO_EXTENSION* info = PROXY_CERT_INFO_EXTENSION_new();
     ASN1_OBJECT* oid = OBJ_txt2obj(language, 0);
@@ -98,54 +98,47 @@ Result<X509Ptr> proxy_create(const ProxyRequest& req, bool* capped) {
     if (!added) return fail("cannot make the proxyCertInfo extension: " + openssl_error_take());
     if (X509_sign(cert.get(), req.issuer_key, EVP_sha256()) <= 0)
         return fail("cannot sign the proxy: " + openssl_error_take());
-    return {std::move(cert), {}};
+    return cert;
 }
 
-Result<ProxyCredential> proxy_load(const fs::path& file) {
-    Result<ProxyCredential> out;
-    if (Status s = private_file_check(file, "proxy"); !s.ok()) {
-        out.error = s.error;
-        return out;
-    }
-    Result<std::string> text = file_read(file, "proxy");
-    if (!text.ok()) {
-        out.error = text.error;
-        return out;
-    }
-    std::vector<X509Ptr> certs = certs_from_pem(text.value);
+base::Result<ProxyCredential> proxy_load(const fs::path& file) {
+    if (base::Status s = private_file_check(file, "proxy"); !s.ok()) return s.failure();
+    base::Result<std::string> text = file_read(file, "proxy");
+    if (!text.ok()) return text.failure();
+    ProxyCredential cred;
+    std::vector<X509Ptr> certs = certs_from_pem(text.value());
     if (!certs.empty()) {
-        out.value.cert = std::move(certs.front());
-        for (std::size_t i = 1; i < certs.size(); ++i) out.value.chain.push_back(std::move(certs[i]));
+        cred.cert = std::move(certs.front());
+        for (std::size_t i = 1; i < certs.size(); ++i) cred.chain.push_back(std::move(certs[i]));
     }
     {
-        BioPtr b(BIO_new_mem_buf(text.value.data(), static_cast<int>(text.value.size())));
-        out.value.key.reset(b ? PEM_read_bio_PrivateKey(b.get(), nullptr, nullptr, nullptr) : nullptr);
+        BioPtr b(BIO_new_mem_buf(text.value().data(), static_cast<int>(text.value().size())));
+        cred.key.reset(b ? PEM_read_bio_PrivateKey(b.get(), nullptr, nullptr, nullptr) : nullptr);
         ERR_clear_error();
     }
-    OPENSSL_cleanse(text.value.data(), text.value.size());
-    if (!out.value.cert || !cert_is_proxy(out.value.cert.get())) {
-        out.error = file.string() + " holds no proxy certificate; strata-proxy-init makes one";
-    } else if (!out.value.key) {
-        out.error = "the proxy " + file.string() + " holds no private key; strata-proxy-init makes a new proxy";
-    } else if (X509_check_private_key(out.value.cert.get(), out.value.key.get()) != 1) {
+    OPENSSL_cleanse(text.value().data(), text.value().size());
+    if (!cred.cert || !cert_is_proxy(cred.cert.get()))
+        return base::Error{file.string() + " holds no proxy certificate; strata-proxy-init makes one"};
+    if (!cred.key)
+        return base::Error{"the proxy " + file.string() + " holds no private key; strata-proxy-init makes a new proxy"};
+    if (X509_check_private_key(cred.cert.get(), cred.key.get()) != 1) {
         ERR_clear_error();
-        out.error = "the private key in " + file.string() + " does not belong to its proxy certificate";
-    } else if (out.value.chain.empty()) {
-        out.error = "the proxy " + file.string() + " lacks the certificate that signed it";
+        return base::Error{"the private key in " + file.string() + " does not belong to its proxy certificate"};
     }
-    return out;
+    if (cred.chain.empty()) return base::Error{"the proxy " + file.string() + " lacks the certificate that signed it"};
+    return cred;
 }
 
-Result<std::string> proxy_pem(const ProxyCredential& cred) {
-    Result<std::string> cert = cert_to_pem(cred.cert.get());
+base::Result<std::string> proxy_pem(const ProxyCredential& cred) {
+    base::Result<std::string> cert = cert_to_pem(cred.cert.get());
     if (!cert.ok()) return cert;
-    Result<std::string> key = key_to_pem(cred.key.get());
+    base::Result<std::string> key = key_to_pem(cred.key.get());
     if (!key.ok()) return key;
     std::vector<X509*> chain;
     for (const X509Ptr& c : cred.chain) chain.push_back(c.get());
-    Result<std::string> rest = certs_to_pem(chain);
+    base::Result<std::string> rest = certs_to_pem(chain);
     if (!rest.ok()) return rest;
-    return {cert.value + key.value + rest.value, {}};
+    return cert.value() + key.value() + rest.value();
 }
 
 fs::path proxy_default_path() {
@@ -191,7 +184,7 @@ X509* chain_identity(const std::vector<X509*>& chain) {
     return nullptr;
 }
 
-std::string proxy_chain_refusal(const std::vector<X509*>& chain, int& proxies) {
+base::Status proxy_chain_check(const std::vector<X509*>& chain, int& proxies) {
     proxies = 0;
     for (X509* c : chain) {
         if (!cert_is_proxy(c)) break;
@@ -199,30 +192,30 @@ std::string proxy_chain_refusal(const std::vector<X509*>& chain, int& proxies) {
         switch (proxy_policy(c)) {
             case ProxyPolicy::impersonation: break;
             case ProxyPolicy::limited:
-                return "a limited proxy cannot start jobs; make a full proxy with strata-proxy-init";
+                return base::Error{"a limited proxy cannot start jobs; make a full proxy with strata-proxy-init"};
             case ProxyPolicy::independent:
-                return "an independent proxy has none of its issuer's rights and cannot start jobs for it";
-            case ProxyPolicy::unknown:
-                return "a proxy with an unknown policy language cannot start jobs";
+                return base::Error{"an independent proxy has none of its issuer's rights and cannot start jobs for it"};
+            case ProxyPolicy::unknown: return base::Error{"a proxy with an unknown policy language cannot start jobs"};
         }
     }
     return {};
 }
 
-Result<std::string> public_key_pem(EVP_PKEY* key) {
+base::Result<std::string> public_key_pem(EVP_PKEY* key) {
     BioPtr b(BIO_new(BIO_s_mem()));
-    if (!b || PEM_write_bio_PUBKEY(b.get(), key) != 1) return {{}, "cannot encode a public key: " + openssl_error_take()};
-    return {bio_text(b.get()), {}};
+    if (!b || PEM_write_bio_PUBKEY(b.get(), key) != 1)
+        return base::Error{"cannot encode a public key: " + openssl_error_take()};
+    return bio_text(b.get());
 }
 
-Result<std::string> proxy_delegate(X509* signer, EVP_PKEY* signer_key, const std::vector<X509*>& chain,
-                                   const std::string& public_key_pem, ProxyPolicy policy,
-                                   std::chrono::seconds lifetime) {
+base::Result<std::string> proxy_delegate(X509* signer, EVP_PKEY* signer_key, const std::vector<X509*>& chain,
+                                         const std::string& public_key_pem, ProxyPolicy policy,
+                                         std::chrono::seconds lifetime) {
     BioPtr b(BIO_new_mem_buf(public_key_pem.data(), static_cast<int>(public_key_pem.size())));
     PkeyPtr theirs(b ? PEM_read_bio_PUBKEY(b.get(), nullptr, nullptr, nullptr) : nullptr);
     if (!theirs) {
         ERR_clear_error();
-        return {{}, "the delegation request holds no public key"};
+        return base::Error{"the delegation request holds no public key"};
     }
     ProxyRequest req;
     req.issuer = signer;
@@ -230,24 +223,22 @@ Result<std::string> proxy_delegate(X509* signer, EVP_PKEY* signer_key, const std
     req.subject_key = theirs.get();
     req.lifetime = lifetime;
     req.policy = policy;
-    Result<X509Ptr> proxy = proxy_create(req);
-    if (!proxy.ok()) return {{}, proxy.error};
-    std::vector<X509*> all{proxy.value.get(), signer};
+    base::Result<X509Ptr> proxy = proxy_create(req);
+    if (!proxy.ok()) return proxy.failure();
+    std::vector<X509*> all{proxy.value().get(), signer};
     all.insert(all.end(), chain.begin(), chain.end());
     return certs_to_pem(all);
 }
 
-Result<ProxyCredential> delegation_accept(X509_STORE* trust, EVP_PKEY* own_key, const std::string& certificates_pem,
-                                          const std::string& identity) {
-    Result<ProxyCredential> out;
+base::Result<ProxyCredential> delegation_accept(X509_STORE* trust, EVP_PKEY* own_key,
+                                                const std::string& certificates_pem, const std::string& identity) {
+    std::string error;
     std::vector<X509Ptr> certs = certs_from_pem(certificates_pem);
     if (certs.size() < 2 || !cert_is_proxy(certs[0].get())) {
-        out.error = "the delegated credential is not a proxy with its issuer";
-        return out;
+        return base::Error{"the delegated credential is not a proxy with its issuer"};
     }
     if (EVP_PKEY_eq(X509_get0_pubkey(certs[0].get()), own_key) != 1) {
-        out.error = "the delegated proxy is not for the key this site made";
-        return out;
+        return base::Error{"the delegated proxy is not for the key this site made"};
     }
     STACK_OF(X509)* untrusted = sk_X509_new_null();
     for (std::size_t i = 1; i < certs.size(); ++i) sk_X509_push(untrusted, certs[i].get());
@@ -257,8 +248,9 @@ Result<ProxyCredential> delegation_accept(X509_STORE* trust, EVP_PKEY* own_key, 
         X509_STORE_CTX_set_flags(ctx, X509_V_FLAG_ALLOW_PROXY_CERTS);
         X509_STORE_CTX_set_verify_cb(ctx, [](int ok, X509_STORE_CTX* c) { return tls_verify_step(ok != 0, c) ? 1 : 0; });
         verified = X509_verify_cert(ctx) == 1;
-        if (!verified) out.error = std::string("the delegated proxy does not verify: ") +
-                                   X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx));
+        if (!verified)
+            error = std::string("the delegated proxy does not verify: ") +
+                    X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx));
     }
     std::vector<X509*> chain;
     if (verified) {
@@ -267,21 +259,22 @@ Result<ProxyCredential> delegation_accept(X509_STORE* trust, EVP_PKEY* own_key, 
         X509* who = chain_identity(chain);
         if (who == nullptr || name_to_globus(X509_get_subject_name(who)) != identity) {
             verified = false;
-            out.error = "the delegated proxy acts for another identity than the one that submitted the job";
+            error = "the delegated proxy acts for another identity than the one that submitted the job";
         }
     }
     X509_STORE_CTX_free(ctx);
     sk_X509_free(untrusted);
     if (!verified) {
         ERR_clear_error();
-        if (out.error.empty()) out.error = "cannot verify the delegated proxy: " + openssl_error_take();
-        return out;
+        if (error.empty()) error = "cannot verify the delegated proxy: " + openssl_error_take();
+        return base::Error{error};
     }
     EVP_PKEY_up_ref(own_key);
-    out.value.key.reset(own_key);
-    out.value.cert = std::move(certs[0]);
-    for (std::size_t i = 1; i < certs.size(); ++i) out.value.chain.push_back(std::move(certs[i]));
-    return out;
+    ProxyCredential cred;
+    cred.key.reset(own_key);
+    cred.cert = std::move(certs[0]);
+    for (std::size_t i = 1; i < certs.size(); ++i) cred.chain.push_back(std::move(certs[i]));
+    return cred;
 }
 
 }  // namespace strata::security

@@ -39,7 +39,7 @@ struct ProxyRequest {
 
 // A proxy certificate signed SHA-256 by the issuer. Its end is capped at the
 // issuer's (a proxy never outlives what signed it); `capped` says so.
-Result<X509Ptr> proxy_create(const ProxyRequest& req, bool* capped = nullptr);
+base::Result<X509Ptr> proxy_create(const ProxyRequest& req, bool* capped = nullptr);
 
 struct ProxyCredential {
     X509Ptr cert;                // the proxy
@@ -49,10 +49,10 @@ struct ProxyCredential {
 
 // Reads a proxy file. Refuses one that others can read (with the chmod that
 // fixes it), one without a key or whose key does not match.
-Result<ProxyCredential> proxy_load(const std::filesystem::path& file);
+base::Result<ProxyCredential> proxy_load(const std::filesystem::path& file);
 
 // The PEM text of a proxy file: certificate, key, chain.
-Result<std::string> proxy_pem(const ProxyCredential& cred);
+base::Result<std::string> proxy_pem(const ProxyCredential& cred);
 
 // $X509_USER_PROXY, else /tmp/x509up_u<uid>.
 std::filesystem::path proxy_default_path();
@@ -71,24 +71,25 @@ X509* chain_identity(const std::vector<X509*>& chain);
 // credential and sends back the certificates. No private key travels.
 
 // The PEM SubjectPublicKeyInfo of a key (what the receiver sends).
-Result<std::string> public_key_pem(EVP_PKEY* key);
+base::Result<std::string> public_key_pem(EVP_PKEY* key);
 
 // The delegating side: a proxy for `public_key_pem`, signed by `signer`
 // (whose chain up to the user's certificate is `chain`), as PEM text of the
 // proxy followed by `signer` and `chain`.
-Result<std::string> proxy_delegate(X509* signer, EVP_PKEY* signer_key, const std::vector<X509*>& chain,
-                                   const std::string& public_key_pem, ProxyPolicy policy,
-                                   std::chrono::seconds lifetime);
+base::Result<std::string> proxy_delegate(X509* signer, EVP_PKEY* signer_key, const std::vector<X509*>& chain,
+                                         const std::string& public_key_pem, ProxyPolicy policy,
+                                         std::chrono::seconds lifetime);
 
 // The receiving side: checks that `certificates_pem` is a proxy for
 // `own_key` whose chain `trust` verifies (proxy rules, lifetimes, revocation)
 // and whose identity is `identity`, and makes the credential of it.
-Result<ProxyCredential> delegation_accept(X509_STORE* trust, EVP_PKEY* own_key, const std::string& certificates_pem,
-                                          const std::string& identity);
+base::Result<ProxyCredential> delegation_accept(X509_STORE* trust, EVP_PKEY* own_key,
+                                                const std::string& certificates_pem, const std::string& identity);
 
-// Why a verified chain may not start jobs for its identity: a limited proxy
-// in it, or one whose policy gives it none of its issuer's rights. Empty
-// when it may; the count of proxies in the chain goes to `proxies`.
-std::string proxy_chain_refusal(const std::vector<X509*>& chain, int& proxies);
+// Whether a verified chain may start jobs for its identity; the failure says
+// why not: a limited proxy in it, or one whose policy gives it none of its
+// issuer's rights. The count of proxies in the chain (up to the refused one)
+// goes to `proxies` either way.
+base::Status proxy_chain_check(const std::vector<X509*>& chain, int& proxies);
 
 }  // namespace strata::security

@@ -21,39 +21,43 @@ namespace strata::security {
 namespace fs = std::filesystem;
 namespace ssl = boost::asio::ssl;
 
-Result<TlsCredential> user_credential_find() {
-    Result<TlsCredential> out;
+base::Result<TlsCredential> user_credential_find() {
+    TlsCredential cred;
+    std::string error;
     const char* home = std::getenv("HOME");
     auto pick = [&](const char* var, const char* under_home, fs::path& into) {
         if (const char* v = std::getenv(var); v != nullptr && *v != '\0') {
             into = v;
         } else if (home != nullptr && *home != '\0') {
             into = fs::path(home) / under_home;
-        } else if (out.error.empty()) {
-            out.error = std::string("cannot find the user credential: set ") + var + " or HOME";
+        } else if (error.empty()) {
+            error = std::string("cannot find the user credential: set ") + var + " or HOME";
         }
     };
-    pick("X509_CERT_DIR", ".strata/certificates", out.value.ca_dir);
+    auto done = [&]() -> base::Result<TlsCredential> {
+        if (!error.empty()) return base::Error{error};
+        return cred;
+    };
+    pick("X509_CERT_DIR", ".strata/certificates", cred.ca_dir);
     const char* named = std::getenv("X509_USER_PROXY");
     const fs::path proxy = proxy_default_path();
     std::error_code ec;
     if (fs::exists(proxy, ec)) {
-        out.value.cert = out.value.key = proxy;
-        out.value.proxy = true;
-        return out;
+        cred.cert = cred.key = proxy;
+        cred.proxy = true;
+        return done();
     }
     if (named != nullptr && *named != '\0') {
-        out.error = "X509_USER_PROXY names " + proxy.string() +
-                    ", which does not exist; make a proxy there with strata-proxy-init, or unset X509_USER_PROXY";
-        return out;
+        return base::Error{"X509_USER_PROXY names " + proxy.string() +
+                           ", which does not exist; make a proxy there with strata-proxy-init, or unset "
+                           "X509_USER_PROXY"};
     }
-    pick("X509_USER_CERT", ".strata/usercert.pem", out.value.cert);
-    pick("X509_USER_KEY", ".strata/userkey.pem", out.value.key);
-    return out;
+    pick("X509_USER_CERT", ".strata/usercert.pem", cred.cert);
+    pick("X509_USER_KEY", ".strata/userkey.pem", cred.key);
+    return done();
 }
 
-Result<std::shared_ptr<ssl::context>> tls_context_make(TlsRole role, const TlsCredential& cred) {
-    Result<std::shared_ptr<ssl::context>> out;
+base::Result<std::shared_ptr<ssl::context>> tls_context_make(TlsRole role, const TlsCredential& cred) {
     auto ctx = std::make_shared<ssl::context>(role == TlsRole::client ? ssl::context::tls_client
                                                                       : ssl::context::tls_server);
     SSL_CTX* native = ctx->native_handle();
@@ -62,45 +66,38 @@ Result<std::shared_ptr<ssl::context>> tls_context_make(TlsRole role, const TlsCr
     for (const auto& [what, file] : {std::pair<const char*, const fs::path*>{"certificate", &cred.cert},
                                      {"private key", &cred.key}}) {
         if (::access(file->c_str(), R_OK) != 0) {
-            out.error = std::string("cannot read the ") + what + " " + file->string() + ": " + std::strerror(errno);
-            return out;
+            return base::Error{std::string("cannot read the ") + what + " " + file->string() + ": " +
+                               std::strerror(errno)};
         }
     }
-    if (Status s = private_file_check(cred.key, cred.proxy ? "proxy" : "private key"); !s.ok()) {
-        out.error = s.error;
-        return out;
+    if (base::Status s = private_file_check(cred.key, cred.proxy ? "proxy" : "private key"); !s.ok()) {
+        return s.failure();
     }
     ERR_clear_error();
     if (SSL_CTX_use_certificate_chain_file(native, cred.cert.c_str()) != 1) {
-        out.error = "cannot use the certificate " + cred.cert.string() + ": " + openssl_error_take();
-        return out;
+        return base::Error{"cannot use the certificate " + cred.cert.string() + ": " + openssl_error_take()};
     }
     if (SSL_CTX_use_PrivateKey_file(native, cred.key.c_str(), SSL_FILETYPE_PEM) != 1) {
         if (ERR_GET_REASON(ERR_peek_error()) == X509_R_KEY_VALUES_MISMATCH) {
             ERR_clear_error();
-            out.error = "the private key " + cred.key.string() + " does not belong to the certificate " +
-                        cred.cert.string();
-        } else {
-            out.error = "cannot use the private key " + cred.key.string() + ": " + openssl_error_take();
+            return base::Error{"the private key " + cred.key.string() + " does not belong to the certificate " +
+                               cred.cert.string()};
         }
-        return out;
+        return base::Error{"cannot use the private key " + cred.key.string() + ": " + openssl_error_take()};
     }
     if (X509* leaf = SSL_CTX_get0_certificate(native);
         leaf != nullptr && X509_cmp_current_time(X509_get0_notAfter(leaf)) < 0) {
-        out.error = std::string(cred.proxy ? "the proxy " : "the certificate ") + cred.cert.string() + " expired on " +
-                    asn1_time_text(X509_get0_notAfter(leaf)) +
-                    (cred.proxy ? "; make a new one with strata-proxy-init" : "");
-        return out;
+        return base::Error{std::string(cred.proxy ? "the proxy " : "the certificate ") + cred.cert.string() +
+                           " expired on " + asn1_time_text(X509_get0_notAfter(leaf)) +
+                           (cred.proxy ? "; make a new one with strata-proxy-init" : "")};
     }
     std::error_code ec;
     if (!fs::is_directory(cred.ca_dir, ec)) {
-        out.error = "the trusted-CA directory " + cred.ca_dir.string() +
-                    " does not exist (strata-ca create-ca makes one; X509_CERT_DIR names another)";
-        return out;
+        return base::Error{"the trusted-CA directory " + cred.ca_dir.string() +
+                           " does not exist (strata-ca create-ca makes one; X509_CERT_DIR names another)"};
     }
     if (SSL_CTX_load_verify_dir(native, cred.ca_dir.c_str()) != 1) {
-        out.error = "cannot use the trusted-CA directory " + cred.ca_dir.string() + ": " + openssl_error_take();
-        return out;
+        return base::Error{"cannot use the trusted-CA directory " + cred.ca_dir.string() + ": " + openssl_error_take()};
     }
     X509_STORE_set_flags(SSL_CTX_get_cert_store(native),
                          X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL | X509_V_FLAG_ALLOW_PROXY_CERTS);
@@ -109,8 +106,7 @@ Result<std::shared_ptr<ssl::context>> tls_context_make(TlsRole role, const TlsCr
                        [](int preverified, X509_STORE_CTX* store) {
                            return tls_verify_step(preverified != 0, store) ? 1 : 0;
                        });
-    out.value = std::move(ctx);
-    return out;
+    return ctx;
 }
 
 namespace {
@@ -209,10 +205,10 @@ std::vector<X509*> tls_peer_chain(SSL* ssl) {
     return out;
 }
 
-std::string tls_verify_failure(SSL* ssl) {
+base::Status tls_verify_status(SSL* ssl) {
     const long rc = SSL_get_verify_result(ssl);
     if (rc == X509_V_OK) return {};
-    return X509_verify_cert_error_string(rc);
+    return base::Error{X509_verify_cert_error_string(rc)};
 }
 
 }  // namespace strata::security

@@ -37,17 +37,17 @@ struct TlsCredential {
 };
 
 // The user's credential from the environment and defaults above: the proxy
-// when there is one, else the certificate and key. `error` when
+// when there is one, else the certificate and key. Fails when
 // X509_USER_PROXY names a missing file, or no home directory is known and a
 // variable is unset.
-Result<TlsCredential> user_credential_find();
+base::Result<TlsCredential> user_credential_find();
 
 // A context that presents `cred.cert`/`cred.key` and verifies the peer
 // against `cred.ca_dir`. Fails, naming the file, when one cannot be read, the
 // key can be read by anyone but its owner (with the chmod that fixes it), the
 // key does not belong to the certificate, or the certificate has expired.
 // Proxy certificates are accepted in the peer's chain (RFC 3820 rules).
-Result<std::shared_ptr<boost::asio::ssl::context>> tls_context_make(TlsRole role, const TlsCredential& cred);
+base::Result<std::shared_ptr<boost::asio::ssl::context>> tls_context_make(TlsRole role, const TlsCredential& cred);
 
 // What a context reads from a trusted-CA directory: the certificates (<hash>.N)
 // and revocation lists (<hash>.rN), each by name, size, times and inode (of
@@ -90,8 +90,9 @@ std::string tls_presented_subject(SSL* ssl);
 // The verified peer chain, leaf first (owned by the connection).
 std::vector<X509*> tls_peer_chain(SSL* ssl);
 
-// Why the peer's certificate was refused (X509 verification result), for
-// messages; empty when it was accepted or never checked.
-std::string tls_verify_failure(SSL* ssl);
+// Whether the peer's certificate was accepted (or never checked); the
+// failure says why it was refused (the X509 verification result), for
+// messages.
+base::Status tls_verify_status(SSL* ssl);
 
 }  // namespace strata::security

@@ -51,33 +51,33 @@ std::string errno_text(int err) { return std::strerror(err); }
 // signed and RFC 5280 wants them positive) and never zero.
 
 bool file_holds_cert(const fs::path& file, X509* cert) {
-    Result<X509Ptr> other = cert_load_pem(file);
-    return other.ok() && X509_cmp(other.value.get(), cert) == 0;
+    base::Result<X509Ptr> other = cert_load_pem(file);
+    return other.ok() && X509_cmp(other.value().get(), cert) == 0;
 }
 
 }  // namespace
 
-Status extension_add(X509* cert, X509V3_CTX* ctx, int nid, const std::string& value) {
+base::Status extension_add(X509* cert, X509V3_CTX* ctx, int nid, const std::string& value) {
     X509ExtPtr ext(X509V3_EXT_conf_nid(nullptr, ctx, nid, value.c_str()));
     if (!ext) {
-        return {"cannot make the " + std::string(OBJ_nid2sn(nid)) + " extension \"" + value +
-                "\": " + openssl_error_take()};
+        return base::Error{"cannot make the " + std::string(OBJ_nid2sn(nid)) + " extension \"" + value +
+                           "\": " + openssl_error_take()};
     }
-    if (X509_add_ext(cert, ext.get(), -1) != 1) return {openssl_error_take()};
+    if (X509_add_ext(cert, ext.get(), -1) != 1) return base::Error{openssl_error_take()};
     return {};
 }
 
-Status serial_set_random(X509* cert) {
+base::Status serial_set_random(X509* cert) {
     std::array<unsigned char, 16> bytes{};
     do {
         if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
-            return {"the random generator failed: " + openssl_error_take()};
+            return base::Error{"the random generator failed: " + openssl_error_take()};
         }
         bytes[0] &= 0x7f;
     } while (bytes[0] == 0);
     BnPtr bn(BN_bin2bn(bytes.data(), static_cast<int>(bytes.size()), nullptr));
     if (!bn || !BN_to_ASN1_INTEGER(bn.get(), X509_get_serialNumber(cert))) {
-        return {openssl_error_take()};
+        return base::Error{openssl_error_take()};
     }
     return {};
 }
@@ -96,20 +96,19 @@ std::string asn1_time_text(const ASN1_TIME* t) {
     return text;
 }
 
-Status private_file_check(const fs::path& file, std::string_view what) {
+base::Status private_file_check(const fs::path& file, std::string_view what) {
     struct stat st;
     if (::stat(file.c_str(), &st) != 0 || (st.st_mode & 077) == 0) return {};
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return {"the " + std::string(what) + " " + file.string() + " can be read by others (mode " + mode +
-            "); make it private with: chmod 600 " + file.string()};
+    return base::Error{"the " + std::string(what) + " " + file.string() + " can be read by others (mode " + mode +
+                       "); make it private with: chmod 600 " + file.string()};
 }
 
-Result<std::string> file_read(const fs::path& file, std::string_view what) {
-    std::string error;
-    std::optional<std::string> text = base::file_read(file.string(), std::string(what), error);
-    if (!text) return {{}, error + "; check the path and its permissions"};
-    return {std::move(*text), {}};
+base::Result<std::string> file_read(const fs::path& file, std::string_view what) {
+    base::Result<std::string> text = base::file_read(file.string(), std::string(what));
+    if (!text) return base::Error{text.error() + "; check the path and its permissions"};
+    return text;
 }
 
 std::string openssl_error_take() {
@@ -121,51 +120,51 @@ std::string openssl_error_take() {
     return text.data();
 }
 
-Result<PkeyPtr> key_create() {
+base::Result<PkeyPtr> key_create() {
     PkeyPtr key(EVP_EC_gen("P-256"));
-    if (!key) return {{}, "cannot create an EC P-256 key: " + openssl_error_take()};
-    return {std::move(key), {}};
+    if (!key) return base::Error{"cannot create an EC P-256 key: " + openssl_error_take()};
+    return key;
 }
 
-Result<std::string> key_to_pem(EVP_PKEY* key) {
+base::Result<std::string> key_to_pem(EVP_PKEY* key) {
     BioPtr bio(BIO_new(BIO_s_mem()));
     if (!bio || PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1) {
-        return {{}, "cannot encode the private key: " + openssl_error_take()};
+        return base::Error{"cannot encode the private key: " + openssl_error_take()};
     }
-    return {bio_text(bio.get()), {}};
+    return bio_text(bio.get());
 }
 
-Result<std::string> cert_to_pem(X509* cert) {
+base::Result<std::string> cert_to_pem(X509* cert) {
     BioPtr bio(BIO_new(BIO_s_mem()));
     if (!bio || PEM_write_bio_X509(bio.get(), cert) != 1) {
-        return {{}, "cannot encode the certificate: " + openssl_error_take()};
+        return base::Error{"cannot encode the certificate: " + openssl_error_take()};
     }
-    return {bio_text(bio.get()), {}};
+    return bio_text(bio.get());
 }
 
-Result<PkeyPtr> key_load_pem(const fs::path& file, pem_password_cb* passphrase, void* user) {
-    Result<std::string> text = file_read(file, "private key");
-    if (!text.ok()) return {{}, text.error};
-    BioPtr bio(BIO_new_mem_buf(text.value.data(), static_cast<int>(text.value.size())));
+base::Result<PkeyPtr> key_load_pem(const fs::path& file, pem_password_cb* passphrase, void* user) {
+    base::Result<std::string> text = file_read(file, "private key");
+    if (!text.ok()) return text.failure();
+    BioPtr bio(BIO_new_mem_buf(text.value().data(), static_cast<int>(text.value().size())));
     PkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, passphrase, user) : nullptr);
-    OPENSSL_cleanse(text.value.data(), text.value.size());
+    OPENSSL_cleanse(text.value().data(), text.value().size());
     if (!key) {
-        return {{}, file.string() + " holds no readable PEM private key (" + openssl_error_take() +
-                        "); it must be an unencrypted PEM key such as strata-ca writes"};
+        return base::Error{file.string() + " holds no readable PEM private key (" + openssl_error_take() +
+                           "); it must be an unencrypted PEM key such as strata-ca writes"};
     }
-    return {std::move(key), {}};
+    return key;
 }
 
-Result<X509Ptr> cert_load_pem(const fs::path& file) {
-    Result<std::string> text = file_read(file, "certificate");
-    if (!text.ok()) return {{}, text.error};
-    BioPtr bio(BIO_new_mem_buf(text.value.data(), static_cast<int>(text.value.size())));
+base::Result<X509Ptr> cert_load_pem(const fs::path& file) {
+    base::Result<std::string> text = file_read(file, "certificate");
+    if (!text.ok()) return text.failure();
+    BioPtr bio(BIO_new_mem_buf(text.value().data(), static_cast<int>(text.value().size())));
     X509Ptr cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
     if (!cert) {
-        return {{}, file.string() + " holds no PEM certificate (" + openssl_error_take() +
-                        "); give a file that starts with -----BEGIN CERTIFICATE-----"};
+        return base::Error{file.string() + " holds no PEM certificate (" + openssl_error_take() +
+                           "); give a file that starts with -----BEGIN CERTIFICATE-----"};
     }
-    return {std::move(cert), {}};
+    return cert;
 }
 
 std::vector<X509Ptr> certs_from_pem(std::string_view text) {
@@ -177,14 +176,14 @@ std::vector<X509Ptr> certs_from_pem(std::string_view text) {
     return out;
 }
 
-Result<std::string> certs_to_pem(const std::vector<X509*>& certs) {
+base::Result<std::string> certs_to_pem(const std::vector<X509*>& certs) {
     std::string text;
     for (X509* c : certs) {
-        Result<std::string> pem = cert_to_pem(c);
+        base::Result<std::string> pem = cert_to_pem(c);
         if (!pem.ok()) return pem;
-        text += pem.value;
+        text += pem.value();
     }
-    return {std::move(text), {}};
+    return text;
 }
 
 std::string name_to_globus(const X509_NAME* name) {
@@ -217,10 +216,10 @@ std::string name_to_globus(const X509_NAME* name) {
     return dn;
 }
 
-Result<X509NamePtr> name_from_globus(std::string_view dn) {
+base::Result<X509NamePtr> name_from_globus(std::string_view dn) {
     if (dn.empty() || dn.front() != '/') {
-        return {{}, "the DN \"" + std::string(dn) +
-                        "\" must be in slash form, such as \"/O=Strata Grid/CN=Jane Doe\""};
+        return base::Error{"the DN \"" + std::string(dn) +
+                           "\" must be in slash form, such as \"/O=Strata Grid/CN=Jane Doe\""};
     }
     // Split at unescaped '/', then glue '='-less pieces onto the previous value.
     std::vector<std::pair<std::string, std::string>> parts;
@@ -239,13 +238,13 @@ Result<X509NamePtr> name_from_globus(std::string_view dn) {
     }
     for (std::string& p : pieces) {
         if (p.empty()) {
-            return {{}, "the DN \"" + std::string(dn) + "\" has an empty component (\"//\" or a trailing '/')"};
+            return base::Error{"the DN \"" + std::string(dn) + "\" has an empty component (\"//\" or a trailing '/')"};
         }
         size_t eq = p.find('=');
         if (eq == std::string::npos) {
             if (parts.empty()) {
-                return {{}, "the DN \"" + std::string(dn) + "\" starts with \"/" + p +
-                                "\", which is not of the form NAME=VALUE"};
+                return base::Error{"the DN \"" + std::string(dn) + "\" starts with \"/" + p +
+                                   "\", which is not of the form NAME=VALUE"};
             }
             parts.back().second += '/' + p;
             continue;
@@ -256,21 +255,21 @@ Result<X509NamePtr> name_from_globus(std::string_view dn) {
         parts.emplace_back(p.substr(0, eq), p.substr(eq + 1));
     }
     X509NamePtr name(X509_NAME_new());
-    if (!name) return {{}, openssl_error_take()};
+    if (!name) return base::Error{openssl_error_take()};
     for (auto& [key, value] : parts) {
         if (key.empty() || value.empty()) {
-            return {{}, "the DN \"" + std::string(dn) + "\" has an empty name or value in \"" +
-                            key + "=" + value + "\""};
+            return base::Error{"the DN \"" + std::string(dn) + "\" has an empty name or value in \"" + key + "=" +
+                               value + "\""};
         }
         if (X509_NAME_add_entry_by_txt(name.get(), key.c_str(), MBSTRING_UTF8,
                                        reinterpret_cast<const unsigned char*>(value.c_str()), -1,
                                        -1, 0) != 1) {
             ERR_clear_error();
-            return {{}, "the DN \"" + std::string(dn) + "\" has an unknown attribute \"" + key +
-                            "\"; use names such as C, O, OU, CN"};
+            return base::Error{"the DN \"" + std::string(dn) + "\" has an unknown attribute \"" + key +
+                               "\"; use names such as C, O, OU, CN"};
         }
     }
-    return {std::move(name), {}};
+    return name;
 }
 
 std::string gridmap_quote(std::string_view dn) {
@@ -283,8 +282,8 @@ std::string gridmap_quote(std::string_view dn) {
     return out;
 }
 
-Result<X509Ptr> cert_create(const CertRequest& req) {
-    auto fail = [](std::string text) { return Result<X509Ptr>{{}, std::move(text)}; };
+base::Result<X509Ptr> cert_create(const CertRequest& req) {
+    auto fail = [](std::string text) { return base::Error{std::move(text)}; };
     X509Ptr cert(X509_new());
     if (!cert) return fail(openssl_error_take());
     X509* issuer = req.issuer ? req.issuer : cert.get();
@@ -297,7 +296,7 @@ Result<X509Ptr> cert_create(const CertRequest& req) {
         return fail("the CA private key does not belong to the CA certificate");
     }
     if (X509_set_version(cert.get(), X509_VERSION_3) != 1) return fail(openssl_error_take());
-    if (Status s = serial_set_random(cert.get()); !s.ok()) return fail(s.error);
+    if (base::Status s = serial_set_random(cert.get()); !s.ok()) return s.failure();
     if (X509_set_subject_name(cert.get(), req.subject) != 1 ||
         X509_set_issuer_name(cert.get(), req.issuer ? X509_get_subject_name(req.issuer)
                                                     : req.subject) != 1 ||
@@ -338,12 +337,12 @@ Result<X509Ptr> cert_create(const CertRequest& req) {
     }
     }
     for (auto& [nid, value] : exts) {
-        if (Status s = extension_add(cert.get(), &ctx, nid, value); !s.ok()) return fail(s.error);
+        if (base::Status s = extension_add(cert.get(), &ctx, nid, value); !s.ok()) return s.failure();
     }
     if (X509_sign(cert.get(), signer, EVP_sha256()) <= 0) {
         return fail("cannot sign the certificate: " + openssl_error_take());
     }
-    return {std::move(cert), {}};
+    return cert;
 }
 
 std::string cert_subject_hash(X509* cert) {
@@ -352,30 +351,30 @@ std::string cert_subject_hash(X509* cert) {
     return text.data();
 }
 
-Status directory_create(const fs::path& dir, fs::perms mode) {
+base::Status directory_create(const fs::path& dir, fs::perms mode) {
     std::error_code ec;
     fs::path partial;
     for (const fs::path& part : dir) {
         partial /= part;
         if (fs::exists(partial, ec)) continue;
         if (!fs::create_directory(partial, ec) && ec) {
-            return {"cannot create the directory " + partial.string() + ": " + ec.message() +
-                    "; check the permissions of its parent"};
+            return base::Error{"cannot create the directory " + partial.string() + ": " + ec.message() +
+                               "; check the permissions of its parent"};
         }
         fs::permissions(partial, mode, ec);
     }
     if (!fs::is_directory(dir, ec)) {
-        return {dir.string() + " exists but is not a directory; remove it or choose another path"};
+        return base::Error{dir.string() + " exists but is not a directory; remove it or choose another path"};
     }
     return {};
 }
 
-Status files_write_atomic(std::span<const FileContent> files, bool overwrite) {
+base::Status files_write_atomic(std::span<const FileContent> files, bool overwrite) {
     if (!overwrite) {
         for (const FileContent& f : files) {
             std::error_code ec;
             if (fs::exists(fs::symlink_status(f.path, ec))) {
-                return {f.path.string() + " already exists; move it away or pass --force to replace it"};
+                return base::Error{f.path.string() + " already exists; move it away or pass --force to replace it"};
             }
         }
     }
@@ -388,8 +387,8 @@ Status files_write_atomic(std::span<const FileContent> files, bool overwrite) {
         int fd = ::mkstemp(pattern.data());
         if (fd < 0) {
             int err = errno;
-            return {"cannot write in " + f.path.parent_path().string() + ": " + errno_text(err) +
-                    "; check that the directory exists and is writable"};
+            return base::Error{"cannot write in " + f.path.parent_path().string() + ": " + errno_text(err) +
+                               "; check that the directory exists and is writable"};
         }
         temps[i].path = pattern;
         bool good = ::fchmod(fd, static_cast<mode_t>(f.mode)) == 0;
@@ -404,30 +403,29 @@ Status files_write_atomic(std::span<const FileContent> files, bool overwrite) {
         int err = errno;
         good = (::close(fd) == 0) && good;
         if (!good) {
-            return {"cannot write " + f.path.string() + ": " + errno_text(err) +
-                    "; check the free space and permissions of " + f.path.parent_path().string()};
+            return base::Error{"cannot write " + f.path.string() + ": " + errno_text(err) +
+                               "; check the free space and permissions of " + f.path.parent_path().string()};
         }
     }
     for (size_t i = 0; i < files.size(); ++i) {
         if (::rename(temps[i].path.c_str(), files[i].path.c_str()) != 0) {
             int err = errno;
-            return {"cannot put " + files[i].path.string() + " in place: " + errno_text(err)};
+            return base::Error{"cannot put " + files[i].path.string() + " in place: " + errno_text(err)};
         }
         temps[i].path.clear();
     }
     return {};
 }
 
-Result<fs::path> cert_dir_install(const fs::path& dir, X509* ca_cert, std::string_view policy_prefix,
-                                  X509* replaces) {
-    if (Status s = directory_create(dir, fs::perms::owner_all | fs::perms::group_read |
-                                             fs::perms::group_exec | fs::perms::others_read |
-                                             fs::perms::others_exec);
+base::Result<fs::path> cert_dir_install(const fs::path& dir, X509* ca_cert, std::string_view policy_prefix,
+                                        X509* replaces) {
+    if (base::Status s = directory_create(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                                   fs::perms::others_read | fs::perms::others_exec);
         !s.ok()) {
-        return {{}, s.error};
+        return s.failure();
     }
-    Result<std::string> pem = cert_to_pem(ca_cert);
-    if (!pem.ok()) return {{}, pem.error};
+    base::Result<std::string> pem = cert_to_pem(ca_cert);
+    if (!pem.ok()) return pem.failure();
     std::string hash = cert_subject_hash(ca_cert);
     const fs::perms readable = fs::perms::owner_read | fs::perms::owner_write |
                                fs::perms::group_read | fs::perms::others_read;
@@ -448,9 +446,9 @@ Result<fs::path> cert_dir_install(const fs::path& dir, X509* ca_cert, std::strin
     std::string policy;
     std::error_code ec;
     if (fs::exists(policy_file, ec)) {
-        Result<std::string> old = file_read(policy_file, "signing policy");
-        if (!old.ok()) return {{}, old.error};
-        policy = old.value;
+        base::Result<std::string> old = file_read(policy_file, "signing policy");
+        if (!old.ok()) return old.failure();
+        policy = old.value();
         if (!policy.empty() && policy.back() != '\n') policy += '\n';
     }
     if (policy.find(access_id) == std::string::npos) {
@@ -458,9 +456,9 @@ Result<fs::path> cert_dir_install(const fs::path& dir, X509* ca_cert, std::strin
                   "pos_rights globus CA:sign\n" + "cond_subjects globus '\"" +
                   std::string(policy_prefix) + "/*\"'\n";
     }
-    std::vector<FileContent> files{{target, pem.value, readable}, {policy_file, policy, readable}};
-    if (Status s = files_write_atomic(files, true); !s.ok()) return {{}, s.error};
-    return {target, {}};
+    std::vector<FileContent> files{{target, pem.value(), readable}, {policy_file, policy, readable}};
+    if (base::Status s = files_write_atomic(files, true); !s.ok()) return s.failure();
+    return target;
 }
 
 }  // namespace strata::security

@@ -3,15 +3,17 @@
 //
 // Used by the strata-ca tool and, later, by the gatekeeper. Everything here
 // is a thin layer over the OpenSSL 3 C API: objects are owned through the
-// unique_ptr aliases below, and failures come back as values (a Result or
-// Status holding a message that names the file and says what to do), never
-// as exceptions. Keys are EC P-256: small, fast to make and to verify, and
+// unique_ptr aliases below, and failures come back as values (a base::Result
+// or base::Status holding a message that names the file and says what to do),
+// never as exceptions. Keys are EC P-256: small, fast to make and to verify, and
 // accepted by every TLS stack the gatekeeper will meet.
 //
 // Files are written atomically: the content goes to a temporary file in the
 // target directory, which is flushed and then renamed over the target, so a
 // crash or an error never leaves half a key or certificate behind.
 #pragma once
+
+#include "base/result.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -45,19 +47,6 @@ using BioPtr = std::unique_ptr<BIO, BioFree>;
 using X509Ptr = std::unique_ptr<X509, X509Free>;
 using X509NamePtr = std::unique_ptr<X509_NAME, X509NameFree>;
 
-// Success is an empty message.
-struct Status {
-    std::string error;
-    bool ok() const { return error.empty(); }
-};
-
-template <class T>
-struct Result {
-    T value{};
-    std::string error;
-    bool ok() const { return error.empty(); }
-};
-
 // The text of the oldest queued OpenSSL error (the queue is then cleared),
 // or "unknown OpenSSL error".
 std::string openssl_error_take();
@@ -66,39 +55,39 @@ std::string openssl_error_take();
 std::string bio_text(BIO* bio);
 
 // A whole file; the error names `what` and the path.
-Result<std::string> file_read(const std::filesystem::path& file, std::string_view what);
+base::Result<std::string> file_read(const std::filesystem::path& file, std::string_view what);
 
 // As Globus: a private key (or a proxy, which holds one) that the group or
 // others can read is no longer private. Fails with the chmod that fixes it.
-Status private_file_check(const std::filesystem::path& file, std::string_view what);
+base::Status private_file_check(const std::filesystem::path& file, std::string_view what);
 
 // "2026-11-24 16:02:11 UTC".
 std::string asn1_time_text(const ASN1_TIME* t);
 
 // A random positive 127-bit serial number.
-Status serial_set_random(X509* cert);
+base::Status serial_set_random(X509* cert);
 
 // Adds an extension given in OpenSSL's configuration syntax
 // ("critical,digitalSignature").
-Status extension_add(X509* cert, X509V3_CTX* ctx, int nid, const std::string& value);
+base::Status extension_add(X509* cert, X509V3_CTX* ctx, int nid, const std::string& value);
 
 // A new EC P-256 key pair.
-Result<PkeyPtr> key_create();
+base::Result<PkeyPtr> key_create();
 
 // PEM text of a private key (PKCS#8, unencrypted) and of a certificate.
-Result<std::string> key_to_pem(EVP_PKEY* key);
-Result<std::string> cert_to_pem(X509* cert);
+base::Result<std::string> key_to_pem(EVP_PKEY* key);
+base::Result<std::string> cert_to_pem(X509* cert);
 
 // An encrypted key asks `passphrase` (OpenSSL's pem_password_cb, given
 // `user`); without one only unencrypted keys load.
-Result<PkeyPtr> key_load_pem(const std::filesystem::path& file, pem_password_cb* passphrase = nullptr,
-                             void* user = nullptr);
-Result<X509Ptr> cert_load_pem(const std::filesystem::path& file);
+base::Result<PkeyPtr> key_load_pem(const std::filesystem::path& file, pem_password_cb* passphrase = nullptr,
+                                   void* user = nullptr);
+base::Result<X509Ptr> cert_load_pem(const std::filesystem::path& file);
 
 // Every certificate in PEM text, in order (other PEM blocks are skipped).
 std::vector<X509Ptr> certs_from_pem(std::string_view text);
 // The PEM text of certificates, one after the other.
-Result<std::string> certs_to_pem(const std::vector<X509*>& certs);
+base::Result<std::string> certs_to_pem(const std::vector<X509*>& certs);
 
 // "/O=Strata Grid/OU=Users/CN=Jane Doe": the form grid-mapfiles and Globus
 // tools use. Attribute names are OpenSSL short names (the dotted OID when
@@ -108,7 +97,7 @@ std::string name_to_globus(const X509_NAME* name);
 // The inverse of name_to_globus. A component without '=' continues the
 // previous value ("/CN=host/node1" is one CN, "host/node1"), as in Globus;
 // "\/" is a literal slash. Fails on an empty DN or an unknown attribute.
-Result<X509NamePtr> name_from_globus(std::string_view dn);
+base::Result<X509NamePtr> name_from_globus(std::string_view dn);
 
 // The subject as a grid-mapfile DN: in double quotes, '"' and '\' escaped.
 std::string gridmap_quote(std::string_view dn);
@@ -132,7 +121,7 @@ struct CertRequest {
 
 // A v3 certificate with a random positive 128-bit serial, valid from five
 // minutes ago (clock skew between hosts) for the lifetime, signed SHA-256.
-Result<X509Ptr> cert_create(const CertRequest& req);
+base::Result<X509Ptr> cert_create(const CertRequest& req);
 
 // The X509_LOOKUP_hash_dir name of a certificate's subject: 8 hex digits.
 std::string cert_subject_hash(X509* cert);
@@ -146,10 +135,10 @@ struct FileContent {
 
 // Writes every file or none. Without overwrite, fails naming the first
 // existing target before anything is written. Parent directories must exist.
-Status files_write_atomic(std::span<const FileContent> files, bool overwrite);
+base::Status files_write_atomic(std::span<const FileContent> files, bool overwrite);
 
 // Creates a directory (and its parents) with the given mode for new levels.
-Status directory_create(const std::filesystem::path& dir, std::filesystem::perms mode);
+base::Status directory_create(const std::filesystem::path& dir, std::filesystem::perms mode);
 
 // Puts a CA certificate into an X509_CERT_DIR-style directory as
 // "<subject-hash>.N" (the first N whose file is absent or already holds this
@@ -160,8 +149,7 @@ Status directory_create(const std::filesystem::path& dir, std::filesystem::perms
 // than kept, so the old CA stops being trusted and the numbering has no gap
 // (hash_dir lookups stop at the first missing number). Returns the path of
 // the certificate file.
-Result<std::filesystem::path> cert_dir_install(const std::filesystem::path& dir, X509* ca_cert,
-                                               std::string_view policy_prefix,
-                                               X509* replaces = nullptr);
+base::Result<std::filesystem::path> cert_dir_install(const std::filesystem::path& dir, X509* ca_cert,
+                                                     std::string_view policy_prefix, X509* replaces = nullptr);
 
 }  // namespace strata::security

@@ -61,11 +61,8 @@ bool Params::parse(const std::string& text, const std::string& where, Params& ou
     Params p;
     std::map<std::pair<std::string, std::string>, Draft> drafts;
     bool have_sizes = false;
-    const auto param_line = [&](int n, const std::vector<std::string>& words, std::string& why) {
-        const auto fail = [&](const std::string& what) {
-            why = what;
-            return false;
-        };
+    const auto param_line = [&](int n, const std::vector<std::string>& words) -> base::Status {
+        const auto fail = [&](const std::string& what) { return base::Error{what}; };
         const std::string& head = words[0];
         const std::vector<std::string> rest(words.begin() + 1, words.end());
         if (head == "sizes") {
@@ -79,7 +76,7 @@ bool Params::parse(const std::string& text, const std::string& where, Params& ou
                 p.sizes_.push_back(size);
             }
             have_sizes = true;
-            return true;
+            return {};
         }
         if (head != "link") return fail("'" + head + "' is neither 'sizes' nor 'link'");
         if (!have_sizes) return fail("a 'link' line before the 'sizes' line");
@@ -110,9 +107,12 @@ bool Params::parse(const std::string& text, const std::string& where, Params& ou
             if (!v) return fail("'" + rest[i] + "' is not a time in microseconds (a number, not negative)");
             d.values[f].push_back(*v);
         }
-        return true;
+        return {};
     };
-    if (!base::lines_of_words(text, where, param_line, error)) return false;
+    if (base::Status s = base::lines_of_words(text, where, param_line); !s.ok()) {
+        error = s.error();
+        return false;
+    }
     if (drafts.empty()) {
         error = where + ": no link";
         return false;

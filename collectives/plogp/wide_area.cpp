@@ -36,9 +36,9 @@ bool WideArea::configure(const std::vector<std::string>& sites, std::string& err
     const std::string& path = params_file.get();
     if (path.empty() || path == kMeasure) return true;
     std::string why;
-    const std::optional<std::string> text = base::file_read(path, "the parameter file", why);
+    const base::Result<std::string> text = base::file_read(path, "the parameter file");
     if (!text) {
-        error = "STRATA_PLOGP: " + why;
+        error = "STRATA_PLOGP: " + text.error();
         return false;
     }
     Params params;

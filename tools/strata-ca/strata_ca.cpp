@@ -30,6 +30,7 @@
 
 namespace fs = std::filesystem;
 namespace sec = strata::security;
+namespace base = strata::base;
 
 namespace {
 
@@ -90,9 +91,8 @@ struct Options {
     std::vector<std::string> positional;
 };
 
-std::optional<Options> options_parse(const std::vector<std::string>& args,
-                                     const std::vector<std::string>& valued,
-                                     const std::vector<std::string>& flags, std::string& error) {
+base::Result<Options> options_parse(const std::vector<std::string>& args, const std::vector<std::string>& valued,
+                                    const std::vector<std::string>& flags) {
     Options opts;
     auto known = [](const std::vector<std::string>& list, const std::string& k) {
         for (const std::string& s : list) {
@@ -113,38 +113,29 @@ std::optional<Options> options_parse(const std::vector<std::string>& args,
             key.resize(eq);
         }
         if (known(flags, key)) {
-            if (value) {
-                error = "--" + key + " takes no value";
-                return std::nullopt;
-            }
+            if (value) return base::Error{"--" + key + " takes no value"};
             opts.flags.insert(key);
         } else if (known(valued, key)) {
             if (!value) {
-                if (i + 1 >= args.size()) {
-                    error = "--" + key + " needs a value";
-                    return std::nullopt;
-                }
+                if (i + 1 >= args.size()) return base::Error{"--" + key + " needs a value"};
                 value = args[++i];
             }
             opts.values[key] = *value;
         } else {
-            error = "unknown option --" + key;
-            return std::nullopt;
+            return base::Error{"unknown option --" + key};
         }
     }
     return opts;
 }
 
-std::optional<std::chrono::days> days_parse(const Options& opts, int fallback, std::string& error) {
+base::Result<std::chrono::days> days_parse(const Options& opts, int fallback) {
     auto it = opts.values.find("days");
     if (it == opts.values.end()) return std::chrono::days{fallback};
     const std::string& text = it->second;
     char* end = nullptr;
     long n = std::strtol(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || n <= 0 || n > 36500) {
-        error = "--days must be a whole number of days from 1 to 36500, not \"" + text + "\"";
-        return std::nullopt;
-    }
+    if (text.empty() || *end != '\0' || n <= 0 || n > 36500)
+        return base::Error{"--days must be a whole number of days from 1 to 36500, not \"" + text + "\""};
     return std::chrono::days{n};
 }
 
@@ -154,12 +145,11 @@ fs::path path_or(const Options& opts, const std::string& key, const fs::path& fa
 }
 
 int command_create_ca(const std::vector<std::string>& args, const fs::path& home) {
-    std::string error;
-    auto opts = options_parse(args, {"dir", "certdir", "subject", "days"}, {"force"}, error);
-    if (!opts) return usage_error(error);
+    auto opts = options_parse(args, {"dir", "certdir", "subject", "days"}, {"force"});
+    if (!opts) return usage_error(opts.error());
     if (!opts->positional.empty()) return usage_error("create-ca takes no argument \"" + opts->positional[0] + "\"");
-    auto days = days_parse(*opts, 3650, error);
-    if (!days) return usage_error(error);
+    auto days = days_parse(*opts, 3650);
+    if (!days) return usage_error(days.error());
 
     sec::CaCreateOptions ca;
     ca.dir = path_or(*opts, "dir", home / ".strata" / "ca");
@@ -170,12 +160,12 @@ int command_create_ca(const std::vector<std::string>& args, const fs::path& home
     ca.lifetime = *days;
     ca.overwrite = opts->flags.contains("force");
 
-    sec::Result<sec::CaCreated> made = sec::ca_create(ca);
-    if (!made.ok()) return failure(made.error);
-    std::cout << "CA certificate: " << made.value.cert_file.string() << "\n"
-              << "CA key:         " << made.value.key_file.string() << " (mode 0600, keep it secret)\n"
-              << "subject:        " << made.value.subject << "\n"
-              << "trusted as:     " << made.value.installed.string() << "\n";
+    base::Result<sec::CaCreated> made = sec::ca_create(ca);
+    if (!made.ok()) return failure(made.error());
+    std::cout << "CA certificate: " << made.value().cert_file.string() << "\n"
+              << "CA key:         " << made.value().key_file.string() << " (mode 0600, keep it secret)\n"
+              << "subject:        " << made.value().subject << "\n"
+              << "trusted as:     " << made.value().installed.string() << "\n";
     if (ca.cert_dir != fs::path(env_dir ? env_dir : "")) {
         std::cout << "Programs find trusted CAs through X509_CERT_DIR: export X509_CERT_DIR="
                   << ca.cert_dir.string() << "\n";
@@ -185,11 +175,10 @@ int command_create_ca(const std::vector<std::string>& args, const fs::path& home
 
 int command_issue(sec::CertKind kind, const std::vector<std::string>& args, const fs::path& home) {
     bool host = kind == sec::CertKind::host;
-    std::string error;
     std::vector<std::string> valued{"name", "out", "ca", "days"};
     if (!host) valued.push_back("ou");
-    auto opts = options_parse(args, valued, {"force"}, error);
-    if (!opts) return usage_error(error);
+    auto opts = options_parse(args, valued, {"force"});
+    if (!opts) return usage_error(opts.error());
     const char* command = host ? "host" : "user";
     if (!opts->positional.empty()) {
         return usage_error(std::string(command) + " takes no argument \"" + opts->positional[0] +
@@ -200,8 +189,8 @@ int command_issue(sec::CertKind kind, const std::vector<std::string>& args, cons
         return usage_error(std::string(command) + " needs --name, such as " +
                            (host ? "--name node1.example.org" : "--name \"Jane Doe\""));
     }
-    auto days = days_parse(*opts, 365, error);
-    if (!days) return usage_error(error);
+    auto days = days_parse(*opts, 365);
+    if (!days) return usage_error(days.error());
 
     sec::IssueOptions issue;
     issue.kind = kind;
@@ -211,18 +200,18 @@ int command_issue(sec::CertKind kind, const std::vector<std::string>& args, cons
     issue.lifetime = *days;
     issue.overwrite = opts->flags.contains("force");
 
-    sec::Result<sec::CertAuthority> ca = sec::ca_load(path_or(*opts, "ca", home / ".strata" / "ca"));
-    if (!ca.ok()) return failure(ca.error);
-    sec::Result<sec::Issued> made = sec::cert_issue(ca.value, issue);
-    if (!made.ok()) return failure(made.error);
-    std::cout << "certificate: " << made.value.cert_file.string() << "\n"
-              << "key:         " << made.value.key_file.string() << " (mode 0600)\n"
-              << "subject:     " << made.value.subject << "\n";
+    base::Result<sec::CertAuthority> ca = sec::ca_load(path_or(*opts, "ca", home / ".strata" / "ca"));
+    if (!ca.ok()) return failure(ca.error());
+    base::Result<sec::Issued> made = sec::cert_issue(ca.value(), issue);
+    if (!made.ok()) return failure(made.error());
+    std::cout << "certificate: " << made.value().cert_file.string() << "\n"
+              << "key:         " << made.value().key_file.string() << " (mode 0600)\n"
+              << "subject:     " << made.value().subject << "\n";
     if (!host) {
         // Root never runs jobs (a gatekeeper refuses such a line): then a placeholder to fill in.
         const bool root = ::geteuid() == 0;
         std::cout << "Add this line to the grid-mapfile of each site that should accept you:\n"
-                  << sec::gridmap_quote(made.value.subject) << " " << (root ? "ACCOUNT" : local_user()) << "\n";
+                  << sec::gridmap_quote(made.value().subject) << " " << (root ? "ACCOUNT" : local_user()) << "\n";
         if (root)
             std::cout << "(with ACCOUNT your account at that site: a line mapping to root is refused, since root "
                          "never runs jobs)\n";
@@ -234,9 +223,9 @@ int command_show(const std::vector<std::string>& args) {
     if (args.size() != 1 || args[0].rfind("--", 0) == 0) {
         return usage_error("show takes one certificate file: strata-ca show FILE");
     }
-    sec::Result<sec::X509Ptr> cert = sec::cert_load_pem(args[0]);
-    if (!cert.ok()) return failure(cert.error);
-    X509* c = cert.value.get();
+    base::Result<sec::X509Ptr> cert = sec::cert_load_pem(args[0]);
+    if (!cert.ok()) return failure(cert.error());
+    X509* c = cert.value().get();
     std::string subject = sec::name_to_globus(X509_get_subject_name(c));
     std::cout << "subject:     " << subject << "\n"
               << "issuer:      " << sec::name_to_globus(X509_get_issuer_name(c)) << "\n"
@@ -250,13 +239,12 @@ int command_show(const std::vector<std::string>& args) {
 }
 
 int command_revoke(const std::vector<std::string>& args, const fs::path& home) {
-    std::string error;
-    auto opts = options_parse(args, {"ca", "certdir", "days"}, {}, error);
-    if (!opts) return usage_error(error);
+    auto opts = options_parse(args, {"ca", "certdir", "days"}, {});
+    if (!opts) return usage_error(opts.error());
     if (opts->positional.size() != 1)
         return usage_error("revoke takes one certificate file: strata-ca revoke FILE [--ca DIR] [--certdir DIR]");
-    auto days = days_parse(*opts, 30, error);
-    if (!days) return usage_error(error);
+    auto days = days_parse(*opts, 30);
+    if (!days) return usage_error(days.error());
     sec::RevokeOptions revoke;
     revoke.ca_dir = path_or(*opts, "ca", home / ".strata" / "ca");
     const char* env_dir = std::getenv("X509_CERT_DIR");
@@ -264,14 +252,14 @@ int command_revoke(const std::vector<std::string>& args, const fs::path& home) {
                               env_dir && *env_dir ? fs::path(env_dir) : home / ".strata" / "certificates");
     revoke.cert_file = opts->positional[0];
     revoke.next_update = *days;
-    sec::Result<sec::CertAuthority> ca = sec::ca_load(revoke.ca_dir);
-    if (!ca.ok()) return failure(ca.error);
-    sec::Result<sec::Revocation> done = sec::cert_revoke(ca.value, revoke);
-    if (!done.ok()) return failure(done.error);
-    std::cout << "revoked:      " << done.value.subject << " (serial " << done.value.serial << ")\n"
-              << "list:         " << done.value.crl_file.string() << " (" << done.value.revoked_count
+    base::Result<sec::CertAuthority> ca = sec::ca_load(revoke.ca_dir);
+    if (!ca.ok()) return failure(ca.error());
+    base::Result<sec::Revocation> done = sec::cert_revoke(ca.value(), revoke);
+    if (!done.ok()) return failure(done.error());
+    std::cout << "revoked:      " << done.value().subject << " (serial " << done.value().serial << ")\n"
+              << "list:         " << done.value().crl_file.string() << " (" << done.value().revoked_count
               << " revoked, next update in " << revoke.next_update.count() << " days)\n"
-              << "installed as: " << done.value.installed.string() << "\n"
+              << "installed as: " << done.value().installed.string() << "\n"
               << "Copy it into the trusted-CA directory of every site that trusts this CA.\n";
     return 0;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 namespace sec = strata::security;
+namespace base = strata::base;
 
 int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);

@@ -10,11 +10,13 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace fs = std::filesystem;
 namespace sec = strata::security;
+namespace base = strata::base;
 
 namespace {
 
@@ -51,50 +53,57 @@ std::string strength(EVP_PKEY* key) {
     return std::string(name != nullptr ? name : "key") + ", " + std::to_string(EVP_PKEY_get_bits(key)) + " bits";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Options {
+    bool help = false;  // -h: print the usage, nothing else
     fs::path file = sec::proxy_default_path();
     std::vector<std::string> fields;
     bool exists = false;
     long want = 0;
-    const std::vector<std::string> args(argv + 1, argv + argc);
+};
+
+// "-valid H:M" in seconds; nullopt when it is not H:M.
+std::optional<long> valid_parse(const std::string& text) {
+    int h = 0;
+    int m = 0;
+    char extra = 0;
+    if (std::sscanf(text.c_str(), "%d:%d%c", &h, &m, &extra) != 2 || h < 0 || m < 0 || m > 59) return std::nullopt;
+    return h * 3600L + m * 60L;
+}
+
+// The command line; the failure is a usage error.
+base::Result<Options> options_parse(const std::vector<std::string>& args) {
+    Options o;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "-h" || a == "-help" || a == "--help") {
-            std::cout << kUsage;
-            return 0;
+            o.help = true;
+            return o;
         } else if (a == "-file") {
-            if (i + 1 >= args.size() || args[i + 1].empty()) return usage_error("-file needs a file");
-            file = args[++i];
+            if (i + 1 >= args.size() || args[i + 1].empty()) return base::Error{"-file needs a file"};
+            o.file = args[++i];
         } else if (a == "-subject" || a == "-issuer" || a == "-identity" || a == "-type" || a == "-timeleft" ||
                    a == "-path") {
-            fields.push_back(a.substr(1));
+            o.fields.push_back(a.substr(1));
         } else if (a == "-exists") {
-            exists = true;
+            o.exists = true;
         } else if (a == "-valid") {
-            int h = 0;
-            int m = 0;
-            char extra = 0;
-            if (i + 1 >= args.size() || std::sscanf(args[i + 1].c_str(), "%d:%d%c", &h, &m, &extra) != 2 || h < 0 ||
-                m < 0 || m > 59)
-                return usage_error("-valid needs H:M");
+            const std::optional<long> want = i + 1 < args.size() ? valid_parse(args[i + 1]) : std::nullopt;
+            if (!want) return base::Error{"-valid needs H:M"};
             ++i;
-            want = h * 3600L + m * 60L;
+            o.want = *want;
         } else {
-            return usage_error("unknown option '" + a + "'");
+            return base::Error{"unknown option '" + a + "'"};
         }
     }
-    if (!exists && want != 0) return usage_error("-valid goes with -exists");
-    sec::Result<sec::ProxyCredential> proxy = sec::proxy_load(file);
-    if (exists) return proxy.ok() && seconds_left(proxy.value.cert.get()) > want ? 0 : 1;
-    if (!proxy.ok()) {
-        std::cerr << "strata-proxy-info: " << proxy.error << "\n";
-        return 1;
-    }
-    X509* cert = proxy.value.cert.get();
+    if (!o.exists && o.want != 0) return base::Error{"-valid goes with -exists"};
+    return o;
+}
+
+// Prints the fields asked for, or all of them.
+void proxy_show(const sec::ProxyCredential& proxy, const Options& o) {
+    X509* cert = proxy.cert.get();
     std::vector<X509*> chain{cert};
-    for (const sec::X509Ptr& c : proxy.value.chain) chain.push_back(c.get());
+    for (const sec::X509Ptr& c : proxy.chain) chain.push_back(c.get());
     X509* identity = sec::chain_identity(chain);
     const long left = seconds_left(cert);
     auto value = [&](const std::string& field) -> std::string {
@@ -103,18 +112,36 @@ int main(int argc, char** argv) {
         if (field == "identity") return identity ? sec::name_to_globus(X509_get_subject_name(identity)) : "(none)";
         if (field == "type") return sec::proxy_policy_text(sec::proxy_policy(cert));
         if (field == "timeleft") return std::to_string(left);
-        return file.string();
+        return o.file.string();
     };
-    if (!fields.empty()) {
-        for (const std::string& f : fields) std::cout << value(f) << "\n";
-        return 0;
+    if (!o.fields.empty()) {
+        for (const std::string& f : o.fields) std::cout << value(f) << "\n";
+        return;
     }
     std::cout << "subject  : " << value("subject") << "\n"
               << "issuer   : " << value("issuer") << "\n"
               << "identity : " << value("identity") << "\n"
               << "type     : " << value("type") << "\n"
-              << "strength : " << strength(proxy.value.key.get()) << "\n"
-              << "path     : " << file.string() << "\n"
+              << "strength : " << strength(proxy.key.get()) << "\n"
+              << "path     : " << o.file.string() << "\n"
               << "timeleft : " << hms(left) << (left == 0 ? "  (EXPIRED)" : "") << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const base::Result<Options> opts = options_parse(std::vector<std::string>(argv + 1, argv + argc));
+    if (!opts) return usage_error(opts.error());
+    if (opts->help) {
+        std::cout << kUsage;
+        return 0;
+    }
+    base::Result<sec::ProxyCredential> proxy = sec::proxy_load(opts->file);
+    if (opts->exists) return proxy.ok() && seconds_left(proxy.value().cert.get()) > opts->want ? 0 : 1;
+    if (!proxy.ok()) {
+        std::cerr << "strata-proxy-info: " << proxy.error() << "\n";
+        return 1;
+    }
+    proxy_show(*proxy, *opts);
     return 0;
 }

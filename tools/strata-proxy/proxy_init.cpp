@@ -21,6 +21,7 @@
 
 namespace fs = std::filesystem;
 namespace sec = strata::security;
+namespace base = strata::base;
 
 namespace {
 
@@ -108,10 +109,11 @@ int passphrase_read(char* buf, int size, int /*rwflag*/, void* user) {
     return n;
 }
 
-sec::Result<sec::PkeyPtr> key_load(const fs::path& file, Passphrase& pass) {
-    if (sec::Status s = sec::private_file_check(file, "private key"); !s.ok()) return {{}, s.error};
-    sec::Result<sec::PkeyPtr> key = sec::key_load_pem(file, passphrase_read, &pass);
-    if (!key.ok() && pass.asked) return {{}, "wrong pass phrase for " + file.string() + " (nothing was written)"};
+base::Result<sec::PkeyPtr> key_load(const fs::path& file, Passphrase& pass) {
+    if (base::Status s = sec::private_file_check(file, "private key"); !s.ok()) return s.failure();
+    base::Result<sec::PkeyPtr> key = sec::key_load_pem(file, passphrase_read, &pass);
+    if (!key.ok() && pass.asked)
+        return base::Error{"wrong pass phrase for " + file.string() + " (nothing was written)"};
     return key;
 }
 
@@ -121,9 +123,8 @@ fs::path default_path(const char* var, const char* under_home) {
     return fs::path(home != nullptr ? home : "") / under_home;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Options {
+    bool help = false;  // -h: print the usage, nothing else
     long lifetime = 12 * 3600;
     bool limited = false;
     bool quiet = false;
@@ -131,77 +132,113 @@ int main(int argc, char** argv) {
     fs::path cert_file = default_path("X509_USER_CERT", ".strata/usercert.pem");
     fs::path key_file = default_path("X509_USER_KEY", ".strata/userkey.pem");
     fs::path out = sec::proxy_default_path();
-    const std::vector<std::string> args(argv + 1, argv + argc);
+};
+
+// The option at args[i]; `i` moves past its value.
+base::Status option_take(const std::vector<std::string>& args, std::size_t& i, Options& o) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::optional<std::string> {
+        if (i + 1 >= args.size()) return std::nullopt;
+        return args[++i];
+    };
+    if (a == "-valid" || a == "-hours") {
+        const auto v = value();
+        const auto s = v ? lifetime_parse(*v, a == "-hours") : std::nullopt;
+        if (!s)
+            return base::Error{a + " needs " + (a == "-hours" ? "whole hours" : "H:M") +
+                               " between one minute and a year" + (v ? ", not '" + *v + "'" : "")};
+        o.lifetime = *s;
+    } else if (a == "-limited") {
+        o.limited = true;
+    } else if (a == "-pwstdin") {
+        o.pass.from_stdin = true;
+    } else if (a == "-q") {
+        o.quiet = true;
+    } else if (a == "-cert" || a == "-key" || a == "-out") {
+        const auto v = value();
+        if (!v || v->empty()) return base::Error{a + " needs a file"};
+        (a == "-cert" ? o.cert_file : a == "-key" ? o.key_file : o.out) = *v;
+    } else {
+        return base::Error{"unknown option '" + a + "'"};
+    }
+    return {};
+}
+
+// The command line; the failure is a usage error.
+base::Result<Options> options_parse(const std::vector<std::string>& args) {
+    Options o;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
-        auto value = [&]() -> std::optional<std::string> {
-            if (i + 1 >= args.size()) return std::nullopt;
-            return args[++i];
-        };
         if (a == "-h" || a == "-help" || a == "--help") {
-            std::cout << kUsage;
-            return 0;
-        } else if (a == "-valid" || a == "-hours") {
-            const auto v = value();
-            const auto s = v ? lifetime_parse(*v, a == "-hours") : std::nullopt;
-            if (!s)
-                return usage_error(a + " needs " + (a == "-hours" ? "whole hours" : "H:M") +
-                                   " between one minute and a year" + (v ? ", not '" + *v + "'" : ""));
-            lifetime = *s;
-        } else if (a == "-limited") {
-            limited = true;
-        } else if (a == "-pwstdin") {
-            pass.from_stdin = true;
-        } else if (a == "-q") {
-            quiet = true;
-        } else if (a == "-cert" || a == "-key" || a == "-out") {
-            const auto v = value();
-            if (!v || v->empty()) return usage_error(a + " needs a file");
-            (a == "-cert" ? cert_file : a == "-key" ? key_file : out) = *v;
-        } else {
-            return usage_error("unknown option '" + a + "'");
+            o.help = true;
+            return o;
         }
+        if (base::Status s = option_take(args, i, o); !s) return s.failure();
     }
-    sec::Result<sec::X509Ptr> cert = sec::cert_load_pem(cert_file);
-    if (!cert.ok()) return failure(cert.error);
-    if (X509_cmp_current_time(X509_get0_notAfter(cert.value.get())) < 0)
-        return failure("your certificate " + cert_file.string() + " expired on " +
-                       sec::asn1_time_text(X509_get0_notAfter(cert.value.get())));
-    pass.key_file = key_file.string();
-    sec::Result<sec::PkeyPtr> key = key_load(key_file, pass);
-    if (!key.ok()) return failure(key.error);
-    if (X509_check_private_key(cert.value.get(), key.value.get()) != 1) {
-        ERR_clear_error();
-        return failure("the private key " + key_file.string() + " does not belong to the certificate " +
-                       cert_file.string());
-    }
-    sec::Result<sec::PkeyPtr> proxy_key = sec::key_create();
-    if (!proxy_key.ok()) return failure(proxy_key.error);
-    sec::ProxyRequest req;
-    req.issuer = cert.value.get();
-    req.issuer_key = key.value.get();
-    req.subject_key = proxy_key.value.get();
-    req.lifetime = std::chrono::seconds(lifetime);
-    req.policy = limited ? sec::ProxyPolicy::limited : sec::ProxyPolicy::impersonation;
-    bool capped = false;
-    sec::Result<sec::X509Ptr> proxy = sec::proxy_create(req, &capped);
-    if (!proxy.ok()) return failure(proxy.error);
+    return o;
+}
 
+struct Made {
     sec::ProxyCredential cred;
-    cred.cert = std::move(proxy.value);
-    cred.key = std::move(proxy_key.value);
-    cred.chain.push_back(std::move(cert.value));
-    sec::Result<std::string> pem = sec::proxy_pem(cred);
-    if (!pem.ok()) return failure(pem.error);
-    const sec::FileContent file{out, pem.value};
-    sec::Status written = sec::files_write_atomic({&file, 1}, true);
-    OPENSSL_cleanse(pem.value.data(), pem.value.size());
-    if (!written.ok()) return failure(written.error);
-    if (!quiet) {
+    bool capped = false;  // shortened to the end of the certificate that signed it
+};
+
+// Signs a proxy with the user's credential and writes it to `o.out`.
+base::Result<Made> proxy_make(Options& o) {
+    base::Result<sec::X509Ptr> cert = sec::cert_load_pem(o.cert_file);
+    if (!cert.ok()) return cert.failure();
+    if (X509_cmp_current_time(X509_get0_notAfter(cert.value().get())) < 0)
+        return base::Error{"your certificate " + o.cert_file.string() + " expired on " +
+                           sec::asn1_time_text(X509_get0_notAfter(cert.value().get()))};
+    o.pass.key_file = o.key_file.string();
+    base::Result<sec::PkeyPtr> key = key_load(o.key_file, o.pass);
+    if (!key.ok()) return key.failure();
+    if (X509_check_private_key(cert.value().get(), key.value().get()) != 1) {
+        ERR_clear_error();
+        return base::Error{"the private key " + o.key_file.string() + " does not belong to the certificate " +
+                           o.cert_file.string()};
+    }
+    base::Result<sec::PkeyPtr> proxy_key = sec::key_create();
+    if (!proxy_key.ok()) return proxy_key.failure();
+    sec::ProxyRequest req;
+    req.issuer = cert.value().get();
+    req.issuer_key = key.value().get();
+    req.subject_key = proxy_key.value().get();
+    req.lifetime = std::chrono::seconds(o.lifetime);
+    req.policy = o.limited ? sec::ProxyPolicy::limited : sec::ProxyPolicy::impersonation;
+    Made made;
+    base::Result<sec::X509Ptr> proxy = sec::proxy_create(req, &made.capped);
+    if (!proxy.ok()) return proxy.failure();
+
+    made.cred.cert = std::move(proxy.value());
+    made.cred.key = std::move(proxy_key.value());
+    made.cred.chain.push_back(std::move(cert.value()));
+    base::Result<std::string> pem = sec::proxy_pem(made.cred);
+    if (!pem.ok()) return pem.failure();
+    const sec::FileContent file{o.out, pem.value()};
+    base::Status written = sec::files_write_atomic({&file, 1}, true);
+    OPENSSL_cleanse(pem.value().data(), pem.value().size());
+    if (!written.ok()) return written.failure();
+    return made;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    base::Result<Options> opts = options_parse(std::vector<std::string>(argv + 1, argv + argc));
+    if (!opts) return usage_error(opts.error());
+    if (opts->help) {
+        std::cout << kUsage;
+        return 0;
+    }
+    base::Result<Made> made = proxy_make(*opts);
+    if (!made) return failure(made.error());
+    if (!opts->quiet) {
+        const sec::ProxyCredential& cred = made->cred;
         std::cout << "Your identity: " << sec::name_to_globus(X509_get_subject_name(cred.chain[0].get())) << "\n"
-                  << "Your " << (limited ? "limited " : "") << "proxy is valid until "
-                  << sec::asn1_time_text(X509_get0_notAfter(cred.cert.get())) << ": " << out.string() << "\n";
-        if (capped) std::cout << "(shortened: a proxy cannot outlive the certificate that signs it)\n";
+                  << "Your " << (opts->limited ? "limited " : "") << "proxy is valid until "
+                  << sec::asn1_time_text(X509_get0_notAfter(cred.cert.get())) << ": " << opts->out.string() << "\n";
+        if (made->capped) std::cout << "(shortened: a proxy cannot outlive the certificate that signs it)\n";
     }
     return 0;
 }

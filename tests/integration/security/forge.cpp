@@ -27,21 +27,21 @@ int die(const std::string& text) {
 
 int write_file(const std::string& path, const std::string& text) {
     const sec::FileContent f{path, text};
-    sec::Status s = sec::files_write_atomic({&f, 1}, true);
-    return s.ok() ? 0 : die(s.error);
+    strata::base::Status s = sec::files_write_atomic({&f, 1}, true);
+    return s.ok() ? 0 : die(s.error());
 }
 
 int proxy(const std::vector<std::string>& a) {
     if (a.size() < 3) return die("proxy ISSUER_CERT ISSUER_KEY OUT [options]");
     auto cert = sec::cert_load_pem(a[0]);
     auto key = sec::key_load_pem(a[1]);
-    if (!cert.ok() || !key.ok()) return die(cert.error + key.error);
+    if (!cert.ok() || !key.ok()) return die(cert.error() + key.error());
     auto fresh = sec::key_create();
-    if (!fresh.ok()) return die(fresh.error);
+    if (!fresh.ok()) return die(fresh.error());
     sec::ProxyRequest req;
-    req.issuer = cert.value.get();
-    req.issuer_key = key.value.get();
-    req.subject_key = fresh.value.get();
+    req.issuer = cert.value().get();
+    req.issuer_key = key.value().get();
+    req.subject_key = fresh.value().get();
     std::string claim;
     for (std::size_t i = 3; i + 1 < a.size(); i += 2) {
         if (a[i] == "--policy")
@@ -58,26 +58,26 @@ int proxy(const std::vector<std::string>& a) {
             return die("unknown option " + a[i]);
     }
     auto made = sec::proxy_create(req);
-    if (!made.ok()) return die(made.error);
+    if (!made.ok()) return die(made.error());
     if (!claim.empty()) {
         auto victim = sec::cert_load_pem(claim);
-        if (!victim.ok()) return die(victim.error);
-        X509_NAME* subject = X509_NAME_dup(X509_get_subject_name(victim.value.get()));
-        X509_NAME_ENTRY* cn = X509_NAME_get_entry(X509_get_subject_name(made.value.get()),
-                                                  X509_NAME_entry_count(X509_get_subject_name(made.value.get())) - 1);
+        if (!victim.ok()) return die(victim.error());
+        X509_NAME* subject = X509_NAME_dup(X509_get_subject_name(victim.value().get()));
+        X509_NAME_ENTRY* cn = X509_NAME_get_entry(X509_get_subject_name(made.value().get()),
+                                                  X509_NAME_entry_count(X509_get_subject_name(made.value().get())) - 1);
         X509_NAME_add_entry(subject, cn, -1, 0);
-        X509_set_subject_name(made.value.get(), subject);
-        X509_set_issuer_name(made.value.get(), X509_get_subject_name(victim.value.get()));
+        X509_set_subject_name(made.value().get(), subject);
+        X509_set_issuer_name(made.value().get(), X509_get_subject_name(victim.value().get()));
         X509_NAME_free(subject);
-        if (X509_sign(made.value.get(), key.value.get(), EVP_sha256()) <= 0) return die("cannot re-sign");
+        if (X509_sign(made.value().get(), key.value().get(), EVP_sha256()) <= 0) return die("cannot re-sign");
     }
     sec::ProxyCredential cred;
-    cred.cert = std::move(made.value);
-    cred.key = std::move(fresh.value);
+    cred.cert = std::move(made.value());
+    cred.key = std::move(fresh.value());
     // A claimed proxy comes with the claimed (public) certificate as its issuer.
-    cred.chain.push_back(claim.empty() ? std::move(cert.value) : std::move(sec::cert_load_pem(claim).value));
+    cred.chain.push_back(claim.empty() ? std::move(cert.value()) : std::move(sec::cert_load_pem(claim).value()));
     auto pem = sec::proxy_pem(cred);
-    return pem.ok() ? write_file(a[2], pem.value) : die(pem.error);
+    return pem.ok() ? write_file(a[2], pem.value()) : die(pem.error());
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -32,9 +33,8 @@ std::string slurp(const std::filesystem::path& p) {
 void spit(const std::filesystem::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
 DirFd made(const std::filesystem::path& parent) {
-    std::string error;
-    std::optional<DirFd> d = DirFd::make(parent.string(), "t-", error);
-    INFO(error);
+    strata::base::Result<DirFd> d = DirFd::make(parent.string(), "t-");
+    INFO(d.error());
     REQUIRE(d);
     return std::move(*d);
 }
@@ -53,14 +53,15 @@ TEST_CASE("a DirFd is a fresh private directory, and unsafe parents are refused"
     const auto open_parent = tmp.path() / "open";
     std::filesystem::create_directory(open_parent);
     ::chmod(open_parent.c_str(), 0777);
-    std::string error;
-    CHECK_FALSE(DirFd::make(open_parent.string(), "t-", error));
-    CHECK(error.find("other accounts can write it and it is not sticky") != std::string::npos);
+    const auto open_made = DirFd::make(open_parent.string(), "t-");
+    CHECK_FALSE(open_made);
+    CHECK(open_made.error().find("other accounts can write it and it is not sticky") != std::string::npos);
     ::chmod(open_parent.c_str(), 01777);
-    CHECK(DirFd::make(open_parent.string(), "t-", error));
-    CHECK_FALSE(DirFd::make((tmp.path() / "missing").string(), "t-", error));
-    CHECK(error == "cannot make a directory in '" + (tmp.path() / "missing").string() +
-                       "': No such file or directory");
+    CHECK(DirFd::make(open_parent.string(), "t-"));
+    const auto missing = DirFd::make((tmp.path() / "missing").string(), "t-");
+    CHECK_FALSE(missing);
+    CHECK(missing.error() ==
+          "cannot make a directory in '" + (tmp.path() / "missing").string() + "': No such file or directory");
 }
 
 TEST_CASE("files are created only under names nobody planted") {
@@ -69,13 +70,13 @@ TEST_CASE("files are created only under names nobody planted") {
     const auto victim = tmp.path() / "victim";
     spit(victim, "precious");
     std::filesystem::create_symlink(victim, std::filesystem::path(d.path()) / "x509up");
-    std::string error;
-    CHECK_FALSE(d.file_write("x509up", "attacker's choice", 0600, ::geteuid(), ::getegid(), error));
-    CHECK(error.find("File exists") != std::string::npos);
+    const strata::base::Status planted = d.file_write("x509up", "attacker's choice", 0600, ::geteuid(), ::getegid());
+    CHECK_FALSE(planted);
+    CHECK(planted.error().find("File exists") != std::string::npos);
     CHECK(slurp(victim) == "precious");
-    CHECK(d.file_write("fresh", "content", 0600, ::geteuid(), ::getegid(), error));
+    CHECK(d.file_write("fresh", "content", 0600, ::geteuid(), ::getegid()));
     CHECK(slurp(std::filesystem::path(d.path()) / "fresh") == "content");
-    CHECK_FALSE(d.file_create("fresh", 0600, error));
+    CHECK_FALSE(d.file_create("fresh", 0600));
 }
 
 TEST_CASE("only regular files of the expected owner are read") {
@@ -88,38 +89,38 @@ TEST_CASE("only regular files of the expected owner are read") {
     std::filesystem::create_symlink(secret, dir / "link");
     std::filesystem::create_hard_link(secret, dir / "hard");
     REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
-    int err = 0;
-    CHECK(d.file_read_owned("plain", ::geteuid(), &err) == std::string("hello"));
-    CHECK_FALSE(d.file_read_owned("link", ::geteuid(), &err));
-    CHECK(err == ELOOP);
-    CHECK_FALSE(d.file_read_owned("fifo", ::geteuid(), &err));  // and does not block
-    CHECK(err == EINVAL);
-    CHECK_FALSE(d.file_read_owned("missing", ::geteuid(), &err));
-    CHECK(err == ENOENT);
+    const auto plain = d.file_read_owned("plain", ::geteuid());
+    REQUIRE(plain);
+    CHECK(*plain == std::string("hello"));
+    CHECK(d.file_read_owned("link", ::geteuid()).error() == "it is a symbolic link");     // ELOOP
+    CHECK(d.file_read_owned("fifo", ::geteuid()).error() == "it is not a regular file");  // EINVAL; does not block
+    const auto missing = d.file_read_owned("missing", ::geteuid());                       // ENOENT: not there yet
+    REQUIRE(missing);
+    CHECK_FALSE(*missing);
     // A hard link is the file itself: what decides is its owner.
-    CHECK_FALSE(d.file_read_owned("hard", ::geteuid() + 1, &err));
-    CHECK(err == EPERM);
-    CHECK_FALSE(d.file_read_owned("plain", ::geteuid() + 1, &err));
-    CHECK(err == EPERM);
+    CHECK(d.file_read_owned("hard", ::geteuid() + 1).error() == "it belongs to another account");  // EPERM
+    CHECK(d.file_read_owned("plain", ::geteuid() + 1).error() == "it belongs to another account");
 }
 
 TEST_CASE("an existing directory is opened by name, never through a link") {
     strata::test::ScratchDir tmp;
     DirFd first = made(tmp.path());
     const std::string name = std::filesystem::path(first.path()).filename();
-    std::string error;
-    int err = 0;
-    std::optional<DirFd> again = DirFd::open(tmp.path().string(), name, error, &err);
+    strata::base::Result<DirFd> again = DirFd::open(tmp.path().string(), name);
     REQUIRE(again);
-    CHECK(again->remove(error));
+    REQUIRE(again->is_open());
+    CHECK(again->remove());
     CHECK_FALSE(std::filesystem::exists(first.path()));
-    CHECK_FALSE(DirFd::open(tmp.path().string(), name, error, &err));
-    CHECK(err == ENOENT);
+    const auto gone = DirFd::open(tmp.path().string(), name);  // ENOENT: gone already
+    REQUIRE(gone);
+    CHECK_FALSE(gone->is_open());
     std::filesystem::create_directory_symlink(tmp.path(), tmp.path() / "link");
-    CHECK_FALSE(DirFd::open(tmp.path().string(), "link", error, &err));
-    CHECK((err == ELOOP || err == ENOTDIR));  // Linux says ENOTDIR for O_DIRECTORY | O_NOFOLLOW
-    CHECK_FALSE(DirFd::open(tmp.path().string(), "../x", error, &err));
-    CHECK(err == EINVAL);
+    const auto link = DirFd::open(tmp.path().string(), "link");
+    CHECK_FALSE(link);
+    // Linux says ENOTDIR for O_DIRECTORY | O_NOFOLLOW
+    CHECK((link.error().find(std::strerror(ELOOP)) != std::string::npos ||
+           link.error().find(std::strerror(ENOTDIR)) != std::string::npos));
+    CHECK(DirFd::open(tmp.path().string(), "../x").error() == "'../x' is not a directory name");  // EINVAL
 }
 
 TEST_CASE("removal stays inside the tree, whatever the tree holds") {
@@ -140,13 +141,12 @@ TEST_CASE("removal stays inside the tree, whatever the tree holds") {
     const auto moved = tmp.path() / "moved";
     std::filesystem::rename(dir, moved);
     std::filesystem::create_directory_symlink(outside, dir);
-    std::string error;
-    CHECK(d.remove(error));
+    CHECK(d.remove());
     CHECK(std::filesystem::is_empty(moved));  // emptied where its owner put it
     CHECK(slurp(outside / "keep") == "keep");
     CHECK(slurp(outside / "deep" / "keep") == "keep");
     CHECK(std::filesystem::is_symlink(dir));  // not ours: left alone
-    CHECK(d.remove(error));                   // closed: nothing to do
+    CHECK(d.remove());                        // closed: nothing to do
 }
 
 TEST_CASE("an attacker swapping names for links during every operation changes nothing outside", "[race]") {
@@ -182,17 +182,17 @@ TEST_CASE("an attacker swapping names for links during every operation changes n
                     spit(n, "mine");
             }
         });
-        std::string error;
-        if (!d.file_write("x509up", "proxy", 0600, account, ::getegid(), error)) ++refused;
+        if (!d.file_write("x509up", "proxy", 0600, account, ::getegid())) ++refused;
         bool leaked = false;
         for (int k = 0; k < 20; ++k) {
-            if (const auto text = d.file_read_owned("task0.out", account)) leaked = leaked || *text == "precious";
+            if (const auto text = d.file_read_owned("task0.out", account); text && *text)
+                leaked = leaked || **text == "precious";
         }
         stop = true;
         attacker.join();
         REQUIRE_FALSE(leaked);
         std::filesystem::create_directory_symlink(victim_dir, dir / "sub2");
-        REQUIRE(d.remove(error));
+        REQUIRE(d.remove());
         REQUIRE(slurp(victim) == "precious");
         struct stat st;
         REQUIRE(::stat(victim.c_str(), &st) == 0);

@@ -16,15 +16,14 @@ using Accounts = std::vector<std::string>;
 
 // The error for `text`, which must be refused.
 std::string error_of(const std::string& text) {
-    std::string error;
-    CHECK_FALSE(GridMap::parse(text, "grid-mapfile", error));
-    return error;
+    const auto map = GridMap::parse(text, "grid-mapfile");
+    CHECK_FALSE(map);
+    return map.error();
 }
 
 }  // namespace
 
 TEST_CASE("gridmap: quoted, escaped and unquoted subjects with their accounts", "[gridmap]") {
-    std::string error;
     auto map = GridMap::parse(
         "# site users\n"
         "\n"
@@ -37,9 +36,9 @@ TEST_CASE("gridmap: quoted, escaped and unquoted subjects with their accounts", 
         "\t# indented comment\n"
         "   \t \n"
         "\"/O=Strata/CN=x\"\tdot.user_1-a\n",
-        "grid-mapfile", error);
+        "grid-mapfile");
     REQUIRE(map);
-    CHECK(error.empty());
+    CHECK(map.error().empty());
     CHECK(map->size() == 7);
 
     const Accounts* jane = map->accounts("/O=Strata Grid/OU=Users/CN=Jane Doe");
@@ -72,8 +71,7 @@ TEST_CASE("gridmap: quoted, escaped and unquoted subjects with their accounts", 
 }
 
 TEST_CASE("gridmap: subjects match exactly, never by prefix or case", "[gridmap]") {
-    std::string error;
-    auto map = GridMap::parse("\"/O=Grid/CN=Jane Doe\" jane\n/O=Grid/CN=Bob bob\n", "grid-mapfile", error);
+    auto map = GridMap::parse("\"/O=Grid/CN=Jane Doe\" jane\n/O=Grid/CN=Bob bob\n", "grid-mapfile");
     REQUIRE(map);
     CHECK(map->accounts("/O=Grid/CN=Jane Doe") != nullptr);
     CHECK(map->accounts("/O=Grid/CN=Bob") != nullptr);
@@ -87,17 +85,16 @@ TEST_CASE("gridmap: subjects match exactly, never by prefix or case", "[gridmap]
 }
 
 TEST_CASE("gridmap: empty files, comment-only files and a missing final newline", "[gridmap]") {
-    std::string error;
-    auto empty = GridMap::parse("", "grid-mapfile", error);
+    auto empty = GridMap::parse("", "grid-mapfile");
     REQUIRE(empty);
     CHECK(empty->size() == 0);
     CHECK(empty->accounts("/O=Grid/CN=Jane") == nullptr);
 
-    auto comments = GridMap::parse("# nobody yet\n\n   # really\n", "grid-mapfile", error);
+    auto comments = GridMap::parse("# nobody yet\n\n   # really\n", "grid-mapfile");
     REQUIRE(comments);
     CHECK(comments->size() == 0);
 
-    auto last = GridMap::parse("/O=Grid/CN=a a\n/O=Grid/CN=b b", "grid-mapfile", error);
+    auto last = GridMap::parse("/O=Grid/CN=a a\n/O=Grid/CN=b b", "grid-mapfile");
     REQUIRE(last);
     CHECK(last->size() == 2);
     REQUIRE(last->accounts("/O=Grid/CN=b") != nullptr);
@@ -105,13 +102,12 @@ TEST_CASE("gridmap: empty files, comment-only files and a missing final newline"
 }
 
 TEST_CASE("gridmap: CRLF line ends are read like LF ones", "[gridmap]") {
-    std::string error;
     auto map = GridMap::parse(
         "# written on Windows\r\n"
         "\r\n"
         "\"/O=Grid/CN=Jane Doe\" jane,guest\r\n"
         "/O=Grid/CN=bob bob\r\n",
-        "grid-mapfile", error);
+        "grid-mapfile");
     REQUIRE(map);
     CHECK(map->size() == 2);
     REQUIRE(map->accounts("/O=Grid/CN=Jane Doe") != nullptr);
@@ -125,9 +121,8 @@ TEST_CASE("gridmap: CRLF line ends are read like LF ones", "[gridmap]") {
 }
 
 TEST_CASE("gridmap: account names", "[gridmap]") {
-    std::string error;
     const std::string longest(32, 'a');
-    auto map = GridMap::parse("/O=Grid/CN=a " + longest + ",b-,_c,9\n", "grid-mapfile", error);
+    auto map = GridMap::parse("/O=Grid/CN=a " + longest + ",b-,_c,9\n", "grid-mapfile");
     REQUIRE(map);
     REQUIRE(map->accounts("/O=Grid/CN=a") != nullptr);
     CHECK(*map->accounts("/O=Grid/CN=a") == Accounts{longest, "b-", "_c", "9"});
@@ -177,9 +172,9 @@ TEST_CASE("gridmap: every refusal names the file and the line", "[gridmap]") {
               "grid-mapfile:2: the subject \"/O=Grid/CN=Jane Doe\" is listed twice");
     }
     SECTION("the path is the one given") {
-        std::string error;
-        CHECK_FALSE(GridMap::parse("nope x\n", "/etc/grid-security/grid-mapfile", error));
-        CHECK(error ==
+        const auto map = GridMap::parse("nope x\n", "/etc/grid-security/grid-mapfile");
+        CHECK_FALSE(map);
+        CHECK(map.error() ==
               "/etc/grid-security/grid-mapfile:1: 'nope' is not a subject; expected a quoted DN such as "
               "\"/O=Grid/CN=Jane Doe\"");
     }
@@ -193,22 +188,22 @@ TEST_CASE("gridmap: load reads a file and reports one it cannot read", "[gridmap
         std::ofstream out(path);
         out << "\"/O=Grid/CN=Jane Doe\" jane,guest\n/O=Grid/CN=x\n";
     }
-    std::string error;
-    CHECK_FALSE(GridMap::load(path, error));
-    CHECK(error == path + ":2: no local account after the subject \"/O=Grid/CN=x\"");
+    const auto refused = GridMap::load(path);
+    CHECK_FALSE(refused);
+    CHECK(refused.error() == path + ":2: no local account after the subject \"/O=Grid/CN=x\"");
 
     {
         std::ofstream out(path, std::ios::trunc);
         out << "\"/O=Grid/CN=Jane Doe\" jane,guest\n";
     }
-    error.clear();
-    auto map = GridMap::load(path, error);
+    auto map = GridMap::load(path);
     REQUIRE(map);
-    CHECK(error.empty());
+    CHECK(map.error().empty());
     REQUIRE(map->accounts("/O=Grid/CN=Jane Doe") != nullptr);
     CHECK(*map->accounts("/O=Grid/CN=Jane Doe") == Accounts{"jane", "guest"});
 
     const std::string missing = (dir.path() / "absent").string();
-    CHECK_FALSE(GridMap::load(missing, error));
-    CHECK(error == "cannot read grid-mapfile '" + missing + "': No such file or directory");
+    const auto absent = GridMap::load(missing);
+    CHECK_FALSE(absent);
+    CHECK(absent.error() == "cannot read grid-mapfile '" + missing + "': No such file or directory");
 }

@@ -21,17 +21,17 @@ TEST_CASE("subjob records: every field travels, and damage is named", "[gatekeep
     r.work_dir = "/var/tmp/strata/strata-slurm-0-xyz";
     r.slurm_job = 42;
     r.processes = {{1234, 987654321ULL}, {1240, 987654400ULL}};
-    std::string error;
-    const auto back = strata::gatekeeper::record_decode(strata::gatekeeper::record_encode(r), error);
-    INFO(error);
+    const auto back = strata::gatekeeper::record_decode(strata::gatekeeper::record_encode(r));
+    INFO(back.error());
     REQUIRE(back);
     CHECK(*back == r);
-    CHECK_FALSE(strata::gatekeeper::record_decode("adapter fork\nslurm_job x\n", error));
-    CHECK(error == "line 2: slurm_job is not a number");
-    CHECK_FALSE(strata::gatekeeper::record_decode("process 1 5\n", error));  // never pid 1
-    CHECK(error == "line 1: expected 'process PID START'");
-    CHECK_FALSE(strata::gatekeeper::record_decode("pids 5\n", error));
-    CHECK(error == "line 1: unknown field 'pids'");
+    CHECK_FALSE(strata::gatekeeper::record_decode("adapter fork\nslurm_job x\n"));
+    CHECK(strata::gatekeeper::record_decode("adapter fork\nslurm_job x\n").error() ==
+          "line 2: slurm_job is not a number");
+    CHECK_FALSE(strata::gatekeeper::record_decode("process 1 5\n"));  // never pid 1
+    CHECK(strata::gatekeeper::record_decode("process 1 5\n").error() == "line 1: expected 'process PID START'");
+    CHECK_FALSE(strata::gatekeeper::record_decode("pids 5\n"));
+    CHECK(strata::gatekeeper::record_decode("pids 5\n").error() == "line 1: unknown field 'pids'");
 }
 
 TEST_CASE("subjob records: a process is known by its pid and start time", "[gatekeeper-record]") {
@@ -43,23 +43,23 @@ TEST_CASE("subjob records: a process is known by its pid and start time", "[gate
 
 TEST_CASE("subjob records: the store is private and lists what it holds", "[gatekeeper-record]") {
     strata::test::ScratchDir tmp;
-    std::string error;
     const std::string dir = (tmp.path() / "state").string();
-    auto store = RecordStore::open(dir, error);
-    INFO(error);
+    auto store = RecordStore::open(dir);
+    INFO(store.error());
     REQUIRE(store);
     struct stat st;
     REQUIRE(::stat(dir.c_str(), &st) == 0);
     CHECK((st.st_mode & 0777) == 0700);
     SubjobRecord r;
     r.adapter = "fork";
-    REQUIRE(store->write("subjob-1", r, error));
+    REQUIRE(store->write("subjob-1", r));
     const auto all = store->list();
     REQUIRE(all.size() == 1);
     CHECK(all[0].first == "subjob-1");
     store->remove("subjob-1");
     CHECK(store->list().empty());
     ::chmod(dir.c_str(), 0777);
-    CHECK_FALSE(RecordStore::open(dir, error));
-    CHECK(error == "the state directory '" + dir + "' must be a directory of this account that no one else can write");
+    CHECK_FALSE(RecordStore::open(dir));
+    CHECK(RecordStore::open(dir).error() ==
+          "the state directory '" + dir + "' must be a directory of this account that no one else can write");
 }

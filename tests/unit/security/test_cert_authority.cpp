@@ -15,6 +15,7 @@
 
 namespace fs = std::filesystem;
 using namespace strata::security;
+namespace base = strata::base;
 using strata::test::ScratchDir;
 
 namespace {
@@ -74,12 +75,12 @@ struct Grid {
         opts.dir = ca_dir;
         opts.cert_dir = cert_dir;
         opts.subject = "/O=Strata Grid/OU=Testing/CN=Strata Test CA";
-        Result<CaCreated> created = ca_create(opts);
+        base::Result<CaCreated> created = ca_create(opts);
         REQUIRE(created.ok());
-        made = created.value;
-        Result<CertAuthority> loaded = ca_load(ca_dir);
+        made = created.value();
+        base::Result<CertAuthority> loaded = ca_load(ca_dir);
         REQUIRE(loaded.ok());
-        ca = std::move(loaded.value);
+        ca = std::move(loaded.value());
     }
 
     Issued issue(CertKind kind, const std::string& name, const std::string& out) {
@@ -87,16 +88,16 @@ struct Grid {
         opts.kind = kind;
         opts.name = name;
         opts.out_dir = scratch.path() / out;
-        Result<Issued> issued = cert_issue(ca, opts);
+        base::Result<Issued> issued = cert_issue(ca, opts);
         REQUIRE(issued.ok());
-        return issued.value;
+        return issued.value();
     }
 };
 
 X509Ptr load(const fs::path& p) {
-    Result<X509Ptr> cert = cert_load_pem(p);
+    base::Result<X509Ptr> cert = cert_load_pem(p);
     REQUIRE(cert.ok());
-    return std::move(cert.value);
+    return std::move(cert.value());
 }
 
 }  // namespace
@@ -119,16 +120,16 @@ TEST_CASE("create-ca writes a self-signed CA trusted through the hashed director
 
     // Installing the same CA again reuses its entry; another CA with the same
     // subject (same hash) gets the next number.
-    Result<fs::path> again = cert_dir_install(grid.cert_dir, cert.get(), "/O=Strata Grid");
+    base::Result<fs::path> again = cert_dir_install(grid.cert_dir, cert.get(), "/O=Strata Grid");
     REQUIRE(again.ok());
-    CHECK(again.value == grid.cert_dir / (hash + ".0"));
+    CHECK(again.value() == grid.cert_dir / (hash + ".0"));
     CaCreateOptions twin;
     twin.dir = grid.scratch.path() / "twin";
     twin.cert_dir = grid.cert_dir;
     twin.subject = grid.made.subject;
-    Result<CaCreated> twin_made = ca_create(twin);
+    base::Result<CaCreated> twin_made = ca_create(twin);
     REQUIRE(twin_made.ok());
-    CHECK(twin_made.value.installed == grid.cert_dir / (hash + ".1"));
+    CHECK(twin_made.value().installed == grid.cert_dir / (hash + ".1"));
     CHECK(verify_with_dir(grid.cert_dir, cert.get(), 0) == X509_V_OK);
 
     // One signing_policy entry for the DN they share.
@@ -150,13 +151,13 @@ TEST_CASE("replacing a CA with --force takes the old one's trusted entry", "[sec
     opts.cert_dir = grid.cert_dir;
     opts.subject = grid.made.subject;
     opts.overwrite = true;
-    Result<CaCreated> replaced = ca_create(opts);
+    base::Result<CaCreated> replaced = ca_create(opts);
     REQUIRE(replaced.ok());
-    CHECK(replaced.value.installed == grid.made.installed);
+    CHECK(replaced.value().installed == grid.made.installed);
     fs::path second = grid.made.installed;
     CHECK_FALSE(fs::exists(second.replace_extension(".1")));
     CHECK(verify_with_dir(grid.cert_dir, old_cert.get(), 0) != X509_V_OK);
-    CHECK(verify_with_dir(grid.cert_dir, load(replaced.value.cert_file).get(), 0) == X509_V_OK);
+    CHECK(verify_with_dir(grid.cert_dir, load(replaced.value().cert_file).get(), 0) == X509_V_OK);
 }
 
 TEST_CASE("host certificates verify against the CA with server and client EKUs", "[security][ca]") {
@@ -178,9 +179,9 @@ TEST_CASE("host certificates verify against the CA with server and client EKUs",
     CHECK(verify_with_dir(grid.cert_dir, cert.get(), X509_PURPOSE_SSL_SERVER) == X509_V_OK);
     CHECK(verify_with_dir(grid.cert_dir, cert.get(), X509_PURPOSE_SSL_CLIENT) == X509_V_OK);
 
-    Result<PkeyPtr> key = key_load_pem(host.key_file);
+    base::Result<PkeyPtr> key = key_load_pem(host.key_file);
     REQUIRE(key.ok());
-    CHECK(X509_check_private_key(cert.get(), key.value.get()) == 1);
+    CHECK(X509_check_private_key(cert.get(), key.value().get()) == 1);
 
     Issued by_address = grid.issue(CertKind::host, "192.0.2.7", "host2");
     X509Ptr addr_cert = load(by_address.cert_file);
@@ -245,15 +246,15 @@ TEST_CASE("existing files are not overwritten without the overwrite flag", "[sec
     opts.kind = CertKind::user;
     opts.name = "John Roe";
     opts.out_dir = grid.scratch.path() / "jane";
-    Result<Issued> refused = cert_issue(grid.ca, opts);
+    base::Result<Issued> refused = cert_issue(grid.ca, opts);
     CHECK_FALSE(refused.ok());
-    CHECK_THAT(refused.error, Catch::Contains(first.cert_file.string()));
-    CHECK_THAT(refused.error, Catch::Contains("--force"));
+    CHECK_THAT(refused.error(), Catch::Contains(first.cert_file.string()));
+    CHECK_THAT(refused.error(), Catch::Contains("--force"));
     X509Ptr after = load(first.cert_file);
     CHECK(X509_cmp(before.get(), after.get()) == 0);
 
     opts.overwrite = true;
-    Result<Issued> replaced = cert_issue(grid.ca, opts);
+    base::Result<Issued> replaced = cert_issue(grid.ca, opts);
     REQUIRE(replaced.ok());
     CHECK(subject_of(load(first.cert_file).get()) == "/O=Strata Grid/OU=Testing/OU=Users/CN=John Roe");
     CHECK(mode_of(first.key_file) == kOwnerRw);
@@ -261,18 +262,18 @@ TEST_CASE("existing files are not overwritten without the overwrite flag", "[sec
     CaCreateOptions ca_again;
     ca_again.dir = grid.ca_dir;
     ca_again.cert_dir = grid.cert_dir;
-    Result<CaCreated> ca_refused = ca_create(ca_again);
+    base::Result<CaCreated> ca_refused = ca_create(ca_again);
     CHECK_FALSE(ca_refused.ok());
-    CHECK_THAT(ca_refused.error, Catch::Contains("already exists"));
-    CHECK_THAT(ca_refused.error, Catch::Contains(grid.ca_dir.string()));
+    CHECK_THAT(ca_refused.error(), Catch::Contains("already exists"));
+    CHECK_THAT(ca_refused.error(), Catch::Contains(grid.ca_dir.string()));
 }
 
 TEST_CASE("a missing CA is reported with the command that creates it", "[security][ca]") {
     ScratchDir dir;
-    Result<CertAuthority> ca = ca_load(dir.path() / "ca");
+    base::Result<CertAuthority> ca = ca_load(dir.path() / "ca");
     CHECK_FALSE(ca.ok());
-    CHECK_THAT(ca.error, Catch::Contains((dir.path() / "ca" / "cacert.pem").string()));
-    CHECK_THAT(ca.error, Catch::Contains("strata-ca create-ca --dir " + (dir.path() / "ca").string()));
+    CHECK_THAT(ca.error(), Catch::Contains((dir.path() / "ca" / "cacert.pem").string()));
+    CHECK_THAT(ca.error(), Catch::Contains("strata-ca create-ca --dir " + (dir.path() / "ca").string()));
 }
 
 TEST_CASE("bad host names and a mismatched CA key are refused", "[security][ca]") {
@@ -282,19 +283,19 @@ TEST_CASE("bad host names and a mismatched CA key are refused", "[security][ca]"
     opts.out_dir = grid.scratch.path() / "bad";
     for (const char* name : {"", "bad/name", "two words", "-leading.dash"}) {
         opts.name = name;
-        Result<Issued> r = cert_issue(grid.ca, opts);
+        base::Result<Issued> r = cert_issue(grid.ca, opts);
         CHECK_FALSE(r.ok());
     }
     CHECK_FALSE(fs::exists(grid.scratch.path() / "bad" / "hostcert.pem"));
 
     // Replace the CA key with another key: loading names the key file.
-    Result<PkeyPtr> stranger = key_create();
+    base::Result<PkeyPtr> stranger = key_create();
     REQUIRE(stranger.ok());
-    Result<std::string> pem = key_to_pem(stranger.value.get());
+    base::Result<std::string> pem = key_to_pem(stranger.value().get());
     REQUIRE(pem.ok());
-    std::vector<FileContent> swap{{grid.made.key_file, pem.value}};
+    std::vector<FileContent> swap{{grid.made.key_file, pem.value()}};
     REQUIRE(files_write_atomic(swap, true).ok());
-    Result<CertAuthority> broken = ca_load(grid.ca_dir);
+    base::Result<CertAuthority> broken = ca_load(grid.ca_dir);
     CHECK_FALSE(broken.ok());
-    CHECK_THAT(broken.error, Catch::Contains(grid.made.key_file.string()));
+    CHECK_THAT(broken.error(), Catch::Contains(grid.made.key_file.string()));
 }

@@ -22,15 +22,15 @@ struct TestUser {
         opts.dir = scratch.path() / "ca";
         opts.cert_dir = ca_dir = scratch.path() / "certificates";
         REQUIRE(security::ca_create(opts).ok());
-        security::Result<security::CertAuthority> ca = security::ca_load(opts.dir);
+        base::Result<security::CertAuthority> ca = security::ca_load(opts.dir);
         REQUIRE(ca.ok());
         security::IssueOptions issue;
         issue.name = "Jane Doe";
         issue.out_dir = scratch.path() / "user";
         issue.lifetime = std::chrono::days(days);
-        security::Result<security::Issued> made = security::cert_issue(ca.value, issue);
+        base::Result<security::Issued> made = security::cert_issue(ca.value(), issue);
         REQUIRE(made.ok());
-        issued = made.value;
+        issued = made.value();
     }
 };
 

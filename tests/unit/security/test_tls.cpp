@@ -12,6 +12,7 @@
 
 namespace fs = std::filesystem;
 using namespace strata::security;
+namespace base = strata::base;
 
 namespace {
 
@@ -28,8 +29,8 @@ TEST_CASE("tls: a context from a complete credential", "[security][tls]") {
     Credential c;
     for (TlsRole role : {TlsRole::client, TlsRole::server}) {
         auto ctx = tls_context_make(role, c.cred);
-        CHECK(ctx.error == "");
-        CHECK(ctx.value != nullptr);
+        CHECK(ctx.error() == "");
+        CHECK(ctx.value() != nullptr);
     }
 }
 
@@ -40,8 +41,8 @@ TEST_CASE("tls: a key others can read is refused, with the fix", "[security][tls
         auto ctx = tls_context_make(TlsRole::client, c.cred);
         char text[8];
         std::snprintf(text, sizeof text, "%04o", mode);
-        CHECK(ctx.error == "the private key " + c.cred.key.string() + " can be read by others (mode " + text +
-                               "); make it private with: chmod 600 " + c.cred.key.string());
+        CHECK(ctx.error() == "the private key " + c.cred.key.string() + " can be read by others (mode " + text +
+                                 "); make it private with: chmod 600 " + c.cred.key.string());
     }
     REQUIRE(::chmod(c.cred.key.c_str(), 0400) == 0);
     CHECK(tls_context_make(TlsRole::client, c.cred).ok());
@@ -51,18 +52,18 @@ TEST_CASE("tls: missing files and a foreign key are named", "[security][tls]") {
     Credential c;
     TlsCredential missing = c.cred;
     missing.cert = c.scratch.path() / "nope.pem";
-    CHECK(tls_context_make(TlsRole::client, missing).error ==
+    CHECK(tls_context_make(TlsRole::client, missing).error() ==
           "cannot read the certificate " + missing.cert.string() + ": No such file or directory");
     TlsCredential no_dir = c.cred;
     no_dir.ca_dir = c.scratch.path() / "no-such-dir";
-    CHECK(tls_context_make(TlsRole::server, no_dir).error.rfind("the trusted-CA directory " + no_dir.ca_dir.string() +
-                                                                    " does not exist",
-                                                                0) == 0);
+    CHECK(tls_context_make(TlsRole::server, no_dir)
+              .error()
+              .rfind("the trusted-CA directory " + no_dir.ca_dir.string() + " does not exist", 0) == 0);
     // Another credential's key does not belong to this certificate.
     Credential other;
     TlsCredential mixed = c.cred;
     mixed.key = other.cred.key;
-    CHECK(tls_context_make(TlsRole::client, mixed).error ==
+    CHECK(tls_context_make(TlsRole::client, mixed).error() ==
           "the private key " + mixed.key.string() + " does not belong to the certificate " + mixed.cert.string());
 }
 
@@ -75,7 +76,7 @@ int verify_with(boost::asio::ssl::context& ctx, const fs::path& cert_file) {
     REQUIRE(cert.ok());
     X509_STORE* trusted = SSL_CTX_get_cert_store(ctx.native_handle());
     X509_STORE_CTX* store_ctx = X509_STORE_CTX_new();
-    REQUIRE(X509_STORE_CTX_init(store_ctx, trusted, cert.value.get(), nullptr) == 1);
+    REQUIRE(X509_STORE_CTX_init(store_ctx, trusted, cert.value().get(), nullptr) == 1);
     X509_STORE_CTX_set_verify_cb(store_ctx,
                                  [](int ok, X509_STORE_CTX* c) { return tls_verify_step(ok != 0, c) ? 1 : 0; });
     X509_verify_cert(store_ctx);
@@ -85,24 +86,24 @@ int verify_with(boost::asio::ssl::context& ctx, const fs::path& cert_file) {
 }
 
 Issued user_issue(const Credential& c, const std::string& name) {
-    Result<CertAuthority> ca = ca_load(c.scratch.path() / "ca");
+    base::Result<CertAuthority> ca = ca_load(c.scratch.path() / "ca");
     REQUIRE(ca.ok());
     IssueOptions opts;
     opts.name = name;
     opts.out_dir = c.scratch.path() / name;
-    Result<Issued> made = cert_issue(ca.value, opts);
+    base::Result<Issued> made = cert_issue(ca.value(), opts);
     REQUIRE(made.ok());
-    return made.value;
+    return made.value();
 }
 
 void revoke(const Credential& c, const Issued& who) {
-    Result<CertAuthority> ca = ca_load(c.scratch.path() / "ca");
+    base::Result<CertAuthority> ca = ca_load(c.scratch.path() / "ca");
     REQUIRE(ca.ok());
     RevokeOptions opts;
     opts.ca_dir = c.scratch.path() / "ca";
     opts.cert_dir = c.cred.ca_dir;
     opts.cert_file = who.cert_file;
-    REQUIRE(cert_revoke(ca.value, opts).ok());
+    REQUIRE(cert_revoke(ca.value(), opts).ok());
 }
 
 }  // namespace
@@ -127,8 +128,8 @@ TEST_CASE("tls: the trusted-CA directory's stamp sees a list rewritten in place"
     CHECK(one.changed_since(before) == std::vector<std::string>{list});
     auto first = tls_context_make(TlsRole::server, c.cred);
     REQUIRE(first.ok());
-    CHECK(verify_with(*first.value, carl.cert_file) == X509_V_ERR_CERT_REVOKED);
-    CHECK(verify_with(*first.value, bob.cert_file) == X509_V_OK);
+    CHECK(verify_with(*first.value(), carl.cert_file) == X509_V_ERR_CERT_REVOKED);
+    CHECK(verify_with(*first.value(), bob.cert_file) == X509_V_OK);
 
     revoke(c, bob);  // the same file, with both
     const CaDirStamp two = ca_dir_stamp(c.cred.ca_dir);
@@ -136,8 +137,8 @@ TEST_CASE("tls: the trusted-CA directory's stamp sees a list rewritten in place"
     CHECK(two.changed_since(one) == std::vector<std::string>{list});
     auto second = tls_context_make(TlsRole::server, c.cred);
     REQUIRE(second.ok());
-    CHECK(verify_with(*second.value, bob.cert_file) == X509_V_ERR_CERT_REVOKED);
-    CHECK(verify_with(*second.value, c.cred.cert) == X509_V_OK);
+    CHECK(verify_with(*second.value(), bob.cert_file) == X509_V_ERR_CERT_REVOKED);
+    CHECK(verify_with(*second.value(), c.cred.cert) == X509_V_OK);
 
     fs::remove(c.cred.ca_dir / list);
     CHECK(ca_dir_stamp(c.cred.ca_dir).changed_since(two) == std::vector<std::string>{list});

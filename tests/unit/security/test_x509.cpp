@@ -10,6 +10,7 @@
 
 namespace fs = std::filesystem;
 using namespace strata::security;
+namespace base = strata::base;
 using strata::test::ScratchDir;
 
 namespace {
@@ -23,42 +24,42 @@ std::string file_text(const fs::path& p) {
 
 TEST_CASE("a multi-component DN round-trips through the Globus form", "[security][x509]") {
     const std::string dn = "/C=NL/O=Strata Grid/OU=Physics/OU=Users/CN=Jane Doe";
-    Result<X509NamePtr> name = name_from_globus(dn);
+    base::Result<X509NamePtr> name = name_from_globus(dn);
     REQUIRE(name.ok());
-    CHECK(X509_NAME_entry_count(name.value.get()) == 5);
-    CHECK(name_to_globus(name.value.get()) == dn);
+    CHECK(X509_NAME_entry_count(name.value().get()) == 5);
+    CHECK(name_to_globus(name.value().get()) == dn);
 
     // The same text OpenSSL's legacy one-line form gives for ASCII names.
     char oneline[256];
-    X509_NAME_oneline(name.value.get(), oneline, sizeof oneline);
+    X509_NAME_oneline(name.value().get(), oneline, sizeof oneline);
     CHECK(std::string(oneline) == dn);
 }
 
 TEST_CASE("a component without '=' continues the previous value, as Globus host DNs do",
           "[security][x509]") {
-    Result<X509NamePtr> name = name_from_globus("/O=Strata Grid/CN=host/node1.example.org");
+    base::Result<X509NamePtr> name = name_from_globus("/O=Strata Grid/CN=host/node1.example.org");
     REQUIRE(name.ok());
-    REQUIRE(X509_NAME_entry_count(name.value.get()) == 2);
+    REQUIRE(X509_NAME_entry_count(name.value().get()) == 2);
     char cn[128];
-    X509_NAME_get_text_by_NID(name.value.get(), NID_commonName, cn, sizeof cn);
+    X509_NAME_get_text_by_NID(name.value().get(), NID_commonName, cn, sizeof cn);
     CHECK(std::string(cn) == "host/node1.example.org");
-    CHECK(name_to_globus(name.value.get()) == "/O=Strata Grid/CN=host/node1.example.org");
+    CHECK(name_to_globus(name.value().get()) == "/O=Strata Grid/CN=host/node1.example.org");
 }
 
 TEST_CASE("UTF-8 values are kept as they are", "[security][x509]") {
     const std::string dn = "/O=Strata Grid/CN=J\xc3\xbcrgen M\xc3\xbcller";
-    Result<X509NamePtr> name = name_from_globus(dn);
+    base::Result<X509NamePtr> name = name_from_globus(dn);
     REQUIRE(name.ok());
-    CHECK(name_to_globus(name.value.get()) == dn);
+    CHECK(name_to_globus(name.value().get()) == dn);
 }
 
 TEST_CASE("malformed DNs are refused with the DN in the message", "[security][x509]") {
-    Result<X509NamePtr> no_slash = name_from_globus("O=Strata Grid");
+    base::Result<X509NamePtr> no_slash = name_from_globus("O=Strata Grid");
     CHECK_FALSE(no_slash.ok());
-    CHECK_THAT(no_slash.error, Catch::Contains("slash form"));
-    Result<X509NamePtr> bad_attr = name_from_globus("/O=Strata/XYZZY=1");
+    CHECK_THAT(no_slash.error(), Catch::Contains("slash form"));
+    base::Result<X509NamePtr> bad_attr = name_from_globus("/O=Strata/XYZZY=1");
     CHECK_FALSE(bad_attr.ok());
-    CHECK_THAT(bad_attr.error, Catch::Contains("XYZZY"));
+    CHECK_THAT(bad_attr.error(), Catch::Contains("XYZZY"));
     CHECK_FALSE(name_from_globus("/O=").ok());
     CHECK_FALSE(name_from_globus("/junk/O=x").ok());
     CHECK_FALSE(name_from_globus("/O=a//CN=b").ok());
@@ -71,20 +72,20 @@ TEST_CASE("grid-mapfile quoting escapes quotes and backslashes", "[security][x50
 }
 
 TEST_CASE("a self-signed CA certificate has the CA extensions and verifies", "[security][x509]") {
-    Result<PkeyPtr> key = key_create();
+    base::Result<PkeyPtr> key = key_create();
     REQUIRE(key.ok());
-    CHECK(EVP_PKEY_is_a(key.value.get(), "EC"));
-    Result<X509NamePtr> subject = name_from_globus("/O=Strata Grid/CN=Test CA");
+    CHECK(EVP_PKEY_is_a(key.value().get(), "EC"));
+    base::Result<X509NamePtr> subject = name_from_globus("/O=Strata Grid/CN=Test CA");
     REQUIRE(subject.ok());
     CertRequest req;
     req.kind = CertKind::ca;
-    req.subject = subject.value.get();
-    req.subject_key = key.value.get();
+    req.subject = subject.value().get();
+    req.subject_key = key.value().get();
     req.lifetime = std::chrono::days{10};
-    Result<X509Ptr> cert = cert_create(req);
+    base::Result<X509Ptr> cert = cert_create(req);
     REQUIRE(cert.ok());
-    X509* c = cert.value.get();
-    CHECK(X509_verify(c, key.value.get()) == 1);
+    X509* c = cert.value().get();
+    CHECK(X509_verify(c, key.value().get()) == 1);
     CHECK(X509_check_ca(c) == 1);
     CHECK((X509_get_key_usage(c) & (KU_KEY_CERT_SIGN | KU_CRL_SIGN)) == (KU_KEY_CERT_SIGN | KU_CRL_SIGN));
     CHECK(X509_get0_subject_key_id(c) != nullptr);
@@ -96,10 +97,10 @@ TEST_CASE("a self-signed CA certificate has the CA extensions and verifies", "[s
     BASIC_CONSTRAINTS_free(bc);
 
     // Serial numbers are random, positive, and differ between certificates.
-    Result<X509Ptr> again = cert_create(req);
+    base::Result<X509Ptr> again = cert_create(req);
     REQUIRE(again.ok());
     const ASN1_INTEGER* s1 = X509_get0_serialNumber(c);
-    const ASN1_INTEGER* s2 = X509_get0_serialNumber(again.value.get());
+    const ASN1_INTEGER* s2 = X509_get0_serialNumber(again.value().get());
     CHECK(ASN1_INTEGER_cmp(s1, s2) != 0);
     CHECK(ASN1_STRING_type(s1) == V_ASN1_INTEGER);
     CHECK(ASN1_STRING_length(s1) >= 8);
@@ -108,24 +109,24 @@ TEST_CASE("a self-signed CA certificate has the CA extensions and verifies", "[s
 TEST_CASE("PEM save and load round-trip", "[security][x509]") {
     ScratchDir dir;
     REQUIRE_FALSE(dir.path().empty());
-    Result<PkeyPtr> key = key_create();
+    base::Result<PkeyPtr> key = key_create();
     REQUIRE(key.ok());
-    Result<std::string> pem = key_to_pem(key.value.get());
+    base::Result<std::string> pem = key_to_pem(key.value().get());
     REQUIRE(pem.ok());
-    std::vector<FileContent> files{{dir.path() / "key.pem", pem.value}};
+    std::vector<FileContent> files{{dir.path() / "key.pem", pem.value()}};
     REQUIRE(files_write_atomic(files, false).ok());
     CHECK(fs::status(dir.path() / "key.pem").permissions() ==
           (fs::perms::owner_read | fs::perms::owner_write));
-    Result<PkeyPtr> loaded = key_load_pem(dir.path() / "key.pem");
+    base::Result<PkeyPtr> loaded = key_load_pem(dir.path() / "key.pem");
     REQUIRE(loaded.ok());
-    CHECK(EVP_PKEY_eq(loaded.value.get(), key.value.get()) == 1);
+    CHECK(EVP_PKEY_eq(loaded.value().get(), key.value().get()) == 1);
 
-    Result<X509Ptr> missing = cert_load_pem(dir.path() / "nothing.pem");
+    base::Result<X509Ptr> missing = cert_load_pem(dir.path() / "nothing.pem");
     CHECK_FALSE(missing.ok());
-    CHECK_THAT(missing.error, Catch::Contains((dir.path() / "nothing.pem").string()));
-    Result<X509Ptr> not_cert = cert_load_pem(dir.path() / "key.pem");
+    CHECK_THAT(missing.error(), Catch::Contains((dir.path() / "nothing.pem").string()));
+    base::Result<X509Ptr> not_cert = cert_load_pem(dir.path() / "key.pem");
     CHECK_FALSE(not_cert.ok());
-    CHECK_THAT(not_cert.error, Catch::Contains("no PEM certificate"));
+    CHECK_THAT(not_cert.error(), Catch::Contains("no PEM certificate"));
 }
 
 TEST_CASE("atomic writes refuse existing files and leave nothing half-written", "[security][x509]") {
@@ -137,10 +138,10 @@ TEST_CASE("atomic writes refuse existing files and leave nothing half-written", 
     // b exists: neither file changes, and no temporary file stays behind.
     fs::remove(dir.path() / "a.pem");
     std::vector<FileContent> second{{dir.path() / "a.pem", "new a"}, {dir.path() / "b.pem", "new b"}};
-    Status refused = files_write_atomic(second, false);
+    base::Status refused = files_write_atomic(second, false);
     CHECK_FALSE(refused.ok());
-    CHECK_THAT(refused.error, Catch::Contains((dir.path() / "b.pem").string()));
-    CHECK_THAT(refused.error, Catch::Contains("--force"));
+    CHECK_THAT(refused.error(), Catch::Contains((dir.path() / "b.pem").string()));
+    CHECK_THAT(refused.error(), Catch::Contains("--force"));
     CHECK_FALSE(fs::exists(dir.path() / "a.pem"));
     CHECK(file_text(dir.path() / "b.pem") == "old b");
 

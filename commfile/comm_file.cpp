@@ -23,14 +23,14 @@ namespace {
 // every check the file alone allows.
 class Builder {
 public:
-    Builder(File& file, std::string& error) : f_(file), error_(error) {}
+    explicit Builder(File& file) : f_(file) {}
 
-    bool top(const Node& root) {
+    base::Status top(const Node& root) {
         for (const Node& n : root.children) {
-            if (!child(n, -1)) return false;
+            if (base::Status s = child(n, -1); !s) return s;
         }
         for (const Node* node : intercomms_) {
-            if (!intercomm(*node)) return false;
+            if (base::Status s = intercomm(*node); !s) return s;
         }
         for (std::size_t i = 0; i < f_.defs.size(); ++i) {
             Definition& d = f_.defs[i];
@@ -45,22 +45,22 @@ public:
             if (same.empty()) f_.names.push_back(d.name);
             same.push_back(static_cast<int>(i));
         }
-        return true;
+        return {};
     }
 
 private:
-    bool child(const Node& n, int parent) {
+    base::Status child(const Node& n, int parent) {
         if (n.element == "comm") return comm(n, parent);
         if (n.element == "intercomm") intercomms_.push_back(&n);
-        return true;
+        return {};
     }
 
-    bool comm(const Node& n, int parent) {
+    base::Status comm(const Node& n, int parent) {
         Definition d;
         d.name = n.fields.at("name").value;
         d.line = n.line;
         d.parent = parent;
-        if (!name_check(d.name, n.line)) return false;
+        if (base::Status s = name_check(d.name, n.line); !s) return s;
         std::map<int, int> keys;  // key -> line
         for (const Node& c : n.children) {
             if (c.element != "processor") continue;
@@ -81,25 +81,27 @@ private:
                                             "' (first at line " + std::to_string(it->second) + ")");
                 }
             }
-            if (!pattern_compile(m)) return false;
-            if (parent >= 0 && !in_parent(m, f_.defs[static_cast<std::size_t>(parent)])) return false;
+            if (base::Status s = pattern_compile(m); !s) return s;
+            if (parent >= 0) {
+                if (base::Status s = in_parent(m, f_.defs[static_cast<std::size_t>(parent)]); !s) return s;
+            }
             d.members.push_back(std::move(m));
         }
         if (d.members.empty()) return fail(n.line, "comm '" + d.name + "' has no processor");
         const int index = static_cast<int>(f_.defs.size());
         f_.defs.push_back(std::move(d));
         for (const Node& c : n.children) {
-            if (!child(c, index)) return false;
+            if (base::Status s = child(c, index); !s) return s;
         }
-        return true;
+        return {};
     }
 
-    bool intercomm(const Node& n) {
+    base::Status intercomm(const Node& n) {
         Definition d;
         d.inter = true;
         d.name = n.fields.at("name").value;
         d.line = n.line;
-        if (!name_check(d.name, n.line)) return false;
+        if (base::Status s = name_check(d.name, n.line); !s) return s;
         const Node* sides[2] = {nullptr, nullptr};
         for (const Node& c : n.children) {
             const Node*& side = sides[c.element == "first" ? 0 : 1];
@@ -113,7 +115,9 @@ private:
             if (sides[s] == nullptr) {
                 return fail(n.line, "intercomm '" + d.name + "' needs a <" + (s == 0 ? "first" : "second") + ">");
             }
-            if (!side_find(*sides[s], s == 0 ? d.first : d.second)) return false;
+            base::Result<int> found = side_find(*sides[s]);
+            if (!found) return found.failure();
+            (s == 0 ? d.first : d.second) = *found;
         }
         const Definition& a = f_.defs[static_cast<std::size_t>(d.first)];
         const Definition& b = f_.defs[static_cast<std::size_t>(d.second)];
@@ -122,13 +126,13 @@ private:
                                     parent_text(a) + ", '" + b.name + "' is " + parent_text(b));
         }
         d.parent = a.parent;
-        if (!disjoint(d, a, b)) return false;
+        if (base::Status s = disjoint(d, a, b); !s) return s;
         f_.defs.push_back(std::move(d));
-        return true;
+        return {};
     }
 
     // The comm one side names (and its colour).
-    bool side_find(const Node& side, int& out) {
+    base::Result<int> side_find(const Node& side) {
         const std::string& name = side.fields.at("name").value;
         std::vector<int> same;
         for (std::size_t i = 0; i < f_.defs.size(); ++i) {
@@ -142,12 +146,11 @@ private:
                                        " is out of range: " + std::to_string(same.size()) + " comm(s) are named '" +
                                        name + "' (colors 0 to " + std::to_string(same.size() - 1) + ")");
         }
-        out = same[static_cast<std::size_t>(color)];
-        return true;
+        return same[static_cast<std::size_t>(color)];
     }
 
     // Sides made of processor names only can be seen to overlap here.
-    bool disjoint(const Definition& d, const Definition& a, const Definition& b) {
+    base::Status disjoint(const Definition& d, const Definition& a, const Definition& b) {
         std::set<std::string> names;
         for (const Member& m : a.members) {
             if (!m.re) names.insert(m.text);
@@ -158,7 +161,7 @@ private:
                                         "' is in both '" + a.name + "' and '" + b.name + "'");
             }
         }
-        return true;
+        return {};
     }
 
     std::string parent_text(const Definition& d) const {
@@ -167,65 +170,58 @@ private:
                std::to_string(f_.defs[static_cast<std::size_t>(d.parent)].line) + ")";
     }
 
-    bool pattern_compile(Member& m) {
-        if (!member_is_pattern(m.text)) return true;
+    base::Status pattern_compile(Member& m) {
+        if (!member_is_pattern(m.text)) return {};
         try {
             m.re.emplace(m.text, std::regex::ECMAScript);
         } catch (const std::regex_error& e) {
             return fail(m.line, "'" + m.text + "' is not a regular expression: " + e.what());
         }
-        return true;
+        return {};
     }
 
     // A processor name must be one its parent has (a regular expression is
     // matched among the parent's processes when the job is known).
-    bool in_parent(const Member& m, const Definition& parent) {
-        if (m.re) return true;
+    base::Status in_parent(const Member& m, const Definition& parent) {
+        if (m.re) return {};
         for (const Member& p : parent.members) {
-            if (p.re ? std::regex_match(m.text, *p.re) : p.text == m.text) return true;
+            if (p.re ? std::regex_match(m.text, *p.re) : p.text == m.text) return {};
         }
         return fail(m.line, "processor '" + m.text + "' is not in the parent comm '" + parent.name + "' (line " +
                                 std::to_string(parent.line) + ")");
     }
 
-    bool name_check(const std::string& name, int line) {
+    base::Status name_check(const std::string& name, int line) {
         // MPI_Comm_get_name returns the name; it must fit MPI_MAX_OBJECT_NAME.
-        if (name.size() < 128) return true;
+        if (name.size() < 128) return {};
         return fail(line, "the name '" + name.substr(0, 20) + "...' is longer than 127 characters");
     }
 
-    bool fail(int line, const std::string& what) {
-        error_ = f_.at(line) + what;
-        return false;
-    }
+    base::Error fail(int line, const std::string& what) const { return base::Error{f_.at(line) + what}; }
 
     File& f_;
-    std::string& error_;
     std::vector<const Node*> intercomms_;  // read once every comm is known
 };
 
 }  // namespace
 
-std::optional<File> parse(const std::string& text, const std::string& where, std::string& error) {
+base::Result<File> parse(const std::string& text, const std::string& where) {
     // Past a UTF-8 byte order mark, which libxml2 and yaml-cpp skip themselves.
     const std::size_t bom = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
     const auto first = text.find_first_not_of(" \t\r\n", bom);
     const bool xml = first != std::string::npos && text[first] == '<';
-    const std::optional<Node> root = xml ? xml_read(text, where, error) : yaml_read(text, where, error);
-    if (!root) return std::nullopt;
+    const base::Result<Node> root = xml ? xml_read(text, where) : yaml_read(text, where);
+    if (!root) return root.failure();
     File f;
     f.where = where;
-    if (!Builder(f, error).top(*root)) return std::nullopt;
+    if (base::Status s = Builder(f).top(*root); !s) return s.failure();
     return f;
 }
 
-std::optional<File> load(const std::string& path, std::string& error) {
+base::Result<File> load(const std::string& path) {
     const base::Result<std::string> text = base::file_read(path, "communicator file");
-    if (!text) {
-        error = text.error();
-        return std::nullopt;
-    }
-    return parse(*text, path, error);
+    if (!text) return text.failure();
+    return parse(*text, path);
 }
 
 }  // namespace strata::commfile

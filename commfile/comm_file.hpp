@@ -21,6 +21,8 @@
 // definition. Every message starts "WHERE:LINE: ".
 #pragma once
 
+#include "base/result.hpp"
+
 #include <map>
 #include <optional>
 #include <regex>
@@ -67,9 +69,9 @@ bool member_is_pattern(const std::string& text);
 
 // A file's text, XML when its first non-blank character is '<' and YAML
 // otherwise; `where` names it in messages.
-std::optional<File> parse(const std::string& text, const std::string& where, std::string& error);
+base::Result<File> parse(const std::string& text, const std::string& where);
 // The file at `path`.
-std::optional<File> load(const std::string& path, std::string& error);
+base::Result<File> load(const std::string& path);
 
 // One definition as this job's processes make it up.
 struct Resolved {
@@ -91,8 +93,8 @@ struct Place {
 // The file mpirun writes from a job (mpirun -gencomm), in XML: a comm per
 // site, inside it a comm per machine, and an intercomm between every two
 // sites, named after the labels (qualified "SITE_MACHINE" where a machine's
-// name is taken; intercomms "A_B"). Nullopt with `error` when two places
-// share a processor name, which the file could not tell apart.
-std::optional<std::string> generate(const std::vector<Place>& ranks, std::string& error);
+// name is taken; intercomms "A_B"). Fails when two places share a processor
+// name, which the file could not tell apart.
+base::Result<std::string> generate(const std::vector<Place>& ranks);
 
 }  // namespace strata::commfile

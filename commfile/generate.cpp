@@ -107,24 +107,24 @@ struct Layout {
     std::vector<std::vector<Group>> machines;  // per site
 };
 
-std::string place_check(const Place& p, std::map<std::string, const Place*>& owner) {
+base::Status place_check(const Place& p, std::map<std::string, const Place*>& owner) {
     for (const auto& [what, label] : {std::pair{"site label", &p.site}, std::pair{"machine name", &p.machine},
                                       std::pair{"processor name", &p.processor_name}}) {
         if (!xml_text_valid(*label)) {
-            return std::string("the ") + what + " '" + *label +
-                   "' cannot name a communicator: it is empty, not UTF-8, or has control characters";
+            return base::Error{std::string("the ") + what + " '" + *label +
+                               "' cannot name a communicator: it is empty, not UTF-8, or has control characters"};
         }
     }
     if (p.processor_name.size() > 255) {
-        return "the processor name '" + p.processor_name.substr(0, 20) +
-               "...' is longer than MPI_MAX_PROCESSOR_NAME allows";
+        return base::Error{"the processor name '" + p.processor_name.substr(0, 20) +
+                           "...' is longer than MPI_MAX_PROCESSOR_NAME allows"};
     }
     const auto [it, fresh] = owner.emplace(p.processor_name, &p);
     if (fresh || (it->second->site == p.site && it->second->machine == p.machine)) return {};
-    return "processor name '" + p.processor_name + "' is on machine '" + it->second->machine + "' of site '" +
-           it->second->site + "' and on machine '" + p.machine + "' of site '" + p.site +
-           "'; a communicator file tells processes apart by processor name, so give each machine's "
-           "subjobs their own processor_name";
+    return base::Error{"processor name '" + p.processor_name + "' is on machine '" + it->second->machine +
+                       "' of site '" + it->second->site + "' and on machine '" + p.machine + "' of site '" + p.site +
+                       "'; a communicator file tells processes apart by processor name, so give each machine's "
+                       "subjobs their own processor_name"};
 }
 
 Group& group_find(std::vector<Group>& groups, const std::string& name) {
@@ -134,12 +134,11 @@ Group& group_find(std::vector<Group>& groups, const std::string& name) {
     return groups.emplace_back(Group{name, {}});
 }
 
-std::optional<Layout> layout_of(const std::vector<Place>& ranks, std::string& error) {
+base::Result<Layout> layout_of(const std::vector<Place>& ranks) {
     Layout out;
     std::map<std::string, const Place*> owner;  // processor name -> first place
     for (const Place& p : ranks) {
-        error = place_check(p, owner);
-        if (!error.empty()) return std::nullopt;
+        if (base::Status s = place_check(p, owner); !s) return s.failure();
         Group& site = group_find(out.sites, p.site);
         out.machines.resize(out.sites.size());
         processor_add(site, p.processor_name);
@@ -167,9 +166,9 @@ void names_give(Layout& l, std::set<std::string>& taken) {
 
 }  // namespace
 
-std::optional<std::string> generate(const std::vector<Place>& ranks, std::string& error) {
-    std::optional<Layout> l = layout_of(ranks, error);
-    if (!l) return std::nullopt;
+base::Result<std::string> generate(const std::vector<Place>& ranks) {
+    base::Result<Layout> l = layout_of(ranks);
+    if (!l) return l.failure();
     std::set<std::string> taken;
     names_give(*l, taken);
     std::string out =

@@ -36,34 +36,46 @@ std::string element_expects(const ElementSpec& spec, bool yaml) {
     return out;
 }
 
-bool fields_check(const Node& node, const std::string& where, std::string& error) {
+namespace {
+
+// "WHERE:LINE: what"
+base::Error field_fail(const std::string& where, int line, const std::string& what) {
+    return base::Error{where + ":" + std::to_string(line) + ": " + what};
+}
+
+// A field's value well formed.
+base::Status field_check(const Node& node, const FieldSpec& f, const Field& field, const std::string& where) {
+    const std::string& v = field.value;
+    if (!f.number) {
+        if (!v.empty()) return {};
+        return field_fail(where, field.line, "the " + std::string(f.name) + " of a " + node.element + " is empty");
+    }
+    int n = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || end != v.data() + v.size() || n < 0 || v.empty()) {
+        return field_fail(
+            where, field.line,
+            "the " + std::string(f.name) + " of a " + node.element + " must be a number from 0, not '" + v + "'");
+    }
+    return {};
+}
+
+}  // namespace
+
+base::Status fields_check(const Node& node, const std::string& where) {
     const ElementSpec* spec = element_spec(node.element);
     for (const FieldSpec& f : spec->fields) {
         const auto it = node.fields.find(f.name);
         if (it == node.fields.end()) {
             if (!f.required) continue;
-            error = where + ":" + std::to_string(node.line) + ": a " + node.element + " needs a " + f.name;
-            return false;
+            return field_fail(where, node.line, "a " + node.element + " needs a " + f.name);
         }
-        const std::string& v = it->second.value;
-        if (!f.number) {
-            if (!v.empty()) continue;
-            error = where + ":" + std::to_string(it->second.line) + ": the " + f.name + " of a " + node.element +
-                    " is empty";
-            return false;
-        }
-        int n = 0;
-        const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-        if (ec != std::errc() || end != v.data() + v.size() || n < 0 || v.empty()) {
-            error = where + ":" + std::to_string(it->second.line) + ": the " + f.name + " of a " + node.element +
-                    " must be a number from 0, not '" + v + "'";
-            return false;
-        }
+        if (base::Status s = field_check(node, f, it->second, where); !s) return s;
     }
     for (const Node& c : node.children) {
-        if (!fields_check(c, where, error)) return false;
+        if (base::Status s = fields_check(c, where); !s) return s;
     }
-    return true;
+    return {};
 }
 
 }  // namespace strata::commfile

@@ -15,8 +15,9 @@
 //   </communicators>
 #pragma once
 
+#include "base/result.hpp"
+
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,13 +61,13 @@ const ElementSpec* element_spec(const std::string& element);
 // "name, key, processor, ..." (fields, then children as XML or YAML calls them).
 std::string element_expects(const ElementSpec& spec, bool yaml);
 
-// The file's tree, rooted at a "communicators" Node; nullopt with `error` as
+// The file's tree, rooted at a "communicators" Node; a failure is
 // "WHERE:LINE: what is wrong". Unknown elements, attributes and keys are
-// errors here; required fields and numbers are checked by check_fields.
-std::optional<Node> xml_read(const std::string& text, const std::string& where, std::string& error);
-std::optional<Node> yaml_read(const std::string& text, const std::string& where, std::string& error);
+// errors here; required fields and numbers are checked by fields_check.
+base::Result<Node> xml_read(const std::string& text, const std::string& where);
+base::Result<Node> yaml_read(const std::string& text, const std::string& where);
 
 // Required fields present, numbers well formed, in the whole tree.
-bool fields_check(const Node& node, const std::string& where, std::string& error);
+base::Status fields_check(const Node& node, const std::string& where);
 
 }  // namespace strata::commfile

@@ -29,9 +29,9 @@ std::string trimmed(const std::string& s) {
 
 class XmlReader {
 public:
-    XmlReader(const std::string& where, std::string& error) : where_(where), error_(error) {}
+    explicit XmlReader(const std::string& where) : where_(where) {}
 
-    bool element(xmlNode* n, const ElementSpec& spec, Node& out) {
+    base::Status element(xmlNode* n, const ElementSpec& spec, Node& out) const {
         out.element = spec.element;
         out.line = static_cast<int>(xmlGetLineNo(n));
         for (xmlAttr* a = n->properties; a != nullptr; a = a->next) {
@@ -51,25 +51,24 @@ public:
                     return unknown(static_cast<int>(xmlGetLineNo(c)), spec, "element <" + text_of(c->name) + ">");
                 }
                 Node& made = out.children.emplace_back();
-                if (!element(c, *element_spec(child->element), made)) return false;
+                if (base::Status s = element(c, *element_spec(child->element), made); !s) return s;
             } else if (c->type == XML_ENTITY_REF_NODE) {
                 return fail(static_cast<int>(xmlGetLineNo(n)),
                             "entity '&" + text_of(c->name) + ";' is not one of XML's own; write the text itself");
             }
         }
         text = trimmed(text);
-        if (text.empty()) return true;
+        if (text.empty()) return {};
         if (!spec.text_is_name) return fail(out.line, "unexpected text '" + text + "' in a " + out.element);
         if (out.fields.count("name") != 0) {
             return fail(out.line, "a " + out.element + " gives its name both as text and as an attribute");
         }
         out.fields["name"] = Field{text, out.line};
-        return true;
+        return {};
     }
 
-    bool fail(int line, const std::string& what) {
-        error_ = where_ + ":" + std::to_string(line) + ": " + what;
-        return false;
+    base::Error fail(int line, const std::string& what) const {
+        return base::Error{where_ + ":" + std::to_string(line) + ": " + what};
     }
 
 private:
@@ -85,13 +84,12 @@ private:
         }
         return nullptr;
     }
-    bool unknown(int line, const ElementSpec& spec, const std::string& what) {
+    base::Error unknown(int line, const ElementSpec& spec, const std::string& what) const {
         return fail(line,
                     "unknown " + what + " in a " + spec.element + " (expected: " + element_expects(spec, false) + ")");
     }
 
     const std::string& where_;
-    std::string& error_;
 };
 
 // The parser's first error (later ones follow from it), instead of its
@@ -110,12 +108,9 @@ void first_error_keep(void* data, xmlError* e) {
 
 }  // namespace
 
-std::optional<Node> xml_read(const std::string& text, const std::string& where, std::string& error) {
+base::Result<Node> xml_read(const std::string& text, const std::string& where) {
     std::unique_ptr<xmlParserCtxt, CtxtFree> ctxt(xmlNewParserCtxt());
-    if (!ctxt) {
-        error = where + ": out of memory reading the XML";
-        return std::nullopt;
-    }
+    if (!ctxt) return base::Error{where + ": out of memory reading the XML"};
     FirstError first;
     // The handler is per thread in libxml2; it is put back at once.
     xmlSetStructuredErrorFunc(&first, first_error_keep);
@@ -124,11 +119,10 @@ std::optional<Node> xml_read(const std::string& text, const std::string& where, 
         xmlCtxtReadMemory(ctxt.get(), text.data(), static_cast<int>(text.size()), where.c_str(), nullptr, options));
     xmlSetStructuredErrorFunc(nullptr, nullptr);
     if (!doc || !first.message.empty()) {
-        error = where + ":" + std::to_string(first.message.empty() ? 1 : first.line) +
-                ": malformed XML: " + (first.message.empty() ? std::string("unreadable") : first.message);
-        return std::nullopt;
+        return base::Error{where + ":" + std::to_string(first.message.empty() ? 1 : first.line) +
+                           ": malformed XML: " + (first.message.empty() ? std::string("unreadable") : first.message)};
     }
-    XmlReader reader(where, error);
+    const XmlReader reader(where);
     xmlNode* root = xmlDocGetRootElement(doc.get());
     Node out;
     // The root element, whatever its name, holds the definitions; a file may
@@ -137,11 +131,12 @@ std::optional<Node> xml_read(const std::string& text, const std::string& where, 
     if (root_name == "comm" || root_name == "intercomm") {
         out.element = "communicators";
         out.line = static_cast<int>(xmlGetLineNo(root));
-        if (!reader.element(root, *element_spec(root_name), out.children.emplace_back())) return std::nullopt;
-    } else if (!reader.element(root, *element_spec("communicators"), out)) {
-        return std::nullopt;
+        if (base::Status s = reader.element(root, *element_spec(root_name), out.children.emplace_back()); !s)
+            return s.failure();
+    } else if (base::Status s = reader.element(root, *element_spec("communicators"), out); !s) {
+        return s.failure();
     }
-    if (!fields_check(out, where, error)) return std::nullopt;
+    if (base::Status s = fields_check(out, where); !s) return s.failure();
     return out;
 }
 

@@ -67,23 +67,14 @@ Status element_read(const yaml::Value& v, const ElementSpec& spec, Node& out) {
 
 }  // namespace
 
-std::optional<Node> yaml_read(const std::string& text, const std::string& where, std::string& error) {
+base::Result<Node> yaml_read(const std::string& text, const std::string& where) {
     const yaml::Document doc(text, where, {.columns = false});
     base::Result<yaml::Value> root = doc.root();
-    if (!root) {
-        error = root.error();
-        return std::nullopt;
-    }
-    if (!root->node().IsMap()) {
-        error = root->fail("a communicator file is a map with 'comms' and 'intercomms'").text;
-        return std::nullopt;
-    }
+    if (!root) return root.failure();
+    if (!root->node().IsMap()) return root->fail("a communicator file is a map with 'comms' and 'intercomms'");
     Node out;
-    if (Status s = element_read(*root, *element_spec("communicators"), out); !s) {
-        error = s.error();
-        return std::nullopt;
-    }
-    if (!fields_check(out, where, error)) return std::nullopt;
+    if (Status s = element_read(*root, *element_spec("communicators"), out); !s) return s.failure();
+    if (Status s = fields_check(out, where); !s) return s.failure();
     return out;
 }
 

@@ -99,7 +99,6 @@ int CoAllocator::run() {
         return 1;
     }
     job_key_ = std::move(*key);
-    std::string error;
     // Emulated links are shared by the job's processes: their table lives as long as the job.
     std::unique_ptr<wireup::SharedLinks> links;
     if (plan_.emulated(options_)) {
@@ -112,8 +111,8 @@ int CoAllocator::run() {
     }
     bool remote = false;
     for (const Subjob& s : plan_.subjobs) remote = remote || s.contact != kLocalContact;
-    if (!server_.listen(remote, error)) {
-        say(error);
+    if (base::Status listening = server_.listen(remote); !listening) {
+        say(listening.error());
         return 1;
     }
     for (int sig : kStopSignals) {
@@ -125,11 +124,12 @@ int CoAllocator::run() {
     watch_signals();
 
     for (const Subjob& s : plan_.subjobs) {
-        adapters_.push_back(adapter_make(s, error));
-        if (!adapters_.back()) {
-            say(error);
+        base::Result<std::unique_ptr<SchedulerAdapter>> adapter = adapter_make(s);
+        if (!adapter) {
+            say(adapter.error());
             return 1;
         }
+        adapters_.push_back(std::move(*adapter));
     }
     narrate("control listener on " + std::string(remote ? "every interface" : "127.0.0.1") + ", port " +
             std::to_string(server_.port()) + "; " + std::to_string(plan_.size) +
@@ -157,18 +157,18 @@ int CoAllocator::run() {
     return exit_code_;
 }
 
-std::unique_ptr<SchedulerAdapter> CoAllocator::adapter_make(const Subjob& subjob, std::string& error) {
-    if (subjob.contact == kLocalContact) return std::make_unique<ForkAdapter>(io_);
-    std::string why;
-    std::size_t offset = 0;
-    std::optional<Contact> contact = contact_parse(subjob.contact, why, offset);
+base::Result<std::unique_ptr<SchedulerAdapter>> CoAllocator::adapter_make(const Subjob& subjob) {
+    if (subjob.contact == kLocalContact) return std::unique_ptr<SchedulerAdapter>(std::make_unique<ForkAdapter>(io_));
+    base::Result<Contact> contact = contact_parse(subjob.contact);
     if (!contact) {
-        error = "subjob " + std::to_string(subjob.index) + ": " + why;
-        return nullptr;
+        std::string prefix = "subjob ";
+        prefix += std::to_string(subjob.index);
+        prefix += ": ";
+        return std::move(contact).failure().prefixed(prefix);
     }
-    std::shared_ptr<boost::asio::ssl::context> tls = gatekeeper_tls_.context(subjob, error);
-    if (!tls) return nullptr;
-    return std::make_unique<GatekeeperAdapter>(io_, *contact, std::move(tls));
+    base::Result<std::shared_ptr<boost::asio::ssl::context>> tls = gatekeeper_tls_.context(subjob);
+    if (!tls) return tls.failure();
+    return std::unique_ptr<SchedulerAdapter>(std::make_unique<GatekeeperAdapter>(io_, *contact, std::move(*tls)));
 }
 
 void CoAllocator::watch_signals() {
@@ -403,10 +403,9 @@ void CoAllocator::release_barrier() {
             const std::string& machine = !c.machine.empty() ? c.machine : !s.host.empty() ? s.host : c.hostname;
             places.push_back({c.site, machine, c.processor_name});
         }
-        std::string error;
-        const std::optional<std::string> text = commfile::generate(places, error);
+        const base::Result<std::string> text = commfile::generate(places);
         if (!text) {
-            end_job(1, messages::gencomm_failed(error));
+            end_job(1, messages::gencomm_failed(text.error()));
             return;
         }
         comm_ = {"mpirun -gencomm", *text};

@@ -80,8 +80,8 @@ private:
 
     std::vector<std::pair<std::string, std::string>> environment() const;
     // The adapter for `subjob`: the embedded fork adapter for this machine,
-    // a gatekeeper adapter for every other contact. nullptr with `error` set.
-    std::unique_ptr<SchedulerAdapter> adapter_make(const Subjob& subjob, std::string& error);
+    // a gatekeeper adapter for every other contact.
+    base::Result<std::unique_ptr<SchedulerAdapter>> adapter_make(const Subjob& subjob);
     void handle_hello(ControlServer::ConnectionId id, const wireup::Frame& frame);
     void handle_checkin(ControlServer::ConnectionId id, const wireup::Frame& frame);
     void handle_abort(int rank, ControlServer::ConnectionId id, const wireup::Frame& frame);

@@ -29,12 +29,11 @@ std::string Contact::text() const {
     return h + (show_port ? ':' + std::to_string(port) : std::string()) + "/jobmanager-" + adapter_name(adapter);
 }
 
-std::optional<Contact> contact_parse(const std::string& text, std::string& why, std::size_t& offset) {
-    auto fail = [&](std::size_t at, std::string what) {
-        offset = at;
-        why = std::move(what);
-        return std::nullopt;
-    };
+base::Result<Contact> contact_parse(const std::string& text) {
+    return contact_parse(text, [](std::size_t, const std::string& what) { return base::Error{what}; });
+}
+
+base::Result<Contact> contact_parse(const std::string& text, const ContactErrorAt& fail) {
     Contact c;
     std::size_t i = 0;
     if (text.empty()) return fail(0, "empty contact; expected host[:port][/adapter]");

@@ -11,9 +11,10 @@
 #pragma once
 
 #include "adapters/adapter_table.hpp"
+#include "base/result.hpp"
 
 #include <cstddef>
-#include <optional>
+#include <functional>
 #include <string>
 
 namespace strata::launcher {
@@ -37,9 +38,13 @@ struct Contact {
     bool operator==(const Contact& o) const { return host == o.host && port == o.port && adapter == o.adapter; }
 };
 
-// On error returns nullopt, sets `why` to what is wrong and `offset` to where
-// in `text` it starts (for a column in messages).
-std::optional<Contact> contact_parse(const std::string& text, std::string& why, std::size_t& offset);
+// Words a failure: `what` is wrong at `offset` in the text (for a column in
+// messages, as a file's reader counts it).
+using ContactErrorAt = std::function<base::Error(std::size_t offset, const std::string& what)>;
+
+// A failure is `at(offset, what is wrong)`; without `at`, what is wrong.
+base::Result<Contact> contact_parse(const std::string& text, const ContactErrorAt& at);
+base::Result<Contact> contact_parse(const std::string& text);
 
 // Host names as machine files accept them (letters, digits, '-', '.', '_').
 bool host_name_valid(const std::string& host);

@@ -17,7 +17,7 @@ ControlServer::ControlServer(asio::io_context& io, Listener& listener) : listene
 
 ControlServer::~ControlServer() { stop(); }
 
-bool ControlServer::listen(bool all_interfaces, std::string& error) {
+base::Status ControlServer::listen(bool all_interfaces) {
     boost::system::error_code ec;
     auto open_on = [&](const tcp::endpoint& ep, bool dual_stack) {
         ec.clear();
@@ -40,14 +40,11 @@ bool ControlServer::listen(bool all_interfaces, std::string& error) {
     } else {
         open_on(tcp::endpoint(asio::ip::make_address_v4("127.0.0.1"), 0), false);
     }
-    if (ec) {
-        error = "cannot open the control listener on " + where + ": " + ec.message();
-        return false;
-    }
+    if (ec) return base::Error{"cannot open the control listener on " + where + ": " + ec.message()};
     // The programs mpirun starts must not inherit the listener.
     ::fcntl(acceptor_.native_handle(), F_SETFD, FD_CLOEXEC);
     accept_next();
-    return true;
+    return {};
 }
 
 void ControlServer::accept_next() {

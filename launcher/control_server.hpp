@@ -3,6 +3,7 @@
 // barrier, abort, finalize) is the co-allocator's business.
 #pragma once
 
+#include "base/result.hpp"
 #include "wireup/framed_connection.hpp"
 #include "wireup/protocol.hpp"
 
@@ -38,7 +39,7 @@ public:
 
     // Listens on a port the kernel picks: on 127.0.0.1, or on every
     // interface when processes at other sites must reach it.
-    bool listen(bool all_interfaces, std::string& error);
+    base::Status listen(bool all_interfaces);
     std::uint16_t port() const { return port_; }
 
     // Queues a frame (shared so one Release can go to every process).

@@ -55,20 +55,16 @@ std::string wireup_via(const tcp::endpoint& local, const std::string& listener) 
 
 }  // namespace
 
-std::shared_ptr<asio::ssl::context> GatekeeperTls::context(const Subjob& subjob, std::string& error) {
+base::Result<std::shared_ptr<asio::ssl::context>> GatekeeperTls::context(const Subjob& subjob) {
     if (tls_) return tls_;
     auto cred = security::user_credential_find();
-    if (!cred.ok()) {
-        error = cred.error();
-        return nullptr;
-    }
+    if (!cred.ok()) return cred.failure();
     auto ctx = security::tls_context_make(security::TlsRole::client, cred.value());
     if (!ctx.ok()) {
-        error = "subjob " + std::to_string(subjob.index) + " (" + subjob.contact +
-                ") needs your grid credential: " + ctx.error() +
-                " (strata-ca user makes one; X509_USER_CERT, X509_USER_KEY and X509_CERT_DIR name "
-                "other files)";
-        return nullptr;
+        return base::Error{"subjob " + std::to_string(subjob.index) + " (" + subjob.contact +
+                           ") needs your grid credential: " + ctx.error() +
+                           " (strata-ca user makes one; X509_USER_CERT, X509_USER_KEY and X509_CERT_DIR name "
+                           "other files)"};
     }
     tls_ = std::move(ctx.value());
     return tls_;

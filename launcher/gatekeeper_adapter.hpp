@@ -17,6 +17,7 @@
 #pragma once
 
 #include "adapters/scheduler_adapter.hpp"
+#include "base/result.hpp"
 #include "wireup/codec.hpp"
 #include "wireup/framed_connection.hpp"
 #include "launcher/contact.hpp"
@@ -43,9 +44,8 @@ namespace strata::launcher {
 // co-allocator) hands it to each GatekeeperAdapter it creates.
 class GatekeeperTls {
 public:
-    // The context, or nullptr with `error` set; `subjob` names the subjob
-    // that needed it in the message.
-    std::shared_ptr<boost::asio::ssl::context> context(const Subjob& subjob, std::string& error);
+    // The context; a failure names `subjob`, the subjob that needed it.
+    base::Result<std::shared_ptr<boost::asio::ssl::context>> context(const Subjob& subjob);
 
 private:
     std::shared_ptr<boost::asio::ssl::context> tls_;

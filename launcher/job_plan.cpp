@@ -11,21 +11,21 @@ std::string subjob_contact(const Contact& c, const LocalHost& local) {
     return c.text();
 }
 
-std::optional<JobPlan> JobPlan::build(const Options& options, const LocalHost& local, std::string& error) {
+base::Result<JobPlan> JobPlan::build(const Options& options, const LocalHost& local) {
     if (options.machinefile.empty()) {
         // One subjob here, named after this machine.
         JobRequest request = job_request_local(options.np > 0 ? options.np : 1, options.program, options.args);
         request.subjobs[0].site = request.subjobs[0].machine = local.short_name().empty() ? "localhost" : local.short_name();
         return from_request(request, local);
     }
-    std::optional<MachineFile> file = MachineFile::load(options.machinefile, error);
-    if (!file) return std::nullopt;
+    base::Result<MachineFile> file = MachineFile::load(options.machinefile);
+    if (!file) return file.failure();
     for (const MachineEntry& e : file->entries()) {
         if (!e.contact && !local.is_local(e.host)) {
-            error = file->path() + ":" + std::to_string(e.line) + ": host '" + e.host +
-                    "' is not this machine; the local fork adapter cannot start processes there (name the site's "
-                    "gatekeeper instead, e.g. '" + e.host + ":2119/fork " + std::to_string(e.slots) + "')";
-            return std::nullopt;
+            return base::Error{file->path() + ":" + std::to_string(e.line) + ": host '" + e.host +
+                               "' is not this machine; the local fork adapter cannot start processes there (name the "
+                               "site's gatekeeper instead, e.g. '" +
+                               e.host + ":2119/fork " + std::to_string(e.slots) + "')"};
         }
     }
     return from_request(job_request_from_machine_file(*file, options.np > 0 ? options.np : file->slots_total(),
@@ -86,15 +86,17 @@ std::vector<std::string> emulation_texts(const JobPlan& plan, const Options& opt
 
 bool JobPlan::emulated(const Options& options) const { return !emulation_texts(*this, options).empty(); }
 
-std::string JobPlan::emulation_check(const Options& options) const {
+base::Status JobPlan::emulation_check(const Options& options) const {
     constexpr const char* kName = kEmulation;
     for (const std::string& text : emulation_texts(*this, options)) {
         const base::Result<wireup::Emulation> e = wireup::emulation_parse(text);
-        if (!e) return std::string(kName) + "='" + text + "': " + e.error();
+        if (!e) return base::Error{std::string(kName) + "='" + text + "': " + e.error()};
         for (const auto& pair : e->pairs) {
             for (const std::string& site : {pair.a, pair.b}) {
                 const bool known = std::any_of(subjobs.begin(), subjobs.end(), [&](const Subjob& s) { return s.site == site; });
-                if (!known) return std::string(kName) + "='" + text + "' names site '" + site + "', which no subjob is at";
+                if (!known)
+                    return base::Error{std::string(kName) + "='" + text + "' names site '" + site +
+                                       "', which no subjob is at"};
             }
         }
     }

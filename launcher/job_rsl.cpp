@@ -310,14 +310,12 @@ Status strings_read(const Attribute& a, Reading& r) {
 Status contact_read(const Attribute& a, Reading& r) {
     Result<std::string> written = a.value.single();
     if (!written) return written.failure();
-    std::string why;
-    std::size_t offset = 0;
-    std::optional<Contact> c = contact_parse(*written, why, offset);
-    if (!c) {
+    Result<Contact> c = contact_parse(*written, [&](std::size_t offset, const std::string& why) {
         Position at = a.value.position();
         at.column += static_cast<int>(offset) + (a.value.rel->values[0].quoted ? 1 : 0);
         return a.value.fail(at, why);
-    }
+    });
+    if (!c) return c.failure();
     r.s.contact = *c;
     return {};
 }

@@ -254,14 +254,12 @@ const yaml::Table<Top> kTop{kTopFields};
 Status contact_read(const yaml::Entry& e, Sub& sub) {
     Result<std::string> written = string_of(e);
     if (!written) return written.failure();
-    std::string why;
-    std::size_t offset = 0;
-    std::optional<Contact> c = contact_parse(*written, why, offset);
-    if (!c) {
+    base::Result<Contact> c = contact_parse(*written, [&](std::size_t offset, const std::string& why) {
         base::Position at = e.value.position();
         at.column += static_cast<int>(offset) + (e.value.quoted() ? 1 : 0);
         return e.value.document().fail(at, why);
-    }
+    });
+    if (!c) return c.failure();
     sub.s.contact = *c;
     return {};
 }

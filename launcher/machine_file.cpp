@@ -23,97 +23,146 @@ bool ipv6_valid(const std::string& h) {
     return ::inet_pton(AF_INET6, bare.c_str(), &a) == 1;
 }
 
-// Parses a process count; on failure returns the reason.
-std::string parse_count(const std::string& text, int& out) {
-    if (text.empty()) return "missing process count; " + std::string(kForms) + " with N a positive integer";
+// Where a line is: words a failure "PATH:LINE[:COLUMN]: what".
+struct LineAt {
+    const std::string& path;
+    int line;
+
+    base::Error at(int column, const std::string& what) const {
+        std::string text = path;
+        text += ':';
+        text += std::to_string(line);
+        if (column > 0) {
+            text += ':';
+            text += std::to_string(column);
+        }
+        text += ": ";
+        text += what;
+        return base::Error{text};
+    }
+    base::Error at(const std::string& what) const { return at(0, what); }
+};
+
+// A process count.
+base::Result<int> parse_count(const std::string& text) {
+    if (text.empty())
+        return base::Error{"missing process count; " + std::string(kForms) + " with N a positive integer"};
     for (unsigned char c : text)
-        if (!std::isdigit(c)) return "'" + text + "' is not a process count; expected a positive integer";
+        if (!std::isdigit(c)) return base::Error{"'" + text + "' is not a process count; expected a positive integer"};
     if (text.size() > 9 || std::stol(text) > MachineFile::kMaxSlots)
-        return "process count " + text + " is too large; at most " + std::to_string(MachineFile::kMaxSlots) +
-               " per line";
-    out = std::stoi(text);
-    if (out < 1) return "process count must be at least 1";
+        return base::Error{"process count " + text + " is too large; at most " +
+                           std::to_string(MachineFile::kMaxSlots) + " per line"};
+    const int n = std::stoi(text);
+    if (n < 1) return base::Error{"process count must be at least 1"};
+    return n;
+}
+
+base::Status count_set(const std::string& text, const LineAt& where, int& out) {
+    base::Result<int> n = parse_count(text);
+    if (!n) return where.at(n.error());
+    out = *n;
     return {};
 }
 
-// "contact [N]"; `column` (1-based) is where a contact is malformed.
-std::string parse_contact_line(const std::string& content, const std::string& first, const std::string& second,
-                               MachineEntry& e, int& column) {
-    std::string why;
-    std::size_t offset = 0;
-    std::optional<Contact> c = contact_parse(first, why, offset);
-    if (!c) {
-        column = static_cast<int>(content.find(first) + offset) + 1;
-        return why;
-    }
+// "contact [N]"; a malformed contact is reported at its column.
+base::Status parse_contact_line(const std::string& content, const std::string& first, const std::string& second,
+                                const LineAt& where, MachineEntry& e) {
+    base::Result<Contact> c = contact_parse(first, [&](std::size_t offset, const std::string& why) {
+        return where.at(static_cast<int>(content.find(first) + offset) + 1, why);
+    });
+    if (!c) return c.failure();
     e.host = c->host;
     e.contact = *c;
     e.slots = 1;
-    if (!second.empty()) return parse_count(second, e.slots);
+    if (!second.empty()) return count_set(second, where, e.slots);
     return {};
 }
 
-// One non-blank, comment-free line; returns the reason it is malformed, if so.
-std::string parse_line(const std::string& content, MachineEntry& e, int& column) {
+// One non-blank, comment-free line: the entry, or why the line is malformed.
+// The first word of a host line: the host and the count written after ':'.
+struct HostWord {
+    std::string host;
+    std::string count_text;
+    bool colon_count = false;
+};
+
+// "[address]" or "[address]:N".
+base::Result<HostWord> parse_bracketed(const std::string& first) {
+    HostWord w;
+    const std::size_t close = first.find(']');
+    if (close == std::string::npos)
+        return base::Error{"'" + first + "' has no closing ']'; expected '[address]' or '[address]:N'"};
+    w.host = first.substr(1, close - 1);
+    const std::string rest = first.substr(close + 1);
+    if (!rest.empty()) {
+        if (rest[0] != ':')
+            return base::Error{"unexpected '" + rest + "' after '[" + w.host + "]'; expected '[address]:N'"};
+        w.colon_count = true;
+        w.count_text = rest.substr(1);
+        if (w.count_text.empty())
+            return base::Error{"missing process count after ':'; expected '[address]:N' with N a positive integer"};
+    }
+    if (!ipv6_valid(w.host))
+        return base::Error{"'" + w.host + "' is not an IPv6 address; brackets are for IPv6 literals"};
+    return w;
+}
+
+// "host", "host:N" or a bare IPv6 address.
+base::Result<HostWord> parse_host(const std::string& first) {
+    HostWord w;
+    w.host = first;
+    const std::size_t colons = static_cast<std::size_t>(std::count(first.begin(), first.end(), ':'));
+    if (colons == 1) {
+        const std::size_t c = first.find(':');
+        w.host = first.substr(0, c);
+        w.count_text = first.substr(c + 1);
+        w.colon_count = true;
+        if (w.host.empty()) return base::Error{"missing host name before ':'; " + std::string(kForms)};
+        if (w.count_text.empty())
+            return base::Error{"missing process count after ':'; expected 'host:N' with N a positive integer"};
+    }
+    if (colons > 1) {
+        if (!ipv6_valid(w.host))
+            return base::Error{"'" + w.host +
+                               "' is not a valid IPv6 address; write '[address]:N' to give an IPv6 host a count"};
+    } else if (!hostname_valid(w.host)) {
+        return base::Error{"'" + w.host + "' is not a valid host name; " + kForms};
+    }
+    return w;
+}
+
+// One non-blank, comment-free line: the entry, or why the line is malformed.
+base::Result<MachineEntry> parse_line(const std::string& content, const LineAt& where) {
+    MachineEntry e;
+    e.line = where.line;
     std::istringstream in(content);
     std::string first;
     std::string second;
     std::string extra;
     in >> first >> second >> extra;
-    if (!extra.empty()) return "unexpected '" + extra + "' after the process count; " + kForms;
-    if (first.find('/') != std::string::npos) return parse_contact_line(content, first, second, e, column);
-
-    std::string host = first;
-    std::string count_text;
-    bool colon_count = false;
-    if (first.front() == '[') {
-        const std::size_t close = first.find(']');
-        if (close == std::string::npos)
-            return "'" + first + "' has no closing ']'; expected '[address]' or '[address]:N'";
-        host = first.substr(1, close - 1);
-        const std::string rest = first.substr(close + 1);
-        if (!rest.empty()) {
-            if (rest[0] != ':') return "unexpected '" + rest + "' after '[" + host + "]'; expected '[address]:N'";
-            colon_count = true;
-            count_text = rest.substr(1);
-            if (count_text.empty())
-                return "missing process count after ':'; expected '[address]:N' with N a positive integer";
-        }
-        if (!ipv6_valid(host)) return "'" + host + "' is not an IPv6 address; brackets are for IPv6 literals";
-    } else {
-        const std::size_t colons = static_cast<std::size_t>(std::count(first.begin(), first.end(), ':'));
-        if (colons == 1) {
-            const std::size_t c = first.find(':');
-            host = first.substr(0, c);
-            count_text = first.substr(c + 1);
-            colon_count = true;
-            if (host.empty()) return "missing host name before ':'; " + std::string(kForms);
-            if (count_text.empty())
-                return "missing process count after ':'; expected 'host:N' with N a positive integer";
-        }
-        if (colons > 1) {
-            if (!ipv6_valid(host))
-                return "'" + host + "' is not a valid IPv6 address; write '[address]:N' to give an IPv6 host a count";
-        } else if (!hostname_valid(host)) {
-            return "'" + host + "' is not a valid host name; " + kForms;
-        }
+    if (!extra.empty()) return where.at("unexpected '" + extra + "' after the process count; " + kForms);
+    if (first.find('/') != std::string::npos) {
+        if (base::Status s = parse_contact_line(content, first, second, where, e); !s) return s.failure();
+        return e;
     }
+    base::Result<HostWord> w = first.front() == '[' ? parse_bracketed(first) : parse_host(first);
+    if (!w) return where.at(w.error());
     if (!second.empty()) {
-        if (colon_count) return "process count given twice ('" + first + "' and '" + second + "'); " + kForms;
-        count_text = second;
+        if (w->colon_count)
+            return where.at("process count given twice ('" + first + "' and '" + second + "'); " + kForms);
+        w->count_text = second;
     }
-    e.host = host;
+    e.host = w->host;
     e.slots = 1;
-    if (colon_count || !second.empty()) {
-        const std::string why = parse_count(count_text, e.slots);
-        if (!why.empty()) return why;
+    if (w->colon_count || !second.empty()) {
+        if (base::Status s = count_set(w->count_text, where, e.slots); !s) return s.failure();
     }
-    return {};
+    return e;
 }
 
 }  // namespace
 
-std::optional<MachineFile> MachineFile::parse(const std::string& text, const std::string& path, std::string& error) {
+base::Result<MachineFile> MachineFile::parse(const std::string& text, const std::string& path) {
     MachineFile mf;
     mf.path_ = path;
     std::istringstream in(text);
@@ -125,30 +174,18 @@ std::optional<MachineFile> MachineFile::parse(const std::string& text, const std
         // Files written on Windows end their lines with "\r\n".
         if (!content.empty() && content.back() == '\r') content.pop_back();
         if (content.find_first_not_of(" \t\r\f\v") == std::string::npos) continue;
-        MachineEntry e;
-        e.line = line;
-        int column = 0;
-        const std::string why = parse_line(content, e, column);
-        if (!why.empty()) {
-            error = path + ":" + std::to_string(line) + (column > 0 ? ':' + std::to_string(column) : "") + ": " + why;
-            return std::nullopt;
-        }
-        mf.entries_.push_back(std::move(e));
+        base::Result<MachineEntry> e = parse_line(content, LineAt{path, line});
+        if (!e) return e.failure();
+        mf.entries_.push_back(std::move(*e));
     }
-    if (mf.entries_.empty()) {
-        error = path + ": lists no hosts; " + std::string(kForms) + ", one per line";
-        return std::nullopt;
-    }
+    if (mf.entries_.empty()) return base::Error{path + ": lists no hosts; " + std::string(kForms) + ", one per line"};
     return mf;
 }
 
-std::optional<MachineFile> MachineFile::load(const std::string& path, std::string& error) {
+base::Result<MachineFile> MachineFile::load(const std::string& path) {
     const base::Result<std::string> text = base::file_read(path, "machine file");
-    if (!text) {
-        error = text.error();
-        return std::nullopt;
-    }
-    return parse(*text, path, error);
+    if (!text) return text.failure();
+    return parse(*text, path);
 }
 
 int MachineFile::slots_total() const {

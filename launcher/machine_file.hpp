@@ -12,6 +12,7 @@
 // decided by JobPlan with LocalHost.
 #pragma once
 
+#include "base/result.hpp"
 #include "launcher/contact.hpp"
 
 #include <optional>
@@ -32,11 +33,11 @@ class MachineFile {
 public:
     static constexpr int kMaxSlots = 1000000;
 
-    // `path` only names the file in messages. On error returns nullopt and sets
-    // `error` to "PATH:LINE: what is wrong; what was expected" (with
-    // ":COLUMN" after LINE for a malformed contact).
-    static std::optional<MachineFile> parse(const std::string& text, const std::string& path, std::string& error);
-    static std::optional<MachineFile> load(const std::string& path, std::string& error);
+    // `path` only names the file in messages. A failure is "PATH:LINE: what
+    // is wrong; what was expected" (with ":COLUMN" after LINE for a malformed
+    // contact).
+    static base::Result<MachineFile> parse(const std::string& text, const std::string& path);
+    static base::Result<MachineFile> load(const std::string& path);
 
     const std::string& path() const { return path_; }
     const std::vector<MachineEntry>& entries() const { return entries_; }

@@ -44,12 +44,11 @@ int job_file_error(const std::string& message) {
 }
 
 // -dumprsl without -jobfile: the command line's job as a request.
-std::optional<strata::launcher::JobRequest> command_line_request(const strata::launcher::Options& o,
-                                                                 std::string& error) {
+strata::base::Result<strata::launcher::JobRequest> command_line_request(const strata::launcher::Options& o) {
     using namespace strata::launcher;
     if (o.machinefile.empty()) return job_request_local(o.np > 0 ? o.np : 1, o.program, o.args);
-    std::optional<MachineFile> file = MachineFile::load(o.machinefile, error);
-    if (!file) return std::nullopt;
+    strata::base::Result<MachineFile> file = MachineFile::load(o.machinefile);
+    if (!file) return file.failure();
     return job_request_from_machine_file(*file, o.np > 0 ? o.np : file->slots_total(), o.program, o.args);
 }
 
@@ -59,9 +58,8 @@ int main(int argc, char** argv) {
     using namespace strata::launcher;
     stdio_ensure_open();
 
-    std::string error;
-    const std::optional<Options> options = Options::parse(std::vector<std::string>(argv + 1, argv + argc), error);
-    if (!options) return usage_error(error);
+    const strata::base::Result<Options> options = Options::parse(std::vector<std::string>(argv + 1, argv + argc));
+    if (!options) return usage_error(options.error());
     if (options->help) {
         std::fputs(options_usage().c_str(), stdout);
         return 0;
@@ -76,23 +74,24 @@ int main(int argc, char** argv) {
         }
         plan = JobPlan::from_request(*request, LocalHost::probe());
     } else if (options->dumprsl) {
-        const std::optional<JobRequest> request = command_line_request(*options, error);
+        const strata::base::Result<JobRequest> request = command_line_request(*options);
         if (!request) {
-            std::fprintf(stderr, "mpirun: %s\n", error.c_str());
+            std::fprintf(stderr, "mpirun: %s\n", request.error().c_str());
             return 2;
         }
         std::fputs(job_request_rsl(*request).c_str(), stdout);
         return std::fflush(stdout) == 0 ? 0 : 1;
     } else {
-        plan = JobPlan::build(*options, LocalHost::probe(), error);
-        if (!plan) {
-            std::fprintf(stderr, "mpirun: %s\n", error.c_str());
+        strata::base::Result<JobPlan> built = JobPlan::build(*options, LocalHost::probe());
+        if (!built) {
+            std::fprintf(stderr, "mpirun: %s\n", built.error().c_str());
             return 2;
         }
+        plan = std::move(*built);
     }
 
-    if (const std::string why = plan->emulation_check(*options); !why.empty()) {
-        std::fprintf(stderr, "mpirun: %s\n", why.c_str());
+    if (const strata::base::Status emulation = plan->emulation_check(*options); !emulation) {
+        std::fprintf(stderr, "mpirun: %s\n", emulation.error().c_str());
         return 2;
     }
 
@@ -101,7 +100,8 @@ int main(int argc, char** argv) {
     if (!options->commfile.empty()) {
         const strata::base::Result<std::string> text = strata::base::file_read(options->commfile, "communicator file");
         if (!text) return job_file_error(text.error());
-        if (!strata::commfile::parse(*text, options->commfile, error)) return job_file_error(error);
+        const strata::base::Result<strata::commfile::File> file = strata::commfile::parse(*text, options->commfile);
+        if (!file) return job_file_error(file.error());
         comm = {options->commfile, *text};
     }
 

@@ -1,15 +1,29 @@
+// mpirun's options are one table (kOptions below): each row gives an
+// option's spellings, the kind of value it takes, what it expects when it
+// refuses a value, and its lines of the --help text, which is made from the
+// table.
+//
+// Boost.Program_options does not fit MPICH's command line: it does not stop
+// at the program's first word (in `mpirun -np 2 prog -v` it takes -v for
+// mpirun), a single-dash long option (allow_long_disguise) comes only with
+// its `--np` spelling, which mpirun refuses, and it words its own refusals
+// ("the required argument for option '--np' is missing") where mpirun's
+// messages are fixed.
 #include "launcher/options.hpp"
 
 #include <arpa/inet.h>
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdlib>
+#include <string_view>
 
 namespace strata::launcher {
 
 namespace {
 
-constexpr int kMaxProcesses = 1000000;
+constexpr int kMaxProcesses = 1000000;  // the -np row below says it in words
 
 bool parse_positive(const std::string& text, int max, int& out) {
     if (text.empty() || text.size() > 9) return false;
@@ -65,164 +79,237 @@ bool method_list_valid(const std::string& t) {
     return true;
 }
 
-}  // namespace
+enum class Kind {
+    flag,   // no value
+    value,  // the next word is its value
+    help,   // show the help; the rest of the line is not read
+    end,    // end of options: the next word is the program
+};
 
-std::optional<Options> Options::parse(const std::vector<std::string>& args, std::string& error) {
-    Options o;
-    std::size_t i = 0;
-    auto value = [&](const std::string& opt, std::string& out) {
-        if (i + 1 >= args.size()) {
-            error = "option " + opt + " needs a value";
-            return false;
-        }
-        out = args[++i];
-        return true;
-    };
-    for (; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        std::string v;
-        if (a == "--") {
-            ++i;
-            break;
-        }
-        if (a.empty() || a[0] != '-' || a == "-") break;
-        if (a == "-np" || a == "-n") {
-            if (!value(a, v)) return std::nullopt;
-            if (!parse_positive(v, kMaxProcesses, o.np)) {
-                error = "option " + a + " expects a number of processes from 1 to " + std::to_string(kMaxProcesses) +
-                        ", not '" + v + "'";
-                return std::nullopt;
-            }
-        } else if (a == "-startup-timeout") {
-            if (!value(a, v)) return std::nullopt;
-            if (!parse_positive(v, 86400, o.startup_timeout_s)) {
-                error = "option -startup-timeout expects seconds from 1 to 86400, not '" + v + "'";
-                return std::nullopt;
-            }
-        } else if (a == "-machinefile" || a == "-f") {
-            if (!value(a, o.machinefile)) return std::nullopt;
-            if (o.machinefile.empty()) {
-                error = "option " + a + " expects a file name";
-                return std::nullopt;
-            }
-        } else if (a == "-jobfile") {
-            if (!value(a, o.jobfile)) return std::nullopt;
-            if (o.jobfile.empty()) {
-                error = "option -jobfile expects a file name";
-                return std::nullopt;
-            }
-        } else if (a == "-dumprsl") {
-            o.dumprsl = true;
-        } else if (a == "-commfile") {
-            if (!value(a, o.commfile)) return std::nullopt;
-            if (o.commfile.empty()) {
-                error = "option -commfile expects a file name";
-                return std::nullopt;
-            }
-        } else if (a == "-gencomm") {
-            o.gencomm = true;
-        } else if (a == "-l") {
-            o.label = true;
-        } else if (a == "-net") {
-            if (!value(a, o.network)) return std::nullopt;
-            if (!network_valid(o.network)) {
-                error =
-                    "option -net expects an interface name (e.g. eth0) or a network in CIDR form (e.g. "
-                    "10.1.0.0/16), not '" +
-                    o.network + "'";
-                return std::nullopt;
-            }
-        } else if (a == "-port-range") {
-            if (!value(a, o.port_range)) return std::nullopt;
-            if (!port_range_valid(o.port_range)) {
-                error = "option -port-range expects LO:HI with 1 <= LO <= HI <= 65535, not '" + o.port_range + "'";
-                return std::nullopt;
-            }
-        } else if (a == "-exclude") {
-            if (!value(a, o.exclude)) return std::nullopt;
-            if (!method_list_valid(o.exclude)) {
-                error = "option -exclude expects method names separated by commas (e.g. shm,ofi), not '" +
-                        o.exclude + "'";
-                return std::nullopt;
-            }
-        } else if (a == "-x") {
-            if (!value(a, v)) return std::nullopt;
-            const std::size_t eq = v.find('=');
-            const std::string name = v.substr(0, eq);
-            if (!env_name_valid(name)) {
-                error = "option -x expects NAME or NAME=VALUE with NAME an environment variable name, not '" + v + "'";
-                return std::nullopt;
-            }
-            if (eq == std::string::npos)
-                o.exports.emplace_back(name, std::nullopt);
-            else
-                o.exports.emplace_back(name, v.substr(eq + 1));
-        } else if (a == "-v") {
-            o.verbose = true;
-        } else if (a == "-h" || a == "--help" || a == "-help") {
-            o.help = true;
-            return o;
-        } else {
-            error = "unknown option '" + a + "'";
-            return std::nullopt;
-        }
+struct Row {
+    std::array<const char*, 2> spellings;  // as the help lists them (the second may be null)
+    Kind kind = Kind::flag;
+    const char* value_name = nullptr;  // the value in the help ("N"), for Kind::value
+    // Stores a flag, or checks a value and stores it; false refuses the value.
+    bool (*set)(const std::string& value, Options& o) = nullptr;
+    // A refused value: "option SPELLING expects " + expects, then ", not 'VALUE'" if quote_value.
+    const char* expects = nullptr;
+    bool quote_value = true;
+    const char* help = "";        // the help's text; its further lines are indented by options_usage
+    const char* alias = nullptr;  // one more spelling the help does not list
+};
+
+bool file_name_set(const std::string& v, std::string& out) {
+    out = v;
+    return !v.empty();
+}
+
+bool exports_add(const std::string& v, Options& o) {
+    const std::size_t eq = v.find('=');
+    const std::string name = v.substr(0, eq);
+    if (!env_name_valid(name)) return false;
+    if (eq == std::string::npos)
+        o.exports.emplace_back(name, std::nullopt);
+    else
+        o.exports.emplace_back(name, v.substr(eq + 1));
+    return true;
+}
+
+// In the order of the help.
+const Row kOptions[] = {
+    {.spellings = {"-np", "-n"},
+     .kind = Kind::value,
+     .value_name = "N",
+     .set = [](const std::string& v, Options& o) { return parse_positive(v, kMaxProcesses, o.np); },
+     .expects = "a number of processes from 1 to 1000000",
+     .help = "start N processes (default: the machine file's slot count, or 1)"},
+    {.spellings = {"-machinefile", "-f"},
+     .kind = Kind::value,
+     .value_name = "F",
+     .set = [](const std::string& v, Options& o) { return file_name_set(v, o.machinefile); },
+     .expects = "a file name",
+     .quote_value = false,
+     .help = "place ranks on the hosts listed in F ('host', 'host N' or 'host:N'\n"
+             "per line, '#' comments, or a contact 'host[:port]/fork N'); slots are filled\n"
+             "in order, cycling"},
+    {.spellings = {"-l", nullptr},
+     .set = [](const std::string&, Options& o) { return o.label = true; },
+     .help = "prefix every output line with '[rank] '"},
+    {.spellings = {"-net", nullptr},
+     .kind = Kind::value,
+     .value_name = "IFACE|CIDR",
+     .set =
+         [](const std::string& v, Options& o) {
+             o.network = v;
+             return network_valid(v);
+         },
+     .expects = "an interface name (e.g. eth0) or a network in CIDR form (e.g. 10.1.0.0/16)",
+     .help = "network the processes use to reach each other (STRATA_NETWORK)"},
+    {.spellings = {"-port-range", nullptr},
+     .kind = Kind::value,
+     .value_name = "LO:HI",
+     .set =
+         [](const std::string& v, Options& o) {
+             o.port_range = v;
+             return port_range_valid(v);
+         },
+     .expects = "LO:HI with 1 <= LO <= HI <= 65535",
+     .help = "ports the processes may listen on (STRATA_PORT_RANGE)"},
+    {.spellings = {"-exclude", nullptr},
+     .kind = Kind::value,
+     .value_name = "M[,M...]",
+     .set =
+         [](const std::string& v, Options& o) {
+             o.exclude = v;
+             return method_list_valid(v);
+         },
+     .expects = "method names separated by commas (e.g. shm,ofi)",
+     .help = "do not use these communication methods (shm, ofi, tcp), e.g. -exclude shm\n"
+             "forces TCP between ranks on one host (STRATA_EXCLUDE_METHODS)"},
+    {.spellings = {"-x", nullptr},
+     .kind = Kind::value,
+     .value_name = "NAME[=VALUE]",
+     .set = exports_add,
+     .expects = "NAME or NAME=VALUE with NAME an environment variable name",
+     .help = "pass environment variable NAME (with VALUE, or mpirun's value)"},
+    {.spellings = {"-startup-timeout", nullptr},
+     .kind = Kind::value,
+     .value_name = "S",
+     .set = [](const std::string& v, Options& o) { return parse_positive(v, 86400, o.startup_timeout_s); },
+     .expects = "seconds from 1 to 86400",
+     .help = "end the job if a subjob's processes have not all called MPI_Init S\n"
+             "seconds after they started (default 300, STRATA_STARTUP_TIMEOUT_S)"},
+    {.spellings = {"-v", nullptr},
+     .set = [](const std::string&, Options& o) { return o.verbose = true; },
+     .help = "narrate the job's progress on stderr, and have every rank print\n"
+             "which method reaches each peer (STRATA_VERBOSE=1)"},
+    {.spellings = {"-jobfile", nullptr},
+     .kind = Kind::value,
+     .value_name = "F",
+     .set = [](const std::string& v, Options& o) { return file_name_set(v, o.jobfile); },
+     .expects = "a file name",
+     .quote_value = false,
+     .help = "run the job described in F, a YAML job file or a Globus RSL request\n"
+             "(see README, \"Job descriptions\"); instead of -np, -machinefile and program"},
+    {.spellings = {"-dumprsl", nullptr},
+     .set = [](const std::string&, Options& o) { return o.dumprsl = true; },
+     .help = "print the job (from -np/-machinefile/program or -jobfile) as an RSL\n"
+             "multi-request and exit without starting anything"},
+    {.spellings = {"-commfile", nullptr},
+     .kind = Kind::value,
+     .value_name = "F",
+     .set = [](const std::string& v, Options& o) { return file_name_set(v, o.commfile); },
+     .expects = "a file name",
+     .quote_value = false,
+     .help = "give every process the communicator file F (XML or YAML), which names\n"
+             "communicators by processor name (see README, \"Named communicators\")"},
+    {.spellings = {"-gencomm", nullptr},
+     .set = [](const std::string&, Options& o) { return o.gencomm = true; },
+     .help = "give every process a communicator file written from the job: a comm\n"
+             "per site and per machine, an intercomm between every two sites"},
+    {.spellings = {"-h", "--help"}, .kind = Kind::help, .help = "show this help", .alias = "-help"},
+    {.spellings = {"--", nullptr}, .kind = Kind::end, .help = "end of options: the next word is the program"},
+};
+
+const Row* option_find(const std::string& word) {
+    for (const Row& row : kOptions) {
+        for (const char* s : row.spellings)
+            if (s != nullptr && word == s) return &row;
+        if (row.alias != nullptr && word == row.alias) return &row;
     }
-    if (o.gencomm && !o.commfile.empty()) {
-        error = "options -commfile and -gencomm both give the communicator file; choose one";
-        return std::nullopt;
+    return nullptr;
+}
+
+base::Error value_refused(const Row& row, const std::string& spelling, const std::string& value) {
+    std::string text = "option ";
+    text += spelling;
+    text += " expects ";
+    text += row.expects;
+    if (row.quote_value) {
+        text += ", not '";
+        text += value;
+        text += "'";
     }
+    return base::Error{text};
+}
+
+// The rules across options, once they are read; `program` is the index of
+// the program's word in `args`.
+base::Result<Options> options_finish(Options o, const std::vector<std::string>& args, std::size_t program) {
+    if (o.gencomm && !o.commfile.empty())
+        return base::Error{"options -commfile and -gencomm both give the communicator file; choose one"};
     if (!o.jobfile.empty()) {
-        if (o.np > 0 || !o.machinefile.empty()) {
-            error = "option -jobfile describes the whole job; do not combine it with -np or -machinefile";
-            return std::nullopt;
-        }
-        if (i < args.size()) {
-            error = "option -jobfile names the program; unexpected '" + args[i] + "' on the command line";
-            return std::nullopt;
-        }
+        if (o.np > 0 || !o.machinefile.empty())
+            return base::Error{"option -jobfile describes the whole job; do not combine it with -np or -machinefile"};
+        if (program < args.size())
+            return base::Error{"option -jobfile names the program; unexpected '" + args[program] +
+                               "' on the command line"};
         return o;
     }
-    if (i >= args.size()) {
-        error = "no program to run";
-        return std::nullopt;
-    }
-    o.program = args[i];
-    o.args.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+    if (program >= args.size()) return base::Error{"no program to run"};
+    o.program = args[program];
+    o.args.assign(args.begin() + static_cast<std::ptrdiff_t>(program) + 1, args.end());
     return o;
 }
 
+}  // namespace
+
+base::Result<Options> Options::parse(const std::vector<std::string>& args) {
+    Options o;
+    std::size_t i = 0;
+    for (; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a.empty() || a[0] != '-' || a == "-") break;
+        const Row* row = option_find(a);
+        if (row == nullptr) return base::Error{"unknown option '" + a + "'"};
+        if (row->kind == Kind::end) {
+            ++i;
+            break;
+        }
+        if (row->kind == Kind::help) {
+            o.help = true;
+            return o;
+        }
+        std::string value;
+        if (row->kind == Kind::value) {
+            if (i + 1 >= args.size()) return base::Error{"option " + a + " needs a value"};
+            value = args[++i];
+        }
+        if (!row->set(value, o)) return value_refused(*row, a, value);
+    }
+    return options_finish(std::move(o), args, i);
+}
+
 std::string options_usage() {
-    return "usage: mpirun [options] program [args...]   (mpiexec is the same program)\n"
-           "\n"
-           "  -np N, -n N          start N processes (default: the machine file's slot count, or 1)\n"
-           "  -machinefile F, -f F place ranks on the hosts listed in F ('host', 'host N' or 'host:N'\n"
-           "                       per line, '#' comments, or a contact 'host[:port]/fork N'); slots are filled\n"
-           "                       in order, cycling\n"
-           "  -l                   prefix every output line with '[rank] '\n"
-           "  -net IFACE|CIDR      network the processes use to reach each other (STRATA_NETWORK)\n"
-           "  -port-range LO:HI    ports the processes may listen on (STRATA_PORT_RANGE)\n"
-           "  -exclude M[,M...]    do not use these communication methods (shm, ofi, tcp), e.g. -exclude shm\n"
-           "                       forces TCP between ranks on one host (STRATA_EXCLUDE_METHODS)\n"
-           "  -x NAME[=VALUE]      pass environment variable NAME (with VALUE, or mpirun's value)\n"
-           "  -startup-timeout S   end the job if a subjob's processes have not all called MPI_Init S\n"
-           "                       seconds after they started (default 300, STRATA_STARTUP_TIMEOUT_S)\n"
-           "  -v                   narrate the job's progress on stderr, and have every rank print\n"
-           "                       which method reaches each peer (STRATA_VERBOSE=1)\n"
-           "  -jobfile F           run the job described in F, a YAML job file or a Globus RSL request\n"
-           "                       (see README, \"Job descriptions\"); instead of -np, -machinefile and program\n"
-           "  -dumprsl             print the job (from -np/-machinefile/program or -jobfile) as an RSL\n"
-           "                       multi-request and exit without starting anything\n"
-           "  -commfile F          give every process the communicator file F (XML or YAML), which names\n"
-           "                       communicators by processor name (see README, \"Named communicators\")\n"
-           "  -gencomm             give every process a communicator file written from the job: a comm\n"
-           "                       per site and per machine, an intercomm between every two sites\n"
-           "  -h, --help           show this help\n"
-           "  --                   end of options: the next word is the program\n"
-           "\n"
-           "Exit status: 0 when every process called MPI_Finalize and exited 0; otherwise the failing\n"
-           "rank's exit code (128+N if killed by signal N), the MPI_Abort code, 127 if a program could\n"
-           "not be started, 2 for a bad command line or machine file, 1 for a malformed job file, a subjob\n"
-           "that failed at its site, or a startup timeout.\n";
+    // The option column is this wide; the help's further lines start there too.
+    constexpr std::size_t kColumn = 23;
+    std::string out = "usage: mpirun [options] program [args...]   (mpiexec is the same program)\n\n";
+    for (const Row& row : kOptions) {
+        std::string line = "  ";
+        for (const char* s : row.spellings) {
+            if (s == nullptr) continue;
+            if (line.size() > 2) line += ", ";
+            line += s;
+            if (row.value_name != nullptr) {
+                line += ' ';
+                line += row.value_name;
+            }
+        }
+        line.resize(std::max(kColumn, line.size() + 1), ' ');
+        for (const char c : std::string_view(row.help)) {
+            line += c;
+            if (c == '\n') line.append(kColumn, ' ');
+        }
+        out += line;
+        out += '\n';
+    }
+    out +=
+        "\n"
+        "Exit status: 0 when every process called MPI_Finalize and exited 0; otherwise the failing\n"
+        "rank's exit code (128+N if killed by signal N), the MPI_Abort code, 127 if a program could\n"
+        "not be started, 2 for a bad command line or machine file, 1 for a malformed job file, a subjob\n"
+        "that failed at its site, or a startup timeout.\n";
+    return out;
 }
 
 }  // namespace strata::launcher

@@ -7,6 +7,8 @@
 // the command line: the file names it.
 #pragma once
 
+#include "base/result.hpp"
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -33,12 +35,12 @@ struct Options {
     std::string program;
     std::vector<std::string> args;
 
-    // `args` excludes argv[0]. On error returns nullopt and sets `error` to a
-    // one-line reason (without the "mpirun: " prefix).
-    static std::optional<Options> parse(const std::vector<std::string>& args, std::string& error);
+    // `args` excludes argv[0]. A failure is a one-line reason (without the
+    // "mpirun: " prefix).
+    static base::Result<Options> parse(const std::vector<std::string>& args);
 };
 
-// The --help text.
+// The --help text, made from the table of options.
 std::string options_usage();
 
 }  // namespace strata::launcher

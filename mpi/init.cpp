@@ -145,11 +145,12 @@ int init(const char* fn) {
         card.processor_name = card.hostname;
         world.cards.push_back(card);
     }
-    std::string error;
-    if (!named_setup(*r, release.comm_file, release.comm_text, error)) init_failed(r->world_rank, error);
+    if (base::Status named = named_setup(*r, release.comm_file, release.comm_text); !named)
+        init_failed(r->world_rank, named.error());
     world.topology = wireup::Topology::build(world.cards, adi::fast_link);
     if (base::Status connected = r->engine->connect_world(world); !connected)
         init_failed(r->world_rank, connected.error());
+    std::string error;
     if (!coll::RegistryBase::rules_configure(error)) init_failed(r->world_rank, error);
     if (!coll::plogp::WideArea::configure(coll::plogp::layout_of(world).sites, error)) {
         init_failed(r->world_rank, error);

@@ -189,19 +189,14 @@ int named_query(const char* fn, MPI_Comm* comm, const char* name, int* result, i
 
 }  // namespace
 
-bool named_setup(Runtime& r, const std::string& where, const std::string& text, std::string& error) {
-    std::optional<commfile::File> f;
-    if (!where.empty()) {
-        f = commfile::parse(text, where, error);
-    } else if (!comm_file_knob.get().empty()) {
-        f = commfile::load(comm_file_knob.get(), error);
-    } else {
-        return true;
-    }
-    if (!f) return false;
+base::Status named_setup(Runtime& r, const std::string& where, const std::string& text) {
+    if (where.empty() && comm_file_knob.get().empty()) return {};
+    base::Result<commfile::File> f =
+        !where.empty() ? commfile::parse(text, where) : commfile::load(comm_file_knob.get());
+    if (!f) return f.failure();
     r.named = std::make_shared<NamedComms>();
     r.named->file = std::move(*f);
-    return true;
+    return {};
 }
 
 }  // namespace strata::mpi

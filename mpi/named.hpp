@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/result.hpp"
 #include "commfile/comm_file.hpp"
 #include "mpi.h"
 
@@ -25,8 +26,8 @@ struct NamedComms {
 };
 
 // Reads the job's communicator file at MPI_Init: the text mpirun released
-// (named `where`), else the file STRATA_COMM_FILE names, else none. False
-// with `error` when it cannot be read or is malformed.
-bool named_setup(Runtime& r, const std::string& where, const std::string& text, std::string& error);
+// (named `where`), else the file STRATA_COMM_FILE names, else none. Fails
+// when it cannot be read or is malformed.
+base::Status named_setup(Runtime& r, const std::string& where, const std::string& text);
 
 }  // namespace strata::mpi

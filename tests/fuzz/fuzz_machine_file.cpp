@@ -8,9 +8,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
-    std::string error;
-    (void)strata::launcher::MachineFile::parse(text, "fuzz.machines", error);
-    std::size_t offset = 0;
-    (void)strata::launcher::contact_parse(text, error, offset);
+    (void)strata::launcher::MachineFile::parse(text, "fuzz.machines");
+    (void)strata::launcher::contact_parse(text);
     return 0;
 }

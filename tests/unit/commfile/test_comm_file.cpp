@@ -1,6 +1,7 @@
 #include "commfile/comm_file.hpp"
 
 #include <catch2/catch.hpp>
+#include "tests/unit/result_check.hpp"
 
 #include <initializer_list>
 #include <optional>
@@ -11,23 +12,19 @@ using namespace strata::commfile;
 using Catch::Contains;
 using Catch::StartsWith;
 
+using strata::test::failure_of;
+
 namespace {
 
 File parsed(const std::string& text, const std::string& where) {
-    std::string error;
-    std::optional<File> f = parse(text, where, error);
-    INFO(error);
-    REQUIRE(f.has_value());
+    strata::base::Result<File> f = parse(text, where);
+    INFO(f.error());
+    REQUIRE(f.ok());
     return std::move(*f);
 }
 
 // The error of a file parse() must refuse.
-std::string parse_error(const std::string& text, const std::string& where) {
-    std::string error;
-    const std::optional<File> f = parse(text, where, error);
-    CHECK_FALSE(f.has_value());
-    return error;
-}
+std::string parse_error(const std::string& text, const std::string& where) { return failure_of(parse(text, where)); }
 
 // A file's definitions without their lines, which differ between the two
 // spellings: one line per definition, regular expressions between slashes.
@@ -147,19 +144,17 @@ TEST_CASE("the shipped example files read the same in XML and YAML", "[commfile]
     for (const char* example : {"colors", "sites", "grid"}) {
         const std::string base = std::string(STRATA_NAMED_EXAMPLES) + "/" + example;
         INFO(base);
-        std::string error;
-        const std::optional<File> xml = load(base + ".xml", error);
-        INFO(error);
-        REQUIRE(xml.has_value());
-        const std::optional<File> yaml = load(base + ".yaml", error);
-        INFO(error);
-        REQUIRE(yaml.has_value());
+        const strata::base::Result<File> xml = load(base + ".xml");
+        INFO(xml.error());
+        REQUIRE(xml.ok());
+        const strata::base::Result<File> yaml = load(base + ".yaml");
+        INFO(yaml.error());
+        REQUIRE(yaml.ok());
         CHECK(summary(*xml) == summary(*yaml));
         CHECK(xml->names == yaml->names);
         CHECK(xml->where == base + ".xml");
     }
-    std::string error;
-    CHECK_FALSE(load(std::string(STRATA_NAMED_EXAMPLES) + "/no-such-file.xml", error).has_value());
+    const std::string error = failure_of(load(std::string(STRATA_NAMED_EXAMPLES) + "/no-such-file.xml"));
     CHECK_THAT(error, Contains("no-such-file.xml"));
 }
 
@@ -879,11 +874,10 @@ TEST_CASE("resolve: the shipped example files", "[commfile][resolve]") {
     for (const char* ext : {".xml", ".yaml"}) {
         const std::string dir = std::string(STRATA_NAMED_EXAMPLES) + "/";
         INFO(ext);
-        std::string error;
-        const std::optional<File> colors = load(dir + "colors" + ext, error);
-        const std::optional<File> sites = load(dir + "sites" + ext, error);
-        const std::optional<File> grid = load(dir + "grid" + ext, error);
-        INFO(error);
+        const strata::base::Result<File> colors = load(dir + "colors" + ext);
+        const strata::base::Result<File> sites = load(dir + "sites" + ext);
+        const strata::base::Result<File> grid = load(dir + "grid" + ext);
+        INFO(colors.error() << sites.error() << grid.error());
         REQUIRE((colors && sites && grid));
 
         const std::vector<Resolved> c = resolve(*colors, hosts);
@@ -910,10 +904,9 @@ TEST_CASE("resolve: the shipped example files", "[commfile][resolve]") {
 namespace {
 
 File generated(const std::vector<Place>& places) {
-    std::string error;
-    const std::optional<std::string> text = generate(places, error);
-    INFO(error);
-    REQUIRE(text.has_value());
+    const strata::base::Result<std::string> text = generate(places);
+    INFO(text.error());
+    REQUIRE(text.ok());
     INFO(*text);
     return parsed(*text, "gencomm");
 }
@@ -997,9 +990,8 @@ TEST_CASE("generate: processor names that look like regular expressions match ex
         {"S", "s", "x.y*"}, {"T", "t", "xzy"}, {"S", "s", "(p|q)"}, {"T", "t", "p"},
         {"T", "t", "c.d"}, {"S", "s", "c-d"}, {"T", "t", "<&\">"},
     };
-    std::string error;
-    const std::optional<std::string> text = generate(places, error);
-    REQUIRE(text.has_value());
+    const strata::base::Result<std::string> text = generate(places);
+    REQUIRE(text.ok());
     CHECK_THAT(*text, Contains("<processor>a\\+b</processor>") && Contains("<processor>h\\[1\\]</processor>") &&
                           Contains("<processor>x\\.y\\*</processor>") && Contains("<processor>c.d</processor>") &&
                           Contains("<processor>&lt;&amp;&quot;&gt;</processor>"));
@@ -1014,11 +1006,10 @@ TEST_CASE("generate: processor names that look like regular expressions match ex
 }
 
 TEST_CASE("generate: a processor name on two machines is an error", "[commfile][generate]") {
-    std::string error;
-    CHECK_FALSE(generate({{"A", "m1", "h"}, {"A", "m1", "h"}, {"A", "m2", "h"}}, error).has_value());
+    std::string error = failure_of(generate({{"A", "m1", "h"}, {"A", "m1", "h"}, {"A", "m2", "h"}}));
     CHECK_THAT(error, Contains("processor name 'h' is on machine 'm1' of site 'A' and on machine 'm2' of site 'A'"));
     error.clear();
-    CHECK_FALSE(generate({{"A", "m", "h"}, {"B", "m", "h"}}, error).has_value());
+    error = failure_of(generate({{"A", "m", "h"}, {"B", "m", "h"}}));
     CHECK_THAT(error, Contains("processor name 'h' is on machine 'm' of site 'A' and on machine 'm' of site 'B'"));
 }
 
@@ -1047,8 +1038,7 @@ TEST_CASE("generate: processor names with spaces around them still match", "[com
 TEST_CASE("generate: labels XML cannot carry are an error", "[commfile][generate]") {
     for (const std::string& bad : {std::string(), std::string("a\tb"), std::string("a\x01"), std::string("\xff"),
                                    std::string("\xc0\x80"), std::string("\xed\xa0\x80"), std::string("\xe2\x82")}) {
-        std::string error;
-        CHECK_FALSE(generate({{"A", "m", bad}}, error).has_value());
+        const std::string error = failure_of(generate({{"A", "m", bad}}));
         CHECK_THAT(error, Contains("cannot name a communicator"));
     }
     // Other UTF-8 is fine.
@@ -1074,7 +1064,6 @@ TEST_CASE("generate: the longest processor name full of regular expression chara
     const std::string name = "1" + std::string(254, '^');
     const File f = generated({{"A", "m", name}, {"B", "n", "b"}});
     CHECK(group_of(resolve(f, {name, "b"}), f, "A") == ranks({0}));
-    std::string error;
-    CHECK_FALSE(generate({{"A", "m", std::string(256, 'x')}}, error).has_value());
+    const std::string error = failure_of(generate({{"A", "m", std::string(256, 'x')}}));
     CHECK_THAT(error, Contains("longer than MPI_MAX_PROCESSOR_NAME allows"));
 }

@@ -7,20 +7,19 @@ using namespace strata::launcher;
 namespace {
 
 Contact parse(const std::string& text) {
-    std::string why;
-    std::size_t offset = 0;
-    auto c = contact_parse(text, why, offset);
-    INFO(text << ": " << why);
+    auto c = contact_parse(text);
+    INFO(text << ": " << c.error());
     REQUIRE(c);
     return *c;
 }
 
 // "OFFSET: why"
 std::string error_of(const std::string& text) {
-    std::string why;
-    std::size_t offset = 0;
-    CHECK_FALSE(contact_parse(text, why, offset));
-    return std::to_string(offset) + ": " + why;
+    auto c = contact_parse(text, [](std::size_t offset, const std::string& why) {
+        return strata::base::Error{std::to_string(offset) + ": " + why};
+    });
+    CHECK_FALSE(c);
+    return c.error();
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "launcher/job_plan.hpp"
 
 #include <catch2/catch.hpp>
+#include "tests/unit/result_check.hpp"
 
 #include <unistd.h>
 
@@ -8,11 +9,12 @@
 
 using namespace strata::launcher;
 
+using strata::test::failure_of;
+
 namespace {
 
 MachineFile file(const std::string& text) {
-    std::string error;
-    auto mf = MachineFile::parse(text, "m", error);
+    auto mf = MachineFile::parse(text, "m");
     REQUIRE(mf);
     return *mf;
 }
@@ -72,12 +74,11 @@ TEST_CASE("plan: without a machine file, one subjob on this machine", "[plan]") 
     const LocalHost local("node1.example.org", {});
     Options o;
     o.program = "p";
-    std::string error;
-    auto p = JobPlan::build(o, local, error);
+    auto p = JobPlan::build(o, local);
     REQUIRE(p);
     check_plan(*p, 1, {{"node1", 0, 1}});
     o.np = 8;
-    p = JobPlan::build(o, local, error);
+    p = JobPlan::build(o, local);
     REQUIRE(p);
     check_plan(*p, 8, {{"node1", 0, 8}});
 }
@@ -94,18 +95,18 @@ TEST_CASE("plan: machine file hosts must be this machine", "[plan]") {
     std::string error;
 
     std::ofstream(path) << "localhost 2\n10.0.0.5\nnode1:1\n";
-    auto p = JobPlan::build(o, local, error);
+    auto p = JobPlan::build(o, local);
     REQUIRE(p);
     check_plan(*p, 4, {{"localhost", 0, 2}, {"10.0.0.5", 2, 1}, {"node1", 3, 1}});
 
     std::ofstream(path) << "# here\nlocalhost\n192.0.2.1 2\n";
-    CHECK_FALSE(JobPlan::build(o, local, error));
+    error = failure_of(JobPlan::build(o, local));
     CHECK(error == std::string(path) +
                        ":3: host '192.0.2.1' is not this machine; the local fork adapter cannot start processes there "
                        "(name the site's gatekeeper instead, e.g. '192.0.2.1:2119/fork 2')");
 
     std::ofstream(path) << "localhost 2 2\n";
-    CHECK_FALSE(JobPlan::build(o, local, error));
+    error = failure_of(JobPlan::build(o, local));
     CHECK(error.rfind(std::string(path) + ":1: unexpected '2'", 0) == 0);
     ::unlink(path);
 }
@@ -155,12 +156,12 @@ TEST_CASE("plan: machine file contact lines run here or at the gatekeeper they n
     o.machinefile = path;
     std::string error;
     std::ofstream(path) << "localhost/fork 2\nnode1/jobmanager-fork\n";
-    auto p = JobPlan::build(o, local, error);
+    auto p = JobPlan::build(o, local);
     REQUIRE(p);
     check_plan(*p, 3, {{"localhost", 0, 2}, {"node1", 2, 1}});
 
     std::ofstream(path) << "localhost\nanl.example.org:2119/fork 8\nlocalhost:3000/fork 2\n";
-    p = JobPlan::build(o, local, error);
+    p = JobPlan::build(o, local);
     REQUIRE(p);
     check_plan(*p, 11,
                {{"localhost", 0, 1},
@@ -169,7 +170,7 @@ TEST_CASE("plan: machine file contact lines run here or at the gatekeeper they n
 
     // A plain host line must be this machine.
     std::ofstream(path) << "localhost\nanl.example.org 8\n";
-    CHECK_FALSE(JobPlan::build(o, local, error));
+    error = failure_of(JobPlan::build(o, local));
     CHECK(error == std::string(path) +
                        ":2: host 'anl.example.org' is not this machine; the local fork adapter cannot start processes "
                        "there (name the site's gatekeeper instead, e.g. 'anl.example.org:2119/fork 8')");

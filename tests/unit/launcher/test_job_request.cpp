@@ -1,8 +1,11 @@
 #include "launcher/job_request.hpp"
 
 #include <catch2/catch.hpp>
+#include "tests/unit/result_check.hpp"
 
 using namespace strata::launcher;
+
+using strata::test::failure_of;
 
 namespace {
 
@@ -33,9 +36,8 @@ std::string yaml_error(const std::string& text) {
 }
 
 MachineFile machines(const std::string& text) {
-    std::string error;
-    auto mf = MachineFile::parse(text, "machines", error);
-    INFO(error);
+    auto mf = MachineFile::parse(text, "machines");
+    INFO(mf.error());
     REQUIRE(mf);
     return *mf;
 }
@@ -328,14 +330,13 @@ TEST_CASE("machine file: contact lines, and their errors with a column", "[machi
     CHECK(mf.entries()[1].contact == Contact{"node7", 2119, AdapterKind::slurm});
     CHECK(mf.entries()[1].slots == 1);
     CHECK_FALSE(mf.entries()[2].contact);
-    std::string error;
-    CHECK_FALSE(MachineFile::parse("anl.example.org:99999/fork 8\n", "hosts", error));
+    std::string error = failure_of(MachineFile::parse("anl.example.org:99999/fork 8\n", "hosts"));
     CHECK(error ==
           "hosts:1:17: bad port '99999' in contact 'anl.example.org:99999/fork'; expected a number from 1 to 65535");
-    CHECK_FALSE(MachineFile::parse("ok\n  anl.example.org/pbs 2\n", "hosts", error));
+    error = failure_of(MachineFile::parse("ok\n  anl.example.org/pbs 2\n", "hosts"));
     CHECK(error == "hosts:2:19: unknown adapter 'pbs' in contact 'anl.example.org/pbs'; expected fork, slurm, "
                    "jobmanager-fork or jobmanager-slurm");
-    CHECK_FALSE(MachineFile::parse("a/fork 0\n", "hosts", error));
+    error = failure_of(MachineFile::parse("a/fork 0\n", "hosts"));
     CHECK(error == "hosts:1: process count must be at least 1");
 }
 

@@ -1,6 +1,7 @@
 #include "launcher/machine_file.hpp"
 
 #include <catch2/catch.hpp>
+#include "tests/unit/result_check.hpp"
 
 #include <unistd.h>
 
@@ -9,18 +10,15 @@
 
 using strata::launcher::MachineFile;
 
+using strata::test::failure_of;
+
 namespace {
 
-std::string error_of(const std::string& text) {
-    std::string error;
-    CHECK_FALSE(MachineFile::parse(text, "hosts", error));
-    return error;
-}
+std::string error_of(const std::string& text) { return failure_of(MachineFile::parse(text, "hosts")); }
 
 }  // namespace
 
 TEST_CASE("machine file: the three forms, comments and blank lines", "[machinefile]") {
-    std::string error;
     auto mf = MachineFile::parse(
         "# cluster\n"
         "\n"
@@ -32,9 +30,9 @@ TEST_CASE("machine file: the three forms, comments and blank lines", "[machinefi
         "[::1]:2\n"
         "fe80::1\n"
         "[::1]\n",
-        "hosts", error);
+        "hosts");
     REQUIRE(mf);
-    CHECK(error.empty());
+    CHECK(mf.error().empty());
     const auto& e = mf->entries();
     REQUIRE(e.size() == 8);
     CHECK((e[0].host == "node1" && e[0].slots == 1 && e[0].line == 3));
@@ -88,14 +86,13 @@ TEST_CASE("machine file: load reads the file and reports unreadable ones", "[mac
     REQUIRE(fd >= 0);
     ::close(fd);
     std::ofstream(path) << "localhost 2\n";
-    std::string error;
-    auto mf = MachineFile::load(path, error);
+    auto mf = MachineFile::load(path);
     REQUIRE(mf);
     CHECK(mf->slots_total() == 2);
     ::unlink(path);
 
-    CHECK_FALSE(MachineFile::load(path, error));
+    std::string error = failure_of(MachineFile::load(path));
     CHECK(error == std::string("cannot read machine file '") + path + "': No such file or directory");
-    CHECK_FALSE(MachineFile::load("/", error));
+    error = failure_of(MachineFile::load("/"));
     CHECK(error == "cannot read machine file '/': Is a directory");
 }

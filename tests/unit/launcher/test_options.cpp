@@ -7,16 +7,15 @@ using strata::launcher::Options;
 namespace {
 
 std::optional<Options> parse(std::vector<std::string> args) {
-    std::string error;
-    auto o = Options::parse(args, error);
-    if (o) CHECK(error.empty());
-    return o;
+    auto o = Options::parse(args);
+    if (!o) return std::nullopt;
+    return *o;
 }
 
 std::string error_of(std::vector<std::string> args) {
-    std::string error;
-    CHECK_FALSE(Options::parse(args, error));
-    return error;
+    auto o = Options::parse(args);
+    CHECK_FALSE(o);
+    return o.error();
 }
 
 }  // namespace

@@ -181,8 +181,8 @@ void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
         return;
     }
     if (subjob_.stage) {
-        if (std::string error = stage_prepare(m.stage); !error.empty()) {
-            finish(error);
+        if (base::Status staged = stage_prepare(m.stage); !staged) {
+            finish(staged.error());
             return;
         }
         m.stage_program = true;
@@ -217,29 +217,30 @@ std::string GatekeeperAdapter::handshake_failure(const boost::system::error_code
     return "TLS handshake with " + where() + " failed: " + ec.message() + hint;
 }
 
-std::string GatekeeperAdapter::stage_prepare(std::vector<gram::StagedFile>& files) {
+base::Status GatekeeperAdapter::stage_prepare(std::vector<gram::StagedFile>& files) {
     std::vector<std::string> paths;
     if (spec_.program.find('/') != std::string::npos) {
         paths.push_back(spec_.program);
     } else {
         const char* path_env = std::getenv("PATH");
         const base::Result<std::string> found = ForkAdapter::resolve_program(spec_.program, path_env ? path_env : "");
-        if (!found) return "cannot stage '" + spec_.program + "': " + found.error();
+        if (!found) return base::Error{"cannot stage '" + spec_.program + "': " + found.error()};
         paths.push_back(*found);
     }
     paths.insert(paths.end(), subjob_.stage_files.begin(), subjob_.stage_files.end());
     for (const std::string& path : paths) {
         struct stat st;
-        if (::stat(path.c_str(), &st) != 0) return "cannot stage '" + path + "': " + std::strerror(errno);
-        if (!S_ISREG(st.st_mode)) return "cannot stage '" + path + "': not a regular file";
-        if (st.st_size > 0xFFFFFFFFLL) return "cannot stage '" + path + "': larger than 4 GiB";
+        if (::stat(path.c_str(), &st) != 0) return base::Error{"cannot stage '" + path + "': " + std::strerror(errno)};
+        if (!S_ISREG(st.st_mode)) return base::Error{"cannot stage '" + path + "': not a regular file"};
+        if (st.st_size > 0xFFFFFFFFLL) return base::Error{"cannot stage '" + path + "': larger than 4 GiB"};
         auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
-        if (!*in) return "cannot stage '" + path + "': " + std::strerror(errno);
+        if (!*in) return base::Error{"cannot stage '" + path + "': " + std::strerror(errno)};
         gram::StagedFile f;
         const std::size_t slash = path.rfind('/');
         f.name = slash == std::string::npos ? path : path.substr(slash + 1);
         for (const gram::StagedFile& g : files)
-            if (g.name == f.name) return "cannot stage '" + path + "': another staged file is also named '" + f.name + "'";
+            if (g.name == f.name)
+                return base::Error{"cannot stage '" + path + "': another staged file is also named '" + f.name + "'"};
         f.mode = st.st_mode & 0777;
         security::Sha256 sha;
         std::array<char, 65536> chunk{};
@@ -249,7 +250,7 @@ std::string GatekeeperAdapter::stage_prepare(std::vector<gram::StagedFile>& file
             sha.update(chunk.data(), static_cast<std::size_t>(in->gcount()));
             size += static_cast<std::uint64_t>(in->gcount());
         }
-        if (in->bad() || size > 0xFFFFFFFFULL) return "cannot stage '" + path + "': read error";
+        if (in->bad() || size > 0xFFFFFFFFULL) return base::Error{"cannot stage '" + path + "': read error"};
         f.size = static_cast<std::uint32_t>(size);
         f.sha256 = sha.hex();
         in->clear();

@@ -74,8 +74,8 @@ private:
     // Signs a proxy for the site's key (security/proxy.hpp) and sends it.
     void delegate(const gram::DelegationRequest& m);
     void pump_stdin();
-    // Opens and hashes what the subjob stages; "" or what went wrong.
-    std::string stage_prepare(std::vector<gram::StagedFile>& files);
+    // Opens and hashes what the subjob stages.
+    base::Status stage_prepare(std::vector<gram::StagedFile>& files);
     void stage_next();  // sends the next chunk of staged data, if any
     // Ends the conversation and reports FAILED with `reason`, unless the
     // gatekeeper already gave a final state.

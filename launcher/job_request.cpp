@@ -34,15 +34,14 @@ bool env_name_valid(const std::string& n) {
     return true;
 }
 
-std::string subjob_count_parse(const std::string& text, int& out) {
+base::Result<int> subjob_count_parse(const std::string& text) {
     bool digits = !text.empty();
     for (unsigned char c : text) digits = digits && std::isdigit(c);
     if (!digits || text.find_first_not_of('0') == std::string::npos)
-        return "'count' must be a positive integer, got '" + text + "'";
+        return base::Error{"'count' must be a positive integer, got '" + text + "'"};
     if (text.size() > 9 || std::stol(text) > MachineFile::kMaxSlots)
-        return "'count' " + text + " is too large; at most " + std::to_string(MachineFile::kMaxSlots);
-    out = std::stoi(text);
-    return {};
+        return base::Error{"'count' " + text + " is too large; at most " + std::to_string(MachineFile::kMaxSlots)};
+    return std::stoi(text);
 }
 
 JobRequest job_request_from_machine_file(const MachineFile& file, int np, const std::string& program,

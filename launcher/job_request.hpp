@@ -71,9 +71,8 @@ std::string job_request_rsl(const JobRequest& request);
 // The subjob's site label: its `site`, else its contact's host.
 std::string subjob_site(const SubjobRequest& s);
 
-// A subjob's process count (1 to MachineFile::kMaxSlots); returns what is
-// wrong with `text`, or "".
-std::string subjob_count_parse(const std::string& text, int& out);
+// A subjob's process count (1 to MachineFile::kMaxSlots).
+base::Result<int> subjob_count_parse(const std::string& text);
 
 // Whether NAME is a valid environment variable name.
 bool env_name_valid(const std::string& name);

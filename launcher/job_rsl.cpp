@@ -47,8 +47,9 @@ class RslParser {
 public:
     RslParser(const std::string& text, const std::string& path) : text_(text), path_(path) {}
 
-    // Sets error_ and returns false on the first problem.
-    bool parse(std::vector<Request>& out) {
+    // The requests, or the first problem.
+    Result<std::vector<Request>> parse() {
+        std::vector<Request> out;
         skip_blank();
         if (at_end()) return fail(here(), "expected an RSL request ('&(...)') or multi-request ('+(&(...))...'), got "
                                           "an empty file");
@@ -61,7 +62,7 @@ public:
                 ++i_;
                 skip_blank();
                 Request r;
-                if (!parse_request(r)) return false;
+                if (Status s = parse_request(r); !s) return s.failure();
                 if (peek() != ')')
                     return fail(here(), "expected ')' to close the request started at " + open.text() + ", got " + got());
                 ++i_;
@@ -70,20 +71,18 @@ public:
             }
         } else {
             Request r;
-            if (!parse_request(r)) return false;
+            if (Status s = parse_request(r); !s) return s.failure();
             out.push_back(std::move(r));
         }
         skip_blank();
         if (!at_end()) return fail(here(), "expected the end of the file after the request, got " + got());
-        return true;
+        return out;
     }
-
-    const std::string& error() const { return error_; }
 
     std::string where(const Position& p) const { return path_ + ":" + p.text() + ": "; }
 
 private:
-    bool parse_request(Request& r) {
+    Status parse_request(Request& r) {
         if (peek() != '&') return fail(here(), "expected '&' to start a request, got " + got());
         r.pos = here();
         ++i_;
@@ -91,14 +90,14 @@ private:
         if (peek() != '(') return fail(here(), "expected '(' to start a relation after '&', got " + got());
         while (peek() == '(') {
             Relation rel;
-            if (!parse_relation(rel)) return false;
+            if (Status s = parse_relation(rel); !s) return s;
             r.relations.push_back(std::move(rel));
             skip_blank();
         }
-        return true;
+        return {};
     }
 
-    bool parse_relation(Relation& rel) {
+    Status parse_relation(Relation& rel) {
         rel.open = here();
         ++i_;
         skip_blank();
@@ -113,17 +112,19 @@ private:
         }
         ++i_;
         relation_open_ = rel.open;
-        return parse_values(rel.values, rel.open, "relation") && (++i_, true);
+        if (Status s = parse_values(rel.values, rel.open, "relation"); !s) return s;
+        ++i_;
+        return {};
     }
 
     // Values up to (not past) the ')' that closes what was opened at `open`.
-    bool parse_values(std::vector<Value>& out, const Position& open, const char* what) {
+    Status parse_values(std::vector<Value>& out, const Position& open, const char* what) {
         for (;;) {
             skip_blank();
             if (at_end() || peek() == '&' || peek() == '+' || peek() == '=' || peek() == '|')
                 return fail(here(), std::string("expected ')' to close the ") + what + " started at " + open.text() +
                                         ", got " + got());
-            if (peek() == ')') return true;
+            if (peek() == ')') return {};
             Value v;
             v.pos = here();
             if (peek() == '(') {
@@ -132,10 +133,10 @@ private:
                                             ", got '('");
                 ++i_;
                 v.sequence = true;
-                if (!parse_values(v.items, v.pos, "value list")) return false;
+                if (Status s = parse_values(v.items, v.pos, "value list"); !s) return s;
                 ++i_;
             } else if (peek() == '"' || peek() == '\'') {
-                if (!parse_quoted(v)) return false;
+                if (Status s = parse_quoted(v); !s) return s;
             } else if (peek() == '$') {
                 return fail(here(), "RSL variables ($(NAME)) are not supported; write the value itself");
             } else if (peek() == '#') {
@@ -150,7 +151,7 @@ private:
     }
 
     // At a quote: the string up to the matching one; a quote inside is doubled.
-    bool parse_quoted(Value& v) {
+    Status parse_quoted(Value& v) {
         const char q = peek();
         v.quoted = true;
         ++i_;
@@ -163,7 +164,7 @@ private:
                     continue;
                 }
                 ++i_;
-                return true;
+                return {};
             }
             v.text += text_[i_++];
         }
@@ -214,16 +215,12 @@ private:
         }
         return p;
     }
-    bool fail(const Position& p, const std::string& what) {
-        error_ = where(p) + what;
-        return false;
-    }
+    base::Error fail(const Position& p, const std::string& what) const { return base::Error{where(p) + what}; }
 
     const std::string& text_;
     const std::string& path_;
     std::size_t i_ = 0;
     Position relation_open_;
-    std::string error_;
 };
 
 // Messages about one subjob: "PATH:LINE:COLUMN: subjob N: what".
@@ -323,8 +320,9 @@ Status contact_read(const Attribute& a, Reading& r) {
 Status count_read(const Attribute& a, Reading& r) {
     Result<std::string> written = a.value.single();
     if (!written) return written.failure();
-    if (const std::string why = subjob_count_parse(*written, r.s.count); !why.empty())
-        return a.value.fail(a.value.position(), why);
+    const Result<int> count = subjob_count_parse(*written);
+    if (!count) return a.value.fail(a.value.position(), count.error());
+    r.s.count = *count;
     return {};
 }
 
@@ -418,12 +416,11 @@ Result<SubjobRequest> subjob_from(const Request& request, const SubjobPlaces& pl
 }  // namespace
 
 Result<JobRequest> parse_job_rsl(const std::string& text, const std::string& path) {
-    RslParser parser(text, path);
-    std::vector<Request> requests;
-    if (!parser.parse(requests)) return base::Error{parser.error()};
+    Result<std::vector<Request>> requests = RslParser(text, path).parse();
+    if (!requests) return requests.failure();
     JobRequest job;
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-        Result<SubjobRequest> s = subjob_from(requests[i], SubjobPlaces(path, i));
+    for (std::size_t i = 0; i < requests->size(); ++i) {
+        Result<SubjobRequest> s = subjob_from((*requests)[i], SubjobPlaces(path, i));
         if (!s) return s.failure();
         job.subjobs.push_back(std::move(*s));
     }

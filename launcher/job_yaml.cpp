@@ -265,8 +265,9 @@ Status contact_read(const yaml::Entry& e, Sub& sub) {
 }
 
 Status count_read(const yaml::Entry& e, Sub& sub) {
-    if (const std::string why = subjob_count_parse(scalar_of(e.value), sub.s.count); !why.empty())
-        return e.value.fail(why);
+    const base::Result<int> count = subjob_count_parse(scalar_of(e.value));
+    if (!count) return e.value.fail(count.error());
+    sub.s.count = *count;
     return {};
 }
 

@@ -111,65 +111,67 @@ static void check_gaps(const int *buf, const int *counts, const int *displs, int
     free(used);
 }
 
+/* Moves every displacement by delta. */
+static void displs_shift(int *displs, int delta)
+{
+    int i;
+    for (i = 0; i < pt_size; i++) displs[i] += delta;
+}
+
+/* One gatherv and one scatterv at root with blocks of unit ints; negative:
+ * the same layout addressed from its end, by negative displacements. */
+static void gatherv_scatterv_at(int rank, int root, int unit, int negative, int *counts, int *displs)
+{
+    int i, total;
+    int *big, *mine;
+    layout(root, unit, counts, displs, &total);
+    big = (int *)coll_sentinel_alloc(sizeof(int) * (size_t)total);
+    mine = (int *)coll_sentinel_alloc(sizeof(int) * (size_t)counts[rank]);
+
+    pt_set_phase("gatherv");
+    fill_ints(mine, counts[rank], rank, root);
+    if (negative) displs_shift(displs, -total);
+    CK(MPI_Gatherv(mine, counts[rank], MPI_INT, rank == root ? big + (negative ? total : 0) : NULL,
+                   rank == root ? counts : NULL, rank == root ? displs : NULL, MPI_INT, root, MPI_COMM_WORLD));
+    if (negative) displs_shift(displs, total);
+    if (rank == root) {
+        for (i = 0; i < pt_size; i++) {
+            check_ints(big + displs[i], counts[i], i, root, "MPI_Gatherv block");
+        }
+        check_gaps(big, counts, displs, total, "MPI_Gatherv: gap between blocks");
+        coll_check_tail(big, sizeof(int) * (size_t)total, "MPI_Gatherv: after the buffer");
+    }
+
+    pt_set_phase("scatterv");
+    if (rank == root) {
+        for (i = 0; i < pt_size; i++) {
+            fill_ints(big + displs[i], counts[i], root + 100, i);
+        }
+    }
+    memset(mine, COLL_SENTINEL, sizeof(int) * (size_t)counts[rank]);
+    if (negative) displs_shift(displs, -total);
+    CK(MPI_Scatterv(rank == root ? big + (negative ? total : 0) : NULL, rank == root ? counts : NULL,
+                    rank == root ? displs : NULL, MPI_INT, mine, counts[rank], MPI_INT, root, MPI_COMM_WORLD));
+    if (negative) displs_shift(displs, total);
+    check_ints(mine, counts[rank], root + 100, rank, "MPI_Scatterv block");
+    coll_check_tail(mine, sizeof(int) * (size_t)counts[rank], "MPI_Scatterv: after the buffer");
+    free(big);
+    free(mine);
+}
+
 static void gatherv_scatterv(int rank)
 {
     static const int units[] = {1, 1000, 70000};
-    int u, root, i, k, negative;
+    int u, root, k;
     int *counts = (int *)pt_malloc(sizeof(int) * (size_t)pt_size);
     int *displs = (int *)pt_malloc(sizeof(int) * (size_t)pt_size);
     for (u = 0; u < 3; u++) {
         for (k = 0; k < 2 * pt_size; k++) {
-            int total;
-            int *big, *mine;
             root = k % pt_size;
-            negative = k >= pt_size;
             if (units[u] > 1000 && root != 0 && root != pt_size - 1) {
                 continue;
             }
-            layout(root, units[u], counts, displs, &total);
-            big = (int *)coll_sentinel_alloc(sizeof(int) * (size_t)total);
-            mine = (int *)coll_sentinel_alloc(sizeof(int) * (size_t)counts[rank]);
-
-            pt_set_phase("gatherv");
-            fill_ints(mine, counts[rank], rank, root);
-            if (negative) {
-                /* The same layout addressed from its end: negative displacements. */
-                for (i = 0; i < pt_size; i++) displs[i] -= total;
-            }
-            CK(MPI_Gatherv(mine, counts[rank], MPI_INT, rank == root ? big + (negative ? total : 0) : NULL,
-                           rank == root ? counts : NULL, rank == root ? displs : NULL, MPI_INT, root,
-                           MPI_COMM_WORLD));
-            if (negative) {
-                for (i = 0; i < pt_size; i++) displs[i] += total;
-            }
-            if (rank == root) {
-                for (i = 0; i < pt_size; i++) {
-                    check_ints(big + displs[i], counts[i], i, root, "MPI_Gatherv block");
-                }
-                check_gaps(big, counts, displs, total, "MPI_Gatherv: gap between blocks");
-                coll_check_tail(big, sizeof(int) * (size_t)total, "MPI_Gatherv: after the buffer");
-            }
-
-            pt_set_phase("scatterv");
-            if (rank == root) {
-                for (i = 0; i < pt_size; i++) {
-                    fill_ints(big + displs[i], counts[i], root + 100, i);
-                }
-            }
-            memset(mine, COLL_SENTINEL, sizeof(int) * (size_t)counts[rank]);
-            if (negative) {
-                for (i = 0; i < pt_size; i++) displs[i] -= total;
-            }
-            CK(MPI_Scatterv(rank == root ? big + (negative ? total : 0) : NULL, rank == root ? counts : NULL,
-                            rank == root ? displs : NULL, MPI_INT, mine, counts[rank], MPI_INT, root,
-                            MPI_COMM_WORLD));
-            if (negative) {
-                for (i = 0; i < pt_size; i++) displs[i] += total;
-            }
-            check_ints(mine, counts[rank], root + 100, rank, "MPI_Scatterv block");
-            coll_check_tail(mine, sizeof(int) * (size_t)counts[rank], "MPI_Scatterv: after the buffer");
-            free(big);
-            free(mine);
+            gatherv_scatterv_at(rank, root, units[u], k >= pt_size, counts, displs);
         }
     }
     free(counts);

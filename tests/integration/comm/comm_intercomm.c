@@ -6,15 +6,99 @@
  * merge phase against it.) */
 #include "comm_common.h"
 
+/* The remote group of inter is the other parity's world ranks, in order. */
+static void remote_group_check(MPI_Comm inter, int remote_n, int mine)
+{
+    MPI_Group rg, wg;
+    int i, in[64], out[64];
+    CK(MPI_Comm_remote_group(inter, &rg));
+    CK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    for (i = 0; i < remote_n; ++i) in[i] = i;
+    CK(MPI_Group_translate_ranks(rg, remote_n, in, wg, out));
+    for (i = 0; i < remote_n; ++i) EXPECT(out[i] == 2 * i + (1 - mine), "remote rank %d is world %d", i, out[i]);
+    CK(MPI_Group_free(&wg));
+    CK(MPI_Group_free(&rg));
+}
+
+/* Every process sends its world rank to every remote rank and receives from
+ * each; r is the rank in inter. */
+static void across_check(MPI_Comm inter, int rank, int r, int local_n, int remote_n, int mine)
+{
+    int i, got;
+    MPI_Request reqs[128];
+    int vals[64];
+    for (i = 0; i < remote_n; ++i) CK(MPI_Irecv(&vals[i], 1, MPI_INT, i, 3, inter, &reqs[i]));
+    for (i = 0; i < remote_n; ++i) CK(MPI_Isend(&rank, 1, MPI_INT, i, 3, inter, &reqs[remote_n + i]));
+    CK(MPI_Waitall(2 * remote_n, reqs, MPI_STATUSES_IGNORE));
+    for (i = 0; i < remote_n; ++i) EXPECT(vals[i] == 2 * i + (1 - mine), "from remote rank %d came %d", i, vals[i]);
+    /* ANY_SOURCE reports the sender's rank in the remote group */
+    if (r == 0) CK(MPI_Send(&rank, 1, MPI_INT, remote_n - 1, 4, inter));
+    if (r == local_n - 1) {
+        MPI_Status st;
+        CK(MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 4, inter, &st));
+        EXPECT(st.MPI_SOURCE == 0 && got == 1 - mine, "ANY_SOURCE across: source %d value %d", st.MPI_SOURCE, got);
+    }
+}
+
+/* The world ranks in the order merge `order` (see merge_check) gives them. */
+static void merge_order(MPI_Comm merged, int order, int rank, int size, int *ident)
+{
+    int first_is_even = order == 0 || (order == 2);
+    int i, k = 0, g;
+    for (g = 0; g < 2; ++g) {
+        int par = (g == 0) == first_is_even ? 0 : 1;
+        for (i = par; i < size; i += 2) ident[k++] = i;
+    }
+    if (order == 2) {
+        /* tie: any consistent order is allowed; learn it from rank 0's view */
+        int first = -1;
+        int mr;
+        CK(MPI_Comm_rank(merged, &mr));
+        if (mr == 0) {
+            first = rank;
+            for (g = 1; g < size; ++g) CK(MPI_Send(&first, 1, MPI_INT, g, 6, merged));
+        } else {
+            CK(MPI_Recv(&first, 1, MPI_INT, 0, 6, merged, MPI_STATUS_IGNORE));
+        }
+        k = 0;
+        for (g = 0; g < 2; ++g) {
+            int par = g == 0 ? first % 2 : 1 - first % 2;
+            for (i = par; i < size; i += 2) ident[k++] = i;
+        }
+    }
+}
+
+static void merge_check(MPI_Comm inter, int rank, int size, int mine)
+{
+    int hi, order, n, flag;
+    int ident[64];
+    MPI_Comm merged;
+    for (order = 0; order < 3; ++order) {
+        /* 0: evens low; 1: odds low; 2: both the same (tie) */
+        if (order == 0)
+            hi = mine;
+        else if (order == 1)
+            hi = 1 - mine;
+        else
+            hi = 1;
+        CK(MPI_Intercomm_merge(inter, hi, &merged));
+        CK(MPI_Comm_size(merged, &n));
+        EXPECT(n == size, "merged size %d", n);
+        CK(MPI_Comm_test_inter(merged, &flag));
+        EXPECT(flag == 0, "merged is an intercommunicator");
+        merge_order(merged, order, rank, size, ident);
+        cm_check_ranks(merged, ident, rank, "merged");
+        CK(MPI_Comm_free(&merged));
+    }
+}
+
 int main(int argc, char **argv)
 {
     int rank = pt_init(&argc, &argv, "comm_intercomm");
-    int size = pt_size, i, n, r, flag, cmp;
+    int size = pt_size, n, r, flag, cmp;
     int mine = rank % 2;
     int local_n, remote_n;
-    int ident[64];
     MPI_Comm local, inter, inter2, merged;
-    MPI_Group rg;
 
     pt_require_size(2);
     CK(MPI_Errhandler_set(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -45,39 +129,10 @@ int main(int argc, char **argv)
     EXPECT(r == rank / 2, "rank in the intercommunicator %d", r);
 
     pt_set_phase("remote group");
-    {
-        MPI_Group wg;
-        int in[64], out[64];
-        CK(MPI_Comm_remote_group(inter, &rg));
-        CK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
-        for (i = 0; i < remote_n; ++i) in[i] = i;
-        CK(MPI_Group_translate_ranks(rg, remote_n, in, wg, out));
-        for (i = 0; i < remote_n; ++i)
-            EXPECT(out[i] == 2 * i + (1 - mine), "remote rank %d is world %d", i, out[i]);
-        CK(MPI_Group_free(&wg));
-        CK(MPI_Group_free(&rg));
-    }
+    remote_group_check(inter, remote_n, mine);
 
     pt_set_phase("point-to-point across");
-    /* Every process sends its world rank to every remote rank and receives from each. */
-    {
-        int got;
-        MPI_Request reqs[128];
-        int vals[64];
-        for (i = 0; i < remote_n; ++i) CK(MPI_Irecv(&vals[i], 1, MPI_INT, i, 3, inter, &reqs[i]));
-        for (i = 0; i < remote_n; ++i) CK(MPI_Isend(&rank, 1, MPI_INT, i, 3, inter, &reqs[remote_n + i]));
-        CK(MPI_Waitall(2 * remote_n, reqs, MPI_STATUSES_IGNORE));
-        for (i = 0; i < remote_n; ++i)
-            EXPECT(vals[i] == 2 * i + (1 - mine), "from remote rank %d came %d", i, vals[i]);
-        /* ANY_SOURCE reports the sender's rank in the remote group */
-        if (r == 0) CK(MPI_Send(&rank, 1, MPI_INT, remote_n - 1, 4, inter));
-        if (r == local_n - 1) {
-            MPI_Status st;
-            CK(MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 4, inter, &st));
-            EXPECT(st.MPI_SOURCE == 0 && got == 1 - mine, "ANY_SOURCE across: source %d value %d", st.MPI_SOURCE,
-                   got);
-        }
-    }
+    across_check(inter, rank, r, local_n, remote_n, mine);
 
     pt_set_phase("dup");
     CK(MPI_Comm_dup(inter, &inter2));
@@ -93,47 +148,7 @@ int main(int argc, char **argv)
     }
 
     pt_set_phase("merge");
-    {
-        int hi, order;
-        for (order = 0; order < 3; ++order) {
-            /* 0: evens low; 1: odds low; 2: both the same (tie) */
-            if (order == 0) hi = mine;
-            else if (order == 1) hi = 1 - mine;
-            else hi = 1;
-            CK(MPI_Intercomm_merge(inter, hi, &merged));
-            CK(MPI_Comm_size(merged, &n));
-            EXPECT(n == size, "merged size %d", n);
-            CK(MPI_Comm_test_inter(merged, &flag));
-            EXPECT(flag == 0, "merged is an intercommunicator");
-            {
-                int first_is_even = order == 0 || (order == 2);
-                int k = 0, g;
-                for (g = 0; g < 2; ++g) {
-                    int par = (g == 0) == first_is_even ? 0 : 1;
-                    for (i = par; i < size; i += 2) ident[k++] = i;
-                }
-                if (order == 2) {
-                    /* tie: any consistent order is allowed; learn it from rank 0's view */
-                    int first = -1;
-                    int mr;
-                    CK(MPI_Comm_rank(merged, &mr));
-                    if (mr == 0) {
-                        first = rank;
-                        for (g = 1; g < size; ++g) CK(MPI_Send(&first, 1, MPI_INT, g, 6, merged));
-                    } else {
-                        CK(MPI_Recv(&first, 1, MPI_INT, 0, 6, merged, MPI_STATUS_IGNORE));
-                    }
-                    k = 0;
-                    for (g = 0; g < 2; ++g) {
-                        int par = g == 0 ? first % 2 : 1 - first % 2;
-                        for (i = par; i < size; i += 2) ident[k++] = i;
-                    }
-                }
-                cm_check_ranks(merged, ident, rank, "merged");
-            }
-            CK(MPI_Comm_free(&merged));
-        }
-    }
+    merge_check(inter, rank, size, mine);
 
     pt_set_phase("errors");
     EXPECT_CLASS(MPI_Intercomm_merge(local, 0, &merged), MPI_ERR_COMM, "merge of an intracommunicator");

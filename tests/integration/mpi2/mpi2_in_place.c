@@ -33,9 +33,52 @@ static void gaps_untouched(const int *b, int n, MPI_Datatype t, const char *what
     for (i = 0; i < n; ++i) EXPECT(b[2 * i + 1] == JUNK, "%s: gap after element %d written (%d)", what, i, b[2 * i + 1]);
 }
 
+/* One Gather (v false) or Gatherv (v true) at root, in place there; the
+ * Gatherv layout goes to counts and displs. */
+static void gather_in_place(int root, MPI_Datatype t, int v, int *recv, int *send, int *counts, int *displs)
+{
+    int i, r;
+    if (!v) {
+        if (R == root)
+            CK(MPI_Gather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, recv, K, t, root, MPI_COMM_WORLD));
+        else
+            CK(MPI_Gather(send, K, MPI_INT, NULL, 0, MPI_DATATYPE_NULL, root, MPI_COMM_WORLD));
+        return;
+    }
+    /* Blocks in reverse rank order, rank r gets r % K + 1 elements. */
+    {
+        int off = 0;
+        for (r = P - 1; r >= 0; --r) {
+            counts[r] = r % K + 1;
+            displs[r] = off;
+            off += counts[r];
+        }
+    }
+    if (R == root) {
+        for (i = 0; i < P * K; ++i) *at(recv, i, t) = JUNK;
+        for (i = 0; i < counts[R]; ++i) *at(recv, displs[R] + i, t) = VAL(R, i);
+        CK(MPI_Gatherv(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, recv, counts, displs, t, root, MPI_COMM_WORLD));
+    } else {
+        CK(MPI_Gatherv(send, R % K + 1, MPI_INT, NULL, NULL, NULL, MPI_DATATYPE_NULL, root, MPI_COMM_WORLD));
+    }
+}
+
+/* What the root of gather_in_place received. */
+static void gather_received_check(int root, MPI_Datatype t, int v, int *recv, const int *counts, const int *displs)
+{
+    int i, r;
+    for (r = 0; r < P; ++r) {
+        const int n = v ? counts[r] : K, base = v ? displs[r] : r * K;
+        for (i = 0; i < n; ++i)
+            EXPECT(*at(recv, base + i, t) == VAL(r, i), "%s root %d: element %d of rank %d is %d",
+                   v ? "Gatherv" : "Gather", root, i, r, *at(recv, base + i, t));
+    }
+    gaps_untouched(recv, P * K, t, v ? "Gatherv" : "Gather");
+}
+
 static void check_gather(MPI_Datatype t, int v)
 {
-    int root, i, r;
+    int root, i;
     for (root = 0; root < P; ++root) {
         int *recv = ints(P * K, t);
         int send[K];
@@ -44,34 +87,8 @@ static void check_gather(MPI_Datatype t, int v)
         if (R == root) {
             for (i = 0; i < K; ++i) *at(recv, R * K + i, t) = VAL(R, i);
         }
-        if (!v) {
-            if (R == root) CK(MPI_Gather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, recv, K, t, root, MPI_COMM_WORLD));
-            else CK(MPI_Gather(send, K, MPI_INT, NULL, 0, MPI_DATATYPE_NULL, root, MPI_COMM_WORLD));
-        } else {
-            /* Blocks in reverse rank order, rank r gets r % K + 1 elements. */
-            int off = 0;
-            for (r = P - 1; r >= 0; --r) {
-                counts[r] = r % K + 1;
-                displs[r] = off;
-                off += counts[r];
-            }
-            if (R == root) {
-                for (i = 0; i < P * K; ++i) *at(recv, i, t) = JUNK;
-                for (i = 0; i < counts[R]; ++i) *at(recv, displs[R] + i, t) = VAL(R, i);
-                CK(MPI_Gatherv(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, recv, counts, displs, t, root, MPI_COMM_WORLD));
-            } else {
-                CK(MPI_Gatherv(send, R % K + 1, MPI_INT, NULL, NULL, NULL, MPI_DATATYPE_NULL, root, MPI_COMM_WORLD));
-            }
-        }
-        if (R == root) {
-            for (r = 0; r < P; ++r) {
-                const int n = v ? counts[r] : K, base = v ? displs[r] : r * K;
-                for (i = 0; i < n; ++i)
-                    EXPECT(*at(recv, base + i, t) == VAL(r, i), "%s root %d: element %d of rank %d is %d",
-                           v ? "Gatherv" : "Gather", root, i, r, *at(recv, base + i, t));
-            }
-            gaps_untouched(recv, P * K, t, v ? "Gatherv" : "Gather");
-        }
+        gather_in_place(root, t, v, recv, send, counts, displs);
+        if (R == root) gather_received_check(root, t, v, recv, counts, displs);
         free(recv);
         free(counts);
         free(displs);

@@ -67,110 +67,141 @@ static void pair_exchange(void)
     }
 }
 
+/* One all-to-all round's buffers and requests. */
+typedef struct {
+    unsigned char *sb, *rb;
+    MPI_Request *rq;
+    MPI_Status *st;
+    int *idx, *done;
+    int *src_of; /* per request: the rank it receives from, -1: a send */
+    int nreq;
+    int tag;
+    const char *what;
+} a2a_round;
+
+/* A receive from every other rank. */
+static void a2a_post_receives(a2a_round *x)
+{
+    int i;
+    for (i = 0; i < pt_size; i++) {
+        if (i != pt_rank) {
+            x->src_of[x->nreq] = i;
+            CK(MPI_Irecv(x->rb + (size_t)i * A2A, A2A, MPI_BYTE, i, x->tag, MPI_COMM_WORLD, &x->rq[x->nreq++]));
+        }
+    }
+}
+
+/* The status of a completed request k, a receive's. */
+static void a2a_status_check(const a2a_round *x, int k, MPI_Status *st)
+{
+    if (x->src_of[k] >= 0) {
+        pt_expect_status(st, x->src_of[k], x->tag, MPI_BYTE, A2A, x->what);
+    }
+}
+
+static void a2a_wait_all(a2a_round *x)
+{
+    int k;
+    CK(MPI_Waitall(x->nreq, x->rq, x->st));
+    for (k = 0; k < x->nreq; k++) a2a_status_check(x, k, &x->st[k]);
+}
+
+/* Completes the requests by MPI_Waitany and MPI_Waitsome in turn. */
+static void a2a_wait_any_some(a2a_round *x)
+{
+    const int nreq = x->nreq;
+    int left = nreq;
+    int k;
+    for (k = 0; k < nreq; k++) {
+        x->done[k] = 0;
+    }
+    while (left > 0) {
+        int outcount = 0;
+        if (left % 2 == 0) {
+            int one = -1;
+            CK(MPI_Waitany(nreq, x->rq, &one, &x->st[0]));
+            EXPECT(one >= 0 && one < nreq && !x->done[one], "MPI_Waitany returned bad index %d", one);
+            x->done[one] = 1;
+            outcount = 1;
+            a2a_status_check(x, one, &x->st[0]);
+        } else {
+            CK(MPI_Waitsome(nreq, x->rq, &outcount, x->idx, x->st));
+            EXPECT(outcount >= 1 && outcount <= left, "MPI_Waitsome outcount %d with %d left", outcount, left);
+            for (k = 0; k < outcount; k++) {
+                EXPECT(x->idx[k] >= 0 && x->idx[k] < nreq && !x->done[x->idx[k]], "MPI_Waitsome bad index %d",
+                       x->idx[k]);
+                x->done[x->idx[k]] = 1;
+                a2a_status_check(x, x->idx[k], &x->st[k]);
+            }
+        }
+        left -= outcount;
+    }
+    for (k = 0; k < nreq; k++) {
+        EXPECT(x->rq[k] == MPI_REQUEST_NULL, "request %d not completed", k);
+    }
+}
+
+static void a2a_round_run(a2a_round *x, int round)
+{
+    int n = pt_size;
+    int i;
+    for (i = 0; i < n; i++) {
+        if (i != pt_rank) {
+            pt_fill(x->sb + (size_t)i * A2A, A2A, pt_seed(pt_rank, i, x->tag, 0));
+        }
+    }
+    memset(x->rb, 0, (size_t)A2A * (size_t)n);
+    x->nreq = 0;
+    if (round == 1) a2a_post_receives(x);
+    /* Start at a rank-dependent peer so not everybody sends to 0 first. */
+    for (i = 1; i < n; i++) {
+        int peer = (pt_rank + i) % n;
+        x->src_of[x->nreq] = -1;
+        CK(MPI_Isend(x->sb + (size_t)peer * A2A, A2A, MPI_BYTE, peer, x->tag, MPI_COMM_WORLD, &x->rq[x->nreq++]));
+    }
+    if (round != 1) a2a_post_receives(x);
+    if (round < 2) {
+        a2a_wait_all(x);
+    } else {
+        a2a_wait_any_some(x);
+    }
+    for (i = 0; i < n; i++) {
+        if (i != pt_rank) {
+            char w2[160];
+            snprintf(w2, sizeof w2, "%s: 1 MiB from rank %d", x->what, i);
+            pt_verify(x->rb + (size_t)i * A2A, A2A, pt_seed(i, pt_rank, x->tag, 0), w2);
+        }
+    }
+}
+
 static void all_to_all(void)
 {
     int n = pt_size;
-    unsigned char *sb = (unsigned char *)pt_malloc((size_t)A2A * (size_t)n);
-    unsigned char *rb = (unsigned char *)pt_malloc((size_t)A2A * (size_t)n);
-    MPI_Request *rq = (MPI_Request *)pt_malloc(sizeof(MPI_Request) * 2 * (size_t)n);
-    MPI_Status *st = (MPI_Status *)pt_malloc(sizeof(MPI_Status) * 2 * (size_t)n);
-    int *idx = (int *)pt_malloc(sizeof(int) * 2 * (size_t)n);
-    int *done = (int *)pt_malloc(sizeof(int) * 2 * (size_t)n);
-    int *src_of = (int *)pt_malloc(sizeof(int) * 2 * (size_t)n); /* -1: a send */
+    a2a_round x;
     int round;
-    int i;
+    x.sb = (unsigned char *)pt_malloc((size_t)A2A * (size_t)n);
+    x.rb = (unsigned char *)pt_malloc((size_t)A2A * (size_t)n);
+    x.rq = (MPI_Request *)pt_malloc(sizeof(MPI_Request) * 2 * (size_t)n);
+    x.st = (MPI_Status *)pt_malloc(sizeof(MPI_Status) * 2 * (size_t)n);
+    x.idx = (int *)pt_malloc(sizeof(int) * 2 * (size_t)n);
+    x.done = (int *)pt_malloc(sizeof(int) * 2 * (size_t)n);
+    x.src_of = (int *)pt_malloc(sizeof(int) * 2 * (size_t)n);
     for (round = 0; round < 3; round++) {
-        int tag = 100 + round;
-        int nreq = 0;
         char what[120];
         snprintf(what, sizeof what, "all to all round %d (%s)", round,
                  round == 0 ? "sends first, Waitall" : round == 1 ? "receives first, Waitall" : "Waitany/Waitsome");
         pt_set_phase(what);
-        for (i = 0; i < n; i++) {
-            if (i != pt_rank) {
-                pt_fill(sb + (size_t)i * A2A, A2A, pt_seed(pt_rank, i, tag, 0));
-            }
-        }
-        memset(rb, 0, (size_t)A2A * (size_t)n);
-        if (round == 1) {
-            for (i = 0; i < n; i++) {
-                if (i != pt_rank) {
-                    src_of[nreq] = i;
-                    CK(MPI_Irecv(rb + (size_t)i * A2A, A2A, MPI_BYTE, i, tag, MPI_COMM_WORLD, &rq[nreq++]));
-                }
-            }
-        }
-        /* Start at a rank-dependent peer so not everybody sends to 0 first. */
-        for (i = 1; i < n; i++) {
-            int peer = (pt_rank + i) % n;
-            src_of[nreq] = -1;
-            CK(MPI_Isend(sb + (size_t)peer * A2A, A2A, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &rq[nreq++]));
-        }
-        if (round != 1) {
-            for (i = 0; i < n; i++) {
-                if (i != pt_rank) {
-                    src_of[nreq] = i;
-                    CK(MPI_Irecv(rb + (size_t)i * A2A, A2A, MPI_BYTE, i, tag, MPI_COMM_WORLD, &rq[nreq++]));
-                }
-            }
-        }
-        if (round < 2) {
-            int k;
-            CK(MPI_Waitall(nreq, rq, st));
-            for (k = 0; k < nreq; k++) {
-                if (src_of[k] >= 0) {
-                    pt_expect_status(&st[k], src_of[k], tag, MPI_BYTE, A2A, what);
-                }
-            }
-        } else {
-            int left = nreq;
-            int k;
-            for (k = 0; k < nreq; k++) {
-                done[k] = 0;
-            }
-            while (left > 0) {
-                int outcount = 0;
-                if (left % 2 == 0) {
-                    int one = -1;
-                    CK(MPI_Waitany(nreq, rq, &one, &st[0]));
-                    EXPECT(one >= 0 && one < nreq && !done[one], "MPI_Waitany returned bad index %d", one);
-                    done[one] = 1;
-                    outcount = 1;
-                    if (src_of[one] >= 0) {
-                        pt_expect_status(&st[0], src_of[one], tag, MPI_BYTE, A2A, what);
-                    }
-                } else {
-                    CK(MPI_Waitsome(nreq, rq, &outcount, idx, st));
-                    EXPECT(outcount >= 1 && outcount <= left, "MPI_Waitsome outcount %d with %d left", outcount, left);
-                    for (k = 0; k < outcount; k++) {
-                        EXPECT(idx[k] >= 0 && idx[k] < nreq && !done[idx[k]], "MPI_Waitsome bad index %d", idx[k]);
-                        done[idx[k]] = 1;
-                        if (src_of[idx[k]] >= 0) {
-                            pt_expect_status(&st[k], src_of[idx[k]], tag, MPI_BYTE, A2A, what);
-                        }
-                    }
-                }
-                left -= outcount;
-            }
-            for (k = 0; k < nreq; k++) {
-                EXPECT(rq[k] == MPI_REQUEST_NULL, "request %d not completed", k);
-            }
-        }
-        for (i = 0; i < n; i++) {
-            if (i != pt_rank) {
-                char w2[160];
-                snprintf(w2, sizeof w2, "%s: 1 MiB from rank %d", what, i);
-                pt_verify(rb + (size_t)i * A2A, A2A, pt_seed(i, pt_rank, tag, 0), w2);
-            }
-        }
+        x.tag = 100 + round;
+        x.what = what;
+        a2a_round_run(&x, round);
     }
-    free(sb);
-    free(rb);
-    free(rq);
-    free(st);
-    free(idx);
-    free(done);
-    free(src_of);
+    free(x.sb);
+    free(x.rb);
+    free(x.rq);
+    free(x.st);
+    free(x.idx);
+    free(x.done);
+    free(x.src_of);
 }
 
 int main(int argc, char **argv)

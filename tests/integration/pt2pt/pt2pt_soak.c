@@ -141,6 +141,50 @@ static void check_arrival(const struct slot *s, const MPI_Status *st, int round,
     }
 }
 
+/* Sends message seq to rank `to`. */
+static void send_post(struct slot *s, int to, int seq, int tag, MPI_Request *rq)
+{
+    s->peer = to;
+    s->seq = seq;
+    s->d = describe(pt_rank, to, s->seq);
+    if (s->d.vec) {
+        /* The pattern, scattered into the vector's blocks. */
+        int *v = (int *)s->buf;
+        uint32_t seed = pt_seed(pt_rank, to, 0, s->seq);
+        size_t n = s->d.data / sizeof(int);
+        size_t j;
+        for (j = 0; j < n; j++) {
+            v[vec_index(j)] = (int)pt_word(seed, j);
+        }
+        CK(MPI_Isend(s->buf, s->d.count, vec_type, to, tag, MPI_COMM_WORLD, rq));
+    } else {
+        pt_fill(s->buf, s->d.data, pt_seed(pt_rank, to, 0, s->seq));
+        CK(MPI_Isend(s->buf, s->d.count, MPI_BYTE, to, tag, MPI_COMM_WORLD, rq));
+    }
+}
+
+/* Posts the receive of message seq from rank `from`. */
+static void receive_post(struct slot *s, int from, int seq, int tag, MPI_Request *rq)
+{
+    int src;
+    s->peer = from;
+    s->seq = seq;
+    s->d = describe(from, pt_rank, s->seq);
+    s->any = (s->seq % 7) == 3;
+    s->as_vec = s->d.vec && (s->seq % 2) == 0;
+    src = s->any ? MPI_ANY_SOURCE : from;
+    if (!s->d.vec) {
+        memset(s->buf, GAP, s->d.data + SLACK);
+        /* Every other receive offers more room than needed. */
+        CK(MPI_Irecv(s->buf, s->d.count + (s->seq % 2 ? SLACK : 0), MPI_BYTE, src, tag, MPI_COMM_WORLD, rq));
+    } else if (s->as_vec) {
+        memset(s->buf, GAP, (size_t)s->d.count * VEC_EXTENT_INTS * sizeof(int));
+        CK(MPI_Irecv(s->buf, s->d.count, vec_type, src, tag, MPI_COMM_WORLD, rq));
+    } else {
+        CK(MPI_Irecv(s->buf, s->d.count * VEC_INTS, MPI_INT, src, tag, MPI_COMM_WORLD, rq));
+    }
+}
+
 int main(int argc, char **argv)
 {
     long total = NMSG_DEFAULT;
@@ -200,50 +244,9 @@ int main(int argc, char **argv)
         pt_set_phase(phase);
         for (pass = 0; pass < 2; pass++) {
             if ((pass == 0) == (sends_first != 0)) {
-                for (i = 0; i < nb; i++) {
-                    struct slot *s = &tx[i];
-                    s->peer = to;
-                    s->seq = sent_seq[to]++;
-                    s->d = describe(pt_rank, to, s->seq);
-                    if (s->d.vec) {
-                        /* The pattern, scattered into the vector's blocks. */
-                        int *v = (int *)s->buf;
-                        uint32_t seed = pt_seed(pt_rank, to, 0, s->seq);
-                        size_t n = s->d.data / sizeof(int);
-                        size_t j;
-                        for (j = 0; j < n; j++) {
-                            v[vec_index(j)] = (int)pt_word(seed, j);
-                        }
-                        CK(MPI_Isend(s->buf, s->d.count, vec_type, to, tag, MPI_COMM_WORLD, &rq[i]));
-                    } else {
-                        pt_fill(s->buf, s->d.data, pt_seed(pt_rank, to, 0, s->seq));
-                        CK(MPI_Isend(s->buf, s->d.count, MPI_BYTE, to, tag, MPI_COMM_WORLD, &rq[i]));
-                    }
-                }
+                for (i = 0; i < nb; i++) send_post(&tx[i], to, sent_seq[to]++, tag, &rq[i]);
             } else {
-                for (i = 0; i < nb; i++) {
-                    struct slot *s = &rx[i];
-                    int src;
-                    s->peer = from;
-                    s->seq = recv_seq[from]++;
-                    s->d = describe(from, pt_rank, s->seq);
-                    s->any = (s->seq % 7) == 3;
-                    s->as_vec = s->d.vec && (s->seq % 2) == 0;
-                    src = s->any ? MPI_ANY_SOURCE : from;
-                    if (!s->d.vec) {
-                        memset(s->buf, GAP, s->d.data + SLACK);
-                        /* Every other receive offers more room than needed. */
-                        CK(MPI_Irecv(s->buf, s->d.count + (s->seq % 2 ? SLACK : 0), MPI_BYTE, src, tag,
-                                     MPI_COMM_WORLD, &rq[MAX_PER_ROUND + i]));
-                    } else if (s->as_vec) {
-                        memset(s->buf, GAP, (size_t)s->d.count * VEC_EXTENT_INTS * sizeof(int));
-                        CK(MPI_Irecv(s->buf, s->d.count, vec_type, src, tag, MPI_COMM_WORLD,
-                                     &rq[MAX_PER_ROUND + i]));
-                    } else {
-                        CK(MPI_Irecv(s->buf, s->d.count * VEC_INTS, MPI_INT, src, tag, MPI_COMM_WORLD,
-                                     &rq[MAX_PER_ROUND + i]));
-                    }
-                }
+                for (i = 0; i < nb; i++) receive_post(&rx[i], from, recv_seq[from]++, tag, &rq[MAX_PER_ROUND + i]);
             }
         }
         for (i = nb; i < MAX_PER_ROUND; i++) {

@@ -84,16 +84,18 @@ private:
     std::exit(2);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+// The command line.
+struct Args {
     Subjob subjob;
-    subjob.count = 1;
     LaunchSpec spec;
     std::optional<CancelMode> cancel_mode;
     bool cancel_when_pending = false;
     int give_up_s = 0;
+};
+
+Args args_parse(int argc, char** argv) {
+    Args out;
+    out.subjob.count = 1;
     int i = 1;
     for (; i < argc; ++i) {
         const std::string a = argv[i];
@@ -104,27 +106,39 @@ int main(int argc, char** argv) {
         if (i + 1 >= argc) usage();
         const std::string v = argv[++i];
         if (a == "--count")
-            subjob.count = std::atoi(v.c_str());
+            out.subjob.count = std::atoi(v.c_str());
         else if (a == "--first-rank")
-            subjob.first_rank = std::atoi(v.c_str());
+            out.subjob.first_rank = std::atoi(v.c_str());
         else if (a == "--subjob")
-            subjob.index = std::atoi(v.c_str());
+            out.subjob.index = std::atoi(v.c_str());
         else if (a == "--dir")
-            spec.directory = v;
+            out.spec.directory = v;
         else if (a == "--env" && v.find('=') != std::string::npos)
-            spec.env.emplace_back(v.substr(0, v.find('=')), v.substr(v.find('=') + 1));
+            out.spec.env.emplace_back(v.substr(0, v.find('=')), v.substr(v.find('=') + 1));
         else if ((a == "--cancel-when-started" || a == "--cancel-when-pending") && (v == "terminate" || v == "kill")) {
-            cancel_mode = v == "kill" ? CancelMode::kill : CancelMode::terminate;
-            cancel_when_pending = a == "--cancel-when-pending";
-        }
-        else if (a == "--give-up-after-s")
-            give_up_s = std::atoi(v.c_str());
+            out.cancel_mode = v == "kill" ? CancelMode::kill : CancelMode::terminate;
+            out.cancel_when_pending = a == "--cancel-when-pending";
+        } else if (a == "--give-up-after-s")
+            out.give_up_s = std::atoi(v.c_str());
         else
             usage();
     }
     if (i >= argc) usage();
-    spec.program = argv[i];
-    for (++i; i < argc; ++i) spec.args.emplace_back(argv[i]);
+    out.spec.program = argv[i];
+    for (++i; i < argc; ++i) out.spec.args.emplace_back(argv[i]);
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    const Args args = args_parse(argc, argv);
+    const Subjob& subjob = args.subjob;
+    const LaunchSpec& spec = args.spec;
+    const std::optional<CancelMode>& cancel_mode = args.cancel_mode;
+    const bool cancel_when_pending = args.cancel_when_pending;
+    const int give_up_s = args.give_up_s;
 
     boost::asio::io_context io;
     Printer printer;

@@ -120,58 +120,84 @@ constexpr bool kOnFloats = !std::is_same_v<F, Band> && !std::is_same_v<F, Bor> &
 template <class F>
 constexpr bool kOnComplex = std::is_same_v<F, Sum> || std::is_same_v<F, Prod>;
 
+// The per-category lookups below are forced inline into typed<F>: the
+// lookup runs on every reduction, and one flat chain of comparisons is what
+// it was before the split (GCC would otherwise call out for the larger ones).
+
+constexpr std::optional<OpKernel> kernel(OpKernelFn fn, std::size_t bytes) { return OpKernel{fn, bytes}; }
+
+template <class F>
+[[gnu::always_inline]] inline std::optional<OpKernel> c_integer(MPI_Datatype t) {
+    if (t == MPI_SHORT) return kernel(each<short, F>, sizeof(short));
+    if (t == MPI_INT) return kernel(each<int, F>, sizeof(int));
+    if (t == MPI_LONG) return kernel(each<long, F>, sizeof(long));
+    if (t == MPI_LONG_LONG_INT) return kernel(each<long long, F>, sizeof(long long));
+    if (t == MPI_UNSIGNED_SHORT) return kernel(each<unsigned short, F>, sizeof(unsigned short));
+    if (t == MPI_UNSIGNED) return kernel(each<unsigned, F>, sizeof(unsigned));
+    if (t == MPI_UNSIGNED_LONG) return kernel(each<unsigned long, F>, sizeof(unsigned long));
+    // MPI-2's additions to the C integers.
+    if (t == MPI_SIGNED_CHAR) return kernel(each<signed char, F>, 1);
+    if (t == MPI_UNSIGNED_LONG_LONG) return kernel(each<unsigned long long, F>, sizeof(unsigned long long));
+    return std::nullopt;
+}
+
+template <class F>
+[[gnu::always_inline]] inline std::optional<OpKernel> fortran_integer(MPI_Datatype t) {
+    if (t == MPI_INTEGER) return kernel(each<int, F>, sizeof(int));
+    if (t == MPI_INTEGER1) return kernel(each<std::int8_t, F>, 1);
+    if (t == MPI_INTEGER2) return kernel(each<std::int16_t, F>, 2);
+    if (t == MPI_INTEGER4) return kernel(each<std::int32_t, F>, 4);
+    if (t == MPI_INTEGER8) return kernel(each<std::int64_t, F>, 8);
+    return std::nullopt;
+}
+
+template <class F>
+[[gnu::always_inline]] inline std::optional<OpKernel> floating(MPI_Datatype t) {
+    if (t == MPI_FLOAT) return kernel(each<float, F>, sizeof(float));
+    if (t == MPI_DOUBLE) return kernel(each<double, F>, sizeof(double));
+    if (t == MPI_LONG_DOUBLE) return kernel(each<long double, F>, sizeof(long double));
+    if (t == MPI_REAL) return kernel(each<float, F>, sizeof(float));
+    if (t == MPI_DOUBLE_PRECISION) return kernel(each<double, F>, sizeof(double));
+    if (t == MPI_REAL4) return kernel(each<float, F>, 4);
+    if (t == MPI_REAL8) return kernel(each<double, F>, 8);
+    return std::nullopt;
+}
+
+// Sums add the parts (each_part); products multiply std::complex values.
+template <class F>
+[[gnu::always_inline]] inline std::optional<OpKernel> complex_kernel(MPI_Datatype t) {
+    if constexpr (std::is_same_v<F, Sum>) {
+        if (t == MPI_COMPLEX) return kernel(each_part<float, F>, sizeof(std::complex<float>));
+        if (t == MPI_DOUBLE_COMPLEX) return kernel(each_part<double, F>, sizeof(std::complex<double>));
+    } else {
+        if (t == MPI_COMPLEX) return kernel(each<std::complex<float>, F>, sizeof(std::complex<float>));
+        if (t == MPI_DOUBLE_COMPLEX) return kernel(each<std::complex<double>, F>, sizeof(std::complex<double>));
+    }
+    return std::nullopt;
+}
+
 template <class F>
 std::optional<OpKernel> typed(MPI_Datatype t, unsigned groups) {
-    auto k = [](OpKernelFn fn, std::size_t bytes) { return std::optional<OpKernel>(OpKernel{fn, bytes}); };
     if (groups & kCInt) {
-        if (t == MPI_SHORT) return k(each<short, F>, sizeof(short));
-        if (t == MPI_INT) return k(each<int, F>, sizeof(int));
-        if (t == MPI_LONG) return k(each<long, F>, sizeof(long));
-        if (t == MPI_LONG_LONG_INT) return k(each<long long, F>, sizeof(long long));
-        if (t == MPI_UNSIGNED_SHORT) return k(each<unsigned short, F>, sizeof(unsigned short));
-        if (t == MPI_UNSIGNED) return k(each<unsigned, F>, sizeof(unsigned));
-        if (t == MPI_UNSIGNED_LONG) return k(each<unsigned long, F>, sizeof(unsigned long));
-        // MPI-2's additions to the C integers.
-        if (t == MPI_SIGNED_CHAR) return k(each<signed char, F>, 1);
-        if (t == MPI_UNSIGNED_LONG_LONG) return k(each<unsigned long long, F>, sizeof(unsigned long long));
+        if (const std::optional<OpKernel> k = c_integer<F>(t)) return k;
     }
     if (groups & kFortranInt) {
-        if (t == MPI_INTEGER) return k(each<int, F>, sizeof(int));
-        if (t == MPI_INTEGER1) return k(each<std::int8_t, F>, 1);
-        if (t == MPI_INTEGER2) return k(each<std::int16_t, F>, 2);
-        if (t == MPI_INTEGER4) return k(each<std::int32_t, F>, 4);
-        if (t == MPI_INTEGER8) return k(each<std::int64_t, F>, 8);
+        if (const std::optional<OpKernel> k = fortran_integer<F>(t)) return k;
     }
     if constexpr (kOnFloats<F>) {
         if (groups & kFloat) {
-            if (t == MPI_FLOAT) return k(each<float, F>, sizeof(float));
-            if (t == MPI_DOUBLE) return k(each<double, F>, sizeof(double));
-            if (t == MPI_LONG_DOUBLE) return k(each<long double, F>, sizeof(long double));
-            if (t == MPI_REAL) return k(each<float, F>, sizeof(float));
-            if (t == MPI_DOUBLE_PRECISION) return k(each<double, F>, sizeof(double));
-            if (t == MPI_REAL4) return k(each<float, F>, 4);
-            if (t == MPI_REAL8) return k(each<double, F>, 8);
+            if (const std::optional<OpKernel> k = floating<F>(t)) return k;
         }
     }
-    if constexpr (std::is_same_v<F, Sum>) {
+    if constexpr (kOnComplex<F>) {
         if (groups & kComplex) {
-            if (t == MPI_COMPLEX) return k(each_part<float, F>, sizeof(std::complex<float>));
-            if (t == MPI_DOUBLE_COMPLEX) return k(each_part<double, F>, sizeof(std::complex<double>));
-        }
-    } else if constexpr (kOnComplex<F>) {
-        if (groups & kComplex) {
-            if (t == MPI_COMPLEX) return k(each<std::complex<float>, F>, sizeof(std::complex<float>));
-            if (t == MPI_DOUBLE_COMPLEX) return k(each<std::complex<double>, F>, sizeof(std::complex<double>));
+            if (const std::optional<OpKernel> k = complex_kernel<F>(t)) return k;
         }
     }
     // A LOGICAL is read as an int, any non-zero value true; the logical
     // operations give gfortran's .TRUE. (1) and .FALSE. (0).
-    if (groups & kLogical) {
-        if (t == MPI_LOGICAL) return k(each<int, F>, sizeof(int));
-    }
-    if (groups & kByte) {
-        if (t == MPI_BYTE) return k(each<unsigned char, F>, 1);
-    }
+    if ((groups & kLogical) && t == MPI_LOGICAL) return kernel(each<int, F>, sizeof(int));
+    if ((groups & kByte) && t == MPI_BYTE) return kernel(each<unsigned char, F>, 1);
     return std::nullopt;
 }
 

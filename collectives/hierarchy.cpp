@@ -1,8 +1,9 @@
 #include "collectives/hierarchy.hpp"
 
 #include <map>
-#include <stdexcept>
 #include <utility>
+
+#include "collectives/invariant.hpp"
 
 namespace strata::coll {
 
@@ -15,8 +16,7 @@ Hierarchy::Hierarchy(int size, int top) : size_(size) {
 }
 
 void Hierarchy::refine(const std::vector<int>& labels, int level) {
-    if (labels.size() != static_cast<std::size_t>(size_))
-        throw std::logic_error("Hierarchy::refine: one label per rank");
+    invariant(labels.size() == static_cast<std::size_t>(size_), "Hierarchy::refine: one label per rank");
     Partition& last = partitions_.back();
     Partition next;
     next.level = level;

@@ -52,6 +52,7 @@ public:
     // same label inside one cluster stay together, a negative label is a
     // cluster of its own) whose links are at topology level `level`. A
     // refinement that splits nothing only says the clusters' links are that fast.
+    // Aborts (collectives/invariant.hpp) when the labels are not one per rank.
     void refine(const std::vector<int>& labels, int level);
     // Ends the chain with single ranks.
     void finish();

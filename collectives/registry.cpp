@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <optional>
 #include <mutex>
-#include <stdexcept>
 #include <string>
 
 #include "base/file.hpp"
@@ -19,6 +18,7 @@
 #include "collectives/bcast/bcast.hpp"
 #include "collectives/gather/gather.hpp"
 #include "collectives/gatherv/gatherv.hpp"
+#include "collectives/invariant.hpp"
 #include "collectives/plogp/wide_area.hpp"
 #include "collectives/reduce/reduce.hpp"
 #include "collectives/reduce_scatter/reduce_scatter.hpp"
@@ -79,25 +79,32 @@ const base::KnobString rules_file{"STRATA_COLL_RULES", "",
 RegistryBase::RegistryBase(const char* operation, const base::KnobString& knob, std::vector<Entry> entries,
                            std::initializer_list<Rule> rules)
     : operation_(operation), knob_(knob), entries_(std::move(entries)) {
-    std::string error;
-    if (!rules_set(rules, error)) throw std::logic_error("collective registry " + std::string(operation) + ": " + error);
+    // The built-in rules are the library's own: a registry that refuses them is a bug.
+    const base::Status set = rules_set(rules);
+    if (!set.ok()) {
+        std::string what = "collective registry ";
+        what += operation;
+        what += ": ";
+        what += set.error();
+        invariant_failed(what);
+    }
 }
 
-bool RegistryBase::rules_set(std::vector<Rule> rules, std::string& error) const {
-    std::vector<std::size_t> entry;
-    if (!rules_check(rules, entry, error)) return false;
+base::Status RegistryBase::rules_set(std::vector<Rule> rules) const {
+    base::Result<std::vector<std::size_t>> entry = rules_check(rules);
+    if (!entry.ok()) return std::move(entry).failure();
     rules_ = std::move(rules);
-    rule_entry_ = std::move(entry);
-    return true;
+    rule_entry_ = std::move(*entry);
+    return {};
 }
 
-bool RegistryBase::rules_check(const std::vector<Rule>& rules, std::vector<std::size_t>& entry,
-                               std::string& error) const {
+base::Result<std::vector<std::size_t>> RegistryBase::rules_check(const std::vector<Rule>& rules) const {
+    std::vector<std::size_t> entry;
     for (const Rule& r : rules) {
         const int i = find(r.algorithm);
         if (i < 0) {
-            error = std::string("a rule names '") + r.algorithm + "', which is no algorithm of " + operation_;
-            return false;
+            return base::Error{std::string("a rule names '") + r.algorithm + "', which is no algorithm of " +
+                               operation_};
         }
         entry.push_back(static_cast<std::size_t>(i));
     }
@@ -115,11 +122,10 @@ bool RegistryBase::rules_check(const std::vector<Rule>& rules, std::vector<std::
         for (const Entry& e : entries_) {
             if (e.fits(worst)) any += (any.empty() ? "" : ", ") + std::string(e.name);
         }
-        error = std::string("the last rule of ") + operation_ +
-                " must name an algorithm that always fits, without thresholds (" + any + ")";
-        return false;
+        return base::Error{std::string("the last rule of ") + operation_ +
+                           " must name an algorithm that always fits, without thresholds (" + any + ")"};
     }
-    return true;
+    return entry;
 }
 
 namespace {
@@ -142,57 +148,77 @@ const RuleField kRuleFields[] = {
      [](Rule& r, std::int64_t v) { r.level = static_cast<int>(v); }},
 };
 
+// Sets the field that `field` ("key=value") names in `rule`.
+base::Status rule_field(const std::string& field, Rule& rule) {
+    const std::size_t eq = field.find('=');
+    const std::string key = field.substr(0, eq);
+    const auto* f =
+        std::find_if(std::begin(kRuleFields), std::end(kRuleFields), [&](const RuleField& x) { return key == x.key; });
+    if (f == std::end(kRuleFields)) {
+        return base::Error{"'" + field + "' is not min_bytes=SIZE, min_procs=N, max_procs=N or level=L"};
+    }
+    const std::optional<std::int64_t> v = base::parse_size(eq == std::string::npos ? "" : field.substr(eq + 1));
+    if (!v || *v < f->low || *v > f->high) return base::Error{"'" + field + "': " + key + " takes " + f->takes};
+    f->set(rule, *v);
+    return {};
+}
+
+// A rule line's operation (its index in RegistryBase::all()) and rule.
+struct RuleLine {
+    std::size_t operation;
+    Rule rule;
+};
+
+base::Result<RuleLine> rule_line(const std::vector<std::string>& words) {
+    const auto all = RegistryBase::all();
+    const std::string& op = words[0];
+    std::size_t r = 0;
+    while (r < all.size() && op != all[r]->operation()) ++r;
+    if (r == all.size()) return base::Error{"unknown operation '" + op + "'"};
+    const RegistryBase& reg = *all[r];
+    if (words.size() < 2) return base::Error{"no algorithm after '" + op + "'"};
+    const std::string& algorithm = words[1];
+    const int e = reg.find(algorithm);
+    if (e < 0) return base::Error{"'" + algorithm + "' is no algorithm of " + op + " (strata-info lists them)"};
+    RuleLine line{r, Rule{reg.entries()[static_cast<std::size_t>(e)].name}};
+    for (std::size_t i = 2; i < words.size(); ++i) {
+        base::Status set = rule_field(words[i], line.rule);
+        if (!set.ok()) return std::move(set).failure();
+    }
+    return line;
+}
+
 }  // namespace
 
-bool RegistryBase::rules_parse(const std::string& text, const std::string& where, std::string& error) {
+base::Status RegistryBase::rules_parse(const std::string& text, const std::string& where) {
     std::vector<std::vector<Rule>> rules(all().size());
     std::vector<int> last_line(all().size(), 0);
-    const auto rule_line = [&](int n, const std::vector<std::string>& words) -> base::Status {
-        const auto fail = [&](const std::string& what) { return base::Error{what}; };
-        const std::string& op = words[0];
-        std::size_t r = 0;
-        while (r < all().size() && op != all()[r]->operation()) ++r;
-        if (r == all().size()) return fail("unknown operation '" + op + "'");
-        const RegistryBase& reg = *all()[r];
-        if (words.size() < 2) return fail("no algorithm after '" + op + "'");
-        const std::string& algorithm = words[1];
-        const int e = reg.find(algorithm);
-        if (e < 0) return fail("'" + algorithm + "' is no algorithm of " + op + " (strata-info lists them)");
-        Rule rule{reg.entries_[static_cast<std::size_t>(e)].name};
-        for (std::size_t i = 2; i < words.size(); ++i) {
-            const std::string& field = words[i];
-            const std::size_t eq = field.find('=');
-            const std::string key = field.substr(0, eq);
-            const auto* f = std::find_if(std::begin(kRuleFields), std::end(kRuleFields),
-                                         [&](const RuleField& x) { return key == x.key; });
-            if (f == std::end(kRuleFields)) {
-                return fail("'" + field + "' is not min_bytes=SIZE, min_procs=N, max_procs=N or level=L");
-            }
-            const std::optional<std::int64_t> v =
-                base::parse_size(eq == std::string::npos ? "" : field.substr(eq + 1));
-            if (!v || *v < f->low || *v > f->high) return fail("'" + field + "': " + key + " takes " + f->takes);
-            f->set(rule, *v);
-        }
-        rules[r].push_back(rule);
-        last_line[r] = n;
-        return {};
-    };
-    if (base::Status s = base::lines_of_words(text, where, rule_line); !s.ok()) {
-        error = s.error();
-        return false;
-    }
+    base::Status read = base::lines_of_words(text, where, [&](int n, const std::vector<std::string>& words) {
+        base::Result<RuleLine> line = rule_line(words);
+        if (!line.ok()) return base::Status(std::move(line).failure());
+        rules[line->operation].push_back(line->rule);
+        last_line[line->operation] = n;
+        return base::Status();
+    });
+    if (!read.ok()) return read;
     // All or nothing: check every operation's rules before installing any.
     for (std::size_t r = 0; r < all().size(); ++r) {
-        std::vector<std::size_t> entry;
-        if (!rules[r].empty() && !all()[r]->rules_check(rules[r], entry, error)) {
-            error = where + ":" + std::to_string(last_line[r]) + ": " + error;
-            return false;
+        if (rules[r].empty()) continue;
+        const base::Result<std::vector<std::size_t>> entry = all()[r]->rules_check(rules[r]);
+        if (!entry.ok()) {
+            std::string at = where;
+            at += ":";
+            at += std::to_string(last_line[r]);
+            at += ": ";
+            return entry.failure().prefixed(at);
         }
     }
     for (std::size_t r = 0; r < all().size(); ++r) {
-        if (!rules[r].empty()) all()[r]->rules_set(std::move(rules[r]), error);
+        if (rules[r].empty()) continue;
+        const base::Status set = all()[r]->rules_set(std::move(rules[r]));
+        invariant(set.ok(), "rules_set refused rules that rules_check accepted");
     }
-    return true;
+    return {};
 }
 
 std::string RegistryBase::rules_text() {
@@ -211,13 +237,13 @@ std::string RegistryBase::rules_text() {
     return out;
 }
 
-bool RegistryBase::rules_configure(std::string& error) {
+base::Status RegistryBase::rules_configure() {
     const std::string& path = rules_file.get();
-    if (path.empty()) return true;
+    if (path.empty()) return {};
     // An empty file is a valid one (no operation's rules change).
     const base::Result<std::string> text = base::file_read(path, "the STRATA_COLL_RULES file");
-    if (!text) error = text.error();
-    return text && rules_parse(*text, path, error);
+    if (!text.ok()) return text.failure();
+    return rules_parse(*text, path);
 }
 
 int RegistryBase::find(std::string_view name) const {
@@ -239,8 +265,10 @@ std::size_t RegistryBase::select(const Situation& s, std::string_view forced) co
             continue;
         if (entries_[rule_entry_[i]].fits(s)) return rule_entry_[i];
     }
-    throw std::logic_error(std::string("collective registry ") + operation_ +
-                           ": no rule applies; the last rule must name an unrestricted algorithm");
+    std::string what = "collective registry ";
+    what += operation_;
+    what += ": no rule applies; the last rule must name an unrestricted algorithm";
+    invariant_failed(what);
 }
 
 std::size_t RegistryBase::select(const Situation& s) const {

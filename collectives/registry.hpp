@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "base/knob.hpp"
+#include "base/result.hpp"
 #include "collectives/collective.hpp"
 #include "collectives/hierarchy.hpp"
 
@@ -97,7 +98,8 @@ public:
 
     // The choice for `s` when `forced` (an algorithm name, or empty) is asked
     // for. A forced algorithm that is unknown or whose restrictions do not
-    // hold is ignored and the rules decide.
+    // hold is ignored and the rules decide. (The rules always decide:
+    // rules_check makes sure of it.)
     std::size_t select(const Situation& s, std::string_view forced) const;
     // The same, with `forced` from the knob (an unknown name is reported once).
     std::size_t select(const Situation& s) const;
@@ -107,15 +109,16 @@ public:
 
     // Replaces the rules of the operations that STRATA_COLL_RULES's file
     // names (rules_parse); the others keep theirs. Called once by MPI_Init,
-    // before any collective; false with `error` (file, line, what is wrong).
-    static bool rules_configure(std::string& error);
+    // before any collective; fails with the file, line and what is wrong.
+    static base::Status rules_configure();
     // Parses a rules file's text: one rule per line, "OPERATION ALGORITHM
     // [min_bytes=SIZE] [min_procs=N] [max_procs=N] [level=L]" (SIZE takes K, M, G; L a
     // topology level 0..5), '#' to the end of a line a comment. Each
     // operation's rules are its lines in order; its last must name an
     // algorithm without restrictions and have no thresholds, so a choice always
-    // exists. `where` prefixes errors ("file:line: ...").
-    static bool rules_parse(const std::string& text, const std::string& where, std::string& error);
+    // exists. `where` prefixes errors ("file:line: ..."). All or nothing: a
+    // failure changes no operation's rules.
+    static base::Status rules_parse(const std::string& text, const std::string& where);
     // Every operation's rules in that format (strata-info --rules: a file to start from).
     static std::string rules_text();
 
@@ -125,11 +128,11 @@ protected:
     ~RegistryBase() = default;
 
 private:
-    // Whether `rules` name algorithms of this operation (their entries into
-    // `entry`) and the last always applies; else false with `error`.
-    bool rules_check(const std::vector<Rule>& rules, std::vector<std::size_t>& entry, std::string& error) const;
+    // The entries that `rules` name, when they all name algorithms of this
+    // operation and the last always applies; else what is wrong.
+    base::Result<std::vector<std::size_t>> rules_check(const std::vector<Rule>& rules) const;
     // Installs `rules` once rules_check accepts them.
-    bool rules_set(std::vector<Rule> rules, std::string& error) const;
+    base::Status rules_set(std::vector<Rule> rules) const;
 
     const char* operation_;
     const base::KnobString& knob_;

@@ -95,14 +95,14 @@ std::thread::id g_main_thread;
 void model_measure() {
     const coll::plogp::Layout where = coll::plogp::layout_of(rt().world);
     if (where.one_site()) return;
-    coll::plogp::Params measured;
-    std::string error;
-    if (!coll::plogp::measure(group_of(*comm_get(MPI_COMM_WORLD)), where, {}, measured, error) ||
-        !coll::plogp::WideArea::install(measured, where.sites, error)) {
-        init_failed(rt().world_rank, "STRATA_PLOGP=measure: " + error);
-    }
+    const base::Result<coll::plogp::Params> measured =
+        coll::plogp::measure(group_of(*comm_get(MPI_COMM_WORLD)), where, {});
+    if (!measured.ok()) init_failed(rt().world_rank, "STRATA_PLOGP=measure: " + measured.error());
+    const base::Status installed = coll::plogp::WideArea::install(*measured, where.sites);
+    if (!installed.ok()) init_failed(rt().world_rank, "STRATA_PLOGP=measure: " + installed.error());
     if (verbose.get() != 0 && rt().world_rank == 0) {
-        std::fprintf(stderr, "strata: measured P-LogP parameters (STRATA_PLOGP=measure):\n%s", measured.text().c_str());
+        std::fprintf(stderr, "strata: measured P-LogP parameters (STRATA_PLOGP=measure):\n%s",
+                     measured->text().c_str());
     }
 }
 
@@ -150,11 +150,10 @@ int init(const char* fn) {
     world.topology = wireup::Topology::build(world.cards, adi::fast_link);
     if (base::Status connected = r->engine->connect_world(world); !connected)
         init_failed(r->world_rank, connected.error());
-    std::string error;
-    if (!coll::RegistryBase::rules_configure(error)) init_failed(r->world_rank, error);
-    if (!coll::plogp::WideArea::configure(coll::plogp::layout_of(world).sites, error)) {
-        init_failed(r->world_rank, error);
-    }
+    if (base::Status rules = coll::RegistryBase::rules_configure(); !rules)
+        init_failed(r->world_rank, rules.error());
+    if (base::Status model = coll::plogp::WideArea::configure(coll::plogp::layout_of(world).sites); !model)
+        init_failed(r->world_rank, model.error());
     const wireup::BusinessCard& mine = world.cards[static_cast<std::size_t>(r->world_rank)];
     const auto local = std::count_if(world.cards.begin(), world.cards.end(),
                                      [&](const wireup::BusinessCard& c) { return c.hostname == mine.hostname; });

@@ -113,66 +113,71 @@ constexpr unsigned kSumProd = kCInt | kFortranInt | kFloat | kComplex;
 constexpr unsigned kLogicalOps = kCInt | kLogical;
 constexpr unsigned kBitwise = kCInt | kFortranInt | kByte;
 
-// The operations an element type can be compiled with at all: bitwise ones
-// need integers, and complex numbers have no order, only + and *.
-template <class F>
-constexpr bool kOnFloats = !std::is_same_v<F, Band> && !std::is_same_v<F, Bor> && !std::is_same_v<F, Bxor>;
-template <class F>
-constexpr bool kOnComplex = std::is_same_v<F, Sum> || std::is_same_v<F, Prod>;
+// The kernel of F on dense elements of T, `bytes` long, when F takes T's
+// category (On); otherwise none, and each<T, F> is never compiled (bitwise
+// operations have no meaning on floating point, complex numbers no order).
+template <class T, class F, bool On>
+constexpr std::optional<OpKernel> dense(std::size_t bytes) {
+    if constexpr (On) {
+        return OpKernel{each<T, F>, bytes};
+    } else {
+        return std::nullopt;
+    }
+}
 
-template <class F>
-std::optional<OpKernel> typed(MPI_Datatype t, unsigned groups) {
-    auto k = [](OpKernelFn fn, std::size_t bytes) { return std::optional<OpKernel>(OpKernel{fn, bytes}); };
-    if (groups & kCInt) {
-        if (t == MPI_SHORT) return k(each<short, F>, sizeof(short));
-        if (t == MPI_INT) return k(each<int, F>, sizeof(int));
-        if (t == MPI_LONG) return k(each<long, F>, sizeof(long));
-        if (t == MPI_LONG_LONG_INT) return k(each<long long, F>, sizeof(long long));
-        if (t == MPI_UNSIGNED_SHORT) return k(each<unsigned short, F>, sizeof(unsigned short));
-        if (t == MPI_UNSIGNED) return k(each<unsigned, F>, sizeof(unsigned));
-        if (t == MPI_UNSIGNED_LONG) return k(each<unsigned long, F>, sizeof(unsigned long));
+// The same for complex elements of parts T: a sum adds the parts (each_part),
+// a product multiplies std::complex values.
+template <class T, class F, bool On>
+constexpr std::optional<OpKernel> complex_kernel() {
+    if constexpr (!On) {
+        return std::nullopt;
+    } else if constexpr (std::is_same_v<F, Sum>) {
+        return OpKernel{each_part<T, F>, sizeof(std::complex<T>)};
+    } else {
+        return OpKernel{each<std::complex<T>, F>, sizeof(std::complex<T>)};
+    }
+}
+
+// The kernel of F on basic type `t` when `t` is of one of the categories
+// `Groups`. One switch over every type: the compiler makes it one jump table,
+// the shortest lookup on a path that every reduction takes.
+template <class F, unsigned Groups>
+std::optional<OpKernel> typed(MPI_Datatype t) {
+    constexpr bool c_int = (Groups & kCInt) != 0;
+    constexpr bool f_int = (Groups & kFortranInt) != 0;
+    constexpr bool real = (Groups & kFloat) != 0;
+    constexpr bool cplx = (Groups & kComplex) != 0;
+    switch (t) {
+        case MPI_SHORT: return dense<short, F, c_int>(sizeof(short));
+        case MPI_INT: return dense<int, F, c_int>(sizeof(int));
+        case MPI_LONG: return dense<long, F, c_int>(sizeof(long));
+        case MPI_LONG_LONG_INT: return dense<long long, F, c_int>(sizeof(long long));
+        case MPI_UNSIGNED_SHORT: return dense<unsigned short, F, c_int>(sizeof(unsigned short));
+        case MPI_UNSIGNED: return dense<unsigned, F, c_int>(sizeof(unsigned));
+        case MPI_UNSIGNED_LONG: return dense<unsigned long, F, c_int>(sizeof(unsigned long));
         // MPI-2's additions to the C integers.
-        if (t == MPI_SIGNED_CHAR) return k(each<signed char, F>, 1);
-        if (t == MPI_UNSIGNED_LONG_LONG) return k(each<unsigned long long, F>, sizeof(unsigned long long));
+        case MPI_SIGNED_CHAR: return dense<signed char, F, c_int>(1);
+        case MPI_UNSIGNED_LONG_LONG: return dense<unsigned long long, F, c_int>(sizeof(unsigned long long));
+        case MPI_INTEGER: return dense<int, F, f_int>(sizeof(int));
+        case MPI_INTEGER1: return dense<std::int8_t, F, f_int>(1);
+        case MPI_INTEGER2: return dense<std::int16_t, F, f_int>(2);
+        case MPI_INTEGER4: return dense<std::int32_t, F, f_int>(4);
+        case MPI_INTEGER8: return dense<std::int64_t, F, f_int>(8);
+        case MPI_FLOAT: return dense<float, F, real>(sizeof(float));
+        case MPI_DOUBLE: return dense<double, F, real>(sizeof(double));
+        case MPI_LONG_DOUBLE: return dense<long double, F, real>(sizeof(long double));
+        case MPI_REAL: return dense<float, F, real>(sizeof(float));
+        case MPI_DOUBLE_PRECISION: return dense<double, F, real>(sizeof(double));
+        case MPI_REAL4: return dense<float, F, real>(4);
+        case MPI_REAL8: return dense<double, F, real>(8);
+        case MPI_COMPLEX: return complex_kernel<float, F, cplx>();
+        case MPI_DOUBLE_COMPLEX: return complex_kernel<double, F, cplx>();
+        // A LOGICAL is read as an int, any non-zero value true; the logical
+        // operations give gfortran's .TRUE. (1) and .FALSE. (0).
+        case MPI_LOGICAL: return dense<int, F, (Groups & kLogical) != 0>(sizeof(int));
+        case MPI_BYTE: return dense<unsigned char, F, (Groups & kByte) != 0>(1);
+        default: return std::nullopt;
     }
-    if (groups & kFortranInt) {
-        if (t == MPI_INTEGER) return k(each<int, F>, sizeof(int));
-        if (t == MPI_INTEGER1) return k(each<std::int8_t, F>, 1);
-        if (t == MPI_INTEGER2) return k(each<std::int16_t, F>, 2);
-        if (t == MPI_INTEGER4) return k(each<std::int32_t, F>, 4);
-        if (t == MPI_INTEGER8) return k(each<std::int64_t, F>, 8);
-    }
-    if constexpr (kOnFloats<F>) {
-        if (groups & kFloat) {
-            if (t == MPI_FLOAT) return k(each<float, F>, sizeof(float));
-            if (t == MPI_DOUBLE) return k(each<double, F>, sizeof(double));
-            if (t == MPI_LONG_DOUBLE) return k(each<long double, F>, sizeof(long double));
-            if (t == MPI_REAL) return k(each<float, F>, sizeof(float));
-            if (t == MPI_DOUBLE_PRECISION) return k(each<double, F>, sizeof(double));
-            if (t == MPI_REAL4) return k(each<float, F>, 4);
-            if (t == MPI_REAL8) return k(each<double, F>, 8);
-        }
-    }
-    if constexpr (std::is_same_v<F, Sum>) {
-        if (groups & kComplex) {
-            if (t == MPI_COMPLEX) return k(each_part<float, F>, sizeof(std::complex<float>));
-            if (t == MPI_DOUBLE_COMPLEX) return k(each_part<double, F>, sizeof(std::complex<double>));
-        }
-    } else if constexpr (kOnComplex<F>) {
-        if (groups & kComplex) {
-            if (t == MPI_COMPLEX) return k(each<std::complex<float>, F>, sizeof(std::complex<float>));
-            if (t == MPI_DOUBLE_COMPLEX) return k(each<std::complex<double>, F>, sizeof(std::complex<double>));
-        }
-    }
-    // A LOGICAL is read as an int, any non-zero value true; the logical
-    // operations give gfortran's .TRUE. (1) and .FALSE. (0).
-    if (groups & kLogical) {
-        if (t == MPI_LOGICAL) return k(each<int, F>, sizeof(int));
-    }
-    if (groups & kByte) {
-        if (t == MPI_BYTE) return k(each<unsigned char, F>, 1);
-    }
-    return std::nullopt;
 }
 
 }  // namespace
@@ -186,16 +191,16 @@ std::optional<OpKernel> op_kernel(MPI_Op op, MPI_Datatype basic, std::size_t bas
     // MPI_UNSIGNED_CHAR an integer; Strata keeps MPI-1's rule for MPI-1's
     // types), and so are MPI_WCHAR and MPI_CHARACTER.
     switch (op) {
-        case MPI_MAX: return typed<Max>(basic, kMaxMin);
-        case MPI_MIN: return typed<Min>(basic, kMaxMin);
-        case MPI_SUM: return typed<Sum>(basic, kSumProd);
-        case MPI_PROD: return typed<Prod>(basic, kSumProd);
-        case MPI_LAND: return typed<Land>(basic, kLogicalOps);
-        case MPI_LOR: return typed<Lor>(basic, kLogicalOps);
-        case MPI_LXOR: return typed<Lxor>(basic, kLogicalOps);
-        case MPI_BAND: return typed<Band>(basic, kBitwise);
-        case MPI_BOR: return typed<Bor>(basic, kBitwise);
-        case MPI_BXOR: return typed<Bxor>(basic, kBitwise);
+        case MPI_MAX: return typed<Max, kMaxMin>(basic);
+        case MPI_MIN: return typed<Min, kMaxMin>(basic);
+        case MPI_SUM: return typed<Sum, kSumProd>(basic);
+        case MPI_PROD: return typed<Prod, kSumProd>(basic);
+        case MPI_LAND: return typed<Land, kLogicalOps>(basic);
+        case MPI_LOR: return typed<Lor, kLogicalOps>(basic);
+        case MPI_LXOR: return typed<Lxor, kLogicalOps>(basic);
+        case MPI_BAND: return typed<Band, kBitwise>(basic);
+        case MPI_BOR: return typed<Bor, kBitwise>(basic);
+        case MPI_BXOR: return typed<Bxor, kBitwise>(basic);
         case MPI_MAXLOC: return loc_typed<true>(basic, basic_bytes);
         case MPI_MINLOC: return loc_typed<false>(basic, basic_bytes);
         default: return std::nullopt;

@@ -140,84 +140,119 @@ TypemapPtr typemap_resized(const TypemapPtr& old, MPI_Aint lb, MPI_Aint extent) 
     return t;
 }
 
-TypemapPtr typemap_build(const std::vector<Block>& blocks, bool pad) {
-    auto t = std::make_shared<Typemap>();
-    bool have_lb = false;
-    bool have_ub = false;
-    bool have_true = false;
-    MPI_Aint lb = 0;
-    MPI_Aint ub = 0;
-    MPI_Aint mlb = 0;
-    MPI_Aint mub = 0;
-    bool basic_set = false;
-    bool basic_from_data = false;
-    for (const Block& b : blocks) {
+namespace {
+
+// typemap_build's state while it adds the blocks one by one. Its steps are
+// forced inline so the build stays one function, as fast as before the split.
+class Builder {
+public:
+    explicit Builder(Typemap& t) : t_(t) {}
+
+    [[gnu::always_inline]] void add(const Block& b) {
         const Typemap& o = *b.type;
-        if (b.count > 0) t->align = std::max(t->align, o.align);
-        if (!marker_only(o)) {
-            // Zero-count blocks do not decide the basic type unless nothing has data.
-            const bool data = b.count > 0 && o.size > 0;
-            if (!basic_set || (data && !basic_from_data)) {
-                t->basic = o.basic;
-                basic_set = true;
-                basic_from_data = data;
-            } else if ((data || !basic_from_data) && t->basic != o.basic) {
-                t->basic = MPI_DATATYPE_NULL;
-            }
-        }
-        if (b.count <= 0) continue;
+        if (b.count > 0) t_.align = std::max(t_.align, o.align);
+        if (!marker_only(o)) basic_add(o, b.count > 0 && o.size > 0);
+        if (b.count <= 0) return;
         const MPI_Aint ext = o.extent();
         const MPI_Aint span = (b.count - 1) * ext;
         const MPI_Aint lo = b.displacement + std::min<MPI_Aint>(0, span);
         const MPI_Aint hi = b.displacement + std::max<MPI_Aint>(0, span);
+        bounds_add(o, lo, hi);
+        if (o.size == 0) return;
+        data_add(b, lo, hi);
+    }
+
+    // The bounds, the struct rule's padding (`pad`) and the runs' starts.
+    [[gnu::always_inline]] void finish(bool pad) {
+        t_.lb = t_.lb_marked ? mlb_ : (have_lb_ ? lb_ : 0);
+        t_.ub = t_.ub_marked ? mub_ : (have_ub_ ? ub_ : 0);
+        if (pad && !t_.ub_marked && t_.align > 1) {
+            const MPI_Aint ext = t_.ub - t_.lb;
+            if (ext > 0 && ext % t_.align != 0) t_.ub += t_.align - ext % t_.align;
+        }
+        starts_compute(t_);
+    }
+
+private:
+    // Zero-count blocks do not decide the basic type unless nothing has data.
+    [[gnu::always_inline]] void basic_add(const Typemap& o, bool data) {
+        if (!basic_set_ || (data && !basic_from_data_)) {
+            t_.basic = o.basic;
+            basic_set_ = true;
+            basic_from_data_ = data;
+        } else if ((data || !basic_from_data_) && t_.basic != o.basic) {
+            t_.basic = MPI_DATATYPE_NULL;
+        }
+    }
+
+    // The block spans [lo, hi] of element origins: its markers and natural bounds.
+    [[gnu::always_inline]] void bounds_add(const Typemap& o, MPI_Aint lo, MPI_Aint hi) {
         if (o.lb_marked) {
-            mlb = t->lb_marked ? std::min(mlb, o.lb + lo) : o.lb + lo;
-            t->lb_marked = true;
+            mlb_ = t_.lb_marked ? std::min(mlb_, o.lb + lo) : o.lb + lo;
+            t_.lb_marked = true;
         } else if (!marker_only(o)) {
-            lb = have_lb ? std::min(lb, o.lb + lo) : o.lb + lo;
-            have_lb = true;
+            lb_ = have_lb_ ? std::min(lb_, o.lb + lo) : o.lb + lo;
+            have_lb_ = true;
         }
         if (o.ub_marked) {
-            mub = t->ub_marked ? std::max(mub, o.ub + hi) : o.ub + hi;
-            t->ub_marked = true;
+            mub_ = t_.ub_marked ? std::max(mub_, o.ub + hi) : o.ub + hi;
+            t_.ub_marked = true;
         } else if (!marker_only(o)) {
-            ub = have_ub ? std::max(ub, o.ub + hi) : o.ub + hi;
-            have_ub = true;
+            ub_ = have_ub_ ? std::max(ub_, o.ub + hi) : o.ub + hi;
+            have_ub_ = true;
         }
-        if (o.size == 0) continue;
-        t->size += o.size * b.count;
-        t->elements += o.elements * b.count;
-        if (!have_true) {
-            t->true_lb = o.true_lb + lo;
-            t->true_ub = o.true_ub + hi;
-            have_true = true;
+    }
+
+    // A block with data: its size, elements, true bounds, parts and runs.
+    [[gnu::always_inline]] void data_add(const Block& b, MPI_Aint lo, MPI_Aint hi) {
+        const Typemap& o = *b.type;
+        t_.size += o.size * b.count;
+        t_.elements += o.elements * b.count;
+        if (!have_true_) {
+            t_.true_lb = o.true_lb + lo;
+            t_.true_ub = o.true_ub + hi;
+            have_true_ = true;
         } else {
-            t->true_lb = std::min(t->true_lb, o.true_lb + lo);
-            t->true_ub = std::max(t->true_ub, o.true_ub + hi);
+            t_.true_lb = std::min(t_.true_lb, o.true_lb + lo);
+            t_.true_ub = std::max(t_.true_ub, o.true_ub + hi);
         }
-        if (!t->parts.empty() && t->parts.back().type == b.type) {
-            t->parts.back().count += b.count;
+        if (!t_.parts.empty() && t_.parts.back().type == b.type) {
+            t_.parts.back().count += b.count;
         } else {
-            t->parts.push_back({b.type, b.count});
+            t_.parts.push_back({b.type, b.count});
         }
         if (o.contiguous()) {
-            runs_append(t->runs, Run{b.displacement + o.true_lb, o.size * b.count, 1, 0});
-        } else {
-            for (MPI_Aint k = 0; k < b.count; ++k) {
-                for (Run r : o.runs) {
-                    r.offset += b.displacement + k * ext;
-                    runs_append(t->runs, r);
-                }
+            runs_append(t_.runs, Run{b.displacement + o.true_lb, o.size * b.count, 1, 0});
+            return;
+        }
+        const MPI_Aint ext = o.extent();
+        for (MPI_Aint k = 0; k < b.count; ++k) {
+            for (Run r : o.runs) {
+                r.offset += b.displacement + k * ext;
+                runs_append(t_.runs, r);
             }
         }
     }
-    t->lb = t->lb_marked ? mlb : (have_lb ? lb : 0);
-    t->ub = t->ub_marked ? mub : (have_ub ? ub : 0);
-    if (pad && !t->ub_marked && t->align > 1) {
-        const MPI_Aint ext = t->ub - t->lb;
-        if (ext > 0 && ext % t->align != 0) t->ub += t->align - ext % t->align;
-    }
-    starts_compute(*t);
+
+    Typemap& t_;
+    bool have_lb_ = false;
+    bool have_ub_ = false;
+    bool have_true_ = false;
+    MPI_Aint lb_ = 0;
+    MPI_Aint ub_ = 0;
+    MPI_Aint mlb_ = 0;
+    MPI_Aint mub_ = 0;
+    bool basic_set_ = false;
+    bool basic_from_data_ = false;
+};
+
+}  // namespace
+
+TypemapPtr typemap_build(const std::vector<Block>& blocks, bool pad) {
+    auto t = std::make_shared<Typemap>();
+    Builder build(*t);
+    for (const Block& b : blocks) build.add(b);
+    build.finish(pad);
     return t;
 }
 

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <span>
+#include <string>
 #include <thread>
 #include <utility>
 
@@ -120,9 +123,15 @@ private:
     Outcome out_;
 };
 
+// What a failed measurement message means to the user.
+base::Error failure_of(adi::Error e) {
+    return base::Error{e == adi::Error::peer_failed ? "a process failed during the measurement"
+                                                    : "a measurement message was truncated"};
+}
+
 // The link between this process and `peer` (group ranks), measured together
 // with it; both sides return the figures.
-bool measure_link(const Group& g, int peer, bool first, const MeasureOptions& o, Link& link, adi::Error& failure) {
+base::Result<Link> measure_link(const Group& g, int peer, bool first, const MeasureOptions& o) {
     Pair pair(g, peer, first, o.sizes.back());
     const std::size_t eager = g.engine.eager_limit_to(g.world[static_cast<std::size_t>(peer)]);
     std::vector<Curve::Point> os, orecv, gaps;
@@ -140,23 +149,27 @@ bool measure_link(const Group& g, int peer, bool first, const MeasureOptions& o,
         os.emplace_back(m, send);
         orecv.emplace_back(m, recv);
     }
-    if (!ok) {
-        failure = pair.error();
-        return false;
-    }
+    if (!ok) return failure_of(pair.error());
     // Above the eager limit, or(m) follows the sizes measured below it.
     std::vector<Curve::Point> measured;
     for (const Curve::Point& pt : orecv) {
         if (pt.first <= eager || measured.empty()) measured.push_back(pt);
     }
-    const Curve below(measured);
-    for (Curve::Point& pt : orecv) pt.second = below.at(pt.first);
+    base::Result<Curve> below = Curve::make(measured);
+    if (!below.ok()) return std::move(below).failure().prefixed("the measured or(m): ");
+    for (Curve::Point& pt : orecv) pt.second = below->at(pt.first);
+    Link link;
     link.latency = std::max(0.0, half - gaps.front().second);
-    link.gap = Curve(gaps);
-    link.send_overhead = Curve(os);
-    link.recv_overhead = Curve(orecv);
     link.eager_limit = eager;
-    return true;
+    const std::pair<Curve*, std::vector<Curve::Point>*> curves[] = {
+        {&link.gap, &gaps}, {&link.send_overhead, &os}, {&link.recv_overhead, &orecv}};
+    const char* const names[] = {"the measured g(m): ", "the measured os(m): ", "the measured or(m): "};
+    for (std::size_t i = 0; i < 3; ++i) {
+        base::Result<Curve> c = Curve::make(std::move(*curves[i].second));
+        if (!c.ok()) return std::move(c).failure().prefixed(names[i]);
+        *curves[i].first = std::move(*c);
+    }
+    return link;
 }
 
 // A pair of group ranks to measure, and the sites its link joins.
@@ -195,6 +208,25 @@ std::vector<Job> pairs_of(const std::vector<std::string>& sites, const std::vect
     return jobs;
 }
 
+// Sends `text` to group rank `to`: its length, then the text.
+adi::Error text_send(const Group& g, int to, const std::string& text) {
+    const std::uint64_t n = text.size();
+    adi::Request* reqs[] = {send_start(g, to, kTagMeasure, &n, sizeof n),
+                            send_start(g, to, kTagMeasure, text.data(), text.size())};
+    return wait_all(g, reqs);
+}
+
+// Receives what text_send sent from group rank `from` into `text`.
+adi::Error text_receive(const Group& g, int from, std::string& text) {
+    std::uint64_t n = 0;
+    adi::Request* size = recv_start(g, from, kTagMeasure, &n, sizeof n);
+    adi::Error failure = wait_all(g, std::span<adi::Request* const>(&size, 1));
+    text.assign(n, '\0');
+    adi::Request* body = recv_start(g, from, kTagMeasure, text.data(), text.size());
+    if (failure == adi::Error::none) failure = wait_all(g, std::span<adi::Request* const>(&body, 1));
+    return failure;
+}
+
 }  // namespace
 
 bool Layout::one_site() const {
@@ -210,45 +242,37 @@ Layout layout_of(const adi::World& world) {
     return out;
 }
 
-bool measure(const Group& g, const Layout& where, const MeasureOptions& o, Params& out, std::string& error) {
+base::Result<Params> measure(const Group& g, const Layout& where, const MeasureOptions& o) {
     const std::vector<Job> jobs = pairs_of(where.sites, where.machines);
-    if (jobs.empty()) {
-        error = "one process at one site: there is no link to measure";
-        return false;
-    }
+    if (jobs.empty()) return base::Error{"one process at one site: there is no link to measure"};
     Params mine;  // rank 0's
     mine.set_sizes(o.sizes);
     adi::Error failure = adi::Error::none;
     for (const Job& job : jobs) {
         if (failure == adi::Error::none) failure = barrier(g);
         Link link;
-        if (failure == adi::Error::none && (g.rank == job.a || g.rank == job.b) &&
-            !measure_link(g, g.rank == job.a ? job.b : job.a, g.rank == job.a, o, link, failure)) {
-            break;
+        if (failure == adi::Error::none && (g.rank == job.a || g.rank == job.b)) {
+            base::Result<Link> measured = measure_link(g, g.rank == job.a ? job.b : job.a, g.rank == job.a, o);
+            if (!measured.ok()) return std::move(measured).failure();
+            link = std::move(*measured);
         }
         // The first side hands its figures to rank 0 as the text of one link.
         if (failure == adi::Error::none && g.rank == job.a && job.a != 0) {
             Params one;
             one.set_sizes(o.sizes);
             one.set(job.site_a, job.site_b, link);
-            const std::string text = one.text();
-            const std::uint64_t n = text.size();
-            adi::Request* reqs[] = {send_start(g, 0, kTagMeasure, &n, sizeof n),
-                                    send_start(g, 0, kTagMeasure, text.data(), text.size())};
-            failure = wait_all(g, reqs);
+            failure = text_send(g, 0, one.text());
         }
         if (failure == adi::Error::none && g.rank == 0 && job.a != 0) {
-            std::uint64_t n = 0;
-            adi::Request* size = recv_start(g, job.a, kTagMeasure, &n, sizeof n);
-            failure = wait_all(g, std::span<adi::Request* const>(&size, 1));
-            std::string text(n, '\0');
-            adi::Request* body = recv_start(g, job.a, kTagMeasure, text.data(), text.size());
-            if (failure == adi::Error::none) failure = wait_all(g, std::span<adi::Request* const>(&body, 1));
-            Params one;
-            if (failure == adi::Error::none && !Params::parse(text, "rank " + std::to_string(job.a), one, error)) {
-                return false;
+            std::string text;
+            failure = text_receive(g, job.a, text);
+            if (failure == adi::Error::none) {
+                std::string from = "rank ";
+                from += std::to_string(job.a);
+                base::Result<Params> one = Params::parse(text, from);
+                if (!one.ok()) return std::move(one).failure();
+                link = *one->link(job.site_a, job.site_b);
             }
-            if (failure == adi::Error::none) link = *one.link(job.site_a, job.site_b);
         }
         if (g.rank == 0) mine.set(job.site_a, job.site_b, link);
     }
@@ -258,12 +282,8 @@ bool measure(const Group& g, const Layout& where, const MeasureOptions& o, Param
     if (failure == adi::Error::none) failure = bcast(g, &n, sizeof n, 0);
     text.resize(n);
     if (failure == adi::Error::none) failure = bcast(g, text.data(), text.size(), 0);
-    if (failure != adi::Error::none) {
-        error = failure == adi::Error::peer_failed ? "a process failed during the measurement"
-                                                   : "a measurement message was truncated";
-        return false;
-    }
-    return Params::parse(text, "the measured parameters", out, error);
+    if (failure != adi::Error::none) return failure_of(failure);
+    return Params::parse(text, "the measured parameters");
 }
 
 }  // namespace strata::coll::plogp

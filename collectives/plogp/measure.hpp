@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "adi/method.hpp"
+#include "base/result.hpp"
 #include "collectives/collective.hpp"
 #include "collectives/plogp/params.hpp"
 
@@ -48,8 +49,7 @@ struct MeasureOptions {
 
 // Collective over `g`: measures the links between and inside the sites of
 // its processes (`where` says where group rank r is) and returns, on every process, the same parameters (rank 0's,
-// which every process reads back from their text). False with `error` when the group has one process or a message
-// fails.
-bool measure(const Group& g, const Layout& where, const MeasureOptions& o, Params& out, std::string& error);
+// which every process reads back from their text). Fails when the group has one process or a message fails.
+base::Result<Params> measure(const Group& g, const Layout& where, const MeasureOptions& o);
 
 }  // namespace strata::coll::plogp

@@ -3,17 +3,33 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <stdexcept>
+
+#include "collectives/invariant.hpp"
 
 namespace strata::coll::plogp {
 
-Curve::Curve(std::vector<Point> points) : points_(std::move(points)) {
-    for (std::size_t i = 0; i < points_.size(); ++i) {
-        if (!std::isfinite(points_[i].second) || points_[i].second < 0)
-            throw std::invalid_argument("a cost is negative or not a number");
-        if (i > 0 && points_[i].first <= points_[i - 1].first)
-            throw std::invalid_argument("message sizes are not strictly increasing");
+namespace {
+
+// What is wrong with a curve's points, or "" when nothing is.
+const char* points_fault(const std::vector<Curve::Point>& points) {
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        if (!std::isfinite(points[i].second) || points[i].second < 0) return "a cost is negative or not a number";
+        if (i > 0 && points[i].first <= points[i - 1].first) return "message sizes are not strictly increasing";
     }
+    return "";
+}
+
+}  // namespace
+
+Curve::Curve(std::vector<Point> points) : points_(std::move(points)) {
+    const char* fault = points_fault(points_);
+    invariant(*fault == '\0', fault);
+}
+
+base::Result<Curve> Curve::make(std::vector<Point> points) {
+    const char* fault = points_fault(points);
+    if (*fault != '\0') return base::Error{fault};
+    return Curve(std::move(points));
 }
 
 double Curve::at(std::size_t bytes) const {
@@ -57,7 +73,7 @@ void complete(Tree& t, int d, const Link& link) {
 }  // namespace
 
 Tree make_tree(TreeShape shape, int n, const Link& link) {
-    if (n < 1) throw std::invalid_argument("a tree needs a node");
+    invariant(n >= 1, "a tree needs a node");
     Tree t;
     t.children.resize(static_cast<std::size_t>(n));
     switch (shape.kind) {
@@ -71,7 +87,7 @@ Tree make_tree(TreeShape shape, int n, const Link& link) {
             complete(t, 2, link);
             break;
         case ShapeKind::kary:
-            if (shape.degree < 2) throw std::invalid_argument("a k-ary tree needs a degree of 2 or more");
+            invariant(shape.degree >= 2, "a k-ary tree needs a degree of 2 or more");
             complete(t, shape.degree, link);
             break;
         case ShapeKind::binomial:
@@ -91,11 +107,11 @@ Tree make_tree(TreeShape shape, int n, const Link& link) {
 
 Tree make_two_layer(TreeShape wan_shape, const Link& wan, TreeShape lan_shape, const Link& lan,
                     const std::vector<int>& site_sizes) {
-    if (site_sizes.empty()) throw std::invalid_argument("a two-layer tree needs a site");
+    invariant(!site_sizes.empty(), "a two-layer tree needs a site");
     std::vector<int> first;  // each site's coordinator
     int n = 0;
     for (int s : site_sizes) {
-        if (s < 1) throw std::invalid_argument("every site needs a node");
+        invariant(s >= 1, "every site needs a node");
         first.push_back(n);
         n += s;
     }
@@ -117,7 +133,7 @@ Tree make_two_layer(TreeShape wan_shape, const Link& wan, TreeShape lan_shape, c
 }
 
 Estimate bcast_time(const Tree& tree, std::size_t bytes, std::size_t segment) {
-    if (segment == 0 || tree.size() < 1) throw std::invalid_argument("a segment holds at least one byte");
+    invariant(segment != 0 && tree.size() >= 1, "a segment holds at least one byte");
     const std::size_t s = std::min(segment, bytes);  // an empty message is one empty segment
     const std::size_t k = bytes == 0 ? 1 : (bytes + s - 1) / s;
     const auto n = static_cast<std::size_t>(tree.size());
@@ -150,7 +166,7 @@ Estimate bcast_time(const Tree& tree, std::size_t bytes, std::size_t segment) {
         for (const auto& [link, gaps] : link_busy) busy = std::max(busy, gaps);
         est.per_segment = std::max(est.per_segment, busy);
     }
-    if (order.size() != n) throw std::invalid_argument("the tree does not reach every node exactly once");
+    invariant(order.size() == n, "the tree does not reach every node exactly once");
     for (double t : has) est.first = std::max(est.first, t);
     est.total = est.first + static_cast<double>(k - 1) * est.per_segment;
     return est;
@@ -237,8 +253,8 @@ Choice all_segments(std::size_t index, const Tree& tree, std::size_t bytes, std:
 
 Choice pick(const std::vector<Tree>& trees, std::size_t unit,
             Choice (*per_tree)(std::size_t, const Tree&, std::size_t, std::size_t), std::size_t bytes) {
-    if (trees.empty()) throw std::invalid_argument("no tree to choose from");
-    if (unit == 0) throw std::invalid_argument("a unit holds at least one byte");
+    invariant(!trees.empty(), "no tree to choose from");
+    invariant(unit != 0, "a unit holds at least one byte");
     Choice best;
     for (std::size_t i = 0; i < trees.size(); ++i) {
         const Choice c = per_tree(i, trees[i], bytes, unit);

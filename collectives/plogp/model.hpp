@@ -33,6 +33,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/result.hpp"
+
 namespace strata::coll::plogp {
 
 // A cost in microseconds as a function of a message size in bytes: linear
@@ -42,9 +44,12 @@ class Curve {
 public:
     using Point = std::pair<std::size_t, double>;  // (bytes, microseconds)
     Curve() = default;                              // zero everywhere
-    // Sizes strictly increasing, costs finite and not negative; throws
-    // std::invalid_argument otherwise.
+    // Sizes strictly increasing, costs finite and not negative: a
+    // precondition (collectives/invariant.hpp) for points the library computed.
     explicit Curve(std::vector<Point> points);
+    // The same for points from outside (a file, a measurement): the curve, or
+    // what is wrong with them.
+    static base::Result<Curve> make(std::vector<Point> points);
     double at(std::size_t bytes) const;
     const std::vector<Point>& points() const { return points_; }
 
@@ -87,6 +92,9 @@ struct TreeShape {
     std::string name() const;  // "flat", "chain", "binary", "binomial", "4-ary"
     bool operator==(const TreeShape&) const = default;
 };
+
+// The functions below abort (collectives/invariant.hpp) when called outside
+// their stated domain: their arguments are the library's own.
 
 // The tree of `shape` over n >= 1 nodes, every edge over `link` (which must
 // outlive the tree). Complete trees number their nodes breadth first; each

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/result.hpp"
 #include "collectives/plogp/model.hpp"
 
 namespace strata::coll::plogp {
@@ -28,16 +29,16 @@ namespace strata::coll::plogp {
 class Params {
 public:
     // Parses a file's text; `where` names it in errors ("FILE:LINE: what").
-    // False with `error` when the text is malformed or incomplete.
-    static bool parse(const std::string& text, const std::string& where, Params& out, std::string& error);
+    // Fails when the text is malformed or incomplete.
+    static base::Result<Params> parse(const std::string& text, const std::string& where);
     // The text parse() reads back to the same parameters.
     std::string text() const;
 
     // The link class between two sites (either order), or null.
     const Link* link(const std::string& a, const std::string& b) const;
-    // Whether there is a link between every two of `sites`; false with
-    // `error` naming the first missing pair.
-    bool covers(const std::vector<std::string>& sites, std::string& error) const;
+    // Whether there is a link between every two of `sites`; the failure
+    // names the first missing pair.
+    base::Status covers(const std::vector<std::string>& sites) const;
 
     const std::vector<std::size_t>& sizes() const { return sizes_; }
     bool empty() const { return links_.empty(); }
@@ -46,6 +47,7 @@ public:
     void set_sizes(std::vector<std::size_t> sizes) { sizes_ = std::move(sizes); }
 
 private:
+    class Reader;  // parse()'s state while it reads the lines
     static std::pair<std::string, std::string> key(const std::string& a, const std::string& b);
     std::vector<std::size_t> sizes_;
     std::map<std::pair<std::string, std::string>, Link> links_;

@@ -1,7 +1,6 @@
 #include "collectives/plogp/wide_area.hpp"
 
 #include <algorithm>
-#include <optional>
 
 #include "base/file.hpp"
 #include "base/knob.hpp"
@@ -32,38 +31,37 @@ const std::vector<TreeShape> kSiteShapes{
 
 }  // namespace
 
-bool WideArea::configure(const std::vector<std::string>& sites, std::string& error) {
+base::Status WideArea::configure(const std::vector<std::string>& sites) {
     const std::string& path = params_file.get();
-    if (path.empty() || path == kMeasure) return true;
-    std::string why;
-    const base::Result<std::string> text = base::file_read(path, "the parameter file");
-    if (!text) {
-        error = "STRATA_PLOGP: " + text.error();
-        return false;
+    if (path.empty() || path == kMeasure) return {};
+    base::Result<std::string> text = base::file_read(path, "the parameter file");
+    if (!text.ok()) return std::move(text).failure().prefixed("STRATA_PLOGP: ");
+    base::Result<Params> params = Params::parse(*text, path);
+    if (!params.ok()) return std::move(params).failure().prefixed("STRATA_PLOGP: ");
+    base::Status installed = install(std::move(*params), sites);
+    if (!installed.ok()) {
+        std::string what = "STRATA_PLOGP: ";
+        what += path;
+        what += ": ";
+        what += installed.error();
+        what += " (this job's sites)";
+        return base::Error{what};
     }
-    Params params;
-    if (!Params::parse(*text, path, params, why)) {
-        error = "STRATA_PLOGP: " + why;
-        return false;
-    }
-    if (!install(std::move(params), sites, why)) {
-        error = "STRATA_PLOGP: " + path + ": " + why + " (this job's sites)";
-        return false;
-    }
-    return true;
+    return {};
 }
 
 bool WideArea::measuring() { return params_file.get() == kMeasure; }
 
-bool WideArea::install(Params params, const std::vector<std::string>& sites, std::string& error) {
-    std::unique_ptr<WideArea> model = make(std::move(params), sites, error);
-    if (!model) return false;
-    current() = std::move(model);
-    return true;
+base::Status WideArea::install(Params params, const std::vector<std::string>& sites) {
+    base::Result<std::unique_ptr<WideArea>> model = make(std::move(params), sites);
+    if (!model.ok()) return std::move(model).failure();
+    current() = std::move(*model);
+    return {};
 }
 
-std::unique_ptr<WideArea> WideArea::make(Params params, const std::vector<std::string>& sites, std::string& error) {
-    if (!params.covers(sites, error)) return nullptr;
+base::Result<std::unique_ptr<WideArea>> WideArea::make(Params params, const std::vector<std::string>& sites) {
+    base::Status covered = params.covers(sites);
+    if (!covered.ok()) return std::move(covered).failure();
     auto model = std::make_unique<WideArea>();
     model->params_ = std::move(params);
     std::vector<std::string> names;

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "base/result.hpp"
 #include "collectives/plogp/model.hpp"
 #include "collectives/plogp/params.hpp"
 
@@ -49,19 +50,20 @@ class WideArea {
 public:
     // Reads STRATA_PLOGP's file, if the variable names one, and checks that
     // it has a link between every two of `sites` (world rank -> site label).
-    // Called once by MPI_Init, before any collective; false with `error`
-    // ("STRATA_PLOGP: FILE:LINE: what").
-    static bool configure(const std::vector<std::string>& sites, std::string& error);
+    // Called once by MPI_Init, before any collective; fails with
+    // "STRATA_PLOGP: FILE:LINE: what".
+    static base::Status configure(const std::vector<std::string>& sites);
     // Whether STRATA_PLOGP is "measure": MPI_Init measures the parameters
     // (plogp::measure over MPI_COMM_WORLD) once the world can communicate,
     // then installs them.
     static bool measuring();
-    static bool install(Params params, const std::vector<std::string>& sites, std::string& error);
+    // Makes the model of `params` (make) this job's.
+    static base::Status install(Params params, const std::vector<std::string>& sites);
     // The model, or null when the job gave no parameters.
     static const WideArea* get();
     // The model of `params` for a job whose world rank r is at site sites[r];
-    // null with `error` naming the first pair of sites it has no link for.
-    static std::unique_ptr<WideArea> make(Params params, const std::vector<std::string>& sites, std::string& error);
+    // the failure names the first pair of sites it has no link for.
+    static base::Result<std::unique_ptr<WideArea>> make(Params params, const std::vector<std::string>& sites);
 
     // The link class between two world ranks, or null when the file has none
     // (two ranks of one site without a line for the site with itself).

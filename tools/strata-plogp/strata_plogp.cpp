@@ -140,16 +140,15 @@ int main(int argc, char** argv) {
     const strata::coll::plogp::Layout where = strata::coll::plogp::layout_of(strata::mpi::rt().world);
     if (where.one_site()) usage_error(rank, "the job has one site: there is no link between sites to measure");
 
-    Params params;
-    std::string error;
-    if (!strata::coll::plogp::measure(strata::mpi::group_of(*strata::mpi::comm_get(MPI_COMM_WORLD)), where, o.measure,
-                                      params, error)) {
-        if (rank == 0) std::fprintf(stderr, "strata-plogp: %s\n", error.c_str());
+    const strata::base::Result<Params> params =
+        strata::coll::plogp::measure(strata::mpi::group_of(*strata::mpi::comm_get(MPI_COMM_WORLD)), where, o.measure);
+    if (!params.ok()) {
+        if (rank == 0) std::fprintf(stderr, "strata-plogp: %s\n", params.error().c_str());
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     int rc = 0;
     if (rank == 0) {
-        const std::string text = params.text();
+        const std::string text = params->text();
         if (o.out.empty()) {
             std::cout << text;
         } else {

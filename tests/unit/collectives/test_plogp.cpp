@@ -3,11 +3,12 @@
 // processes make from one parameter file.
 #include <catch2/catch.hpp>
 
-#include <stdexcept>
+#include <csignal>
 
 #include "collectives/plogp/model.hpp"
 #include "collectives/plogp/params.hpp"
 #include "collectives/plogp/wide_area.hpp"
+#include "tests/unit/death.hpp"
 
 using namespace strata::coll::plogp;
 
@@ -44,8 +45,9 @@ TEST_CASE("a curve is linear between its points and along the last two beyond th
     CHECK(Curve({{64, 7}}).at(1 << 20) == Approx(7));
     CHECK(Curve({{64, 7}, {128, 9}}).at(0) == Approx(7));  // constant below the first size
     CHECK(Curve().at(100) == 0);
-    CHECK_THROWS_AS(Curve({{100, 1}, {100, 2}}), std::invalid_argument);
-    CHECK_THROWS_AS(Curve({{0, -1}}), std::invalid_argument);
+    CHECK(Curve::make({{100, 1}, {100, 2}}).error() == "message sizes are not strictly increasing");
+    CHECK(Curve::make({{0, -1}}).error() == "a cost is negative or not a number");
+    CHECK(Curve::make({{0, 1}, {100, 2}})->at(50) == Approx(1.5));
 }
 
 TEST_CASE("trees of every shape have the published structure", "[plogp]") {
@@ -101,7 +103,10 @@ TEST_CASE("completion times of segmented trees, computed by hand", "[plogp]") {
     CHECK(bcast_time(make_tree({ShapeKind::chain}, 4, l), 100, 100).total == Approx(39));
     CHECK(bcast_time(make_tree({ShapeKind::chain}, 4, l), 101, 25).total == Approx(39 + 4 * 3));
     CHECK(bcast_time(make_tree({ShapeKind::chain}, 4, l), 0, 25).total == Approx(39));
-    CHECK_THROWS_AS(bcast_time(make_tree({ShapeKind::chain}, 4, l), 100, 0), std::invalid_argument);
+    const strata::test::Death no_segment =
+        strata::test::death_of([&] { (void)bcast_time(make_tree({ShapeKind::chain}, 4, l), 100, 0); });
+    CHECK(no_segment.signal == SIGABRT);
+    CHECK(no_segment.output == "strata: internal error: a segment holds at least one byte\n");
 
     // Above the eager limit a message waits for a rendezvous: two latencies more.
     Link rdv = l;
@@ -138,7 +143,11 @@ TEST_CASE("two layers: the wide area first, then each site's own tree", "[plogp]
     CHECK(bcast_time(shared, 10, 10).first == Approx(10 + 110));
     CHECK(bcast_time(own, 40, 10).per_segment == Approx(10));
     CHECK(bcast_time(shared, 40, 10).per_segment == Approx(20));
-    CHECK_THROWS_AS(make_two_layer({ShapeKind::flat}, wan, {ShapeKind::flat}, lan, {2, 0}), std::invalid_argument);
+    const strata::test::Death empty_site = strata::test::death_of([&] {
+        (void)make_two_layer({ShapeKind::flat}, wan, {ShapeKind::flat}, lan, {2, 0});
+    });
+    CHECK(empty_site.signal == SIGABRT);
+    CHECK(empty_site.output == "strata: internal error: every site needs a node\n");
 }
 
 TEST_CASE("segments are whole elements", "[plogp]") {
@@ -226,9 +235,9 @@ TEST_CASE("a parameter file reads back what it wrote, and names the file and lin
         "link A A or 1 1 1\n"
         "link A A g 1 9 8400\n"
         "link A A eager 64K\n";
-    Params p;
-    std::string error;
-    REQUIRE(Params::parse(text, "p.txt", p, error));
+    const strata::base::Result<Params> parsed = Params::parse(text, "p.txt");
+    REQUIRE(parsed.ok());
+    const Params& p = *parsed;
     CHECK(p.sizes() == std::vector<std::size_t>{0, 1024, 1 << 20});
     const Link* ab = p.link("B", "A");
     REQUIRE(ab != nullptr);
@@ -238,19 +247,19 @@ TEST_CASE("a parameter file reads back what it wrote, and names the file and lin
     CHECK(p.link("A", "C") == nullptr);
     CHECK(ab->eager_limit == Link::kNoLimit);
     CHECK(p.link("A", "A")->eager_limit == 64 * 1024);
-    CHECK(p.covers({"A", "B", "A"}, error));
-    CHECK_FALSE(p.covers({"A", "B", "C"}, error));
-    CHECK(error == "no parameters for the link between sites A and C");
+    CHECK(p.covers({"A", "B", "A"}).ok());
+    const strata::base::Status missing = p.covers({"A", "B", "C"});
+    CHECK_FALSE(missing.ok());
+    CHECK(missing.error() == "no parameters for the link between sites A and C");
 
-    Params again;
-    REQUIRE(Params::parse(p.text(), "written", again, error));
-    CHECK(again.text() == p.text());
+    const strata::base::Result<Params> again = Params::parse(p.text(), "written");
+    REQUIRE(again.ok());
+    CHECK(again->text() == p.text());
 
     const auto rejected = [](const std::string& bad, const std::string& want) {
-        Params q;
-        std::string why;
-        CHECK_FALSE(Params::parse(bad, "p.txt", q, why));
-        CHECK(why == want);
+        const strata::base::Result<Params> q = Params::parse(bad, "p.txt");
+        CHECK_FALSE(q.ok());
+        CHECK(q.error() == want);
     };
     rejected("", "p.txt: no link");
     rejected("link A B latency 1\n", "p.txt:1: a 'link' line before the 'sizes' line");
@@ -282,10 +291,9 @@ Params three_sites() {
         "link B C latency 10000\nlink B C os 5 6 40\nlink B C or 5 6 40\nlink B C g 6 88 83892\n"
         "link B B latency 500\nlink B B os 2 3 20\nlink B B or 2 3 20\nlink B B g 3 10 8400\n"
         "link C C latency 500\nlink C C os 2 3 20\nlink C C or 2 3 20\nlink C C g 3 10 8400\n";
-    Params p;
-    std::string error;
-    REQUIRE(Params::parse(text, "three", p, error));
-    return p;
+    strata::base::Result<Params> p = Params::parse(text, "three");
+    REQUIRE(p.ok());
+    return std::move(*p);
 }
 
 }  // namespace
@@ -293,9 +301,13 @@ Params three_sites() {
 TEST_CASE("every process plans the same tree, site by site from the root, each site's coordinator first", "[plogp]") {
     // World ranks 0..5 at sites A B C B C C.
     const std::vector<std::string> sites{"A", "B", "C", "B", "C", "C"};
-    std::string error;
-    const std::unique_ptr<WideArea> model = WideArea::make(three_sites(), sites, error);
-    const std::unique_ptr<WideArea> elsewhere = WideArea::make(three_sites(), sites, error);  // another process
+    strata::base::Result<std::unique_ptr<WideArea>> made = WideArea::make(three_sites(), sites);
+    strata::base::Result<std::unique_ptr<WideArea>> made_elsewhere =
+        WideArea::make(three_sites(), sites);  // another process
+    REQUIRE(made.ok());
+    REQUIRE(made_elsewhere.ok());
+    const std::unique_ptr<WideArea> model = std::move(*made);
+    const std::unique_ptr<WideArea> elsewhere = std::move(*made_elsewhere);
     REQUIRE(model);
     const std::vector<int> world{0, 1, 2, 3, 4, 5};
     CHECK(model->covers(world));
@@ -330,10 +342,13 @@ TEST_CASE("every process plans the same tree, site by site from the root, each s
     CHECK(flat.name.find('+') == std::string::npos);
 
     // Two members of site A have no link inside A: not covered.
-    const std::unique_ptr<WideArea> two_in_a = WideArea::make(three_sites(), {"A", "A", "B"}, error);
+    strata::base::Result<std::unique_ptr<WideArea>> made_two_in_a = WideArea::make(three_sites(), {"A", "A", "B"});
+    REQUIRE(made_two_in_a.ok());
+    const std::unique_ptr<WideArea> two_in_a = std::move(*made_two_in_a);
     REQUIRE(two_in_a);
     CHECK_FALSE(two_in_a->covers(std::vector<int>{0, 1, 2}));
     CHECK(two_in_a->covers(std::vector<int>{0, 2}));
-    CHECK_FALSE(WideArea::make(three_sites(), {"A", "D"}, error));
-    CHECK(error == "no parameters for the link between sites A and D");
+    const strata::base::Result<std::unique_ptr<WideArea>> uncovered = WideArea::make(three_sites(), {"A", "D"});
+    CHECK_FALSE(uncovered.ok());
+    CHECK(uncovered.error() == "no parameters for the link between sites A and D");
 }

@@ -173,32 +173,32 @@ TEST_CASE("every registry is complete and consistent", "[registry]") {
 
 TEST_CASE("rules from a file replace the built-in ones of the operations it names", "[registry]") {
     const std::string builtin = RegistryBase::rules_text();
-    std::string error;
     // The built-in rules, written out, read back the same.
-    REQUIRE(RegistryBase::rules_parse(builtin, "builtin", error));
+    REQUIRE(RegistryBase::rules_parse(builtin, "builtin").ok());
     CHECK(RegistryBase::rules_text() == builtin);
 
     REQUIRE(RegistryBase::rules_parse("# a site's tuning\n"
                                       "bcast scatter_allgather min_bytes=64K min_procs=4   # long messages\n"
                                       "\n"
                                       "bcast binomial\n",
-                                      "rules.txt", error));
+                                      "rules.txt")
+                .ok());
     CHECK(chosen(bcast_algorithms, at(4, 64 * 1024), "") == "scatter_allgather");
     CHECK(chosen(bcast_algorithms, at(4, 64 * 1024 - 1), "") == "binomial");
     CHECK(chosen(bcast_algorithms, grid(at(8, 100)), "") == "binomial");  // the file has no multilevel rule
     CHECK(chosen(gather_algorithms, grid(at(8, 100)), "") == "multilevel");  // untouched
 
     // max_procs bounds a rule from above.
-    REQUIRE(RegistryBase::rules_parse("bcast linear max_procs=4\nbcast binomial\n", "rules.txt", error));
+    REQUIRE(RegistryBase::rules_parse("bcast linear max_procs=4\nbcast binomial\n", "rules.txt").ok());
     CHECK(chosen(bcast_algorithms, at(4, 100), "") == "linear");
     CHECK(chosen(bcast_algorithms, at(5, 100), "") == "binomial");
 
     // Errors name the file and line, and change nothing.
     const std::string now = RegistryBase::rules_text();
     const auto rejected = [&](const std::string& text, const std::string& want) {
-        std::string why;
-        CHECK_FALSE(RegistryBase::rules_parse(text, "rules.txt", why));
-        CHECK(why == want);
+        const strata::base::Status parsed = RegistryBase::rules_parse(text, "rules.txt");
+        CHECK_FALSE(parsed.ok());
+        CHECK(parsed.error() == want);
         CHECK(RegistryBase::rules_text() == now);
     };
     rejected("bcats binomial\n", "rules.txt:1: unknown operation 'bcats'");
@@ -221,6 +221,6 @@ TEST_CASE("rules from a file replace the built-in ones of the operations it name
              "rules.txt:1: the last rule of reduce must name an algorithm that always fits, without thresholds "
              "(binomial_ordered)");
 
-    REQUIRE(RegistryBase::rules_parse(builtin, "builtin", error));
+    REQUIRE(RegistryBase::rules_parse(builtin, "builtin").ok());
     CHECK(RegistryBase::rules_text() == builtin);
 }

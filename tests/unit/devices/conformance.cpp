@@ -195,14 +195,13 @@ std::vector<wireup::BusinessCard> cards_local(int n, const std::string& host) {
 }
 
 #if STRATA_HAVE_OFI
-bool ofi_missing(const char* provider, std::string& why) {
+std::optional<std::string> ofi_missing(const char* provider) {
     ofi::OfiMethod probe(adi::MethodContext{0, 2, "unit-test-key", "localhost"}, provider);
     wireup::BusinessCard card;
     // What publish() says when fi_getinfo finds no such endpoint.
     const base::Status published = probe.publish(card);
-    if (published || published.error().find("no RDM endpoint") == std::string::npos) return false;
-    why = published.error();
-    return true;
+    if (published || published.error().find("no RDM endpoint") == std::string::npos) return std::nullopt;
+    return published.error();
 }
 
 namespace {
@@ -210,7 +209,10 @@ namespace {
 // machine lacks is skipped; any other failure fails the test.
 template <const char* Provider>
 std::unique_ptr<World> ofi_make(std::string& skip) {
-    if (ofi_missing(Provider, skip)) return nullptr;
+    if (std::optional<std::string> why = ofi_missing(Provider)) {
+        skip = *why;
+        return nullptr;
+    }
     return std::make_unique<World>(
         [](const adi::MethodContext& ctx) { return std::make_unique<ofi::OfiMethod>(ctx, Provider); }, cards_local(2));
 }

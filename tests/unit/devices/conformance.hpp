@@ -17,6 +17,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -152,10 +153,10 @@ struct Subject {
 };
 // Every built method, in the order of adi's table.
 std::span<const Subject> subjects();
-// Built with the ofi method only: whether this machine lacks libfabric
-// `provider` (fi_getinfo finds no endpoint of the kind the method opens), and
-// then why.
-bool ofi_missing(const char* provider, std::string& why);
+// Built with the ofi method only: why this machine lacks libfabric
+// `provider` (fi_getinfo finds no endpoint of the kind the method opens), or
+// nullopt when it has it.
+std::optional<std::string> ofi_missing(const char* provider);
 
 // n bytes of a pattern that differs with `seed`.
 std::vector<std::byte> pattern(std::size_t n, unsigned seed);

@@ -41,10 +41,9 @@ std::vector<std::unique_ptr<OfiMethod>> connected(const std::vector<std::string>
 
 // Whether this machine lacks one of `providers` (reported as skipped).
 bool any_missing(std::initializer_list<const char*> providers) {
-    std::string why;
     for (const char* provider : providers) {
-        if (dev::testing::ofi_missing(provider, why)) {
-            WARN("SKIPPED: " << why);
+        if (std::optional<std::string> why = dev::testing::ofi_missing(provider)) {
+            WARN("SKIPPED: " << *why);
             return true;
         }
     }

@@ -81,17 +81,22 @@ def attributes(ctx, a):
     expect_nobody_left(ctx)
 
 
+def rank0_methods(ctx, a, subjobs):
+    """What mpirun -v says rank 0 uses to reach each rank, for a job of the
+    example program over `subjobs` (YAML list items, one per line)."""
+    path = ctx.file("job.yaml", f"executable: {a.example}\narguments: [{ctx.marker}]\nsubjobs:\n{subjobs}")
+    r = ctx.run(["-v", "-jobfile", path])
+    expect_code(r, 0)
+    found = lines_matching(r.stderr, r"^strata: rank 0: methods: (.*)$")
+    check(len(found) == 1, f"rank 0 shows its methods:\n{r.stderr}")
+    return found[0][1]
+
+
 def host_identity(ctx, a):
     """Two subjobs on this machine with different host identities never share
     memory; with the same identity (or none) they do."""
     def methods(hosts):
-        subjobs = "".join(f"  - {{count: 2{', host: ' + h if h else ''}}}\n" for h in hosts)
-        path = ctx.file("job.yaml", f"executable: {a.example}\narguments: [{ctx.marker}]\nsubjobs:\n{subjobs}")
-        r = ctx.run(["-v", "-jobfile", path])
-        expect_code(r, 0)
-        found = lines_matching(r.stderr, r"^strata: rank 0: methods: (.*)$")
-        check(len(found) == 1, f"rank 0 shows its methods:\n{r.stderr}")
-        return found[0][1]
+        return rank0_methods(ctx, a, "".join(f"  - {{count: 2{', host: ' + h if h else ''}}}\n" for h in hosts))
     check(methods(["h1", "h2"]) == "self: 0; shm: 1; tcp: 2-3", "different identities: TCP between them")
     check(methods(["h1", "h1"]) == "self: 0; shm: 1-3", "one identity: shared memory")
     check(methods(["", ""]) == "self: 0; shm: 1-3", "no identity: the real host")
@@ -105,13 +110,7 @@ def vendor_per_subjob(ctx, a):
     def methods(domain):
         env = "{STRATA_EXCLUDE_METHODS: shm, STRATA_OFI_PROVIDER: 'tcp;ofi_rxm'" + (
             f", STRATA_VENDOR_DOMAIN: {domain}}}" if domain else "}")
-        subjobs = "".join(f"  - {{count: 2, host: h{i}, environment: {env}}}\n" for i in (1, 2))
-        path = ctx.file("job.yaml", f"executable: {a.example}\narguments: [{ctx.marker}]\nsubjobs:\n{subjobs}")
-        r = ctx.run(["-v", "-jobfile", path])
-        expect_code(r, 0)
-        found = lines_matching(r.stderr, r"^strata: rank 0: methods: (.*)$")
-        check(len(found) == 1, f"rank 0 shows its methods:\n{r.stderr}")
-        return found[0][1]
+        return rank0_methods(ctx, a, "".join(f"  - {{count: 2, host: h{i}, environment: {env}}}\n" for i in (1, 2)))
     joined = methods("cluster")
     if "ofi" not in joined:
         print(f"SKIP: the ofi method is not built or has no tcp provider here ({joined})")

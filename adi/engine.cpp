@@ -700,9 +700,6 @@ std::vector<std::pair<std::string, std::uint64_t>> Engine::poll_counts() const {
     return out;
 }
 
-namespace {
-
-// The ranks for which `in` holds, as "0,2-5"; empty when none.
 std::string rank_ranges(std::size_t n, const std::function<bool(std::size_t)>& in) {
     std::string out;
     for (std::size_t p = 0; p < n;) {
@@ -719,8 +716,6 @@ std::string rank_ranges(std::size_t n, const std::function<bool(std::size_t)>& i
     }
     return out;
 }
-
-}  // namespace
 
 std::string Engine::routes_text() const {
     std::string out;

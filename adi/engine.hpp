@@ -8,6 +8,7 @@
 
 #include <array>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -300,5 +301,9 @@ private:
     std::chrono::microseconds yield_after_{0};  // polling this long without an event, yield between polls
     std::chrono::steady_clock::time_point idle_since_;
 };
+
+// The ranks below `n` for which `in` holds, as "0,2-5"; empty when none (what
+// mpirun -v prints).
+std::string rank_ranges(std::size_t n, const std::function<bool(std::size_t)>& in);
 
 }  // namespace strata::adi

@@ -106,6 +106,42 @@ void model_measure() {
     }
 }
 
+// The ranks whose representation differs from this process's, as "2-3".
+std::string foreign_ranks(const Runtime& r) {
+    return adi::rank_ranges(r.foreign.size(), [&](std::size_t p) { return r.foreign[p] != 0; });
+}
+
+// Every process's representation from its card, and which differ from this
+// one's. Data is not converted between unlike representations yet, so a job
+// that has them is refused here, before any message could arrive garbled.
+base::Status representations_read(Runtime& r) {
+    const Representation mine = Representation::published();
+    r.representations.clear();
+    r.foreign.clear();
+    for (std::size_t i = 0; i < r.world.cards.size(); ++i) {
+        const std::string& bytes = r.world.cards[i].representation;
+        base::Result<Representation> peer = Representation::from_bytes(bytes);
+        if (!peer) return peer.failure().prefixed("rank " + std::to_string(i) + "'s business card holds ");
+        r.foreign.push_back(*peer == mine ? 0 : 1);
+        r.representations.push_back(*peer);
+    }
+    const std::string unlike = foreign_ranks(r);
+    if (unlike.empty()) return {};
+    const std::size_t first =
+        static_cast<std::size_t>(std::find(r.foreign.begin(), r.foreign.end(), 1) - r.foreign.begin());
+    std::string why = "ranks " + unlike;
+    why += " store data differently (rank " + std::to_string(first) + ": " + r.representations[first].text();
+    why += ") from this process (" + mine.text();
+    why += "); Strata does not yet convert data between machines of different representations";
+    return base::Error{why};
+}
+
+// mpirun -v: this process's representation.
+void representation_report(const Runtime& r) {
+    std::fprintf(stderr, "strata: rank %d: representation: %s\n", r.world_rank,
+                 r.representations[static_cast<std::size_t>(r.world_rank)].text().c_str());
+}
+
 int init(const char* fn) {
     if (g_state != State::fresh) {
         fatal(fn, g_state == State::running ? "MPI is already initialized" : "MPI was already finalized");
@@ -121,6 +157,7 @@ int init(const char* fn) {
         r->world_size = client->size();
     }
     wireup::BusinessCard card;
+    card.representation = Representation::published().bytes();
     if (base::Status placed = wireup::placement_fill(card, client ? client->subjob() : 0); !placed)
         init_failed(r->world_rank, placed.error());
     adi::MethodContext ctx{r->world_rank, r->world_size, client ? client->job_key() : std::string(), card.hostname};
@@ -145,6 +182,7 @@ int init(const char* fn) {
         card.processor_name = card.hostname;
         world.cards.push_back(card);
     }
+    if (base::Status read = representations_read(*r); !read) init_failed(r->world_rank, read.error());
     if (base::Status named = named_setup(*r, release.comm_file, release.comm_text); !named)
         init_failed(r->world_rank, named.error());
     world.topology = wireup::Topology::build(world.cards, adi::fast_link);
@@ -160,6 +198,7 @@ int init(const char* fn) {
     r->engine->set_oversubscribed(local > cores_available());
     if (verbose.get() != 0) {
         std::fprintf(stderr, "strata: rank %d: methods: %s\n", r->world_rank, r->engine->routes_text().c_str());
+        representation_report(*r);
         if (r->world_rank == 0) topology_report(world.topology);
     }
     r->client = std::move(client);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <unordered_set>
+#include <vector>
 
 #include "adi/engine.hpp"
 #include "wireup/protocol.hpp"
@@ -13,6 +14,7 @@
 #include "mpi/context_pool.hpp"
 #include "mpi/handle_table.hpp"
 #include "mpi/op.hpp"
+#include "mpi/representation.hpp"
 
 namespace strata::mpi {
 
@@ -37,6 +39,10 @@ struct Runtime {
     int world_rank = 0;
     int world_size = 1;
     adi::World world;  // every process's card and the topology, from the startup barrier
+    // Every process's data representation, by world rank, and whether it
+    // differs from this process's (its data is converted on receipt).
+    std::vector<Representation> representations;
+    std::vector<char> foreign;
     std::chrono::steady_clock::time_point start;
 
     HandleTable<Comm> comms;

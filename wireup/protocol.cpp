@@ -46,6 +46,7 @@ public:
         str(c.machine);
         str(c.processor_name);
         u32(c.subjob);
+        str(c.representation);
         pairs(c.addresses);
     }
 };
@@ -65,6 +66,7 @@ public:
         c.machine = str();
         c.processor_name = str();
         c.subjob = u32();
+        c.representation = str();
         c.addresses = pairs();
         return c;
     }

@@ -70,6 +70,8 @@ struct BusinessCard {
     std::string machine;         // mpirun: the subjob's machine label if the job gives one, else empty
     std::string processor_name;  // mpirun: what MPI_Get_processor_name reports
     std::uint32_t subjob = 0;    // mpirun: the subjob's index
+    // The process's data representation (mpi/representation.hpp, its bytes()).
+    std::string representation;
     // One entry per communication method that published an address, e.g.
     // {"tcp", "10.0.0.7,127.0.0.1:40123"}.
     std::vector<std::pair<std::string, std::string>> addresses;

@@ -22,6 +22,7 @@ BusinessCard sample_card(int i) {
     c.machine = std::string("m\0x", 3);
     c.processor_name = 'p' + std::to_string(i);  // a char, not "p": GCC bug 105329 at -O3
     c.subjob = static_cast<std::uint32_t>(i) * 1000u;
+    c.representation = std::string("L\2\4\0\x10", 5);  // bytes, a NUL among them
     return c;
 }
 
@@ -157,11 +158,11 @@ TEST_CASE("lengths and counts larger than the payload are rejected", "[wireup]")
     // Checkin whose card claims a huge address list.
     Checkin c;
     auto p = payload_of(encode(c), Type::checkin);
-    // rank, pid, the 32-byte proof, the card's seven empty strings (hostname
-    // .. processor_name) and three integers (package, numa, subjob), then the
-    // address count.
-    REQUIRE(p.size() == 4 + 4 + (4 + 32) + 7 * 4 + 3 * 4 + 4);
-    p[84] = 0xff;
-    p[85] = 0xff;
+    // rank, pid, the 32-byte proof, the card's eight empty strings (hostname
+    // .. processor_name, representation) and three integers (package, numa,
+    // subjob), then the address count.
+    REQUIRE(p.size() == 4 + 4 + (4 + 32) + 8 * 4 + 3 * 4 + 4);
+    p[88] = 0xff;
+    p[89] = 0xff;
     CHECK_FALSE(decode_checkin(p));
 }

@@ -8,8 +8,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
-    std::string error;
-    (void)strata::gatekeeper::GridMap::parse(text, "fuzz.gridmap", error);
+    (void)strata::gatekeeper::GridMap::parse(text, "fuzz.gridmap");
     (void)strata::gatekeeper::Config::parse(text, "fuzz.yaml");
     return 0;
 }

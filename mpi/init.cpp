@@ -127,13 +127,8 @@ base::Status representations_read(Runtime& r) {
     }
     const std::string unlike = foreign_ranks(r);
     if (unlike.empty()) return {};
-    const std::size_t first =
-        static_cast<std::size_t>(std::find(r.foreign.begin(), r.foreign.end(), 1) - r.foreign.begin());
-    std::string why = "ranks " + unlike;
-    why += " store data differently (rank " + std::to_string(first) + ": " + r.representations[first].text();
-    why += ") from this process (" + mine.text();
-    why += "); Strata does not yet convert data between machines of different representations";
-    return base::Error{why};
+    const auto first = static_cast<std::size_t>(std::find(r.foreign.begin(), r.foreign.end(), 1) - r.foreign.begin());
+    return base::Error{unlike_refusal(unlike, first, r.representations[first], mine)};
 }
 
 // mpirun -v: this process's representation.

@@ -142,4 +142,16 @@ std::string Representation::text() const {
     return out;
 }
 
+std::string unlike_refusal(const std::string& ranks, std::size_t first, const Representation& theirs,
+                           const Representation& mine) {
+    const bool one = ranks.find_first_of(",-") == std::string::npos;
+    std::string why = one ? "rank " : "ranks ";
+    why += ranks;
+    why += one ? " stores" : " store";
+    why += " data differently (rank " + std::to_string(first) + ": " + theirs.text();
+    why += ") from this process (" + mine.text();
+    why += "); Strata does not yet convert data between machines of different representations";
+    return why;
+}
+
 }  // namespace strata::mpi

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -65,5 +66,10 @@ struct Representation {
 
     bool operator==(const Representation&) const = default;
 };
+
+// Why MPI_Init refuses a job: the ranks `ranks` ("2-3"), the first of them
+// `first` with representation `theirs`, store data unlike this process (`mine`).
+std::string unlike_refusal(const std::string& ranks, std::size_t first, const Representation& theirs,
+                           const Representation& mine);
 
 }  // namespace strata::mpi

@@ -429,6 +429,7 @@ bool Engine::iprobe(int context, int source, int tag, Status& status) {
     status.source = u->header.source;
     status.tag = u->header.tag;
     status.bytes = u->header.length;
+    status.probed_peer = u->peer;
     return true;
 }
 

@@ -33,6 +33,9 @@ struct Status {
     Error error = Error::none;
     bool cancelled = false;
     std::uint64_t bytes = 0;
+    // The world rank of the sender when `bytes` counts a message as it came
+    // (a probe's status), or -1: then bytes count the receiver's own form.
+    int probed_peer = -1;
 };
 
 enum class SendMode : std::uint8_t { standard, buffered, synchronous, ready };

@@ -126,7 +126,7 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
         // No communicator: errors go to MPI_COMM_WORLD's handler.
         const Datatype* t = nullptr;
         std::unique_ptr<coll::ReduceOp> rop;
-        CollChecks ck(MPI_COMM_WORLD, fn);
+        CollChecks ck(MPI_COMM_WORLD, fn, true);
         ck.count(count, "count").type(datatype, t).buffer(inbuf, count, t, "inbuf");
         ck.buffer(inoutbuf, count, t, "inoutbuf");
         ck.op(op, datatype, t, rop);

@@ -1,15 +1,32 @@
 #include "mpi/coll_support.hpp"
 
+#include <algorithm>
+
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
 
 namespace strata::mpi {
 
-CollChecks::CollChecks(MPI_Comm comm, const char* fn) : handle_(comm), fn_(fn), comm_(comm_get(comm)) {
+namespace {
+
+// Whether the processes of `c` store data in more than one way.
+bool spans_representations(const Comm& c) {
+    const Runtime& r = rt();
+    if (!r.heterogeneous) return false;
+    const Representation& first = r.representations[static_cast<std::size_t>(c.world[0])];
+    return std::any_of(c.world.begin(), c.world.end(),
+                       [&](int w) { return r.representations[static_cast<std::size_t>(w)] != first; });
+}
+
+}  // namespace
+
+CollChecks::CollChecks(MPI_Comm comm, const char* fn, bool local) : handle_(comm), fn_(fn), comm_(comm_get(comm)) {
     if (comm_ == nullptr) {
         fail(MPI_ERR_COMM, "not a valid communicator");
     } else if (comm_->inter) {
         fail(MPI_ERR_COMM, "an intercommunicator; MPI-1 collectives need an intracommunicator");
+    } else {
+        unlike_ = !local && spans_representations(*comm_);
     }
 }
 
@@ -45,7 +62,12 @@ CollChecks& CollChecks::displs(const int* d, const char* what) {
 CollChecks& CollChecks::type(MPI_Datatype t, const Datatype*& out) {
     if (!ok()) return *this;
     out = datatype_get(t);
-    if (out == nullptr) fail(MPI_ERR_TYPE, "not a valid datatype");
+    if (out == nullptr) return fail(MPI_ERR_TYPE, "not a valid datatype");
+    if (unlike_ && !out->map->bytes_only) {
+        fail(MPI_ERR_OTHER,
+             "the communicator joins processes of different data representations, and collectives do not convert "
+             "data yet (point-to-point does; MPI_BYTE and the character types move unconverted)");
+    }
     return *this;
 }
 

@@ -20,7 +20,9 @@ namespace strata::mpi {
 // Checks in call order; after the first failure the rest are skipped.
 class CollChecks {
 public:
-    CollChecks(MPI_Comm comm, const char* fn);
+    // `local`: the call moves no data between processes (MPI_Reduce_local,
+    // which names MPI_COMM_WORLD for its error handler only).
+    CollChecks(MPI_Comm comm, const char* fn, bool local = false);
     bool ok() const { return cls_ == MPI_SUCCESS; }
     Comm& comm() const { return *comm_; }
     bool is_root(int root) const { return comm_->rank == root; }
@@ -51,6 +53,7 @@ private:
     Comm* comm_ = nullptr;
     int cls_ = MPI_SUCCESS;
     std::string detail_;
+    bool unlike_ = false;  // the communicator spans several representations
 };
 
 coll::Group group_of(Comm& c);

@@ -10,6 +10,7 @@
 
 #include "mpi/errors.hpp"
 #include "mpi/object_name.hpp"
+#include "mpi/pt2pt.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"
 
@@ -516,10 +517,10 @@ int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) 
         if (int e = old_get(fn, datatype, t, "datatype")) return e;
         if (status == nullptr || status == MPI_STATUS_IGNORE || count == nullptr)
             return type_error(fn, MPI_ERR_ARG, "status or count is NULL");
-        const long long bytes = status->strata_bytes;
+        const long long bytes = status_bytes(*status, *t->map);
         if (t->size == 0) {
             *count = 0;
-        } else if (bytes % t->size != 0 || bytes / t->size > INT_MAX) {
+        } else if (bytes < 0 || bytes % t->size != 0 || bytes / t->size > INT_MAX) {
             *count = MPI_UNDEFINED;
         } else {
             *count = static_cast<int>(bytes / t->size);
@@ -538,7 +539,8 @@ int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* coun
             return type_error(fn, MPI_ERR_ARG, "status or count is NULL");
         // A partial receive counts the basic elements that arrived whole; a
         // message that ends inside a basic element has no such count.
-        const MPI_Aint n = typemap_elements(*t->map, static_cast<MPI_Aint>(status->strata_bytes));
+        const long long bytes = status_bytes(*status, *t->map);
+        const MPI_Aint n = bytes < 0 ? -1 : typemap_elements(*t->map, static_cast<MPI_Aint>(bytes));
         *count = n < 0 || n > INT_MAX ? MPI_UNDEFINED : static_cast<int>(n);
         return MPI_SUCCESS;
     });

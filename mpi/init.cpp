@@ -17,6 +17,7 @@
 #include "mpi/attr.hpp"
 #include "mpi/coll_support.hpp"
 #include "mpi/comm.hpp"
+#include "mpi/convert.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errhandler.hpp"
 #include "mpi/errors.hpp"
@@ -106,29 +107,29 @@ void model_measure() {
     }
 }
 
-// The ranks whose representation differs from this process's, as "2-3".
-std::string foreign_ranks(const Runtime& r) {
-    return adi::rank_ranges(r.foreign.size(), [&](std::size_t p) { return r.foreign[p] != 0; });
-}
-
-// Every process's representation from its card, and which differ from this
-// one's. Data is not converted between unlike representations yet, so a job
-// that has them is refused here, before any message could arrive garbled.
+// Every process's representation from its card, which differ from how this
+// process stores data (their data is converted on receipt, mpi/foreign.hpp),
+// and whether each can be converted at all: a job with a representation that
+// cannot is refused here, before any message could arrive garbled.
 base::Status representations_read(Runtime& r) {
-    const Representation mine = Representation::published();
+    const Representation& mine = Representation::native();
     r.representations.clear();
     r.foreign.clear();
+    r.forms.clear();
     for (std::size_t i = 0; i < r.world.cards.size(); ++i) {
         const std::string& bytes = r.world.cards[i].representation;
         base::Result<Representation> peer = Representation::from_bytes(bytes);
         if (!peer) return peer.failure().prefixed("rank " + std::to_string(i) + "'s business card holds ");
+        if (base::Status can = convertible(*peer, mine); !can) {
+            return base::Error{unconvertible_refusal(i, *peer, mine, can.error())};
+        }
         r.foreign.push_back(*peer == mine ? 0 : 1);
+        if (std::find(r.forms.begin(), r.forms.end(), *peer) == r.forms.end()) r.forms.push_back(*peer);
         r.representations.push_back(*peer);
     }
-    const std::string unlike = foreign_ranks(r);
-    if (unlike.empty()) return {};
-    const auto first = static_cast<std::size_t>(std::find(r.foreign.begin(), r.foreign.end(), 1) - r.foreign.begin());
-    return base::Error{unlike_refusal(unlike, first, r.representations[first], mine)};
+    r.heterogeneous = std::find(r.foreign.begin(), r.foreign.end(), 1) != r.foreign.end();
+    r.sends_foreign = Representation::published() != mine;
+    return {};
 }
 
 // mpirun -v: this process's representation.

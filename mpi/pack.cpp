@@ -1,19 +1,28 @@
 // MPI_Pack, MPI_Unpack, MPI_Pack_size.
 //
 // The packed form of (count, type) is exactly the bytes a message of that
-// type carries on the wire: the data in typemap order, nothing added. So a
-// buffer packed here and sent as MPI_PACKED can be received as the typed data,
-// and the other way round, and MPI_Pack_size is exact.
+// type carries on the wire: the data in typemap order, nothing added, in the
+// form this process sends in (its own representation; the announced one in
+// the test setting STRATA_REPRESENTATION_TEST, mpi/foreign.hpp). So a buffer
+// packed here and sent as MPI_PACKED can be received as the typed data, by a
+// process of any representation, and the other way round between processes
+// of one representation; MPI_Pack_size is exact.
 #include <climits>
 
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/foreign.hpp"
 #include "mpi/pmpi_alias.hpp"
 
 using namespace strata::mpi;
 
 namespace {
+
+long long packed_bytes(const Datatype& t, int count) {
+    if (send_converts(rt(), *t.map)) return static_cast<long long>(send_form_bytes(*t.map, count));
+    return static_cast<long long>(count) * t.size;
+}
 
 int comm_check(const char* fn, MPI_Comm comm) {
     if (comm_get(comm) != nullptr) return MPI_SUCCESS;
@@ -47,7 +56,7 @@ int span_check(const char* fn, MPI_Comm comm, const void* packed, int packed_siz
         return error_raise(comm, MPI_ERR_ARG, fn,
                            "position " + std::to_string(*position) + " is outside the buffer of " +
                                std::to_string(packed_size) + " bytes");
-    need = static_cast<long long>(count) * t.size;
+    need = packed_bytes(t, count);
     if (need > packed_size - *position) {
         return error_raise(comm, MPI_ERR_TRUNCATE, fn,
                            std::to_string(need) + " bytes do not fit in the " +
@@ -78,7 +87,13 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbu
         if (buffer_null(inbuf, incount, *t->map))
             return error_raise(comm, MPI_ERR_BUFFER, fn,
                                "inbuf is NULL (MPI_BOTTOM needs a datatype of absolute addresses)");
-        if (need > 0) datatype_pack(*t, inbuf, incount, static_cast<std::byte*>(outbuf) + *position);
+        std::byte* out = static_cast<std::byte*>(outbuf) + *position;
+        if (need > 0 && send_converts(rt(), *t->map)) {
+            if (!send_form_write(*t->map, inbuf, incount, out))
+                return error_raise(comm, MPI_ERR_TRUNCATE, fn, kSendFormUnfit);
+        } else if (need > 0) {
+            datatype_pack(*t, inbuf, incount, out);
+        }
         *position += static_cast<int>(need);
         return MPI_SUCCESS;
     });
@@ -98,7 +113,12 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
         if (buffer_null(outbuf, outcount, *t->map))
             return error_raise(comm, MPI_ERR_BUFFER, fn,
                                "outbuf is NULL (MPI_BOTTOM needs a datatype of absolute addresses)");
-        if (need > 0) datatype_unpack(*t, static_cast<const std::byte*>(inbuf) + *position, outcount, outbuf);
+        const std::byte* in = static_cast<const std::byte*>(inbuf) + *position;
+        if (need > 0 && send_converts(rt(), *t->map)) {
+            send_form_read(*t->map, in, outcount, outbuf);
+        } else if (need > 0) {
+            datatype_unpack(*t, in, outcount, outbuf);
+        }
         *position += static_cast<int>(need);
         return MPI_SUCCESS;
     });
@@ -113,7 +133,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
         Datatype* t = nullptr;
         if (int e = type_check(fn, comm, datatype, false, t)) return e;
         if (size == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "size is NULL");
-        const long long need = static_cast<long long>(incount) * t->size;
+        const long long need = packed_bytes(*t, incount);
         if (need > INT_MAX)
             return error_raise(comm, MPI_ERR_COUNT, fn, std::to_string(need) + " packed bytes do not fit in an int");
         *size = static_cast<int>(need);

@@ -4,8 +4,10 @@
 #include <utility>
 
 #include "mpi/comm.hpp"
+#include "mpi/convert.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/foreign.hpp"
 #include "mpi/request.hpp"
 
 namespace strata::mpi {
@@ -102,7 +104,8 @@ int bsend_start(Runtime& r, const RequestSlot& s, const Comm& c, adi::Request& u
         detail = "no buffer is attached; call MPI_Buffer_attach first";
         return MPI_ERR_BUFFER;
     }
-    const std::size_t bytes = data_bytes(s);
+    const bool converts = send_converts(r, *s.type);
+    const std::size_t bytes = converts ? send_form_bytes(*s.type, s.count) : data_bytes(s);
     auto off = r.bsend.reserve(bytes);
     if (!off) {
         // Sends that finished since the last pass give their space back.
@@ -115,7 +118,12 @@ int bsend_start(Runtime& r, const RequestSlot& s, const Comm& c, adi::Request& u
         return MPI_ERR_BUFFER;
     }
     std::byte* copy = r.bsend.at(*off);
-    if (bytes > 0) typemap_pack(*s.type, s.buf, 0, bytes, copy);
+    if (converts && !send_form_write(*s.type, s.buf, s.count, copy)) {
+        r.bsend.release(*off);
+        detail = kSendFormUnfit;
+        return MPI_ERR_TRUNCATE;
+    }
+    if (!converts && bytes > 0) typemap_pack(*s.type, s.buf, 0, bytes, copy);
     adi::Request* inner = r.engine->request_create(adi::Kind::send);
     inner->released = true;
     const std::size_t at = *off;
@@ -131,12 +139,27 @@ int bsend_start(Runtime& r, const RequestSlot& s, const Comm& c, adi::Request& u
 }
 
 // The user's data for the engine: straight the buffer when the elements form
-// one block, a packing Segment otherwise.
+// one block (or the packed form is the buffer), a packing Segment otherwise.
 adi::Buffer data_of(const RequestSlot& s) {
     const std::size_t bytes = data_bytes(s);
     if (bytes == 0) return {};
+    if (s.packed_target) return {static_cast<std::byte*>(const_cast<void*>(s.buf)), bytes};
     if (one_block(s)) return {block_start(s), bytes};
     return adi::Buffer(datatype_segment(s.type->shared_from_this(), const_cast<void*>(s.buf), s.count));
+}
+
+// The data of a receive that may need converting, or of a send that leaves
+// converted (mpi/foreign.hpp); data_of(s) otherwise.
+adi::Buffer foreign_data_of(const RequestSlot& s, int world_peer, std::string& detail) {
+    Runtime& r = rt();
+    adi::Request& q = *s.req;
+    if (s.op == RequestSlot::Op::recv) {
+        if (receive_converts(r, world_peer, *s.type))
+            return foreign_receive(q, *s.type, const_cast<void*>(s.buf), s.count, s.packed_target, world_peer);
+    } else if (send_converts(r, *s.type)) {
+        return foreign_send(q, *s.type, s.buf, s.count, detail);
+    }
+    return data_of(s);
 }
 
 }  // namespace
@@ -160,16 +183,17 @@ int op_start(RequestSlot& s, std::string& detail) {
     }
     // A buffered send packs into the attached buffer itself.
     if (s.op == RequestSlot::Op::bsend) return bsend_start(r, s, *c, q, detail);
-    adi::Buffer data = data_of(s);
+    const int world_peer =
+        s.op == RequestSlot::Op::recv ? world_source(*c, s.peer) : c->world[static_cast<std::size_t>(s.peer)];
+    adi::Buffer data = r.heterogeneous ? foreign_data_of(s, world_peer, detail) : data_of(s);
+    if (!detail.empty()) return MPI_ERR_TRUNCATE;
     if (s.op == RequestSlot::Op::recv) {
-        r.engine->irecv(q, {.world_source = world_source(*c, s.peer),
-                            .context = c->context,
-                            .rank = s.peer,
-                            .tag = s.tag,
-                            .data = std::move(data)});
+        r.engine->irecv(
+            q,
+            {.world_source = world_peer, .context = c->context, .rank = s.peer, .tag = s.tag, .data = std::move(data)});
         return MPI_SUCCESS;
     }
-    r.engine->isend(q, {.world_peer = c->world[static_cast<std::size_t>(s.peer)],
+    r.engine->isend(q, {.world_peer = world_peer,
                         .mode = mode_of(s.op),
                         .context = c->context,
                         .rank = c->rank,
@@ -219,7 +243,9 @@ int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count,
     // elements form one block. A small standard send then usually leaves at
     // once (no request, no wait; the engine says when it cannot), and a
     // receive goes straight to the engine.
-    if (t->contiguous && peer != MPI_PROC_NULL) [[likely]] {
+    // (A job of processes of several representations takes the general path,
+    // which converts: mpi/foreign.hpp.)
+    if (t->contiguous && peer != MPI_PROC_NULL && !r.heterogeneous) [[likely]] {
         std::byte* start = byte_address(buf, t->map->true_lb);
         const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t->size);
         if (op == RequestSlot::Op::send) {
@@ -251,12 +277,28 @@ int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count,
                            status);
 }
 
+long long status_bytes(const MPI_Status& status, const Typemap& t) {
+    const int peer = (status.strata_flags >> kStatusFormShift) - 1;
+    const Runtime& r = rt();
+    if (peer < 0 || static_cast<std::size_t>(peer) >= r.representations.size()) return status.strata_bytes;
+    const auto bytes = static_cast<std::size_t>(status.strata_bytes);
+    const Converted c =
+        convert_size(t, bytes, r.representations[static_cast<std::size_t>(peer)], Representation::native());
+    return c.in == bytes ? static_cast<long long>(c.out) : -1;
+}
+
 void status_store(MPI_Status* out, const adi::Status& st) {
     if (out == nullptr || out == MPI_STATUS_IGNORE) return;
     out->MPI_SOURCE = st.source;
     out->MPI_TAG = st.tag;
     out->strata_bytes = static_cast<long long>(st.bytes);
-    out->strata_cancelled = st.cancelled ? 1 : 0;
+    out->strata_flags = st.cancelled ? kStatusCancelled : 0;
+    // A probed message of a foreign process: its bytes are in the sender's
+    // form, which MPI_Get_count and MPI_Get_elements turn into this process's.
+    const Runtime& r = rt();
+    if (r.heterogeneous && st.probed_peer >= 0 && r.foreign[static_cast<std::size_t>(st.probed_peer)] != 0) {
+        out->strata_flags |= (st.probed_peer + 1) << kStatusFormShift;
+    }
 }
 
 void status_empty(MPI_Status* out) {
@@ -265,7 +307,7 @@ void status_empty(MPI_Status* out) {
     out->MPI_TAG = MPI_ANY_TAG;
     out->MPI_ERROR = MPI_SUCCESS;
     out->strata_bytes = 0;
-    out->strata_cancelled = 0;
+    out->strata_flags = 0;
 }
 
 }  // namespace strata::mpi

@@ -84,6 +84,16 @@ int slot_start_handle(const char* fn, RequestSlot s, MPI_Request* request);
 int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
                  int tag, MPI_Comm comm, MPI_Status* status);
 
+// MPI_Status::strata_flags: bit 0 says the request was cancelled; the bits
+// from kStatusFormShift up hold 1 + the world rank of a foreign sender whose
+// form strata_bytes counts (a probe), 0 when they count this process's form.
+inline constexpr int kStatusCancelled = 1;
+inline constexpr int kStatusFormShift = 1;
+
+// The bytes of `status` in this process's form, read as elements of `t`;
+// -1 when the message ends inside a basic element.
+long long status_bytes(const MPI_Status& status, const Typemap& t);
+
 void status_store(MPI_Status* out, const adi::Status& st);
 void status_empty(MPI_Status* out);
 

@@ -18,8 +18,9 @@ namespace {
 
 const base::KnobInt representation_test{
     "STRATA_REPRESENTATION_TEST", 0,
-    "1 (tests only): this process announces the opposite byte order as its data representation, as a process of "
-    "another machine would"};
+    "tests only: this process stores the data it sends as a process of another machine would, and says so in its "
+    "business card: 1 = the opposite byte order; 2 = the opposite byte order and a 32-bit machine's sizes (long 4, "
+    "long double an 8-byte IEEE double)"};
 
 template <class V>
 struct PairOf {
@@ -57,6 +58,11 @@ bool plausible(std::uint8_t n) { return n >= 1 && n <= 64; }
 
 }  // namespace
 
+std::string format_name(LongDoubleFormat f) {
+    const auto i = static_cast<std::size_t>(f);
+    return i < kFormats ? kFormatNames[i] : "unknown";
+}
+
 const Representation& Representation::native() {
     static const Representation r = [] {
         Representation n;
@@ -72,7 +78,16 @@ const Representation& Representation::native() {
 
 Representation Representation::published() {
     Representation r = native();
-    if (representation_test.get() == 1) r.big_endian = !r.big_endian;
+    const auto test = representation_test.get();
+    if (test != 1 && test != 2) return r;
+    r.big_endian = !r.big_endian;
+    if (test == 2) {
+        r.sizes[kLong] = 4;
+        r.sizes[kLongDouble] = 8;
+        r.long_double = LongDoubleFormat::ieee_double;
+        r.pairs[kLongInt] = {8, 4};
+        r.pairs[kLongDoubleInt] = {16, 8};
+    }
     return r;
 }
 
@@ -125,7 +140,7 @@ std::string Representation::text() const {
         out += std::to_string(sizes[static_cast<std::size_t>(i)]);
         if (i == kLongDouble) {
             out += " (";
-            out += kFormatNames[static_cast<std::size_t>(long_double)];
+            out += format_name(long_double);
             out += ')';
         }
     }
@@ -142,16 +157,14 @@ std::string Representation::text() const {
     return out;
 }
 
-std::string unlike_refusal(const std::string& ranks, std::size_t first, const Representation& theirs,
-                           const Representation& mine) {
-    const bool one = ranks.find_first_of(",-") == std::string::npos;
-    std::string why = one ? "rank " : "ranks ";
-    why += ranks;
-    why += one ? " stores" : " store";
-    why += " data differently (rank " + std::to_string(first) + ": " + theirs.text();
-    why += ") from this process (" + mine.text();
-    why += "); Strata does not yet convert data between machines of different representations";
-    return why;
+std::string unconvertible_refusal(std::size_t rank, const Representation& theirs, const Representation& mine,
+                                  const std::string& why) {
+    std::string text = "rank " + std::to_string(rank);
+    text += " stores data in a way this process cannot convert (rank " + std::to_string(rank) + ": ";
+    text += theirs.text();
+    text += "; this process: " + mine.text();
+    text += "): " + why;
+    return text;
 }
 
 }  // namespace strata::mpi

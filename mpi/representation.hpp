@@ -34,6 +34,9 @@ enum class LongDoubleFormat : std::uint8_t {
     other,
 };
 
+// "x87 extended", for messages.
+std::string format_name(LongDoubleFormat f);
+
 struct Representation {
     // The C types whose size is not the same everywhere.
     enum Scalar : std::uint8_t { kShort, kInt, kLong, kLongLong, kLongDouble, kWchar, kScalars };
@@ -53,8 +56,10 @@ struct Representation {
     // This build on this machine.
     static const Representation& native();
     // What this process publishes: native(), or with the test setting
-    // STRATA_REPRESENTATION_TEST=1 the same with the opposite byte order, so
-    // that one machine can run a job whose processes differ.
+    // STRATA_REPRESENTATION_TEST=1 the same with the opposite byte order (=2:
+    // also a 32-bit machine's long and long double), so that one machine can
+    // run a job whose processes differ (the process then converts what it
+    // sends into that form, mpi/foreign.hpp).
     static Representation published();
     // The form published in a business card: a fixed number of bytes.
     std::string bytes() const;
@@ -67,9 +72,9 @@ struct Representation {
     bool operator==(const Representation&) const = default;
 };
 
-// Why MPI_Init refuses a job: the ranks `ranks` ("2-3"), the first of them
-// `first` with representation `theirs`, store data unlike this process (`mine`).
-std::string unlike_refusal(const std::string& ranks, std::size_t first, const Representation& theirs,
-                           const Representation& mine);
+// Why MPI_Init refuses a job: rank `rank` stores data as `theirs`, which
+// this process (`mine`) cannot convert, for the reason `why`.
+std::string unconvertible_refusal(std::size_t rank, const Representation& theirs, const Representation& mine,
+                                  const std::string& why);
 
 }  // namespace strata::mpi

@@ -322,7 +322,7 @@ int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
     static const char* fn = "MPI_Test_cancelled";
     return api(fn, [&] {
         if (status == nullptr || flag == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "NULL argument");
-        *flag = status->strata_cancelled != 0;
+        *flag = (status->strata_flags & kStatusCancelled) != 0;
         return MPI_SUCCESS;
     });
 }

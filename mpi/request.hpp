@@ -14,6 +14,9 @@ struct RequestSlot {
     MPI_Comm comm = MPI_COMM_NULL;
     bool persistent = false;
     bool active = false;  // persistent: started and not yet collected
+    // A receive into `buf` as the packed form of (count, type) rather than
+    // into its layout (MPI_Sendrecv_replace's scratch).
+    bool packed_target = false;
     // Persistent arguments, replayed by MPI_Start.
     enum class Op { send, bsend, ssend, rsend, recv } op = Op::send;
     const void* buf = nullptr;

@@ -39,10 +39,19 @@ struct Runtime {
     int world_rank = 0;
     int world_size = 1;
     adi::World world;  // every process's card and the topology, from the startup barrier
-    // Every process's data representation, by world rank, and whether it
-    // differs from this process's (its data is converted on receipt).
+    // Every process's data representation, by world rank, as it announced it,
+    // and whether it differs from how this process stores data (its data is
+    // converted on receipt, mpi/foreign.hpp).
     std::vector<Representation> representations;
     std::vector<char> foreign;
+    // Some process is foreign: receives that may come from one convert.
+    bool heterogeneous = false;
+    // The distinct representations of the job (what a receive from
+    // MPI_ANY_SOURCE must make room for).
+    std::vector<Representation> forms;
+    // This process announces a representation other than its own (the test
+    // setting STRATA_REPRESENTATION_TEST) and converts what it sends into it.
+    bool sends_foreign = false;
     std::chrono::steady_clock::time_point start;
 
     HandleTable<Comm> comms;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "mpi/convert.hpp"
+
 namespace strata::mpi {
 
 namespace {
@@ -103,6 +105,7 @@ TypemapPtr typemap_basic(MPI_Datatype handle, MPI_Aint size, MPI_Aint align) {
     t->true_ub = size;
     t->align = align;
     t->basic = handle;
+    t->bytes_only = basic_is_bytes(handle);
     t->elements = 1;
     runs_append(t->runs, Run{0, size, 1, 0});
     starts_compute(*t);
@@ -124,6 +127,7 @@ TypemapPtr typemap_pair(MPI_Datatype handle, const TypemapPtr& first, const Type
     t->align = align;
     t->basic = handle;  // reductions (MAXLOC, MINLOC) see the pair as one unit
     t->elements = 2;
+    t->bytes_only = first->bytes_only && second->bytes_only;
     runs_append(t->runs, Run{0, first->size, 1, 0});
     runs_append(t->runs, Run{second_offset, second->size, 1, 0});
     starts_compute(*t);
@@ -208,6 +212,7 @@ private:
         const Typemap& o = *b.type;
         t_.size += o.size * b.count;
         t_.elements += o.elements * b.count;
+        t_.bytes_only = t_.bytes_only && o.bytes_only;
         if (!have_true_) {
             t_.true_lb = o.true_lb + lo;
             t_.true_ub = o.true_ub + hi;

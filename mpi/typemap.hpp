@@ -57,6 +57,8 @@ struct Typemap : std::enable_shared_from_this<Typemap> {
     // The one basic type all data is made of, or MPI_DATATYPE_NULL.
     MPI_Datatype basic = MPI_DATATYPE_NULL;
     MPI_Aint elements = 0;  // basic elements in one element
+    // Only characters and bytes inside: never converted between machines (mpi/convert.hpp).
+    bool bytes_only = true;
 
     std::vector<Run> runs;
     std::vector<MPI_Aint> run_start;  // packed offset of each run within the element

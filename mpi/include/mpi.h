@@ -29,7 +29,7 @@ typedef struct MPI_Status {
     int MPI_SOURCE;
     int MPI_TAG;
     int MPI_ERROR;
-    int strata_cancelled;    /* internal: set when the request was cancelled */
+    int strata_flags;        /* internal: bit 0 cancelled; above, the sender's form (see status_store) */
     long long strata_bytes;  /* internal: bytes received, read by MPI_Get_count */
 } MPI_Status;
 

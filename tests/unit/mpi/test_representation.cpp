@@ -74,13 +74,9 @@ TEST_CASE("malformed representation bytes are refused with a reason") {
     CHECK(Representation::from_bytes(pair).error() == "a representation with a pair type's int outside the pair");
 }
 
-TEST_CASE("MPI_Init's refusal names the unlike ranks, in the singular for one") {
+TEST_CASE("MPI_Init's refusal names the rank, both representations and the reason") {
     const Representation& mine = Representation::native();
-    const std::string many = strata::mpi::unlike_refusal("2-3", 2, s390x(), mine);
-    CHECK(many.rfind("ranks 2-3 store data differently (rank 2: big-endian; ", 0) == 0);
-    CHECK(many.find(") from this process (" + mine.text() +
-                    "); Strata does not yet convert data between machines of "
-                    "different representations") != std::string::npos);
-    CHECK(strata::mpi::unlike_refusal("1,3", 1, s390x(), mine).rfind("ranks 1,3 store data differently", 0) == 0);
-    CHECK(strata::mpi::unlike_refusal("5", 5, s390x(), mine).rfind("rank 5 stores data differently (rank 5: ", 0) == 0);
+    const std::string text = strata::mpi::unconvertible_refusal(2, s390x(), mine, "long double cannot be converted");
+    CHECK(text.rfind("rank 2 stores data in a way this process cannot convert (rank 2: big-endian; ", 0) == 0);
+    CHECK(text.find("; this process: " + mine.text() + "): long double cannot be converted") != std::string::npos);
 }

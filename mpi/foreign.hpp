@@ -1,0 +1,63 @@
+// Point-to-point data between processes of different representations
+// (receiver makes right, mpi/convert.hpp).
+//
+// A send always leaves in its sender's form. A receive that may match a
+// message from a foreign process (one whose representation differs from this
+// process's, or any source while the job has one) lands the message as it
+// came, in a staging Segment, and converts it into the user's buffer when the
+// request completes: the sender's representation is known only then (for
+// MPI_ANY_SOURCE), and a message of a machine whose types are larger or
+// smaller has another length than the receiver's packed form. After the
+// conversion the status counts the receiver's bytes, so MPI_Get_count and
+// MPI_Get_elements read it as for any receive; a value that does not fit the
+// receiver's type makes the receive fail with MPI_ERR_TRUNCATE.
+//
+// Between processes of one representation nothing of this runs: the check is
+// Runtime::heterogeneous, false unless the job has a foreign process.
+#pragma once
+
+#include <string>
+
+#include "adi/engine.hpp"
+#include "mpi/runtime.hpp"
+#include "mpi/typemap.hpp"
+
+namespace strata::mpi {
+
+// Whether a receive of `t` data from `world_source` (adi::kAnySource: any) must
+// land aside and convert.
+inline bool receive_converts(const Runtime& r, int world_source, const Typemap& t) {
+    return r.heterogeneous && !t.bytes_only &&
+           (world_source == adi::kAnySource || r.foreign[static_cast<std::size_t>(world_source)] != 0);
+}
+
+// The receive of `count` elements of `t` at `buf` (or, with `packed`, the packed
+// form of them at `buf`) from `world_source`: a staging Segment, and the
+// conversion installed as the request's completion.
+adi::Buffer foreign_receive(adi::Request& q, const Typemap& t, void* buf, int count, bool packed, int world_source);
+
+// Whether a send of `t` data leaves converted (the test setting only: this
+// process announces another representation than its own).
+inline bool send_converts(const Runtime& r, const Typemap& t) { return r.sends_foreign && !t.bytes_only; }
+
+// Why a send (or MPI_Pack) that converts failed (MPI_ERR_TRUNCATE).
+inline constexpr const char* kSendFormUnfit =
+    "a value does not fit the representation this process announces (STRATA_REPRESENTATION_TEST)";
+
+// Bytes `count` elements of `t` take in the form this process sends in.
+std::size_t send_form_bytes(const Typemap& t, int count);
+
+// Writes `count` elements of `t` from `buf` into `out` (send_form_bytes of
+// room) in the form this process sends in; false when a value does not fit
+// that form.
+bool send_form_write(const Typemap& t, const void* buf, int count, std::byte* out);
+
+// The reverse of send_form_write: `count` elements of `t` in the form this
+// process sends in, from `in`, into its own layout at `buf`.
+void send_form_read(const Typemap& t, const std::byte* in, int count, void* buf);
+
+// The data of a send that leaves converted: a copy the request holds until it
+// completes. Empty, with `detail` saying why, when a value does not fit.
+adi::Buffer foreign_send(adi::Request& q, const Typemap& t, const void* buf, int count, std::string& detail);
+
+}  // namespace strata::mpi

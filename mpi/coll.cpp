@@ -19,7 +19,7 @@ int PMPI_Barrier(MPI_Comm comm) {
     return api(fn, [&] {
         CollChecks ck(comm, fn);
         if (!ck.ok()) return ck.raise();
-        return coll_finish(comm, fn, coll::barrier(group_of(ck.comm())));
+        return coll_finish(comm, fn, coll::barrier(group_of(ck.comm())), ck.form());
     });
 }
 
@@ -33,10 +33,10 @@ int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
         ck.root(root);
         if (!ck.ok()) return ck.raise();
         const bool is_root = ck.is_root(root);
-        DenseOut d(*t, buffer, count, is_root);
+        DenseOut d(*t, buffer, count, ck.form(), is_root);
         const adi::Error e = coll::bcast(group_of(ck.comm()), d.data(), d.bytes(), root);
         if (!is_root) d.finish();
-        return coll_finish(comm, fn, e);
+        return coll_finish(comm, fn, e, ck.form());
     });
 }
 
@@ -61,14 +61,15 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
             ck.not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, sendcount);
         }
         if (!ck.ok()) return ck.raise();
-        const DenseIn s = here ? DenseIn(*rtp, element_at(recvbuf, *rtp, 1LL * root * recvcount), recvcount, true)
-                               : DenseIn(*st, sendbuf, sendcount);
+        const DenseIn s =
+            here ? DenseIn(*rtp, element_at(recvbuf, *rtp, 1LL * root * recvcount), recvcount, ck.form(), true)
+                 : DenseIn(*st, sendbuf, sendcount, ck.form());
         std::optional<DenseOut> r;
-        if (is_root) r.emplace(*rtp, recvbuf, recvcount * ck.comm().size());
+        if (is_root) r.emplace(*rtp, recvbuf, recvcount * ck.comm().size(), ck.form());
         const adi::Error e = coll::gather(group_of(ck.comm()), s.data(), s.bytes(), r ? r->data() : nullptr,
-                                          r ? bytes_of(*rtp, recvcount) : 0, root);
+                                          r ? bytes_of(*rtp, recvcount, ck.form()) : 0, root);
         if (r) r->finish();
-        return coll_finish(comm, fn, e);
+        return coll_finish(comm, fn, e, ck.form());
     });
 }
 
@@ -93,13 +94,14 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
             ck.distinct(sendbuf, recvbuf, sendcount);
         }
         if (!ck.ok()) return ck.raise();
-        const DenseIn s = here ? DenseIn(*rtp, element_at(recvbuf, *rtp, displs[root]), recvcounts[root], true)
-                               : DenseIn(*st, sendbuf, sendcount);
-        DenseBlocks r(rtp, recvbuf, recvcounts, displs, ck.comm().size(), is_root);
+        const DenseIn s =
+            here ? DenseIn(*rtp, element_at(recvbuf, *rtp, displs[root]), recvcounts[root], ck.form(), true)
+                 : DenseIn(*st, sendbuf, sendcount, ck.form());
+        DenseBlocks r(rtp, recvbuf, recvcounts, displs, ck.comm().size(), is_root, ck.form());
         const adi::Error e =
             coll::gatherv(group_of(ck.comm()), s.data(), s.bytes(), r.data(), r.counts(), r.displs(), root);
         if (is_root) r.unpack_to_user();
-        return coll_finish(comm, fn, e);
+        return coll_finish(comm, fn, e, ck.form());
     });
 }
 
@@ -125,15 +127,15 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         }
         if (!ck.ok()) return ck.raise();
         std::optional<DenseIn> s;
-        if (is_root) s.emplace(*st, sendbuf, sendcount * ck.comm().size());
-        std::vector<std::byte> discard(here ? bytes_of(*st, sendcount) : 0);
+        if (is_root) s.emplace(*st, sendbuf, sendcount * ck.comm().size(), ck.form());
+        std::vector<std::byte> discard(here ? bytes_of(*st, sendcount, ck.form()) : 0);
         std::optional<DenseOut> r;
-        if (!here) r.emplace(*rtp, recvbuf, recvcount);
-        const adi::Error e = coll::scatter(group_of(ck.comm()), s ? s->data() : nullptr,
-                                           s ? bytes_of(*st, sendcount) : 0, r ? r->data() : discard.data(),
-                                           r ? r->bytes() : discard.size(), root);
+        if (!here) r.emplace(*rtp, recvbuf, recvcount, ck.form());
+        const adi::Error e =
+            coll::scatter(group_of(ck.comm()), s ? s->data() : nullptr, s ? bytes_of(*st, sendcount, ck.form()) : 0,
+                          r ? r->data() : discard.data(), r ? r->bytes() : discard.size(), root);
         if (r) r->finish();
-        return coll_finish(comm, fn, e);
+        return coll_finish(comm, fn, e, ck.form());
     });
 }
 
@@ -158,15 +160,15 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
             ck.buffer(recvbuf, recvcount, rtp, "recvbuf");
         }
         if (!ck.ok()) return ck.raise();
-        DenseBlocks s(st, sendbuf, sendcounts, displs, ck.comm().size(), is_root);
+        DenseBlocks s(st, sendbuf, sendcounts, displs, ck.comm().size(), is_root, ck.form());
         if (is_root) s.pack_from_user();
-        std::vector<std::byte> discard(here ? bytes_of(*st, sendcounts[root]) : 0);
+        std::vector<std::byte> discard(here ? bytes_of(*st, sendcounts[root], ck.form()) : 0);
         std::optional<DenseOut> r;
-        if (!here) r.emplace(*rtp, recvbuf, recvcount);
+        if (!here) r.emplace(*rtp, recvbuf, recvcount, ck.form());
         const adi::Error e = coll::scatterv(group_of(ck.comm()), s.data(), s.counts(), s.displs(),
                                             r ? r->data() : discard.data(), r ? r->bytes() : discard.size(), root);
         if (r) r->finish();
-        return coll_finish(comm, fn, e);
+        return coll_finish(comm, fn, e, ck.form());
     });
 }
 
@@ -184,14 +186,14 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         ck.count(recvcount, "recvcount").type(recvtype, rtp).buffer(recvbuf, recvcount, rtp, "recvbuf");
         ck.not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, sendcount);
         if (!ck.ok()) return ck.raise();
-        const DenseIn s =
-            here ? DenseIn(*rtp, element_at(recvbuf, *rtp, 1LL * ck.comm().rank * recvcount), recvcount, true)
-                 : DenseIn(*st, sendbuf, sendcount);
-        DenseOut r(*rtp, recvbuf, recvcount * ck.comm().size(), here);
+        const DenseIn s = here ? DenseIn(*rtp, element_at(recvbuf, *rtp, 1LL * ck.comm().rank * recvcount), recvcount,
+                                         ck.form(), true)
+                               : DenseIn(*st, sendbuf, sendcount, ck.form());
+        DenseOut r(*rtp, recvbuf, recvcount * ck.comm().size(), ck.form(), here);
         const adi::Error e =
-            coll::allgather(group_of(ck.comm()), s.data(), s.bytes(), r.data(), bytes_of(*rtp, recvcount));
+            coll::allgather(group_of(ck.comm()), s.data(), s.bytes(), r.data(), bytes_of(*rtp, recvcount, ck.form()));
         r.finish();
-        return coll_finish(comm, fn, e);
+        return coll_finish(comm, fn, e, ck.form());
     });
 }
 
@@ -210,13 +212,13 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         ck.distinct(sendbuf, recvbuf, sendcount);
         if (!ck.ok()) return ck.raise();
         const int me = ck.comm().rank;
-        const DenseIn s = here ? DenseIn(*rtp, element_at(recvbuf, *rtp, displs[me]), recvcounts[me], true)
-                               : DenseIn(*st, sendbuf, sendcount);
-        DenseBlocks r(rtp, recvbuf, recvcounts, displs, ck.comm().size(), true);
+        const DenseIn s = here ? DenseIn(*rtp, element_at(recvbuf, *rtp, displs[me]), recvcounts[me], ck.form(), true)
+                               : DenseIn(*st, sendbuf, sendcount, ck.form());
+        DenseBlocks r(rtp, recvbuf, recvcounts, displs, ck.comm().size(), true, ck.form());
         const adi::Error e = coll::allgatherv(group_of(ck.comm()), s.data(), s.bytes(), r.data(), r.counts(),
                                               r.displs());
         r.unpack_to_user();
-        return coll_finish(comm, fn, e);
+        return coll_finish(comm, fn, e, ck.form());
     });
 }
 
@@ -235,13 +237,15 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         ck.not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, sendcount);
         if (!ck.ok()) return ck.raise();
         const int p = ck.comm().size();
-        const DenseIn s = here ? DenseIn(*rtp, recvbuf, recvcount * p, true) : DenseIn(*st, sendbuf, sendcount * p);
-        DenseOut r(*rtp, recvbuf, recvcount * p);
-        const adi::Error e = coll::alltoall(group_of(ck.comm()), s.data(),
-                                            here ? bytes_of(*rtp, recvcount) : bytes_of(*st, sendcount), r.data(),
-                                            bytes_of(*rtp, recvcount));
+        const DenseIn s = here ? DenseIn(*rtp, recvbuf, recvcount * p, ck.form(), true)
+                               : DenseIn(*st, sendbuf, sendcount * p, ck.form());
+        DenseOut r(*rtp, recvbuf, recvcount * p, ck.form());
+        const adi::Error e =
+            coll::alltoall(group_of(ck.comm()), s.data(),
+                           here ? bytes_of(*rtp, recvcount, ck.form()) : bytes_of(*st, sendcount, ck.form()), r.data(),
+                           bytes_of(*rtp, recvcount, ck.form()));
         r.finish();
-        return coll_finish(comm, fn, e);
+        return coll_finish(comm, fn, e, ck.form());
     });
 }
 
@@ -270,14 +274,14 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
         }
         if (!ck.ok()) return ck.raise();
         const int p = ck.comm().size();
-        DenseBlocks s = here ? DenseBlocks(rtp, recvbuf, recvcounts, rdispls, p, true, true)
-                             : DenseBlocks(st, sendbuf, sendcounts, sdispls, p, true);
+        DenseBlocks s = here ? DenseBlocks(rtp, recvbuf, recvcounts, rdispls, p, true, ck.form(), true)
+                             : DenseBlocks(st, sendbuf, sendcounts, sdispls, p, true, ck.form());
         s.pack_from_user();
-        DenseBlocks r(rtp, recvbuf, recvcounts, rdispls, p, true);
+        DenseBlocks r(rtp, recvbuf, recvcounts, rdispls, p, true, ck.form());
         const adi::Error e = coll::alltoallv(group_of(ck.comm()), s.data(), s.counts(), s.displs(), r.data(),
                                              r.counts(), r.displs());
         r.unpack_to_user();
-        return coll_finish(comm, fn, e);
+        return coll_finish(comm, fn, e, ck.form());
     });
 }
 

@@ -14,8 +14,8 @@ using namespace strata::mpi;
 
 namespace {
 
-std::size_t elements(const Datatype& t, int count, const coll::ReduceOp& op) {
-    return op.element_bytes() == 0 ? 0 : bytes_of(t, count) / op.element_bytes();
+std::size_t elements(const Datatype& t, int count, const coll::ReduceOp& op, const Form& form) {
+    return op.element_bytes() == 0 ? 0 : bytes_of(t, count, form) / op.element_bytes();
 }
 
 using Everyone = adi::Error (*)(const coll::Group&, const void*, void*, std::size_t, const coll::ReduceOp&);
@@ -32,11 +32,11 @@ int reduce_everyone(const char* fn, Everyone run, const void* sendbuf, void* rec
     ck.buffer(recvbuf, count, t, "recvbuf").not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, count);
     ck.op(op, datatype, t, rop);
     if (!ck.ok()) return ck.raise();
-    const DenseIn s = here ? DenseIn(*t, recvbuf, count, true) : DenseIn(*t, sendbuf, count);
-    DenseOut r(*t, recvbuf, count);
-    const adi::Error e = run(group_of(ck.comm()), s.data(), r.data(), elements(*t, count, *rop), *rop);
+    const DenseIn s = here ? DenseIn(*t, recvbuf, count, ck.form(), true) : DenseIn(*t, sendbuf, count, ck.form());
+    DenseOut r(*t, recvbuf, count, ck.form());
+    const adi::Error e = run(group_of(ck.comm()), s.data(), r.data(), elements(*t, count, *rop, ck.form()), *rop);
     r.finish();
-    return coll_finish(comm, fn, e);
+    return coll_finish(comm, fn, e, ck.form());
 }
 
 }  // namespace
@@ -62,13 +62,13 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         }
         ck.op(op, datatype, t, rop);
         if (!ck.ok()) return ck.raise();
-        const DenseIn s = here ? DenseIn(*t, recvbuf, count, true) : DenseIn(*t, sendbuf, count);
+        const DenseIn s = here ? DenseIn(*t, recvbuf, count, ck.form(), true) : DenseIn(*t, sendbuf, count, ck.form());
         std::optional<DenseOut> r;
-        if (is_root) r.emplace(*t, recvbuf, count);
+        if (is_root) r.emplace(*t, recvbuf, count, ck.form());
         const adi::Error e = coll::reduce(group_of(ck.comm()), s.data(), r ? r->data() : nullptr,
-                                          elements(*t, count, *rop), *rop, root);
+                                          elements(*t, count, *rop, ck.form()), *rop, root);
         if (r) r->finish();
-        return coll_finish(comm, fn, e);
+        return coll_finish(comm, fn, e, ck.form());
     });
 }
 
@@ -103,13 +103,13 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
         ck.distinct(sendbuf, recvbuf, static_cast<int>(total)).op(op, datatype, t, rop);
         if (!ck.ok()) return ck.raise();
         std::vector<std::size_t> counts(static_cast<std::size_t>(ck.comm().size()));
-        for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = elements(*t, recvcounts[i], *rop);
-        const DenseIn s =
-            here ? DenseIn(*t, recvbuf, static_cast<int>(total), true) : DenseIn(*t, sendbuf, static_cast<int>(total));
-        DenseOut r(*t, recvbuf, mine);
+        for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = elements(*t, recvcounts[i], *rop, ck.form());
+        const DenseIn s = here ? DenseIn(*t, recvbuf, static_cast<int>(total), ck.form(), true)
+                               : DenseIn(*t, sendbuf, static_cast<int>(total), ck.form());
+        DenseOut r(*t, recvbuf, mine, ck.form());
         const adi::Error e = coll::reduce_scatter(group_of(ck.comm()), s.data(), r.data(), counts, *rop);
         r.finish();
-        return coll_finish(comm, fn, e);
+        return coll_finish(comm, fn, e, ck.form());
     });
 }
 
@@ -132,9 +132,9 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
         ck.op(op, datatype, t, rop);
         if (!ck.ok()) return ck.raise();
         // inoutbuf = inbuf op inoutbuf, inbuf the left operand.
-        DenseIn in(*t, inbuf, count);
-        DenseOut inout(*t, inoutbuf, count, true);
-        rop->apply(in.data(), inout.data(), elements(*t, count, *rop));
+        DenseIn in(*t, inbuf, count, ck.form());
+        DenseOut inout(*t, inoutbuf, count, ck.form(), true);
+        rop->apply(in.data(), inout.data(), elements(*t, count, *rop, ck.form()));
         inout.finish();
         return MPI_SUCCESS;
     });

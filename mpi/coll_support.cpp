@@ -4,6 +4,7 @@
 
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/foreign.hpp"
 
 namespace strata::mpi {
 
@@ -26,7 +27,7 @@ CollChecks::CollChecks(MPI_Comm comm, const char* fn, bool local) : handle_(comm
     } else if (comm_->inter) {
         fail(MPI_ERR_COMM, "an intercommunicator; MPI-1 collectives need an intracommunicator");
     } else {
-        unlike_ = !local && spans_representations(*comm_);
+        if (!local && spans_representations(*comm_)) form_.rep = collective_form(comm_->world);
     }
 }
 
@@ -62,12 +63,7 @@ CollChecks& CollChecks::displs(const int* d, const char* what) {
 CollChecks& CollChecks::type(MPI_Datatype t, const Datatype*& out) {
     if (!ok()) return *this;
     out = datatype_get(t);
-    if (out == nullptr) return fail(MPI_ERR_TYPE, "not a valid datatype");
-    if (unlike_ && !out->map->bytes_only) {
-        fail(MPI_ERR_OTHER,
-             "the communicator joins processes of different data representations, and collectives do not convert "
-             "data yet (point-to-point does; MPI_BYTE and the character types move unconverted)");
-    }
+    if (out == nullptr) fail(MPI_ERR_TYPE, "not a valid datatype");
     return *this;
 }
 
@@ -110,7 +106,7 @@ CollChecks& CollChecks::not_in_place(const void* p, const char* what) {
 
 CollChecks& CollChecks::op(MPI_Op op, MPI_Datatype handle, const Datatype* t,
                            std::unique_ptr<coll::ReduceOp>& out) {
-    if (ok() && reduce_op_make(op, handle, *t, out) != MPI_SUCCESS)
+    if (ok() && reduce_op_make(op, handle, *t, form_, out) != MPI_SUCCESS)
         fail(MPI_ERR_OP, "not a valid operation, or a predefined operation MPI-1 does not define on this datatype");
     return *this;
 }
@@ -122,7 +118,11 @@ coll::Group group_of(Comm& c) {
     return coll::Group{*rt().engine, c.context + 1, c.rank, c.world, c.levels.get()};
 }
 
-int coll_finish(MPI_Comm comm, const char* fn, adi::Error e) {
+int coll_finish(MPI_Comm comm, const char* fn, adi::Error e, const Form& form) {
+    if (e == adi::Error::none && !form.fits) {
+        return error_raise(comm, MPI_ERR_TRUNCATE, fn,
+                           "a value does not fit the form it was converted into between representations");
+    }
     if (e == adi::Error::none) return MPI_SUCCESS;
     std::string detail = rt().engine->last_error();
     if (e == adi::Error::truncated)
@@ -130,17 +130,32 @@ int coll_finish(MPI_Comm comm, const char* fn, adi::Error e) {
     return error_raise(comm, error_class_of(e), fn, detail);
 }
 
-DenseIn::DenseIn(const Datatype& t, const void* buf, int count, bool copy) : data_(buf), bytes_(bytes_of(t, count)) {
-    if ((copy || !dense_layout(t)) && bytes_ > 0) {
+std::size_t bytes_of(const Datatype& t, int count, const Form& form) {
+    return form.converts(t) ? form_bytes(*t.map, count, *form.rep) : bytes_of(t, count);
+}
+
+DenseIn::DenseIn(const Datatype& t, const void* buf, int count, const Form& form, bool copy)
+    : data_(buf), bytes_(bytes_of(t, count, form)) {
+    if (bytes_ == 0) return;
+    if (form.converts(t)) {
+        copy_.resize(bytes_);
+        form.fits &= form_write(*t.map, buf, count, copy_.data(), *form.rep);
+        data_ = copy_.data();
+    } else if (copy || !dense_layout(t)) {
         copy_.resize(bytes_);
         datatype_pack(t, buf, count, copy_.data());
         data_ = copy_.data();
     }
 }
 
-DenseOut::DenseOut(const Datatype& t, void* buf, int count, bool in)
-    : type_(t), buf_(buf), count_(count), data_(buf), bytes_(bytes_of(t, count)) {
-    if (!dense_layout(t) && bytes_ > 0) {
+DenseOut::DenseOut(const Datatype& t, void* buf, int count, const Form& form, bool in)
+    : type_(t), buf_(buf), count_(count), form_(form), data_(buf), bytes_(bytes_of(t, count, form)) {
+    if (bytes_ == 0) return;
+    if (form.converts(t)) {
+        copy_.resize(bytes_);
+        if (in) form.fits &= form_write(*t.map, buf, count, copy_.data(), *form.rep);
+        data_ = copy_.data();
+    } else if (!dense_layout(t)) {
         copy_.resize(bytes_);
         if (in) datatype_pack(t, buf, count, copy_.data());
         data_ = copy_.data();
@@ -148,21 +163,26 @@ DenseOut::DenseOut(const Datatype& t, void* buf, int count, bool in)
 }
 
 void DenseOut::finish() {
-    if (!copy_.empty()) datatype_unpack(type_, copy_.data(), count_, buf_);
+    if (copy_.empty()) return;
+    if (form_.converts(type_)) {
+        form_.fits &= form_read(*type_.map, copy_.data(), count_, buf_, *form_.rep);
+    } else {
+        datatype_unpack(type_, copy_.data(), count_, buf_);
+    }
 }
 
 DenseBlocks::DenseBlocks(const Datatype* t, const void* buf, const int* counts, const int* displs, int procs,
-                         bool blocks, bool copy)
-    : type_(t), buf_(const_cast<void*>(buf)), user_counts_(counts), user_displs_(displs) {
+                         bool blocks, const Form& form, bool copy)
+    : type_(t), buf_(const_cast<void*>(buf)), form_(form), user_counts_(counts), user_displs_(displs) {
     if (!blocks) return;
     const auto n = static_cast<std::size_t>(procs);
     counts_.resize(n);
     displs_.resize(n);
-    bool direct = !copy && dense_layout(*t);
+    bool direct = !copy && dense_layout(*t) && !form.converts(*t);
     for (std::size_t i = 0; i < n; ++i) direct = direct && displs[i] >= 0;
     std::size_t total = 0;
     for (std::size_t i = 0; i < n; ++i) {
-        counts_[i] = bytes_of(*t, counts[i]);
+        counts_[i] = bytes_of(*t, counts[i], form);
         displs_[i] = direct ? static_cast<std::size_t>(displs[i]) * static_cast<std::size_t>(t->extent) : total;
         total += counts_[i];
     }
@@ -183,7 +203,12 @@ void DenseBlocks::pack_from_user() {
     if (!copied_) return;
     for (std::size_t i = 0; i < counts_.size(); ++i) {
         if (counts_[i] == 0) continue;
-        datatype_pack(*type_, block_origin(i), user_counts_[i], copy_.data() + displs_[i]);
+        if (form_.converts(*type_)) {
+            form_.fits &=
+                form_write(*type_->map, block_origin(i), user_counts_[i], copy_.data() + displs_[i], *form_.rep);
+        } else {
+            datatype_pack(*type_, block_origin(i), user_counts_[i], copy_.data() + displs_[i]);
+        }
     }
 }
 
@@ -191,7 +216,12 @@ void DenseBlocks::unpack_to_user() {
     if (!copied_) return;
     for (std::size_t i = 0; i < counts_.size(); ++i) {
         if (counts_[i] == 0) continue;
-        datatype_unpack(*type_, copy_.data() + displs_[i], user_counts_[i], block_origin(i));
+        if (form_.converts(*type_)) {
+            form_.fits &=
+                form_read(*type_->map, copy_.data() + displs_[i], user_counts_[i], block_origin(i), *form_.rep);
+        } else {
+            datatype_unpack(*type_, copy_.data() + displs_[i], user_counts_[i], block_origin(i));
+        }
     }
 }
 

@@ -14,8 +14,22 @@
 #include "collectives/reduce_op.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
+#include "mpi/representation.hpp"
 
 namespace strata::mpi {
+
+// How a collective's data travels. Between processes that store data alike
+// (`rep` empty), as this process stores it. On a communicator whose processes
+// differ, in one form common to them all (collective_form, mpi/foreign.hpp):
+// every process converts its input into it and its output out of it, and
+// reductions convert their operands to this process's form to combine them.
+// `fits` turns false when a value did not fit a form it was converted into;
+// the call then fails with MPI_ERR_TRUNCATE (coll_finish).
+struct Form {
+    std::optional<Representation> rep;
+    mutable bool fits = true;
+    bool converts(const Datatype& t) const { return rep.has_value() && !t.map->bytes_only; }
+};
 
 // Checks in call order; after the first failure the rest are skipped.
 class CollChecks {
@@ -26,6 +40,7 @@ public:
     bool ok() const { return cls_ == MPI_SUCCESS; }
     Comm& comm() const { return *comm_; }
     bool is_root(int root) const { return comm_->rank == root; }
+    const Form& form() const { return form_; }
 
     CollChecks& count(int n, const char* what);
     CollChecks& counts(const int* n, const char* what);  // one per process
@@ -41,7 +56,8 @@ public:
     CollChecks& distinct(const void* send, const void* recv, int n);
     // MPI_IN_PLACE given where this process may not use it.
     CollChecks& not_in_place(const void* p, const char* what);
-    // The reduction of `op` on `t` (checked before), into `out`.
+    // The reduction of `op` on `t` (checked before), into `out`; it converts
+    // its operands when form() does.
     CollChecks& op(MPI_Op op, MPI_Datatype handle, const Datatype* t, std::unique_ptr<coll::ReduceOp>& out);
 
     int raise() const;  // the failure through the error handler
@@ -53,13 +69,14 @@ private:
     Comm* comm_ = nullptr;
     int cls_ = MPI_SUCCESS;
     std::string detail_;
-    bool unlike_ = false;  // the communicator spans several representations
+    Form form_;
 };
 
 coll::Group group_of(Comm& c);
 
-// The entry point's return: success, or the collective's failure raised.
-int coll_finish(MPI_Comm comm, const char* fn, adi::Error e);
+// The entry point's return: success, or the collective's failure raised (a
+// value that did not fit `form` when the collective itself succeeded).
+int coll_finish(MPI_Comm comm, const char* fn, adi::Error e, const Form& form);
 
 // Whether elements of `t` lie in memory exactly as their dense form does,
 // starting at the buffer address itself.
@@ -68,6 +85,8 @@ inline bool dense_layout(const Datatype& t) { return t.contiguous && t.extent ==
 inline std::size_t bytes_of(const Datatype& t, int count) {
     return static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size);
 }
+// The bytes `count` elements of `t` take as the collective moves them.
+std::size_t bytes_of(const Datatype& t, int count, const Form& form);
 
 inline bool in_place(const void* p) { return p == MPI_IN_PLACE; }
 
@@ -82,7 +101,7 @@ inline const void* element_at(const void* buf, const Datatype& t, long long inde
 // memory (an MPI_IN_PLACE input that the call then overwrites).
 class DenseIn {
 public:
-    DenseIn(const Datatype& t, const void* buf, int count, bool copy = false);
+    DenseIn(const Datatype& t, const void* buf, int count, const Form& form, bool copy = false);
     const void* data() const { return data_; }
     std::size_t bytes() const { return bytes_; }
 
@@ -97,7 +116,7 @@ private:
 // contents first (broadcast root).
 class DenseOut {
 public:
-    DenseOut(const Datatype& t, void* buf, int count, bool in = false);
+    DenseOut(const Datatype& t, void* buf, int count, const Form& form, bool in = false);
     void* data() { return data_; }
     std::size_t bytes() const { return bytes_; }
     void finish();
@@ -106,6 +125,7 @@ private:
     const Datatype& type_;
     void* buf_;
     int count_;
+    const Form& form_;
     std::vector<std::byte> copy_;
     void* data_;
     std::size_t bytes_;
@@ -120,7 +140,7 @@ public:
     // gatherv and scatterv); an unused one is empty. `copy`: always a copy
     // (an MPI_IN_PLACE input).
     DenseBlocks(const Datatype* t, const void* buf, const int* counts, const int* displs, int procs, bool blocks,
-                bool copy = false);
+                const Form& form, bool copy = false);
     std::span<const std::size_t> counts() const { return counts_; }
     std::span<const std::size_t> displs() const { return displs_; }
     void* data() { return data_; }
@@ -131,6 +151,7 @@ private:
     void* block_origin(std::size_t i) const;  // of process i's block in the user's buffer
     const Datatype* type_;
     void* buf_;
+    const Form& form_;
     const int* user_counts_;
     const int* user_displs_;
     std::vector<std::size_t> counts_, displs_;

@@ -101,13 +101,51 @@ adi::Buffer foreign_receive(adi::Request& q, const Typemap& t, void* buf, int co
     return adi::Buffer(std::move(stage));
 }
 
-std::size_t send_form_bytes(const Typemap& t, int count) {
-    const Runtime& r = rt();
-    return bytes_in(t, count, r.representations[static_cast<std::size_t>(r.world_rank)]);
+namespace {
+
+// long double formats by their digits; double-double sits below quad (the
+// two never meet: MPI_Init refuses that job).
+int digits_rank(LongDoubleFormat f) {
+    switch (f) {
+        case LongDoubleFormat::ieee_double: return 1;
+        case LongDoubleFormat::x87_extended: return 2;
+        case LongDoubleFormat::ibm_double_double: return 3;
+        case LongDoubleFormat::ieee_quad: return 4;
+        default: return 0;
+    }
 }
 
-bool send_form_write(const Typemap& t, const void* buf, int count, std::byte* out) {
+}  // namespace
+
+Representation collective_form(const std::vector<int>& world) {
     const Runtime& r = rt();
+    Representation form = r.representations[static_cast<std::size_t>(world[0])];
+    for (const int w : world) {
+        const Representation& p = r.representations[static_cast<std::size_t>(w)];
+        for (std::size_t s = 0; s < Representation::kScalars; ++s) {
+            if (s != Representation::kLongDouble) form.sizes[s] = std::max(form.sizes[s], p.sizes[s]);
+        }
+        const int have = digits_rank(form.long_double);
+        const int theirs = digits_rank(p.long_double);
+        auto& size = form.sizes[Representation::kLongDouble];
+        if (theirs > have) {
+            form.long_double = p.long_double;
+            size = p.sizes[Representation::kLongDouble];
+        } else if (theirs == have) {
+            size = std::max(size, p.sizes[Representation::kLongDouble]);
+        }
+    }
+    return form;
+}
+
+const Representation& send_form() {
+    const Runtime& r = rt();
+    return r.representations[static_cast<std::size_t>(r.world_rank)];
+}
+
+std::size_t form_bytes(const Typemap& t, int count, const Representation& form) { return bytes_in(t, count, form); }
+
+bool form_write(const Typemap& t, const void* buf, int count, std::byte* out, const Representation& form) {
     const Representation& mine = Representation::native();
     const std::size_t bytes = bytes_in(t, count, mine);
     std::vector<std::byte> packed;
@@ -119,23 +157,26 @@ bool send_form_write(const Typemap& t, const void* buf, int count, std::byte* ou
         typemap_pack(t, buf, 0, bytes, packed.data());
         in = packed.data();
     }
-    const Representation& sent = r.representations[static_cast<std::size_t>(r.world_rank)];
-    return convert(t, count, in, bytes, mine, out, sent).fits;
+    return convert(t, count, in, bytes, mine, out, form).fits;
 }
 
-void send_form_read(const Typemap& t, const std::byte* in, int count, void* buf) {
-    const Runtime& r = rt();
+bool form_read(const Typemap& t, const std::byte* in, int count, void* buf, const Representation& form) {
     const Representation& mine = Representation::native();
-    const Representation& sent = r.representations[static_cast<std::size_t>(r.world_rank)];
-    std::vector<std::byte> packed(bytes_in(t, count, mine));
-    const Converted c = convert(t, count, in, send_form_bytes(t, count), sent, packed.data(), mine);
-    typemap_unpack(t, buf, 0, c.out, packed.data());
+    std::vector<std::byte> packed;
+    std::byte* out = t.contiguous() ? byte_address(buf, t.true_lb) : nullptr;
+    if (out == nullptr) {
+        packed.resize(bytes_in(t, count, mine));
+        out = packed.data();
+    }
+    const Converted c = convert(t, count, in, bytes_in(t, count, form), form, out, mine);
+    if (out == packed.data()) typemap_unpack(t, buf, 0, c.out, packed.data());
+    return c.fits;
 }
 
 adi::Buffer foreign_send(adi::Request& q, const Typemap& t, const void* buf, int count, std::string& detail) {
-    auto copy = std::make_shared<std::vector<std::byte>>(send_form_bytes(t, count));
+    auto copy = std::make_shared<std::vector<std::byte>>(bytes_in(t, count, send_form()));
     if (copy->empty()) return {};
-    if (!send_form_write(t, buf, count, copy->data())) {
+    if (!form_write(t, buf, count, copy->data(), send_form())) {
         detail = kSendFormUnfit;
         return {};
     }

@@ -44,17 +44,27 @@ inline bool send_converts(const Runtime& r, const Typemap& t) { return r.sends_f
 inline constexpr const char* kSendFormUnfit =
     "a value does not fit the representation this process announces (STRATA_REPRESENTATION_TEST)";
 
-// Bytes `count` elements of `t` take in the form this process sends in.
-std::size_t send_form_bytes(const Typemap& t, int count);
+// The form collectives move data in on a communicator of the processes
+// `world` (world ranks) that store data in several ways: the first process's
+// byte order, each integer type at the largest size any of them has, and the
+// long double format of the most digits among them. Every process computes
+// the same from the same cards.
+Representation collective_form(const std::vector<int>& world);
 
-// Writes `count` elements of `t` from `buf` into `out` (send_form_bytes of
-// room) in the form this process sends in; false when a value does not fit
-// that form.
-bool send_form_write(const Typemap& t, const void* buf, int count, std::byte* out);
+// The representation this process sends (and packs) in: the one it announced.
+const Representation& send_form();
 
-// The reverse of send_form_write: `count` elements of `t` in the form this
-// process sends in, from `in`, into its own layout at `buf`.
-void send_form_read(const Typemap& t, const std::byte* in, int count, void* buf);
+// Bytes `count` elements of `t` take, packed, in representation `form`.
+std::size_t form_bytes(const Typemap& t, int count, const Representation& form);
+
+// Writes `count` elements of `t` from `buf` (this process's memory) into
+// `out` (form_bytes of room), packed in representation `form`; false when a
+// value does not fit that form (it is written clamped).
+bool form_write(const Typemap& t, const void* buf, int count, std::byte* out, const Representation& form);
+
+// The reverse: `count` elements of `t` packed in `form` at `in`, into this
+// process's layout at `buf`; false when a value does not fit.
+bool form_read(const Typemap& t, const std::byte* in, int count, void* buf, const Representation& form);
 
 // The data of a send that leaves converted: a copy the request holds until it
 // completes. Empty, with `detail` saying why, when a value does not fit.

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "mpi/coll_support.hpp"
+#include "mpi/convert.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/pmpi_alias.hpp"
@@ -70,6 +71,44 @@ private:
     const Datatype& type_;
 };
 
+// An operation whose operands travel in a collective's common form
+// (coll_support.hpp Form): converted into this process's form to be combined
+// by the operation itself, and the result back. A user function therefore
+// sees its data as this process stores it.
+class FormReduce final : public coll::ReduceOp {
+public:
+    FormReduce(std::unique_ptr<coll::ReduceOp> inner, TypemapPtr element, const Form& form)
+        : ReduceOp(static_cast<std::size_t>(form_size(*element, *form.rep)), inner->commutative()),
+          inner_(std::move(inner)),
+          element_(std::move(element)),
+          form_(form) {}
+
+    void apply(const void* in, void* inout, std::size_t count) const override {
+        const Representation& mine = Representation::native();
+        const std::size_t bytes = count * element_bytes();
+        const std::size_t native = count * inner_->element_bytes();
+        const auto n = static_cast<MPI_Aint>(count);
+        std::vector<std::byte> a(native), b(native);
+        auto* io = static_cast<std::byte*>(inout);
+        form_.fits &= convert(*element_, n, static_cast<const std::byte*>(in), bytes, *form_.rep, a.data(), mine).fits;
+        form_.fits &= convert(*element_, n, io, bytes, *form_.rep, b.data(), mine).fits;
+        inner_->apply(a.data(), b.data(), count);
+        form_.fits &= convert(*element_, n, b.data(), native, mine, io, *form_.rep).fits;
+    }
+
+private:
+    std::unique_ptr<coll::ReduceOp> inner_;
+    TypemapPtr element_;
+    const Form& form_;
+};
+
+// `inner` on elements `element`, converting when `form` does.
+std::unique_ptr<coll::ReduceOp> in_form(std::unique_ptr<coll::ReduceOp> inner, const Datatype& element,
+                                        const Form& form) {
+    if (!form.converts(element)) return inner;
+    return std::make_unique<FormReduce>(std::move(inner), element.map, form);
+}
+
 }  // namespace
 
 void ops_setup(Runtime& r) {
@@ -81,12 +120,12 @@ void ops_setup(Runtime& r) {
     }
 }
 
-int reduce_op_make(MPI_Op handle, MPI_Datatype type_handle, const Datatype& type,
+int reduce_op_make(MPI_Op handle, MPI_Datatype type_handle, const Datatype& type, const Form& form,
                    std::unique_ptr<coll::ReduceOp>& out) {
     const Operation* op = rt().ops.get(handle);
     if (op == nullptr) return MPI_ERR_OP;
     if (op->predefined == MPI_OP_NULL) {
-        out = std::make_unique<UserReduce>(*op, type_handle, type);
+        out = in_form(std::make_unique<UserReduce>(*op, type_handle, type), type, form);
         return MPI_SUCCESS;
     }
     // Predefined operations work element by element of the basic type, so a
@@ -102,7 +141,7 @@ int reduce_op_make(MPI_Op handle, MPI_Datatype type_handle, const Datatype& type
     if (basic == nullptr || basic->size <= 0) return MPI_ERR_OP;
     auto kernel = op_kernel(op->predefined, basic_handle, static_cast<std::size_t>(basic->size));
     if (!kernel || type.size % basic->size != 0) return MPI_ERR_OP;
-    out = std::make_unique<PredefinedReduce>(*kernel);
+    out = in_form(std::make_unique<PredefinedReduce>(*kernel), *basic, form);
     return MPI_SUCCESS;
 }
 

@@ -21,9 +21,12 @@ struct Operation {
 // Creates MPI_MAX .. MPI_MINLOC at their fixed handles.
 void ops_setup(Runtime& r);
 
-// The reduction of `op` on elements of `type` (handle `handle`), or the MPI
-// error class why not: MPI_ERR_OP for an invalid handle or a predefined
-// operation MPI-1 does not define on the type.
-int reduce_op_make(MPI_Op op, MPI_Datatype handle, const Datatype& type, std::unique_ptr<coll::ReduceOp>& out);
+struct Form;  // mpi/coll_support.hpp
+
+// The reduction of `op` on elements of `type` (handle `handle`), whose
+// operands travel in `form`, or the MPI error class why not: MPI_ERR_OP for an
+// invalid handle or a predefined operation MPI-1 does not define on the type.
+int reduce_op_make(MPI_Op op, MPI_Datatype handle, const Datatype& type, const Form& form,
+                   std::unique_ptr<coll::ReduceOp>& out);
 
 }  // namespace strata::mpi

@@ -20,7 +20,7 @@ using namespace strata::mpi;
 namespace {
 
 long long packed_bytes(const Datatype& t, int count) {
-    if (send_converts(rt(), *t.map)) return static_cast<long long>(send_form_bytes(*t.map, count));
+    if (send_converts(rt(), *t.map)) return static_cast<long long>(form_bytes(*t.map, count, send_form()));
     return static_cast<long long>(count) * t.size;
 }
 
@@ -89,7 +89,7 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbu
                                "inbuf is NULL (MPI_BOTTOM needs a datatype of absolute addresses)");
         std::byte* out = static_cast<std::byte*>(outbuf) + *position;
         if (need > 0 && send_converts(rt(), *t->map)) {
-            if (!send_form_write(*t->map, inbuf, incount, out))
+            if (!form_write(*t->map, inbuf, incount, out, send_form()))
                 return error_raise(comm, MPI_ERR_TRUNCATE, fn, kSendFormUnfit);
         } else if (need > 0) {
             datatype_pack(*t, inbuf, incount, out);
@@ -115,7 +115,8 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
                                "outbuf is NULL (MPI_BOTTOM needs a datatype of absolute addresses)");
         const std::byte* in = static_cast<const std::byte*>(inbuf) + *position;
         if (need > 0 && send_converts(rt(), *t->map)) {
-            send_form_read(*t->map, in, outcount, outbuf);
+            if (!form_read(*t->map, in, outcount, outbuf, send_form()))
+                return error_raise(comm, MPI_ERR_TRUNCATE, fn, "a packed value does not fit its datatype here");
         } else if (need > 0) {
             datatype_unpack(*t, in, outcount, outbuf);
         }

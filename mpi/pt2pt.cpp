@@ -105,7 +105,7 @@ int bsend_start(Runtime& r, const RequestSlot& s, const Comm& c, adi::Request& u
         return MPI_ERR_BUFFER;
     }
     const bool converts = send_converts(r, *s.type);
-    const std::size_t bytes = converts ? send_form_bytes(*s.type, s.count) : data_bytes(s);
+    const std::size_t bytes = converts ? form_bytes(*s.type, s.count, send_form()) : data_bytes(s);
     auto off = r.bsend.reserve(bytes);
     if (!off) {
         // Sends that finished since the last pass give their space back.
@@ -118,7 +118,7 @@ int bsend_start(Runtime& r, const RequestSlot& s, const Comm& c, adi::Request& u
         return MPI_ERR_BUFFER;
     }
     std::byte* copy = r.bsend.at(*off);
-    if (converts && !send_form_write(*s.type, s.buf, s.count, copy)) {
+    if (converts && !form_write(*s.type, s.buf, s.count, copy, send_form())) {
         r.bsend.release(*off);
         detail = kSendFormUnfit;
         return MPI_ERR_TRUNCATE;

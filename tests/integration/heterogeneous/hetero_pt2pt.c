@@ -15,14 +15,12 @@
  * fit what they announce; with 2, a long that does not fit 4 bytes must fail
  * to leave rank 2 with MPI_ERR_TRUNCATE.
  */
-#include <float.h>
 #include <wchar.h>
 
-#include "pt2pt_common.h"
+#include "hetero_common.h"
 
 #define N 5
 
-static int mode = 1;
 static int me = 0;
 
 static MPI_Status st;
@@ -31,19 +29,6 @@ static void count_check(MPI_Datatype t, int want, const char *what) {
     int n = -1;
     CK(MPI_Get_count(&st, t, &n));
     EXPECT(n == want, "%s: MPI_Get_count says %d, want %d", what, n, want);
-}
-
-/* Values that differ per rank and element, using every byte of their type
- * where the announced representation allows. */
-static long long small(int rank, int i) { return (rank * 1000 + i * 77 - 150) * (i % 2 ? -1 : 1); }
-static long long wide(int rank, int i) { return (long long)0x0102030405060708LL * (rank + 1) - i * 3; }
-static long narrow(int rank, int i) { return 0x01020304L * (rank + 1) * (i % 2 ? -1 : 1) - i; }
-static double real(int rank, int i) { return (rank + 1) * 1.0e300 / (i + 1) * (i % 2 ? -1 : 1); }
-static long double ldouble(int rank, int i) {
-    long double x = (long double)((rank + 1) * 1.25e-300 * (i + 1));
-    /* The other byte order alone keeps long double's precision: use it. */
-    if (mode == 1) x = x * (1.0L + LDBL_EPSILON * (i + 1));
-    return x;
 }
 
 #define BASIC(TYPE, CTYPE, VALUE)                                                              \
@@ -82,7 +67,6 @@ static long double ldouble(int rank, int i) {
         }                                                                                        \
     } while (0)
 
-#define CHARS(rank, i) ('a' + (rank)*5 + (i))
 #define WCHARS(rank, i) (0x10400 + (rank)*100 + (i))
 #define UNSIGNED_LONG_VALUE(rank, i) (0x81020304UL + (unsigned long)(rank)*7 + (unsigned long)(i))
 #define FLOAT_VALUE(rank, i) ((float)((rank) + 1) * 1.5e30f / (float)((i) + 1))
@@ -130,51 +114,6 @@ static void basics(int partner) {
 
 /* ------------------------------------------------------------------------ */
 /* Derived types                                                             */
-
-struct rec {
-    char c;
-    double d;
-    long l[2];
-    short s;
-    long double x;
-};
-#define REC_ELEMENTS 6 /* c, d, l, l, s, x */
-
-static void rec_fill(struct rec *r, int rank, int k) {
-    memset(r, 0, sizeof *r);
-    r->c = (char)CHARS(rank, k);
-    r->d = real(rank, k);
-    r->l[0] = narrow(rank, k);
-    r->l[1] = -narrow(rank, k + 1);
-    r->s = (short)small(rank, k);
-    r->x = ldouble(rank, k);
-}
-
-static int rec_same(const struct rec *a, const struct rec *b) {
-    return a->c == b->c && a->d == b->d && a->l[0] == b->l[0] && a->l[1] == b->l[1] && a->s == b->s && a->x == b->x;
-}
-
-/* The struct, its padding skipped by the typemap. */
-static MPI_Datatype rec_type(int blocks) {
-    struct rec r;
-    memset(&r, 0, sizeof r);
-    int len[5] = {1, 1, 2, 1, 1};
-    MPI_Aint disp[5];
-    MPI_Datatype types[5] = {MPI_CHAR, MPI_DOUBLE, MPI_LONG, MPI_SHORT, MPI_LONG_DOUBLE};
-    MPI_Aint base;
-    MPI_Datatype t;
-    CK(MPI_Address(&r, &base));
-    CK(MPI_Address(&r.c, &disp[0]));
-    CK(MPI_Address(&r.d, &disp[1]));
-    CK(MPI_Address(&r.l, &disp[2]));
-    CK(MPI_Address(&r.s, &disp[3]));
-    CK(MPI_Address(&r.x, &disp[4]));
-    for (int i = 0; i < 5; ++i) disp[i] -= base;
-    /* A prefix of the signature when blocks < 5 (the third block then holds one long). */
-    if (blocks < 5) len[blocks - 1] = 1;
-    CK(MPI_Type_struct(blocks, len, disp, types, &t));
-    return t;
-}
 
 /* Every other rec of 3, inside an element whose bounds MPI_LB/MPI_UB set
  * to 7 recs. */
@@ -330,22 +269,6 @@ static void others(int partner) {
     CK(MPI_Errhandler_set(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
-/* Collectives do not convert yet: on a communicator that spans two
- * representations, typed data is refused everywhere alike; bytes move. */
-static void collectives(void) {
-    pt_set_phase("collectives");
-    int v = me;
-    CK(MPI_Errhandler_set(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    int rc = MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    int cls = -1;
-    MPI_Error_class(rc, &cls);
-    EXPECT(cls == MPI_ERR_OTHER, "MPI_Bcast of MPI_INT across representations: error class %d", cls);
-    CK(MPI_Errhandler_set(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
-    char c = (char)(me == 0 ? 'z' : 0);
-    CK(MPI_Bcast(&c, 1, MPI_CHAR, 0, MPI_COMM_WORLD));
-    EXPECT(c == 'z', "MPI_Bcast of MPI_CHAR gave %d", c);
-}
-
 /* Mode 2: rank 2 announces a 4-byte long; one that does not fit cannot leave. */
 static void unfit(void) {
     if (mode != 2 || me != 2) return;
@@ -371,7 +294,6 @@ int main(int argc, char **argv) {
             others(partners[p]);
         }
     }
-    collectives();
     unfit();
     return pt_finish();
 }

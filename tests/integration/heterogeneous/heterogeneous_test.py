@@ -2,13 +2,14 @@
 """Data representations across a job: every process publishes its own
 (byte order, type sizes, long double's format, pair layouts) at MPI_Init;
 mpirun -v shows it; point-to-point data between processes that store data
-differently is converted by the receiver (hetero_pt2pt.c checks it).
+differently is converted by the receiver (hetero_pt2pt.c checks it), and
+collectives move data in a form common to their processes (hetero_coll.c).
 STRATA_REPRESENTATION_TEST=1 makes a process store what it sends in the
 opposite byte order, =2 also as a 32-bit machine (long 4 bytes, long double
 an 8-byte IEEE double), and announce so, as a process of another machine
 would.
 
-    heterogeneous_test.py SCENARIO --mpirun PATH --program PATH --pt2pt PATH
+    heterogeneous_test.py SCENARIO --mpirun PATH --program PATH --pt2pt PATH --coll PATH
 """
 
 import re
@@ -44,19 +45,23 @@ def alike(ctx, a):
 
 
 def converted(ctx, a, mode, shown):
-    """Ranks 2-3 store what they send as `mode` says: mpirun -v shows it, and
+    """Ranks 2-3 store what they send as `mode` says: mpirun -v shows it;
     every exchange of hetero_pt2pt (basic types, pairs, nested derived types,
     partial receives, MPI_ANY_SOURCE, persistent, Sendrecv_replace, Bsend,
-    Pack) arrives right in both directions."""
-    r = ctx.run(["-v", "-jobfile", job_file(ctx, a.pt2pt, mode, [str(mode)])])
-    expect_code(r, 0)
-    check("hetero_pt2pt: ok (4 processes)" in r.stdout, f"the program passes:\n{r.stdout}\n{r.stderr}")
+    Probe, Pack) arrives right in both directions, and every collective of
+    hetero_coll (reductions on every type, user operations, data movement)
+    gives the right result on every process."""
     native = sys.byteorder
     other = "big" if native == "little" else "little"
-    for rank in (2, 3):
-        want = rf"^strata: rank {rank}: representation: {other}-endian; {shown}"
-        check(re.search(want, r.stderr, re.M) is not None, f"rank {rank} shows its representation:\n{r.stderr}")
-    expect_nobody_left(ctx)
+    for program in (a.pt2pt, a.coll):
+        r = ctx.run(["-v", "-jobfile", job_file(ctx, program, mode, [str(mode)])])
+        expect_code(r, 0)
+        name = program.rsplit("/", 1)[-1]
+        check(f"{name}: ok (4 processes)" in r.stdout, f"{name} passes:\n{r.stdout}\n{r.stderr}")
+        for rank in (2, 3):
+            want = rf"^strata: rank {rank}: representation: {other}-endian; {shown}"
+            check(re.search(want, r.stderr, re.M) is not None, f"rank {rank} shows its representation:\n{r.stderr}")
+        expect_nobody_left(ctx)
 
 
 def converted_byte_order(ctx, a):
@@ -74,4 +79,4 @@ def converted_sizes(ctx, a):
 SCENARIOS = {f.__name__: f for f in (alike, converted_byte_order, converted_sizes)}
 
 if __name__ == "__main__":
-    sys.exit(program_main(SCENARIOS, ["program", "pt2pt"]))
+    sys.exit(program_main(SCENARIOS, ["program", "pt2pt", "coll"]))

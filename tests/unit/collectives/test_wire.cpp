@@ -9,19 +9,15 @@
 #include <vector>
 
 #include "collectives/wire.hpp"
+#include "tests/unit/bytes_of.hpp"
 
 using namespace strata::coll;
+using strata::test::bytes_of;
 
 namespace {
 
-std::vector<std::byte> bytes_of(std::initializer_list<unsigned> v) {
-    std::vector<std::byte> out;
-    for (unsigned b : v) out.push_back(static_cast<std::byte>(b));
-    return out;
-}
-
 template <std::size_t N>
-std::vector<std::byte> bytes_of(const std::array<std::byte, N>& a) {
+std::vector<std::byte> bytes_in(const std::array<std::byte, N>& a) {
     return {a.begin(), a.end()};
 }
 
@@ -41,16 +37,16 @@ TEST_CASE("integers are stored little-endian at their own width", "[wire]") {
 }
 
 TEST_CASE("a length travels as 8 little-endian bytes", "[wire]") {
-    CHECK(bytes_of(wire::u64(0)) == bytes_of({0, 0, 0, 0, 0, 0, 0, 0}));
-    CHECK(bytes_of(wire::u64(300)) == bytes_of({0x2C, 0x01, 0, 0, 0, 0, 0, 0}));
-    CHECK(bytes_of(wire::u64(0x8000000000000001)) == bytes_of({0x01, 0, 0, 0, 0, 0, 0, 0x80}));
+    CHECK(bytes_in(wire::u64(0)) == bytes_of({0, 0, 0, 0, 0, 0, 0, 0}));
+    CHECK(bytes_in(wire::u64(300)) == bytes_of({0x2C, 0x01, 0, 0, 0, 0, 0, 0}));
+    CHECK(bytes_in(wire::u64(0x8000000000000001)) == bytes_of({0x01, 0, 0, 0, 0, 0, 0, 0x80}));
     CHECK(wire::u64_of(wire::u64(300)) == 300);
     CHECK(wire::u64_of(wire::u64(0x8000000000000001)) == 0x8000000000000001);
 }
 
 TEST_CASE("a double travels as the little-endian bytes of its IEEE bits", "[wire]") {
-    CHECK(bytes_of(wire::real(1.0)) == bytes_of({0, 0, 0, 0, 0, 0, 0xF0, 0x3F}));
-    CHECK(bytes_of(wire::real(-2.5)) == bytes_of({0, 0, 0, 0, 0, 0, 0x04, 0xC0}));
-    CHECK(bytes_of(wire::real(0.1)) == bytes_of({0x9A, 0x99, 0x99, 0x99, 0x99, 0x99, 0xB9, 0x3F}));
+    CHECK(bytes_in(wire::real(1.0)) == bytes_of({0, 0, 0, 0, 0, 0, 0xF0, 0x3F}));
+    CHECK(bytes_in(wire::real(-2.5)) == bytes_of({0, 0, 0, 0, 0, 0, 0x04, 0xC0}));
+    CHECK(bytes_in(wire::real(0.1)) == bytes_of({0x9A, 0x99, 0x99, 0x99, 0x99, 0x99, 0xB9, 0x3F}));
     for (double x : {0.0, 1.0, -2.5, 0.1, 1e300, 12.345678}) CHECK(wire::real_of(wire::real(x)) == x);
 }

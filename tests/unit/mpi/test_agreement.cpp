@@ -8,18 +8,10 @@
 #include <vector>
 
 #include "mpi/agreement.hpp"
+#include "tests/unit/bytes_of.hpp"
 
 using namespace strata::mpi;
-
-namespace {
-
-std::vector<std::byte> bytes_of(std::initializer_list<unsigned> v) {
-    std::vector<std::byte> out;
-    for (unsigned b : v) out.push_back(static_cast<std::byte>(b));
-    return out;
-}
-
-}  // namespace
+using strata::test::bytes_of;
 
 TEST_CASE("ByteWriter writes ints as little-endian int32", "[agreement]") {
     ByteWriter w;

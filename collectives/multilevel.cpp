@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "collectives/collectives.hpp"
+#include "collectives/wire.hpp"
 
 namespace strata::coll {
 
@@ -38,6 +39,19 @@ Bundles stage_bundles(const Hierarchy& h, const Stage& s, const std::vector<std:
         b.total += bytes;
     }
     return b;
+}
+
+Bytes counts_to_wire(const std::vector<std::size_t>& counts) {
+    Bytes out(counts.size() * kCountBytes);
+    for (std::size_t i = 0; i < counts.size(); ++i) wire::store(std::uint64_t{counts[i]}, out.data() + i * kCountBytes);
+    return out;
+}
+
+std::vector<std::size_t> counts_from_wire(std::span<const std::byte> bytes) {
+    std::vector<std::size_t> counts(bytes.size() / kCountBytes);
+    for (std::size_t i = 0; i < counts.size(); ++i)
+        counts[i] = static_cast<std::size_t>(wire::load<std::uint64_t>(bytes.data() + i * kCountBytes));
+    return counts;
 }
 
 Bundles data_bundles(const Bundles& slots, const std::vector<std::size_t>& counts) {
@@ -98,13 +112,14 @@ bool gather_counted_up(const Group& g, Outcome& out, const Hierarchy& h, const s
     for (auto s = stages.rbegin(); s != stages.rend() && s->index > stop; ++s) {
         const StageGroup sg(g, *s);
         const Bundles cb = stage_bundles(h, *s, slots);
-        const std::size_t mine = c.counts.size() * kCountBytes;
+        const Bytes mine = counts_to_wire(c.counts);
         if (s->me != s->root)
-            return out.add(gatherv(sg.group(), c.counts.data(), mine, nullptr, cb.counts, cb.displs, s->root)) &&
+            return out.add(gatherv(sg.group(), mine.data(), mine.size(), nullptr, cb.counts, cb.displs, s->root)) &&
                    out.add(gatherv(sg.group(), c.data.data, c.data.bytes, nullptr, {}, {}, s->root));
-        std::vector<std::size_t> all(cb.total / kCountBytes);
-        if (!out.add(gatherv(sg.group(), c.counts.data(), mine, all.data(), cb.counts, cb.displs, s->root)))
+        Bytes theirs(cb.total);
+        if (!out.add(gatherv(sg.group(), mine.data(), mine.size(), theirs.data(), cb.counts, cb.displs, s->root)))
             return false;
+        std::vector<std::size_t> all = counts_from_wire(theirs);
         const Bundles db = data_bundles(cb, all);
         Bytes next(db.total);
         if (!out.add(gatherv(sg.group(), c.data.data, c.data.bytes, next.data(), db.counts, db.displs, s->root)))
@@ -124,10 +139,11 @@ bool scatter_counted_down(const Group& g, Outcome& out, const Hierarchy& h, cons
         if (s.index < first) continue;
         const StageGroup sg(g, s);
         const Bundles cb = stage_bundles(h, s, slots);
-        std::vector<std::size_t> mine(cb.counts[static_cast<std::size_t>(s.me)] / kCountBytes);
-        if (!out.add(scatterv(sg.group(), c.counts.data(), cb.counts, cb.displs, mine.data(), mine.size() * kCountBytes,
-                              s.root)))
+        const Bytes all = s.me == s.root ? counts_to_wire(c.counts) : Bytes{};
+        Bytes theirs(cb.counts[static_cast<std::size_t>(s.me)]);
+        if (!out.add(scatterv(sg.group(), all.data(), cb.counts, cb.displs, theirs.data(), theirs.size(), s.root)))
             return false;
+        std::vector<std::size_t> mine = counts_from_wire(theirs);
         const Bundles db = s.me == s.root ? data_bundles(cb, c.counts) : Bundles{};
         Bytes next(std::accumulate(mine.begin(), mine.end(), std::size_t{0}));
         if (!out.add(scatterv(sg.group(), c.data.data, db.counts, db.displs, next.data(), next.size(), s.root)))

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -36,8 +37,12 @@ struct Bundles {
 Bundles stage_bundles(const Hierarchy& h, const Stage& s, const std::vector<std::size_t>& sizes);
 
 // Where a rank's byte count lies in a bundle of counts (gatherv, scatterv:
-// only the root knows every count, so counts travel beside the data).
-inline constexpr std::size_t kCountBytes = sizeof(std::size_t);
+// only the root knows every count, so counts travel beside the data). On the
+// wire a count is a little-endian std::uint64_t, whatever size_t is.
+inline constexpr std::size_t kCountBytes = sizeof(std::uint64_t);
+// Counts in their wire form, kCountBytes each, and back.
+Bytes counts_to_wire(const std::vector<std::size_t>& counts);
+std::vector<std::size_t> counts_from_wire(std::span<const std::byte> wire);
 // Per member, the bytes its sub-cluster's ranks hold, from `counts` (the
 // ranks' byte counts in travel order, laid out per member as in `slots`).
 Bundles data_bundles(const Bundles& slots, const std::vector<std::size_t>& counts);

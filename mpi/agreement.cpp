@@ -1,8 +1,10 @@
 #include "mpi/agreement.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "collectives/collectives.hpp"
+#include "collectives/wire.hpp"
 
 namespace strata::mpi {
 
@@ -26,29 +28,30 @@ adi::Error agree_allgather(const coll::Group& g, std::span<const std::byte> mine
 // `buf` of `root` reaches every member.
 adi::Error agree_bcast(const coll::Group& g, std::vector<std::byte>& buf, int root) {
     // The length travels first: only the root knows it.
-    std::uint64_t len = buf.size();
-    if (adi::Error e = coll::bcast(g, &len, sizeof len, root); e != adi::Error::none) return e;
-    buf.resize(len);
+    coll::wire::U64 len = coll::wire::u64(buf.size());
+    if (adi::Error e = coll::bcast(g, len.data(), len.size(), root); e != adi::Error::none) return e;
+    buf.resize(coll::wire::u64_of(len));
     return coll::bcast(g, buf.data(), buf.size(), root);
 }
 
 // Leaders of two groups swap byte strings of any length.
 adi::Error agree_swap(const coll::Group& g, int peer, int tag, const std::vector<std::byte>& out,
                       std::vector<std::byte>& in) {
-    std::uint64_t out_len = out.size();
-    std::uint64_t in_len = 0;
+    const coll::wire::U64 out_len = coll::wire::u64(out.size());
+    coll::wire::U64 in_len{};
     std::vector<adi::Request*> reqs;
-    reqs.push_back(coll::recv_start(g, peer, tag, &in_len, sizeof in_len));
-    reqs.push_back(coll::send_start(g, peer, tag, &out_len, sizeof out_len));
+    reqs.push_back(coll::recv_start(g, peer, tag, in_len.data(), in_len.size()));
+    reqs.push_back(coll::send_start(g, peer, tag, out_len.data(), out_len.size()));
     if (adi::Error e = coll::wait_all(g, reqs); e != adi::Error::none) return e;
-    in.resize(in_len);
+    in.resize(coll::wire::u64_of(in_len));
     reqs.push_back(coll::recv_start(g, peer, tag, in.data(), in.size()));
     reqs.push_back(coll::send_start(g, peer, tag, out.data(), out.size()));
     return coll::wait_all(g, reqs);
 }
 
 // Bitwise AND of 64-bit words: a context pair is free for a new communicator
-// exactly when it is free at every member.
+// exactly when it is free at every member. The AND of wire masks is the wire
+// mask of the AND (it is bytewise), so every process combines them alike.
 class MaskAnd final : public coll::ReduceOp {
 public:
     MaskAnd() : ReduceOp(sizeof(std::uint64_t), true) {}
@@ -61,8 +64,10 @@ public:
 
 // The pairs free at every member of `g`.
 adi::Error mask_agree(const coll::Group& g, ContextPool::Mask& agreed) {
-    const ContextPool::Mask& mine = rt().contexts.mask();
-    return coll::allreduce(g, mine.data(), agreed.data(), mine.size(), MaskAnd{});
+    const ContextPool::Mask mine = ContextPool::to_wire(rt().contexts.mask());
+    const adi::Error e = coll::allreduce(g, mine.data(), agreed.data(), mine.size(), MaskAnd{});
+    agreed = ContextPool::from_wire(agreed);
+    return e;
 }
 
 }  // namespace
@@ -86,23 +91,25 @@ adi::Error agree_inter(const coll::Group& local, int local_leader, const coll::G
     std::vector<std::byte> result;
     if (local.rank == local_leader) {
         ByteWriter w;
-        w.put(agreed.data(), sizeof agreed);
+        const ContextPool::Mask wire = ContextPool::to_wire(agreed);
+        w.put(wire.data(), sizeof wire);
         w.put(payload.data(), payload.size());
         std::vector<std::byte> theirs;
         if (adi::Error e = agree_swap(leaders, remote_leader, tag, w.bytes, theirs); e != adi::Error::none) return e;
         ContextPool::Mask remote{};
         ByteReader rd(theirs);
         if (!rd.get(remote.data(), sizeof remote)) return adi::Error::peer_failed;
+        remote = ContextPool::from_wire(remote);
         for (std::size_t i = 0; i < agreed.size(); ++i) agreed[i] &= remote[i];
         ByteWriter out;
         out.put_int(ContextPool::lowest(agreed));
-        out.put(theirs.data() + sizeof remote, theirs.size() - sizeof remote);
+        out.put(rd.rest().data(), rd.rest().size());
         result = std::move(out.bytes);
     }
     if (adi::Error e = agree_bcast(local, result, local_leader); e != adi::Error::none) return e;
     ByteReader rd(result);
     if (!rd.get_int(pair)) return adi::Error::peer_failed;
-    remote_payload.assign(result.begin() + sizeof(int), result.end());
+    remote_payload.assign(rd.rest().begin(), rd.rest().end());
     return adi::Error::none;
 }
 
@@ -111,9 +118,15 @@ void ByteWriter::put(const void* p, std::size_t n) {
     bytes.insert(bytes.end(), b, b + n);
 }
 
+void ByteWriter::put_int(int v) {
+    const std::size_t at = bytes.size();
+    bytes.resize(at + kIntBytes);
+    coll::wire::store(static_cast<std::int32_t>(v), bytes.data() + at);
+}
+
 void ByteWriter::put_ints(const std::vector<int>& v) {
     put_int(static_cast<int>(v.size()));
-    put(v.data(), v.size() * sizeof(int));
+    for (int x : v) put_int(x);
 }
 
 bool ByteReader::get(void* p, std::size_t n) {
@@ -123,11 +136,26 @@ bool ByteReader::get(void* p, std::size_t n) {
     return true;
 }
 
+bool ByteReader::get_int(int& v) {
+    if (b_.size() - at_ < ByteWriter::kIntBytes) return false;
+    v = coll::wire::load<std::int32_t>(b_.data() + at_);
+    at_ += ByteWriter::kIntBytes;
+    return true;
+}
+
 bool ByteReader::get_ints(std::vector<int>& v) {
     int n = 0;
-    if (!get_int(n) || n < 0) return false;
+    // A count the bytes left cannot hold is malformed: never allocate for it.
+    if (!get_int(n) || n < 0 || static_cast<std::size_t>(n) > (b_.size() - at_) / ByteWriter::kIntBytes) return false;
     v.resize(static_cast<std::size_t>(n));
-    return get(v.data(), v.size() * sizeof(int));
+    for (int& x : v) {
+        if (!get_int(x)) return false;
+    }
+    return true;
+}
+
+bool ByteReader::get_ranks(std::vector<int>& v, int size) {
+    return get_ints(v) && std::all_of(v.begin(), v.end(), [size](int r) { return r >= 0 && r < size; });
 }
 
 }  // namespace strata::mpi

@@ -44,11 +44,14 @@ adi::Error agree_inter(const coll::Group& local, int local_leader, const coll::G
                        int tag, const std::vector<std::byte>& payload, int& pair,
                        std::vector<std::byte>& remote_payload);
 
-// Appends / reads plain values and int vectors to / from byte strings.
+// Appends / reads byte strings in the wire form every process reads alike
+// (collectives/wire.hpp): an int as a little-endian int32, an int vector as
+// its count and then its ints; put/get copy bytes as they are.
 class ByteWriter {
 public:
+    static constexpr std::size_t kIntBytes = 4;
     void put(const void* p, std::size_t n);
-    void put_int(int v) { put(&v, sizeof v); }
+    void put_int(int v);
     void put_ints(const std::vector<int>& v);
     std::vector<std::byte> bytes;
 };
@@ -56,12 +59,29 @@ class ByteReader {
 public:
     explicit ByteReader(std::span<const std::byte> b) : b_(b) {}
     bool get(void* p, std::size_t n);
-    bool get_int(int& v) { return get(&v, sizeof v); }
+    bool get_int(int& v);
     bool get_ints(std::vector<int>& v);
+    // As get_ints, and false unless every int is a rank of a group of `size`.
+    bool get_ranks(std::vector<int>& v, int size);
+    // What is left to read.
+    std::span<const std::byte> rest() const { return b_.subspan(at_); }
 
 private:
     std::span<const std::byte> b_;
     std::size_t at_ = 0;
+};
+
+// A member's contribution to MPI_Comm_split: on the wire its colour, then
+// its key, as put_int writes them.
+struct SplitEntry {
+    static constexpr std::size_t kBytes = 2 * ByteWriter::kIntBytes;
+    int color = 0;
+    int key = 0;
+    void write(ByteWriter& w) const {
+        w.put_int(color);
+        w.put_int(key);
+    }
+    bool read(ByteReader& r) { return r.get_int(color) && r.get_int(key); }
 };
 
 }  // namespace strata::mpi

@@ -1,7 +1,6 @@
 #include "mpi/comm.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "mpi/agreement.hpp"
 #include "mpi/attr.hpp"
@@ -99,28 +98,20 @@ int no_context(std::string& detail) {
     return MPI_ERR_OTHER;
 }
 
-namespace {
-
-struct SplitEntry {
-    int color;
-    int key;
-};
-
-}  // namespace
-
 int comm_split_into(const Comm& parent, int color, int key, std::unique_ptr<Comm>& out, std::string& detail) {
-    SplitEntry mine{color, key};
+    ByteWriter mine;
+    SplitEntry{color, key}.write(mine);
     Agreement a;
-    const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(&mine), sizeof mine);
-    if (adi::Error e = agree_intra(parent, bytes, a); e != adi::Error::none) return agreement_failed(e, detail);
+    if (adi::Error e = agree_intra(parent, mine.bytes, a); e != adi::Error::none) return agreement_failed(e, detail);
     if (a.pair < 0) return no_context(detail);
     out.reset();
     if (color == MPI_UNDEFINED) return MPI_SUCCESS;
     std::vector<std::pair<SplitEntry, int>> members;  // (entry, old rank)
+    // parent.size() entries: the allgather received them whole.
+    ByteReader all(a.all);
     for (int i = 0; i < parent.size(); ++i) {
         SplitEntry s;
-        std::memcpy(&s, a.all.data() + static_cast<std::size_t>(i) * sizeof s, sizeof s);
-        if (s.color == color) members.emplace_back(s, i);
+        if (s.read(all) && s.color == color) members.emplace_back(s, i);
     }
     // Key order, ties broken by the rank in the parent.
     std::stable_sort(members.begin(), members.end(),

@@ -9,6 +9,8 @@
 #include <bit>
 #include <cstdint>
 
+#include "base/little_endian.hpp"
+
 namespace strata::mpi {
 
 class ContextPool {
@@ -32,6 +34,15 @@ public:
         }
         return -1;
     }
+
+    // The mask as it travels between processes: every word little-endian, so
+    // pair p is bit p % 8 of byte p / 8 whatever a process's byte order.
+    static Mask to_wire(const Mask& m) {
+        Mask w{};
+        for (std::size_t i = 0; i < m.size(); ++i) w[i] = base::to_little(m[i]);
+        return w;
+    }
+    static Mask from_wire(const Mask& w) { return to_wire(w); }  // a byte swap is its own inverse
 
     void take(int pair) { free_[word(pair)] &= ~bit(pair); }
     void release(int pair) { free_[word(pair)] |= bit(pair); }

@@ -48,7 +48,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         if (pair < 0) return error_raise(local_comm, no_context(detail), fn, detail);
         std::vector<int> remote;
         ByteReader rd(theirs);
-        if (!rd.get_ints(remote) || remote.empty())
+        if (!rd.get_ranks(remote, rt().world_size) || remote.empty())
             return error_raise(local_comm, MPI_ERR_INTERN, fn, "malformed group list from the remote leader");
         for (int wr : remote) {
             if (rank_of(local->world, wr) >= 0)

@@ -109,10 +109,12 @@ bool swap_clusters(const Group& g, Outcome& out, const Hierarchy& h, const Stage
     const Outgoing o = outgoing(h, s, mine, ClusterBlocks(c.counts, c.data.data, p));
     Pieces head_in;
     for (int cluster : s.clusters) head_in.add(h.members(1, cluster).size() * mine.size() * kCountBytes);
-    std::vector<std::size_t> heads(head_in.total / kCountBytes);
-    if (!out.add(alltoallv(sg.group(), o.heads.data(), o.head_pieces.counts, o.head_pieces.displs, heads.data(),
+    const Bytes heads_out = counts_to_wire(o.heads);
+    Bytes heads_in(head_in.total);
+    if (!out.add(alltoallv(sg.group(), heads_out.data(), o.head_pieces.counts, o.head_pieces.displs, heads_in.data(),
                            head_in.counts, head_in.displs)))
         return false;
+    const std::vector<std::size_t> heads = counts_from_wire(heads_in);
     Pieces body_in;
     for (std::size_t j = 0; j < s.clusters.size(); ++j) {
         const auto first = heads.begin() + static_cast<std::ptrdiff_t>(head_in.displs[j] / kCountBytes);

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdint>
 #include <span>
 #include <string>
 #include <thread>
 #include <utility>
 
 #include "collectives/collectives.hpp"
+#include "collectives/wire.hpp"
 #include "wireup/topology.hpp"
 
 namespace strata::coll::plogp {
@@ -92,10 +92,11 @@ public:
     // The figure one side measured, on both sides: the first side's unless
     // `from_first` is false.
     bool share(double& figure, bool from_first = true) {
-        if (first_ == from_first) {
-            return out_.add(blocking(send_start(g_, peer_, kTagMeasure, &figure, sizeof figure)));
-        }
-        return out_.add(blocking(recv_start(g_, peer_, kTagMeasure, &figure, sizeof figure)));
+        wire::U64 b = wire::real(figure);
+        if (first_ == from_first) return out_.add(blocking(send_start(g_, peer_, kTagMeasure, b.data(), b.size())));
+        if (!out_.add(blocking(recv_start(g_, peer_, kTagMeasure, b.data(), b.size())))) return false;
+        figure = wire::real_of(b);
+        return true;
     }
 
 private:
@@ -210,18 +211,18 @@ std::vector<Job> pairs_of(const std::vector<std::string>& sites, const std::vect
 
 // Sends `text` to group rank `to`: its length, then the text.
 adi::Error text_send(const Group& g, int to, const std::string& text) {
-    const std::uint64_t n = text.size();
-    adi::Request* reqs[] = {send_start(g, to, kTagMeasure, &n, sizeof n),
+    const wire::U64 n = wire::u64(text.size());
+    adi::Request* reqs[] = {send_start(g, to, kTagMeasure, n.data(), n.size()),
                             send_start(g, to, kTagMeasure, text.data(), text.size())};
     return wait_all(g, reqs);
 }
 
 // Receives what text_send sent from group rank `from` into `text`.
 adi::Error text_receive(const Group& g, int from, std::string& text) {
-    std::uint64_t n = 0;
-    adi::Request* size = recv_start(g, from, kTagMeasure, &n, sizeof n);
+    wire::U64 n{};
+    adi::Request* size = recv_start(g, from, kTagMeasure, n.data(), n.size());
     adi::Error failure = wait_all(g, std::span<adi::Request* const>(&size, 1));
-    text.assign(n, '\0');
+    text.assign(wire::u64_of(n), '\0');
     adi::Request* body = recv_start(g, from, kTagMeasure, text.data(), text.size());
     if (failure == adi::Error::none) failure = wait_all(g, std::span<adi::Request* const>(&body, 1));
     return failure;
@@ -278,9 +279,9 @@ base::Result<Params> measure(const Group& g, const Layout& where, const MeasureO
     }
     // Every process reads rank 0's text, so every process has the same figures.
     std::string text = g.rank == 0 ? mine.text() : std::string();
-    std::uint64_t n = text.size();
-    if (failure == adi::Error::none) failure = bcast(g, &n, sizeof n, 0);
-    text.resize(n);
+    wire::U64 n = wire::u64(text.size());
+    if (failure == adi::Error::none) failure = bcast(g, n.data(), n.size(), 0);
+    text.resize(wire::u64_of(n));
     if (failure == adi::Error::none) failure = bcast(g, text.data(), text.size(), 0);
     if (failure != adi::Error::none) return failure_of(failure);
     return Params::parse(text, "the measured parameters");

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include "base/little_endian.hpp"
+
 namespace strata::mpi {
 
 namespace {
@@ -91,22 +93,11 @@ bool unsigned_narrow(std::uint64_t& v, std::size_t to) {
 }
 
 template <class U>
-U byte_swap(U v) {
-    if constexpr (sizeof(U) == 2) {
-        return __builtin_bswap16(v);
-    } else if constexpr (sizeof(U) == 4) {
-        return __builtin_bswap32(v);
-    } else {
-        return __builtin_bswap64(v);
-    }
-}
-
-template <class U>
 void swap_all(const std::byte* in, std::byte* out, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) {
         U v;
         std::memcpy(&v, in + i * sizeof(U), sizeof(U));
-        v = byte_swap(v);
+        v = base::byte_swap(v);
         std::memcpy(out + i * sizeof(U), &v, sizeof(U));
     }
 }

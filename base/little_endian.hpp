@@ -1,0 +1,55 @@
+// Little-endian wire values of integers, for the records a method sends raw
+// (adi/envelope.hpp, devices/tcp/stripes.hpp) between processes that may
+// differ in byte order. On a little-endian host the wire value is the value
+// itself and every function here compiles to nothing; on a big-endian one it
+// is the value with its bytes reversed. A byte swap is its own inverse, so
+// to_little and from_little are the same operation, named for the direction
+// the caller means. (codec.hpp writes byte by byte instead: its frames are
+// built, not sent from a struct in place.)
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <type_traits>
+
+namespace strata::base {
+
+static_assert(std::endian::native == std::endian::little || std::endian::native == std::endian::big,
+              "mixed-endian machines are not supported");
+
+template <typename T>
+concept WireInteger = (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) && std::is_integral_v<T>;
+
+// `v` with its bytes in reverse order. (std::byteswap is C++23.)
+template <WireInteger T>
+constexpr T byte_swap(T v) {
+    using U = std::make_unsigned_t<T>;
+    const auto u = static_cast<U>(v);
+    if constexpr (sizeof(T) == 1) {
+        return v;
+    } else if constexpr (sizeof(T) == 2) {
+        return static_cast<T>(__builtin_bswap16(u));
+    } else if constexpr (sizeof(T) == 4) {
+        return static_cast<T>(__builtin_bswap32(u));
+    } else {
+        return static_cast<T>(__builtin_bswap64(u));
+    }
+}
+
+// The value whose bytes in memory are `v` written little-endian.
+template <WireInteger T>
+constexpr T to_little(T v) {
+    if constexpr (std::endian::native == std::endian::little) {
+        return v;
+    } else {
+        return byte_swap(v);
+    }
+}
+
+// The value that a little-endian wire value `w` holds.
+template <WireInteger T>
+constexpr T from_little(T w) {
+    return to_little(w);
+}
+
+}  // namespace strata::base

@@ -3,7 +3,10 @@
 // length (through wire_payload) to frame packets; everything else is adi's.
 #pragma once
 
+#include <bit>
 #include <cstdint>
+
+#include "base/little_endian.hpp"
 
 namespace strata::adi {
 
@@ -38,6 +41,38 @@ struct Header {
     std::uint64_t receiver_req;  // receiver's request id (opaque to the sender)
 };
 static_assert(sizeof(Header) == 40, "the envelope is part of the wire format");
+
+// On the wire a header has this layout with every multi-byte field
+// little-endian, whatever the host, so that processes of different byte
+// order can share a link. to_wire turns a header in place into its wire
+// form, from_wire a wire form back (a byte swap is its own inverse, so they
+// are one operation, named for the direction the caller means). On a
+// little-endian host both do nothing and compile to nothing.
+constexpr void to_wire(Header& h) {
+    if constexpr (std::endian::native == std::endian::big) {
+        h.reserved = base::byte_swap(h.reserved);
+        h.context = base::byte_swap(h.context);
+        h.source = base::byte_swap(h.source);
+        h.tag = base::byte_swap(h.tag);
+        h.length = base::byte_swap(h.length);
+        h.sender_req = base::byte_swap(h.sender_req);
+        h.receiver_req = base::byte_swap(h.receiver_req);
+    }
+}
+constexpr void from_wire(Header& h) { to_wire(h); }
+
+// For a sender that hands the header's own bytes to the socket: `h` itself on
+// a little-endian host, so the send path copies nothing; else `scratch`,
+// filled with h's wire form.
+inline const Header& wire_bytes(const Header& h, Header& scratch) {
+    if constexpr (std::endian::native == std::endian::little) {
+        return h;
+    } else {
+        scratch = h;
+        to_wire(scratch);
+        return scratch;
+    }
+}
 
 // Bytes that follow the header on the wire.
 inline std::uint64_t wire_payload(const Header& h) {

@@ -14,8 +14,11 @@
 
 namespace strata::base {
 
+static_assert(std::endian::native == std::endian::little || std::endian::native == std::endian::big,
+              "mixed-endian machines are not supported");
+
 template <typename T>
-concept WireInteger = std::is_integral_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
+concept WireInteger = (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) && std::is_integral_v<T>;
 
 // `v` with its bytes in reverse order. (std::byteswap is C++23.)
 template <WireInteger T>

@@ -81,6 +81,14 @@ struct BusinessCard {
     bool operator==(const BusinessCard&) const = default;
 };
 
+// Whether the processes of two cards store data alike (equal representation
+// bytes): only those may link by a method that moves records in host byte
+// order (shared memory, libfabric); others use TCP, whose records are
+// little-endian on the wire.
+inline bool same_representation(const BusinessCard& a, const BusinessCard& b) {
+    return a.representation == b.representation;
+}
+
 struct Hello {
     security::Nonce nonce{};
 };

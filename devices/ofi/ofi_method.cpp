@@ -258,7 +258,8 @@ bool OfiMethod::links(const wireup::BusinessCard& a, const wireup::BusinessCard&
     const std::string y = b.address_of("ofi");
     const auto bar = x.rfind('|');
     if (bar == std::string::npos || y.rfind('|') != bar || x.compare(0, bar, y, 0, bar) != 0) return false;
-    return a.vendor == b.vendor && (x.compare(0, bar, "shm") != 0 || a.host == b.host);
+    return a.vendor == b.vendor && (x.compare(0, bar, "shm") != 0 || a.host == b.host) &&
+           wireup::same_representation(a, b);
 }
 
 base::Status OfiMethod::connect_world(const adi::World& world) {

@@ -88,8 +88,9 @@ public:
     base::Status publish(wireup::BusinessCard& card) override;
     base::Status connect_world(const adi::World& world) override;
     // Whether the processes of two cards reach each other through this method:
-    // both opened the same provider, in one vendor domain, and on one host
-    // when the provider is shm.
+    // both opened the same provider, in one vendor domain, on one host when
+    // the provider is shm, with one data representation (records cross in
+    // host byte order).
     static bool links(const wireup::BusinessCard& a, const wireup::BusinessCard& b);
     bool reaches(int peer) const override;
     adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;

@@ -211,7 +211,8 @@ base::Status ShmMethod::publish(wireup::BusinessCard& card) {
 bool ShmMethod::links(const wireup::BusinessCard& a, const wireup::BusinessCard& b) {
     const std::string x = a.address_of("shm");
     const std::string y = b.address_of("shm");
-    return !x.empty() && !y.empty() && a.host == b.host && account_of(x) == account_of(y);
+    return !x.empty() && !y.empty() && a.host == b.host && account_of(x) == account_of(y) &&
+           wireup::same_representation(a, b);
 }
 
 base::Status ShmMethod::connect_world(const adi::World& world) {
@@ -219,9 +220,11 @@ base::Status ShmMethod::connect_world(const adi::World& world) {
     const int my_rank = world.rank;
     ctx_.rank = my_rank;
     peer_of_world_.assign(cards.size(), -1);
-    // Local: the same host and the same account (links()). Processes of other
-    // accounts (a site may map subjobs to different users) cannot open our
-    // 0600 segments; they use the next method.
+    // Local: the same host, the same account and the same data representation
+    // (links()). Processes of other accounts (a site may map subjobs to
+    // different users) cannot open our 0600 segments, and those of another
+    // representation (another byte order, emulated) would misread our
+    // records; they use the next method.
     const wireup::BusinessCard& mine = cards[static_cast<std::size_t>(my_rank)];
     std::vector<int> local;
     for (std::size_t r = 0; r < cards.size(); ++r) {

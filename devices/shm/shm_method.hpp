@@ -52,7 +52,8 @@ public:
     base::Status connect_world(const adi::World& world) override;
     // Whether the processes of two cards share memory through this method:
     // both published an address, on one host, under one account (each inbox
-    // is readable by its owner only).
+    // is readable by its owner only), with one data representation (records
+    // cross in host byte order).
     static bool links(const wireup::BusinessCard& a, const wireup::BusinessCard& b);
     bool reaches(int peer) const override;
     adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;

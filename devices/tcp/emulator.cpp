@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/little_endian.hpp"
+
 namespace strata::dev::tcp {
 
 namespace {
@@ -101,11 +103,14 @@ bool Emulator::head_take(StreamIn& s, const std::byte*& data, std::size_t& n) {
     if (!plan && static_cast<std::uint8_t>(s.head[8]) == kRecordPlan) return false;
     Held h;
     std::memcpy(&h.due, s.head.data(), sizeof h.due);
+    h.due = base::from_little(h.due);
     const std::byte* rec = s.head.data() + sizeof h.due;
     if (static_cast<std::uint8_t>(rec[0]) >= adi::kMethodRecordFirst) {
         std::memcpy(&h.record, rec, sizeof h.record);
+        from_wire(h.record);
         if (plan) {
             std::memcpy(&h.header, rec + sizeof h.record, sizeof h.header);
+            adi::from_wire(h.header);
             // Only this device writes plans; keep the arithmetic defined anyway.
             if (h.record.streams == 0) h.record.streams = 1;
             if (h.record.unit == 0) h.record.unit = 1;
@@ -113,6 +118,7 @@ bool Emulator::head_take(StreamIn& s, const std::byte*& data, std::size_t& n) {
         s.payload_need = h.record.type == kRecordStripe ? static_cast<std::size_t>(h.record.length) : 0;
     } else {
         std::memcpy(&h.header, rec, sizeof h.header);
+        adi::from_wire(h.header);
         s.payload_need = static_cast<std::size_t>(adi::wire_payload(h.header));
     }
     s.head.clear();

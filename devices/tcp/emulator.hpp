@@ -14,7 +14,7 @@
 // sending to another site uses one wide-area link (per ordered pair of
 // sites), every process of a machine sending to the other machines of its
 // site that machine's local-area interface. The stamp travels as 8 bytes
-// before the packet's header (only on shaped links; both ends decide alike
+// (little-endian) before the packet's header (only on shaped links; both ends decide alike
 // from the cards). The receiver reads packets as they come, holds each whole
 // until its stamp, and only then hands it to the engine, in order per peer.
 //

@@ -28,12 +28,14 @@
 
 #include <sys/uio.h>
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "adi/envelope.hpp"
+#include "base/little_endian.hpp"
 
 namespace strata::dev::tcp {
 
@@ -51,6 +53,20 @@ struct StripeRecord {
     std::uint64_t total = 0;   // plan and stripe: the payload's size
 };
 static_assert(sizeof(StripeRecord) == sizeof(adi::Header), "a record reads as a header does");
+
+// A record on the wire: this layout, multi-byte fields little-endian, as a
+// header's (adi::to_wire). In place, both ways; nothing on a little-endian host.
+constexpr void to_wire(StripeRecord& r) {
+    if constexpr (std::endian::native == std::endian::big) {
+        r.reserved = base::byte_swap(r.reserved);
+        r.unit = base::byte_swap(r.unit);
+        r.seq = base::byte_swap(r.seq);
+        r.offset = base::byte_swap(r.offset);
+        r.length = base::byte_swap(r.length);
+        r.total = base::byte_swap(r.total);
+    }
+}
+constexpr void from_wire(StripeRecord& r) { to_wire(r); }
 
 inline std::uint64_t stripe_count(std::uint64_t total, std::uint64_t unit) { return (total + unit - 1) / unit; }
 

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "base/knob.hpp"
+#include "base/little_endian.hpp"
 #include "devices/tcp/handshake.hpp"
 #include "devices/tcp/network.hpp"
 #include "wireup/emulation.hpp"
@@ -51,7 +52,7 @@ constexpr std::int64_t kEmulationSpinNs = 2'000'000;
 
 constexpr std::size_t kChallengeSize = security::kNonceBytes + security::kProofBytes;
 constexpr std::size_t kResponseSize = security::kProofBytes;
-constexpr std::size_t kAnswerSize = 4;
+constexpr std::size_t kAnswerSize = 4;  // the acceptor's u32, little-endian: 1 accepts the connection
 constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 constexpr std::size_t kStaging = 64 * 1024;
 
@@ -445,7 +446,7 @@ void TcpMethod::on_reply(int peer, Conn& c, adi::Upcalls& up) {
     }
     std::uint32_t answer = 0;
     std::memcpy(&answer, c.reply.data(), 4);
-    if (answer == 1) {
+    if (base::from_little(answer) == 1) {
         link_established(peer, c, false, c.nonce, c.acceptor_nonce, me, them);
         if (c.link == Link::connected) conn_ready(peer, c, up);
     } else if (c.stream == 0) {
@@ -561,7 +562,7 @@ void TcpMethod::decide_incoming(Incoming& in) {
         accept = p.c.link != Link::failed &&
                  (p.recvs.size() < stream || p.recvs[stream - 1] == nullptr);
     }
-    const std::uint32_t answer = accept ? 1 : 0;
+    const std::uint32_t answer = base::to_little<std::uint32_t>(accept ? 1 : 0);
     if (!send_small(fd, &answer, sizeof answer) || !accept) {
         incoming_drop(fd, nullptr);
         return;
@@ -671,13 +672,15 @@ adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const 
         return send_striped(peer, h, data, token, total - sizeof(adi::Header));
     // On a link wide-area emulation shapes, the stamp goes first.
     const bool shaped = emulator_.shaped(peer);
-    const std::uint64_t due = shaped ? emulator_.stamp(peer, 0, total) : 0;
+    const std::uint64_t due = shaped ? base::to_little(emulator_.stamp(peer, 0, total)) : 0;
     if (shaped) total += sizeof due;
     if (c.link == Link::connected && c.out.empty()) {
+        adi::Header scratch;
+        const adi::Header& wire = adi::wire_bytes(h, scratch);
         iovec iov[9];
         std::size_t n_iov = 0;
         if (shaped) iov[n_iov++] = iovec{const_cast<std::uint64_t*>(&due), sizeof due};
-        iov[n_iov++] = iovec{const_cast<adi::Header*>(&h), sizeof h};
+        iov[n_iov++] = iovec{const_cast<adi::Header*>(&wire), sizeof wire};
         const std::size_t limit = n_iov + 7;
         for (const iovec& v : data) {
             if (n_iov == limit) break;
@@ -689,8 +692,8 @@ adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const 
         ++counters_.writes;
         // A header alone (control packets, empty messages) skips the msghdr
         // and iovec import of sendmsg().
-        ssize_t n = c.tls ? c.tls->writev(iov, static_cast<int>(n_iov))
-                    : n_iov == 1 ? ::send(c.fd, &h, sizeof h, MSG_NOSIGNAL)
+        ssize_t n = c.tls        ? c.tls->writev(iov, static_cast<int>(n_iov))
+                    : n_iov == 1 ? ::send(c.fd, &wire, sizeof wire, MSG_NOSIGNAL)
                                  : ::sendmsg(c.fd, &m, MSG_NOSIGNAL);
         if (n == static_cast<ssize_t>(total)) return adi::SendStatus::done;
         if (n == TlsLink::kFailed) {
@@ -759,9 +762,11 @@ adi::SendStatus TcpMethod::send_striped(int peer, const adi::Header& h, std::spa
     auto first = std::make_unique<OutPacket>();
     first->record = plan;
     first->header = h;
+    to_wire(first->record);
+    adi::to_wire(first->header);
     first->group = group;
     if (shaped) {
-        first->due = emulator_.stamp(peer, 0, 2 * sizeof(adi::Header));
+        first->due = base::to_little(emulator_.stamp(peer, 0, 2 * sizeof(adi::Header)));
         first->iov.push_back(iovec{&first->due, sizeof first->due});
     }
     first->iov.push_back(iovec{&first->record, sizeof first->record});
@@ -780,13 +785,14 @@ adi::SendStatus TcpMethod::send_striped(int peer, const adi::Header& h, std::spa
         pkt->record.total = payload;
         pkt->group = group;
         if (shaped) {
-            pkt->due = emulator_.stamp(peer, static_cast<int>(k),
-                                       sizeof pkt->record + static_cast<std::size_t>(pkt->record.length));
+            pkt->due = base::to_little(emulator_.stamp(
+                peer, static_cast<int>(k), sizeof pkt->record + static_cast<std::size_t>(pkt->record.length)));
             pkt->iov.push_back(iovec{&pkt->due, sizeof pkt->due});
         }
         pkt->iov.push_back(iovec{&pkt->record, sizeof pkt->record});
         iov_slice(data, static_cast<std::size_t>(pkt->record.offset), static_cast<std::size_t>(pkt->record.length),
                   pkt->iov);
+        to_wire(pkt->record);
         ++group->left;
         c.out.push_back(std::move(pkt));
     }
@@ -809,6 +815,7 @@ std::unique_ptr<TcpMethod::OutPacket> TcpMethod::out_packet(const adi::Header& h
     auto pkt = std::make_unique<OutPacket>();
     pkt->due = due;
     pkt->header = h;
+    adi::to_wire(pkt->header);
     pkt->token = token;
     if (shaped) pkt->iov.push_back(iovec{&pkt->due, sizeof pkt->due});
     pkt->iov.push_back(iovec{&pkt->header, sizeof pkt->header});
@@ -822,25 +829,27 @@ bool TcpMethod::send_now(int peer, const adi::Header& h, const std::byte* data, 
     if (c.link != Link::connected || !c.out.empty() || c.tls || emulator_.shaped(peer) ||
         (p.streams > 1 && n > stripe_unit_))
         return false;
-    iovec iov[2] = {iovec{const_cast<adi::Header*>(&h), sizeof h}, iovec{const_cast<std::byte*>(data), n}};
+    adi::Header scratch;
+    const adi::Header& wire = adi::wire_bytes(h, scratch);
+    iovec iov[2] = {iovec{const_cast<adi::Header*>(&wire), sizeof wire}, iovec{const_cast<std::byte*>(data), n}};
     msghdr m{};
     m.msg_iov = iov;
     m.msg_iovlen = 2;
     ++counters_.writes;
-    const ssize_t w = n == 0 ? ::send(c.fd, &h, sizeof h, MSG_NOSIGNAL) : ::sendmsg(c.fd, &m, MSG_NOSIGNAL);
+    const ssize_t w = n == 0 ? ::send(c.fd, &wire, sizeof wire, MSG_NOSIGNAL) : ::sendmsg(c.fd, &m, MSG_NOSIGNAL);
     const std::size_t total = sizeof h + n;
     if (w == static_cast<ssize_t>(total)) return true;
     // Nothing left: send() takes it from here (and reports a broken link).
     if (w <= 0) return false;
     // Part of the packet is in the stream: the rest must follow, from a copy.
     auto pkt = std::make_unique<OutPacket>();
-    pkt->header = h;
+    pkt->header = wire;
     pkt->copy.resize(total - static_cast<std::size_t>(w));
     const std::size_t from = static_cast<std::size_t>(w);
     std::size_t at = 0;
     if (from < sizeof h) {
         at = sizeof h - from;
-        std::memcpy(pkt->copy.data(), reinterpret_cast<const std::byte*>(&h) + from, at);
+        std::memcpy(pkt->copy.data(), reinterpret_cast<const std::byte*>(&wire) + from, at);
     }
     const std::size_t data_from = from > sizeof h ? from - sizeof h : 0;
     if (n > data_from) std::memcpy(pkt->copy.data() + at, data + data_from, n - data_from);
@@ -927,7 +936,9 @@ void TcpMethod::parse_staged(int peer, adi::Upcalls& up) {
             if (c.rx_end - c.rx_begin < 2 * sizeof(adi::Header)) break;
             StripeRecord plan{};
             std::memcpy(&plan, c.rx.data() + c.rx_begin, sizeof plan);
+            from_wire(plan);
             std::memcpy(&p.cur, c.rx.data() + c.rx_begin + sizeof plan, sizeof p.cur);
+            adi::from_wire(p.cur);
             c.rx_begin += 2 * sizeof(adi::Header);
             if (plan.type != kRecordPlan || plan.streams == 0 || plan.streams > wireup::kStreamsMax ||
                 plan.unit == 0 || plan.total != adi::wire_payload(p.cur)) {
@@ -946,6 +957,7 @@ void TcpMethod::parse_staged(int peer, adi::Upcalls& up) {
             break;
         }
         std::memcpy(&p.cur, c.rx.data() + c.rx_begin, sizeof(adi::Header));
+        adi::from_wire(p.cur);
         c.rx_begin += sizeof(adi::Header);
         if (const std::uint64_t pay = adi::wire_payload(p.cur); c.rx_end - c.rx_begin >= pay) {
             // All of it is here: delivered in one step.
@@ -1043,6 +1055,7 @@ ssize_t TcpMethod::conn_read(Conn& c, iovec* iov, int n_iov) {
     }
     StripeRecord rec{};
     std::memcpy(&rec, c.rx.data() + c.rx_begin, sizeof rec);
+    from_wire(rec);
     c.rx_begin += sizeof rec;
     if (rec.type != kRecordStripe || rec.seq != p.plan.seq || rec.offset != stripe_offset(p.plan, p.stripe) ||
         rec.length != stripe_length(p.plan, p.stripe)) {

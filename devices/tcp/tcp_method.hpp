@@ -119,6 +119,7 @@ private:
         std::size_t left = 0;
     };
 
+    // What leaves on the wire, in its wire form (little-endian).
     struct OutPacket {
         std::uint64_t due = 0;  // wide-area emulation's stamp, sent before the header on shaped links
         StripeRecord record{};  // a striped packet's plan, or a stripe's record

@@ -67,6 +67,26 @@ TEST_CASE("ofi: peers are reached only with the same provider and vendor domain"
     CHECK_FALSE(m[2]->reaches(0));
 }
 
+TEST_CASE("ofi: peers of another data representation are left to other methods") {
+    if (any_missing({"shm", "tcp;ofi_rxm"})) return;
+    // Ranks 2 and 3 store data otherwise (another byte order, as a process
+    // under qemu-user would): the fabric would cross records in host byte
+    // order, so neither side reaches the other, on either provider.
+    std::vector<wireup::BusinessCard> cards = {card_make("h", "v"), card_make("h", "v"), card_make("h", "v"),
+                                               card_make("h", "v"), card_make("h", "v")};
+    for (auto& c : cards) c.representation = std::string("L-little");
+    cards[2].representation = std::string("B-big");
+    cards[4].representation = std::string("B-big");
+    const std::vector<std::string> providers = {"shm", "shm", "shm", "tcp;ofi_rxm", "tcp;ofi_rxm"};
+    const auto m = connected(providers, cards);
+    CHECK(m[0]->reaches(1));
+    CHECK(m[1]->reaches(0));
+    for (int r : {0, 1}) CHECK_FALSE(m[static_cast<std::size_t>(r)]->reaches(2));
+    for (int r : {0, 1}) CHECK_FALSE(m[2]->reaches(r));
+    CHECK_FALSE(m[3]->reaches(4));
+    CHECK_FALSE(m[4]->reaches(3));
+}
+
 TEST_CASE("ofi: no provider means no address and no peer; a bad one is named") {
     wireup::BusinessCard card = card_make("h", "v");
     OfiMethod off(adi::MethodContext{0, 2, "k", "h"}, "");

@@ -402,6 +402,24 @@ TEST_CASE("shm: processes of another account on the same host are left to other 
     CHECK(diff(w.in(1).msgs[0].data, d) == "");
 }
 
+TEST_CASE("shm: processes of another data representation on the same host are left to other methods") {
+    // Rank 2 stores data otherwise (another byte order, as a process under
+    // qemu-user would): shm would cross records in host byte order, so
+    // neither side counts the other as local and TCP carries their link.
+    World w({"h1", "h1", "h1"}, [](std::vector<wireup::BusinessCard>& cards) {
+        for (auto& c : cards) c.representation = std::string("L-little");
+        cards[2].representation = std::string("B-big");
+    });
+    CHECK(w.at(0).reaches(1));
+    CHECK(w.at(1).reaches(0));
+    for (int r : {0, 1}) CHECK_FALSE(w.at(r).reaches(2));
+    for (int r = 0; r < 3; ++r) CHECK_FALSE(w.at(2).reaches(r));
+    const auto d = pattern(64, 3);
+    w.send(1, 0, header(adi::Packet::eager, 1, d.size()), d, 0);
+    w.pump_until([&] { return w.in(0).landed == 1; });
+    CHECK(diff(w.in(0).msgs[0].data, d) == "");
+}
+
 TEST_CASE("shm: a sleeping receiver's doorbell rings when a packet arrives") {
     World w({"h1", "h1"});
     const int fd = w.at(1).wait_fd();

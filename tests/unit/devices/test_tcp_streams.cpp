@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -70,6 +72,42 @@ void striped_over(int n) {
 }
 
 }  // namespace
+
+TEST_CASE("streams: a stripe record's wire form is its fields little-endian, in order") {
+    StripeRecord r{};
+    r.type = kRecordPlan;
+    r.streams = 3;
+    r.reserved = 0x0102;
+    r.unit = 0x03040506;
+    r.seq = 0x1122334455667788ull;
+    r.offset = 0x0102030405060708ull;
+    r.length = 0xa1a2a3a4a5a6a7a8ull;
+    r.total = 0xb1b2b3b4b5b6b7b8ull;
+    const std::array<std::uint8_t, 40> expected = {
+        0xf0, 0x03, 0x02, 0x01,                          // type, streams, reserved
+        0x06, 0x05, 0x04, 0x03,                          // unit
+        0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,  // seq
+        0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,  // offset
+        0xa8, 0xa7, 0xa6, 0xa5, 0xa4, 0xa3, 0xa2, 0xa1,  // length
+        0xb8, 0xb7, 0xb6, 0xb5, 0xb4, 0xb3, 0xb2, 0xb1,  // total
+    };
+    StripeRecord w = r;
+    to_wire(w);
+    std::array<std::uint8_t, 40> bytes{};
+    std::memcpy(bytes.data(), &w, sizeof w);
+    CHECK(bytes == expected);
+    StripeRecord got{};
+    std::memcpy(&got, expected.data(), sizeof got);
+    from_wire(got);
+    CHECK(got.type == r.type);
+    CHECK(got.streams == r.streams);
+    CHECK(got.reserved == r.reserved);
+    CHECK(got.unit == r.unit);
+    CHECK(got.seq == r.seq);
+    CHECK(got.offset == r.offset);
+    CHECK(got.length == r.length);
+    CHECK(got.total == r.total);
+}
 
 TEST_CASE("streams: the stripe layout") {
     StripeRecord plan{};

@@ -9,13 +9,20 @@ opposite byte order, =2 also as a 32-bit machine (long 4 bytes, long double
 an 8-byte IEEE double), and announce so, as a process of another machine
 would.
 
-    heterogeneous_test.py SCENARIO --mpirun PATH --program PATH --pt2pt PATH --coll PATH
+The big_endian_* scenarios run ranks 2-3 as programs of a Strata built for
+s390x (--s390x DIR, scripts/cross/build-s390x) under qemu-user: a real
+big-endian machine with IEEE quad long double, beside x86-64 ranks.
+
+    heterogeneous_test.py SCENARIO --mpirun PATH --program PATH --pt2pt PATH --coll PATH --s390x DIR
 """
 
+import os
 import re
 import sys
 
 from strata_test.harness import check, expect_code, expect_nobody_left, program_main
+
+QEMU_LIBRARIES = "/opt/s390x-sysroot/usr/lib/s390x-linux-gnu"  # scripts/cross/s390x-sysroot
 
 
 def job_file(ctx, program, mode, arguments=()):
@@ -64,6 +71,39 @@ def converted(ctx, a, mode, shown):
         expect_nobody_left(ctx)
 
 
+def big_endian_job(ctx, a, program):
+    """Two native processes, then two of the s390x build under qemu-user."""
+    name = program.rsplit("/", 1)[-1]
+    check(os.path.exists(os.path.join(a.s390x, name)), f"the s390x build has no {name} (scripts/cross/build-s390x)")
+    return ctx.file("job.yaml", f"""\
+arguments: [3, {ctx.marker}]
+subjobs:
+  - {{count: 2, executable: {program}}}
+  - count: 2
+    executable: /usr/bin/qemu-s390x
+    arguments: [-L, /usr/s390x-linux-gnu, -E, LD_LIBRARY_PATH={QEMU_LIBRARIES}, {a.s390x}/{name}, 3, {ctx.marker}]
+""")
+
+
+def big_endian(ctx, a):
+    """Ranks 2-3 are real big-endian processes (s390x under qemu-user, long
+    double an IEEE quad): every exchange of hetero_pt2pt and every collective
+    of hetero_coll gives the right values on both kinds of machine, and
+    shared memory links only processes of one kind (TCP between them)."""
+    for program in (a.pt2pt, a.coll):
+        r = ctx.run(["-v", "-jobfile", big_endian_job(ctx, a, program)])
+        expect_code(r, 0)
+        name = program.rsplit("/", 1)[-1]
+        check(f"{name}: ok (4 processes)" in r.stdout, f"{name} passes:\n{r.stdout}\n{r.stderr}")
+        for rank in (2, 3):
+            want = (rf"^strata: rank {rank}: representation: big-endian; short 2, int 4, long 8, long long 8, "
+                    r"long double 16 \(IEEE quad\)")
+            check(re.search(want, r.stderr, re.M) is not None, f"rank {rank} is big-endian:\n{r.stderr}")
+            check(re.search(rf"^strata: rank {rank}: methods: .*tcp: 0-1$", r.stderr, re.M) is not None,
+                  f"rank {rank} reaches the native ranks over TCP:\n{r.stderr}")
+        expect_nobody_left(ctx)
+
+
 def converted_byte_order(ctx, a):
     """Ranks 2-3 store data in the other byte order."""
     converted(ctx, a, 1, "short 2, int 4, long 8, ")
@@ -76,7 +116,7 @@ def converted_sizes(ctx, a):
     converted(ctx, a, 2, r"short 2, int 4, long 4, long long 8, long double 8 \(IEEE double\)")
 
 
-SCENARIOS = {f.__name__: f for f in (alike, converted_byte_order, converted_sizes)}
+SCENARIOS = {f.__name__: f for f in (alike, converted_byte_order, converted_sizes, big_endian)}
 
 if __name__ == "__main__":
-    sys.exit(program_main(SCENARIOS, ["program", "pt2pt", "coll"]))
+    sys.exit(program_main(SCENARIOS, ["program", "pt2pt", "coll", "s390x"]))

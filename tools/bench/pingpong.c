@@ -17,6 +17,12 @@
  *              method must be polled too (Strata's skip-poll sweep runs this
  *              with 3 ranks, R = 2 reachable over TCP only).
  *   anysource  (test "pingpong-anysource") MPI_Recv from MPI_ANY_SOURCE.
+ * --datatype byte|int|double sends the sizes as that many bytes of MPI_BYTE
+ * (default), MPI_INT or MPI_DOUBLE (a size not a multiple of the type's is
+ * cut down to one): between processes of different data representations
+ * (STRATA_REPRESENTATION_TEST=1 on one rank) typed data is converted, so the
+ * difference to byte is what conversion costs.
+ *
  * The pending receives are posted when the category starts (outside any timed
  * region) and completed when it ends: their source sends the matching empty
  * messages, so every rank finishes cleanly on any MPI.
@@ -51,6 +57,8 @@ struct pp_config {
     int ncats;
     int npending;       /* receives kept posted in the pending category */
     int pending_from;   /* -1: the peer */
+    MPI_Datatype type;  /* what the data is sent as (--datatype) */
+    int type_size;
 };
 
 struct pp_ctx {
@@ -144,21 +152,23 @@ static double pp_run(void *vctx, long size, long reps)
     struct pp_ctx *c = vctx;
     MPI_Status st;
     const int src = pp_recv_source(c);
+    const MPI_Datatype type = c->cfg->type;
+    const int n = (int)(size / c->cfg->type_size);
     memset(c->rbuf, 0, (size_t)size);
     pp_control(CMD_RUN, size, reps, 1);
 
     double t0 = MPI_Wtime();
     for (long r = 0; r < reps; r++) {
-        MPI_Send(c->sbuf, (int)size, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD);
-        MPI_Recv(c->rbuf, (int)size, MPI_BYTE, src, TAG_DATA, MPI_COMM_WORLD, &st);
+        MPI_Send(c->sbuf, n, type, 1, TAG_DATA, MPI_COMM_WORLD);
+        MPI_Recv(c->rbuf, n, type, src, TAG_DATA, MPI_COMM_WORLD, &st);
     }
     double t1 = MPI_Wtime();
 
     if (reps > 0) {
         int count = -1;
-        MPI_Get_count(&st, MPI_BYTE, &count);
-        if (count != (int)size || st.MPI_SOURCE != 1 ||
-            memcmp(c->sbuf, c->rbuf, (size_t)size) != 0) {
+        MPI_Get_count(&st, type, &count);
+        if (count != n || st.MPI_SOURCE != 1 ||
+            memcmp(c->sbuf, c->rbuf, (size_t)n * (size_t)c->cfg->type_size) != 0) {
             fprintf(stderr, "pingpong: echoed data of size %ld is wrong (count %d, source %d)\n",
                     size, count, st.MPI_SOURCE);
             MPI_Abort(MPI_COMM_WORLD, 3);
@@ -186,11 +196,11 @@ static void pp_echo(struct pp_ctx *c)
             pp_end(c);
             continue;
         }
-        const int size = (int)ctl[1];
+        const int n = (int)(ctl[1] / c->cfg->type_size);
         const int src = pp_recv_source(c);
         for (long r = 0; r < ctl[2]; r++) {
-            MPI_Recv(c->rbuf, size, MPI_BYTE, src, TAG_DATA, MPI_COMM_WORLD, &st);
-            MPI_Send(c->rbuf, size, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD);
+            MPI_Recv(c->rbuf, n, c->cfg->type, src, TAG_DATA, MPI_COMM_WORLD, &st);
+            MPI_Send(c->rbuf, n, c->cfg->type, 0, TAG_DATA, MPI_COMM_WORLD);
         }
     }
 }
@@ -221,11 +231,27 @@ static int pp_parse_option(void *vcfg, const char *arg, const char *val, int tal
     int is_recv = strcmp(arg, "--recv") == 0;
     int is_pending = strcmp(arg, "--pending") == 0;
     int is_from = strcmp(arg, "--pending-from") == 0;
-    if (!is_recv && !is_pending && !is_from)
+    int is_type = strcmp(arg, "--datatype") == 0;
+    if (!is_recv && !is_pending && !is_from && !is_type)
         return 0;
     if (val == NULL) {
         if (talk)
             fprintf(stderr, "pingpong: %s needs a value\n", arg);
+        return -1;
+    }
+    if (is_type) {
+        static const char *const names[] = {"byte", "int", "double"};
+        const MPI_Datatype types[] = {MPI_BYTE, MPI_INT, MPI_DOUBLE};
+        const int sizes[] = {1, (int)sizeof(int), (int)sizeof(double)};
+        for (int k = 0; k < 3; k++) {
+            if (strcmp(val, names[k]) == 0) {
+                cfg->type = types[k];
+                cfg->type_size = sizes[k];
+                return 2;
+            }
+        }
+        if (talk)
+            fprintf(stderr, "pingpong: bad --datatype '%s' (byte, int or double)\n", val);
         return -1;
     }
     if (is_recv) {
@@ -260,7 +286,8 @@ static const char pp_usage[] =
     "  --recv LIST       receive categories, each over all sizes: specified, pending,\n"
     "                    anysource, or all (default specified)\n"
     "  --pending N       receives kept posted in the pending category (default 4)\n"
-    "  --pending-from R  their source: 1 = the peer (default), or a third rank R\n";
+    "  --pending-from R  their source: 1 = the peer (default), or a third rank R\n"
+    "  --datatype T      send the data as byte (default), int or double\n";
 
 int main(int argc, char **argv)
 {
@@ -269,7 +296,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 
-    struct pp_config cfg = {{CAT_SPECIFIED}, 0, 4, -1};
+    struct pp_config cfg = {{CAT_SPECIFIED}, 0, 4, -1, MPI_BYTE, 1};
     struct bench_extra extra = {pp_parse_option, &cfg, pp_usage};
     struct bench_options opt;
     int prc = bench_parse_args_ext(argc, argv, &opt, "mpi", "pingpong",

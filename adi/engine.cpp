@@ -230,6 +230,7 @@ void Engine::send_start(Request& r, int world_peer, SendMode mode) {
     h.tag = r.tag;
     h.length = r.bytes;
     h.sender_req = r.id;
+    h.flags = r.flags;
     const bool sync = mode == SendMode::synchronous;
     // Non-contiguous data goes eagerly only when packing it whole stays within one chunk.
     const bool eager = r.bytes <= s.method->caps().eager_limit && (!r.segment || r.bytes <= chunk_size());
@@ -388,6 +389,7 @@ void Engine::bind(Request& r, Unexpected* u) {
     rs.matched = true;
     rs.matched_peer = u->peer;
     rs.msg_length = u->header.length;
+    rs.flags = u->header.flags;
     r.status.source = u->header.source;
     r.status.tag = u->header.tag;
     switch (u->header.type) {
@@ -504,6 +506,7 @@ Landing Engine::on_header(int peer, const Header& h) {
                 rs.matched = true;
                 rs.matched_peer = peer;
                 rs.msg_length = h.length;
+                rs.flags = h.flags;
                 r->status.source = h.source;
                 r->status.tag = h.tag;
                 send_control(peer, Packet::cts, h, r->id);
@@ -550,6 +553,7 @@ void Engine::eager_matched(int peer, const Header& h, Request& r) {
     rs.matched = true;
     rs.matched_peer = peer;
     rs.msg_length = h.length;
+    rs.flags = h.flags;
     r.status.source = h.source;
     r.status.tag = h.tag;
     if (h.type == Packet::eager_sync) send_control(peer, Packet::sync_ack, h, 0);

@@ -43,6 +43,7 @@ struct SendArgs {
     int rank = 0;
     int tag = 0;
     Buffer data;
+    std::uint8_t flags = 0;  // Request::flags
 };
 
 // Everything a receive needs: the process it waits on (kAnySource for
@@ -82,6 +83,7 @@ public:
     // counted again); the protocol runs out of line.
     void isend(Request& r, SendArgs a) {
         request_fill(r, a.context, a.rank, a.tag, std::move(a.data));
+        r.flags = a.flags;
         send_start(r, a.world_peer, a.mode);
     }
     // The largest message that goes to `world_peer` eagerly (in one step,

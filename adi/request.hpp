@@ -70,6 +70,7 @@ struct RecvState {
     // bytes from offset land_base on, and are unpacked as they fill it.
     std::uint64_t land_base = 0;
     std::vector<std::byte> stage;
+    std::uint8_t flags = 0;  // the matched message's (its send's Request::flags)
 };
 
 enum class Kind : std::uint8_t { send, recv };
@@ -85,6 +86,9 @@ struct Request {
     int context = 0;
     int rank = 0;
     int tag = 0;
+    // For a send: bits its envelope carries to the receive that matches it
+    // (RecvState::flags), for the layer above; the engine only carries them.
+    std::uint8_t flags = 0;
 
     // Contiguous bytes to send from, or to receive into (capacity).
     std::byte* buf = nullptr;

@@ -8,26 +8,13 @@
 
 namespace strata::mpi {
 
-namespace {
-
-// Whether the processes of `c` store data in more than one way.
-bool spans_representations(const Comm& c) {
-    const Runtime& r = rt();
-    if (!r.heterogeneous) return false;
-    const Representation& first = r.representations[static_cast<std::size_t>(c.world[0])];
-    return std::any_of(c.world.begin(), c.world.end(),
-                       [&](int w) { return r.representations[static_cast<std::size_t>(w)] != first; });
-}
-
-}  // namespace
-
 CollChecks::CollChecks(MPI_Comm comm, const char* fn, bool local) : handle_(comm), fn_(fn), comm_(comm_get(comm)) {
     if (comm_ == nullptr) {
         fail(MPI_ERR_COMM, "not a valid communicator");
     } else if (comm_->inter) {
         fail(MPI_ERR_COMM, "an intercommunicator; MPI-1 collectives need an intracommunicator");
     } else {
-        if (!local && spans_representations(*comm_)) form_.rep = collective_form(comm_->world);
+        if (!local && comm_spans(*comm_)) form_.rep = collective_form(comm_->world);
     }
 }
 

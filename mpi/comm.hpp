@@ -54,6 +54,9 @@ struct Comm {
     std::unique_ptr<coll::Levels> levels;
     // MPIX_PARALLEL_STREAMS as MPI_Attr_get last gave it (a pointer to it).
     int streams = 1;
+    // Whether its processes store data in more than one way (mpi/foreign.hpp
+    // comm_spans): -1 until first asked.
+    mutable signed char spans = -1;
     int size() const { return static_cast<int>(inter ? local.size() : world.size()); }
     // How many ranks point-to-point can address (the remote group's size on an intercommunicator).
     int peers() const { return static_cast<int>(world.size()); }

@@ -19,8 +19,8 @@ std::size_t bytes_in(const Typemap& t, int count, const Representation& rep) {
 // finish() converts it into the user's buffer.
 class ForeignReceive final : public adi::Segment {
 public:
-    ForeignReceive(const Typemap& t, void* buf, int count, bool packed, std::size_t capacity)
-        : map_(t.shared_from_this()), buf_(buf), count_(count), packed_(packed), capacity_(capacity) {}
+    ForeignReceive(const Typemap& t, void* buf, int count, bool packed_target, std::size_t capacity)
+        : map_(t.shared_from_this()), buf_(buf), count_(count), packed_target_(packed_target), capacity_(capacity) {}
 
     std::size_t size() const override { return capacity_; }
     // The bytes staged so far (a receive's Segment is only unpacked into; this
@@ -33,12 +33,87 @@ public:
         std::memcpy(raw_.data() + offset, in, n);
     }
 
-    void finish(adi::Request& q) const;
+    void finish(adi::Request& q) const {
+        if (q.status.cancelled || q.status.error == adi::Error::peer_failed || !q.recv().matched) return;
+        const std::size_t got = std::min<std::size_t>(q.status.bytes, raw_.size());
+        if (map_->basic == MPI_PACKED) {
+            packed_finish(q, got);
+        } else {
+            typed_finish(q, got);
+        }
+    }
 
 private:
+    // A receive into MPI_PACKED: a packed buffer as it came, or typed data
+    // behind a header naming the sender's representation.
+    void packed_finish(adi::Request& q, std::size_t got) const {
+        const std::size_t room = bytes_in(*map_, count_, Representation::native());
+        std::vector<std::byte> labelled;
+        const std::byte* from = raw_.data();
+        std::size_t n = got;
+        if ((q.recv().flags & kFlagPacked) == 0) {
+            labelled.resize(kPackedHeader + got);
+            packed_header_write(labelled.data(), rt().representations[static_cast<std::size_t>(q.recv().matched_peer)]);
+            if (got > 0) std::memcpy(labelled.data() + kPackedHeader, raw_.data(), got);
+            from = labelled.data();
+            n = labelled.size();
+        }
+        if (n > room) q.status.error = adi::Error::truncated;
+        n = std::min(n, room);
+        place(n, from);
+        q.status.bytes = n;
+    }
+
+    // A typed receive: the sender's form (named by a packed header, or the
+    // sender's representation) converted into this process's.
+    void typed_finish(adi::Request& q, std::size_t got) const {
+        const Runtime& r = rt();
+        const std::byte* data = raw_.data();
+        std::uint64_t length = q.recv().msg_length;
+        Representation labelled;
+        const Representation* from = &r.representations[static_cast<std::size_t>(q.recv().matched_peer)];
+        if ((q.recv().flags & kFlagPacked) != 0) {
+            base::Result<Representation> named = packed_header_read(data, got);
+            if (!named) {  // MPI_PACKED data that MPI_Pack did not make
+                q.status.error = adi::Error::truncated;
+                q.status.bytes = 0;
+                return;
+            }
+            labelled = *named;
+            from = &labelled;
+            data += kPackedHeader;
+            got -= kPackedHeader;
+            length -= kPackedHeader;
+        }
+        // What (count_, map_) holds in the sender's form: more is truncation.
+        const std::size_t theirs = bytes_in(*map_, count_, *from);
+        if (length > theirs) q.status.error = adi::Error::truncated;
+        convert_in(q, data, std::min(got, theirs), *from);
+    }
+
+    void convert_in(adi::Request& q, const std::byte* data, std::size_t got, const Representation& from) const {
+        const Representation& to = Representation::native();
+        if (from == to) {
+            place(got, data);
+            q.status.bytes = got;
+            return;
+        }
+        std::vector<std::byte> aside;
+        std::byte* out = direct();
+        if (out == nullptr) {
+            aside.resize(bytes_in(*map_, count_, to));
+            out = aside.data();
+        }
+        const Converted c = convert(*map_, count_, data, got, from, out, to);
+        if (out == aside.data()) place(c.out, out);
+        q.status.bytes = c.out;
+        if (!c.fits) q.status.error = adi::Error::truncated;
+    }
+
     // The receiver's packed bytes [0, n) into the user's buffer.
     void place(std::size_t n, const std::byte* packed) const {
-        if (packed_) {
+        if (n == 0) return;
+        if (packed_target_) {
             std::memcpy(buf_, packed, n);
         } else {
             typemap_unpack(*map_, buf_, 0, n, packed);
@@ -46,55 +121,68 @@ private:
     }
     // Where convert() may write the receiver's packed form directly.
     std::byte* direct() const {
-        if (packed_) return static_cast<std::byte*>(buf_);
+        if (packed_target_) return static_cast<std::byte*>(buf_);
         return map_->contiguous() ? byte_address(buf_, map_->true_lb) : nullptr;
     }
 
     TypemapPtr map_;
     void* buf_;
     int count_;
-    bool packed_;
+    bool packed_target_;
     std::size_t capacity_;
     std::vector<std::byte> raw_;
 };
 
-void ForeignReceive::finish(adi::Request& q) const {
-    if (q.status.cancelled || q.status.error == adi::Error::peer_failed || !q.recv().matched) return;
-    const Runtime& r = rt();
-    const Representation& from = r.representations[static_cast<std::size_t>(q.recv().matched_peer)];
-    const Representation& to = Representation::native();
-    // What (count_, map_) holds in the sender's form: more is truncation.
-    const std::size_t theirs = bytes_in(*map_, count_, from);
-    if (q.recv().msg_length > theirs) q.status.error = adi::Error::truncated;
-    const std::size_t got = std::min<std::size_t>({q.status.bytes, theirs, raw_.size()});
-    if (from == to) {
-        place(got, raw_.data());
-        q.status.bytes = got;
-        return;
-    }
-    std::vector<std::byte> aside;
-    std::byte* out = direct();
-    if (out == nullptr) {
-        aside.resize(bytes_in(*map_, count_, to));
-        out = aside.data();
-    }
-    const Converted c = convert(*map_, count_, raw_.data(), got, from, out, to);
-    if (out == aside.data()) place(c.out, out);
-    q.status.bytes = c.out;
-    if (!c.fits) q.status.error = adi::Error::truncated;
-}
+constexpr char kPackedMagic[4] = {'S', 'P', 'K', '1'};
 
 }  // namespace
 
-adi::Buffer foreign_receive(adi::Request& q, const Typemap& t, void* buf, int count, bool packed, int world_source) {
+bool comm_spans(const Comm& c) {
+    if (c.spans >= 0) return c.spans != 0;
+    const Runtime& r = rt();
+    bool spans = false;
+    if (r.heterogeneous) {
+        const Representation& first = r.representations[static_cast<std::size_t>(c.world[0])];
+        const auto differs = [&](int w) { return r.representations[static_cast<std::size_t>(w)] != first; };
+        spans = std::any_of(c.world.begin(), c.world.end(), differs) ||
+                std::any_of(c.local.begin(), c.local.end(), differs);
+    }
+    c.spans = spans ? 1 : 0;
+    return spans;
+}
+
+void packed_header_write(std::byte* out, const Representation& rep) {
+    std::memset(out, 0, kPackedHeader);
+    std::memcpy(out, kPackedMagic, sizeof kPackedMagic);
+    const std::string bytes = rep.bytes();
+    std::memcpy(out + sizeof kPackedMagic, bytes.data(), bytes.size());
+}
+
+base::Result<Representation> packed_header_read(const std::byte* in, std::size_t n) {
+    if (n < kPackedHeader || std::memcmp(in, kPackedMagic, sizeof kPackedMagic) != 0) {
+        return base::Error{
+            "the packed data does not start with the header MPI_Pack writes on a communicator of "
+            "processes that store data differently (was it packed for another communicator?)"};
+    }
+    const std::size_t length = Representation::native().bytes().size();
+    return Representation::from_bytes(
+        std::span<const char>(reinterpret_cast<const char*>(in) + sizeof kPackedMagic, length));
+}
+
+adi::Buffer foreign_receive(adi::Request& q, const Comm& c, const Typemap& t, void* buf, int count, bool packed,
+                            int world_source) {
     const Runtime& r = rt();
     std::size_t capacity = 0;
-    if (world_source == adi::kAnySource) {
+    if (t.basic == MPI_PACKED) {
+        capacity = bytes_in(t, count, Representation::native());
+    } else if (world_source == adi::kAnySource) {
         for (const Representation& rep : r.forms) capacity = std::max(capacity, bytes_in(t, count, rep));
     } else {
         capacity = bytes_in(t, count, r.representations[static_cast<std::size_t>(world_source)]);
     }
     if (capacity == 0) return {};
+    // A typed receive on such a communicator may meet a packed buffer's header.
+    if (t.basic != MPI_PACKED && comm_spans(c)) capacity += kPackedHeader;
     auto stage = std::make_shared<ForeignReceive>(t, buf, count, packed, capacity);
     ForeignReceive* segment = stage.get();
     q.on_complete = [segment, &q] { segment->finish(q); };

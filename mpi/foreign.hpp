@@ -19,22 +19,46 @@
 #include <string>
 
 #include "adi/engine.hpp"
+#include "mpi/comm.hpp"
 #include "mpi/runtime.hpp"
 #include "mpi/typemap.hpp"
 
 namespace strata::mpi {
 
-// Whether a receive of `t` data from `world_source` (adi::kAnySource: any) must
-// land aside and convert.
-inline bool receive_converts(const Runtime& r, int world_source, const Typemap& t) {
-    return r.heterogeneous && !t.bytes_only &&
-           (world_source == adi::kAnySource || r.foreign[static_cast<std::size_t>(world_source)] != 0);
+// Whether the processes of `c` (both groups of an intercommunicator) store
+// data in more than one way. Cached in the communicator.
+bool comm_spans(const Comm& c);
+
+// Packed data on such a communicator describes itself: MPI_Pack starts the
+// packed buffer (at position 0) with kPackedHeader bytes naming the packer's
+// representation, MPI_Unpack reads it, and a receive into MPI_PACKED from a
+// sender of typed data writes one for the sender before the data. A send of
+// MPI_PACKED data on such a communicator carries kFlagPacked in its
+// envelope, so that a typed receive reads the header instead of data.
+inline constexpr std::size_t kPackedHeader = 24;
+inline constexpr std::uint8_t kFlagPacked = 2;
+void packed_header_write(std::byte* out, const Representation& rep);
+base::Result<Representation> packed_header_read(const std::byte* in, std::size_t n);
+
+// Whether MPI_PACKED data of `t` on `c` carries a header.
+inline bool packed_labelled(const Runtime& r, const Comm& c, const Typemap& t) {
+    return r.heterogeneous && t.basic == MPI_PACKED && comm_spans(c);
 }
 
-// The receive of `count` elements of `t` at `buf` (or, with `packed`, the packed
-// form of them at `buf`) from `world_source`: a staging Segment, and the
-// conversion installed as the request's completion.
-adi::Buffer foreign_receive(adi::Request& q, const Typemap& t, void* buf, int count, bool packed, int world_source);
+// Whether a receive of `t` data on `c` from `world_source` (adi::kAnySource:
+// any) must land aside, to be converted or to have its packed header read
+// or written.
+inline bool receive_converts(const Runtime& r, const Comm& c, int world_source, const Typemap& t) {
+    if (!r.heterogeneous) return false;
+    if (comm_spans(c)) return !t.bytes_only || t.basic == MPI_PACKED;
+    return !t.bytes_only && (world_source == adi::kAnySource || r.foreign[static_cast<std::size_t>(world_source)] != 0);
+}
+
+// The receive of `count` elements of `t` at `buf` (or, with `packed`, the
+// packed form of them at `buf`) on `c` from `world_source`: a staging
+// Segment, and the conversion installed as the request's completion.
+adi::Buffer foreign_receive(adi::Request& q, const Comm& c, const Typemap& t, void* buf, int count, bool packed,
+                            int world_source);
 
 // Whether a send of `t` data leaves converted (the test setting only: this
 // process announces another representation than its own).

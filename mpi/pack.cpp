@@ -4,9 +4,15 @@
 // type carries on the wire: the data in typemap order, nothing added, in the
 // form this process sends in (its own representation; the announced one in
 // the test setting STRATA_REPRESENTATION_TEST, mpi/foreign.hpp). So a buffer
-// packed here and sent as MPI_PACKED can be received as the typed data, by a
-// process of any representation, and the other way round between processes
-// of one representation; MPI_Pack_size is exact.
+// packed here and sent as MPI_PACKED can be received as the typed data, and
+// the other way round. On a communicator whose processes store data in more
+// than one way (comm_spans), the packed buffer starts with a header naming
+// the packer's representation (kPackedHeader bytes, written by the MPI_Pack
+// at position 0), so that MPI_Unpack on any of them can convert it, and a
+// receive into MPI_PACKED of typed data writes the sender's. MPI_Pack_size
+// counts that header and the largest form any process of the job has.
+
+#include <algorithm>
 #include <climits>
 
 #include "mpi/comm.hpp"
@@ -18,11 +24,6 @@
 using namespace strata::mpi;
 
 namespace {
-
-long long packed_bytes(const Datatype& t, int count) {
-    if (send_converts(rt(), *t.map)) return static_cast<long long>(form_bytes(*t.map, count, send_form()));
-    return static_cast<long long>(count) * t.size;
-}
 
 int comm_check(const char* fn, MPI_Comm comm) {
     if (comm_get(comm) != nullptr) return MPI_SUCCESS;
@@ -46,9 +47,19 @@ int count_check(const char* fn, MPI_Comm comm, int count) {
     return error_raise(comm, MPI_ERR_COUNT, fn, "count " + std::to_string(count) + " is negative");
 }
 
-// Checks the packed-buffer side of Pack/Unpack: returns the bytes (count, t) takes.
+// Whether packed data on `comm` (a valid communicator) starts with a header.
+bool labelled(MPI_Comm comm) { return rt().heterogeneous && comm_spans(*comm_get(comm)); }
+
+// Bytes `count` elements of `t` take packed in `form`.
+long long data_bytes(const Datatype& t, int count, const Representation& form) {
+    if (form == Representation::native()) return static_cast<long long>(count) * t.size;
+    return static_cast<long long>(form_bytes(*t.map, count, form));
+}
+
+// Checks the packed-buffer side of Pack/Unpack, which takes `need` bytes
+// from *position on.
 int span_check(const char* fn, MPI_Comm comm, const void* packed, int packed_size, const int* position,
-               const Datatype& t, int count, long long& need) {
+               long long need) {
     if (position == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "position is NULL");
     if (packed_size < 0)
         return error_raise(comm, MPI_ERR_ARG, fn, "buffer size " + std::to_string(packed_size) + " is negative");
@@ -56,7 +67,6 @@ int span_check(const char* fn, MPI_Comm comm, const void* packed, int packed_siz
         return error_raise(comm, MPI_ERR_ARG, fn,
                            "position " + std::to_string(*position) + " is outside the buffer of " +
                                std::to_string(packed_size) + " bytes");
-    need = packed_bytes(t, count);
     if (need > packed_size - *position) {
         return error_raise(comm, MPI_ERR_TRUNCATE, fn,
                            std::to_string(need) + " bytes do not fit in the " +
@@ -82,22 +92,42 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbu
         if (int e = count_check(fn, comm, incount)) return e;
         Datatype* t = nullptr;
         if (int e = type_check(fn, comm, datatype, true, t)) return e;
-        long long need = 0;
-        if (int e = span_check(fn, comm, outbuf, outsize, position, *t, incount, need)) return e;
+        if (position == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "position is NULL");
+        const Representation& form = send_form();
+        const long long header = labelled(comm) && *position == 0 ? static_cast<long long>(kPackedHeader) : 0;
+        const long long need = header + data_bytes(*t, incount, form);
+        if (int e = span_check(fn, comm, outbuf, outsize, position, need)) return e;
         if (buffer_null(inbuf, incount, *t->map))
             return error_raise(comm, MPI_ERR_BUFFER, fn,
                                "inbuf is NULL (MPI_BOTTOM needs a datatype of absolute addresses)");
         std::byte* out = static_cast<std::byte*>(outbuf) + *position;
-        if (need > 0 && send_converts(rt(), *t->map)) {
-            if (!form_write(*t->map, inbuf, incount, out, send_form()))
-                return error_raise(comm, MPI_ERR_TRUNCATE, fn, kSendFormUnfit);
-        } else if (need > 0) {
-            datatype_pack(*t, inbuf, incount, out);
+        if (header > 0) packed_header_write(out, form);
+        if (need > header && form == Representation::native()) {
+            datatype_pack(*t, inbuf, incount, out + header);
+        } else if (need > header && !form_write(*t->map, inbuf, incount, out + header, form)) {
+            return error_raise(comm, MPI_ERR_TRUNCATE, fn, kSendFormUnfit);
         }
         *position += static_cast<int>(need);
         return MPI_SUCCESS;
     });
 }
+
+namespace {
+
+// The representation of the packed data in `inbuf` for MPI_Unpack on `comm`:
+// its header's on a communicator whose packed data has one.
+int unpack_form(const char* fn, MPI_Comm comm, const void* inbuf, int insize, Representation& form) {
+    form = send_form();
+    if (!labelled(comm)) return MPI_SUCCESS;
+    if (inbuf == nullptr || insize < 0) return error_raise(comm, MPI_ERR_BUFFER, fn, "packed buffer is NULL");
+    strata::base::Result<Representation> named =
+        packed_header_read(static_cast<const std::byte*>(inbuf), static_cast<std::size_t>(insize));
+    if (!named) return error_raise(comm, MPI_ERR_ARG, fn, named.error());
+    form = *named;
+    return MPI_SUCCESS;
+}
+
+}  // namespace
 
 STRATA_PMPI_ALIAS(MPI_Unpack);
 int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
@@ -108,17 +138,20 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
         if (int e = count_check(fn, comm, outcount)) return e;
         Datatype* t = nullptr;
         if (int e = type_check(fn, comm, datatype, true, t)) return e;
-        long long need = 0;
-        if (int e = span_check(fn, comm, inbuf, insize, position, *t, outcount, need)) return e;
+        if (position == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "position is NULL");
+        Representation form;
+        if (int e = unpack_form(fn, comm, inbuf, insize, form)) return e;
+        const long long header = labelled(comm) && *position == 0 ? static_cast<long long>(kPackedHeader) : 0;
+        const long long need = header + data_bytes(*t, outcount, form);
+        if (int e = span_check(fn, comm, inbuf, insize, position, need)) return e;
         if (buffer_null(outbuf, outcount, *t->map))
             return error_raise(comm, MPI_ERR_BUFFER, fn,
                                "outbuf is NULL (MPI_BOTTOM needs a datatype of absolute addresses)");
-        const std::byte* in = static_cast<const std::byte*>(inbuf) + *position;
-        if (need > 0 && send_converts(rt(), *t->map)) {
-            if (!form_read(*t->map, in, outcount, outbuf, send_form()))
-                return error_raise(comm, MPI_ERR_TRUNCATE, fn, "a packed value does not fit its datatype here");
-        } else if (need > 0) {
+        const std::byte* in = static_cast<const std::byte*>(inbuf) + *position + header;
+        if (need > header && form == Representation::native()) {
             datatype_unpack(*t, in, outcount, outbuf);
+        } else if (need > header && !form_read(*t->map, in, outcount, outbuf, form)) {
+            return error_raise(comm, MPI_ERR_TRUNCATE, fn, "a packed value does not fit its datatype here");
         }
         *position += static_cast<int>(need);
         return MPI_SUCCESS;
@@ -134,7 +167,12 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
         Datatype* t = nullptr;
         if (int e = type_check(fn, comm, datatype, false, t)) return e;
         if (size == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "size is NULL");
-        const long long need = packed_bytes(*t, incount);
+        long long need = data_bytes(*t, incount, send_form());
+        if (labelled(comm)) {
+            // Room for a header and for the data as packed by any process of the job.
+            for (const Representation& form : rt().forms) need = std::max(need, data_bytes(*t, incount, form));
+            need += static_cast<long long>(kPackedHeader);
+        }
         if (need > INT_MAX)
             return error_raise(comm, MPI_ERR_COUNT, fn, std::to_string(need) + " packed bytes do not fit in an int");
         *size = static_cast<int>(need);

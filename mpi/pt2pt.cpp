@@ -133,7 +133,8 @@ int bsend_start(Runtime& r, const RequestSlot& s, const Comm& c, adi::Request& u
                              .context = c.context,
                              .rank = c.rank,
                              .tag = s.tag,
-                             .data = {copy, bytes}});
+                             .data = {copy, bytes},
+                             .flags = packed_labelled(r, c, *s.type) ? kFlagPacked : std::uint8_t{0}});
     user.pending = 0;
     return MPI_SUCCESS;
 }
@@ -150,12 +151,12 @@ adi::Buffer data_of(const RequestSlot& s) {
 
 // The data of a receive that may need converting, or of a send that leaves
 // converted (mpi/foreign.hpp); data_of(s) otherwise.
-adi::Buffer foreign_data_of(const RequestSlot& s, int world_peer, std::string& detail) {
+adi::Buffer foreign_data_of(const RequestSlot& s, const Comm& c, int world_peer, std::string& detail) {
     Runtime& r = rt();
     adi::Request& q = *s.req;
     if (s.op == RequestSlot::Op::recv) {
-        if (receive_converts(r, world_peer, *s.type))
-            return foreign_receive(q, *s.type, const_cast<void*>(s.buf), s.count, s.packed_target, world_peer);
+        if (receive_converts(r, c, world_peer, *s.type))
+            return foreign_receive(q, c, *s.type, const_cast<void*>(s.buf), s.count, s.packed_target, world_peer);
     } else if (send_converts(r, *s.type)) {
         return foreign_send(q, *s.type, s.buf, s.count, detail);
     }
@@ -185,7 +186,7 @@ int op_start(RequestSlot& s, std::string& detail) {
     if (s.op == RequestSlot::Op::bsend) return bsend_start(r, s, *c, q, detail);
     const int world_peer =
         s.op == RequestSlot::Op::recv ? world_source(*c, s.peer) : c->world[static_cast<std::size_t>(s.peer)];
-    adi::Buffer data = r.heterogeneous ? foreign_data_of(s, world_peer, detail) : data_of(s);
+    adi::Buffer data = r.heterogeneous ? foreign_data_of(s, *c, world_peer, detail) : data_of(s);
     if (!detail.empty()) return MPI_ERR_TRUNCATE;
     if (s.op == RequestSlot::Op::recv) {
         r.engine->irecv(
@@ -198,7 +199,8 @@ int op_start(RequestSlot& s, std::string& detail) {
                         .context = c->context,
                         .rank = c->rank,
                         .tag = s.tag,
-                        .data = std::move(data)});
+                        .data = std::move(data),
+                        .flags = packed_labelled(r, *c, *s.type) ? kFlagPacked : std::uint8_t{0}});
     return MPI_SUCCESS;
 }
 

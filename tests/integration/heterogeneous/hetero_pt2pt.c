@@ -7,8 +7,9 @@
  * a vector of structs with padding inside bounds set by MPI_LB/MPI_UB, a
  * partial receive read by MPI_Get_count and MPI_Get_elements, MPI_ANY_SOURCE,
  * a persistent receive, MPI_Sendrecv_replace, MPI_Bsend, MPI_Probe (its
- * status counts the receiver's elements), MPI_Pack on the
- * sending side with a typed receive, and a truncated receive.
+ * status counts the receiver's elements), MPI_Pack on the sending side with a
+ * typed receive, packed data received as MPI_PACKED and read by MPI_Unpack
+ * (packed by MPI_Pack, or sent typed), and a truncated receive.
  *
  * Argument: MODE, what ranks 2-3 are: 1, the test setting that announces the
  * other byte order; 2, the test setting that also announces a 32-bit
@@ -262,6 +263,33 @@ static void others(int partner) {
     CK(MPI_Sendrecv(packed, position, MPI_PACKED, partner, 8, &got, 1, t, partner, 8, MPI_COMM_WORLD, &st));
     for (int i = 0; i < 3; ++i) EXPECT(got.d[i] == real(partner, i), "packed double %d differs", i);
     for (int i = 0; i < 2; ++i) EXPECT(got.l[i] == narrow(partner, i), "packed long %d differs", i);
+    int room = 0, part = 0;
+    CK(MPI_Pack_size(3, MPI_DOUBLE, MPI_COMM_WORLD, &room));
+    CK(MPI_Pack_size(2, MPI_LONG, MPI_COMM_WORLD, &part));
+    EXPECT(room + part >= position, "MPI_Pack_size says %d + %d, MPI_Pack wrote %d", room, part, position);
+
+    pt_set_phase("MPI_Pack to MPI_PACKED to MPI_Unpack");
+    char in[256];
+    CK(MPI_Sendrecv(packed, position, MPI_PACKED, partner, 12, in, sizeof in, MPI_PACKED, partner, 12, MPI_COMM_WORLD,
+                    &st));
+    int insize = 0, at = 0;
+    CK(MPI_Get_count(&st, MPI_PACKED, &insize));
+    memset(&got, 0, sizeof got);
+    CK(MPI_Unpack(in, insize, &at, got.d, 3, MPI_DOUBLE, MPI_COMM_WORLD));
+    CK(MPI_Unpack(in, insize, &at, got.l, 2, MPI_LONG, MPI_COMM_WORLD));
+    EXPECT(at == insize, "MPI_Unpack read %d of %d bytes", at, insize);
+    for (int i = 0; i < 3; ++i) EXPECT(got.d[i] == real(partner, i), "unpacked double %d differs", i);
+    for (int i = 0; i < 2; ++i) EXPECT(got.l[i] == narrow(partner, i), "unpacked long %d differs", i);
+
+    pt_set_phase("typed data to MPI_PACKED to MPI_Unpack");
+    CK(MPI_Sendrecv(&got, 1, t, partner, 13, in, sizeof in, MPI_PACKED, partner, 13, MPI_COMM_WORLD, &st));
+    CK(MPI_Get_count(&st, MPI_PACKED, &insize));
+    struct doubles_longs again;
+    at = 0;
+    CK(MPI_Unpack(in, insize, &at, &again, 1, t, MPI_COMM_WORLD));
+    EXPECT(at == insize, "MPI_Unpack read %d of %d bytes", at, insize);
+    for (int i = 0; i < 3; ++i) EXPECT(again.d[i] == real(me, i), "double %d back from MPI_PACKED differs", i);
+    for (int i = 0; i < 2; ++i) EXPECT(again.l[i] == narrow(me, i), "long %d back from MPI_PACKED differs", i);
     CK(MPI_Type_free(&t));
 
     pt_set_phase("truncated receive");

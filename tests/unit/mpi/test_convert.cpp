@@ -2,8 +2,8 @@
 // of every size pair and byte order with their range checks, floating point
 // by exact bit patterns worked out by hand, long double between the x87,
 // IEEE quad and IEEE double formats with rounding, overflow and subnormals,
-// and the walk of derived types: sizes per representation, round trips and
-// inputs that end early.
+// the walk of derived types: sizes per representation, round trips and
+// inputs that end early; and the header of packed data (mpi/foreign.hpp).
 #include <catch2/catch.hpp>
 
 #include <cfloat>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mpi/convert.hpp"
+#include "mpi/foreign.hpp"
 
 using namespace strata::mpi;
 
@@ -253,4 +254,18 @@ TEST_CASE("which representations can be converted") {
     CHECK(basic_is_bytes(MPI_PACKED));
     CHECK(basic_is_bytes(MPI_CHARACTER));
     CHECK_FALSE(basic_is_bytes(MPI_LOGICAL));
+}
+
+TEST_CASE("a packed buffer's header names its representation, and only a header reads as one") {
+    Bytes header(strata::mpi::kPackedHeader, std::byte{0x55});
+    strata::mpi::packed_header_write(header.data(), big32());
+    CHECK(Bytes(header.begin(), header.begin() + 5) == bytes({'S', 'P', 'K', '1', 'B'}));
+    CHECK(header.back() == std::byte{0});
+    const auto read = strata::mpi::packed_header_read(header.data(), header.size());
+    REQUIRE(read.ok());
+    CHECK(*read == big32());
+    CHECK_FALSE(strata::mpi::packed_header_read(header.data(), header.size() - 1).ok());
+    header[0] = std::byte{'X'};
+    CHECK(strata::mpi::packed_header_read(header.data(), header.size()).error().rfind(
+              "the packed data does not start with the header MPI_Pack writes", 0) == 0);
 }

@@ -140,11 +140,12 @@ int bsend_start(Runtime& r, const RequestSlot& s, const Comm& c, adi::Request& u
 }
 
 // The user's data for the engine: straight the buffer when the elements form
-// one block (or the packed form is the buffer), a packing Segment otherwise.
-adi::Buffer data_of(const RequestSlot& s) {
+// one block, a packing Segment otherwise. Always inline: op_start's common
+// path, where a call and a Buffer returned through memory cost more than the
+// rest of it.
+[[gnu::always_inline]] inline adi::Buffer data_of(const RequestSlot& s) {
     const std::size_t bytes = data_bytes(s);
     if (bytes == 0) return {};
-    if (s.packed_target) return {static_cast<std::byte*>(const_cast<void*>(s.buf)), bytes};
     if (one_block(s)) return {block_start(s), bytes};
     return adi::Buffer(datatype_segment(s.type->shared_from_this(), const_cast<void*>(s.buf), s.count));
 }
@@ -157,10 +158,51 @@ adi::Buffer foreign_data_of(const RequestSlot& s, const Comm& c, int world_peer,
     if (s.op == RequestSlot::Op::recv) {
         if (receive_converts(r, c, world_peer, *s.type))
             return foreign_receive(q, c, *s.type, const_cast<void*>(s.buf), s.count, s.packed_target, world_peer);
+        if (s.packed_target && data_bytes(s) > 0)
+            return {static_cast<std::byte*>(const_cast<void*>(s.buf)), data_bytes(s)};
     } else if (send_converts(r, *s.type)) {
         return foreign_send(q, *s.type, s.buf, s.count, detail);
     }
     return data_of(s);
+}
+
+}  // namespace
+
+namespace {
+
+// Hands `s`, whose data is `data`, to the engine: a receive from, or a send
+// to, world rank `world_peer`, its envelope flagged with `flags`.
+[[gnu::always_inline]] inline int op_post(Runtime& r, RequestSlot& s, const Comm& c, int world_peer, adi::Buffer data,
+                                          std::uint8_t flags) {
+    adi::Request& q = *s.req;
+    if (s.op == RequestSlot::Op::recv) {
+        r.engine->irecv(
+            q,
+            {.world_source = world_peer, .context = c.context, .rank = s.peer, .tag = s.tag, .data = std::move(data)});
+        return MPI_SUCCESS;
+    }
+    r.engine->isend(q, {.world_peer = world_peer,
+                        .mode = mode_of(s.op),
+                        .context = c.context,
+                        .rank = c.rank,
+                        .tag = s.tag,
+                        .data = std::move(data),
+                        .flags = flags});
+    return MPI_SUCCESS;
+}
+
+int world_peer_of(const RequestSlot& s, const Comm& c) {
+    return s.op == RequestSlot::Op::recv ? world_source(c, s.peer) : c.world[static_cast<std::size_t>(s.peer)];
+}
+
+// op_start in a job of processes of several representations: the data may
+// be converted or land aside (mpi/foreign.hpp).
+[[gnu::noinline]] int op_start_unlike(Runtime& r, RequestSlot& s, const Comm& c, std::string& detail) {
+    const int world_peer = world_peer_of(s, c);
+    adi::Buffer data = foreign_data_of(s, c, world_peer, detail);
+    if (!detail.empty()) return MPI_ERR_TRUNCATE;
+    const std::uint8_t flags = packed_labelled(r, c, *s.type) ? kFlagPacked : 0;
+    return op_post(r, s, c, world_peer, std::move(data), flags);
 }
 
 }  // namespace
@@ -184,24 +226,9 @@ int op_start(RequestSlot& s, std::string& detail) {
     }
     // A buffered send packs into the attached buffer itself.
     if (s.op == RequestSlot::Op::bsend) return bsend_start(r, s, *c, q, detail);
-    const int world_peer =
-        s.op == RequestSlot::Op::recv ? world_source(*c, s.peer) : c->world[static_cast<std::size_t>(s.peer)];
-    adi::Buffer data = r.heterogeneous ? foreign_data_of(s, *c, world_peer, detail) : data_of(s);
-    if (!detail.empty()) return MPI_ERR_TRUNCATE;
-    if (s.op == RequestSlot::Op::recv) {
-        r.engine->irecv(
-            q,
-            {.world_source = world_peer, .context = c->context, .rank = s.peer, .tag = s.tag, .data = std::move(data)});
-        return MPI_SUCCESS;
-    }
-    r.engine->isend(q, {.world_peer = world_peer,
-                        .mode = mode_of(s.op),
-                        .context = c->context,
-                        .rank = c->rank,
-                        .tag = s.tag,
-                        .data = std::move(data),
-                        .flags = packed_labelled(r, *c, *s.type) ? kFlagPacked : std::uint8_t{0}});
-    return MPI_SUCCESS;
+    if (r.heterogeneous) [[unlikely]]
+        return op_start_unlike(r, s, *c, detail);
+    return op_post(r, s, *c, world_peer_of(s, *c), data_of(s), 0);
 }
 
 int slot_start_handle(const char* fn, RequestSlot s, MPI_Request* request) {
@@ -289,18 +316,28 @@ long long status_bytes(const MPI_Status& status, const Typemap& t) {
     return c.in == bytes ? static_cast<long long>(c.out) : -1;
 }
 
+namespace {
+
+// A probe's status: when the message is a foreign process's, its bytes are in
+// the sender's form, which MPI_Get_count and MPI_Get_elements turn into this
+// process's.
+[[gnu::noinline]] void status_form(MPI_Status* out, int probed_peer) {
+    const Runtime& r = rt();
+    if (r.heterogeneous && r.foreign[static_cast<std::size_t>(probed_peer)] != 0) {
+        out->strata_flags |= (probed_peer + 1) << kStatusFormShift;
+    }
+}
+
+}  // namespace
+
 void status_store(MPI_Status* out, const adi::Status& st) {
     if (out == nullptr || out == MPI_STATUS_IGNORE) return;
     out->MPI_SOURCE = st.source;
     out->MPI_TAG = st.tag;
     out->strata_bytes = static_cast<long long>(st.bytes);
     out->strata_flags = st.cancelled ? kStatusCancelled : 0;
-    // A probed message of a foreign process: its bytes are in the sender's
-    // form, which MPI_Get_count and MPI_Get_elements turn into this process's.
-    const Runtime& r = rt();
-    if (r.heterogeneous && st.probed_peer >= 0 && r.foreign[static_cast<std::size_t>(st.probed_peer)] != 0) {
-        out->strata_flags |= (st.probed_peer + 1) << kStatusFormShift;
-    }
+    if (st.probed_peer >= 0) [[unlikely]]
+        status_form(out, st.probed_peer);
 }
 
 void status_empty(MPI_Status* out) {

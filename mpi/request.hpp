@@ -15,7 +15,8 @@ struct RequestSlot {
     bool persistent = false;
     bool active = false;  // persistent: started and not yet collected
     // A receive into `buf` as the packed form of (count, type) rather than
-    // into its layout (MPI_Sendrecv_replace's scratch).
+    // into its layout (MPI_Sendrecv_replace's scratch, in a job of processes of
+    // several representations; otherwise it receives MPI_BYTE).
     bool packed_target = false;
     // Persistent arguments, replayed by MPI_Start.
     enum class Op { send, bsend, ssend, rsend, recv } op = Op::send;

@@ -188,7 +188,12 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
             return error_raise(comm, MPI_ERR_COUNT, fn, "the message is larger than INT_MAX bytes");
         std::vector<std::byte> scratch(bytes);
         rv.buf = scratch.data();
-        rv.packed_target = true;
+        if (rt().heterogeneous) {
+            rv.packed_target = true;  // the packed form of the user's type, converted (mpi/foreign.hpp)
+        } else {
+            rv.count = static_cast<int>(bytes);
+            rv.type = datatype_bytes().get();  // MPI_BYTE's layout lives as long as the library
+        }
         adi::Status got;
         int e = pair_run(fn, s, rv, comm, status, got);
         if (e == MPI_SUCCESS && got.bytes > 0) typemap_unpack(*s.type, buf, 0, got.bytes, scratch.data());

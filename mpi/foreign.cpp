@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "collectives/collective.hpp"
 #include "mpi/convert.hpp"
 
 namespace strata::mpi {
@@ -15,12 +16,49 @@ std::size_t bytes_in(const Typemap& t, int count, const Representation& rep) {
     return static_cast<std::size_t>(count) * static_cast<std::size_t>(form_size(t, rep));
 }
 
+// Staging buffers for messages between representations, kept for the next
+// message: a fresh buffer of a large message costs its pages' faults every
+// time (the allocator maps and unmaps it), more than converting it. The
+// bytes are not initialized (coll::Bytes).
+using Stage = coll::Bytes;
+
+class StagePool {
+public:
+    Stage take() {
+        if (free_.empty()) return {};
+        Stage s = std::move(free_.back());
+        free_.pop_back();
+        s.clear();
+        return s;
+    }
+    void give(Stage&& s) {
+        if (free_.size() < kKept && s.capacity() > 0) free_.push_back(std::move(s));
+    }
+
+private:
+    static constexpr std::size_t kKept = 4;
+    std::vector<Stage> free_;
+};
+
+StagePool& stage_pool() {
+    static StagePool pool;
+    return pool;
+}
+
 // Where a receive's message lands as it came, until the request completes and
 // finish() converts it into the user's buffer.
 class ForeignReceive final : public adi::Segment {
 public:
     ForeignReceive(const Typemap& t, void* buf, int count, bool packed_target, std::size_t capacity)
-        : map_(t.shared_from_this()), buf_(buf), count_(count), packed_target_(packed_target), capacity_(capacity) {}
+        : map_(t.shared_from_this()),
+          buf_(buf),
+          count_(count),
+          packed_target_(packed_target),
+          capacity_(capacity),
+          raw_(stage_pool().take()) {}
+    ~ForeignReceive() override { stage_pool().give(std::move(raw_)); }
+    ForeignReceive(const ForeignReceive&) = delete;
+    ForeignReceive& operator=(const ForeignReceive&) = delete;
 
     std::size_t size() const override { return capacity_; }
     // The bytes staged so far (a receive's Segment is only unpacked into; this
@@ -130,7 +168,7 @@ private:
     int count_;
     bool packed_target_;
     std::size_t capacity_;
-    std::vector<std::byte> raw_;
+    Stage raw_;
 };
 
 constexpr char kPackedMagic[4] = {'S', 'P', 'K', '1'};
@@ -262,8 +300,13 @@ bool form_read(const Typemap& t, const std::byte* in, int count, void* buf, cons
 }
 
 adi::Buffer foreign_send(adi::Request& q, const Typemap& t, const void* buf, int count, std::string& detail) {
-    auto copy = std::make_shared<std::vector<std::byte>>(bytes_in(t, count, send_form()));
-    if (copy->empty()) return {};
+    const std::size_t bytes = bytes_in(t, count, send_form());
+    if (bytes == 0) return {};
+    std::shared_ptr<Stage> copy(new Stage(stage_pool().take()), [](Stage* s) {
+        stage_pool().give(std::move(*s));
+        delete s;
+    });
+    copy->resize(bytes);
     if (!form_write(t, buf, count, copy->data(), send_form())) {
         detail = kSendFormUnfit;
         return {};

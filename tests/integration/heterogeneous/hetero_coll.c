@@ -110,7 +110,13 @@ static void reductions(MPI_Comm comm) {
     ARITH(MPI_INTEGER, int);
     ARITH(MPI_REAL, float);
     ARITH(MPI_DOUBLE_PRECISION, double);
+    ARITH(MPI_UNSIGNED_LONG_LONG, unsigned long long);
+    ARITH(MPI_INTEGER2, short);
+    ARITH(MPI_INTEGER8, long long);
+    ARITH(MPI_REAL4, float);
+    ARITH(MPI_REAL8, double);
     BITS(MPI_UNSIGNED, unsigned);
+    BITS(MPI_BYTE, unsigned char);
     BITS(MPI_LONG, long);
     BITS(MPI_SHORT, short);
     BITS(MPI_UNSIGNED_LONG, unsigned long);

@@ -125,9 +125,9 @@ DenseIn::DenseIn(const Datatype& t, const void* buf, int count, const Form& form
     : data_(buf), bytes_(bytes_of(t, count, form)) {
     if (bytes_ == 0) return;
     if (form.converts(t)) {
-        copy_.resize(bytes_);
-        form.fits &= form_write(*t.map, buf, count, copy_.data(), *form.rep);
-        data_ = copy_.data();
+        stage_.resize(bytes_);
+        form.fits &= form_write(*t.map, buf, count, stage_.data(), *form.rep);
+        data_ = stage_.data();
     } else if (copy || !dense_layout(t)) {
         copy_.resize(bytes_);
         datatype_pack(t, buf, count, copy_.data());
@@ -139,9 +139,9 @@ DenseOut::DenseOut(const Datatype& t, void* buf, int count, const Form& form, bo
     : type_(t), buf_(buf), count_(count), form_(form), data_(buf), bytes_(bytes_of(t, count, form)) {
     if (bytes_ == 0) return;
     if (form.converts(t)) {
-        copy_.resize(bytes_);
-        if (in) form.fits &= form_write(*t.map, buf, count, copy_.data(), *form.rep);
-        data_ = copy_.data();
+        stage_.resize(bytes_);
+        if (in) form.fits &= form_write(*t.map, buf, count, stage_.data(), *form.rep);
+        data_ = stage_.data();
     } else if (!dense_layout(t)) {
         copy_.resize(bytes_);
         if (in) datatype_pack(t, buf, count, copy_.data());
@@ -150,10 +150,9 @@ DenseOut::DenseOut(const Datatype& t, void* buf, int count, const Form& form, bo
 }
 
 void DenseOut::finish() {
-    if (copy_.empty()) return;
-    if (form_.converts(type_)) {
-        form_.fits &= form_read(*type_.map, copy_.data(), count_, buf_, *form_.rep);
-    } else {
+    if (!stage_.empty()) {
+        form_.fits &= form_read(*type_.map, stage_.data(), count_, buf_, *form_.rep);
+    } else if (!copy_.empty()) {
         datatype_unpack(type_, copy_.data(), count_, buf_);
     }
 }
@@ -175,6 +174,10 @@ DenseBlocks::DenseBlocks(const Datatype* t, const void* buf, const int* counts, 
     }
     if (direct) {
         data_ = buf_;
+    } else if (form.converts(*t)) {
+        stage_.resize(total);
+        data_ = stage_.data();
+        copied_ = true;
     } else {
         copy_.resize(total);
         data_ = copy_.data();
@@ -192,7 +195,7 @@ void DenseBlocks::pack_from_user() {
         if (counts_[i] == 0) continue;
         if (form_.converts(*type_)) {
             form_.fits &=
-                form_write(*type_->map, block_origin(i), user_counts_[i], copy_.data() + displs_[i], *form_.rep);
+                form_write(*type_->map, block_origin(i), user_counts_[i], stage_.data() + displs_[i], *form_.rep);
         } else {
             datatype_pack(*type_, block_origin(i), user_counts_[i], copy_.data() + displs_[i]);
         }
@@ -205,7 +208,7 @@ void DenseBlocks::unpack_to_user() {
         if (counts_[i] == 0) continue;
         if (form_.converts(*type_)) {
             form_.fits &=
-                form_read(*type_->map, copy_.data() + displs_[i], user_counts_[i], block_origin(i), *form_.rep);
+                form_read(*type_->map, stage_.data() + displs_[i], user_counts_[i], block_origin(i), *form_.rep);
         } else {
             datatype_unpack(*type_, copy_.data() + displs_[i], user_counts_[i], block_origin(i));
         }

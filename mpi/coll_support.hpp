@@ -14,6 +14,7 @@
 #include "collectives/reduce_op.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
+#include "mpi/foreign.hpp"
 #include "mpi/representation.hpp"
 
 namespace strata::mpi {
@@ -107,6 +108,7 @@ public:
 
 private:
     std::vector<std::byte> copy_;
+    StageBuffer stage_;  // the copy when it is converted
     const void* data_;
     std::size_t bytes_;
 };
@@ -127,6 +129,7 @@ private:
     int count_;
     const Form& form_;
     std::vector<std::byte> copy_;
+    StageBuffer stage_;  // the copy when it is converted
     void* data_;
     std::size_t bytes_;
 };
@@ -156,6 +159,7 @@ private:
     const int* user_displs_;
     std::vector<std::size_t> counts_, displs_;
     std::vector<std::byte> copy_;
+    StageBuffer stage_;  // the copy when it is converted
     void* data_ = nullptr;
     bool copied_ = false;
 };

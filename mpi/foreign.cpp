@@ -16,28 +16,24 @@ std::size_t bytes_in(const Typemap& t, int count, const Representation& rep) {
     return static_cast<std::size_t>(count) * static_cast<std::size_t>(form_size(t, rep));
 }
 
-// Staging buffers for messages between representations, kept for the next
-// message: a fresh buffer of a large message costs its pages' faults every
-// time (the allocator maps and unmaps it), more than converting it. The
-// bytes are not initialized (coll::Bytes).
-using Stage = coll::Bytes;
-
+// The pool behind StageBuffer: a few buffers of at most kLargest bytes.
 class StagePool {
 public:
-    Stage take() {
+    coll::Bytes take() {
         if (free_.empty()) return {};
-        Stage s = std::move(free_.back());
+        coll::Bytes s = std::move(free_.back());
         free_.pop_back();
         s.clear();
         return s;
     }
-    void give(Stage&& s) {
-        if (free_.size() < kKept && s.capacity() > 0) free_.push_back(std::move(s));
+    void give(coll::Bytes&& s) {
+        if (free_.size() < kKept && s.capacity() > 0 && s.capacity() <= kLargest) free_.push_back(std::move(s));
     }
 
 private:
-    static constexpr std::size_t kKept = 4;
-    std::vector<Stage> free_;
+    static constexpr std::size_t kKept = 8;
+    static constexpr std::size_t kLargest = std::size_t{64} << 20;
+    std::vector<coll::Bytes> free_;
 };
 
 StagePool& stage_pool() {
@@ -50,15 +46,7 @@ StagePool& stage_pool() {
 class ForeignReceive final : public adi::Segment {
 public:
     ForeignReceive(const Typemap& t, void* buf, int count, bool packed_target, std::size_t capacity)
-        : map_(t.shared_from_this()),
-          buf_(buf),
-          count_(count),
-          packed_target_(packed_target),
-          capacity_(capacity),
-          raw_(stage_pool().take()) {}
-    ~ForeignReceive() override { stage_pool().give(std::move(raw_)); }
-    ForeignReceive(const ForeignReceive&) = delete;
-    ForeignReceive& operator=(const ForeignReceive&) = delete;
+        : map_(t.shared_from_this()), buf_(buf), count_(count), packed_target_(packed_target), capacity_(capacity) {}
 
     std::size_t size() const override { return capacity_; }
     // The bytes staged so far (a receive's Segment is only unpacked into; this
@@ -136,7 +124,7 @@ private:
             q.status.bytes = got;
             return;
         }
-        std::vector<std::byte> aside;
+        StageBuffer aside;
         std::byte* out = direct();
         if (out == nullptr) {
             aside.resize(bytes_in(*map_, count_, to));
@@ -168,12 +156,29 @@ private:
     int count_;
     bool packed_target_;
     std::size_t capacity_;
-    Stage raw_;
+    StageBuffer raw_;
 };
 
 constexpr char kPackedMagic[4] = {'S', 'P', 'K', '1'};
 
 }  // namespace
+
+StageBuffer::StageBuffer(std::size_t n) : bytes_(stage_pool().take()) { bytes_.resize(n); }
+
+StageBuffer::~StageBuffer() { stage_pool().give(std::move(bytes_)); }
+
+StageBuffer& StageBuffer::operator=(StageBuffer&& other) noexcept {
+    if (this != &other) {
+        stage_pool().give(std::move(bytes_));
+        bytes_ = std::move(other.bytes_);
+    }
+    return *this;
+}
+
+void StageBuffer::resize(std::size_t n) {
+    if (bytes_.capacity() == 0) bytes_ = stage_pool().take();
+    bytes_.resize(n);
+}
 
 bool comm_spans(const Comm& c) {
     if (c.spans >= 0) return c.spans != 0;
@@ -274,7 +279,7 @@ std::size_t form_bytes(const Typemap& t, int count, const Representation& form) 
 bool form_write(const Typemap& t, const void* buf, int count, std::byte* out, const Representation& form) {
     const Representation& mine = Representation::native();
     const std::size_t bytes = bytes_in(t, count, mine);
-    std::vector<std::byte> packed;
+    StageBuffer packed;
     const std::byte* in = nullptr;
     if (t.contiguous()) {
         in = byte_address(buf, t.true_lb);
@@ -288,7 +293,7 @@ bool form_write(const Typemap& t, const void* buf, int count, std::byte* out, co
 
 bool form_read(const Typemap& t, const std::byte* in, int count, void* buf, const Representation& form) {
     const Representation& mine = Representation::native();
-    std::vector<std::byte> packed;
+    StageBuffer packed;
     std::byte* out = t.contiguous() ? byte_address(buf, t.true_lb) : nullptr;
     if (out == nullptr) {
         packed.resize(bytes_in(t, count, mine));
@@ -302,11 +307,7 @@ bool form_read(const Typemap& t, const std::byte* in, int count, void* buf, cons
 adi::Buffer foreign_send(adi::Request& q, const Typemap& t, const void* buf, int count, std::string& detail) {
     const std::size_t bytes = bytes_in(t, count, send_form());
     if (bytes == 0) return {};
-    std::shared_ptr<Stage> copy(new Stage(stage_pool().take()), [](Stage* s) {
-        stage_pool().give(std::move(*s));
-        delete s;
-    });
-    copy->resize(bytes);
+    auto copy = std::make_shared<StageBuffer>(bytes);
     if (!form_write(t, buf, count, copy->data(), send_form())) {
         detail = kSendFormUnfit;
         return {};

@@ -19,11 +19,35 @@
 #include <string>
 
 #include "adi/engine.hpp"
+#include "collectives/collective.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/runtime.hpp"
 #include "mpi/typemap.hpp"
 
 namespace strata::mpi {
+
+// Staging bytes for data on its way between representations, uninitialized
+// and taken from a pool that keeps a few for the next message: a fresh large
+// buffer costs its pages' faults every time (the allocator maps and unmaps
+// it), more than converting its data. Given back when it goes.
+class StageBuffer {
+public:
+    StageBuffer() = default;
+    explicit StageBuffer(std::size_t n);
+    ~StageBuffer();
+    StageBuffer(StageBuffer&& other) noexcept : bytes_(std::move(other.bytes_)) {}
+    StageBuffer& operator=(StageBuffer&& other) noexcept;
+    StageBuffer(const StageBuffer&) = delete;
+    StageBuffer& operator=(const StageBuffer&) = delete;
+    void resize(std::size_t n);  // keeps the first min(n, size()) bytes
+    std::byte* data() { return bytes_.data(); }
+    const std::byte* data() const { return bytes_.data(); }
+    std::size_t size() const { return bytes_.size(); }
+    bool empty() const { return bytes_.empty(); }
+
+private:
+    coll::Bytes bytes_;
+};
 
 // Whether the processes of `c` (both groups of an intercommunicator) store
 // data in more than one way. Cached in the communicator.

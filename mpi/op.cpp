@@ -5,6 +5,7 @@
 
 #include "mpi/coll_support.hpp"
 #include "mpi/convert.hpp"
+#include "mpi/foreign.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/pmpi_alias.hpp"
@@ -88,7 +89,7 @@ public:
         const std::size_t bytes = count * element_bytes();
         const std::size_t native = count * inner_->element_bytes();
         const auto n = static_cast<MPI_Aint>(count);
-        std::vector<std::byte> a(native), b(native);
+        StageBuffer a(native), b(native);
         auto* io = static_cast<std::byte*>(inout);
         form_.fits &= convert(*element_, n, static_cast<const std::byte*>(in), bytes, *form_.rep, a.data(), mine).fits;
         form_.fits &= convert(*element_, n, io, bytes, *form_.rep, b.data(), mine).fits;

@@ -118,7 +118,7 @@ int coll_finish(MPI_Comm comm, const char* fn, adi::Error e, const Form& form) {
 }
 
 std::size_t bytes_of(const Datatype& t, int count, const Form& form) {
-    return form.converts(t) ? form_bytes(*t.map, count, *form.rep) : bytes_of(t, count);
+    return form.rep ? form_bytes(*t.map, count, *form.rep) : bytes_of(t, count);
 }
 
 DenseIn::DenseIn(const Datatype& t, const void* buf, int count, const Form& form, bool copy)
@@ -151,7 +151,7 @@ DenseOut::DenseOut(const Datatype& t, void* buf, int count, const Form& form, bo
 
 void DenseOut::finish() {
     if (!stage_.empty()) {
-        form_.fits &= form_read(*type_.map, stage_.data(), count_, buf_, *form_.rep);
+        form_.fits &= form_read(*type_.map, stage_.data(), stage_.size(), count_, buf_, *form_.rep).fits;
     } else if (!copy_.empty()) {
         datatype_unpack(type_, copy_.data(), count_, buf_);
     }
@@ -207,8 +207,9 @@ void DenseBlocks::unpack_to_user() {
     for (std::size_t i = 0; i < counts_.size(); ++i) {
         if (counts_[i] == 0) continue;
         if (form_.converts(*type_)) {
-            form_.fits &=
-                form_read(*type_->map, stage_.data() + displs_[i], user_counts_[i], block_origin(i), *form_.rep);
+            form_.fits &= form_read(*type_->map, stage_.data() + displs_[i], counts_[i], user_counts_[i],
+                                    block_origin(i), *form_.rep)
+                              .fits;
         } else {
             datatype_unpack(*type_, copy_.data() + displs_[i], user_counts_[i], block_origin(i));
         }

@@ -62,16 +62,21 @@ std::size_t basic_size(const Basic& b, const Representation& rep) { return unit_
 
 // ---- integers -------------------------------------------------------------
 
-std::uint64_t load(const std::byte* p, std::size_t n, bool big) {
-    std::uint64_t v = 0;
-    for (std::size_t i = 0; i < n; ++i) v = (v << 8) | std::to_integer<std::uint64_t>(p[big ? i : n - 1 - i]);
+std::byte lowest_byte(std::uint64_t v) { return static_cast<std::byte>(v & 0xFF); }
+
+// The unsigned integer (std::uint64_t, or u128 below) of the `n` bytes at `p` in the given byte order, and back.
+template <class U>
+U load(const std::byte* p, std::size_t n, bool big) {
+    U v{};
+    for (std::size_t i = 0; i < n; ++i) v = (v << 8) | U{std::to_integer<std::uint64_t>(p[big ? i : n - 1 - i])};
     return v;
 }
 
-void store(std::byte* p, std::size_t n, bool big, std::uint64_t v) {
+template <class U>
+void store(std::byte* p, std::size_t n, bool big, U v) {
     for (std::size_t i = 0; i < n; ++i) {
-        p[big ? n - 1 - i : i] = static_cast<std::byte>(v & 0xFF);
-        v >>= 8;
+        p[big ? n - 1 - i : i] = lowest_byte(v);
+        v = v >> 8;
     }
 }
 
@@ -125,7 +130,7 @@ bool integers(bool is_signed, const std::byte* in, std::size_t fs, bool fbig, st
     }
     bool fits = true;
     for (std::size_t i = 0; i < n; ++i) {
-        std::uint64_t v = load(in + i * fs, fs, fbig);
+        auto v = load<std::uint64_t>(in + i * fs, fs, fbig);
         fits &= is_signed ? signed_narrow(v, fs, ts) : unsigned_narrow(v, ts);
         store(out + i * ts, ts, tbig, v);
     }
@@ -201,18 +206,7 @@ u128 low_bits(int n) {
     return {0, ones(n)};
 }
 
-u128 load_wide(const std::byte* p, std::size_t n, bool big) {
-    u128 v = 0;
-    for (std::size_t i = 0; i < n; ++i) v = (v << 8) | std::to_integer<std::uint64_t>(p[big ? i : n - 1 - i]);
-    return v;
-}
-
-void store_wide(std::byte* p, std::size_t n, bool big, u128 v) {
-    for (std::size_t i = 0; i < n; ++i) {
-        p[big ? n - 1 - i : i] = static_cast<std::byte>(v.lo & 0xFF);
-        v >>= 8;
-    }
-}
+std::byte lowest_byte(u128 v) { return static_cast<std::byte>(v.lo & 0xFF); }
 
 int leading_zeros(u128 v) {
     if (v.hi != 0) return __builtin_clzll(v.hi);
@@ -301,12 +295,12 @@ bool long_doubles(const std::byte* in, const Representation& from, std::byte* ou
     }
     bool fits = true;
     for (std::size_t i = 0; i < n; ++i) {
-        const Wide w = decode(*ff, load_wide(in + i * fs, ff->bytes, from.big_endian));
+        const Wide w = decode(*ff, load<u128>(in + i * fs, ff->bytes, from.big_endian));
         u128 bits = 0;
         fits &= encode(*tf, w, bits);
         std::byte* o = out + i * ts;
         std::memset(o, 0, ts);
-        store_wide(o, tf->bytes, to.big_endian, bits);
+        store(o, tf->bytes, to.big_endian, bits);
     }
     return fits;
 }

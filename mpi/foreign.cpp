@@ -12,10 +12,6 @@ namespace strata::mpi {
 
 namespace {
 
-std::size_t bytes_in(const Typemap& t, int count, const Representation& rep) {
-    return static_cast<std::size_t>(count) * static_cast<std::size_t>(form_size(t, rep));
-}
-
 // The pool behind StageBuffer: a few buffers of at most kLargest bytes.
 class StagePool {
 public:
@@ -73,7 +69,7 @@ private:
     // A receive into MPI_PACKED: a packed buffer as it came, or typed data
     // behind a header naming the sender's representation.
     void packed_finish(adi::Request& q, std::size_t got) const {
-        const std::size_t room = bytes_in(*map_, count_, Representation::native());
+        const std::size_t room = form_bytes(*map_, count_, Representation::native());
         std::vector<std::byte> labelled;
         const std::byte* from = raw_.data();
         std::size_t n = got;
@@ -112,7 +108,7 @@ private:
             length -= kPackedHeader;
         }
         // What (count_, map_) holds in the sender's form: more is truncation.
-        const std::size_t theirs = bytes_in(*map_, count_, *from);
+        const std::size_t theirs = form_bytes(*map_, count_, *from);
         if (length > theirs) q.status.error = adi::Error::truncated;
         convert_in(q, data, std::min(got, theirs), *from);
     }
@@ -124,14 +120,8 @@ private:
             q.status.bytes = got;
             return;
         }
-        StageBuffer aside;
-        std::byte* out = direct();
-        if (out == nullptr) {
-            aside.resize(bytes_in(*map_, count_, to));
-            out = aside.data();
-        }
-        const Converted c = convert(*map_, count_, data, got, from, out, to);
-        if (out == aside.data()) place(c.out, out);
+        const Converted c = packed_target_ ? convert(*map_, count_, data, got, from, static_cast<std::byte*>(buf_), to)
+                                           : form_read(*map_, data, got, count_, buf_, from);
         q.status.bytes = c.out;
         if (!c.fits) q.status.error = adi::Error::truncated;
     }
@@ -144,11 +134,6 @@ private:
         } else {
             typemap_unpack(*map_, buf_, 0, n, packed);
         }
-    }
-    // Where convert() may write the receiver's packed form directly.
-    std::byte* direct() const {
-        if (packed_target_) return static_cast<std::byte*>(buf_);
-        return map_->contiguous() ? byte_address(buf_, map_->true_lb) : nullptr;
     }
 
     TypemapPtr map_;
@@ -217,11 +202,11 @@ adi::Buffer foreign_receive(adi::Request& q, const Comm& c, const Typemap& t, vo
     const Runtime& r = rt();
     std::size_t capacity = 0;
     if (t.basic == MPI_PACKED) {
-        capacity = bytes_in(t, count, Representation::native());
+        capacity = form_bytes(t, count, Representation::native());
     } else if (world_source == adi::kAnySource) {
-        for (const Representation& rep : r.forms) capacity = std::max(capacity, bytes_in(t, count, rep));
+        for (const Representation& rep : r.forms) capacity = std::max(capacity, form_bytes(t, count, rep));
     } else {
-        capacity = bytes_in(t, count, r.representations[static_cast<std::size_t>(world_source)]);
+        capacity = form_bytes(t, count, r.representations[static_cast<std::size_t>(world_source)]);
     }
     if (capacity == 0) return {};
     // A typed receive on such a communicator may meet a packed buffer's header.
@@ -274,11 +259,15 @@ const Representation& send_form() {
     return r.representations[static_cast<std::size_t>(r.world_rank)];
 }
 
-std::size_t form_bytes(const Typemap& t, int count, const Representation& form) { return bytes_in(t, count, form); }
+std::size_t form_bytes(const Typemap& t, int count, const Representation& form) {
+    const auto n = static_cast<std::size_t>(count);
+    if (t.bytes_only || form == Representation::native()) return n * static_cast<std::size_t>(t.size);
+    return n * static_cast<std::size_t>(form_size(t, form));
+}
 
 bool form_write(const Typemap& t, const void* buf, int count, std::byte* out, const Representation& form) {
     const Representation& mine = Representation::native();
-    const std::size_t bytes = bytes_in(t, count, mine);
+    const std::size_t bytes = form_bytes(t, count, mine);
     StageBuffer packed;
     const std::byte* in = nullptr;
     if (t.contiguous()) {
@@ -291,21 +280,22 @@ bool form_write(const Typemap& t, const void* buf, int count, std::byte* out, co
     return convert(t, count, in, bytes, mine, out, form).fits;
 }
 
-bool form_read(const Typemap& t, const std::byte* in, int count, void* buf, const Representation& form) {
+Converted form_read(const Typemap& t, const std::byte* in, std::size_t in_bytes, int count, void* buf,
+                    const Representation& form) {
     const Representation& mine = Representation::native();
     StageBuffer packed;
     std::byte* out = t.contiguous() ? byte_address(buf, t.true_lb) : nullptr;
     if (out == nullptr) {
-        packed.resize(bytes_in(t, count, mine));
+        packed.resize(form_bytes(t, count, mine));
         out = packed.data();
     }
-    const Converted c = convert(t, count, in, bytes_in(t, count, form), form, out, mine);
+    const Converted c = convert(t, count, in, in_bytes, form, out, mine);
     if (out == packed.data()) typemap_unpack(t, buf, 0, c.out, packed.data());
-    return c.fits;
+    return c;
 }
 
 adi::Buffer foreign_send(adi::Request& q, const Typemap& t, const void* buf, int count, std::string& detail) {
-    const std::size_t bytes = bytes_in(t, count, send_form());
+    const std::size_t bytes = form_bytes(t, count, send_form());
     if (bytes == 0) return {};
     auto copy = std::make_shared<StageBuffer>(bytes);
     if (!form_write(t, buf, count, copy->data(), send_form())) {

@@ -21,6 +21,7 @@
 #include "adi/engine.hpp"
 #include "collectives/collective.hpp"
 #include "mpi/comm.hpp"
+#include "mpi/convert.hpp"
 #include "mpi/runtime.hpp"
 #include "mpi/typemap.hpp"
 
@@ -102,7 +103,8 @@ Representation collective_form(const std::vector<int>& world);
 // The representation this process sends (and packs) in: the one it announced.
 const Representation& send_form();
 
-// Bytes `count` elements of `t` take, packed, in representation `form`.
+// Bytes `count` elements of `t` take, packed, in representation `form`
+// (without a walk of the type for this process's own, or for bytes).
 std::size_t form_bytes(const Typemap& t, int count, const Representation& form);
 
 // Writes `count` elements of `t` from `buf` (this process's memory) into
@@ -110,9 +112,11 @@ std::size_t form_bytes(const Typemap& t, int count, const Representation& form);
 // value does not fit that form (it is written clamped).
 bool form_write(const Typemap& t, const void* buf, int count, std::byte* out, const Representation& form);
 
-// The reverse: `count` elements of `t` packed in `form` at `in`, into this
-// process's layout at `buf`; false when a value does not fit.
-bool form_read(const Typemap& t, const std::byte* in, int count, void* buf, const Representation& form);
+// The reverse: the `in_bytes` bytes at `in`, up to `count` elements of `t`
+// packed in `form`, into this process's layout at `buf`; what was read and
+// written, and whether every value fit.
+Converted form_read(const Typemap& t, const std::byte* in, std::size_t in_bytes, int count, void* buf,
+                    const Representation& form);
 
 // The data of a send that leaves converted: a copy the request holds until it
 // completes. Empty, with `detail` saying why, when a value does not fit.

@@ -50,12 +50,6 @@ int count_check(const char* fn, MPI_Comm comm, int count) {
 // Whether packed data on `comm` (a valid communicator) starts with a header.
 bool labelled(MPI_Comm comm) { return rt().heterogeneous && comm_spans(*comm_get(comm)); }
 
-// Bytes `count` elements of `t` take packed in `form`.
-long long data_bytes(const Datatype& t, int count, const Representation& form) {
-    if (form == Representation::native()) return static_cast<long long>(count) * t.size;
-    return static_cast<long long>(form_bytes(*t.map, count, form));
-}
-
 // Checks the packed-buffer side of Pack/Unpack, which takes `need` bytes
 // from *position on.
 int span_check(const char* fn, MPI_Comm comm, const void* packed, int packed_size, const int* position,
@@ -95,7 +89,7 @@ int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbu
         if (position == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "position is NULL");
         const Representation& form = send_form();
         const long long header = labelled(comm) && *position == 0 ? static_cast<long long>(kPackedHeader) : 0;
-        const long long need = header + data_bytes(*t, incount, form);
+        const long long need = header + static_cast<long long>(form_bytes(*t->map, incount, form));
         if (int e = span_check(fn, comm, outbuf, outsize, position, need)) return e;
         if (buffer_null(inbuf, incount, *t->map))
             return error_raise(comm, MPI_ERR_BUFFER, fn,
@@ -142,7 +136,7 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
         Representation form;
         if (int e = unpack_form(fn, comm, inbuf, insize, form)) return e;
         const long long header = labelled(comm) && *position == 0 ? static_cast<long long>(kPackedHeader) : 0;
-        const long long need = header + data_bytes(*t, outcount, form);
+        const long long need = header + static_cast<long long>(form_bytes(*t->map, outcount, form));
         if (int e = span_check(fn, comm, inbuf, insize, position, need)) return e;
         if (buffer_null(outbuf, outcount, *t->map))
             return error_raise(comm, MPI_ERR_BUFFER, fn,
@@ -150,7 +144,8 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
         const std::byte* in = static_cast<const std::byte*>(inbuf) + *position + header;
         if (need > header && form == Representation::native()) {
             datatype_unpack(*t, in, outcount, outbuf);
-        } else if (need > header && !form_read(*t->map, in, outcount, outbuf, form)) {
+        } else if (need > header &&
+                   !form_read(*t->map, in, static_cast<std::size_t>(need - header), outcount, outbuf, form).fits) {
             return error_raise(comm, MPI_ERR_TRUNCATE, fn, "a packed value does not fit its datatype here");
         }
         *position += static_cast<int>(need);
@@ -167,10 +162,11 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
         Datatype* t = nullptr;
         if (int e = type_check(fn, comm, datatype, false, t)) return e;
         if (size == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "size is NULL");
-        long long need = data_bytes(*t, incount, send_form());
+        long long need = static_cast<long long>(form_bytes(*t->map, incount, send_form()));
         if (labelled(comm)) {
             // Room for a header and for the data as packed by any process of the job.
-            for (const Representation& form : rt().forms) need = std::max(need, data_bytes(*t, incount, form));
+            for (const Representation& form : rt().forms)
+                need = std::max(need, static_cast<long long>(form_bytes(*t->map, incount, form)));
             need += static_cast<long long>(kPackedHeader);
         }
         if (need > INT_MAX)

@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <functional>
 
@@ -61,7 +62,7 @@ Engine::Engine(std::vector<std::unique_ptr<Method>> methods) : methods_(std::mov
         slow_[i] = methods_[i]->caps().poll_cost >= kSlowPoll;
         if (!slow_[i]) fast_mask_ |= 1u << i;
         if (slow_[i]) slow_mask_ |= 1u << i;
-        all_mask_ |= 1u << i;
+        reaching_mask_ |= 1u << i;
     }
     skip_poll_ = static_cast<std::uint64_t>(std::max<std::int64_t>(skip_poll.get(), 1));
     set_oversubscribed(false);
@@ -108,6 +109,11 @@ base::Status Engine::connect_world(const World& world) {
         if (static_cast<int>(peer) != world.rank) carrying |= 1u << route_[peer];
     }
     fast_mask_ &= carrying;
+    // A method that reaches nobody (TCP in a job on one host) has nothing to
+    // deliver: not even a receive from MPI_ANY_SOURCE polls it.
+    reaching_mask_ = carrying;
+    if (world.rank >= 0 && static_cast<std::size_t>(world.rank) < route_.size())
+        reaching_mask_ |= 1u << route_[static_cast<std::size_t>(world.rank)];
     return {};
 }
 
@@ -162,34 +168,22 @@ Request* Engine::lookup(std::uint64_t id) const {
     return r->id == id ? r : nullptr;
 }
 
-void Engine::need_add(int need) {
-    if (need == Request::kNeedAll) {
-        ++need_all_;
-    } else if (need >= 0) {
-        if (need_[static_cast<std::size_t>(need)]++ == 0) need_mask_ |= 1u << need;
+void Engine::need_add_each(std::uint32_t need) {
+    for (; need != 0; need &= need - 1) {
+        const auto i = static_cast<std::size_t>(std::countr_zero(need));
+        if (need_[i]++ == 0) need_mask_ |= 1u << i;
     }
 }
 
-void Engine::need_drop(int need) {
-    if (need == Request::kNeedAll) {
-        --need_all_;
-    } else if (need >= 0) {
-        if (--need_[static_cast<std::size_t>(need)] == 0) need_mask_ &= ~(1u << need);
+void Engine::need_drop_each(std::uint32_t need) {
+    for (; need != 0; need &= need - 1) {
+        const auto i = static_cast<std::size_t>(std::countr_zero(need));
+        if (--need_[i] == 0) need_mask_ &= ~(1u << i);
     }
 }
 
-void Engine::need_set(Request& r, int need) {
-    need_clear(r);
-    r.need = need;
-    need_add(need);
-}
-
-void Engine::need_clear(Request& r) {
-    need_drop(r.need);
-    r.need = Request::kNeedNone;
-}
-
-Engine::Interest::Interest(Engine& e, int world_source) : engine_(e), need_(e.need_of(world_source)) {
+Engine::Interest::Interest(Engine& e, int world_source, std::uint32_t from_methods)
+    : engine_(e), need_(e.need_of(world_source, from_methods)) {
     engine_.need_add(need_);
 }
 
@@ -217,7 +211,7 @@ void Engine::send_start(Request& r, int world_peer, SendMode mode) {
     s.method = method_for(world_peer);
     r.status = Status{};
     r.pending = 0;
-    need_set(r, route_[static_cast<std::size_t>(world_peer)]);
+    need_set(r, need_of(world_peer));
     if (!failed_peers_.empty() && failed_peers_.count(world_peer) != 0) {
         last_error_ = failed_peers_[world_peer];
         fail(r, Error::peer_failed);
@@ -369,12 +363,12 @@ void Engine::send_control(int peer, Packet type, const Header& about, std::uint6
 
 void Engine::sent_queued(int peer) { owed_mask_ |= 1u << route_[static_cast<std::size_t>(peer)]; }
 
-void Engine::recv_start(Request& r, int world_source) {
+void Engine::recv_start(Request& r, int world_source, std::uint32_t from_methods) {
     RecvState& rs = r.recv();
     rs = RecvState{};
     r.status = Status{};
     r.pending = 1;
-    need_set(r, need_of(world_source));
+    need_set(r, need_of(world_source, from_methods));
     if (Unexpected* u = unexpected_.find(r.context, r.rank, r.tag)) {
         unexpected_.remove(u);
         bind(r, u);
@@ -448,7 +442,7 @@ void Engine::cancel(Request& r) {
     SendState& s = r.send();
     if (s.cancel_asked || s.method == nullptr || failed_peers_.count(s.world_peer) != 0) return;
     s.cancel_asked = true;
-    if (++r.pending == 1) need_set(r, route_[static_cast<std::size_t>(s.world_peer)]);  // it had completed
+    if (++r.pending == 1) need_set(r, need_of(s.world_peer));  // it had completed
     Header h{};
     h.context = r.context;
     h.source = r.rank;
@@ -677,13 +671,13 @@ void Engine::wait_one(Request& r, int world_peer) {
         // owed or pumped): poll it directly, and when this request is the only
         // one, only its peer. Otherwise (or every 16th idle pass, so the
         // rings of other peers keep moving) a full pass.
-        const int m = r.need;
         int events = 0;
-        if (m >= 0 && need_all_ == 0 && need_mask_ == 1u << m && owed_mask_ == 0 && pumping_.empty() &&
+        if (std::has_single_bit(r.need) && need_mask_ == r.need && owed_mask_ == 0 && pumping_.empty() &&
             (idle & 15) != 15) {
-            Method& method = *methods_[static_cast<std::size_t>(m)];
-            ++polls_[static_cast<std::size_t>(m)];
-            events = need_[static_cast<std::size_t>(m)] == 1 && world_peer != kAnySource
+            const auto m = static_cast<std::size_t>(std::countr_zero(r.need));
+            Method& method = *methods_[m];
+            ++polls_[m];
+            events = need_[m] == 1 && world_peer != kAnySource
                          ? method.poll_peer(world_peer, *this)
                          : method.poll(*this);
         } else {

@@ -7,9 +7,11 @@
 #include <sched.h>
 
 #include <array>
+#include <bit>
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -55,6 +57,10 @@ struct RecvArgs {
     int rank = kAnySource;
     int tag = kAnyTag;
     Buffer data;
+    // For kAnySource: the methods that reach the processes the receive may
+    // match (Engine::methods_reaching of the communicator's group), the only
+    // ones it makes the engine poll; 0 means every method.
+    std::uint32_t from_methods = 0;
 };
 
 class Engine final : public Upcalls {
@@ -116,7 +122,15 @@ public:
     // or a completed one started again).
     void irecv(Request& r, RecvArgs a) {
         request_fill(r, a.context, a.rank, a.tag, std::move(a.data));
-        recv_start(r, a.world_source);
+        recv_start(r, a.world_source, a.from_methods);
+    }
+    // The methods that carry the traffic of the world ranks `world`, as a bit
+    // set over method indexes (RecvArgs::from_methods): what a receive from
+    // MPI_ANY_SOURCE among them needs polled. Call after connect_world().
+    std::uint32_t methods_reaching(std::span<const int> world) const {
+        std::uint32_t mask = 0;
+        for (const int w : world) mask |= 1u << route_[static_cast<std::size_t>(w)];
+        return mask;
     }
     // Envelope of the earliest matching unexpected message, without receiving it.
     bool iprobe(int context, int source, int tag, Status& status);
@@ -124,24 +138,28 @@ public:
     void cancel(Request& r);
 
     // Selective polling: one pass polls only the methods that some outstanding
-    // request needs (the method of its peer; all of them for a receive from
-    // MPI_ANY_SOURCE), and those with packets queued for sending. While a cheap
+    // request needs (the method of its peer; for a receive from
+    // MPI_ANY_SOURCE, the methods that reach its communicator's processes),
+    // and those with packets queued for sending. A method that reaches none
+    // of them is not polled at all: no peer of that method can be sending
+    // what is awaited, since a process only sends over the method that the
+    // receiver would use itself (Method::connect_world). While a cheap
     // method that reaches other processes (shared memory; self does not count)
     // is needed too, an expensive one (poll_cost >= 10, TCP) is polled once
     // every STRATA_SKIP_POLL passes. Returns the number of events handled.
     int progress();
     // While it lives, progress() also polls what a probe of `world_source`
-    // (kAnySource: everyone) needs.
+    // needs (kAnySource: the methods `from_methods`, as in RecvArgs).
     class Interest {
     public:
-        Interest(Engine& e, int world_source);
+        Interest(Engine& e, int world_source, std::uint32_t from_methods = 0);
         ~Interest();
         Interest(const Interest&) = delete;
         Interest& operator=(const Interest&) = delete;
 
     private:
         Engine& engine_;
-        int need_;
+        std::uint32_t need_;
     };
     // How often each method was polled, in method order (STRATA_POLL_STATS
     // prints them at MPI_Finalize; tests read them to prove what was polled).
@@ -226,7 +244,7 @@ private:
     }
     // The protocols of isend and irecv, once the request holds its envelope and data.
     void send_start(Request& r, int world_peer, SendMode mode);
-    void recv_start(Request& r, int world_source);
+    void recv_start(Request& r, int world_source, std::uint32_t from_methods);
     Request* lookup(std::uint64_t id) const;
     void complete_one(Request& r);
     void fail(Request& r, Error e);
@@ -244,14 +262,37 @@ private:
     void idle_step(unsigned idle);  // idle: a multiple of 16
     bool transfer_underway() const;  // a polled method's peer copies our data
     Landing landing_for(Request& r);
-    int need_of(int world_peer) const { return world_peer == kAnySource ? Request::kNeedAll : route_[static_cast<std::size_t>(world_peer)]; }
-    void need_add(int need);
-    void need_drop(int need);
-    void need_set(Request& r, int need);
-    void need_clear(Request& r);
+    // The methods a request about `world_peer` needs polled (kAnySource:
+    // `from_methods`, 0 meaning all).
+    std::uint32_t need_of(int world_peer, std::uint32_t from_methods = 0) const {
+        if (world_peer != kAnySource) return 1u << route_[static_cast<std::size_t>(world_peer)];
+        return from_methods != 0 ? from_methods : reaching_mask_;
+    }
+    // Counts `need` in (out of) need_ and need_mask_. Inline for the usual
+    // one method; a receive from MPI_ANY_SOURCE may name several.
+    void need_add(std::uint32_t need) {
+        if ((need & (need - 1)) != 0) [[unlikely]] return need_add_each(need);
+        if (need != 0 && need_[static_cast<std::size_t>(std::countr_zero(need))]++ == 0) need_mask_ |= need;
+    }
+    void need_drop(std::uint32_t need) {
+        if ((need & (need - 1)) != 0) [[unlikely]] return need_drop_each(need);
+        if (need != 0 && --need_[static_cast<std::size_t>(std::countr_zero(need))] == 0) need_mask_ &= ~need;
+    }
+    void need_add_each(std::uint32_t need);
+    void need_drop_each(std::uint32_t need);
+    void need_set(Request& r, std::uint32_t need) {
+        need_clear(r);
+        r.need = need;
+        need_add(need);
+    }
+    void need_clear(Request& r) {
+        if (r.need == 0) return;
+        need_drop(r.need);
+        r.need = 0;
+    }
     void sent_queued(int peer);
     // Methods the current pass must poll, as a bit set over method indexes.
-    std::uint32_t poll_set() const { return need_all_ > 0 ? all_mask_ : need_mask_ | owed_mask_; }
+    std::uint32_t poll_set() const { return need_mask_ | owed_mask_; }
     // Pipelined sends of non-contiguous data: pack and hand over the next chunks.
     int pump(Request& r);
     void pump_finish(Request& r);
@@ -272,10 +313,9 @@ private:
         m.bytes += bytes;
     }
     // Selective polling state, by method index.
-    std::vector<int> need_;           // outstanding requests needing the method
+    std::vector<int> need_;           // outstanding requests (and probes) needing the method
     std::uint32_t need_mask_ = 0;     // methods whose need_ is above 0
-    int need_all_ = 0;                // outstanding requests needing every method
-    std::uint32_t all_mask_ = 0;
+    std::uint32_t reaching_mask_ = 0;  // methods that reach some process (all until connect_world)
     std::uint32_t owed_mask_ = 0;     // queued control packets wait in the method
     std::vector<bool> slow_;          // poll_cost >= 10
     std::vector<std::size_t> eager_limit_;

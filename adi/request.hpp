@@ -101,12 +101,12 @@ struct Request {
 
     std::uint64_t seq = 0;  // posting order, for matching ANY_SOURCE fairly
 
-    // Which method the engine must poll until this request completes: an
-    // index into its methods, kNeedAll (a receive from MPI_ANY_SOURCE) or
-    // kNeedNone. The engine's bookkeeping for selective polling.
-    static constexpr int kNeedNone = -1;
-    static constexpr int kNeedAll = -2;
-    int need = kNeedNone;
+    // Which methods the engine must poll until this request completes, a bit
+    // set over its method indexes: the one method of its peer, or for a
+    // receive from MPI_ANY_SOURCE every method that reaches a process of its
+    // communicator; 0 once nothing is awaited. The engine's bookkeeping for
+    // selective polling.
+    std::uint32_t need = 0;
 
     // Owner's choices: `released` means nobody will wait for it (destroy on
     // completion); `on_complete` runs once when it completes (e.g. to free a

@@ -33,7 +33,8 @@ adi::Request* recv_start(const Group& g, int source, int tag, void* buf, std::si
                         .context = g.context,
                         .rank = any ? adi::kAnySource : g.envelope_rank(source),
                         .tag = tag + g.tag_shift,
-                        .data = {static_cast<std::byte*>(buf), bytes}});
+                        .data = {static_cast<std::byte*>(buf), bytes},
+                        .from_methods = any ? g.engine.methods_reaching(g.world) : 0});
     return r;
 }
 

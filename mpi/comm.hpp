@@ -2,6 +2,7 @@
 // constructor shares.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -57,6 +58,9 @@ struct Comm {
     // Whether its processes store data in more than one way (mpi/foreign.hpp
     // comm_spans): -1 until first asked.
     mutable signed char spans = -1;
+    // The engine's methods that reach `world` (adi::Engine::methods_reaching),
+    // what a receive from MPI_ANY_SOURCE polls: 0 until first asked.
+    mutable std::uint32_t any_methods = 0;
     int size() const { return static_cast<int>(inter ? local.size() : world.size()); }
     // How many ranks point-to-point can address (the remote group's size on an intercommunicator).
     int peers() const { return static_cast<int>(world.size()); }

@@ -176,9 +176,12 @@ namespace {
                                           std::uint8_t flags) {
     adi::Request& q = *s.req;
     if (s.op == RequestSlot::Op::recv) {
-        r.engine->irecv(
-            q,
-            {.world_source = world_peer, .context = c.context, .rank = s.peer, .tag = s.tag, .data = std::move(data)});
+        r.engine->irecv(q, {.world_source = world_peer,
+                            .context = c.context,
+                            .rank = s.peer,
+                            .tag = s.tag,
+                            .data = std::move(data),
+                            .from_methods = from_methods(c, s.peer)});
         return MPI_SUCCESS;
     }
     r.engine->isend(q, {.world_peer = world_peer,
@@ -288,7 +291,8 @@ int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count,
                                  .context = c->context,
                                  .rank = peer,
                                  .tag = tag,
-                                 .data = {start, bytes}});
+                                 .data = {start, bytes},
+                                 .from_methods = from_methods(*c, peer)});
             return blocking_finish(fn, comm, q, world_peer, status);
         }
     }
@@ -304,6 +308,11 @@ int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count,
     // MPI_PROC_NULL (the request is complete) or MPI_ANY_SOURCE.
     return blocking_finish(fn, comm, s.req, peer >= 0 ? c->world[static_cast<std::size_t>(peer)] : adi::kAnySource,
                            status);
+}
+
+std::uint32_t any_methods_of(const Comm& c) {
+    c.any_methods = rt().engine->methods_reaching(c.world);
+    return c.any_methods;
 }
 
 long long status_bytes(const MPI_Status& status, const Typemap& t) {

@@ -50,6 +50,14 @@ inline int check_recv_tag(const char* fn, MPI_Comm comm, int tag) {
 inline int world_source(const Comm& c, int source) {
     return source == MPI_ANY_SOURCE ? adi::kAnySource : c.world[static_cast<std::size_t>(source)];
 }
+// What a receive from `source` of `c` tells the engine to poll: for
+// MPI_ANY_SOURCE the methods that reach c's processes (adi::RecvArgs),
+// nothing else. Computed on the first such receive and kept with `c`.
+[[gnu::noinline]] std::uint32_t any_methods_of(const Comm& c);
+inline std::uint32_t from_methods(const Comm& c, int source) {
+    if (source != MPI_ANY_SOURCE) [[likely]] return 0;
+    return c.any_methods != 0 ? c.any_methods : any_methods_of(c);
+}
 
 // Every argument check of a send (dest, send tag) or a receive (source,
 // receive tag), after check_buffer; on success fills c and t. The one

@@ -219,7 +219,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* statu
             return MPI_SUCCESS;
         }
         {
-            adi::Engine::Interest probing(*rt().engine, world_source(*c, source));
+            adi::Engine::Interest probing(*rt().engine, world_source(*c, source), from_methods(*c, source));
             rt().engine->progress();
         }
         *flag = rt().engine->iprobe(c->context, source, tag, st) ? 1 : 0;
@@ -242,7 +242,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
             st.tag = MPI_ANY_TAG;
         } else {
             adi::Engine& eng = *rt().engine;
-            adi::Engine::Interest probing(eng, world_source(*c, source));
+            adi::Engine::Interest probing(eng, world_source(*c, source), from_methods(*c, source));
             eng.wait([&] { return eng.iprobe(c->context, source, tag, st); });
         }
         status_store(status, st);

@@ -6,7 +6,9 @@ rank prints at MPI_Finalize, which methods each rank polled:
   none       ranks 0 and 2 talk over shm only: neither ever polls TCP;
   pending    rank 0 also awaits rank 1: it polls TCP, less often than shm
              (skip-poll); rank 2 still never does;
-  anysource  rank 2 receives from MPI_ANY_SOURCE: it polls TCP too."""
+  anysource  rank 2 receives from MPI_ANY_SOURCE: it polls TCP too;
+  anysource-comm  the same on an intercommunicator of ranks 0 and 2: no TCP
+             peer can send on it, so rank 2 never polls TCP."""
 import os
 import re
 import subprocess
@@ -64,6 +66,10 @@ expect(p[2]["tcp"] == 0, "pending: rank 2 polled TCP although it only awaits ran
 p = run("anysource")
 expect(p[2]["tcp"] > 0, "anysource: rank 2 receives from MPI_ANY_SOURCE but never polled TCP", p)
 expect(p[0]["tcp"] == 0, "anysource: rank 0 polled TCP although it only awaits rank 2 over shm", p)
+
+p = run("anysource-comm")
+expect(p[2]["tcp"] == 0, "anysource-comm: rank 2 polled TCP for MPI_ANY_SOURCE on a communicator without TCP peers", p)
+expect(p[2]["shm"] > 0, "anysource-comm: rank 2 never polled shm", p)
 
 if failures:
     sys.exit("\n".join(failures))

@@ -581,10 +581,15 @@ private:
     Capabilities caps_;
 };
 
-// A receive from world rank `source` (or kAnySource) into `buf`, posted on `e`.
-Request* post_recv(Engine& e, int source, std::vector<std::byte>& buf) {
+// A receive from world rank `source` (or kAnySource among the processes
+// `from_methods` reach, 0: all) into `buf`, posted on `e`.
+Request* post_recv(Engine& e, int source, std::vector<std::byte>& buf, std::uint32_t from_methods = 0) {
     Request* r = e.request_create(Kind::recv);
-    e.irecv(*r, {.world_source = source, .rank = source, .tag = 0, .data = {buf.data(), buf.size()}});
+    e.irecv(*r, {.world_source = source,
+                 .rank = source,
+                 .tag = 0,
+                 .data = {buf.data(), buf.size()},
+                 .from_methods = from_methods});
     return r;
 }
 
@@ -651,6 +656,58 @@ TEST_CASE("selective polling: skip-poll ratio, and only the needed methods") {
         CHECK(polls(0) == static_cast<std::uint64_t>(passes));
         CHECK(polls(1) == static_cast<std::uint64_t>(passes));
         CHECK(polls(2) == 2);
+        e.cancel(*r);
+        e.request_destroy(r);
+    }
+}
+
+TEST_CASE("selective polling: MPI_ANY_SOURCE polls only the methods that reach its communicator") {
+    // Ranks 0 (self) and 1 (cheap) form the communicator; rank 2 is reached
+    // by the costly method only, and a method reaching nobody ("idle", like
+    // TCP in a job on one host) must never be polled at all.
+    std::vector<std::unique_ptr<Method>> v;
+    v.push_back(std::make_unique<CountingMethod>("self", 0, 1));
+    v.push_back(std::make_unique<CountingMethod>("cheap", 1, 1));
+    v.push_back(std::make_unique<CountingMethod>("idle", -1, 100));
+    v.push_back(std::make_unique<CountingMethod>("costly", 2, 100));
+    Engine e(std::move(v));
+    std::vector<wireup::BusinessCard> cards(3);
+    REQUIRE(e.connect_world(World{cards, {}, 0}));
+    auto polls = [&](std::size_t i) { return e.poll_counts()[i].second; };
+    const std::vector<int> comm{0, 1};
+    const std::uint32_t from = e.methods_reaching(comm);
+    CHECK(from == 0b0011u);
+    CHECK(e.methods_reaching(std::vector<int>{0, 1, 2}) == 0b1011u);
+
+    SECTION("a receive") {
+        std::vector<std::byte> a(8);
+        Request* r = post_recv(e, kAnySource, a, from);
+        for (int i = 0; i < 64; ++i) e.progress();
+        CHECK(polls(0) == 64);
+        CHECK(polls(1) == 64);
+        CHECK(polls(2) == 0);
+        CHECK(polls(3) == 0);
+        e.cancel(*r);
+        e.request_destroy(r);
+    }
+    SECTION("a probe") {
+        {
+            Engine::Interest probing(e, kAnySource, from);
+            for (int i = 0; i < 64; ++i) e.progress();
+        }
+        CHECK(polls(1) == 64);
+        CHECK(polls(2) == 0);
+        CHECK(polls(3) == 0);
+        for (int i = 0; i < 8; ++i) e.progress();  // the interest is gone: nothing is polled
+        CHECK(polls(1) == 64);
+    }
+    SECTION("without a communicator's set, every method that reaches a process, but not the idle one") {
+        std::vector<std::byte> a(8);
+        Request* r = post_recv(e, kAnySource, a);
+        for (int i = 0; i < 64; ++i) e.progress();
+        CHECK(polls(1) == 64);
+        CHECK(polls(2) == 0);
+        CHECK(polls(3) > 0);
         e.cancel(*r);
         e.request_destroy(r);
     }

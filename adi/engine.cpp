@@ -688,7 +688,7 @@ void Engine::wait_one(Request& r, int world_peer) {
         } else if ((++idle & 15) == 0) {
             idle_step(idle);  // time to yield or sleep?
         } else if (oversubscribed_) {
-            sched_yield();
+            core_yield();
         }
     }
 }
@@ -798,7 +798,7 @@ void Engine::idle_step(unsigned idle) {
         // Past the first few microseconds, hand the core over now and then: when
         // the scheduler placed the peer on our core, it can answer meanwhile
         // (an idle core returns from sched_yield at once).
-        if (spun >= yield_after_) sched_yield();
+        if (spun >= yield_after_) core_yield();
         return;
     }
     // Sleep on the methods that are awaited, each of which first agrees that
@@ -821,9 +821,10 @@ void Engine::idle_step(unsigned idle) {
     if (sleep) {
         for (int fd : extra_fds_) fds.push_back(pollfd{fd, POLLIN, 0});
         if (fds.empty()) {
-            sched_yield();
+            core_yield();
         } else {
             // Bounded sleep: a wake-up the descriptors cannot announce is never missed for long.
+            ++sleeps_;
             ::poll(fds.data(), fds.size(), 10);
         }
     }

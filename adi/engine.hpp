@@ -148,6 +148,15 @@ public:
     // is needed too, an expensive one (poll_cost >= 10, TCP) is polled once
     // every STRATA_SKIP_POLL passes. Returns the number of events handled.
     int progress();
+    // progress() for a call that polls without waiting (MPI_Test*, MPI_Iprobe):
+    // an application that spins on it holds its core, so on a host with more
+    // ranks than cores a pass that found nothing gives the core away
+    // (sched_yield), letting the rank it waits for run.
+    int progress_test() {
+        const int events = progress();
+        if (events == 0 && oversubscribed_) core_yield();
+        return events;
+    }
     // While it lives, progress() also polls what a probe of `world_source`
     // needs (kAnySource: the methods `from_methods`, as in RecvArgs).
     class Interest {
@@ -187,6 +196,10 @@ public:
     // "tcp: <report>" per method that has something to tell (Method::report),
     // one line each (STRATA_STATS prints them at MPI_Finalize).
     std::vector<std::string> methods_report() const;
+    // How often a waiting rank gave its core away (sched_yield) and slept on
+    // its methods' descriptors (STRATA_POLL_STATS prints them too).
+    std::uint64_t yields() const { return yields_; }
+    std::uint64_t sleeps() const { return sleeps_; }
     // Whether STRATA_POLL_STATS asks for the counters at MPI_Finalize.
     static bool poll_stats_wanted();
     // Drive progress until done() holds; spins briefly, then yields, then sleeps
@@ -200,7 +213,7 @@ public:
             } else if ((++idle & 15) == 0) {
                 idle_step(idle);  // every 16th idle pass: time to yield or sleep?
             } else if (oversubscribed_) {
-                sched_yield();
+                core_yield();
             }
         }
     }
@@ -260,6 +273,10 @@ private:
     void on_cancel_req(int peer, const Header& h);
     void on_cancel_ack(const Header& h);
     void idle_step(unsigned idle);  // idle: a multiple of 16
+    void core_yield() {
+        ++yields_;
+        sched_yield();
+    }
     bool transfer_underway() const;  // a polled method's peer copies our data
     Landing landing_for(Request& r);
     // The methods a request about `world_peer` needs polled (kAnySource:
@@ -339,6 +356,8 @@ private:
     std::string last_error_;
     std::vector<int> extra_fds_;
     bool oversubscribed_ = false;
+    std::uint64_t yields_ = 0;
+    std::uint64_t sleeps_ = 0;
     std::chrono::microseconds spin_limit_{0};
     std::chrono::microseconds yield_after_{0};  // polling this long without an event, yield between polls
     std::chrono::steady_clock::time_point idle_since_;

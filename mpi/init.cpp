@@ -310,6 +310,9 @@ int PMPI_Finalize(void) {
                 text += (text.empty() ? "" : ", ") + name + " " + std::to_string(count);
             }
             std::fprintf(stderr, "strata: rank %d: polls: %s\n", r.world_rank, text.c_str());
+            std::fprintf(stderr, "strata: rank %d: waiting: %llu yields, %llu sleeps\n", r.world_rank,
+                         static_cast<unsigned long long>(r.engine->yields()),
+                         static_cast<unsigned long long>(r.engine->sleeps()));
         }
         traffic_report(r);
         state_set(State::finalized);

@@ -127,7 +127,7 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
             status_empty(status);
             return MPI_SUCCESS;
         }
-        if (!done(*request)) rt().engine->progress();
+        if (!done(*request)) rt().engine->progress_test();
         *flag = done(*request) ? 1 : 0;
         return *flag ? raise_collected(fn, collect(request, status)) : MPI_SUCCESS;
     });
@@ -175,7 +175,7 @@ int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status status
             }
             return true;
         };
-        if (!all_done()) rt().engine->progress();
+        if (!all_done()) rt().engine->progress_test();
         if (!all_done()) {
             *flag = 0;
             return MPI_SUCCESS;
@@ -219,7 +219,7 @@ int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_S
     return api(fn, [&] {
         if (int e = check_handles(fn, count, requests)) return e;
         if (index == nullptr || flag == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "NULL argument");
-        rt().engine->progress();
+        rt().engine->progress_test();
         bool any_active = false;
         for (int i = 0; i < count; ++i) {
             if (inactive(requests[i])) continue;
@@ -273,7 +273,7 @@ int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indice
             *outcount = MPI_UNDEFINED;
             return MPI_SUCCESS;
         }
-        rt().engine->progress();
+        rt().engine->progress_test();
         return collect_some(fn, incount, requests, outcount, indices, statuses);
     });
 }

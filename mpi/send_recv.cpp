@@ -220,7 +220,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* statu
         }
         {
             adi::Engine::Interest probing(*rt().engine, world_source(*c, source), from_methods(*c, source));
-            rt().engine->progress();
+            rt().engine->progress_test();
         }
         *flag = rt().engine->iprobe(c->context, source, tag, st) ? 1 : 0;
         if (*flag) status_store(status, st);

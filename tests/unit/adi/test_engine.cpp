@@ -784,3 +784,24 @@ TEST_CASE("wait_one: a lone request polls its peer until it completes; with othe
     for (Request* x : {r, ra, rb}) p.e[1]->request_destroy(x);
     for (Request* x : {s, sa, sb}) p.e[0]->request_destroy(x);
 }
+
+TEST_CASE("a test that finds nothing gives the core away only on an oversubscribed host") {
+    std::vector<std::unique_ptr<Method>> v;
+    v.push_back(std::make_unique<CountingMethod>("self", 0, 1));
+    v.push_back(std::make_unique<CountingMethod>("cheap", 1, 1));
+    Engine e(std::move(v));
+    std::vector<wireup::BusinessCard> cards(2);
+    REQUIRE(e.connect_world(World{cards, {}, 0}));
+    std::vector<std::byte> a(8);
+    Request* r = post_recv(e, 1, a);
+    for (int i = 0; i < 10; ++i) CHECK(e.progress_test() == 0);
+    CHECK(e.yields() == 0);
+    e.set_oversubscribed(true);
+    for (int i = 0; i < 10; ++i) CHECK(e.progress_test() == 0);
+    CHECK(e.yields() == 10);
+    // A plain progress pass (inside a blocking wait) never yields by itself.
+    e.progress();
+    CHECK(e.yields() == 10);
+    e.cancel(*r);
+    e.request_destroy(r);
+}

@@ -25,6 +25,19 @@ status=0
 for f in $want; do
     if [ -e "$root/$f" ]; then echo "ok - $f installed"; else echo "not ok - $f not installed"; status=1; fi
 done
+for pc in strata mpi mpi-c mpi-cxx; do
+    file=$(find "$root" -path "*/pkgconfig/$pc.pc" -print)
+    if [ -z "$file" ]; then
+        echo "not ok - $pc.pc not installed"
+        status=1
+    elif flags=$(PKG_CONFIG_LIBDIR=$(dirname "$file") PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --cflags --libs "$pc") &&
+        case $flags in *"-I$root/include"*"-L$root/"*"-lstrata"*) true ;; *) false ;; esac; then
+        echo "ok - $pc.pc installed: $flags"
+    else
+        echo "not ok - $pc.pc: $flags"
+        status=1
+    fi
+done
 if [ -n "$(find "$root" -name 'libstrata.so*' -print)" ]; then
     echo "ok - libstrata.so installed"
 else

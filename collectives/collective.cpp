@@ -5,10 +5,17 @@
 namespace strata::coll {
 
 StageGroup::StageGroup(const Group& parent, const Stage& s)
-    : world_(s.members.size()),
-      envelope_(s.members.size()),
-      group_{parent.engine, parent.context, s.me, world_, nullptr, s.level, parent.tag_shift + stage_tag_shift(s.index),
-             &envelope_} {
+    : group_{parent.engine,
+             parent.context,
+             s.me,
+             direct(parent, s) ? s.world : world_,
+             nullptr,
+             s.level,
+             parent.tag_shift + stage_tag_shift(s.index),
+             direct(parent, s) ? &s.members : &envelope_} {
+    if (direct(parent, s)) return;
+    world_.resize(s.members.size());
+    envelope_.resize(s.members.size());
     for (std::size_t i = 0; i < s.members.size(); ++i) {
         world_[i] = parent.world[static_cast<std::size_t>(s.members[i])];
         envelope_[i] = parent.envelope_rank(s.members[i]);

@@ -67,6 +67,9 @@ struct Group {
 
 // The group of one stage of a multilevel collective: the stage's members on
 // the parent's context, with the stage's tags. Lives while the stage runs.
+// On a communicator's own group (whose hierarchy knows its world ranks) it
+// points into the stage and copies nothing; under another stage's group it
+// maps the members through it.
 class StageGroup {
 public:
     StageGroup(const Group& parent, const Stage& s);
@@ -75,6 +78,10 @@ public:
     const Group& group() const { return group_; }
 
 private:
+    // Whether `s` can serve as is: `parent` is a communicator's group.
+    static bool direct(const Group& parent, const Stage& s) {
+        return parent.levels != nullptr && parent.envelope == nullptr && s.world.size() == s.members.size();
+    }
     std::vector<int> world_;
     std::vector<int> envelope_;
     Group group_;

@@ -7,7 +7,8 @@
 
 namespace strata::coll {
 
-Hierarchy::Hierarchy(int size, int top) : size_(size) {
+Hierarchy::Hierarchy(int size, int top, std::vector<int> world) : size_(size), world_(std::move(world)) {
+    invariant(world_.empty() || world_.size() == static_cast<std::size_t>(size), "Hierarchy: one world rank per rank");
     Partition whole;
     whole.level = top;
     whole.of.assign(static_cast<std::size_t>(size), 0);
@@ -66,7 +67,21 @@ const std::vector<int>& Hierarchy::members(int k, int cluster) const {
     return partitions_[static_cast<std::size_t>(k)].members[static_cast<std::size_t>(cluster)];
 }
 
-std::vector<Stage> Hierarchy::plan(int rank, int root) const {
+const std::vector<Stage>& Hierarchy::plan(int rank, int root) const {
+    if (rank != planned_rank_) {
+        planned_rank_ = rank;
+        plans_.assign(static_cast<std::size_t>(size_), {});
+        planned_.assign(static_cast<std::size_t>(size_), false);
+    }
+    const auto at = static_cast<std::size_t>(root);
+    if (!planned_[at]) {
+        plans_[at] = plan_make(rank, root);
+        planned_[at] = true;
+    }
+    return plans_[at];
+}
+
+std::vector<Stage> Hierarchy::plan_make(int rank, int root) const {
     std::vector<Stage> out;
     for (int k = 0; k < stages(); ++k) {
         const Partition& p = partitions_[static_cast<std::size_t>(k)];
@@ -90,6 +105,7 @@ std::vector<Stage> Hierarchy::plan(int rank, int root) const {
             if (child == head) s.root = static_cast<int>(s.members.size());
             s.members.push_back(rep(finer, child));
             s.clusters.push_back(child);
+            if (!world_.empty()) s.world.push_back(at(world_, s.members.back()));
         }
         out.push_back(std::move(s));
     }
@@ -104,7 +120,7 @@ Levels levels_of(const wireup::Topology& t, const std::vector<int>& world) {
         return out;
     };
     Levels out;
-    for (Hierarchy& h : out.shapes) h = Hierarchy(n, wireup::kWan);
+    for (Hierarchy& h : out.shapes) h = Hierarchy(n, wireup::kWan, world);
     for (int level = wireup::kLan; level < wireup::kLevels; ++level)
         out.shapes[static_cast<int>(Shape::multilevel)].refine(labels(level), level);
     out.shapes[static_cast<int>(Shape::site)].refine(labels(wireup::kLan), wireup::kLan);

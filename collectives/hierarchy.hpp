@@ -40,14 +40,18 @@ struct Stage {
     int level = -1;             // the topology level of the links between the members
     std::vector<int> members;   // communicator ranks, ordered by their sub-clusters' lowest rank
     std::vector<int> clusters;  // members[i] represents sub-cluster clusters[i] of partition k+1
+    // The members' world ranks, when the hierarchy knows the communicator's
+    // (levels_of): a stage's group then needs no copy of its own.
+    std::vector<int> world;
     int me = 0;                 // this process's position in members
     int root = 0;               // the position of the stage's root
 };
 
 class Hierarchy {
 public:
-    // A communicator of `size` ranks that is one cluster at link level `top`.
-    Hierarchy(int size = 1, int top = -1);
+    // A communicator of `size` ranks that is one cluster at link level `top`;
+    // `world` (rank -> world rank, empty or one per rank) fills Stage::world.
+    explicit Hierarchy(int size = 1, int top = -1, std::vector<int> world = {});
     // Refines the finest partition by `labels` (one per rank; ranks with the
     // same label inside one cluster stay together, a negative label is a
     // cluster of its own) whose links are at topology level `level`. A
@@ -68,8 +72,11 @@ public:
     int top_level() const { return partitions_.front().level; }
 
     // The stages `rank` takes part in when `root` is the root, coarse to fine
-    // (stages of one member are left out).
-    std::vector<Stage> plan(int rank, int root) const;
+    // (stages of one member are left out). Computed on the first call for a
+    // root and remembered: a communicator's collectives ask for the same
+    // rank's plans call after call, and a repeated call allocates nothing.
+    // The reference stays valid until plan() is asked for another rank.
+    const std::vector<Stage>& plan(int rank, int root) const;
     // The ranks of cluster `cluster` of partition `k`, coarse clusters first
     // (sub-cluster by sub-cluster in the order stages list them): the order in
     // which gathered blocks travel.
@@ -86,15 +93,27 @@ private:
         std::vector<std::vector<int>> members;   // cluster -> ranks, in travel order (built by finish())
         std::vector<std::vector<int>> children;  // cluster -> sub-clusters of the next partition, by lowest rank
     };
+    std::vector<Stage> plan_make(int rank, int root) const;
+
     int size_;
     bool ordered_ = true;
     std::vector<Partition> partitions_;
+    std::vector<int> world_;
+    // plan()'s memory: by root, the plans of rank planned_rank_.
+    mutable int planned_rank_ = -1;
+    mutable std::vector<std::vector<Stage>> plans_;
+    mutable std::vector<bool> planned_;
 };
 
 // The hierarchies of one communicator, per shape.
 struct Levels {
     Hierarchy shapes[kShapes];
     const Hierarchy& of(Shape s) const { return shapes[static_cast<int>(s)]; }
+    // Whether the wide-area model `covered_by` covers the communicator
+    // (plogp::WideArea::covers, which walks every member): asked once per
+    // model, not on every collective (collectives/registry.cpp).
+    mutable const void* covered_by = nullptr;
+    mutable bool covered = false;
 };
 
 // The hierarchies of the communicator whose ranks are the processes `world`

@@ -52,7 +52,16 @@ Situation situation_of(const Group& g, std::size_t bytes, std::size_t elements, 
         s.level = g.levels->of(Shape::multilevel).top_level();
     }
     const plogp::WideArea* model = plogp::WideArea::get();
-    s.modelled = model != nullptr && s.level == wireup::kWan && model->covers(g.world);
+    if (model == nullptr || s.level != wireup::kWan) return s;
+    if (g.levels == nullptr) {
+        s.modelled = model->covers(g.world);
+    } else {
+        if (g.levels->covered_by != model) {
+            g.levels->covered = model->covers(g.world);
+            g.levels->covered_by = model;
+        }
+        s.modelled = g.levels->covered;
+    }
     return s;
 }
 

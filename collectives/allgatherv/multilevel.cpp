@@ -7,7 +7,7 @@ namespace strata::coll {
 adi::Error allgather_levels(const Group& g, Shape shape, const void* send, std::size_t sbytes, void* recv,
                             const Layout& layout) {
     const Hierarchy& h = hierarchy(g, shape);
-    const std::vector<Stage> stages = h.plan(g.rank, 0);
+    const std::vector<Stage>& stages = h.plan(g.rank, 0);
     Outcome out;
     // Up to the coarsest clusters' representatives, as a gather.
     Carry carry{send, sbytes, {}};

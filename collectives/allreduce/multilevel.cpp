@@ -8,7 +8,7 @@ namespace strata::coll {
 
 adi::Error allreduce_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::size_t count,
                                 const ReduceOp& op) {
-    const std::vector<Stage> stages = hierarchy(g, shape).plan(g.rank, 0);
+    const std::vector<Stage>& stages = hierarchy(g, shape).plan(g.rank, 0);
     Outcome out;
     Bytes partial[2];
     const void* in = send;

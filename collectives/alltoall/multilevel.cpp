@@ -14,7 +14,7 @@ namespace strata::coll {
 adi::Error alltoall_multilevel(const Group& g, Shape shape, const void* send, std::size_t sblock, void* recv,
                                std::size_t rblock) {
     const Hierarchy& h = hierarchy(g, shape);
-    const std::vector<Stage> stages = h.plan(g.rank, 0);
+    const std::vector<Stage>& stages = h.plan(g.rank, 0);
     const auto p = static_cast<std::size_t>(g.size());
     const std::size_t block = rblock;
     const std::size_t moved = std::min(sblock, rblock);  // of each block (the rest of a short one stays as it was)

@@ -137,7 +137,7 @@ adi::Error alltoallv_multilevel(const Group& g, Shape shape, const void* send, s
                                 std::span<const std::size_t> sdispls, void* recv, std::span<const std::size_t> rcounts,
                                 std::span<const std::size_t> rdispls) {
     const Hierarchy& h = hierarchy(g, shape);
-    const std::vector<Stage> stages = h.plan(g.rank, 0);
+    const std::vector<Stage>& stages = h.plan(g.rank, 0);
     const auto p = static_cast<std::size_t>(g.size());
     // My blocks, back to back in rank order of their receivers.
     Counted c{{scounts.begin(), scounts.end()}, {}};

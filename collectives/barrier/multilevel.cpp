@@ -4,7 +4,7 @@
 namespace strata::coll {
 
 adi::Error barrier_multilevel(const Group& g, Shape shape) {
-    const std::vector<Stage> stages = hierarchy(g, shape).plan(g.rank, 0);
+    const std::vector<Stage>& stages = hierarchy(g, shape).plan(g.rank, 0);
     Outcome out;
     // In: every cluster's representative learns that its cluster arrived
     // (an empty gather, finest stage first).

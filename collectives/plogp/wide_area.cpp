@@ -149,9 +149,9 @@ Candidates WideArea::candidates(std::span<const int> world, int root) const {
 }
 
 const Plan& WideArea::plan(std::span<const int> world, int root, std::size_t bytes, std::size_t unit) const {
-    Key key{std::vector<int>(world.begin(), world.end()), root, bytes, unit};
-    if (auto at = plans_.find(key); at != plans_.end()) return *at->second;
+    if (auto at = plans_.find(Probe{world, root, bytes, unit}); at != plans_.end()) return *at->second;
     if (plans_.size() >= kPlans) plans_.clear();
+    Key key{std::vector<int>(world.begin(), world.end()), root, bytes, unit};
 
     Candidates c = candidates(world, root);
     auto plan = std::make_unique<Plan>();

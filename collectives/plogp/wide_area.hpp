@@ -4,6 +4,7 @@
 // builds the same trees and makes the same choices.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -82,8 +83,28 @@ private:
     Params params_;
     std::vector<int> site_of_;                    // world rank -> site index
     std::vector<std::vector<const Link*>> link_;  // site index x site index
-    using Key = std::tuple<std::vector<int>, int, std::size_t, std::size_t>;
-    mutable std::map<Key, std::unique_ptr<Plan>> plans_;
+    // plan()'s memory, looked up by a view of the group (Probe) so that a
+    // repeated call allocates nothing.
+    struct Key {
+        std::vector<int> world;
+        int root;
+        std::size_t bytes, unit;
+    };
+    struct Probe {
+        std::span<const int> world;
+        int root;
+        std::size_t bytes, unit;
+    };
+    struct KeyLess {
+        using is_transparent = void;
+        template <class A, class B>
+        bool operator()(const A& a, const B& b) const {
+            if (a.root != b.root || a.bytes != b.bytes || a.unit != b.unit)
+                return std::tie(a.root, a.bytes, a.unit) < std::tie(b.root, b.bytes, b.unit);
+            return std::lexicographical_compare(a.world.begin(), a.world.end(), b.world.begin(), b.world.end());
+        }
+    };
+    mutable std::map<Key, std::unique_ptr<Plan>, KeyLess> plans_;
 };
 
 }  // namespace strata::coll::plogp

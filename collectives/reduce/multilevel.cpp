@@ -8,7 +8,7 @@ namespace strata::coll {
 
 adi::Error reduce_multilevel(const Group& g, Shape shape, const void* send, void* recv, std::size_t count,
                              const ReduceOp& op, int root) {
-    const std::vector<Stage> stages = hierarchy(g, shape).plan(g.rank, root);
+    const std::vector<Stage>& stages = hierarchy(g, shape).plan(g.rank, root);
     Outcome out;
     Bytes partial[2];
     const void* in = send;

@@ -9,7 +9,7 @@ namespace strata::coll {
 adi::Error reduce_scatter_multilevel(const Group& g, Shape shape, const void* send, void* recv,
                                      std::span<const std::size_t> counts, const ReduceOp& op) {
     const Hierarchy& h = hierarchy(g, shape);
-    const std::vector<Stage> stages = h.plan(g.rank, 0);
+    const std::vector<Stage>& stages = h.plan(g.rank, 0);
     const std::size_t esize = op.element_bytes();
     const std::size_t total = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
     std::vector<std::size_t> elements(counts.begin(), counts.end());

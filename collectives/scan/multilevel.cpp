@@ -9,7 +9,7 @@ adi::Error scan_multilevel(const Group& g, Shape shape, const void* send, void* 
                            const ReduceOp& op) {
     // Clusters are runs of consecutive ranks and every cluster's
     // representative is its lowest rank, the first member of its stages.
-    const std::vector<Stage> stages = hierarchy(g, shape).plan(g.rank, 0);
+    const std::vector<Stage>& stages = hierarchy(g, shape).plan(g.rank, 0);
     const std::size_t bytes = count * op.element_bytes();
     Outcome out;
     // Up: each stage root gathers its members' cluster totals, in rank order,

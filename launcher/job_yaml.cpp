@@ -4,6 +4,7 @@
 #include "launcher/job_request.hpp"
 
 #include "base/yaml.hpp"
+#include "wireup/binding.hpp"
 #include "wireup/emulation.hpp"
 
 #include <algorithm>
@@ -26,6 +27,7 @@ struct Common {
     std::optional<std::string> account;
     std::optional<bool> stage;
     std::vector<std::string> stage_files;
+    std::optional<std::string> bind_to;  // STRATA_BIND_TO (wireup/binding.hpp)
 };
 
 // The top level: the defaults, and what only it says.
@@ -103,14 +105,27 @@ Status stage_read(const yaml::Entry& e, Out& out) {
     return {};
 }
 
+// bind_to: core|socket|none, what mpirun -bind-to says for the whole job.
 template <class Out>
-constexpr std::array<yaml::Field<Out>, 6> kCommon{{
+Status bind_to_read(const yaml::Entry& e, Out& out) {
+    const std::string value = scalar_of(e.value);
+    if (!wireup::bind_to_parse(value)) {
+        const std::string written = e.value.node().IsScalar() ? ", not '" + value + "'" : std::string();
+        return e.value.fail("'bind_to' must be " + std::string(wireup::kBindToNames) + written);
+    }
+    out.bind_to = value;
+    return {};
+}
+
+template <class Out>
+constexpr std::array<yaml::Field<Out>, 7> kCommon{{
     {"executable", executable_read<Out>},
     {"arguments", arguments_read<Out>},
     {"environment", environment_read<Out>},
     {"directory", common_string_read<Out, &Common::directory>},
     {"account", common_string_read<Out, &Common::account>},
     {"stage", stage_read<Out>},
+    {"bind_to", bind_to_read<Out>},
 }};
 
 // The fields of `parts`, one table after another.
@@ -316,6 +331,9 @@ Status environment_merge(const yaml::Value& node, const Top& top, const Sub& sub
     if (top.data_tls && !sets("STRATA_DATA_TLS")) s.environment.push_back("STRATA_DATA_TLS=wan");
     if (!top.emulation.empty() && !sets("STRATA_EMULATION"))
         s.environment.push_back("STRATA_EMULATION=" + top.emulation.text());
+    const std::optional<std::string>& bind = sub.bind_to ? sub.bind_to : top.bind_to;
+    if (bind && !sets(wireup::bind_to_knob_name()))
+        s.environment.push_back(std::string(wireup::bind_to_knob_name()) + "=" + *bind);
     if (top.streams > 0 && !sets("STRATA_TCP_STREAMS"))
         s.environment.push_back("STRATA_TCP_STREAMS=" + std::to_string(top.streams));
     return {};

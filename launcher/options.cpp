@@ -11,6 +11,8 @@
 // messages are fixed.
 #include "launcher/options.hpp"
 
+#include "wireup/binding.hpp"
+
 #include <arpa/inet.h>
 
 #include <algorithm>
@@ -166,6 +168,19 @@ const Row kOptions[] = {
      .expects = "method names separated by commas (e.g. shm,ofi)",
      .help = "do not use these communication methods (shm, ofi, tcp), e.g. -exclude shm\n"
              "forces TCP between ranks on one host (STRATA_EXCLUDE_METHODS)"},
+    {.spellings = {"-bind-to", nullptr},
+     .kind = Kind::value,
+     .value_name = "WHAT",
+     .set =
+         [](const std::string& v, Options& o) {
+             o.bind_to = v;
+             return wireup::bind_to_parse(v).ok();
+         },
+     .expects = wireup::kBindToNames,
+     .help = "bind each rank to a core (core), a processor package (socket) or\n"
+             "nothing (none); also --bind-to; STRATA_BIND_TO. Default: a core when\n"
+             "the ranks on a host fit the cores they may use, else no binding",
+     .alias = "--bind-to"},
     {.spellings = {"-x", nullptr},
      .kind = Kind::value,
      .value_name = "NAME[=VALUE]",
@@ -182,7 +197,7 @@ const Row kOptions[] = {
     {.spellings = {"-v", nullptr},
      .set = [](const std::string&, Options& o) { return o.verbose = true; },
      .help = "narrate the job's progress on stderr, and have every rank print\n"
-             "which method reaches each peer (STRATA_VERBOSE=1)"},
+             "its CPU binding and which method reaches each peer (STRATA_VERBOSE=1)"},
     {.spellings = {"-jobfile", nullptr},
      .kind = Kind::value,
      .value_name = "F",

@@ -23,6 +23,7 @@ struct Options {
     std::string network;      // -net IFACE|CIDR -> STRATA_NETWORK
     std::string port_range;   // -port-range LO:HI -> STRATA_PORT_RANGE
     std::string exclude;      // -exclude M[,M...] -> STRATA_EXCLUDE_METHODS
+    std::string bind_to;      // -bind-to core|socket|none -> STRATA_BIND_TO; empty: the default rule
     // -x NAME[=VALUE]; no value: pass mpirun's own value of NAME.
     std::vector<std::pair<std::string, std::optional<std::string>>> exports;
     bool verbose = false;  // -v -> STRATA_VERBOSE=1, and mpirun narrates

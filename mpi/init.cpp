@@ -132,6 +132,14 @@ base::Status representations_read(Runtime& r) {
     return {};
 }
 
+// A binding that failed warns once; mpirun -v shows every rank's binding.
+void binding_report(int rank, const wireup::BindChoice& choice) {
+    if (!choice.failure.empty())
+        std::fprintf(stderr, "strata: rank %d: warning: %s; running unbound\n", rank, choice.failure.c_str());
+    else if (verbose.get() != 0)
+        std::fprintf(stderr, "strata: rank %d: %s\n", rank, choice.text.c_str());
+}
+
 // mpirun -v: this process's representation.
 void representation_report(const Runtime& r) {
     std::fprintf(stderr, "strata: rank %d: representation: %s\n", r.world_rank,
@@ -165,6 +173,8 @@ int init(const char* fn) {
     adi::World& world = r->world;
     world.rank = r->world_rank;
     wireup::Release release;
+    // Before binding narrows the affinity to one core.
+    const long cores = cores_available();
     if (client) {
         base::Result<wireup::Release> released = client->checkin(card);
         if (!released) init_failed(r->world_rank, released.error());
@@ -174,6 +184,11 @@ int init(const char* fn) {
                                                    " cards for a job of " + std::to_string(r->world_size));
         }
         world.cards = std::move(release.cards);
+        // Bound here, the first moment the ranks of this host are known, and
+        // before any method connects (wireup/binding.hpp has the rule).
+        base::Result<wireup::BindChoice> bound = wireup::placement_bind(world.cards, r->world_rank);
+        if (!bound) init_failed(r->world_rank, bound.error());
+        binding_report(r->world_rank, *bound);
     } else {
         card.processor_name = card.hostname;
         world.cards.push_back(card);
@@ -191,7 +206,7 @@ int init(const char* fn) {
     const wireup::BusinessCard& mine = world.cards[static_cast<std::size_t>(r->world_rank)];
     const auto local = std::count_if(world.cards.begin(), world.cards.end(),
                                      [&](const wireup::BusinessCard& c) { return c.hostname == mine.hostname; });
-    r->engine->set_oversubscribed(local > cores_available());
+    r->engine->set_oversubscribed(local > cores);
     if (verbose.get() != 0) {
         std::fprintf(stderr, "strata: rank %d: methods: %s\n", r->world_rank, r->engine->routes_text().c_str());
         representation_report(*r);

@@ -3,7 +3,9 @@
 #include <hwloc.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "base/knob.hpp"
@@ -49,6 +51,8 @@ struct TopologyFree {
 struct BitmapFree {
     void operator()(hwloc_bitmap_s* b) const { hwloc_bitmap_free(b); }
 };
+using TopologyPtr = std::unique_ptr<hwloc_topology, TopologyFree>;
+using BitmapPtr = std::unique_ptr<hwloc_bitmap_s, BitmapFree>;
 
 // The logical index of the object of `type` whose cpuset holds all of
 // `binding`, or -1.
@@ -61,19 +65,69 @@ int holder(hwloc_topology_t topo, hwloc_obj_type_t type, hwloc_const_cpuset_t bi
     return -1;
 }
 
-base::Status hwloc_fill(BusinessCard& card) {
+// This host as hwloc sees it, with the process's CPU binding (its affinity:
+// taskset, a Slurm cgroup) as it was before MPI_Init bound anything.
+struct Machine {
+    TopologyPtr topo;
+    BitmapPtr binding;
+};
+
+base::Result<Machine> machine_read(const char* who) {
     hwloc_topology_t raw = nullptr;
-    if (hwloc_topology_init(&raw) != 0) return base::Error{"STRATA_TOPOLOGY_HWLOC: hwloc cannot start"};
-    std::unique_ptr<hwloc_topology, TopologyFree> topo(raw);
-    std::unique_ptr<hwloc_bitmap_s, BitmapFree> binding(hwloc_bitmap_alloc());
-    if (hwloc_topology_load(topo.get()) != 0 || binding == nullptr ||
-        hwloc_get_cpubind(topo.get(), binding.get(), HWLOC_CPUBIND_PROCESS) != 0 ||
-        hwloc_bitmap_iszero(binding.get()) != 0) {
-        return base::Error{
-            "STRATA_TOPOLOGY_HWLOC: hwloc cannot read this host's topology or the process's CPU binding"};
+    if (hwloc_topology_init(&raw) != 0) return base::Error{std::string(who) + ": hwloc cannot start"};
+    Machine m{TopologyPtr(raw), BitmapPtr(hwloc_bitmap_alloc())};
+    if (hwloc_topology_load(m.topo.get()) != 0 || m.binding == nullptr ||
+        hwloc_get_cpubind(m.topo.get(), m.binding.get(), HWLOC_CPUBIND_PROCESS) != 0 ||
+        hwloc_bitmap_iszero(m.binding.get()) != 0) {
+        return base::Error{std::string(who) +
+                           ": hwloc cannot read this host's topology or the process's CPU binding"};
     }
-    card.package = holder(topo.get(), HWLOC_OBJ_PACKAGE, binding.get());
-    card.numa = card.package < 0 ? -1 : holder(topo.get(), HWLOC_OBJ_NUMANODE, binding.get());
+    return m;
+}
+
+// The cores this process may use: each core (a PU where hwloc knows no cores)
+// with the PUs of it that are both allowed (hwloc's allowed set) and in the
+// process's affinity.
+std::vector<CpuCore> cores_allowed(const Machine& m) {
+    hwloc_topology_t topo = m.topo.get();
+    BitmapPtr usable(hwloc_bitmap_alloc());
+    BitmapPtr pus(hwloc_bitmap_alloc());
+    std::vector<CpuCore> out;
+    if (usable == nullptr || pus == nullptr) return out;
+    hwloc_bitmap_and(usable.get(), m.binding.get(), hwloc_topology_get_allowed_cpuset(topo));
+    const hwloc_obj_type_t type = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+    for (hwloc_obj_t o = hwloc_get_next_obj_by_type(topo, type, nullptr); o != nullptr;
+         o = hwloc_get_next_obj_by_type(topo, type, o)) {
+        if (o->cpuset == nullptr) continue;
+        hwloc_bitmap_and(pus.get(), o->cpuset, usable.get());
+        if (hwloc_bitmap_iszero(pus.get()) != 0) continue;
+        CpuCore c;
+        c.index = static_cast<int>(o->logical_index);
+        c.package = holder(topo, HWLOC_OBJ_PACKAGE, pus.get());
+        c.numa = holder(topo, HWLOC_OBJ_NUMANODE, pus.get());
+        for (int pu = hwloc_bitmap_first(pus.get()); pu >= 0; pu = hwloc_bitmap_next(pus.get(), pu)) c.pus.push_back(pu);
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+base::Status hwloc_fill(BusinessCard& card, BindTo mode) {
+    base::Result<Machine> m = machine_read(topology_hwloc.name());
+    if (!m) return m.failure();
+    card.package = holder(m->topo.get(), HWLOC_OBJ_PACKAGE, m->binding.get());
+    card.numa = card.package < 0 ? -1 : holder(m->topo.get(), HWLOC_OBJ_NUMANODE, m->binding.get());
+    const std::vector<CpuCore> cores = cores_allowed(*m);
+    card.bind_cores = static_cast<std::int32_t>(cores.size());
+    card.bind_slots = binding_slots(mode, cores);
+    return {};
+}
+
+// Binds the process to `pus`; fails saying why.
+base::Status cpus_bind(const Machine& m, const std::vector<int>& pus) {
+    BitmapPtr set(hwloc_bitmap_alloc());
+    if (set == nullptr) return base::Error{"out of memory"};
+    for (int pu : pus) hwloc_bitmap_set(set.get(), static_cast<unsigned>(pu));
+    if (hwloc_set_cpubind(m.topo.get(), set.get(), HWLOC_CPUBIND_PROCESS) != 0) return base::Error{std::strerror(errno)};
     return {};
 }
 
@@ -83,8 +137,34 @@ base::Status placement_fill(BusinessCard& card, int subjob) {
     card.hostname = hostname_get();
     card.host = host_identity(card.hostname);
     card.vendor = vendor_domain.get().empty() ? "subjob-" + std::to_string(subjob) : vendor_domain.get();
+    const base::Result<BindTo> mode = bind_to_setting();
+    if (!mode) return mode.failure();
     if (topology_hwloc.get() == 0) return {};
-    return hwloc_fill(card);
+    return hwloc_fill(card, *mode);
+}
+
+base::Result<BindChoice> placement_bind(std::vector<BusinessCard>& cards, int rank) {
+    const base::Result<BindTo> mode = bind_to_setting();
+    if (!mode) return mode.failure();
+    const LocalPosition at = local_position(cards, rank);
+    cards_bind(cards);
+    if (*mode == BindTo::none) return binding_choose(*mode, {}, at.count, at.index);
+    base::Result<Machine> m = machine_read("cannot bind");
+    BindChoice choice;
+    if (m) choice = binding_choose(*mode, cores_allowed(*m), at.count, at.index);
+    if (!m) {
+        choice.failure = m.error();
+    } else if (choice.bound) {
+        // "bound to core 1 (PU 1)" -> "cannot bind to core 1 (PU 1): ..."
+        if (base::Status bound = cpus_bind(*m, choice.pus); !bound)
+            choice.failure = "cannot bind" + choice.text.substr(std::strlen("bound")) +
+                             ": hwloc_set_cpubind: " + bound.error();
+    }
+    if (!choice.failure.empty()) {
+        choice.bound = false;
+        choice.text = "not bound: " + choice.failure;
+    }
+    return choice;
 }
 
 }  // namespace strata::wireup

@@ -48,6 +48,12 @@ public:
         u32(c.subjob);
         str(c.representation);
         pairs(c.addresses);
+        u32(static_cast<std::uint32_t>(c.bind_cores));
+        u32(static_cast<std::uint32_t>(c.bind_slots.size()));
+        for (const auto& [package, numa] : c.bind_slots) {
+            u32(static_cast<std::uint32_t>(package));
+            u32(static_cast<std::uint32_t>(numa));
+        }
     }
 };
 
@@ -68,6 +74,14 @@ public:
         c.subjob = u32();
         c.representation = str();
         c.addresses = pairs();
+        c.bind_cores = static_cast<std::int32_t>(u32());
+        // No reserve: the count is untrusted; the loop stops at the first short read.
+        const std::uint32_t slots = u32();
+        for (std::uint32_t i = 0; ok() && i < slots; ++i) {
+            const auto package = static_cast<std::int32_t>(u32());
+            const auto numa = static_cast<std::int32_t>(u32());
+            if (ok()) c.bind_slots.emplace_back(package, numa);
+        }
         return c;
     }
 };

@@ -75,6 +75,13 @@ struct BusinessCard {
     // One entry per communication method that published an address, e.g.
     // {"tcp", "10.0.0.7,127.0.0.1:40123"}.
     std::vector<std::pair<std::string, std::string>> addresses;
+    // With STRATA_TOPOLOGY_HWLOC=1, what the binding made after the startup
+    // barrier will be (wireup/binding.hpp): how many cores the process may use
+    // and the (package, NUMA node) it takes by its index among its host's
+    // ranks; empty when it will not bind. Every process reads them to key the
+    // topology by the binding (cards_bind).
+    std::int32_t bind_cores = 0;
+    std::vector<std::pair<std::int32_t, std::int32_t>> bind_slots;
 
     // The address published by `method`, or empty.
     std::string address_of(const std::string& method) const;

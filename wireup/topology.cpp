@@ -84,7 +84,9 @@ Topology Topology::build(const std::vector<BusinessCard>& cards, const FastLink&
         }
     }
     Numbering<std::size_t> vendor;
-    Numbering<std::tuple<int, int>> package;
+    // Packages are numbered per host: package 0 of two hosts that one vendor
+    // fabric links are two packages.
+    Numbering<std::tuple<int, std::string, int>> package;
     Numbering<std::tuple<int, int>> numa;
     for (std::size_t r = 0; r < n; ++r) {
         if (linked[r] == 0) continue;
@@ -93,7 +95,7 @@ Topology Topology::build(const std::vector<BusinessCard>& cards, const FastLink&
         t.depths_[r] = kVendor + 1;
         // The hwloc levels, where the process's binding lies inside one object.
         if (cards[r].package < 0) continue;
-        col[kPackage] = package({col[kVendor], cards[r].package});
+        col[kPackage] = package({col[kVendor], cards[r].host, cards[r].package});
         t.depths_[r] = kPackage + 1;
         if (cards[r].numa < 0) continue;
         col[kNuma] = numa({col[kPackage], cards[r].numa});

@@ -9,7 +9,9 @@
 //   2 system area the same machine (the subjob's `machine` label, else the host)
 //   3 vendor      processes that reach each other over a fast method (shm, ofi)
 //   4 package     the same processor package   } only with STRATA_TOPOLOGY_HWLOC=1,
-//   5 NUMA node   the same NUMA node           } below a vendor level
+//   5 NUMA node   the same NUMA node           } below a vendor level; of one host,
+//                                              } from each process's CPU binding
+//                                              } (wireup/binding.hpp: cards_bind)
 // Each level refines the one above it. A process's depth is its number of
 // levels: 3 when it shares a fast method with nobody (it has TCP only, as in
 // MPICH-G2), 4 with a vendor level, 5 or 6 with the hwloc levels (a process

@@ -272,10 +272,10 @@ TEST_CASE("job request: malformed YAML names file, line, column and what is wron
           "job.yaml:3:12: subjob 0: 'count' must be a positive integer, got '0'");
     CHECK(yaml_error("executable: x\nqueue: short\nsubjobs: [{count: 1}]\n") ==
           "job.yaml:2:1: unknown key 'queue'; expected executable, arguments, environment, directory, account, "
-          "stage, security, network or subjobs");
+          "stage, bind_to, security, network or subjobs");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a/fork\n    cont: 2\n") ==
           "job.yaml:4:5: subjob 0: unknown key 'cont'; expected contact, count, executable, arguments, environment, "
-          "directory, account, stage, site, machine, host or processor_name");
+          "directory, account, stage, bind_to, site, machine, host or processor_name");
     CHECK(yaml_error("subjobs:\n  - contact: a/fork\n    count: 2\n") ==
           "job.yaml:2:5: subjob 0: no 'executable'; give it at the top level or in the subjob");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a/fork\n") ==
@@ -408,4 +408,24 @@ TEST_CASE("job request: a bad network key names the place and what is wrong", "[
           "job.yaml:2:19: 'links' needs 'sites: [A, B]'");
     CHECK(yaml_error("executable: x\nnetwork: {links: [{sites: [A], latency_ms: 5}]}\n" + subjobs) ==
           "job.yaml:2:27: 'sites' must name two sites, e.g. [anl, ncsa]");
+}
+
+TEST_CASE("job request: bind_to sets STRATA_BIND_TO, at the top level or per subjob", "[jobrequest]") {
+    const JobRequest job = yaml("executable: x\n"
+                                "bind_to: socket\n"
+                                "subjobs:\n"
+                                "  - {count: 1}\n"
+                                "  - {count: 2, bind_to: none}\n"
+                                "  - {count: 1, environment: {STRATA_BIND_TO: core}}\n");
+    REQUIRE(job.subjobs.size() == 3);
+    CHECK(job.subjobs[0].environment == std::vector<std::string>{"STRATA_BIND_TO=socket"});
+    CHECK(job.subjobs[1].environment == std::vector<std::string>{"STRATA_BIND_TO=none"});
+    // A subjob's own variable wins.
+    CHECK(job.subjobs[2].environment == std::vector<std::string>{"STRATA_BIND_TO=core"});
+    // Unset: the default rule, nothing in the environment.
+    CHECK(yaml("executable: x\nsubjobs: [{count: 1}]\n").subjobs[0].environment.empty());
+    CHECK(yaml_error("executable: x\nbind_to: cores\nsubjobs: [{count: 1}]\n") ==
+          "job.yaml:2:10: 'bind_to' must be core, socket or none, not 'cores'");
+    CHECK(yaml_error("executable: x\nsubjobs:\n  - {count: 1, bind_to: [core]}\n") ==
+          "job.yaml:3:25: subjob 0: 'bind_to' must be core, socket or none");
 }

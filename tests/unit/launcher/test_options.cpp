@@ -137,3 +137,20 @@ TEST_CASE("options: -jobfile replaces the program, -dumprsl", "[options]") {
     CHECK(error_of({"-jobfile", "j", "prog"}) == "option -jobfile names the program; unexpected 'prog' on the command line");
     CHECK(error_of({"-dumprsl"}) == "no program to run");
 }
+
+TEST_CASE("options: -bind-to and --bind-to take core, socket or none", "[options]") {
+    CHECK(parse({"-bind-to", "core", "p"})->bind_to == "core");
+    CHECK(parse({"--bind-to", "socket", "p"})->bind_to == "socket");
+    CHECK(parse({"-bind-to", "none", "p"})->bind_to == "none");
+    CHECK(parse({"p"})->bind_to.empty());
+    for (const char* bad : {"cores", "", "hwthread", "CORE"}) {
+        INFO(bad);
+        CHECK(error_of({"-bind-to", bad, "p"}) ==
+              std::string("option -bind-to expects core, socket or none, not '") + bad + "'");
+    }
+    CHECK(error_of({"--bind-to", "l3", "p"}) == "option --bind-to expects core, socket or none, not 'l3'");
+    CHECK(error_of({"-bind-to"}) == "option -bind-to needs a value");
+    const std::string usage = strata::launcher::options_usage();
+    CHECK(usage.find("\n  -bind-to WHAT ") != std::string::npos);
+    CHECK(usage.find("also --bind-to") != std::string::npos);
+}

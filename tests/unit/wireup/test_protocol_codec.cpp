@@ -23,6 +23,8 @@ BusinessCard sample_card(int i) {
     c.processor_name = 'p' + std::to_string(i);  // a char, not "p": GCC bug 105329 at -O3
     c.subjob = static_cast<std::uint32_t>(i) * 1000u;
     c.representation = std::string("L\2\4\0\x10", 5);  // bytes, a NUL among them
+    c.bind_cores = i + 1;
+    for (int s = 0; s < i % 3; ++s) c.bind_slots.emplace_back(s, s - 1);
     return c;
 }
 
@@ -160,8 +162,8 @@ TEST_CASE("lengths and counts larger than the payload are rejected", "[wireup]")
     auto p = payload_of(encode(c), Type::checkin);
     // rank, pid, the 32-byte proof, the card's eight empty strings (hostname
     // .. processor_name, representation) and three integers (package, numa,
-    // subjob), then the address count.
-    REQUIRE(p.size() == 4 + 4 + (4 + 32) + 8 * 4 + 3 * 4 + 4);
+    // subjob), then the address count, the bound cores and the slot count.
+    REQUIRE(p.size() == 4 + 4 + (4 + 32) + 8 * 4 + 3 * 4 + 4 + 4 + 4);
     p[88] = 0xff;
     p[89] = 0xff;
     CHECK_FALSE(decode_checkin(p));

@@ -102,6 +102,23 @@ TEST_CASE("hwloc levels below the vendor level, where the binding lies in one ob
     CHECK(t.link_level(0, 3) == kVendor);
 }
 
+TEST_CASE("hwloc levels are per host: package 0 of two hosts one vendor fabric links are two packages") {
+    // A fabric that reaches across hosts (as ofi does); each host has packages 0 and 1.
+    const FastLink fabric = [](const BusinessCard&, const BusinessCard&) { return true; };
+    std::vector<BusinessCard> cards;
+    for (const char* host : {"h1", "h1", "h2", "h2"}) {
+        cards.push_back(card("s", "cluster", host, true));
+        cards.back().package = static_cast<int>(cards.size() - 1) % 2;
+        cards.back().numa = cards.back().package;
+    }
+    const Topology t = Topology::build(cards, fabric);
+    CHECK(colors_at(t, kVendor) == std::vector<int>{0, 0, 0, 0});
+    CHECK(colors_at(t, kPackage) == std::vector<int>{0, 1, 2, 3});
+    CHECK(colors_at(t, kNuma) == std::vector<int>{0, 1, 2, 3});
+    CHECK(t.link_level(0, 2) == kVendor);
+    CHECK(t.link_level(1, 3) == kVendor);
+}
+
 TEST_CASE("the table as text") {
     const std::vector<BusinessCard> cards = {card("A", "", "h", true), card("A", "", "h", true),
                                              card("B", "", "k", false)};

@@ -155,7 +155,7 @@ struct alignas(64) ShmMethod::Segment {
     std::uint64_t ring_bytes;
     std::atomic<std::uint32_t> attached;  // peers that mapped it
     char pad1[44];
-    std::atomic<std::uint32_t> sleeping;  // the owner waits on its doorbell
+    std::atomic<std::uint32_t> sleeping;  // the owner waits on its doorbell; the writer that rings it clears it
     char pad2[60];
 
     std::atomic<std::uint8_t>* cma_ok() { return reinterpret_cast<std::atomic<std::uint8_t>*>(this + 1); }
@@ -388,6 +388,10 @@ void ShmMethod::commit(Peer& p, std::byte* at, std::uint16_t kind, std::size_t b
 }
 
 void ShmMethod::ring_bell(const Peer& p) {
+    // The first writer to see the flag takes it and rings; later ones (and
+    // this one's next records) see a sleeper already being woken. The owner's
+    // sleep_end() drains the bell only when the flag was taken.
+    if (p.seg->sleeping.exchange(0, std::memory_order_seq_cst) == 0) return;
     socklen_t len = 0;
     sockaddr_un a = bell_address(p.name, len);
     const char b = 0;
@@ -853,7 +857,10 @@ bool ShmMethod::sleep_prepare() {
 }
 
 void ShmMethod::sleep_end() {
-    if (mine_ != nullptr) mine_->sleeping.store(0, std::memory_order_relaxed);
+    // Still set: nobody rang, nothing to drain (no system call). Taken: a
+    // writer rang (or is about to; a datagram that lands after the drain
+    // only wakes the next sleep early).
+    if (mine_ == nullptr || mine_->sleeping.exchange(0, std::memory_order_relaxed) != 0) return;
     char buf[64];
     while (::recv(bell_fd_, buf, sizeof buf, MSG_DONTWAIT) > 0) {
     }

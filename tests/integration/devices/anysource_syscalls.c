@@ -1,14 +1,16 @@
 /* anysource_syscalls: a ping-pong whose receives all name MPI_ANY_SOURCE, on
  * a job whose processes share one host (shared memory and self reach every
- * rank; TCP reaches none). check_syscalls.py runs it under strace with 0 and
- * with N rounds and checks that the receives made no polling system call:
- * no method but shared memory and self can deliver anything here.
+ * rank; TCP reaches none). check_syscalls.py runs it under strace and checks
+ * that the rounds, between two getppid() calls that mark them, made no
+ * polling system call: no method but shared memory and self can deliver
+ * anything here.
  *
  * usage: anysource_syscalls ROUNDS (2 ranks)
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 int main(int argc, char **argv)
 {
@@ -23,6 +25,7 @@ int main(int argc, char **argv)
         if (rank == 0) fprintf(stderr, "anysource_syscalls: needs 2 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    (void)getppid(); /* marks the start of the rounds for strace */
     for (i = 0; i < rounds; ++i) {
         if (rank == 0) {
             v = i;
@@ -37,6 +40,7 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
     }
+    (void)getppid(); /* and their end */
     MPI_Finalize();
     return 0;
 }

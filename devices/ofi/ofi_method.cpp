@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "base/knob.hpp"
+#include "devices/ofi/fabric_library.hpp"
 
 namespace strata::dev::ofi {
 
@@ -59,7 +60,13 @@ constexpr int kStageAwaitGo = 1;  // the payload waits for the receiver's go
 constexpr int kStagePayload = 2;  // the payload is to be posted
 constexpr int kStageDone = 3;     // everything posted
 
-std::string err_text(ssize_t rc) { return fi_strerror(static_cast<int>(rc < 0 ? -rc : rc)); }
+// libfabric's text for an error code; the library is loaded (open() did it
+// before any call can fail).
+std::string err_text(ssize_t rc) {
+    const base::Result<const FabricLibrary*> lib = fabric_library();
+    const int code = static_cast<int>(rc < 0 ? -rc : rc);
+    return lib ? (*lib)->strerror(code) : "error " + std::to_string(code);
+}
 
 std::string hex_encode(const std::vector<std::uint8_t>& bytes) {
     static const char digits[] = "0123456789abcdef";
@@ -165,7 +172,10 @@ base::Status OfiMethod::open() {
     const std::string what = "the ofi method (" + std::string(provider_knob.name()) + "=" + provider_ + ")";
     const std::string advice = "; check `fi_info -p '" + provider_ + "' -t FI_EP_RDM -c \"FI_MSG|FI_TAGGED\"`, or leave " +
                                provider_knob.name() + " empty to use the other methods";
-    fi_info* hints = fi_allocinfo();
+    const base::Result<const FabricLibrary*> loaded = fabric_library();
+    if (!loaded) return base::Error{"cannot open " + what + ": " + loaded.error()};
+    const FabricLibrary& lib = **loaded;
+    fi_info* hints = lib.dupinfo(nullptr);  // fi_allocinfo()
     if (hints == nullptr) {
         return base::Error{what + ": fi_allocinfo failed"};
     }
@@ -178,8 +188,8 @@ base::Status OfiMethod::open() {
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
     hints->domain_attr->mr_mode = 0;  // only messages, never registered memory
     hints->fabric_attr->prov_name = strdup(provider_.c_str());
-    int rc = fi_getinfo(FI_VERSION(1, 12), nullptr, nullptr, 0, hints, &info_);
-    fi_freeinfo(hints);
+    int rc = lib.getinfo(FI_VERSION(1, 12), nullptr, nullptr, 0, hints, &info_);
+    lib.freeinfo(hints);
     if (rc != 0 || info_ == nullptr) {
         info_ = nullptr;
         return base::Error{"cannot open " + what +
@@ -192,7 +202,7 @@ base::Status OfiMethod::open() {
         if (code == 0) return {};
         return base::Error{"cannot open " + what + ": " + call + ": " + err_text(code) + advice};
     };
-    if (base::Status s = step(fi_fabric(info_->fabric_attr, &fabric_, nullptr), "fi_fabric"); !s) return s;
+    if (base::Status s = step(lib.fabric(info_->fabric_attr, &fabric_, nullptr), "fi_fabric"); !s) return s;
     if (base::Status s = step(fi_domain(fabric_, info_, &domain_, nullptr), "fi_domain"); !s) return s;
     fi_av_attr av_attr{};
     av_attr.type = FI_AV_TABLE;
@@ -604,7 +614,7 @@ void OfiMethod::completion_error(adi::Upcalls& up) {
     auto* c = static_cast<Ctx*>(e.op_context);
     char prov[256] = "";
     const char* detail = fi_cq_strerror(cq_, e.prov_errno, e.err_data, prov, sizeof prov);
-    std::string why = fi_strerror(e.err);
+    std::string why = err_text(e.err);
     if (detail != nullptr && *detail != '\0') why += std::string(" (") + detail + ")";
     if (c == nullptr) return;
     switch (c->kind) {
@@ -745,7 +755,7 @@ void OfiMethod::shutdown() {
     domain_ = nullptr;
     if (fabric_ != nullptr) fi_close(&fabric_->fid);
     fabric_ = nullptr;
-    if (info_ != nullptr) fi_freeinfo(info_);
+    if (info_ != nullptr) (*fabric_library())->freeinfo(info_);  // info_ came from the loaded library
     info_ = nullptr;
     bounces_.clear();
     bounce_waiting_.clear();

@@ -199,7 +199,7 @@ public:
                 idle = 0;
             } else if ((++idle & 15) == 0) {
                 idle_step(idle);  // every 16th idle pass: time to yield or sleep?
-            } else if (oversubscribed_) {
+            } else if (oversubscribed_ || cpu_shared_) {
                 sched_yield();
             }
         }
@@ -213,6 +213,9 @@ public:
     // Whether this host runs more ranks than it has cores: waiting ranks then
     // yield their core between polls and sleep after 50 us instead of spinning.
     void set_oversubscribed(bool yes);
+    // Waits that found a peer on this process's core (Method::shares_cpu) and
+    // so yielded between polls from then on.
+    std::uint64_t cpu_shared_waits() const { return cpu_shared_waits_; }
     // Extra descriptor to wake on while sleeping (e.g. the launcher's socket).
     void watch_fd(int fd) { extra_fds_.push_back(fd); }
 
@@ -339,6 +342,10 @@ private:
     std::string last_error_;
     std::vector<int> extra_fds_;
     bool oversubscribed_ = false;
+    // A peer last waited on our core (every 16th idle pass asks): yield
+    // between polls. Kept from one wait to the next until asked again.
+    bool cpu_shared_ = false;
+    std::uint64_t cpu_shared_waits_ = 0;
     std::chrono::microseconds spin_limit_{0};
     std::chrono::microseconds yield_after_{0};  // polling this long without an event, yield between polls
     std::chrono::steady_clock::time_point idle_since_;

@@ -783,6 +783,17 @@ bool Engine::transfer_underway() const {
     return false;
 }
 
+bool Engine::cpu_shared() {
+    // Every awaited method hears the core, whatever the first one answers.
+    const int cpu = sched_getcpu();
+    bool shared = false;
+    const std::uint32_t set = poll_set();
+    for (std::size_t i = 0; i < methods_.size(); ++i) {
+        if ((set & (1u << i)) != 0 && methods_[i]->shares_cpu(cpu)) shared = true;
+    }
+    return shared;
+}
+
 void Engine::idle_step(unsigned idle) {
     // Busy-poll for a short while (the answer to a message usually comes within
     // a few microseconds), then sleep until a descriptor wakes us: a spinning
@@ -795,14 +806,8 @@ void Engine::idle_step(unsigned idle) {
         // is busy; spinning there before each yield would cost every answer
         // that spin (three answers per acknowledged broadcast: 21 us instead
         // of 6 on this kind of machine).
-        const int cpu = sched_getcpu();
-        bool shared = false;
-        const std::uint32_t set = poll_set();
-        for (std::size_t i = 0; i < methods_.size(); ++i) {
-            if ((set & (1u << i)) != 0 && methods_[i]->shares_cpu(cpu)) shared = true;
-        }
-        cpu_shared_ = shared;
-        if (shared) ++cpu_shared_waits_;
+        cpu_shared_ = cpu_shared();
+        if (cpu_shared_) ++cpu_shared_waits_;
         return;
     }
     const auto spun = std::chrono::steady_clock::now() - idle_since_;

@@ -263,6 +263,8 @@ private:
     void on_cancel_req(int peer, const Header& h);
     void on_cancel_ack(const Header& h);
     void idle_step(unsigned idle);  // idle: a multiple of 16
+    // Tells the awaited methods this process's core; whether a peer waits there too.
+    bool cpu_shared();
     bool transfer_underway() const;  // a polled method's peer copies our data
     Landing landing_for(Request& r);
     // The methods a request about `world_peer` needs polled (kAnySource:

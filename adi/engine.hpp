@@ -154,7 +154,7 @@ public:
     // (sched_yield), letting the rank it waits for run.
     int progress_test() {
         const int events = progress();
-        if (events == 0 && oversubscribed_) core_yield();
+        if (events == 0 && (oversubscribed_ || cpu_shared_)) core_yield();
         return events;
     }
     // While it lives, progress() also polls what a probe of `world_source`
@@ -212,7 +212,7 @@ public:
                 idle = 0;
             } else if ((++idle & 15) == 0) {
                 idle_step(idle);  // every 16th idle pass: time to yield or sleep?
-            } else if (oversubscribed_) {
+            } else if (oversubscribed_ || cpu_shared_) {
                 core_yield();
             }
         }
@@ -226,6 +226,9 @@ public:
     // Whether this host runs more ranks than it has cores: waiting ranks then
     // yield their core between polls and sleep after 50 us instead of spinning.
     void set_oversubscribed(bool yes);
+    // Waits that found a peer on this process's core (Method::shares_cpu) and
+    // so yielded between polls from then on.
+    std::uint64_t cpu_shared_waits() const { return cpu_shared_waits_; }
     // Extra descriptor to wake on while sleeping (e.g. the launcher's socket).
     void watch_fd(int fd) { extra_fds_.push_back(fd); }
 
@@ -277,6 +280,8 @@ private:
         ++yields_;
         sched_yield();
     }
+    // Tells the awaited methods this process's core; whether a peer waits there too.
+    bool cpu_shared();
     bool transfer_underway() const;  // a polled method's peer copies our data
     Landing landing_for(Request& r);
     // The methods a request about `world_peer` needs polled (kAnySource:
@@ -358,6 +363,10 @@ private:
     bool oversubscribed_ = false;
     std::uint64_t yields_ = 0;
     std::uint64_t sleeps_ = 0;
+    // A peer last waited on our core (every 16th idle pass asks): yield
+    // between polls. Kept from one wait to the next until asked again.
+    bool cpu_shared_ = false;
+    std::uint64_t cpu_shared_waits_ = 0;
     std::chrono::microseconds spin_limit_{0};
     std::chrono::microseconds yield_after_{0};  // polling this long without an event, yield between polls
     std::chrono::steady_clock::time_point idle_since_;

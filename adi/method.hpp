@@ -182,6 +182,13 @@ public:
     // the answer is due within the time that copy takes, so a waiting rank
     // with a core of its own keeps polling instead of going to sleep.
     virtual bool transfer_underway() const { return false; }
+    // This process runs on core `cpu` now (the method tells its peers, where
+    // it can) and whether a peer it reaches said it last waited on that core
+    // too. A process waiting for an answer then hands its core over at every
+    // idle poll, as with more ranks than cores: the peer that must answer may
+    // be queued behind it (a busy machine puts two ranks that are not bound
+    // on one core). Asked every 16th idle pass of a wait; must be cheap.
+    virtual bool shares_cpu(int /*cpu*/) { return false; }
     // Unsent data still queued (MPI_Finalize waits for it to drain).
     virtual bool has_queued_sends() const { return false; }
     // All or nothing: copies header + the `n` bytes at `data` out to `peer` now

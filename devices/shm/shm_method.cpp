@@ -156,7 +156,8 @@ struct alignas(64) ShmMethod::Segment {
     std::atomic<std::uint32_t> attached;  // peers that mapped it
     char pad1[44];
     std::atomic<std::uint32_t> sleeping;  // the owner waits on its doorbell; the writer that rings it clears it
-    char pad2[60];
+    std::atomic<std::uint32_t> cpu;       // 1 + the core the owner last waited on (0: not yet)
+    char pad2[56];
 
     std::atomic<std::uint8_t>* cma_ok() { return reinterpret_cast<std::atomic<std::uint8_t>*>(this + 1); }
     static std::size_t rings_offset(std::size_t nlocal) { return sizeof(Segment) + (nlocal + 63) / 64 * 64; }
@@ -854,6 +855,17 @@ bool ShmMethod::sleep_prepare() {
     }
     if (work) mine_->sleeping.store(0, std::memory_order_relaxed);
     return !work;
+}
+
+bool ShmMethod::shares_cpu(int cpu) {
+    if (mine_ == nullptr || cpu < 0) return false;
+    const auto mark = static_cast<std::uint32_t>(cpu) + 1;
+    // Peers read this line at every send (the sleeping flag): write it only
+    // when the core changed.
+    if (mine_->cpu.load(std::memory_order_relaxed) != mark) mine_->cpu.store(mark, std::memory_order_relaxed);
+    bool shared = false;
+    for (const Peer& p : peers_) shared = shared || p.seg->cpu.load(std::memory_order_relaxed) == mark;
+    return shared;
 }
 
 void ShmMethod::sleep_end() {

@@ -66,6 +66,7 @@ public:
     bool send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) override;
     bool has_queued_sends() const override { return queued_peers_ > 0 || cma_pending_ > 0; }
     bool transfer_underway() const override { return cma_pending_ > 0; }
+    bool shares_cpu(int cpu) override;
     void shutdown() override;
 
     // Whether payloads from world rank `peer` arrive by cross-memory attach

@@ -9,7 +9,9 @@
  *   bcast      the message the root broadcasts (size MPI_BYTEs).
  *   allreduce  the vector each rank contributes and gets back: size / 8
  *              MPI_DOUBLEs summed with MPI_SUM (sizes are rounded down to a
- *              multiple of 8; 8 B is one double).
+ *              multiple of 8; 8 B is one double; sizes under 8 B are skipped:
+ *              no call, no line, so a list from 1 B times Bcast at every size
+ *              and Allreduce from one double up).
  *   alltoall   the block each rank sends to each rank (itself included):
  *              every rank sends and receives nprocs * size bytes per call.
  *
@@ -355,8 +357,11 @@ int main(int argc, char **argv)
                                                   : min_reps;
             for (int i = 0; i < opt.nsizes; i++) {
                 long size = opt.sizes[i];
-                if (ctx.kind == COLL_ALLREDUCE)
+                if (ctx.kind == COLL_ALLREDUCE) {
+                    if (size < (long)sizeof(double))
+                        continue; /* less than one double: nothing to reduce */
                     size = (long)doubles_of(size) * (long)sizeof(double);
+                }
                 coll_verify(&ctx, size);
                 bench_measure(&opt, size, 1.0, coll_run, &ctx);
             }

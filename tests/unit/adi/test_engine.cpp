@@ -34,7 +34,14 @@ public:
     SendStatus send(int peer, const Header& h, std::span<const iovec> data, std::uint64_t token) override;
     int poll(Upcalls& up) override;
     bool busy() const override;
+    bool shares_cpu(int cpu) override {
+        cpu_told = cpu;
+        return shared_cpu;
+    }
 
+    int delay_polls = 0;      // polls that find nothing before the wire delivers again
+    bool shared_cpu = false;  // what shares_cpu answers
+    int cpu_told = -2;        // the core shares_cpu was last told
     bool whole = false;                    // deliver through on_packet (all of a packet at once)
     bool hold_sends = false;               // complete data sends only on release()
     std::deque<std::uint64_t> held;        // tokens of held sends
@@ -78,6 +85,10 @@ SendStatus PairMethod::send(int peer, const Header& h, std::span<const iovec> da
 }
 
 int PairMethod::poll(Upcalls& up) {
+    if (delay_polls > 0) {
+        --delay_polls;
+        return 0;
+    }
     int n = 0;
     auto& q = wire_.to[me_];
     while (!q.empty()) {
@@ -804,4 +815,39 @@ TEST_CASE("a test that finds nothing gives the core away only on an oversubscrib
     CHECK(e.yields() == 10);
     e.cancel(*r);
     e.request_destroy(r);
+}
+
+TEST_CASE("a wait that idles asks whether a peer runs on this core, and counts the waits that found one") {
+    Pair p(1024, false);
+    auto out = iota(4, 1);
+    std::vector<int> in(4, 0);
+    // An answer that comes soon: no idle step, nobody asked.
+    Request* r = p.recv(1, 0, 1, in);
+    Request* s = p.send(0, 1, out);
+    p.e[1]->wait_one(*r, 0);
+    CHECK(r->complete());
+    CHECK(p.m[1]->cpu_told == -2);
+    // One that takes 40 idle passes: asked at the 16th, with this process's core.
+    p.m[1]->delay_polls = 40;
+    Request* r2 = p.recv(1, 0, 2, in);
+    Request* s2 = p.send(0, 2, out);
+    p.e[1]->wait_one(*r2, 0);
+    CHECK(r2->complete());
+    CHECK(p.m[1]->cpu_told >= 0);
+    CHECK(p.e[1]->cpu_shared_waits() == 0);
+    // The peer says it runs there too: counted once per wait.
+    p.m[1]->shared_cpu = true;
+    for (int tag = 3; tag < 5; ++tag) {
+        p.m[1]->delay_polls = 40;
+        Request* rr = p.recv(1, 0, tag, in);
+        Request* ss = p.send(0, tag, out);
+        p.e[1]->wait_one(*rr, 0);
+        CHECK(rr->complete());
+        CHECK(in == out);
+        p.e[1]->request_destroy(rr);
+        p.e[0]->request_destroy(ss);
+    }
+    CHECK(p.e[1]->cpu_shared_waits() == 2);
+    for (Request* x : {r, r2}) p.e[1]->request_destroy(x);
+    for (Request* x : {s, s2}) p.e[0]->request_destroy(x);
 }

@@ -468,6 +468,16 @@ TEST_CASE("shm: a sleeping receiver's doorbell rings when a packet arrives") {
     CHECK(w.in(0).sent == std::vector<std::uint64_t>{99});
 }
 
+TEST_CASE("shm: each process tells its peers the core it waits on, and learns whether one waited there") {
+    World w({"h1", "h1", "h1"});
+    CHECK_FALSE(w.at(0).shares_cpu(3));  // nobody said anything yet
+    CHECK(w.at(1).shares_cpu(3));        // 0 waited on core 3
+    CHECK_FALSE(w.at(2).shares_cpu(5));  // 0 and 1 on 3
+    CHECK(w.at(0).shares_cpu(5));        // 2 on 5
+    CHECK_FALSE(w.at(0).shares_cpu(-1)); // core unknown: no answer, nothing said
+    CHECK(w.at(1).shares_cpu(5));        // 0 and 2 on 5 (0 kept what it said)
+}
+
 TEST_CASE("shm: shutdown leaves nothing in /dev/shm") {
     {
         World w({"h1", "h1", "h1"});

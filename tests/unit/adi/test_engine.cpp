@@ -9,6 +9,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <numeric>
 
@@ -592,6 +593,22 @@ private:
     Capabilities caps_;
 };
 
+struct Counting {
+    const char* name;
+    int peer;  // the world rank it reaches (-1: none)
+    int cost;  // Capabilities::poll_cost
+};
+
+// An engine over CountingMethods, connected as rank 0 of `ranks`.
+std::unique_ptr<Engine> counting_engine(std::initializer_list<Counting> methods, std::size_t ranks) {
+    std::vector<std::unique_ptr<Method>> v;
+    for (const Counting& m : methods) v.push_back(std::make_unique<CountingMethod>(m.name, m.peer, m.cost));
+    auto e = std::make_unique<Engine>(std::move(v));
+    std::vector<wireup::BusinessCard> cards(ranks);
+    REQUIRE(e->connect_world(World{cards, {}, 0}));
+    return e;
+}
+
 // A receive from world rank `source` (or kAnySource among the processes
 // `from_methods` reach, 0: all) into `buf`, posted on `e`.
 Request* post_recv(Engine& e, int source, std::vector<std::byte>& buf, std::uint32_t from_methods = 0) {
@@ -676,14 +693,8 @@ TEST_CASE("selective polling: MPI_ANY_SOURCE polls only the methods that reach i
     // Ranks 0 (self) and 1 (cheap) form the communicator; rank 2 is reached
     // by the costly method only, and a method reaching nobody ("idle", like
     // TCP in a job on one host) must never be polled at all.
-    std::vector<std::unique_ptr<Method>> v;
-    v.push_back(std::make_unique<CountingMethod>("self", 0, 1));
-    v.push_back(std::make_unique<CountingMethod>("cheap", 1, 1));
-    v.push_back(std::make_unique<CountingMethod>("idle", -1, 100));
-    v.push_back(std::make_unique<CountingMethod>("costly", 2, 100));
-    Engine e(std::move(v));
-    std::vector<wireup::BusinessCard> cards(3);
-    REQUIRE(e.connect_world(World{cards, {}, 0}));
+    const auto engine = counting_engine({{"self", 0, 1}, {"cheap", 1, 1}, {"idle", -1, 100}, {"costly", 2, 100}}, 3);
+    Engine& e = *engine;
     auto polls = [&](std::size_t i) { return e.poll_counts()[i].second; };
     const std::vector<int> comm{0, 1};
     const std::uint32_t from = e.methods_reaching(comm);
@@ -727,12 +738,8 @@ TEST_CASE("selective polling: MPI_ANY_SOURCE polls only the methods that reach i
 TEST_CASE("selective polling: with every peer behind the costly method, MPI_ANY_SOURCE polls it on every pass") {
     // Self is as cheap as shared memory but carries only our own messages: it
     // must not make the costly method wait skip-poll passes.
-    std::vector<std::unique_ptr<Method>> v;
-    v.push_back(std::make_unique<CountingMethod>("self", 0, 1));
-    v.push_back(std::make_unique<CountingMethod>("costly", 1, 100));
-    Engine e(std::move(v));
-    std::vector<wireup::BusinessCard> cards(2);
-    REQUIRE(e.connect_world(World{cards, {}, 0}));
+    const auto engine = counting_engine({{"self", 0, 1}, {"costly", 1, 100}}, 2);
+    Engine& e = *engine;
     std::vector<std::byte> a(8);
     Request* r = post_recv(e, kAnySource, a);
     for (int i = 0; i < 40; ++i) e.progress();
@@ -797,12 +804,8 @@ TEST_CASE("wait_one: a lone request polls its peer until it completes; with othe
 }
 
 TEST_CASE("a test that finds nothing gives the core away only on an oversubscribed host") {
-    std::vector<std::unique_ptr<Method>> v;
-    v.push_back(std::make_unique<CountingMethod>("self", 0, 1));
-    v.push_back(std::make_unique<CountingMethod>("cheap", 1, 1));
-    Engine e(std::move(v));
-    std::vector<wireup::BusinessCard> cards(2);
-    REQUIRE(e.connect_world(World{cards, {}, 0}));
+    const auto engine = counting_engine({{"self", 0, 1}, {"cheap", 1, 1}}, 2);
+    Engine& e = *engine;
     std::vector<std::byte> a(8);
     Request* r = post_recv(e, 1, a);
     for (int i = 0; i < 10; ++i) CHECK(e.progress_test() == 0);

@@ -59,7 +59,8 @@ struct RecvArgs {
     Buffer data;
     // For kAnySource: the methods that reach the processes the receive may
     // match (Engine::methods_reaching of the communicator's group), the only
-    // ones it makes the engine poll; 0 means every method.
+    // ones it makes the engine poll; 0 means every method that reaches some
+    // process.
     std::uint32_t from_methods = 0;
 };
 
@@ -150,8 +151,9 @@ public:
     int progress();
     // progress() for a call that polls without waiting (MPI_Test*, MPI_Iprobe):
     // an application that spins on it holds its core, so on a host with more
-    // ranks than cores a pass that found nothing gives the core away
-    // (sched_yield), letting the rank it waits for run.
+    // ranks than cores (or beside a peer on the same core) a pass that found
+    // nothing gives the core away (sched_yield), letting the rank it waits
+    // for run.
     int progress_test() {
         const int events = progress();
         if (events == 0 && (oversubscribed_ || cpu_shared_)) core_yield();
@@ -285,7 +287,7 @@ private:
     bool transfer_underway() const;  // a polled method's peer copies our data
     Landing landing_for(Request& r);
     // The methods a request about `world_peer` needs polled (kAnySource:
-    // `from_methods`, 0 meaning all).
+    // `from_methods`, 0 meaning every method that reaches some process).
     std::uint32_t need_of(int world_peer, std::uint32_t from_methods = 0) const {
         if (world_peer != kAnySource) return 1u << route_[static_cast<std::size_t>(world_peer)];
         return from_methods != 0 ? from_methods : reaching_mask_;

@@ -1,6 +1,7 @@
 #include "wireup/placement.hpp"
 
 #include <hwloc.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -143,12 +144,31 @@ base::Status placement_fill(BusinessCard& card, int subjob) {
     return hwloc_fill(card, *mode);
 }
 
+namespace {
+
+// The CPUs of this process's affinity (taskset, a Slurm cgroup), or 0.
+int affinity_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+}
+
+}  // namespace
+
 base::Result<BindChoice> placement_bind(std::vector<BusinessCard>& cards, int rank) {
     const base::Result<BindTo> mode = bind_to_setting();
     if (!mode) return mode.failure();
     const LocalPosition at = local_position(cards, rank);
     cards_bind(cards);
     if (*mode == BindTo::none) return binding_choose(*mode, {}, at.count, at.index);
+    // More ranks here than CPUs this process may run on: never bound, and no
+    // need to read the machine with hwloc (milliseconds per process).
+    if (const int cpus = affinity_cpus(); cpus > 0 && !binding_fits(at.count, cpus)) {
+        BindChoice c;
+        c.text = "not bound: " + std::to_string(at.count) + " ranks on " + std::to_string(cpus) + " allowed CPU" +
+                 (cpus == 1 ? "" : "s");
+        return c;
+    }
     base::Result<Machine> m = machine_read("cannot bind");
     BindChoice choice;
     if (m) choice = binding_choose(*mode, cores_allowed(*m), at.count, at.index);

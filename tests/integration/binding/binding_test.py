@@ -101,7 +101,9 @@ def default_oversubscribed(ctx, a):
         r = ctx.run(["-v", *extra, "-np", str(np), a.program])
         expect_code(r, 0)
         expect_unbound(r, np)
-        want = f"not bound: {np} ranks on {len(allowed())} allowed core" + ("s" if len(allowed()) > 1 else "")
+        # More ranks than even the CPUs of the affinity: the rank never reads the
+        # machine's cores, and says so in CPUs.
+        want = f"not bound: {np} ranks on {len(allowed())} allowed CPU" + ("s" if len(allowed()) > 1 else "")
         check(bindings(r) == {k: want for k in range(np)}, f"mpirun -v says '{want}': {bindings(r)}", r)
     expect_nobody_left(ctx)
 

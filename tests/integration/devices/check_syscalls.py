@@ -48,6 +48,8 @@ os.chmod(wrapper, 0o755)
 env = dict(os.environ)
 for k in ("STRATA_OFI_PROVIDER", "STRATA_EXCLUDE_METHODS"):
     env.pop(k, None)
+# In a sanitized build: LeakSanitizer cannot run under ptrace (strace).
+env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "detect_leaks=0"]))
 p = subprocess.run([mpirun, "-np", "2", wrapper, program, str(ROUNDS)], env=env, capture_output=True, text=True,
                    timeout=300)
 if p.returncode != 0:

@@ -29,6 +29,13 @@ Hierarchy grid() {
 
 }  // namespace
 
+TEST_CASE("the allocation counter counts", "[plans]") {
+    const std::uint64_t before = allocations();
+    auto held = std::make_unique<std::vector<int>>(100, 1);
+    CHECK(allocations() >= before + 2);  // the vector object and its elements
+    CHECK(held->size() == 100);
+}
+
 TEST_CASE("a hierarchy's stage plans are made once per root; repeating one allocates nothing", "[plans]") {
     const Hierarchy h = grid();
     for (int rank : {0, 1, 4, 6}) {
@@ -70,11 +77,16 @@ TEST_CASE("a stage group on a communicator's group copies nothing; under another
     }
     CHECK(allocations() == before);
     // A stage's group is not a communicator's: a group made under it maps
-    // through it (and may allocate to do so).
+    // its members (ranks of that group) through it, and may allocate to do so.
     const StageGroup outer(comm, stages[0]);
-    const StageGroup inner(outer.group(), stages[0]);
-    for (int i = 0; i < inner.group().size(); ++i) {
-        const int r = stages[0].members[static_cast<std::size_t>(i)];
+    REQUIRE(outer.group().size() >= 2);
+    Stage nested;
+    nested.members = {outer.group().size() - 1, 0};
+    nested.world = {99, 98};  // not used: the parent is no communicator's group
+    const StageGroup inner(outer.group(), nested);
+    REQUIRE(inner.group().size() == 2);
+    for (int i = 0; i < 2; ++i) {
+        const int r = nested.members[static_cast<std::size_t>(i)];
         CHECK(inner.group().world[static_cast<std::size_t>(i)] == outer.group().world[static_cast<std::size_t>(r)]);
         CHECK(inner.group().envelope_rank(i) == outer.group().envelope_rank(r));
     }

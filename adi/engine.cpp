@@ -687,7 +687,7 @@ void Engine::wait_one(Request& r, int world_peer) {
             idle = 0;
         } else if ((++idle & 15) == 0) {
             idle_step(idle);  // time to yield or sleep?
-        } else if (oversubscribed_ || cpu_shared_) {
+        } else if (yield_each_pass()) {
             core_yield();
         }
     }

@@ -156,7 +156,7 @@ public:
     // for run.
     int progress_test() {
         const int events = progress();
-        if (events == 0 && (oversubscribed_ || cpu_shared_)) core_yield();
+        if (events == 0 && yield_each_pass()) core_yield();
         return events;
     }
     // While it lives, progress() also polls what a probe of `world_source`
@@ -214,7 +214,7 @@ public:
                 idle = 0;
             } else if ((++idle & 15) == 0) {
                 idle_step(idle);  // every 16th idle pass: time to yield or sleep?
-            } else if (oversubscribed_ || cpu_shared_) {
+            } else if (yield_each_pass()) {
                 core_yield();
             }
         }
@@ -278,6 +278,9 @@ private:
     void on_cancel_req(int peer, const Header& h);
     void on_cancel_ack(const Header& h);
     void idle_step(unsigned idle);  // idle: a multiple of 16
+    // Whether a waiting rank gives its core away after every idle pass: its
+    // host runs more ranks than cores, or a peer last waited on its core.
+    bool yield_each_pass() const { return oversubscribed_ || cpu_shared_; }
     void core_yield() {
         ++yields_;
         sched_yield();

@@ -1,5 +1,4 @@
 // MPI_Init / MPI_Finalize and the rest of the environment.
-#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,11 +61,6 @@ const base::KnobInt verbose{"STRATA_VERBOSE", 0,
                             "rank 0 the topology table (mpirun -v sets it)"};
 
 // Before the runtime exists there is no error handler: report and leave.
-long cores_available() {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-    return sysconf(_SC_NPROCESSORS_ONLN);
-}
 
 // The message goes to stderr, which mpirun forwards; mpirun then reports the
 // exit and ends the job.
@@ -174,7 +168,7 @@ int init(const char* fn) {
     world.rank = r->world_rank;
     wireup::Release release;
     // Before binding narrows the affinity to one core.
-    const long cores = cores_available();
+    const long cores = wireup::affinity_cpus();
     if (client) {
         base::Result<wireup::Release> released = client->checkin(card);
         if (!released) init_failed(r->world_rank, released.error());

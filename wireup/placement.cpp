@@ -144,16 +144,12 @@ base::Status placement_fill(BusinessCard& card, int subjob) {
     return hwloc_fill(card, *mode);
 }
 
-namespace {
-
-// The CPUs of this process's affinity (taskset, a Slurm cgroup), or 0.
 int affinity_cpus() {
     cpu_set_t set;
     CPU_ZERO(&set);
-    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    return static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
 }
-
-}  // namespace
 
 base::Result<BindChoice> placement_bind(std::vector<BusinessCard>& cards, int rank) {
     const base::Result<BindTo> mode = bind_to_setting();

@@ -20,6 +20,11 @@ namespace strata::wireup {
 // STRATA_BIND_TO.
 base::Status placement_fill(BusinessCard& card, int subjob);
 
+// The CPUs this process may run on (its affinity: taskset, a Slurm cgroup;
+// the online CPUs when it cannot be read): what decides whether its host is
+// oversubscribed.
+int affinity_cpus();
+
 // After the Release, before any method connects: binds this process (world
 // rank `rank`) as STRATA_BIND_TO and the default rule say, choosing with
 // binding_choose among the cores it may use (hwloc's allowed set and its

@@ -172,11 +172,9 @@ private:
 
     base::Status pattern_compile(Member& m) {
         if (!member_is_pattern(m.text)) return {};
-        try {
-            m.re.emplace(m.text, std::regex::ECMAScript);
-        } catch (const std::regex_error& e) {
-            return fail(m.line, "'" + m.text + "' is not a regular expression: " + e.what());
-        }
+        auto re = Pattern::compile(m.text);
+        if (!re) return fail(m.line, "'" + m.text + "' is not a usable regular expression: " + re.failure().text);
+        m.re = std::move(*re);
         return {};
     }
 
@@ -185,7 +183,7 @@ private:
     base::Status in_parent(const Member& m, const Definition& parent) {
         if (m.re) return {};
         for (const Member& p : parent.members) {
-            if (p.re ? std::regex_match(m.text, *p.re) : p.text == m.text) return {};
+            if (p.re ? p.re->match(m.text) : p.text == m.text) return {};
         }
         return fail(m.line, "processor '" + m.text + "' is not in the parent comm '" + parent.name + "' (line " +
                                 std::to_string(parent.line) + ")");

@@ -22,10 +22,10 @@
 #pragma once
 
 #include "base/result.hpp"
+#include "commfile/pattern.hpp"
 
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -33,7 +33,7 @@ namespace strata::commfile {
 
 struct Member {
     std::string text;              // a processor name, or a regular expression
-    std::optional<std::regex> re;  // set when `text` is a regular expression
+    std::optional<Pattern> re;     // set when `text` is a regular expression
     int key = -1;                  // the rank its first process takes, or -1
     int line = 0;
 };

@@ -106,7 +106,7 @@ private:
         std::map<std::string, std::vector<int>> matched;  // alphabetical order of the names
         for (int r : domain) {
             const std::string& n = names_[static_cast<std::size_t>(r)];
-            if (std::regex_match(n, *m.re)) matched[n].push_back(r);
+            if (m.re->match(n)) matched[n].push_back(r);
         }
         for (const auto& [name, ranks] : matched) out.insert(out.end(), ranks.begin(), ranks.end());
         return out;

@@ -13,7 +13,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
     if (auto file = strata::commfile::parse(text, "fuzz.xml")) {
-        strata::commfile::resolve(*file, {"p4-01", "p4-01", "p4-02", "pd-01", "pd-02", "a", ""});
+        strata::commfile::resolve(*file, {"p4-01", "p4-01", "p4-02", "pd-01", "pd-02", "a", "", std::string(40, '4').insert(0, "p") + "x"});
     }
     // Lines of the input as "site machine processor" places.
     std::vector<strata::commfile::Place> places;

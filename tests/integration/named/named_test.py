@@ -201,7 +201,10 @@ BAD_FILES = [
      r"bad\.xml:4: malformed XML"),
     ("bad.yaml", "comms:\n  - name: A\n    processors: [x]\n    colour: 2\n", r"bad\.yaml:4: unknown key 'colour'"),
     ("regex.xml", "<communicators>\n<comm name='A'><processor>p[4-</processor></comm>\n</communicators>\n",
-     r"regex\.xml:2: 'p\[4-' is not a regular expression"),
+     r"regex\.xml:2: 'p\[4-' is not a usable regular expression: '\[' is not closed \(at character 2\)"),
+    # ECMAScript has no "4**"; std::regex took it and backtracked for minutes.
+    ("stars.yaml", "comms:\n  - name: PINK\n    processors: [\"p4****-0[12]\"]\n",
+     r"stars\.yaml:3: 'p4\*\*\*\*-0\[12\]' is not a usable regular expression: nothing to repeat before '\*'"),
     ("sub.xml", "<communicators>\n<comm name='A'><processor>a</processor>\n"
                 "<comm name='B'><processor>b</processor></comm></comm>\n</communicators>\n",
      r"sub\.xml:3: processor 'b' is not in the parent comm 'A' \(line 2\)"),
@@ -224,7 +227,7 @@ def errors(ctx, a):
     path = ctx.file("env.xml", BAD_FILES[2][1])
     r = ctx.run(["-jobfile", job_file(ctx, a.api, extra=f"environment: {{STRATA_COMM_FILE: {path}}}\n")])
     check(r.returncode != 0, "a malformed STRATA_COMM_FILE fails the job", r)
-    expect_stderr(r, r"^strata: rank \d+: MPI_Init failed: .*env\.xml:2: 'p\[4-' is not a regular expression")
+    expect_stderr(r, r"^strata: rank \d+: MPI_Init failed: .*env\.xml:2: 'p\[4-' is not a usable regular expression")
     # MPIX_NAMED_MINE on a name whose communicators share a process: every
     # process raises the same error (the fatal handler ends the job).
     path = ctx.file("overlap.xml", "<communicators>\n<comm name='X'><processor>p4-01</processor></comm>\n"
@@ -244,6 +247,20 @@ def errors(ctx, a):
     expect_nobody_left(ctx)
 
 
+def patterns(ctx, a):
+    """A pattern that makes a backtracking matcher take exponential time, on a
+    name it almost matches: the communicator is built at once (patterns are
+    matched in time linear in the name)."""
+    stars = "p4" + "(4*)*" * 40 + "-0[12]"
+    near = "p" + "4" * 38 + "x"
+    layout = (f"subjobs:\n  - {{count: 1, processor_name: p{'4' * 50}-01}}\n"
+              f"  - {{count: 1, processor_name: {near}}}\n")
+    path = ctx.file("stars.yaml", f"comms:\n  - name: PINK\n    processors: [\"{stars}\"]\n")
+    r = ctx.run(["-commfile", path, "-jobfile", job_file(ctx, a.api, layout=layout)])
+    check_api(r, {"PINK": [[0]]}, 2)
+    expect_nobody_left(ctx)
+
+
 SCENARIOS = {
     "api_xml": api("xml"),
     "api_yaml": api("yaml"),
@@ -251,6 +268,7 @@ SCENARIOS = {
     "environment": environment,
     "gencomm": gencomm,
     "errors": errors,
+    "patterns": patterns,
 }
 
 if __name__ == "__main__":

@@ -388,7 +388,7 @@ TEST_CASE("a regular expression that does not compile is an error", "[commfile][
       - "node[0-9"
 )",
                                           "e.yaml");
-    CHECK_THAT(error, StartsWith("e.yaml:5: ") && Contains("'node[0-9' is not a regular expression"));
+    CHECK_THAT(error, StartsWith("e.yaml:5: ") && Contains("'node[0-9' is not a usable regular expression: '[' is not closed"));
 }
 
 TEST_CASE("intercomm sides with different parents are an error", "[commfile][errors]") {

@@ -131,8 +131,9 @@ base::Error failure_of(adi::Error e) {
 }
 
 // The link between this process and `peer` (group ranks), measured together
-// with it; both sides return the figures.
-base::Result<Link> measure_link(const Group& g, int peer, bool first, const MeasureOptions& o) {
+// with it; both sides return the figures. A failed message is also left in
+// `failure`.
+base::Result<Link> measure_link(const Group& g, int peer, bool first, const MeasureOptions& o, adi::Error& failure) {
     Pair pair(g, peer, first, o.sizes.back());
     const std::size_t eager = g.engine.eager_limit_to(g.world[static_cast<std::size_t>(peer)]);
     std::vector<Curve::Point> os, orecv, gaps;
@@ -150,7 +151,10 @@ base::Result<Link> measure_link(const Group& g, int peer, bool first, const Meas
         os.emplace_back(m, send);
         orecv.emplace_back(m, recv);
     }
-    if (!ok) return failure_of(pair.error());
+    if (!ok) {
+        failure = pair.error();
+        return failure_of(failure);
+    }
     // Above the eager limit, or(m) follows the sizes measured below it.
     std::vector<Curve::Point> measured;
     for (const Curve::Point& pt : orecv) {
@@ -244,18 +248,37 @@ Layout layout_of(const adi::World& world) {
 }
 
 base::Result<Params> measure(const Group& g, const Layout& where, const MeasureOptions& o) {
+    // A site label is one word of the parameter text (and the same on every
+    // process, so every process refuses it alike).
+    for (const std::string& site : where.sites) {
+        if (site.empty() || site.find_first_of(" \t\r\n#") != std::string::npos) {
+            return base::Error{"the site label '" + site +
+                               "' cannot be written in a parameter file: it must be one word without '#'"};
+        }
+    }
     const std::vector<Job> jobs = pairs_of(where.sites, where.machines);
     if (jobs.empty()) return base::Error{"one process at one site: there is no link to measure"};
     Params mine;  // rank 0's
     mine.set_sizes(o.sizes);
+    // A failed message ends this process's part (the job is failing); any
+    // other failure is kept until every process has taken its part, then
+    // every process returns the first one, so none is left waiting.
     adi::Error failure = adi::Error::none;
+    std::string local;
+    const auto keep = [&local](std::string what) {
+        if (local.empty()) local = std::move(what);
+    };
     for (const Job& job : jobs) {
         if (failure == adi::Error::none) failure = barrier(g);
         Link link;
         if (failure == adi::Error::none && (g.rank == job.a || g.rank == job.b)) {
-            base::Result<Link> measured = measure_link(g, g.rank == job.a ? job.b : job.a, g.rank == job.a, o);
-            if (!measured.ok()) return std::move(measured).failure();
-            link = std::move(*measured);
+            base::Result<Link> measured =
+                measure_link(g, g.rank == job.a ? job.b : job.a, g.rank == job.a, o, failure);
+            if (measured.ok()) {
+                link = std::move(*measured);
+            } else {
+                keep(measured.error());
+            }
         }
         // The first side hands its figures to rank 0 as the text of one link.
         if (failure == adi::Error::none && g.rank == job.a && job.a != 0) {
@@ -268,22 +291,38 @@ base::Result<Params> measure(const Group& g, const Layout& where, const MeasureO
             std::string text;
             failure = text_receive(g, job.a, text);
             if (failure == adi::Error::none) {
-                std::string from = "rank ";
-                from += std::to_string(job.a);
-                base::Result<Params> one = Params::parse(text, from);
-                if (!one.ok()) return std::move(one).failure();
-                link = *one->link(job.site_a, job.site_b);
+                base::Result<Params> one = Params::parse(text, "rank " + std::to_string(job.a));
+                const Link* got = one.ok() ? one->link(job.site_a, job.site_b) : nullptr;
+                if (got != nullptr) {
+                    link = *got;
+                } else {
+                    keep(one.ok() ? "rank " + std::to_string(job.a) + " sent no link " + job.site_a + " " + job.site_b
+                                  : one.error());
+                }
             }
         }
         if (g.rank == 0) mine.set(job.site_a, job.site_b, link);
     }
-    // Every process reads rank 0's text, so every process has the same figures.
-    std::string text = g.rank == 0 ? mine.text() : std::string();
+    // Rank 0 learns every process's failure, if any; then every process
+    // reads rank 0's text: the parameters, or "!" and the first failure.
+    if (g.rank == 0) {
+        std::string first = local.empty() ? std::string() : "rank 0: " + local;
+        for (int r = 1; r < g.size() && failure == adi::Error::none; ++r) {
+            std::string theirs;
+            failure = text_receive(g, r, theirs);
+            if (first.empty() && !theirs.empty()) first = "rank " + std::to_string(r) + ": " + theirs;
+        }
+        local = first;
+    } else if (failure == adi::Error::none) {
+        failure = text_send(g, 0, local);
+    }
+    std::string text = g.rank != 0 ? std::string() : local.empty() ? mine.text() : "!" + local;
     wire::U64 n = wire::u64(text.size());
     if (failure == adi::Error::none) failure = bcast(g, n.data(), n.size(), 0);
     text.resize(wire::u64_of(n));
     if (failure == adi::Error::none) failure = bcast(g, text.data(), text.size(), 0);
     if (failure != adi::Error::none) return failure_of(failure);
+    if (text.starts_with('!')) return base::Error{text.substr(1)};
     return Params::parse(text, "the measured parameters");
 }
 

@@ -12,7 +12,7 @@ import os
 import sys
 
 from strata_test.coll_grid import GRID, PROCESSES
-from strata_test.harness import check, expect_code, expect_nobody_left, program_main
+from strata_test.harness import check, expect_code, expect_nobody_left, expect_stderr, program_main
 
 OPERATIONS = ("barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv",
               "alltoall", "alltoallv", "reduce", "allreduce", "reduce_scatter", "scan")
@@ -134,6 +134,17 @@ def plogp(ctx, a):
                  "link C C eager"):
         check(line in r.stderr, f"STRATA_PLOGP=measure: rank 0 shows '{line}'", r)
     check(f"coll_segmented: ok ({PROCESSES} processes)" in r.stdout, "coll_segmented checked itself", r)
+    expect_nobody_left(ctx)
+    # A site label the parameter text cannot hold, at a site whose first
+    # process is not rank 0: every process refuses it before measuring (rank
+    # 0 used to fail alone, reading rank 1's text).
+    text = f"executable: {programs(a, 'coll_segmented')[0]}\narguments: [{ctx.marker}]\n"
+    text += "environment: {STRATA_PLOGP: measure}\nsubjobs:\n  - {count: 1, site: X}\n"
+    text += "  - {count: 1, site: 'A B'}\n  - {count: 1, site: C}\n"
+    r = ctx.run(["-jobfile", ctx.file("job.yaml", text)])
+    expect_stderr(r, r"^strata: rank \d: MPI_Init failed: STRATA_PLOGP=measure: the site label 'A B' cannot be "
+                     r"written in a parameter file: it must be one word without '#'$")
+    check(r.returncode != 0 and "is not latency" not in r.stderr, "a site label of two words stops the measurement", r)
     expect_nobody_left(ctx)
     missing = os.path.join(os.path.dirname(params), "no-such-plogp.txt")
     partial = ctx.file("partial.txt", "\n".join(PLOGP.splitlines()[:5]) + "\n")

@@ -3,13 +3,14 @@
 // its arguments, calls dims_fill and turns a DimsError into MPI_ERR_DIMS.
 //
 // MPI asks for free dimensions "as close to each other as possible", in
-// non-increasing order. Strata reads that as: of all ways to write the
-// nodes as a product of the free dimensions in non-increasing order, the
-// lexicographically smallest. The largest dimension is as small as it can
-// be, then the second largest, and so on. MPICH minimises largest minus
-// smallest instead; the two agree for every nnodes below 3600 and up to 6
-// dimensions, and differ rarely after that (4620 over 3 gives 21x20x11 here,
-// 22x15x14 there).
+// non-increasing order. Strata decides as MPICH does: of all ways to write
+// the nodes as a product of the free dimensions in non-increasing order, the
+// one whose largest and smallest dimensions differ least; among those, the
+// one with the largest smallest dimension; among those, the
+// lexicographically smallest (the second largest dimension as small as it
+// can be, then the third, ...). So 5040 over 3 is 21x16x15 (20x18x14 differs
+// by as much but has a smaller smallest), as in MPICH; tests/unit/mpi holds
+// MPICH 4.0.2's answers to compare with.
 //
 // Both functions take about a millisecond at most for any int: the work
 // is bounded by the divisor count of nnodes (at most 1600), not by ndims.

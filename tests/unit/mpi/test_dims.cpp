@@ -1,13 +1,17 @@
-// MPI_Dims_create's arithmetic: dims_balance against a brute force that
-// applies the criterion of mpi/dims.hpp literally (the lexicographically
-// smallest of all non-increasing factorisations), dims_fill's fixed entries
-// and errors, and time bounds on inputs that an exponential search cannot
-// meet (MPI test suites use them).
+// MPI_Dims_create's arithmetic: dims_balance against MPICH's own answers
+// (dims_mpich.txt, written by dims_mpich.c) and against a brute force that
+// applies the rule of mpi/dims.hpp literally (least largest minus smallest,
+// then largest smallest, then lexicographically smallest, of all
+// non-increasing factorisations), dims_fill's fixed entries and errors, and
+// time bounds on inputs that an exponential search cannot meet (MPI test
+// suites use them).
 #include <catch2/catch.hpp>
 
 #include <chrono>
 #include <climits>
 #include <cstddef>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,13 +34,21 @@ std::vector<int> divisors_of(int n) {
     return small;
 }
 
+// The rule of mpi/dims.hpp, for two non-increasing splits of one number.
+bool better(const std::vector<int>& a, const std::vector<int>& b) {
+    const int gap_a = a.front() - a.back(), gap_b = b.front() - b.back();
+    if (gap_a != gap_b) return gap_a < gap_b;
+    if (a.back() != b.back()) return a.back() > b.back();
+    return a < b;
+}
+
 // Every non-increasing split of `rest` into `k` factors from `divs` no larger
 // than `cap`, each compared with `best`. Only branches that cannot complete
 // are cut (k factors no larger than d cannot reach rest when d^k < rest).
 void brute_search(const std::vector<int>& divs, long long rest, int k, int cap, std::vector<int>& cur,
                   std::vector<int>& best) {
     if (k == 0) {
-        if (rest == 1 && (best.empty() || cur < best)) best = cur;
+        if (rest == 1 && (best.empty() || better(cur, best))) best = cur;
         return;
     }
     for (int d : divs) {
@@ -75,8 +87,31 @@ TEST_CASE("dims_balance: small cases the MPI standard and test suites spell out"
     CHECK(dims_balance(60, 3) == std::vector<int>{5, 4, 3});
     CHECK(dims_balance(1, 3) == std::vector<int>{1, 1, 1});
     CHECK(dims_balance(1, 0).empty());
-    // Where minimising largest minus smallest would give 22x15x14.
-    CHECK(dims_balance(4620, 3) == std::vector<int>{21, 20, 11});
+    // Where the lexicographically smallest split, 21x20x11, differs more.
+    CHECK(dims_balance(4620, 3) == std::vector<int>{22, 15, 14});
+    // Where 20x18x14 and 9x8x5 differ as little but have a smaller smallest.
+    CHECK(dims_balance(5040, 3) == std::vector<int>{21, 16, 15});
+    CHECK(dims_balance(360, 3) == std::vector<int>{10, 6, 6});
+}
+
+TEST_CASE("dims_balance gives MPICH's answer for every nnodes of its table") {
+    std::ifstream table(STRATA_DIMS_MPICH);
+    REQUIRE(table.good());
+    std::string line;
+    int rows = 0;
+    while (std::getline(table, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream in(line);
+        int nodes = 0, count = 0;
+        in >> nodes >> count;
+        std::vector<int> want(static_cast<std::size_t>(count));
+        for (int& d : want) in >> d;
+        REQUIRE(in);
+        INFO("nnodes " << nodes << ", ndims " << count);
+        CHECK(show(dims_balance(nodes, count)) == show(want));
+        ++rows;
+    }
+    CHECK(rows == 15000);
 }
 
 TEST_CASE("dims_balance equals the brute force for every nnodes up to 1000 and 1 to 6 dims") {

@@ -91,13 +91,13 @@ base::Result<Link> link_of(const std::vector<std::size_t>& sizes, const Draft& d
     return link;
 }
 
+}  // namespace
+
 std::string shortest(double v) {
     std::array<char, 32> buf{};
     const auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
     return ec == std::errc() ? std::string(buf.data(), end) : std::to_string(v);
 }
-
-}  // namespace
 
 std::pair<std::string, std::string> Params::key(const std::string& a, const std::string& b) {
     return a <= b ? std::make_pair(a, b) : std::make_pair(b, a);

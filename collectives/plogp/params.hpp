@@ -53,4 +53,8 @@ private:
     std::map<std::pair<std::string, std::string>, Link> links_;
 };
 
+// The shortest text that reads back as exactly `v`, as the parameter file
+// writes times.
+std::string shortest(double v);
+
 }  // namespace strata::coll::plogp

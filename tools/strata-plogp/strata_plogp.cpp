@@ -18,7 +18,8 @@
 // --predict reads STRATA_PLOGP's file instead and prints, for an MPI_Bcast of
 // each size from --root (default 0) over MPI_COMM_WORLD, what the model
 // chooses (the tree, the segment size, the time it predicts) and the
-// exhaustive optimum over the same trees, as CSV on rank 0:
+// exhaustive optimum over the same trees, as CSV on rank 0, times in the
+// shortest form that reads back exactly (so two runs compare bit for bit):
 //   size,plan,segment,predicted_us,optimum_plan,optimum_segment,optimum_us
 #include <mpi.h>
 
@@ -45,6 +46,7 @@ using strata::coll::plogp::MeasureOptions;
 using strata::coll::plogp::Params;
 using strata::coll::plogp::Plan;
 using strata::coll::plogp::WideArea;
+using strata::coll::plogp::shortest;
 
 struct Options {
     std::string out;
@@ -119,8 +121,9 @@ int predict(const Options& o, int rank, int size) {
         for (std::size_t bytes : o.predict) {
             const Plan& plan = model->plan(world, o.root, bytes, 1);
             const Choice best = optimum(all.trees, bytes, 1);
-            std::printf("%zu,%s,%zu,%.1f,%s,%zu,%.1f\n", bytes, plan.name.c_str(), plan.choice.segment,
-                        plan.choice.time, all.names[best.tree].c_str(), best.segment, best.time);
+            std::printf("%zu,%s,%zu,%s,%s,%zu,%s\n", bytes, plan.name.c_str(), plan.choice.segment,
+                        shortest(plan.choice.time).c_str(), all.names[best.tree].c_str(), best.segment,
+                        shortest(best.time).c_str());
         }
     }
     MPI_Finalize();

@@ -15,6 +15,8 @@
 //   order of the file.
 // - <intercomm name="N"><first [color="C"]>A</first><second>B</second>
 //   joins two disjoint comms of the same parent (color 0 when not given).
+// - The top-level elements may stand in a root element of any name, or one
+//   after another with none around them (as the paper prints its files).
 //
 // Whatever the file alone can show wrong is an error of parse(); what
 // depends on the job's processor names is an error of resolve(), per

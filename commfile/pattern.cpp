@@ -365,54 +365,53 @@ private:
                 if (base::Status s = emit(k); !s) return s;
             }
             return {};
-        case Kind::alt: {
-            // split L1, next; L1: a; jump end; next: split L2, next'; ... last
-            std::vector<int> jumps;
-            for (std::size_t k = 0; k < n.kids.size(); ++k) {
-                const bool last = k + 1 == n.kids.size();
-                const int split = here();
-                if (!last) {
-                    if (base::Status s = push({Op::split, split + 1, 0}); !s) return s;
-                }
-                if (base::Status s = emit(n.kids[k]); !s) return s;
-                if (!last) {
-                    jumps.push_back(here());
-                    if (base::Status s = push({Op::jump, 0, 0}); !s) return s;
-                    p_.prog_[static_cast<std::size_t>(split)].y = here();
-                }
-            }
-            for (int j : jumps) p_.prog_[static_cast<std::size_t>(j)].x = here();
-            return {};
+        case Kind::alt: return emit_alternation(n);
+        case Kind::repeat: return emit_repetition(n);
         }
-        case Kind::repeat: {
-            const int kid = n.kids[0];
-            const int copies = n.max < 0 ? std::max(n.min - 1, 0) : n.min;
-            for (int k = 0; k < copies; ++k) {
-                if (base::Status s = emit(kid); !s) return s;
-            }
-            if (n.max < 0 && n.min > 0) {  // L: kid; split L, next
-                const int loop = here();
-                if (base::Status s = emit(kid); !s) return s;
-                return push({Op::split, loop, here() + 1});
-            }
-            if (n.max < 0) {  // L: split L+1, end; kid; jump L
-                const int loop = here();
-                if (base::Status s = push({Op::split, loop + 1, 0}); !s) return s;
-                if (base::Status s = emit(kid); !s) return s;
-                if (base::Status s = push({Op::jump, loop, 0}); !s) return s;
-                p_.prog_[static_cast<std::size_t>(loop)].y = here();
-                return {};
-            }
-            std::vector<int> splits;  // each optional copy may be the last
-            for (int k = n.min; k < n.max; ++k) {
-                splits.push_back(here());
-                if (base::Status s = push({Op::split, here() + 1, 0}); !s) return s;
-                if (base::Status s = emit(kid); !s) return s;
-            }
-            for (int sp : splits) p_.prog_[static_cast<std::size_t>(sp)].y = here();
-            return {};
+        return {};
+    }
+
+    // split L1, next; L1: a; jump end; next: split L2, next'; ... last
+    base::Status emit_alternation(const Node& n) {
+        std::vector<int> jumps;
+        for (std::size_t k = 0; k + 1 < n.kids.size(); ++k) {
+            const int split = here();
+            if (base::Status s = push({Op::split, split + 1, 0}); !s) return s;
+            if (base::Status s = emit(n.kids[k]); !s) return s;
+            jumps.push_back(here());
+            if (base::Status s = push({Op::jump, 0, 0}); !s) return s;
+            p_.prog_[static_cast<std::size_t>(split)].y = here();
         }
+        if (base::Status s = emit(n.kids.back()); !s) return s;
+        for (int j : jumps) p_.prog_[static_cast<std::size_t>(j)].x = here();
+        return {};
+    }
+
+    // The kid min times, then: unbounded with min > 0, L: kid; split L, next;
+    // unbounded from 0, L: split L+1, end; kid; jump L; bounded, max - min
+    // times "split next, end; kid", every split's other way to the end.
+    base::Status emit_repetition(const Node& n) {
+        const int kid = n.kids[0];
+        const int copies = n.max < 0 ? std::max(n.min - 1, 0) : n.min;
+        for (int k = 0; k < copies; ++k) {
+            if (base::Status s = emit(kid); !s) return s;
         }
+        if (n.max < 0 && n.min > 0) {
+            const int loop = here();
+            if (base::Status s = emit(kid); !s) return s;
+            return push({Op::split, loop, here() + 1});
+        }
+        std::vector<int> splits;
+        const int optional = n.max < 0 ? 1 : n.max - n.min;
+        for (int k = 0; k < optional; ++k) {
+            splits.push_back(here());
+            if (base::Status s = push({Op::split, here() + 1, 0}); !s) return s;
+            if (base::Status s = emit(kid); !s) return s;
+        }
+        if (n.max < 0) {
+            if (base::Status s = push({Op::jump, splits.front(), 0}); !s) return s;
+        }
+        for (int sp : splits) p_.prog_[static_cast<std::size_t>(sp)].y = here();
         return {};
     }
 

@@ -6,7 +6,9 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include <cstring>
 #include <memory>
+#include <string>
 
 namespace strata::commfile {
 
@@ -96,6 +98,7 @@ private:
 // printing to stderr.
 struct FirstError {
     int line = 0;
+    int code = 0;  // libxml2's xmlParserErrors
     std::string message;
 };
 
@@ -103,22 +106,59 @@ void first_error_keep(void* data, xmlError* e) {
     auto* first = static_cast<FirstError*>(data);
     if (!first->message.empty() || e == nullptr || e->level < XML_ERR_ERROR) return;
     first->line = e->line > 0 ? e->line : 1;
+    first->code = e->code;
     first->message = e->message != nullptr ? trimmed(e->message) : "unreadable";
+}
+
+using DocPtr = std::unique_ptr<xmlDoc, DocFree>;
+
+// `text` as a document, or null with the first error in `first`.
+DocPtr document_read(const std::string& text, const std::string& where, FirstError& first) {
+    std::unique_ptr<xmlParserCtxt, CtxtFree> ctxt(xmlNewParserCtxt());
+    if (!ctxt) {
+        first.message = "out of memory";
+        return nullptr;
+    }
+    // The handler is per thread in libxml2; it is put back at once.
+    xmlSetStructuredErrorFunc(&first, first_error_keep);
+    const int options = XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
+    DocPtr doc(xmlCtxtReadMemory(ctxt.get(), text.data(), static_cast<int>(text.size()), where.c_str(), nullptr,
+                                 options));
+    xmlSetStructuredErrorFunc(nullptr, nullptr);
+    if (!first.message.empty()) doc.reset();
+    return doc;
+}
+
+// Where the first element of `text` starts, past the XML declaration,
+// comments and processing instructions; npos when there is none, or a
+// DOCTYPE (which names the document's one root) comes first.
+std::size_t first_element_at(const std::string& text) {
+    for (std::size_t at = text.find('<'); at != std::string::npos; at = text.find('<', at)) {
+        const char* end = text.compare(at, 4, "<!--") == 0 ? "-->" : text.compare(at, 2, "<?") == 0 ? "?>" : nullptr;
+        if (end == nullptr) return text.compare(at, 2, "<!") == 0 ? std::string::npos : at;
+        at = text.find(end, at + 2);
+        if (at == std::string::npos) return at;
+        at += std::strlen(end);
+    }
+    return std::string::npos;
 }
 
 }  // namespace
 
 base::Result<Node> xml_read(const std::string& text, const std::string& where) {
-    std::unique_ptr<xmlParserCtxt, CtxtFree> ctxt(xmlNewParserCtxt());
-    if (!ctxt) return base::Error{where + ": out of memory reading the XML"};
     FirstError first;
-    // The handler is per thread in libxml2; it is put back at once.
-    xmlSetStructuredErrorFunc(&first, first_error_keep);
-    const int options = XML_PARSE_NONET | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
-    std::unique_ptr<xmlDoc, DocFree> doc(
-        xmlCtxtReadMemory(ctxt.get(), text.data(), static_cast<int>(text.size()), where.c_str(), nullptr, options));
-    xmlSetStructuredErrorFunc(nullptr, nullptr);
-    if (!doc || !first.message.empty()) {
+    DocPtr doc = document_read(text, where, first);
+    // Several top-level <comm> and <intercomm> elements with no root around
+    // them, as the MetaMPICH paper prints its files: read as if wrapped in
+    // one, opened on the first element's own line so that lines stay.
+    if (!doc && first.code == XML_ERR_DOCUMENT_END) {
+        if (const std::size_t at = first_element_at(text); at != std::string::npos) {
+            first = FirstError{};
+            doc = document_read(text.substr(0, at) + "<communicators>" + text.substr(at) + "</communicators>", where,
+                                first);
+        }
+    }
+    if (!doc) {
         return base::Error{where + ":" + std::to_string(first.message.empty() ? 1 : first.line) +
                            ": malformed XML: " + (first.message.empty() ? std::string("unreadable") : first.message)};
     }

@@ -247,33 +247,33 @@ Layout layout_of(const adi::World& world) {
     return out;
 }
 
-base::Result<Params> measure(const Group& g, const Layout& where, const MeasureOptions& o) {
-    // A site label is one word of the parameter text (and the same on every
-    // process, so every process refuses it alike).
+namespace {
+
+// A site label is one word of the parameter text (and the same on every
+// process, so every process refuses it alike).
+base::Status labels_check(const Layout& where) {
     for (const std::string& site : where.sites) {
         if (site.empty() || site.find_first_of(" \t\r\n#") != std::string::npos) {
             return base::Error{"the site label '" + site +
                                "' cannot be written in a parameter file: it must be one word without '#'"};
         }
     }
-    const std::vector<Job> jobs = pairs_of(where.sites, where.machines);
-    if (jobs.empty()) return base::Error{"one process at one site: there is no link to measure"};
-    Params mine;  // rank 0's
-    mine.set_sizes(o.sizes);
-    // A failed message ends this process's part (the job is failing); any
-    // other failure is kept until every process has taken its part, then
-    // every process returns the first one, so none is left waiting.
-    adi::Error failure = adi::Error::none;
-    std::string local;
-    const auto keep = [&local](std::string what) {
-        if (local.empty()) local = std::move(what);
-    };
-    for (const Job& job : jobs) {
-        if (failure == adi::Error::none) failure = barrier(g);
+    return {};
+}
+
+// One process's part in measuring one link. A failed message ends this
+// process's part (the job is failing) and stays in `failure`; any other
+// failure is kept in `local` (the first only) while the process goes on, so
+// that no process returns while others wait for it.
+class Part {
+public:
+    Part(const Group& g, const MeasureOptions& o) : g_(g), o_(o) { mine_.set_sizes(o.sizes); }
+
+    void link(const Job& job) {
+        if (failure_ == adi::Error::none) failure_ = barrier(g_);
         Link link;
-        if (failure == adi::Error::none && (g.rank == job.a || g.rank == job.b)) {
-            base::Result<Link> measured =
-                measure_link(g, g.rank == job.a ? job.b : job.a, g.rank == job.a, o, failure);
+        if (failure_ == adi::Error::none && (g_.rank == job.a || g_.rank == job.b)) {
+            base::Result<Link> measured = measure_link(g_, g_.rank == job.a ? job.b : job.a, g_.rank == job.a, o_, failure_);
             if (measured.ok()) {
                 link = std::move(*measured);
             } else {
@@ -281,49 +281,74 @@ base::Result<Params> measure(const Group& g, const Layout& where, const MeasureO
             }
         }
         // The first side hands its figures to rank 0 as the text of one link.
-        if (failure == adi::Error::none && g.rank == job.a && job.a != 0) {
+        if (failure_ == adi::Error::none && g_.rank == job.a && job.a != 0) {
             Params one;
-            one.set_sizes(o.sizes);
+            one.set_sizes(o_.sizes);
             one.set(job.site_a, job.site_b, link);
-            failure = text_send(g, 0, one.text());
+            failure_ = text_send(g_, 0, one.text());
         }
-        if (failure == adi::Error::none && g.rank == 0 && job.a != 0) {
-            std::string text;
-            failure = text_receive(g, job.a, text);
-            if (failure == adi::Error::none) {
-                base::Result<Params> one = Params::parse(text, "rank " + std::to_string(job.a));
-                const Link* got = one.ok() ? one->link(job.site_a, job.site_b) : nullptr;
-                if (got != nullptr) {
-                    link = *got;
-                } else {
-                    keep(one.ok() ? "rank " + std::to_string(job.a) + " sent no link " + job.site_a + " " + job.site_b
-                                  : one.error());
-                }
-            }
-        }
-        if (g.rank == 0) mine.set(job.site_a, job.site_b, link);
+        if (failure_ == adi::Error::none && g_.rank == 0 && job.a != 0) link = received(job);
+        if (g_.rank == 0) mine_.set(job.site_a, job.site_b, link);
     }
+
     // Rank 0 learns every process's failure, if any; then every process
     // reads rank 0's text: the parameters, or "!" and the first failure.
-    if (g.rank == 0) {
-        std::string first = local.empty() ? std::string() : "rank 0: " + local;
-        for (int r = 1; r < g.size() && failure == adi::Error::none; ++r) {
-            std::string theirs;
-            failure = text_receive(g, r, theirs);
-            if (first.empty() && !theirs.empty()) first = "rank " + std::to_string(r) + ": " + theirs;
+    base::Result<Params> finish() {
+        if (g_.rank == 0) {
+            std::string first = local_.empty() ? std::string() : "rank 0: " + local_;
+            for (int r = 1; r < g_.size() && failure_ == adi::Error::none; ++r) {
+                std::string theirs;
+                failure_ = text_receive(g_, r, theirs);
+                if (first.empty() && !theirs.empty()) first = "rank " + std::to_string(r) + ": " + theirs;
+            }
+            local_ = first;
+        } else if (failure_ == adi::Error::none) {
+            failure_ = text_send(g_, 0, local_);
         }
-        local = first;
-    } else if (failure == adi::Error::none) {
-        failure = text_send(g, 0, local);
+        std::string text = g_.rank != 0 ? std::string() : local_.empty() ? mine_.text() : "!" + local_;
+        wire::U64 n = wire::u64(text.size());
+        if (failure_ == adi::Error::none) failure_ = bcast(g_, n.data(), n.size(), 0);
+        text.resize(wire::u64_of(n));
+        if (failure_ == adi::Error::none) failure_ = bcast(g_, text.data(), text.size(), 0);
+        if (failure_ != adi::Error::none) return failure_of(failure_);
+        if (text.starts_with('!')) return base::Error{text.substr(1)};
+        return Params::parse(text, "the measured parameters");
     }
-    std::string text = g.rank != 0 ? std::string() : local.empty() ? mine.text() : "!" + local;
-    wire::U64 n = wire::u64(text.size());
-    if (failure == adi::Error::none) failure = bcast(g, n.data(), n.size(), 0);
-    text.resize(wire::u64_of(n));
-    if (failure == adi::Error::none) failure = bcast(g, text.data(), text.size(), 0);
-    if (failure != adi::Error::none) return failure_of(failure);
-    if (text.starts_with('!')) return base::Error{text.substr(1)};
-    return Params::parse(text, "the measured parameters");
+
+private:
+    void keep(std::string what) {
+        if (local_.empty()) local_ = std::move(what);
+    }
+
+    // At rank 0: the link the first side of `job` measured.
+    Link received(const Job& job) {
+        std::string text;
+        failure_ = text_receive(g_, job.a, text);
+        if (failure_ != adi::Error::none) return {};
+        base::Result<Params> one = Params::parse(text, "rank " + std::to_string(job.a));
+        const Link* got = one.ok() ? one->link(job.site_a, job.site_b) : nullptr;
+        if (got != nullptr) return *got;
+        keep(one.ok() ? "rank " + std::to_string(job.a) + " sent no link " + job.site_a + " " + job.site_b
+                      : one.error());
+        return {};
+    }
+
+    const Group& g_;
+    const MeasureOptions& o_;
+    Params mine_;  // rank 0's
+    adi::Error failure_ = adi::Error::none;
+    std::string local_;
+};
+
+}  // namespace
+
+base::Result<Params> measure(const Group& g, const Layout& where, const MeasureOptions& o) {
+    if (base::Status s = labels_check(where); !s) return s.failure();
+    const std::vector<Job> jobs = pairs_of(where.sites, where.machines);
+    if (jobs.empty()) return base::Error{"one process at one site: there is no link to measure"};
+    Part part(g, o);
+    for (const Job& job : jobs) part.link(job);
+    return part.finish();
 }
 
 }  // namespace strata::coll::plogp

@@ -1067,3 +1067,102 @@ TEST_CASE("generate: the longest processor name full of regular expression chara
     const std::string error = failure_of(generate({{"A", "m", std::string(256, 'x')}}));
     CHECK_THAT(error, Contains("longer than MPI_MAX_PROCESSOR_NAME allows"));
 }
+
+// ---------------------------------------------------------------------------
+// The MetaMPICH paper's files, character for character as printed: top-level
+// elements with no root around them.
+
+namespace {
+
+const char* const kPaperColors = R"(<comm name="MPI_COMM_RED">
+  <processor>pd-01</processor>
+  <processor>pd-02</processor>
+  <comm name="MPI_COMM_PINK">
+    <processor>pd-02</processor>
+  </comm>
+</comm>
+<comm name="MPI_COMM_RED">
+  <processor>pd-03</processor>
+</comm>
+<comm name="MPI_COMM_BLACK">
+  <processor>pd-04</processor>
+</comm>
+)";
+
+const char* const kPaperInter = R"(<intercomm name="MPI_COMM_INTER">
+  <first color="1">MPI_COMM_RED</first>
+  <second>MPI_COMM_BLACK</second>
+</intercomm>
+)";
+
+const char* const kPaperSites = R"(<comm name="MPI_COMM_P4">
+  <processor>p4-01</processor>
+  <processor>p4-02</processor>
+  <processor>p4-03</processor>
+  <processor>p4-04</processor>
+</comm>
+<comm name="MPI_COMM_PD">
+  <processor>pd-01</processor>
+  <processor>pd-02</processor>
+  <processor>pd-03</processor>
+  <processor>pd-04</processor>
+</comm>
+<intercomm name="MPI_COMM_INTER">
+  <first>MPI_COMM_P4</first>
+  <second>MPI_COMM_PD</second>
+</intercomm>
+)";
+
+const std::vector<std::string> kPaperHosts = {"p4-01", "p4-02", "p4-03", "p4-04", "pd-01", "pd-02", "pd-03", "pd-04"};
+
+}  // namespace
+
+TEST_CASE("the paper's files with no root element read as if wrapped in one", "[commfile][parse][paper]") {
+    const File colors = parsed(kPaperColors, "colors.xml");
+    CHECK(summary(colors) == std::vector<std::string>{"comm MPI_COMM_RED color 0 in -1: pd-01 pd-02",
+                                                      "comm MPI_COMM_PINK color 0 in 0: pd-02",
+                                                      "comm MPI_COMM_RED color 1 in -1: pd-03",
+                                                      "comm MPI_COMM_BLACK color 0 in -1: pd-04"});
+    CHECK(colors.defs[1].line == 4);  // lines are the file's own
+    std::vector<Resolved> r = resolve(colors, kPaperHosts);
+    CHECK(group_of(r, colors, "MPI_COMM_RED") == ranks({4, 5}));
+    CHECK(group_of(r, colors, "MPI_COMM_PINK") == ranks({5}));
+    CHECK(group_of(r, colors, "MPI_COMM_RED", 1) == ranks({6}));
+
+    // The intercomm fragment after the first file: "an interlinking domain
+    // between the processors pd-03 and pd-04".
+    const File inter = parsed(std::string(kPaperColors) + kPaperInter, "inter.xml");
+    r = resolve(inter, kPaperHosts);
+    const Resolved& i = of(r, inter, "MPI_COMM_INTER");
+    CHECK(i.error.empty());
+    CHECK(i.group == ranks({6}));
+    CHECK(i.second == ranks({7}));
+
+    const File sites = parsed(kPaperSites, "sites.xml");
+    r = resolve(sites, kPaperHosts);
+    CHECK(group_of(r, sites, "MPI_COMM_P4") == ranks({0, 1, 2, 3}));
+    const Resolved& s = of(r, sites, "MPI_COMM_INTER");
+    CHECK(s.group == ranks({0, 1, 2, 3}));
+    CHECK(s.second == ranks({4, 5, 6, 7}));
+
+    // With an XML declaration and a comment before the first element too.
+    const File declared = parsed(std::string("<?xml version=\"1.0\"?>\n<!-- the paper's -->\n") + kPaperSites, "d.xml");
+    CHECK(declared.defs.size() == 3);
+    CHECK(declared.defs[0].line == 3);
+}
+
+TEST_CASE("a file with no root element still gets the first error and its line", "[commfile][errors][paper]") {
+    // Unclosed <comm> before the second top-level element.
+    CHECK_THAT(parse_error("<comm name=\"A\">\n  <processor>a</processor>\n<comm name=\"B\">\n"
+                           "  <processor>b</processor>\n</comm>\n",
+                           "open.xml"),
+               StartsWith("open.xml:") && Contains("malformed XML"));
+    // Well-formed pieces, one of them wrong for a communicator file.
+    CHECK_THAT(parse_error("<comm name=\"A\"><processor>a</processor></comm>\n<comm name=\"B\">\n  <procesor>b</procesor>\n"
+                           "</comm>\n",
+                           "typo.xml"),
+               StartsWith("typo.xml:3: unknown element <procesor> in a comm"));
+    // Text between the elements is text in no comm.
+    CHECK_THAT(parse_error("<comm name=\"A\"><processor>a</processor></comm>\nstray\n", "stray.xml"),
+               StartsWith("stray.xml:1: unexpected text 'stray' in a communicators"));
+}

@@ -131,12 +131,14 @@ int named_create(const char* fn, MPI_Comm parent, const std::string& name, int c
     return MPI_SUCCESS;
 }
 
-// The transparent mode: `out` becomes this process's communicator called
-// `name` (MPI_COMM_NULL outside them), built once, after the communicators it
-// lies in, over the communicator of its parents' name.
-int transparent_bind(const char* fn, NamedComms& n, const std::string& name, MPI_Comm& out) {
+// The transparent mode: what this process has of the communicators called
+// `name`, built once, after the communicators they lie in, over the
+// communicator of their parents' name.
+int transparent_bind(const char* fn, NamedComms& n, const std::string& name, TransparentComm& out) {
     if (const auto it = n.transparent.find(name); it != n.transparent.end()) {
-        if (comm_get(it->second) != nullptr) out = it->second;
+        out = it->second;
+        if (comm_get(out.comm) == nullptr) out.comm = MPI_COMM_NULL;  // freed by the program
+        if (comm_get(out.raise_on) == nullptr) out.raise_on = MPI_COMM_WORLD;
         return MPI_SUCCESS;
     }
     const std::vector<int>& defs = *n.file.named(name);
@@ -154,34 +156,42 @@ int transparent_bind(const char* fn, NamedComms& n, const std::string& name, MPI
     }
     MPI_Comm parent = MPI_COMM_WORLD;
     if (!above.empty()) {
-        parent = MPI_COMM_NULL;
-        if (int e = transparent_bind(fn, n, above, parent)) return e;
+        TransparentComm outer;
+        if (int e = transparent_bind(fn, n, above, outer)) return e;
+        parent = outer.comm;
     }
-    MPI_Comm made = MPI_COMM_NULL;
+    TransparentComm made{MPI_COMM_NULL, parent != MPI_COMM_NULL ? parent : MPI_COMM_WORLD};
     if (parent != MPI_COMM_NULL) {
-        if (int e = named_create(fn, parent, name, MPIX_NAMED_MINE, &made)) return e;
+        if (int e = named_create(fn, parent, name, MPIX_NAMED_MINE, &made.comm)) return e;
     }
     n.transparent[name] = made;
     out = made;
     return MPI_SUCCESS;
 }
 
-// MPIX_Comm_rank_named and MPIX_Comm_size_named: `query` on *comm, made first
-// if it is MPI_COMM_NULL and the file defines `name`; `outside` is the answer
-// for a process in no communicator of that name.
+// MPIX_Comm_rank_named, MPIX_Comm_size_named and MPIX_Comm_test_inter_named:
+// `query` on *comm, made first if it is MPI_COMM_NULL and the file defines
+// `name`. A process in no communicator of that name keeps MPI_COMM_NULL and
+// gets MPI_ERR_COMM, as MPI_Comm_rank on MPI_COMM_NULL gives without the
+// file, raised through the error handler of the name's parent (the idiom of
+// the MetaMPICH paper: MPI_ERRORS_RETURN, then "== MPI_SUCCESS" means "I am
+// in it").
 template <class Query>
-int named_query(const char* fn, MPI_Comm* comm, const char* name, int* result, int outside, Query query) {
+int named_query(const char* fn, MPI_Comm* comm, const char* name, int* result, Query query) {
     return api(fn, [&] {
         if (comm == nullptr || name == nullptr || result == nullptr) {
             return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "NULL argument");
         }
         NamedComms* n = rt().named.get();
         if (*comm == MPI_COMM_NULL && n != nullptr && n->file.named(name) != nullptr) {
-            if (int e = transparent_bind(fn, *n, name, *comm)) return e;
-            if (*comm == MPI_COMM_NULL) {
-                *result = outside;
-                return MPI_SUCCESS;
+            TransparentComm bound;
+            if (int e = transparent_bind(fn, *n, name, bound)) return e;
+            if (bound.comm == MPI_COMM_NULL) {
+                return error_raise(bound.raise_on, MPI_ERR_COMM, fn,
+                                   "this process is in no communicator named '" + std::string(name) + "' in " +
+                                       n->file.where + "; the variable stays MPI_COMM_NULL");
             }
+            *comm = bound.comm;
         }
         return query(*comm, result);
     });
@@ -253,12 +263,17 @@ int PMPIX_Comm_named_nth(int nth, char* name, int* colors, int* inter) {
 
 STRATA_PMPI_ALIAS(MPIX_Comm_rank_named);
 int PMPIX_Comm_rank_named(MPI_Comm* comm, const char* name, int* rank) {
-    return named_query("MPIX_Comm_rank_named", comm, name, rank, MPI_UNDEFINED, PMPI_Comm_rank);
+    return named_query("MPIX_Comm_rank_named", comm, name, rank, PMPI_Comm_rank);
 }
 
 STRATA_PMPI_ALIAS(MPIX_Comm_size_named);
 int PMPIX_Comm_size_named(MPI_Comm* comm, const char* name, int* size) {
-    return named_query("MPIX_Comm_size_named", comm, name, size, 0, PMPI_Comm_size);
+    return named_query("MPIX_Comm_size_named", comm, name, size, PMPI_Comm_size);
+}
+
+STRATA_PMPI_ALIAS(MPIX_Comm_test_inter_named);
+int PMPIX_Comm_test_inter_named(MPI_Comm* comm, const char* name, int* flag) {
+    return named_query("MPIX_Comm_test_inter_named", comm, name, flag, PMPI_Comm_test_inter);
 }
 
 }  // extern "C"

@@ -16,13 +16,22 @@ namespace strata::mpi {
 
 struct Runtime;
 
+// What the transparent mode made of one name for this process: its
+// communicator (MPI_COMM_NULL outside them), and the communicator whose
+// error handler raises the error of a process outside them (the parent's,
+// when this process is in it; else MPI_COMM_WORLD).
+struct TransparentComm {
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm raise_on = MPI_COMM_NULL;
+};
+
 struct NamedComms {
     commfile::File file;
     // Each definition for this job, worked out on the first request.
     std::optional<std::vector<commfile::Resolved>> resolved;
     // The names the transparent mode built: this process's communicator, or
     // MPI_COMM_NULL where it is in none of that name.
-    std::map<std::string, MPI_Comm> transparent;
+    std::map<std::string, TransparentComm> transparent;
 };
 
 // Reads the job's communicator file at MPI_Init: the text mpirun released

@@ -538,15 +538,18 @@ STRATA_APIX(int, Traffic_method, (const char *method, long long *messages, long 
  * MPIX_Comm_named_count and MPIX_Comm_named_nth list the names (comms in the
  * order of the file, then intercomms): the name (MPI_MAX_OBJECT_NAME bytes),
  * how many definitions it has, and whether it names intercommunicators.
- * MPIX_Comm_rank_named and MPIX_Comm_size_named are mpi_named.h's transparent
- * mode: MPI_Comm_rank/size on *comm, which, while MPI_COMM_NULL, first becomes
- * the communicator called `name` if the file defines it. */
+ * MPIX_Comm_rank_named, MPIX_Comm_size_named and MPIX_Comm_test_inter_named
+ * are mpi_named.h's transparent mode: MPI_Comm_rank/size/test_inter on *comm,
+ * which, while MPI_COMM_NULL, first becomes the communicator called `name` if
+ * the file defines it; a process in none of them gets MPI_ERR_COMM through
+ * the error handler of the name's parent communicator. */
 #define MPIX_NAMED_MINE (-1)
 STRATA_APIX(int, Comm_create_named, (MPI_Comm parent, const char *name, int color, MPI_Comm *newcomm))
 STRATA_APIX(int, Comm_named_count, (int *count))
 STRATA_APIX(int, Comm_named_nth, (int n, char *name, int *colors, int *inter))
 STRATA_APIX(int, Comm_rank_named, (MPI_Comm *comm, const char *name, int *rank))
 STRATA_APIX(int, Comm_size_named, (MPI_Comm *comm, const char *name, int *size))
+STRATA_APIX(int, Comm_test_inter_named, (MPI_Comm *comm, const char *name, int *flag))
 #undef STRATA_APIX
 
 #ifdef __cplusplus

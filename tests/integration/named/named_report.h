@@ -69,13 +69,21 @@ static void named_report(const char *label, MPI_Comm c) {
     fflush(stdout);
 }
 
-/* The transparent mode's answers for variable X: "world W: X: transparent rank R size S". */
+/* The transparent mode's answers for variable X: "world W: X: transparent rank R size S", or
+ * "transparent error classes C D" where the calls fail (a process outside X, with
+ * MPI_ERRORS_RETURN set). */
 #define NAMED_SHOW(X)                                                                                \
     do {                                                                                             \
-        int r_, s_;                                                                                  \
-        MPI_Comm_rank(X, &r_);                                                                       \
-        MPI_Comm_size(X, &s_);                                                                       \
-        printf("world %d: %s: transparent rank %d size %d\n", named_world_rank(), #X, r_, s_);      \
+        int r_ = -1, s_ = -1, cr_ = 0, cs_ = 0;                                                      \
+        const int er_ = MPI_Comm_rank(X, &r_);                                                       \
+        const int es_ = MPI_Comm_size(X, &s_);                                                       \
+        MPI_Error_class(er_, &cr_);                                                                  \
+        MPI_Error_class(es_, &cs_);                                                                  \
+        if (er_ == MPI_SUCCESS && es_ == MPI_SUCCESS)                                                \
+            printf("world %d: %s: transparent rank %d size %d\n", named_world_rank(), #X, r_, s_);  \
+        else                                                                                         \
+            printf("world %d: %s: transparent error classes %d %d\n", named_world_rank(), #X, cr_,  \
+                   cs_);                                                                             \
         fflush(stdout);                                                                              \
     } while (0)
 

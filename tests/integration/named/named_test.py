@@ -4,7 +4,7 @@
 through the transparent mode of mpi_named.h, STRATA_COMM_FILE, the file
 mpirun -gencomm writes for a 3-site job, and the errors.
 
-    named_test.py SCENARIO --mpirun PATH --api PATH --transparent PATH... --examples DIR
+    named_test.py SCENARIO --mpirun PATH --api PATH --transparent PATH... --paper PATH --examples DIR
 """
 
 import os
@@ -122,7 +122,7 @@ def api(spelling):
 
 def transparent(ctx, a):
     """The unmodified programs of each example: the variable's name picks the
-    communicator; outside it, rank MPI_UNDEFINED and size 0."""
+    communicator; outside it (the programs set MPI_ERRORS_RETURN), MPI_ERR_COMM."""
     programs = {os.path.basename(p).removeprefix("transparent_"): p for p in a.transparent}
     for example, defined in EXAMPLES.items():
         r = ctx.run(["-commfile", os.path.join(a.examples, f"{example}.xml"),
@@ -134,7 +134,7 @@ def transparent(ctx, a):
                 group = mine(w, groups)
                 expect_reports(r, got, w, f"{name}/mine", group)
                 if group is None:
-                    want = "transparent rank -32766 size 0"
+                    want = "transparent error classes 5 5"  # MPI_ERR_COMM
                 else:
                     local = group if not isinstance(group, tuple) else group[0] if w in group[0] else group[1]
                     want = f"transparent rank {local.index(w)} size {len(local)}"
@@ -261,6 +261,27 @@ def patterns(ctx, a):
     expect_nobody_left(ctx)
 
 
+def paper(ctx, a):
+    """The MetaMPICH paper's idiom as printed (paper_idiom.c), on its first
+    file and its intercomm fragment as printed (paper_colors.xml, no root
+    element): pd-01 and pd-02 are MPI_COMM_RED of colour 0, pd-03 the one of
+    colour 1, pd-04 is in none and learns it from MPI_ERR_COMM; the
+    intercommunicator joins pd-03 and pd-04, and the others learn they have
+    none the same way."""
+    layout = "subjobs:\n" + "".join(f"  - {{count: 1, processor_name: pd-0{i}}}\n" for i in range(1, 5))
+    r = ctx.run(["-commfile", os.path.join(a.examples, "paper_colors.xml"),
+                 "-jobfile", job_file(ctx, a.paper, layout=layout)])
+    expect_code(r, 0)
+    want = ["world 0: in MPI_COMM_RED: rank 0 of 2", "world 1: in MPI_COMM_RED: rank 1 of 2",
+            "world 2: in MPI_COMM_RED: rank 0 of 1", "world 3: not in MPI_COMM_RED",
+            "world 0: no MPI_COMM_INTER", "world 1: no MPI_COMM_INTER",
+            "world 2: MPI_COMM_INTER: remote size 1", "world 3: MPI_COMM_INTER: remote size 1"]
+    lines = set(r.stdout.splitlines())
+    for line in want:
+        check(line in lines, f"the paper's idiom: '{line}'", r)
+    expect_nobody_left(ctx)
+
+
 SCENARIOS = {
     "api_xml": api("xml"),
     "api_yaml": api("yaml"),
@@ -269,7 +290,8 @@ SCENARIOS = {
     "gencomm": gencomm,
     "errors": errors,
     "patterns": patterns,
+    "paper": paper,
 }
 
 if __name__ == "__main__":
-    sys.exit(program_main(SCENARIOS, ["api", "transparent", "examples"], many=("transparent",)))
+    sys.exit(program_main(SCENARIOS, ["api", "transparent", "paper", "examples"], many=("transparent",)))

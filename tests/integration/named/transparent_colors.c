@@ -9,6 +9,8 @@ MPI_Comm RED = MPI_COMM_NULL, PINK = MPI_COMM_NULL, BLACK = MPI_COMM_NULL;
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
+    /* A process outside a communicator learns it from an error (MPI_ERR_COMM). */
+    MPI_Errhandler_set(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     NAMED_SHOW(PINK);
     NAMED_SHOW(RED);
     NAMED_SHOW(BLACK);

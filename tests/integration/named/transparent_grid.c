@@ -10,6 +10,8 @@ static MPI_Comm EDGES = MPI_COMM_NULL;
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
+    /* A process outside a communicator learns it from an error (MPI_ERR_COMM). */
+    MPI_Errhandler_set(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     NAMED_SHOW(HORIZONTAL);
     NAMED_SHOW(VERTICAL);
     NAMED_SHOW(EDGES);

@@ -9,6 +9,8 @@ MPI_Comm P4, PD, P4_PD;
 int main(int argc, char **argv) {
     int world;
     MPI_Init(&argc, &argv);
+    /* A process outside a communicator learns it from an error (MPI_ERR_COMM). */
+    MPI_Errhandler_set(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &world); /* MPI_COMM_WORLD still works under the header */
     NAMED_SHOW(P4_PD);
     NAMED_SHOW(P4);

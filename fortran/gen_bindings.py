@@ -130,9 +130,15 @@ def read_table(path):
     return routines, special
 
 
+def c_function(c_name):
+    """The C routine of a table name: MPI_<c_name>, or the name itself for
+    Strata's own MPIX_ routines."""
+    return c_name if c_name.startswith('MPIX_') else 'MPI_' + c_name
+
+
 def spellings(c_name):
-    """(definition, strong aliases, weak aliases) of the C routine MPI_<c_name>."""
-    lower = 'mpi_' + c_name.lower()
+    """(definition, strong aliases, weak aliases) of the C routine of c_name."""
+    lower = c_function(c_name).lower()
     definition = 'p' + lower + '_'
     strong = ['p' + lower, 'p' + lower + '__', 'P' + lower.upper()]
     weak = [lower, lower + '_', lower + '__', lower.upper()]
@@ -155,12 +161,12 @@ def entry(c_name, args):
     params += [p for a in args for p in a.hidden_params()]
     lines = [f'extern "C" STRATAF_EXPORT void {definition}({", ".join(params)}) {{']
     if any(a.kind == 'aint_out' for a in args):
-        lines.append(f'    static constexpr const char* FNAME = "MPI_{c_name.upper()}";')
+        lines.append(f'    static constexpr const char* FNAME = "{c_function(c_name).upper()}";')
     for a in args:
         local = a.local()
         if local:
             lines.append('    ' + local)
-    call = f'MPI_{c_name}({", ".join(a.c_arg() for a in args)})'
+    call = f'{c_function(c_name)}({", ".join(a.c_arg() for a in args)})'
     lines.append(f'    *ierr = {call};')
     lines.append('}')
     return lines + aliases(c_name)

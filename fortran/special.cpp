@@ -89,7 +89,8 @@ int keyval_create(int (*create)(MPI_Copy_function*, MPI_Delete_function*, int*, 
 
 // The predefined attributes hold a pointer to an int in C; Fortran sees the
 // int. MPIX_PARALLEL_STREAMS is set the same way. The topology attributes are
-// arrays of pointers, which no Fortran 77 variable holds.
+// arrays of pointers, which no Fortran 77 variable holds (MPIX_TOPOLOGY_GET
+// copies them into the program's arrays).
 bool holds_int_pointer(int keyval) {
     return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO || keyval == MPI_WTIME_IS_GLOBAL ||
            keyval == MPIX_PARALLEL_STREAMS;
@@ -115,7 +116,7 @@ int attr_get(const char* fn, int (*get)(MPI_Comm, int, void*, int*), MPI_Fint co
     if (holds_pointer_array(keyval)) {
         return mpi::error_raise(comm, MPI_ERR_ARG, fn,
                                 "the topology attributes are arrays of pointers, which Fortran 77 cannot hold; "
-                                "read them from C");
+                                "read them with MPIX_TOPOLOGY_GET");
     }
     void* p = nullptr;
     const int rc = get(comm, keyval, &p, flag);

@@ -320,4 +320,29 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
     return attr_delete("MPI_Comm_delete_attr", comm, comm_keyval);
 }
 
+STRATA_PMPI_ALIAS(MPIX_Topology_get);
+int PMPIX_Topology_get(MPI_Comm comm, int depths[], int colors[], int maxlevels) {
+    static const char* fn = "MPIX_Topology_get";
+    return api(fn, [&] {
+        Comm* c = nullptr;
+        if (int e = comm_check(fn, comm, c)) return e;
+        if (depths == nullptr || colors == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "depths or colors is NULL");
+        const GridAttributes& g = grid_attributes(*c);
+        const int deepest = g.depths.empty() ? 0 : *std::max_element(g.depths.begin(), g.depths.end());
+        if (maxlevels < deepest) {
+            return error_raise(comm, MPI_ERR_ARG, fn,
+                               "maxlevels " + std::to_string(maxlevels) + " is less than the deepest process's " +
+                                   std::to_string(deepest) + " levels");
+        }
+        for (std::size_t r = 0; r < g.depths.size(); ++r) {
+            depths[r] = g.depths[r];
+            for (int l = 0; l < maxlevels; ++l) {
+                colors[r * static_cast<std::size_t>(maxlevels) + static_cast<std::size_t>(l)] =
+                    l < g.depths[r] ? g.rows[r][static_cast<std::size_t>(l)] : -1;
+            }
+        }
+        return MPI_SUCCESS;
+    });
+}
+
 }  // extern "C"

@@ -544,6 +544,13 @@ STRATA_APIX(int, Traffic_method, (const char *method, long long *messages, long 
  * the file defines it; a process in none of them gets MPI_ERR_COMM through
  * the error handler of the name's parent communicator. */
 #define MPIX_NAMED_MINE (-1)
+/* The topology attributes as arrays the caller owns, for Fortran (where no
+ * variable holds the attributes' pointers) and for C alike: depths[p] for each
+ * process p of comm (its group; an intercommunicator's local group), and
+ * colors[p * maxlevels + l] (Fortran's COLORS(MAXLEVELS, *), COLORS(L+1, P+1))
+ * its colour at level l, -1 beyond its depth. MPI_ERR_ARG when maxlevels is
+ * less than the deepest process's depth (6 is always enough). */
+STRATA_APIX(int, Topology_get, (MPI_Comm comm, int depths[], int colors[], int maxlevels))
 STRATA_APIX(int, Comm_create_named, (MPI_Comm parent, const char *name, int color, MPI_Comm *newcomm))
 STRATA_APIX(int, Comm_named_count, (int *count))
 STRATA_APIX(int, Comm_named_nth, (int n, char *name, int *colors, int *inter))

@@ -3,7 +3,7 @@
 // only its users (the gatekeeper) link every adapter.
 #pragma once
 
-#include "adapters/adapter_table.hpp"
+#include "job/adapter_table.hpp"
 #include "adapters/scheduler_adapter.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -11,14 +11,14 @@
 #include <memory>
 #include <string>
 
-namespace strata::launcher {
+namespace strata::adapters {
 
 // What an adapter may need of the site running it.
 struct AdapterSettings {
     std::string scratch_dir;  // where per-job work directories go (slurm); empty: $TMPDIR, else /tmp
 };
 
-std::unique_ptr<SchedulerAdapter> adapter_make(AdapterKind kind, boost::asio::io_context& io,
+std::unique_ptr<SchedulerAdapter> adapter_make(job::AdapterKind kind, boost::asio::io_context& io,
                                                const AdapterSettings& settings);
 
-}  // namespace strata::launcher
+}  // namespace strata::adapters

@@ -23,7 +23,7 @@
 #include <cstring>
 
 
-namespace strata::launcher {
+namespace strata::adapters {
 
 namespace {
 
@@ -202,7 +202,7 @@ base::Result<std::string> ForkAdapter::resolve_program(const std::string& progra
     return base::Error{std::strerror(first_error)};
 }
 
-void ForkAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& events) {
+void ForkAdapter::start(const job::Subjob& subjob, LaunchSpec spec, ProcessEvents& events) {
     events_ = &events;
     started_ = true;
     subjob_index_ = subjob.index;
@@ -210,10 +210,10 @@ void ForkAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& ev
     Fd stdin_source(spec.stdin_fd);
     watch_children();
 
-    directory_ = spec.directory;
+    directory_ = spec.command.directory;
     // As the account (a gatekeeper runs as root): see program_check.hpp.
     const base::Result<ProgramCheck> checked =
-        program_check_as(run_as_, spec.program, directory_, env_lookup(spec.env, "PATH"));
+        program_check_as(run_as_, spec.command.program, directory_, env_lookup(spec.command.env, "PATH"));
     if (!checked) {
         start_failed(subjob.first_rank, checked.error());
         after_change();
@@ -221,12 +221,12 @@ void ForkAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& ev
     }
     const std::string& path = checked->path;
     std::vector<std::string> argv;
-    argv.push_back(spec.program);
-    argv.insert(argv.end(), spec.args.begin(), spec.args.end());
+    argv.push_back(spec.command.program);
+    argv.insert(argv.end(), spec.command.args.begin(), spec.command.args.end());
 
     for (int i = 0; i < subjob.count; ++i) {
         const int rank = subjob.first_rank + i;
-        auto env = spec.env;
+        auto env = spec.command.env;
         env.emplace_back(wireup::env::kRank, std::to_string(rank));
         env.emplace_back(wireup::env::kSubjob, std::to_string(subjob.index));
         const bool with_stdin = rank == 0 && stdin_source.get() >= 0;
@@ -447,4 +447,4 @@ SubjobState ForkAdapter::state() const {
     return all_reaped() && all_output_closed() ? SubjobState::done : SubjobState::running;
 }
 
-}  // namespace strata::launcher
+}  // namespace strata::adapters

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-namespace strata::launcher {
+namespace strata::adapters {
 
 class StdinPump;
 
@@ -39,7 +39,7 @@ public:
     ForkAdapter& operator=(const ForkAdapter&) = delete;
 
     const char* name() const override { return "fork"; }
-    void start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& events) override;
+    void start(const job::Subjob& subjob, LaunchSpec spec, ProcessEvents& events) override;
     void cancel(CancelMode mode) override;
     SubjobState state() const override;
 
@@ -85,4 +85,4 @@ private:
     base::Lifeline lifeline_;        // a gatekeeper destroys adapters while its io_context runs on
 };
 
-}  // namespace strata::launcher
+}  // namespace strata::adapters

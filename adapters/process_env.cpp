@@ -5,7 +5,7 @@
 
 extern char** environ;
 
-namespace strata::launcher {
+namespace strata::adapters {
 
 std::string env_lookup(const EnvOverrides& overrides, const std::string& name) {
     for (auto it = overrides.rbegin(); it != overrides.rend(); ++it)
@@ -37,4 +37,4 @@ std::vector<char*> c_array(std::vector<std::string>& strings) {
     return out;
 }
 
-}  // namespace strata::launcher
+}  // namespace strata::adapters

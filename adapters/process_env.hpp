@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace strata::launcher {
+namespace strata::adapters {
 
 using EnvOverrides = std::vector<std::pair<std::string, std::string>>;
 
@@ -26,4 +26,4 @@ std::vector<std::string> environment_merge(const EnvOverrides& overrides,
 // strings must outlive the result.
 std::vector<char*> c_array(std::vector<std::string>& strings);
 
-}  // namespace strata::launcher
+}  // namespace strata::adapters

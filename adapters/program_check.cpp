@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <vector>
 
-namespace strata::launcher {
+namespace strata::adapters {
 
 namespace {
 
@@ -112,4 +112,4 @@ base::Result<ProgramCheck> program_check_as(const std::optional<RunAs>& run_as, 
     return ProgramCheck{out.substr(a + 1, b - a - 1), out.substr(b + 1)};
 }
 
-}  // namespace strata::launcher
+}  // namespace strata::adapters

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-namespace strata::launcher {
+namespace strata::adapters {
 
 struct ProgramCheck {
     std::string directory;  // where the processes start (mpirun's own when none was given)
@@ -27,4 +27,4 @@ struct ProgramCheck {
 base::Result<ProgramCheck> program_check_as(const std::optional<RunAs>& run_as, const std::string& program,
                                             const std::string& directory, const std::string& path_env);
 
-}  // namespace strata::launcher
+}  // namespace strata::adapters

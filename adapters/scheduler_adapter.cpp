@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-namespace strata::launcher {
+namespace strata::adapters {
 
 std::string ProcessExit::describe() const {
     if (!signaled) return "exited with code " + std::to_string(value);
@@ -20,4 +20,4 @@ const char* job_state_name(JobState state) {
     return "UNKNOWN";
 }
 
-}  // namespace strata::launcher
+}  // namespace strata::adapters

@@ -13,7 +13,7 @@
 // handlers, never concurrently.
 #pragma once
 
-#include "launcher/subjob.hpp"
+#include "job/subjob.hpp"
 
 #include <boost/asio/io_context.hpp>
 
@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-namespace strata::launcher {
+namespace strata::adapters {
 
 enum class Stream { out, err };
 
@@ -77,10 +77,9 @@ struct RunAs {
 
 // What every process of the subjob is given.
 struct LaunchSpec {
-    std::string program;                                   // as the user typed it
-    std::vector<std::string> args;                         // argv[1..]
-    std::vector<std::pair<std::string, std::string>> env;  // set on top of mpirun's environment
-    std::string directory;                                 // where the processes start; empty: mpirun's
+    // What to run; env is set on top of the adapter's own environment (see
+    // inherit_environment), an empty directory is the adapter's own.
+    job::Command command;
     // mpirun's stdin, forwarded to rank 0 only; -1 when rank 0 is not in this
     // subjob. The adapter owns it from start() on and closes it.
     int stdin_fd = -1;
@@ -109,9 +108,9 @@ public:
     // Starts every process of the subjob. Failures are reported through
     // `events.on_start_failed`; processes started before it keep running
     // until cancel().
-    virtual void start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& events) = 0;
+    virtual void start(const job::Subjob& subjob, LaunchSpec spec, ProcessEvents& events) = 0;
     virtual void cancel(CancelMode mode) = 0;
     virtual SubjobState state() const = 0;
 };
 
-}  // namespace strata::launcher
+}  // namespace strata::adapters

@@ -33,7 +33,7 @@
 
 extern char** environ;
 
-namespace strata::launcher {
+namespace strata::adapters {
 
 namespace {
 
@@ -368,7 +368,7 @@ void SlurmAdapter::command_finished(Command& c) {
     done(status, output);
 }
 
-void SlurmAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& events) {
+void SlurmAdapter::start(const job::Subjob& subjob, LaunchSpec spec, ProcessEvents& events) {
     events_ = &events;
     started_ = true;
     subjob_index_ = subjob.index;
@@ -386,7 +386,7 @@ void SlurmAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& e
     // A gatekeeper runs as root: what the account may reach is learnt as
     // that account, so the answers tell nothing of what only root can see.
     const base::Result<ProgramCheck> checked =
-        program_check_as(spec.run_as, spec.program, spec.directory, env_lookup(spec.env, "PATH"));
+        program_check_as(spec.run_as, spec.command.program, spec.command.directory, env_lookup(spec.command.env, "PATH"));
     if (!checked) return fail_early(checked.error());
     const std::string& directory = checked->directory;
     const std::string& path = checked->path;
@@ -422,9 +422,9 @@ void SlurmAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& e
            << subjob.first_rank + subjob.count - 1 << "), submitted by Strata's slurm adapter.\n"
            << "srun --ntasks=" << subjob.count << " --kill-on-bad-exit=0";
     for (const std::string& a : {task_program, work_dir_, std::to_string(subjob.first_rank),
-                                 std::to_string(subjob.index), directory, path, spec.program})
+                                 std::to_string(subjob.index), directory, path, spec.command.program})
         script << ' ' << shell_quote(a);
-    for (const std::string& a : spec.args) script << ' ' << shell_quote(a);
+    for (const std::string& a : spec.command.args) script << ' ' << shell_quote(a);
     // The tasks' exits are reported from their status files; a non-zero exit
     // here would only turn a normal end into Slurm's FAILED.
     script << "\nexit 0\n";
@@ -435,7 +435,7 @@ void SlurmAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& e
     if (!script_fd || ::write(script_fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
         ::lseek(script_fd.get(), 0, SEEK_SET) != 0)
         return fail_early(std::string("cannot hold the batch script: ") + std::strerror(errno));
-    auto env = spec.env;
+    auto env = spec.command.env;
     env.emplace_back(wireup::env::kSubjob, std::to_string(subjob.index));
     submit(job_environment(env, spec.inherit_environment), script_fd.get());
 }
@@ -670,4 +670,4 @@ SubjobState SlurmAdapter::state() const {
     return ended_ ? SubjobState::done : SubjobState::running;
 }
 
-}  // namespace strata::launcher
+}  // namespace strata::adapters

@@ -93,7 +93,7 @@
 #include <string_view>
 #include <vector>
 
-namespace strata::launcher {
+namespace strata::adapters {
 
 // The job id in sbatch's answer ("Submitted batch job 42", or "42" /
 // "42;cluster" with --parsable); nullopt if there is none.
@@ -136,7 +136,7 @@ public:
     SlurmAdapter& operator=(const SlurmAdapter&) = delete;
 
     const char* name() const override { return "slurm"; }
-    void start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& events) override;
+    void start(const job::Subjob& subjob, LaunchSpec spec, ProcessEvents& events) override;
     // terminate: `scancel --signal=TERM` (the programs get SIGTERM and may
     // clean up; the job ends when they do). kill: `scancel --signal=KILL`,
     // then `scancel`.
@@ -206,4 +206,4 @@ private:
     base::Lifeline lifeline_;  // a gatekeeper destroys adapters while its io_context runs on
 };
 
-}  // namespace strata::launcher
+}  // namespace strata::adapters

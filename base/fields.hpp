@@ -1,7 +1,7 @@
 // A file format described as tables of fields, read by one engine.
 //
 // A source (the YAML layer in base/yaml.hpp, the RSL parser of
-// launcher/job_rsl.cpp) turns one map of its file into a Map: its entries in
+// job/job_rsl.cpp) turns one map of its file into a Map: its entries in
 // the order of the file, each a key as written, where the key is, and the
 // value in the source's own type; the map's own place; and a Locator that
 // words a message at a place ("FILE:LINE:COLUMN: what").

@@ -1,9 +1,9 @@
 #include "gatekeeper/config.hpp"
 
-#include "adapters/adapter_table.hpp"
+#include "job/adapter_table.hpp"
 #include "base/file.hpp"
 #include "base/yaml.hpp"
-#include "launcher/job_request.hpp"
+#include "job/job_request.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -63,16 +63,16 @@ Status adapters_read(const yaml::Entry& e, Reading& r) {
     if (!list.IsSequence() || list.size() == 0) return e.value.fail("'adapters' must be a list such as [fork, slurm]");
     r.c.adapters.clear();
     for (const YAML::Node& a : list) {
-        if (!a.IsScalar() || launcher::adapter_find(a.Scalar()) == nullptr)
+        if (!a.IsScalar() || job::adapter_find(a.Scalar()) == nullptr)
             return e.value.of(a).fail("unknown adapter '" + (a.IsScalar() ? a.Scalar() : std::string("?")) +
-                                      "'; expected " + launcher::adapter_names_text(false));
+                                      "'; expected " + job::adapter_names_text(false));
         r.c.adapters.push_back(a.Scalar());
     }
     return {};
 }
 
 const yaml::NamedStrings kEnvironment{
-    "'environment' must be a map of NAME: value", launcher::env_name_valid, "is not an environment variable name",
+    "'environment' must be a map of NAME: value", job::env_name_valid, "is not an environment variable name",
     [](const std::string& name) { return "the value of '" + name + "' must be a string"; }};
 
 Status environment_read(const yaml::Entry& e, Reading& r) {

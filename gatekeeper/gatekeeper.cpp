@@ -6,7 +6,7 @@
 #include "base/keepalive.hpp"
 #include "wireup/codec.hpp"
 #include "wireup/framed_connection.hpp"
-#include "launcher/gram.hpp"
+#include "gram/gram.hpp"
 #include "security/digest.hpp"
 #include "security/proxy.hpp"
 #include "security/tls.hpp"
@@ -33,7 +33,7 @@ namespace strata::gatekeeper {
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
-using launcher::JobState;
+using adapters::JobState;
 
 namespace {
 
@@ -41,7 +41,7 @@ struct Account {
     std::string name;
     std::string home;
     std::string shell;
-    launcher::RunAs ids;
+    adapters::RunAs ids;
 };
 
 // The account's passwd entry and groups.
@@ -79,7 +79,7 @@ std::string own_account_name() {
 }  // namespace
 
 // One connection from an mpirun: handshake, authorization, one subjob.
-class Session final : public launcher::ProcessEvents, public std::enable_shared_from_this<Session> {
+class Session final : public adapters::ProcessEvents, public std::enable_shared_from_this<Session> {
     using Connection = codec::FramedConnection<asio::ssl::stream<tcp::socket>>;
 
 public:
@@ -147,11 +147,11 @@ public:
             log("ending: " + reason);
             return finish_failed(reason);
         }
-        if (adapter_) adapter_->cancel(launcher::CancelMode::kill);
+        if (adapter_) adapter_->cancel(adapters::CancelMode::kill);
         close();
     }
 
-    bool running() const { return adapter_ && adapter_->state() == launcher::SubjobState::running; }
+    bool running() const { return adapter_ && adapter_->state() == adapters::SubjobState::running; }
     // Counts against max_jobs: accepted (staging or running) and not over.
     bool holds_subjob() const { return accepted_ && !ended_; }
     const std::string& subject() const { return subject_; }
@@ -169,20 +169,20 @@ public:
         log("rank " + std::to_string(rank) + " could not start: " + reason);
         send(gram::encode(gram::StartFailed{static_cast<std::uint32_t>(rank), reason}));
     }
-    void on_output(int rank, launcher::Stream stream, std::string_view bytes) override {
+    void on_output(int rank, adapters::Stream stream, std::string_view bytes) override {
         send(gram::encode(gram::Output{static_cast<std::uint32_t>(rank), stream, std::string(bytes)}));
     }
-    void on_output_closed(int rank, launcher::Stream stream) override {
+    void on_output_closed(int rank, adapters::Stream stream) override {
         send(gram::encode(gram::OutputClosed{static_cast<std::uint32_t>(rank), stream}));
     }
-    void on_exited(int rank, long pid, launcher::ProcessExit how) override {
+    void on_exited(int rank, long pid, adapters::ProcessExit how) override {
         send(gram::encode(gram::Exited{static_cast<std::uint32_t>(rank), static_cast<std::uint32_t>(pid), how}));
     }
-    void on_subjob_state(int, JobState state, const std::string& detail) override {
+    void on_subjob_state(int, adapters::JobState state, const std::string& detail) override {
         record_save();  // the slurm adapter's job id and work directory are known by now
-        log("subjob " + std::string(launcher::job_state_name(state)) + (detail.empty() ? "" : ": " + detail));
+        log("subjob " + std::string(adapters::job_state_name(state)) + (detail.empty() ? "" : ": " + detail));
         send(gram::encode(gram::State{state, detail}));
-        if (state == JobState::done || state == JobState::failed) final_sent_ = true;
+        if (state == adapters::JobState::done || state == adapters::JobState::failed) final_sent_ = true;
         maybe_end();  // also when a refused subjob's processes are finally gone
     }
 
@@ -194,7 +194,7 @@ private:
         if (record_name_.empty()) return;
         SubjobRecord now = record_;
         now.job_dir = job_dir_;
-        if (const auto* slurm = dynamic_cast<const launcher::SlurmAdapter*>(adapter_.get())) {
+        if (const auto* slurm = dynamic_cast<const adapters::SlurmAdapter*>(adapter_.get())) {
             now.work_dir = slurm->work_dir();
             now.slurm_job = slurm->job_id();
         }
@@ -242,7 +242,7 @@ private:
             case gram::Type::cancel:
                 if (auto m = gram::decode_cancel(f.payload)) {
                     log(std::string("cancel requested (") +
-                        (m->mode == launcher::CancelMode::kill ? "kill" : "terminate") + ")");
+                        (m->mode == adapters::CancelMode::kill ? "kill" : "terminate") + ")");
                     // Before anything started (still staging) there is nothing to end.
                     if (!adapter_) return finish_failed("cancelled before it started");
                     adapter_->cancel(m->mode);
@@ -287,7 +287,7 @@ private:
         if (!root && account->ids.uid != ::geteuid())
             return refuse("not authorized: this gatekeeper runs as '" + own_account_name() +
                           "' and can start processes only as that account, not as '" + name + "'");
-        const launcher::AdapterInfo* info = launcher::adapter_find(m.adapter);
+        const job::AdapterInfo* info = job::adapter_find(m.adapter);
         if (info == nullptr || !gk_.config().offers(m.adapter))
             return refuse("this site does not offer the '" + m.adapter + "' adapter");
         if (gk_.subjobs_held() >= gk_.config().max_jobs)
@@ -305,24 +305,24 @@ private:
         record_.adapter = m.adapter;
         record_save();
         log("subjob " + std::to_string(m.subjob) + ": ranks " + std::to_string(m.first_rank) + ".." +
-            std::to_string(m.first_rank + m.count - 1) + " of '" + m.program + "' as '" + name + "' via " + m.adapter);
+            std::to_string(m.first_rank + m.count - 1) + " of '" + m.command.program + "' as '" + name + "' via " + m.adapter);
         adapter_info_ = info;
         subjob_.index = static_cast<int>(m.subjob);
-        subjob_.contact = launcher::kLocalContact;
+        subjob_.contact = job::kLocalContact;
         subjob_.count = static_cast<int>(m.count);
         subjob_.first_rank = static_cast<int>(m.first_rank);
-        spec_.program = m.program;
-        spec_.args = m.args;
-        // What a login of the account would have, the site's additions, the
-        // job's variables (wire-up included); nothing of our own environment.
-        spec_.env = {{"HOME", account->home}, {"USER", name},        {"LOGNAME", name},
-                     {"SHELL", account->shell}, {"PATH", kLoginPath}};
-        spec_.env.insert(spec_.env.end(), gk_.config().environment.begin(), gk_.config().environment.end());
-        spec_.env.insert(spec_.env.end(), m.env.begin(), m.env.end());
+        spec_.command = m.command;
+        // Before the job's variables (wire-up included): what a login of the
+        // account would have and the site's additions; nothing of our own
+        // environment.
+        job::Environment login = {{"HOME", account->home}, {"USER", name},        {"LOGNAME", name},
+                                  {"SHELL", account->shell}, {"PATH", kLoginPath}};
+        login.insert(login.end(), gk_.config().environment.begin(), gk_.config().environment.end());
+        spec_.command.env.insert(spec_.command.env.begin(), login.begin(), login.end());
         spec_.inherit_environment = false;
         // As Globus GRAM: without a directory, processes start in the home
         // directory (in the job's directory when it stages files).
-        spec_.directory = m.directory.empty() ? account->home : m.directory;
+        if (spec_.command.directory.empty()) spec_.command.directory = account->home;
         if (root) spec_.run_as = account->ids;
         if (m.has_stdin) {
             int fds[2];
@@ -335,7 +335,7 @@ private:
             if (base::Status s = delegation_ask(*account); !s) return refuse(s.error());
         }
         if (m.stage.empty()) {
-            if (!adapter_info_->reports_pending) on_subjob_state(subjob_.index, JobState::pending, "");
+            if (!adapter_info_->reports_pending) on_subjob_state(subjob_.index, adapters::JobState::pending, "");
             launch();
             return;
         }
@@ -345,9 +345,9 @@ private:
             return refuse("the staged files (" + std::to_string(total) + " bytes) exceed this site's limit of " +
                           std::to_string(gk_.config().max_stage_bytes) + " bytes");
         if (base::Status s = stage_open(m, *account); !s) return refuse(s.error());
-        if (m.directory.empty()) spec_.directory = job_dir_;
-        if (m.stage_program) spec_.program = job_dir_ + "/" + m.stage.front().name;
-        on_subjob_state(subjob_.index, JobState::pending,
+        if (m.command.directory.empty()) spec_.command.directory = job_dir_;
+        if (m.stage_program) spec_.command.program = job_dir_ + "/" + m.stage.front().name;
+        on_subjob_state(subjob_.index, adapters::JobState::pending,
                         "staging " + std::to_string(m.stage.size()) + " file(s), " + std::to_string(total) + " bytes");
         stage_check();  // empty files are complete already
     }
@@ -362,7 +362,7 @@ private:
         if (!job_dir_.empty() && ::geteuid() == 0) {
             if (base::Status s = job_fd_.give(owner_.uid, owner_.gid); !s) return refuse(s.error());
         }
-        adapter_ = launcher::adapter_make(adapter_info_->kind, gk_.io(), {gk_.config().scratch});
+        adapter_ = adapters::adapter_make(adapter_info_->kind, gk_.io(), {gk_.config().scratch});
         adapter_->start(subjob_, std::move(spec_), *this);
     }
 
@@ -402,7 +402,7 @@ private:
         const std::string path = job_dir_ + "/x509up";
         if (base::Status s = job_fd_.file_write("x509up", pem.value(), 0600, owner_.uid, owner_.gid); !s)
             return refuse(s.error());
-        spec_.env.emplace_back("X509_USER_PROXY", path);
+        spec_.command.env.emplace_back("X509_USER_PROXY", path);
         log("received a " +
             std::string(security::proxy_policy(cred.value().cert.get()) == security::ProxyPolicy::limited ? "limited"
                                                                                                           : "full") +
@@ -502,8 +502,8 @@ private:
 
     // The subjob is over as FAILED: whatever runs is killed, mpirun hears why.
     void finish_failed(const std::string& reason) {
-        if (adapter_) adapter_->cancel(launcher::CancelMode::kill);
-        send(gram::encode(gram::State{JobState::failed, reason}));
+        if (adapter_) adapter_->cancel(adapters::CancelMode::kill);
+        send(gram::encode(gram::State{adapters::JobState::failed, reason}));
         final_sent_ = true;
         maybe_end();
     }
@@ -517,7 +517,7 @@ private:
 
     void connection_lost(const std::string& why) {
         if (!final_sent_) log("connection lost (" + why + ")" + (adapter_ ? "; killing the subjob" : ""));
-        if (adapter_) adapter_->cancel(launcher::CancelMode::kill);
+        if (adapter_) adapter_->cancel(adapters::CancelMode::kill);
         close();
     }
 
@@ -577,21 +577,21 @@ private:
         security::Sha256 sha;
     };
 
-    launcher::Subjob subjob_;
-    launcher::LaunchSpec spec_;
+    job::Subjob subjob_;
+    adapters::LaunchSpec spec_;
     base::DirFd job_fd_;   // the job directory, reached only through its descriptor
     std::string job_dir_;  // its path (staged files, the proxy); removed with the session
     std::vector<Staged> staged_;
     std::size_t stage_at_ = 0;
-    launcher::RunAs owner_;
+    adapters::RunAs owner_;
     security::PkeyPtr delegation_key_;  // its public half went to mpirun; it never leaves
     bool awaiting_delegation_ = false;
     bool launch_ready_ = false;  // launch() came while the delegation was awaited
-    const launcher::AdapterInfo* adapter_info_ = nullptr;  // set once accepted
+    const job::AdapterInfo* adapter_info_ = nullptr;  // set once accepted
     std::string record_name_;  // set once accepted
     SubjobRecord record_;
     bool record_written_ = false;
-    std::unique_ptr<launcher::SchedulerAdapter> adapter_;
+    std::unique_ptr<adapters::SchedulerAdapter> adapter_;
     std::unique_ptr<asio::posix::stream_descriptor> stdin_;
     std::deque<std::string> stdin_queue_;
     bool stdin_eof_ = false;

@@ -3,8 +3,8 @@
 //
 // Per connection: a TLS handshake in which both sides present certificates
 // chaining to the trusted-CA directory; the user's subject is looked up in the
-// grid-mapfile; the Submit (launcher/gram.hpp) names the adapter (one the
-// configuration offers, adapters/adapter_table.hpp) and, optionally, which of
+// grid-mapfile; the Submit (gram/gram.hpp) names the adapter (one the
+// configuration offers, job/adapter_table.hpp) and, optionally, which of
 // the user's mapped accounts to use. Running as root the
 // gatekeeper starts the processes as that account (never as root); running
 // as anyone else it accepts only mappings to its own account. The subjob's

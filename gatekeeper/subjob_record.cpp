@@ -161,7 +161,7 @@ void records_reclaim(const RecordStore& store, const std::string& scratch,
                                 r->adapter + ")";
         log(who + ": left by an earlier run; reclaiming it");
         if (r->slurm_job >= 0) {
-            launcher::SlurmAdapter::job_end_sync(r->slurm_job);
+            adapters::SlurmAdapter::job_end_sync(r->slurm_job);
             log(who + ": ended slurm job " + std::to_string(r->slurm_job));
         }
         for (const SubjobRecord::Process& p : r->processes) {
@@ -185,7 +185,7 @@ void records_reclaim(const RecordStore& store, const std::string& scratch,
                 continue;
             }
             if (!d->is_open()) continue;  // gone already
-            if (base::Status removed = launcher::SlurmAdapter::work_remove(*d)) {
+            if (base::Status removed = adapters::SlurmAdapter::work_remove(*d)) {
                 log(who + ": removed the directory " + *dir);
             } else {
                 all_removed = false;

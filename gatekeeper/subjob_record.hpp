@@ -33,7 +33,7 @@ struct SubjobRecord {
     };
     std::string subject;   // the grid identity, for the log
     std::string account;   // the local account it runs as
-    std::string adapter;   // its name (adapters/adapter_table.hpp)
+    std::string adapter;   // its name (job/adapter_table.hpp)
     std::string job_dir;   // the job directory (staged files, the proxy); empty: none
     std::string work_dir;  // the slurm adapter's work directory; empty: none
     long slurm_job = -1;   // -1: none

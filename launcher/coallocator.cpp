@@ -50,7 +50,7 @@ constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 }  // namespace
 
-CoAllocator::CoAllocator(asio::io_context& io, const Options& options, const JobPlan& plan, CommFileText comm)
+CoAllocator::CoAllocator(asio::io_context& io, const Options& options, const job::JobPlan& plan, CommFileText comm)
     : io_(io),
       options_(options),
       plan_(plan),
@@ -66,7 +66,7 @@ CoAllocator::~CoAllocator() = default;
 
 void CoAllocator::say(const std::string& message) const {
     const std::string line = "mpirun: " + message + "\n";
-    OutputForwarder::fd_sink()(Stream::err, line);
+    OutputForwarder::fd_sink()(adapters::Stream::err, line);
 }
 
 void CoAllocator::narrate(const std::string& message) const {
@@ -103,7 +103,7 @@ int CoAllocator::run() {
     job_key_ = std::move(*key);
     // Emulated links are shared by the job's processes: their table lives as long as the job.
     std::unique_ptr<wireup::SharedLinks> links;
-    if (plan_.emulated(options_)) {
+    if (plan_emulated(plan_, options_)) {
         base::Result<std::unique_ptr<wireup::SharedLinks>> made = wireup::SharedLinks::create(job_key_);
         if (!made) {
             say(made.error());
@@ -112,7 +112,7 @@ int CoAllocator::run() {
         links = std::move(*made);
     }
     bool remote = false;
-    for (const Subjob& s : plan_.subjobs) remote = remote || s.contact != kLocalContact;
+    for (const job::Subjob& s : plan_.subjobs) remote = remote || s.contact != job::kLocalContact;
     if (base::Status listening = server_.listen(remote); !listening) {
         say(listening.error());
         return 1;
@@ -125,8 +125,8 @@ int CoAllocator::run() {
     }
     watch_signals();
 
-    for (const Subjob& s : plan_.subjobs) {
-        base::Result<std::unique_ptr<SchedulerAdapter>> adapter = adapter_make(s);
+    for (const job::Subjob& s : plan_.subjobs) {
+        base::Result<std::unique_ptr<adapters::SchedulerAdapter>> adapter = adapter_make(s);
         if (!adapter) {
             say(adapter.error());
             return 1;
@@ -139,14 +139,15 @@ int CoAllocator::run() {
 
     const auto env = environment();
     for (std::size_t i = 0; i < plan_.subjobs.size() && !ending_; ++i) {
-        const Subjob& s = plan_.subjobs[i];
-        LaunchSpec spec;
-        spec.program = s.program.empty() ? options_.program : s.program;
-        spec.args = s.program.empty() ? options_.args : s.args;
+        const job::Subjob& s = plan_.subjobs[i];
+        adapters::LaunchSpec spec;
+        spec.command = s.command;
+        if (s.command.program.empty()) {
+            spec.command.program = options_.program;
+            spec.command.args = options_.args;
+        }
         // The job file's variables first, so they cannot override the wire-up contract either.
-        spec.env = s.env;
-        spec.env.insert(spec.env.end(), env.begin(), env.end());
-        spec.directory = s.directory;
+        spec.command.env.insert(spec.command.env.end(), env.begin(), env.end());
         if (s.first_rank == 0) spec.stdin_fd = ::fcntl(0, F_DUPFD_CLOEXEC, 3);
         narrate("starting subjob " + std::to_string(s.index) + ": ranks " + std::to_string(s.first_rank) + ".." +
                 std::to_string(s.first_rank + s.count - 1) + " on " + s.machine + " via the " + adapters_[i]->name() +
@@ -159,9 +160,9 @@ int CoAllocator::run() {
     return exit_code_;
 }
 
-base::Result<std::unique_ptr<SchedulerAdapter>> CoAllocator::adapter_make(const Subjob& subjob) {
-    if (subjob.contact == kLocalContact) return std::unique_ptr<SchedulerAdapter>(std::make_unique<ForkAdapter>(io_));
-    base::Result<Contact> contact = contact_parse(subjob.contact);
+base::Result<std::unique_ptr<adapters::SchedulerAdapter>> CoAllocator::adapter_make(const job::Subjob& subjob) {
+    if (subjob.contact == job::kLocalContact) return std::unique_ptr<adapters::SchedulerAdapter>(std::make_unique<adapters::ForkAdapter>(io_));
+    base::Result<job::Contact> contact = job::contact_parse(subjob.contact);
     if (!contact) {
         std::string prefix = "subjob ";
         prefix += std::to_string(subjob.index);
@@ -170,7 +171,7 @@ base::Result<std::unique_ptr<SchedulerAdapter>> CoAllocator::adapter_make(const 
     }
     base::Result<std::shared_ptr<boost::asio::ssl::context>> tls = gatekeeper_tls_.context(subjob);
     if (!tls) return tls.failure();
-    return std::unique_ptr<SchedulerAdapter>(std::make_unique<GatekeeperAdapter>(io_, *contact, std::move(*tls)));
+    return std::unique_ptr<adapters::SchedulerAdapter>(std::make_unique<GatekeeperAdapter>(io_, *contact, std::move(*tls)));
 }
 
 void CoAllocator::watch_signals() {
@@ -193,16 +194,16 @@ void CoAllocator::on_started(int rank, long pid) {
     narrate("rank " + std::to_string(rank) + " started (pid " + std::to_string(pid) + ")");
 }
 
-void CoAllocator::on_subjob_state(int subjob, JobState state, const std::string& detail) {
-    const Subjob& s = plan_.subjobs[static_cast<std::size_t>(subjob)];
-    narrate("subjob " + std::to_string(subjob) + " (" + s.contact + "): " + job_state_name(state) +
+void CoAllocator::on_subjob_state(int subjob, adapters::JobState state, const std::string& detail) {
+    const job::Subjob& s = plan_.subjobs[static_cast<std::size_t>(subjob)];
+    narrate("subjob " + std::to_string(subjob) + " (" + s.contact + "): " + adapters::job_state_name(state) +
             (detail.empty() ? "" : ": " + detail));
-    if (state == JobState::active) watch_startup(s);
-    if (state == JobState::failed) end_job(1, messages::subjob_failed(s.index, s.site, s.contact, detail));
+    if (state == adapters::JobState::active) watch_startup(s);
+    if (state == adapters::JobState::failed) end_job(1, messages::subjob_failed(s.index, s.site, s.contact, detail));
     check_done();
 }
 
-void CoAllocator::watch_startup(const Subjob& subjob) {
+void CoAllocator::watch_startup(const job::Subjob& subjob) {
     const int seconds = options_.startup_timeout_s > 0 ? options_.startup_timeout_s : kStartupTimeoutS.get();
     if (seconds <= 0) return;
     auto& timer = startup_timers_[static_cast<std::size_t>(subjob.index)];
@@ -211,7 +212,7 @@ void CoAllocator::watch_startup(const Subjob& subjob) {
     timer->async_wait([this, index, seconds](const boost::system::error_code& ec) {
         // Before anyone checked in, the program may not use MPI at all.
         if (ec == asio::error::operation_aborted || ending_ || released_ || checked_in_ == 0) return;
-        const Subjob& s = plan_.subjobs[static_cast<std::size_t>(index)];
+        const job::Subjob& s = plan_.subjobs[static_cast<std::size_t>(index)];
         std::vector<int> missing;
         for (int r = s.first_rank; r < s.first_rank + s.count; ++r)
             if (!ranks_[static_cast<std::size_t>(r)].checked_in) missing.push_back(r);
@@ -223,30 +224,30 @@ void CoAllocator::watch_startup(const Subjob& subjob) {
 
 void CoAllocator::on_start_failed(int rank, const std::string& reason) {
     std::string program = options_.program;
-    std::string contact = kLocalContact;
-    for (const Subjob& s : plan_.subjobs) {
+    std::string contact = job::kLocalContact;
+    for (const job::Subjob& s : plan_.subjobs) {
         if (rank < s.first_rank || rank >= s.first_rank + s.count) continue;
-        if (!s.program.empty()) program = s.program;
+        if (!s.command.program.empty()) program = s.command.program;
         contact = s.contact;
     }
     end_job(127, messages::start_failed(program, rank, contact, reason));
 }
 
-void CoAllocator::on_output(int rank, Stream stream, std::string_view bytes) {
-    if (stream == Stream::out && stdout_gone_) return;
-    if (output_.write(rank, stream, bytes) || stream != Stream::out) return;
+void CoAllocator::on_output(int rank, adapters::Stream stream, std::string_view bytes) {
+    if (stream == adapters::Stream::out && stdout_gone_) return;
+    if (output_.write(rank, stream, bytes) || stream != adapters::Stream::out) return;
     // Like any program writing into a closed pipe (`mpirun ... | head`): stop.
     stdout_gone_ = true;
     narrate("standard output is closed; ending the job");
     end_job(128 + SIGPIPE, "");
 }
 
-void CoAllocator::on_output_closed(int rank, Stream stream) {
-    if (!(stream == Stream::out && stdout_gone_)) output_.close(rank, stream);
+void CoAllocator::on_output_closed(int rank, adapters::Stream stream) {
+    if (!(stream == adapters::Stream::out && stdout_gone_)) output_.close(rank, stream);
     check_done();
 }
 
-void CoAllocator::on_exited(int rank, long pid, ProcessExit how) {
+void CoAllocator::on_exited(int rank, long pid, adapters::ProcessExit how) {
     RankState& r = ranks_[static_cast<std::size_t>(rank)];
     // Whatever the process sent before it died (its Checkin, Finalize or
     // Abort) must count before its exit is judged.
@@ -371,7 +372,7 @@ void CoAllocator::handle_checkin(ConnectionId id, const wireup::Frame& frame) {
     r.card = std::move(m->card);
     // What the job description says of where the process is, which every
     // process receives with the Release; mpirun's word counts over a process's.
-    for (const Subjob& s : plan_.subjobs) {
+    for (const job::Subjob& s : plan_.subjobs) {
         if (rank < s.first_rank || rank >= s.first_rank + s.count) continue;
         r.card.site = s.site;
         r.card.subjob = static_cast<std::uint32_t>(s.index);
@@ -401,7 +402,7 @@ void CoAllocator::release_barrier() {
         // A machine is its label, else the subjob's emulated host, else the real host.
         std::vector<commfile::Place> places;
         for (const wireup::BusinessCard& c : release.cards) {
-            const Subjob& s = plan_.subjobs[c.subjob];
+            const job::Subjob& s = plan_.subjobs[c.subjob];
             const std::string& machine = !c.machine.empty() ? c.machine : !s.host.empty() ? s.host : c.hostname;
             places.push_back({c.site, machine, c.processor_name});
         }
@@ -501,7 +502,7 @@ void CoAllocator::end_job(int exit_code, const std::string& message) {
     exit_code_ = exit_code;
     if (!message.empty()) say(message);
     for (auto& a : adapters_)
-        if (a) a->cancel(CancelMode::terminate);
+        if (a) a->cancel(adapters::CancelMode::terminate);
     kill_timer_.expires_after(std::chrono::milliseconds(kKillGraceMs.get()));
     kill_timer_.async_wait([this](const boost::system::error_code& ec) {
         if (ec == asio::error::operation_aborted) return;
@@ -513,13 +514,13 @@ void CoAllocator::end_job(int exit_code, const std::string& message) {
 
 void CoAllocator::kill_all() {
     for (auto& a : adapters_)
-        if (a) a->cancel(CancelMode::kill);
+        if (a) a->cancel(adapters::CancelMode::kill);
 }
 
 void CoAllocator::check_done() {
     if (finished_) return;
     for (const auto& a : adapters_)
-        if (a && a->state() == SubjobState::running) return;
+        if (a && a->state() == adapters::SubjobState::running) return;
     // Adapters not started (the job ended first) count as done.
     finished_ = true;
     boost::system::error_code ignored;

@@ -24,7 +24,7 @@
 #include "adapters/scheduler_adapter.hpp"
 #include "launcher/control_server.hpp"
 #include "launcher/gatekeeper_adapter.hpp"
-#include "launcher/job_plan.hpp"
+#include "launcher/command_plan.hpp"
 #include "launcher/options.hpp"
 #include "launcher/output_forwarder.hpp"
 #include "security/challenge.hpp"
@@ -47,9 +47,9 @@ struct CommFileText {
     std::string text;
 };
 
-class CoAllocator final : public ProcessEvents, public ControlServer::Listener {
+class CoAllocator final : public adapters::ProcessEvents, public ControlServer::Listener {
 public:
-    CoAllocator(boost::asio::io_context& io, const Options& options, const JobPlan& plan, CommFileText comm = {});
+    CoAllocator(boost::asio::io_context& io, const Options& options, const job::JobPlan& plan, CommFileText comm = {});
     ~CoAllocator() override;
     CoAllocator(const CoAllocator&) = delete;
     CoAllocator& operator=(const CoAllocator&) = delete;
@@ -59,10 +59,10 @@ public:
 
     void on_started(int rank, long pid) override;
     void on_start_failed(int rank, const std::string& reason) override;
-    void on_output(int rank, Stream stream, std::string_view bytes) override;
-    void on_output_closed(int rank, Stream stream) override;
-    void on_exited(int rank, long pid, ProcessExit how) override;
-    void on_subjob_state(int subjob, JobState state, const std::string& detail) override;
+    void on_output(int rank, adapters::Stream stream, std::string_view bytes) override;
+    void on_output_closed(int rank, adapters::Stream stream) override;
+    void on_exited(int rank, long pid, adapters::ProcessExit how) override;
+    void on_subjob_state(int subjob, adapters::JobState state, const std::string& detail) override;
 
     void on_frame(ControlServer::ConnectionId id, const wireup::Frame& frame) override;
     void on_closed(ControlServer::ConnectionId id, const std::string& why, bool malformed) override;
@@ -81,13 +81,13 @@ private:
     std::vector<std::pair<std::string, std::string>> environment() const;
     // The adapter for `subjob`: the embedded fork adapter for this machine,
     // a gatekeeper adapter for every other contact.
-    base::Result<std::unique_ptr<SchedulerAdapter>> adapter_make(const Subjob& subjob);
+    base::Result<std::unique_ptr<adapters::SchedulerAdapter>> adapter_make(const job::Subjob& subjob);
     void handle_hello(ControlServer::ConnectionId id, const wireup::Frame& frame);
     void handle_checkin(ControlServer::ConnectionId id, const wireup::Frame& frame);
     void handle_abort(int rank, ControlServer::ConnectionId id, const wireup::Frame& frame);
     void handle_finalize(int rank, ControlServer::ConnectionId id, const wireup::Frame& frame);
     void release_barrier();
-    void watch_startup(const Subjob& subjob);
+    void watch_startup(const job::Subjob& subjob);
     void drop(ControlServer::ConnectionId id, const std::string& reason);
     void watch_lost_connection(int rank);
     void watch_signals();
@@ -99,7 +99,7 @@ private:
 
     boost::asio::io_context& io_;
     const Options& options_;
-    const JobPlan& plan_;
+    const job::JobPlan& plan_;
     CommFileText comm_;
     std::string job_key_;
     ControlServer server_;
@@ -107,7 +107,7 @@ private:
     boost::asio::signal_set signals_;
     boost::asio::steady_timer kill_timer_;
     GatekeeperTls gatekeeper_tls_;
-    std::vector<std::unique_ptr<SchedulerAdapter>> adapters_;
+    std::vector<std::unique_ptr<adapters::SchedulerAdapter>> adapters_;
     std::vector<RankState> ranks_;
     std::vector<std::unique_ptr<boost::asio::steady_timer>> startup_timers_;  // per subjob, from ACTIVE
     std::map<ControlServer::ConnectionId, int> conn_rank_;

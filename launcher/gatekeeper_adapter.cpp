@@ -3,7 +3,7 @@
 #include "adapters/fork_adapter.hpp"
 #include "base/keepalive.hpp"
 #include "base/knob.hpp"
-#include "launcher/gram.hpp"
+#include "gram/gram.hpp"
 #include "security/digest.hpp"
 #include "security/proxy.hpp"
 #include "security/tls.hpp"
@@ -55,7 +55,7 @@ std::string wireup_via(const tcp::endpoint& local, const std::string& listener) 
 
 }  // namespace
 
-base::Result<std::shared_ptr<asio::ssl::context>> GatekeeperTls::context(const Subjob& subjob) {
+base::Result<std::shared_ptr<asio::ssl::context>> GatekeeperTls::context(const job::Subjob& subjob) {
     if (tls_) return tls_;
     auto cred = security::user_credential_find();
     if (!cred.ok()) return cred.failure();
@@ -70,7 +70,7 @@ base::Result<std::shared_ptr<asio::ssl::context>> GatekeeperTls::context(const S
     return tls_;
 }
 
-GatekeeperAdapter::GatekeeperAdapter(asio::io_context& io, Contact contact, std::shared_ptr<asio::ssl::context> tls)
+GatekeeperAdapter::GatekeeperAdapter(asio::io_context& io, job::Contact contact, std::shared_ptr<asio::ssl::context> tls)
     : io_(io), contact_(std::move(contact)), tls_(std::move(tls)), resolver_(io), connect_timer_(io) {
     Connection::Handlers handlers;
     handlers.frame = [this](const codec::RawFrame& f) { handle_frame(f); };
@@ -90,7 +90,7 @@ std::string GatekeeperAdapter::where() const {
     return "gatekeeper " + contact_.host + ":" + std::to_string(contact_.port);
 }
 
-void GatekeeperAdapter::start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& events) {
+void GatekeeperAdapter::start(const job::Subjob& subjob, adapters::LaunchSpec spec, adapters::ProcessEvents& events) {
     subjob_ = subjob;
     spec_ = std::move(spec);
     events_ = &events;
@@ -164,15 +164,12 @@ void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
     m.subjob = static_cast<std::uint32_t>(subjob_.index);
     m.first_rank = static_cast<std::uint32_t>(subjob_.first_rank);
     m.count = static_cast<std::uint32_t>(subjob_.count);
-    m.adapter = adapter_name(contact_.adapter);
-    m.program = spec_.program;
-    m.args = spec_.args;
-    m.env = spec_.env;
+    m.adapter = job::adapter_name(contact_.adapter);
+    m.command = spec_.command;
     boost::system::error_code lec;
     const tcp::endpoint local = conn_->stream().lowest_layer().local_endpoint(lec);
-    for (auto& [name, value] : m.env)
+    for (auto& [name, value] : m.command.env)
         if (name == wireup::env::kWireup && !lec) value = wireup_via(local, value);
-    m.directory = spec_.directory;
     m.account = subjob_.account;
     m.has_stdin = stdin_ != nullptr;
     m.delegation = kDelegation.get();
@@ -186,7 +183,7 @@ void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
             return;
         }
         m.stage_program = true;
-        m.program = m.stage.front().name;
+        m.command.program = m.stage.front().name;
     }
     conn_->send(gram::encode(m));
     stage_next();
@@ -219,12 +216,12 @@ std::string GatekeeperAdapter::handshake_failure(const boost::system::error_code
 
 base::Status GatekeeperAdapter::stage_prepare(std::vector<gram::StagedFile>& files) {
     std::vector<std::string> paths;
-    if (spec_.program.find('/') != std::string::npos) {
-        paths.push_back(spec_.program);
+    if (spec_.command.program.find('/') != std::string::npos) {
+        paths.push_back(spec_.command.program);
     } else {
         const char* path_env = std::getenv("PATH");
-        const base::Result<std::string> found = ForkAdapter::resolve_program(spec_.program, path_env ? path_env : "");
-        if (!found) return base::Error{"cannot stage '" + spec_.program + "': " + found.error()};
+        const base::Result<std::string> found = adapters::ForkAdapter::resolve_program(spec_.command.program, path_env ? path_env : "");
+        if (!found) return base::Error{"cannot stage '" + spec_.command.program + "': " + found.error()};
         paths.push_back(*found);
     }
     paths.insert(paths.end(), subjob_.stage_files.begin(), subjob_.stage_files.end());
@@ -304,7 +301,7 @@ void GatekeeperAdapter::handle_frame(const codec::RawFrame& frame) {
         case gram::Type::state: {
             auto m = gram::decode_state(frame.payload);
             if (!m) return malformed();
-            if (m->state == JobState::done || m->state == JobState::failed) {
+            if (m->state == adapters::JobState::done || m->state == adapters::JobState::failed) {
                 phase_ = Phase::finished;
                 conn_->close();
                 boost::system::error_code ec;
@@ -384,7 +381,7 @@ void GatekeeperAdapter::pump_stdin() {
     });
 }
 
-void GatekeeperAdapter::cancel(CancelMode mode) {
+void GatekeeperAdapter::cancel(adapters::CancelMode mode) {
     switch (phase_) {
         case Phase::idle:
         case Phase::finished: return;
@@ -407,14 +404,14 @@ void GatekeeperAdapter::finish(const std::string& reason) {
     conn_->close();
     boost::system::error_code ec;
     if (stdin_) stdin_->close(ec);
-    events_->on_subjob_state(subjob_.index, JobState::failed, reason);
+    events_->on_subjob_state(subjob_.index, adapters::JobState::failed, reason);
 }
 
-SubjobState GatekeeperAdapter::state() const {
+adapters::SubjobState GatekeeperAdapter::state() const {
     switch (phase_) {
-        case Phase::idle: return SubjobState::idle;
-        case Phase::finished: return SubjobState::done;
-        default: return SubjobState::running;
+        case Phase::idle: return adapters::SubjobState::idle;
+        case Phase::finished: return adapters::SubjobState::done;
+        default: return adapters::SubjobState::running;
     }
 }
 

@@ -1,5 +1,5 @@
 // The scheduler adapter for subjobs at another site: mpirun's side of the
-// gatekeeper protocol (launcher/gram.hpp).
+// gatekeeper protocol (gram/gram.hpp).
 //
 // start() resolves the contact, connects, runs the TLS handshake with the
 // user's credential (security/tls.hpp; the gatekeeper's certificate must
@@ -20,8 +20,8 @@
 #include "base/result.hpp"
 #include "wireup/codec.hpp"
 #include "wireup/framed_connection.hpp"
-#include "launcher/contact.hpp"
-#include "launcher/gram.hpp"
+#include "job/contact.hpp"
+#include "gram/gram.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -45,23 +45,23 @@ namespace strata::launcher {
 class GatekeeperTls {
 public:
     // The context; a failure names `subjob`, the subjob that needed it.
-    base::Result<std::shared_ptr<boost::asio::ssl::context>> context(const Subjob& subjob);
+    base::Result<std::shared_ptr<boost::asio::ssl::context>> context(const job::Subjob& subjob);
 
 private:
     std::shared_ptr<boost::asio::ssl::context> tls_;
 };
 
-class GatekeeperAdapter final : public SchedulerAdapter {
+class GatekeeperAdapter final : public adapters::SchedulerAdapter {
 public:
-    GatekeeperAdapter(boost::asio::io_context& io, Contact contact, std::shared_ptr<boost::asio::ssl::context> tls);
+    GatekeeperAdapter(boost::asio::io_context& io, job::Contact contact, std::shared_ptr<boost::asio::ssl::context> tls);
     ~GatekeeperAdapter() override;
     GatekeeperAdapter(const GatekeeperAdapter&) = delete;
     GatekeeperAdapter& operator=(const GatekeeperAdapter&) = delete;
 
     const char* name() const override { return "gatekeeper"; }
-    void start(const Subjob& subjob, LaunchSpec spec, ProcessEvents& events) override;
-    void cancel(CancelMode mode) override;
-    SubjobState state() const override;
+    void start(const job::Subjob& subjob, adapters::LaunchSpec spec, adapters::ProcessEvents& events) override;
+    void cancel(adapters::CancelMode mode) override;
+    adapters::SubjobState state() const override;
 
 private:
     enum class Phase { idle, connecting, submitted, finished };
@@ -84,7 +84,7 @@ private:
     std::string handshake_failure(const boost::system::error_code& ec);
 
     boost::asio::io_context& io_;
-    Contact contact_;
+    job::Contact contact_;
     std::shared_ptr<boost::asio::ssl::context> tls_;
     bool delegated_ = false;
     boost::asio::ip::tcp::resolver resolver_;
@@ -92,9 +92,9 @@ private:
     std::shared_ptr<Connection> conn_;
     boost::asio::steady_timer connect_timer_;
     Phase phase_ = Phase::idle;
-    Subjob subjob_;
-    LaunchSpec spec_;
-    ProcessEvents* events_ = nullptr;
+    job::Subjob subjob_;
+    adapters::LaunchSpec spec_;
+    adapters::ProcessEvents* events_ = nullptr;
     bool cancel_sent_ = false;
     bool host_mismatch_ = false;  // its certificate chains to a trusted CA but names another host
     std::unique_ptr<boost::asio::posix::stream_descriptor> stdin_;

@@ -9,14 +9,14 @@ std::string who(int rank, long pid) { return "rank " + std::to_string(rank) + " 
 }  // namespace
 
 std::string start_failed(const std::string& program, int rank, const std::string& contact, const std::string& reason) {
-    const std::string at = contact == kLocalContact ? "" : " at " + contact;
+    const std::string at = contact == job::kLocalContact ? "" : " at " + contact;
     return "cannot start '" + program + "' for rank " + std::to_string(rank) + at + ": " + reason;
 }
 
 std::string subjob_failed(int subjob, const std::string& site, const std::string& contact,
                           const std::string& reason) {
     std::string where = "site " + site;
-    if (contact != kLocalContact) where += ", contact " + contact;
+    if (contact != job::kLocalContact) where += ", contact " + contact;
     return "subjob " + std::to_string(subjob) + " (" + where + ") failed: " + reason + "; ending the job";
 }
 
@@ -28,14 +28,14 @@ std::string startup_timeout(const std::vector<int>& missing, int count, int seco
            std::to_string(seconds) + " s of starting (rank" + (missing.size() > 1 ? "s " : " ") + ranks + ")";
 }
 
-std::string process_failed(int rank, long pid, const ProcessExit& how, Phase phase) {
+std::string process_failed(int rank, long pid, const adapters::ProcessExit& how, Phase phase) {
     if (phase == Phase::checked_in && how.success())
         return who(rank, pid) + " exited with code 0 without calling MPI_Finalize; ending the job";
     const char* when = phase == Phase::checked_in ? " before MPI_Finalize" : "";
     return who(rank, pid) + " " + how.describe() + when + "; ending the job";
 }
 
-std::string exit_after_finalize(int rank, long pid, const ProcessExit& how) {
+std::string exit_after_finalize(int rank, long pid, const adapters::ProcessExit& how) {
     return who(rank, pid) + " " + how.describe() + " after MPI_Finalize";
 }
 

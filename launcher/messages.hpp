@@ -4,7 +4,7 @@
 #pragma once
 
 #include "adapters/scheduler_adapter.hpp"
-#include "launcher/subjob.hpp"
+#include "job/subjob.hpp"
 
 #include <string>
 #include <vector>
@@ -26,8 +26,8 @@ std::string subjob_failed(int subjob, const std::string& site, const std::string
 // "rank 3 (pid 4242) exited with code 2 before MPI_Finalize; ending the job"
 // "2 of 4 processes did not call MPI_Init within 300 s of starting (ranks 5, 7)"
 std::string startup_timeout(const std::vector<int>& missing, int count, int seconds);
-std::string process_failed(int rank, long pid, const ProcessExit& how, Phase phase);
-std::string exit_after_finalize(int rank, long pid, const ProcessExit& how);
+std::string process_failed(int rank, long pid, const adapters::ProcessExit& how, Phase phase);
+std::string exit_after_finalize(int rank, long pid, const adapters::ProcessExit& how);
 std::string exit_without_init(int rank, long pid);
 std::string connection_lost(int rank, long pid);
 // The first line, then the application's message on lines of its own.

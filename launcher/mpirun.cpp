@@ -1,10 +1,10 @@
 // mpirun / mpiexec: one program under two names.
 #include "base/file.hpp"
 #include "commfile/comm_file.hpp"
+#include "job/job_request.hpp"
+#include "job/local_host.hpp"
 #include "launcher/coallocator.hpp"
-#include "launcher/job_plan.hpp"
-#include "launcher/job_request.hpp"
-#include "launcher/local_host.hpp"
+#include "launcher/command_plan.hpp"
 #include "launcher/options.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -19,6 +19,8 @@
 #include <vector>
 
 namespace {
+
+namespace job = strata::job;
 
 // With 0, 1 or 2 closed, the pipes mpirun creates could land on them and
 // get mixed up with its own stdio.
@@ -44,12 +46,12 @@ int job_file_error(const std::string& message) {
 }
 
 // -dumprsl without -jobfile: the command line's job as a request.
-strata::base::Result<strata::launcher::JobRequest> command_line_request(const strata::launcher::Options& o) {
+strata::base::Result<strata::job::JobRequest> command_line_request(const strata::launcher::Options& o) {
     using namespace strata::launcher;
-    if (o.machinefile.empty()) return job_request_local(o.np > 0 ? o.np : 1, o.program, o.args);
-    strata::base::Result<MachineFile> file = MachineFile::load(o.machinefile);
+    if (o.machinefile.empty()) return job::job_request_local(o.np > 0 ? o.np : 1, o.program, o.args);
+    strata::base::Result<job::MachineFile> file = job::MachineFile::load(o.machinefile);
     if (!file) return file.failure();
-    return job_request_from_machine_file(*file, o.np > 0 ? o.np : file->slots_total(), o.program, o.args);
+    return job::job_request_from_machine_file(*file, o.np > 0 ? o.np : file->slots_total(), o.program, o.args);
 }
 
 }  // namespace
@@ -64,25 +66,25 @@ int main(int argc, char** argv) {
         std::fputs(options_usage().c_str(), stdout);
         return 0;
     }
-    std::optional<JobPlan> plan;
+    std::optional<job::JobPlan> plan;
     if (!options->jobfile.empty()) {
-        const strata::base::Result<JobRequest> request = load_job_file(options->jobfile);
+        const strata::base::Result<job::JobRequest> request = job::load_job_file(options->jobfile);
         if (!request) return job_file_error(request.error());
         if (options->dumprsl) {
-            std::fputs(job_request_rsl(*request).c_str(), stdout);
+            std::fputs(job::job_request_rsl(*request).c_str(), stdout);
             return std::fflush(stdout) == 0 ? 0 : 1;
         }
-        plan = JobPlan::from_request(*request, LocalHost::probe());
+        plan = job::JobPlan::from_request(*request, job::LocalHost::probe());
     } else if (options->dumprsl) {
-        const strata::base::Result<JobRequest> request = command_line_request(*options);
+        const strata::base::Result<job::JobRequest> request = command_line_request(*options);
         if (!request) {
             std::fprintf(stderr, "mpirun: %s\n", request.error().c_str());
             return 2;
         }
-        std::fputs(job_request_rsl(*request).c_str(), stdout);
+        std::fputs(job::job_request_rsl(*request).c_str(), stdout);
         return std::fflush(stdout) == 0 ? 0 : 1;
     } else {
-        strata::base::Result<JobPlan> built = JobPlan::build(*options, LocalHost::probe());
+        strata::base::Result<job::JobPlan> built = plan_build(*options, strata::job::LocalHost::probe());
         if (!built) {
             std::fprintf(stderr, "mpirun: %s\n", built.error().c_str());
             return 2;
@@ -90,7 +92,7 @@ int main(int argc, char** argv) {
         plan = std::move(*built);
     }
 
-    if (const strata::base::Status emulation = plan->emulation_check(*options); !emulation) {
+    if (const strata::base::Status emulation = plan_emulation_check(*plan, *options); !emulation) {
         std::fprintf(stderr, "mpirun: %s\n", emulation.error().c_str());
         return 2;
     }

@@ -11,6 +11,8 @@
 // messages are fixed.
 #include "launcher/options.hpp"
 
+#include "job/job_request.hpp"
+
 #include "wireup/binding.hpp"
 
 #include <arpa/inet.h>
@@ -34,13 +36,6 @@ bool parse_positive(const std::string& text, int max, int& out) {
     const long v = std::strtol(text.c_str(), nullptr, 10);
     if (v < 1 || v > max) return false;
     out = static_cast<int>(v);
-    return true;
-}
-
-bool env_name_valid(const std::string& n) {
-    if (n.empty() || std::isdigit(static_cast<unsigned char>(n[0]))) return false;
-    for (unsigned char c : n)
-        if (!(std::isalnum(c) || c == '_')) return false;
     return true;
 }
 
@@ -109,7 +104,7 @@ bool file_name_set(const std::string& v, std::string& out) {
 bool exports_add(const std::string& v, Options& o) {
     const std::size_t eq = v.find('=');
     const std::string name = v.substr(0, eq);
-    if (!env_name_valid(name)) return false;
+    if (!job::env_name_valid(name)) return false;
     if (eq == std::string::npos)
         o.exports.emplace_back(name, std::nullopt);
     else

@@ -16,7 +16,7 @@ void OutputForwarder::append_prefix(int rank, std::string& out) const {
     out += "] ";
 }
 
-bool OutputForwarder::write(int rank, Stream stream, std::string_view bytes) {
+bool OutputForwarder::write(int rank, adapters::Stream stream, std::string_view bytes) {
     Line& line = open_[{rank, stream}];
     // Collect every complete line of this chunk into one write.
     std::string out;
@@ -41,7 +41,7 @@ bool OutputForwarder::write(int rank, Stream stream, std::string_view bytes) {
     return out.empty() || sink_(stream, out);
 }
 
-bool OutputForwarder::close(int rank, Stream stream) {
+bool OutputForwarder::close(int rank, adapters::Stream stream) {
     auto it = open_.find({rank, stream});
     if (it == open_.end()) return true;
     std::string out;
@@ -64,8 +64,8 @@ bool OutputForwarder::close_all() {
 }
 
 OutputForwarder::Sink OutputForwarder::fd_sink() {
-    return [](Stream stream, std::string_view bytes) {
-        const int fd = stream == Stream::out ? 1 : 2;
+    return [](adapters::Stream stream, std::string_view bytes) {
+        const int fd = stream == adapters::Stream::out ? 1 : 2;
         while (!bytes.empty()) {
             const ssize_t n = ::write(fd, bytes.data(), bytes.size());
             if (n < 0) {

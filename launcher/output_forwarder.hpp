@@ -25,13 +25,13 @@ public:
 
     // Writes bytes to the destination of `stream`; false when the destination
     // is gone (e.g. stdout is a closed pipe).
-    using Sink = std::function<bool(Stream, std::string_view)>;
+    using Sink = std::function<bool(adapters::Stream, std::string_view)>;
 
     OutputForwarder(bool label, Sink sink);
 
     // Both return false when the sink failed.
-    bool write(int rank, Stream stream, std::string_view bytes);
-    bool close(int rank, Stream stream);
+    bool write(int rank, adapters::Stream stream, std::string_view bytes);
+    bool close(int rank, adapters::Stream stream);
     // Ends every stream still open (used when mpirun stops reading early).
     bool close_all();
 
@@ -48,7 +48,7 @@ private:
 
     bool label_;
     Sink sink_;
-    std::map<std::pair<int, Stream>, Line> open_;
+    std::map<std::pair<int, adapters::Stream>, Line> open_;
 };
 
 }  // namespace strata::launcher

@@ -2,7 +2,7 @@
 // imposes on links between sites (and between machines of one site), so that
 // a grid laid out on one machine behaves like one spread over several.
 //
-// Written by a job file's `network:` key (launcher/job_yaml.cpp), carried to
+// Written by a job file's `network:` key (job/job_yaml.cpp), carried to
 // every process in STRATA_EMULATION, read by the TCP method:
 //
 //   wan:latency_ms=10,bandwidth_mbit=100,window_kib=64;lan:latency_ms=0.5,bandwidth_mbit=1000;A/B:latency_ms=30

@@ -1,7 +1,7 @@
 // One framed connection (frames as in wireup/codec.hpp) over an Asio stream:
 // the read loop that cuts the byte stream into frames, and the write queue.
 // mpirun's control connections (launcher/control_server.hpp) use it over a
-// plain TCP socket; both ends of the gatekeeper protocol (launcher/gram.hpp)
+// plain TCP socket; both ends of the gatekeeper protocol (gram/gram.hpp)
 // over a TLS stream.
 //
 // Who calls what, and when

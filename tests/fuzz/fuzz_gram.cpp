@@ -1,6 +1,6 @@
 // What a gatekeeper reads from a client and mpirun from a gatekeeper: the
 // frame splitter, then every decoder on every frame it yields.
-#include "launcher/gram.hpp"
+#include "gram/gram.hpp"
 
 #include <cstddef>
 #include <cstdint>

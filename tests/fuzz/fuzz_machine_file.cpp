@@ -1,6 +1,6 @@
 // Machine files and gatekeeper contacts.
-#include "launcher/contact.hpp"
-#include "launcher/machine_file.hpp"
+#include "job/contact.hpp"
+#include "job/machine_file.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -8,7 +8,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
-    (void)strata::launcher::MachineFile::parse(text, "fuzz.machines");
-    (void)strata::launcher::contact_parse(text);
+    (void)strata::job::MachineFile::parse(text, "fuzz.machines");
+    (void)strata::job::contact_parse(text);
     return 0;
 }

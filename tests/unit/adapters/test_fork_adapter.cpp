@@ -11,7 +11,8 @@
 #include <memory>
 #include <vector>
 
-using namespace strata::launcher;
+using namespace strata::adapters;
+using namespace strata::job;
 
 namespace {
 
@@ -53,7 +54,7 @@ void destroy_while_queued() {
     Subjob subjob;
     subjob.count = 2;
     LaunchSpec spec;
-    spec.program = "/bin/true";
+    spec.command.program = "/bin/true";
     adapter->start(subjob, spec, events);
     REQUIRE(events.started.size() == 2);
     io.run_for(std::chrono::seconds(5));

@@ -2,10 +2,10 @@
 
 #include <catch2/catch.hpp>
 
-using strata::launcher::SlurmJobState;
-using strata::launcher::slurm_job_id_parse;
-using strata::launcher::slurm_job_state_parse;
-using strata::launcher::slurm_task_status_parse;
+using strata::adapters::SlurmJobState;
+using strata::adapters::slurm_job_id_parse;
+using strata::adapters::slurm_job_state_parse;
+using strata::adapters::slurm_task_status_parse;
 using Kind = SlurmJobState::Kind;
 
 TEST_CASE("slurm: the job id in sbatch's answer", "[slurm]") {

@@ -1,4 +1,4 @@
-#include "launcher/job_plan.hpp"
+#include "launcher/command_plan.hpp"
 
 #include <catch2/catch.hpp>
 #include "tests/unit/result_check.hpp"
@@ -8,13 +8,14 @@
 #include <fstream>
 
 using namespace strata::launcher;
+namespace job = strata::job;
 
 using strata::test::failure_of;
 
 namespace {
 
-MachineFile file(const std::string& text) {
-    auto mf = MachineFile::parse(text, "m");
+job::MachineFile file(const std::string& text) {
+    auto mf = job::MachineFile::parse(text, "m");
     REQUIRE(mf);
     return *mf;
 }
@@ -23,12 +24,12 @@ struct Expect {
     std::string machine;
     int first;
     int count;
-    std::string contact = kLocalContact;
+    std::string contact = job::kLocalContact;
 };
 
-const LocalHost kHere("node1", {"10.0.0.5"});
+const job::LocalHost kHere("node1", {"10.0.0.5"});
 
-void check_plan(const JobPlan& p, int size, const std::vector<Expect>& want) {
+void check_plan(const job::JobPlan& p, int size, const std::vector<Expect>& want) {
     CHECK(p.size == size);
     REQUIRE(p.subjobs.size() == want.size());
     for (std::size_t i = 0; i < want.size(); ++i) {
@@ -43,8 +44,8 @@ void check_plan(const JobPlan& p, int size, const std::vector<Expect>& want) {
 
 // A machine file's plan, as JobPlan::build makes it. The hosts are loopback
 // addresses: all this machine, each its own subjob.
-JobPlan machine_plan(const std::string& text, int np) {
-    return JobPlan::from_request(job_request_from_machine_file(file(text), np, "p", {}), kHere);
+job::JobPlan machine_plan(const std::string& text, int np) {
+    return job::JobPlan::from_request(job::job_request_from_machine_file(file(text), np, "p", {}), kHere);
 }
 
 }  // namespace
@@ -71,14 +72,14 @@ TEST_CASE("plan: more processes than slots cycle through the file", "[plan]") {
 }
 
 TEST_CASE("plan: without a machine file, one subjob on this machine", "[plan]") {
-    const LocalHost local("node1.example.org", {});
+    const job::LocalHost local("node1.example.org", {});
     Options o;
     o.program = "p";
-    auto p = JobPlan::build(o, local);
+    auto p = plan_build(o, local);
     REQUIRE(p);
     check_plan(*p, 1, {{"node1", 0, 1}});
     o.np = 8;
-    p = JobPlan::build(o, local);
+    p = plan_build(o, local);
     REQUIRE(p);
     check_plan(*p, 8, {{"node1", 0, 8}});
 }
@@ -88,32 +89,32 @@ TEST_CASE("plan: machine file hosts must be this machine", "[plan]") {
     const int fd = ::mkstemp(path);
     REQUIRE(fd >= 0);
     ::close(fd);
-    const LocalHost local("node1", {"10.0.0.5"});
+    const job::LocalHost local("node1", {"10.0.0.5"});
     Options o;
     o.program = "p";
     o.machinefile = path;
     std::string error;
 
     std::ofstream(path) << "localhost 2\n10.0.0.5\nnode1:1\n";
-    auto p = JobPlan::build(o, local);
+    auto p = plan_build(o, local);
     REQUIRE(p);
     check_plan(*p, 4, {{"localhost", 0, 2}, {"10.0.0.5", 2, 1}, {"node1", 3, 1}});
 
     std::ofstream(path) << "# here\nlocalhost\n192.0.2.1 2\n";
-    error = failure_of(JobPlan::build(o, local));
+    error = failure_of(plan_build(o, local));
     CHECK(error == std::string(path) +
                        ":3: host '192.0.2.1' is not this machine; the local fork adapter cannot start processes there "
                        "(name the site's gatekeeper instead, e.g. '192.0.2.1:2119/fork 2')");
 
     std::ofstream(path) << "localhost 2 2\n";
-    error = failure_of(JobPlan::build(o, local));
+    error = failure_of(plan_build(o, local));
     CHECK(error.rfind(std::string(path) + ":1: unexpected '2'", 0) == 0);
     ::unlink(path);
 }
 
 TEST_CASE("plan: a job file's subjobs run here or go to the gatekeeper their contact names", "[plan]") {
-    const LocalHost local("node1", {"10.0.0.5"});
-    auto request = parse_job_yaml("executable: /bin/app\n"
+    const job::LocalHost local("node1", {"10.0.0.5"});
+    auto request = job::parse_job_yaml("executable: /bin/app\n"
                                   "arguments: [x]\n"
                                   "directory: /tmp\n"
                                   "environment: {A: '1'}\n"
@@ -126,18 +127,18 @@ TEST_CASE("plan: a job file's subjobs run here or go to the gatekeeper their con
                                   "  - {contact: 'localhost/slurm', count: 1}\n",
                                   "job.yaml");
     REQUIRE(request);
-    const std::optional<JobPlan> p = JobPlan::from_request(*request, local);
+    const std::optional<job::JobPlan> p = job::JobPlan::from_request(*request, local);
     CHECK(p->size == 9);
     REQUIRE(p->subjobs.size() == 6);
-    const Subjob& a = p->subjobs[0];
-    CHECK((a.index == 0 && a.first_rank == 0 && a.count == 2 && a.contact == kLocalContact));
-    CHECK((a.machine == "localhost" && a.program == "/bin/app" && a.args == std::vector<std::string>{"x"}));
-    CHECK(a.directory == "/tmp");
-    CHECK(a.env == std::vector<std::pair<std::string, std::string>>{{"A", "1"}});
-    CHECK((p->subjobs[1].first_rank == 2 && p->subjobs[1].machine == "here" && p->subjobs[1].program == "./b"));
-    CHECK(p->subjobs[1].args.empty());
+    const job::Subjob& a = p->subjobs[0];
+    CHECK((a.index == 0 && a.first_rank == 0 && a.count == 2 && a.contact == job::kLocalContact));
+    CHECK((a.machine == "localhost" && a.command.program == "/bin/app" && a.command.args == std::vector<std::string>{"x"}));
+    CHECK(a.command.directory == "/tmp");
+    CHECK(a.command.env == std::vector<std::pair<std::string, std::string>>{{"A", "1"}});
+    CHECK((p->subjobs[1].first_rank == 2 && p->subjobs[1].machine == "here" && p->subjobs[1].command.program == "./b"));
+    CHECK(p->subjobs[1].command.args.empty());
     CHECK((p->subjobs[2].first_rank == 3 && p->subjobs[2].machine == "10.0.0.5"));
-    CHECK(p->subjobs[2].contact == kLocalContact);
+    CHECK(p->subjobs[2].contact == job::kLocalContact);
     // A port, another host or another adapter: a gatekeeper.
     CHECK(p->subjobs[3].contact == "localhost:2119/jobmanager-fork");
     CHECK(p->subjobs[4].contact == "anl.example.org/jobmanager-fork");
@@ -150,18 +151,18 @@ TEST_CASE("plan: machine file contact lines run here or at the gatekeeper they n
     const int fd = ::mkstemp(path);
     REQUIRE(fd >= 0);
     ::close(fd);
-    const LocalHost local("node1", {});
+    const job::LocalHost local("node1", {});
     Options o;
     o.program = "p";
     o.machinefile = path;
     std::string error;
     std::ofstream(path) << "localhost/fork 2\nnode1/jobmanager-fork\n";
-    auto p = JobPlan::build(o, local);
+    auto p = plan_build(o, local);
     REQUIRE(p);
     check_plan(*p, 3, {{"localhost", 0, 2}, {"node1", 2, 1}});
 
     std::ofstream(path) << "localhost\nanl.example.org:2119/fork 8\nlocalhost:3000/fork 2\n";
-    p = JobPlan::build(o, local);
+    p = plan_build(o, local);
     REQUIRE(p);
     check_plan(*p, 11,
                {{"localhost", 0, 1},
@@ -170,7 +171,7 @@ TEST_CASE("plan: machine file contact lines run here or at the gatekeeper they n
 
     // A plain host line must be this machine.
     std::ofstream(path) << "localhost\nanl.example.org 8\n";
-    error = failure_of(JobPlan::build(o, local));
+    error = failure_of(plan_build(o, local));
     CHECK(error == std::string(path) +
                        ":2: host 'anl.example.org' is not this machine; the local fork adapter cannot start processes "
                        "there (name the site's gatekeeper instead, e.g. 'anl.example.org:2119/fork 8')");

@@ -32,7 +32,8 @@
 #include <optional>
 #include <string>
 
-using namespace strata::launcher;
+using namespace strata::adapters;
+using strata::job::Subjob;
 
 namespace {
 
@@ -112,9 +113,9 @@ Args args_parse(int argc, char** argv) {
         else if (a == "--subjob")
             out.subjob.index = std::atoi(v.c_str());
         else if (a == "--dir")
-            out.spec.directory = v;
+            out.spec.command.directory = v;
         else if (a == "--env" && v.find('=') != std::string::npos)
-            out.spec.env.emplace_back(v.substr(0, v.find('=')), v.substr(v.find('=') + 1));
+            out.spec.command.env.emplace_back(v.substr(0, v.find('=')), v.substr(v.find('=') + 1));
         else if ((a == "--cancel-when-started" || a == "--cancel-when-pending") && (v == "terminate" || v == "kill")) {
             out.cancel_mode = v == "kill" ? CancelMode::kill : CancelMode::terminate;
             out.cancel_when_pending = a == "--cancel-when-pending";
@@ -124,8 +125,8 @@ Args args_parse(int argc, char** argv) {
             usage();
     }
     if (i >= argc) usage();
-    out.spec.program = argv[i];
-    for (++i; i < argc; ++i) out.spec.args.emplace_back(argv[i]);
+    out.spec.command.program = argv[i];
+    for (++i; i < argc; ++i) out.spec.command.args.emplace_back(argv[i]);
     return out;
 }
 

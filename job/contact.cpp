@@ -1,10 +1,10 @@
-#include "launcher/contact.hpp"
+#include "job/contact.hpp"
 
 #include <arpa/inet.h>
 
 #include <cctype>
 
-namespace strata::launcher {
+namespace strata::job {
 
 namespace {
 
@@ -78,4 +78,4 @@ base::Result<Contact> contact_parse(const std::string& text, const ContactErrorA
     return c;
 }
 
-}  // namespace strata::launcher
+}  // namespace strata::job

@@ -1,4 +1,4 @@
-#include "launcher/machine_file.hpp"
+#include "job/machine_file.hpp"
 
 #include <catch2/catch.hpp>
 #include "tests/unit/result_check.hpp"
@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <fstream>
 
-using strata::launcher::MachineFile;
+using strata::job::MachineFile;
 
 using strata::test::failure_of;
 

@@ -1,4 +1,4 @@
-#include "launcher/gram.hpp"
+#include "gram/gram.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -10,10 +10,10 @@ using namespace strata::gram;
 using strata::codec::FrameSplitter;
 using strata::codec::RawFrame;
 using strata::codec::Writer;
-using strata::launcher::CancelMode;
-using strata::launcher::JobState;
-using strata::launcher::ProcessExit;
-using strata::launcher::Stream;
+using strata::adapters::CancelMode;
+using strata::adapters::JobState;
+using strata::adapters::ProcessExit;
+using strata::adapters::Stream;
 
 namespace {
 
@@ -71,10 +71,10 @@ Submit sample_submit() {
     m.count = 17;
     m.adapter = "slurm";
     m.account = "guest";
-    m.program = "/home/jane/bin/ring";
-    m.args = {"-n", "", std::string("nul\0inside", 10), "last arg"};
-    m.env = {{"STRATA_JOB", "abc"}, {"EMPTY", ""}, {"BIN", std::string("\x01\xff", 2)}};
-    m.directory = "/home/jane/run";
+    m.command.program = "/home/jane/bin/ring";
+    m.command.args = {"-n", "", std::string("nul\0inside", 10), "last arg"};
+    m.command.env = {{"STRATA_JOB", "abc"}, {"EMPTY", ""}, {"BIN", std::string("\x01\xff", 2)}};
+    m.command.directory = "/home/jane/run";
     m.has_stdin = true;
     return m;
 }
@@ -90,18 +90,18 @@ TEST_CASE("gram: Submit round trip", "[gram]") {
     CHECK(d->count == 17);
     CHECK(d->adapter == "slurm");
     CHECK(d->account == "guest");
-    CHECK(d->program == "/home/jane/bin/ring");
-    CHECK(d->args == m.args);
-    CHECK(d->args[2].size() == 10);
-    CHECK(d->env == m.env);
-    CHECK(d->directory == "/home/jane/run");
+    CHECK(d->command.program == "/home/jane/bin/ring");
+    CHECK(d->command.args == m.command.args);
+    CHECK(d->command.args[2].size() == 10);
+    CHECK(d->command.env == m.command.env);
+    CHECK(d->command.directory == "/home/jane/run");
     CHECK(d->has_stdin);
 
     // The smallest Submit: no args, env, account or directory, no stdin.
     Submit small;
     small.count = 1;
     small.adapter = "fork";
-    small.program = "a.out";
+    small.command.program = "a.out";
     auto s = decode_submit(payload_of(encode(small), Type::submit));
     REQUIRE(s);
     CHECK(s->subjob == 0);
@@ -109,10 +109,10 @@ TEST_CASE("gram: Submit round trip", "[gram]") {
     CHECK(s->count == 1);
     CHECK(s->adapter == "fork");
     CHECK(s->account.empty());
-    CHECK(s->program == "a.out");
-    CHECK(s->args.empty());
-    CHECK(s->env.empty());
-    CHECK(s->directory.empty());
+    CHECK(s->command.program == "a.out");
+    CHECK(s->command.args.empty());
+    CHECK(s->command.env.empty());
+    CHECK(s->command.directory.empty());
     CHECK_FALSE(s->has_stdin);
 }
 
@@ -120,7 +120,7 @@ TEST_CASE("gram: State round trip for every state", "[gram]") {
     for (JobState st : {JobState::pending, JobState::active, JobState::done, JobState::failed}) {
         State m;
         m.state = st;
-        m.detail = std::string("state ") + strata::launcher::job_state_name(st);
+        m.detail = std::string("state ") + strata::adapters::job_state_name(st);
         auto d = decode_state(payload_of(encode(m), Type::state));
         REQUIRE(d);
         CHECK(d->state == st);
@@ -354,7 +354,7 @@ TEST_CASE("gram: a Submit must name a program, at least one rank, and stdin as 0
     none.count = 0;
     CHECK_FALSE(decode_submit(payload_of(encode(none), Type::submit)));
     Submit nameless = sample_submit();
-    nameless.program.clear();
+    nameless.command.program.clear();
     CHECK_FALSE(decode_submit(payload_of(encode(nameless), Type::submit)));
 }
 
@@ -443,7 +443,7 @@ TEST_CASE("gram: the splitter delivers frames fed one byte at a time", "[gram]")
     CHECK(got[0].type == static_cast<std::uint8_t>(Type::submit));
     auto submit = decode_submit(got[0].payload);
     REQUIRE(submit);
-    CHECK(submit->args == sample_submit().args);
+    CHECK(submit->command.args == sample_submit().command.args);
     CHECK(got[1].type == static_cast<std::uint8_t>(Type::state));
     auto state = decode_state(got[1].payload);
     REQUIRE(state);

@@ -1,5 +1,5 @@
 // A gatekeeper contact: where a subjob is submitted and which local scheduler
-// starts it there (adapters/adapter_table.hpp).
+// starts it there (job/adapter_table.hpp).
 //
 //   host                     port 2119, fork adapter
 //   host:port                fork adapter
@@ -10,14 +10,14 @@
 // Parsing is pure: no name resolution.
 #pragma once
 
-#include "adapters/adapter_table.hpp"
+#include "job/adapter_table.hpp"
 #include "base/result.hpp"
 
 #include <cstddef>
 #include <functional>
 #include <string>
 
-namespace strata::launcher {
+namespace strata::job {
 
 struct Contact {
     static constexpr int kDefaultPort = 2119;
@@ -49,4 +49,4 @@ base::Result<Contact> contact_parse(const std::string& text);
 // Host names as machine files accept them (letters, digits, '-', '.', '_').
 bool host_name_valid(const std::string& host);
 
-}  // namespace strata::launcher
+}  // namespace strata::job

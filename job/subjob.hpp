@@ -2,11 +2,13 @@
 // ranks beginning at `first_rank`, all on one machine or site.
 #pragma once
 
+#include "job/command.hpp"
+
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace strata::launcher {
+namespace strata::job {
 
 struct Subjob {
     int index = 0;        // position in the job; exported as STRATA_SUBJOB
@@ -26,11 +28,8 @@ struct Subjob {
     int count = 0;
     int first_rank = 0;
     // From a job file; an empty program means the command line's program and
-    // arguments.
-    std::string program;
-    std::vector<std::string> args;
-    std::vector<std::pair<std::string, std::string>> env;
-    std::string directory;  // empty: mpirun's
+    // arguments. An empty directory: the starting side's default.
+    Command command;
     std::string account;    // at a gatekeeper: which of the accounts the grid-mapfile maps the user to
     // Send the program (and these files) to the site; only subjobs at a
     // gatekeeper stage, since here the files are already in place.
@@ -41,4 +40,4 @@ struct Subjob {
 // The contact of subjobs started on this machine by the embedded fork adapter.
 inline constexpr const char* kLocalContact = "local";
 
-}  // namespace strata::launcher
+}  // namespace strata::job

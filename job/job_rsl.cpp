@@ -7,7 +7,7 @@
 //
 // Quotes are escaped by doubling them; "(* ... *)" is a comment. Attribute
 // names compare without case and without '_' (as Globus does).
-#include "launcher/job_request.hpp"
+#include "job/job_request.hpp"
 
 #include "base/fields.hpp"
 
@@ -15,7 +15,7 @@
 #include <cstring>
 #include <optional>
 
-namespace strata::launcher {
+namespace strata::job {
 
 namespace {
 
@@ -304,6 +304,22 @@ Status strings_read(const Attribute& a, Reading& r) {
     return {};
 }
 
+// The same for a field of the subjob's command.
+template <std::string Command::*member>
+Status command_string_read(const Attribute& a, Reading& r) {
+    Result<std::string> v = a.value.single();
+    if (!v) return v.failure();
+    r.s.command.*member = *v;
+    return {};
+}
+
+Status arguments_read(const Attribute& a, Reading& r) {
+    Result<std::vector<std::string>> v = a.value.strings();
+    if (!v) return v.failure();
+    r.s.command.args = *v;
+    return {};
+}
+
 Status contact_read(const Attribute& a, Reading& r) {
     Result<std::string> written = a.value.single();
     if (!written) return written.failure();
@@ -336,14 +352,14 @@ Status environment_read(const Attribute& a, Reading& r) {
         if (name == "GLOBUS_LAN_ID")
             r.lan_id = v.items[1].text;
         else
-            r.s.environment.push_back(name + "=" + v.items[1].text);
+            r.s.command.env.emplace_back(name, v.items[1].text);
     }
     return {};
 }
 
 Status executable_read(const Attribute& a, Reading& r) {
-    if (Status s = string_read<&SubjobRequest::executable>(a, r); !s) return s;
-    if (r.s.executable.empty()) return a.value.fail(a.value.position(), "'executable' is empty");
+    if (Status s = command_string_read<&Command::program>(a, r); !s) return s;
+    if (r.s.command.program.empty()) return a.value.fail(a.value.position(), "'executable' is empty");
     return {};
 }
 
@@ -383,10 +399,10 @@ const base::Field<Reading, Values> kAttributeFields[] = {
     {"count", count_read, "no 'count'; add (count=N)"},
     {"label", label_read},
     {"environment", environment_read},
-    {"directory", string_read<&SubjobRequest::directory>},
+    {"directory", command_string_read<&Command::directory>},
     {"account", string_read<&SubjobRequest::account>},
     {"executable", executable_read, "no 'executable'; add (executable=PATH)"},
-    {"arguments", strings_read<&SubjobRequest::arguments>},
+    {"arguments", arguments_read},
     {"stage", stage_read},
     {"stageFiles", stage_files_read},
     {"site", site_read},
@@ -427,4 +443,4 @@ Result<JobRequest> parse_job_rsl(const std::string& text, const std::string& pat
     return job;
 }
 
-}  // namespace strata::launcher
+}  // namespace strata::job

@@ -1,12 +1,12 @@
-#include "launcher/gram.hpp"
+#include "gram/gram.hpp"
 
 namespace strata::gram {
 
 namespace {
 
-using launcher::CancelMode;
-using launcher::JobState;
-using launcher::Stream;
+using adapters::CancelMode;
+using adapters::JobState;
+using adapters::Stream;
 
 codec::Writer writer(Type t) { return codec::Writer(static_cast<std::uint8_t>(t)); }
 
@@ -33,10 +33,10 @@ std::vector<std::uint8_t> encode(const Submit& m) {
     w.u32(m.count);
     w.str(m.adapter);
     w.str(m.account);
-    w.str(m.program);
-    w.strings(m.args);
-    w.pairs(m.env);
-    w.str(m.directory);
+    w.str(m.command.program);
+    w.strings(m.command.args);
+    w.pairs(m.command.env);
+    w.str(m.command.directory);
     w.u32(m.has_stdin ? 1 : 0);
     w.u32(static_cast<std::uint32_t>(m.stage.size()));
     for (const StagedFile& f : m.stage) {
@@ -117,13 +117,13 @@ std::optional<Submit> decode_submit(const std::vector<std::uint8_t>& payload) {
     m.count = r.u32();
     m.adapter = r.str();
     m.account = r.str();
-    m.program = r.str();
-    m.args = r.strings();
-    m.env = r.pairs();
-    m.directory = r.str();
+    m.command.program = r.str();
+    m.command.args = r.strings();
+    m.command.env = r.pairs();
+    m.command.directory = r.str();
     const std::uint32_t has_stdin = r.u32();
     m.has_stdin = has_stdin == 1;
-    bool valid = has_stdin <= 1 && m.count > 0 && !m.program.empty();
+    bool valid = has_stdin <= 1 && m.count > 0 && !m.command.program.empty();
     const std::uint32_t files = r.u32();
     for (std::uint32_t i = 0; r.ok() && i < files; ++i) {
         StagedFile f;
@@ -146,7 +146,7 @@ std::optional<Submit> decode_submit(const std::vector<std::uint8_t>& payload) {
 std::optional<State> decode_state(const std::vector<std::uint8_t>& payload) {
     codec::Reader r(payload);
     State m;
-    const bool valid = enum_from(r.u32(), JobState::failed, m.state);
+    const bool valid = enum_from(r.u32(), adapters::JobState::failed, m.state);
     m.detail = r.str();
     return finish(r, valid, std::move(m));
 }
@@ -171,7 +171,7 @@ std::optional<Output> decode_output(const std::vector<std::uint8_t>& payload) {
     codec::Reader r(payload);
     Output m;
     m.rank = r.u32();
-    const bool valid = enum_from(r.u32(), Stream::err, m.stream);
+    const bool valid = enum_from(r.u32(), adapters::Stream::err, m.stream);
     m.bytes = r.str();
     return finish(r, valid, std::move(m));
 }
@@ -180,7 +180,7 @@ std::optional<OutputClosed> decode_output_closed(const std::vector<std::uint8_t>
     codec::Reader r(payload);
     OutputClosed m;
     m.rank = r.u32();
-    const bool valid = enum_from(r.u32(), Stream::err, m.stream);
+    const bool valid = enum_from(r.u32(), adapters::Stream::err, m.stream);
     return finish(r, valid, std::move(m));
 }
 
@@ -199,7 +199,7 @@ std::optional<Exited> decode_exited(const std::vector<std::uint8_t>& payload) {
 std::optional<Cancel> decode_cancel(const std::vector<std::uint8_t>& payload) {
     codec::Reader r(payload);
     Cancel m;
-    const bool valid = enum_from(r.u32(), CancelMode::kill, m.mode);
+    const bool valid = enum_from(r.u32(), adapters::CancelMode::kill, m.mode);
     return finish(r, valid, std::move(m));
 }
 

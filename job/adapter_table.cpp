@@ -1,8 +1,8 @@
-#include "adapters/adapter_table.hpp"
+#include "job/adapter_table.hpp"
 
 #include <vector>
 
-namespace strata::launcher {
+namespace strata::job {
 
 namespace {
 
@@ -45,4 +45,4 @@ std::string adapter_names_text(bool services) {
     return text;
 }
 
-}  // namespace strata::launcher
+}  // namespace strata::job

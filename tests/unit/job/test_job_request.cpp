@@ -1,9 +1,9 @@
-#include "launcher/job_request.hpp"
+#include "job/job_request.hpp"
 
 #include <catch2/catch.hpp>
 #include "tests/unit/result_check.hpp"
 
-using namespace strata::launcher;
+using namespace strata::job;
 
 using strata::test::failure_of;
 
@@ -42,13 +42,20 @@ MachineFile machines(const std::string& text) {
     return *mf;
 }
 
+// A subjob's environment as NAME=VALUE texts, in order.
+std::vector<std::string> env_of(const SubjobRequest& s) {
+    std::vector<std::string> out;
+    for (const auto& [name, value] : s.command.env) out.push_back(name + "=" + value);
+    return out;
+}
+
 SubjobRequest subjob(const std::string& host, int port, AdapterKind adapter, int count, const std::string& exe,
                      std::vector<std::string> args) {
     SubjobRequest s;
     s.contact = Contact{host, port, adapter};
     s.count = count;
-    s.executable = exe;
-    s.arguments = std::move(args);
+    s.command.program = exe;
+    s.command.args = std::move(args);
     return s;
 }
 
@@ -65,8 +72,8 @@ const JobRequest& two_sites() {
 JobRequest full_job() {
     JobRequest job;
     SubjobRequest a = subjob("anl.example.org", 2119, AdapterKind::fork, 4, "/path/app", {"a", "b c"});
-    a.environment = {"FOO=bar"};
-    a.directory = "/tmp";
+    a.command.env = {{"FOO", "bar"}};
+    a.command.directory = "/tmp";
     a.stage = true;
     a.stage_files = {"input.dat"};
     a.site = "site1";
@@ -74,8 +81,8 @@ JobRequest full_job() {
     a.host = "node-a";
     a.processor_name = "pa-01";
     SubjobRequest b = subjob("localhost", 2119, AdapterKind::fork, 2, "./other", {"a", "b c"});
-    b.environment = {"FOO=baz", "X=1"};
-    b.directory = "/tmp";
+    b.command.env = {{"FOO", "baz"}, {"X", "1"}};
+    b.command.directory = "/tmp";
     job.subjobs = {a, b};
     return job;
 }
@@ -139,7 +146,7 @@ TEST_CASE("job request: YAML and RSL with environment, directory, staging and la
     // A single request, without '+'; a missing contact is this machine.
     const JobRequest one = rsl("&(executable=\"/bin/say \"\"hi\"\"\")(count=1)(site=s)");
     REQUIRE(one.subjobs.size() == 1);
-    CHECK(one.subjobs[0].executable == "/bin/say \"hi\"");
+    CHECK(one.subjobs[0].command.program == "/bin/say \"hi\"");
     CHECK(one.subjobs[0].contact == Contact{"localhost", 2119, AdapterKind::fork});
     CHECK(one.subjobs[0].site == "s");
     CHECK(one.size() == 1);
@@ -158,8 +165,8 @@ TEST_CASE("job request: the account to run as at a site, at the top level or per
 
 TEST_CASE("job request: printed RSL parses back to the same request", "[jobrequest]") {
     JobRequest tricky = full_job();
-    tricky.subjobs[1].arguments = {"say \"hi\"", "", "(x)", "a=b", "'q'"};
-    tricky.subjobs[1].environment = {"EMPTY=", "Q=\"quoted\""};
+    tricky.subjobs[1].command.args = {"say \"hi\"", "", "(x)", "a=b", "'q'"};
+    tricky.subjobs[1].command.env = {{"EMPTY", ""}, {"Q", "\"quoted\""}};
     tricky.subjobs[1].contact = Contact{"::1", 9, AdapterKind::slurm};
     tricky.subjobs[1].stage_files = {"a b", "c"};
     tricky.subjobs[1].stage = true;
@@ -306,13 +313,13 @@ TEST_CASE("job request: security: {data: tls} encrypts the links between sites",
     const JobRequest tls = yaml("executable: x\nsecurity: {data: tls}\nsubjobs:\n  - {contact: a/fork, count: 1}\n"
                                 "  - {contact: b/fork, count: 2, environment: {OTHER: 1}}\n");
     REQUIRE(tls.subjobs.size() == 2);
-    CHECK(tls.subjobs[0].environment == std::vector<std::string>{"STRATA_DATA_TLS=wan"});
-    CHECK(tls.subjobs[1].environment == std::vector<std::string>{"OTHER=1", "STRATA_DATA_TLS=wan"});
+    CHECK(env_of(tls.subjobs[0]) == std::vector<std::string>{"STRATA_DATA_TLS=wan"});
+    CHECK(env_of(tls.subjobs[1]) == std::vector<std::string>{"OTHER=1", "STRATA_DATA_TLS=wan"});
     // A subjob's own setting stays; plain is the default.
     const JobRequest own = yaml("executable: x\nsecurity: {data: tls}\nsubjobs:\n"
                                 "  - {count: 1, environment: {STRATA_DATA_TLS: all}}\n");
-    CHECK(own.subjobs[0].environment == std::vector<std::string>{"STRATA_DATA_TLS=all"});
-    CHECK(yaml("executable: x\nsecurity: {data: plain}\nsubjobs: [{count: 1}]\n").subjobs[0].environment.empty());
+    CHECK(env_of(own.subjobs[0]) == std::vector<std::string>{"STRATA_DATA_TLS=all"});
+    CHECK(env_of(yaml("executable: x\nsecurity: {data: plain}\nsubjobs: [{count: 1}]\n").subjobs[0]).empty());
     CHECK(yaml_error("executable: x\nsecurity: {data: yes}\nsubjobs: [{count: 1}]\n") ==
           "job.yaml:2:18: 'data' must be tls (links between sites encrypted) or plain, not 'yes'");
     CHECK(yaml_error("executable: x\nsecurity: {cipher: aes}\nsubjobs: [{count: 1}]\n") ==
@@ -353,10 +360,10 @@ TEST_CASE("job request: the network key sets STRATA_EMULATION in every subjob", 
                                 "  - {count: 1, contact: c.example.org}\n");
     const std::string want =
         "STRATA_EMULATION=wan:latency_ms=10,bandwidth_mbit=100;lan:latency_ms=0.5;A/B:latency_ms=30,bandwidth_mbit=50";
-    CHECK(job.subjobs[0].environment == std::vector<std::string>{want});
+    CHECK(env_of(job.subjobs[0]) == std::vector<std::string>{want});
     // A subjob's own setting wins.
-    CHECK(job.subjobs[1].environment == std::vector<std::string>{"STRATA_EMULATION=wan:latency_ms=1"});
-    CHECK(job.subjobs[2].environment == std::vector<std::string>{want});
+    CHECK(env_of(job.subjobs[1]) == std::vector<std::string>{"STRATA_EMULATION=wan:latency_ms=1"});
+    CHECK(env_of(job.subjobs[2]) == std::vector<std::string>{want});
     // The contact's host is a site too.
     CHECK(yaml("executable: x\nnetwork: {links: [{sites: [A, c.example.org], latency_ms: 1}]}\n"
                "subjobs: [{count: 1, site: A}, {count: 1, contact: c.example.org}]\n")
@@ -371,13 +378,13 @@ TEST_CASE("job request: network's window and streams", "[jobrequest]") {
                                 "subjobs:\n"
                                 "  - {count: 1, site: A}\n"
                                 "  - {count: 1, site: B, environment: {STRATA_TCP_STREAMS: '2'}}\n");
-    CHECK(job.subjobs[0].environment ==
+    CHECK(env_of(job.subjobs[0]) ==
           std::vector<std::string>{"STRATA_EMULATION=wan:latency_ms=10,window_kib=64", "STRATA_TCP_STREAMS=4"});
     // A subjob's own setting wins.
-    CHECK(job.subjobs[1].environment ==
+    CHECK(env_of(job.subjobs[1]) ==
           std::vector<std::string>{"STRATA_TCP_STREAMS=2", "STRATA_EMULATION=wan:latency_ms=10,window_kib=64"});
     // Streams without emulation.
-    CHECK(yaml("executable: x\nnetwork: {streams: 8}\nsubjobs: [{count: 1}]\n").subjobs[0].environment ==
+    CHECK(env_of(yaml("executable: x\nnetwork: {streams: 8}\nsubjobs: [{count: 1}]\n").subjobs[0]) ==
           std::vector<std::string>{"STRATA_TCP_STREAMS=8"});
 }
 
@@ -418,12 +425,12 @@ TEST_CASE("job request: bind_to sets STRATA_BIND_TO, at the top level or per sub
                                 "  - {count: 2, bind_to: none}\n"
                                 "  - {count: 1, environment: {STRATA_BIND_TO: core}}\n");
     REQUIRE(job.subjobs.size() == 3);
-    CHECK(job.subjobs[0].environment == std::vector<std::string>{"STRATA_BIND_TO=socket"});
-    CHECK(job.subjobs[1].environment == std::vector<std::string>{"STRATA_BIND_TO=none"});
+    CHECK(env_of(job.subjobs[0]) == std::vector<std::string>{"STRATA_BIND_TO=socket"});
+    CHECK(env_of(job.subjobs[1]) == std::vector<std::string>{"STRATA_BIND_TO=none"});
     // A subjob's own variable wins.
-    CHECK(job.subjobs[2].environment == std::vector<std::string>{"STRATA_BIND_TO=core"});
+    CHECK(env_of(job.subjobs[2]) == std::vector<std::string>{"STRATA_BIND_TO=core"});
     // Unset: the default rule, nothing in the environment.
-    CHECK(yaml("executable: x\nsubjobs: [{count: 1}]\n").subjobs[0].environment.empty());
+    CHECK(env_of(yaml("executable: x\nsubjobs: [{count: 1}]\n").subjobs[0]).empty());
     CHECK(yaml_error("executable: x\nbind_to: cores\nsubjobs: [{count: 1}]\n") ==
           "job.yaml:2:10: 'bind_to' must be core, socket or none, not 'cores'");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - {count: 1, bind_to: [core]}\n") ==

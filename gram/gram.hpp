@@ -31,6 +31,7 @@
 #pragma once
 
 #include "adapters/scheduler_adapter.hpp"
+#include "job/command.hpp"
 #include "wireup/codec.hpp"
 
 #include <cstdint>
@@ -80,12 +81,9 @@ struct Submit {
     std::uint32_t subjob = 0;
     std::uint32_t first_rank = 0;
     std::uint32_t count = 0;
-    std::string adapter;  // a name of adapters/adapter_table.hpp ("fork", "slurm")
+    std::string adapter;  // a name of job/adapter_table.hpp ("fork", "slurm")
     std::string account;  // local account asked for; empty: the grid-mapfile's first
-    std::string program;
-    std::vector<std::string> args;
-    std::vector<std::pair<std::string, std::string>> env;
-    std::string directory;
+    job::Command command;    // as the subjob gives it; the gatekeeper adds a login's variables
     bool has_stdin = false;  // rank 0 is in this subjob and stdin follows
     // Files StageData brings; the first is the program when `stage_program`.
     std::vector<StagedFile> stage;
@@ -108,7 +106,7 @@ struct StageData {
 };
 
 struct State {
-    launcher::JobState state = launcher::JobState::pending;
+    adapters::JobState state = adapters::JobState::pending;
     std::string detail;
 };
 
@@ -124,23 +122,23 @@ struct StartFailed {
 
 struct Output {
     std::uint32_t rank = 0;
-    launcher::Stream stream = launcher::Stream::out;
+    adapters::Stream stream = adapters::Stream::out;
     std::string bytes;
 };
 
 struct OutputClosed {
     std::uint32_t rank = 0;
-    launcher::Stream stream = launcher::Stream::out;
+    adapters::Stream stream = adapters::Stream::out;
 };
 
 struct Exited {
     std::uint32_t rank = 0;
     std::uint32_t pid = 0;
-    launcher::ProcessExit how;
+    adapters::ProcessExit how;
 };
 
 struct Cancel {
-    launcher::CancelMode mode = launcher::CancelMode::terminate;
+    adapters::CancelMode mode = adapters::CancelMode::terminate;
 };
 
 std::vector<std::uint8_t> encode(const Submit& m);

@@ -1,4 +1,4 @@
-#include "launcher/machine_file.hpp"
+#include "job/machine_file.hpp"
 
 #include <arpa/inet.h>
 
@@ -9,7 +9,7 @@
 
 #include "base/file.hpp"
 
-namespace strata::launcher {
+namespace strata::job {
 
 namespace {
 
@@ -211,4 +211,4 @@ std::vector<std::pair<std::size_t, int>> MachineFile::distribute(int np) const {
     return runs;
 }
 
-}  // namespace strata::launcher
+}  // namespace strata::job

@@ -1,4 +1,4 @@
-#include "launcher/local_host.hpp"
+#include "job/local_host.hpp"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <optional>
 
-namespace strata::launcher {
+namespace strata::job {
 
 namespace {
 
@@ -107,4 +107,4 @@ bool LocalHost::is_local(const std::string& host) const {
     return local;
 }
 
-}  // namespace strata::launcher
+}  // namespace strata::job

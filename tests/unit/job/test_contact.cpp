@@ -1,8 +1,8 @@
-#include "launcher/contact.hpp"
+#include "job/contact.hpp"
 
 #include <catch2/catch.hpp>
 
-using namespace strata::launcher;
+using namespace strata::job;
 
 namespace {
 

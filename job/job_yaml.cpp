@@ -1,7 +1,7 @@
 // The YAML job file: top-level defaults and a list of subjobs that may
 // override them (see README "Job descriptions"), each level a table of fields
 // (base/fields.hpp). Unknown keys are errors.
-#include "launcher/job_request.hpp"
+#include "job/job_request.hpp"
 
 #include "base/yaml.hpp"
 #include "wireup/binding.hpp"
@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <array>
 
-namespace strata::launcher {
+namespace strata::job {
 
 namespace {
 
@@ -318,7 +318,7 @@ Status environment_merge(const yaml::Value& node, const Top& top, const Sub& sub
     }
     for (const auto& [name, value] : env) {
         if (name != "GLOBUS_LAN_ID") {
-            s.environment.push_back(name + "=" + value);
+            s.command.env.emplace_back(name, value);
         } else if (s.site.empty()) {
             s.site = value;
         } else if (s.site != value) {
@@ -328,14 +328,12 @@ Status environment_merge(const yaml::Value& node, const Top& top, const Sub& sub
     const auto sets = [&](const char* name) {
         return std::any_of(env.begin(), env.end(), [&](const auto& p) { return p.first == name; });
     };
-    if (top.data_tls && !sets("STRATA_DATA_TLS")) s.environment.push_back("STRATA_DATA_TLS=wan");
-    if (!top.emulation.empty() && !sets("STRATA_EMULATION"))
-        s.environment.push_back("STRATA_EMULATION=" + top.emulation.text());
+    Environment& out = s.command.env;
+    if (top.data_tls && !sets("STRATA_DATA_TLS")) out.emplace_back("STRATA_DATA_TLS", "wan");
+    if (!top.emulation.empty() && !sets("STRATA_EMULATION")) out.emplace_back("STRATA_EMULATION", top.emulation.text());
     const std::optional<std::string>& bind = sub.bind_to ? sub.bind_to : top.bind_to;
-    if (bind && !sets(wireup::bind_to_knob_name()))
-        s.environment.push_back(std::string(wireup::bind_to_knob_name()) + "=" + *bind);
-    if (top.streams > 0 && !sets("STRATA_TCP_STREAMS"))
-        s.environment.push_back("STRATA_TCP_STREAMS=" + std::to_string(top.streams));
+    if (bind && !sets(wireup::bind_to_knob_name())) out.emplace_back(wireup::bind_to_knob_name(), *bind);
+    if (top.streams > 0 && !sets("STRATA_TCP_STREAMS")) out.emplace_back("STRATA_TCP_STREAMS", std::to_string(top.streams));
     return {};
 }
 
@@ -347,10 +345,10 @@ Result<SubjobRequest> subjob_read(const yaml::Value& node, const Top& top) {
     SubjobRequest s = std::move(sub.s);
     const std::optional<std::string> exe = sub.executable ? sub.executable : top.executable;
     if (!exe) return node.fail("no 'executable'; give it at the top level or in the subjob");
-    s.executable = *exe;
-    s.arguments = sub.arguments.value_or(top.arguments.value_or(std::vector<std::string>{}));
+    s.command.program = *exe;
+    s.command.args = sub.arguments.value_or(top.arguments.value_or(std::vector<std::string>{}));
     if (Status st = environment_merge(node, top, sub, s); !st) return st.failure();
-    s.directory = sub.directory.value_or(top.directory.value_or(""));
+    s.command.directory = sub.directory.value_or(top.directory.value_or(""));
     s.account = sub.account.value_or(top.account.value_or(""));
     const Common& staging = sub.stage ? static_cast<const Common&>(sub) : top;
     s.stage = staging.stage.value_or(false);
@@ -388,4 +386,4 @@ Result<JobRequest> parse_job_yaml(const std::string& text, const std::string& pa
     return job;
 }
 
-}  // namespace strata::launcher
+}  // namespace strata::job

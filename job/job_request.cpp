@@ -1,11 +1,11 @@
-#include "launcher/job_request.hpp"
+#include "job/job_request.hpp"
 
 #include <cctype>
 #include <cerrno>
 
 #include "base/file.hpp"
 
-namespace strata::launcher {
+namespace strata::job {
 
 namespace {
 
@@ -61,8 +61,8 @@ JobRequest job_request_from_machine_file(const MachineFile& file, int np, const 
         SubjobRequest s;
         s.contact = contact;
         s.count = count;
-        s.executable = program;
-        s.arguments = args;
+        s.command.program = program;
+        s.command.args = args;
         request.subjobs.push_back(std::move(s));
     }
     return request;
@@ -72,8 +72,8 @@ JobRequest job_request_local(int np, const std::string& program, const std::vect
     SubjobRequest s;
     s.contact.host = "localhost";
     s.count = np;
-    s.executable = program;
-    s.arguments = args;
+    s.command.program = program;
+    s.command.args = args;
     JobRequest request;
     request.subjobs.push_back(std::move(s));
     return request;
@@ -88,19 +88,16 @@ std::string job_request_rsl(const JobRequest& request) {
         out += "   (label=" + rsl_quote("subjob " + std::to_string(i)) + ")\n";
         std::string env;
         if (!s.site.empty()) env += "(GLOBUS_LAN_ID " + rsl_quote(s.site) + ")";
-        for (const std::string& nv : s.environment) {
-            const std::size_t eq = nv.find('=');
-            env += '(' + nv.substr(0, eq) + " " + rsl_quote(nv.substr(eq + 1)) + ")";
-        }
+        for (const auto& [name, value] : s.command.env) env += '(' + name + " " + rsl_quote(value) + ")";
         if (!env.empty()) out += "   (environment=" + env + ")\n";
-        if (!s.directory.empty()) out += "   (directory=" + rsl_quote(s.directory) + ")\n";
+        if (!s.command.directory.empty()) out += "   (directory=" + rsl_quote(s.command.directory) + ")\n";
         if (!s.account.empty()) out += "   (account=" + rsl_quote(s.account) + ")\n";
-        out += "   (executable=" + rsl_quote(s.executable) + ")\n";
-        if (!s.arguments.empty()) {
+        out += "   (executable=" + rsl_quote(s.command.program) + ")\n";
+        if (!s.command.args.empty()) {
             out += "   (arguments=";
-            for (std::size_t a = 0; a < s.arguments.size(); ++a) {
+            for (std::size_t a = 0; a < s.command.args.size(); ++a) {
                 if (a > 0) out += ' ';
-                out += rsl_quote(s.arguments[a]);
+                out += rsl_quote(s.command.args[a]);
             }
             out += ")\n";
         }
@@ -145,4 +142,4 @@ base::Result<JobRequest> load_job_file(const std::string& path) {
     return parse_job_file(*text, path);
 }
 
-}  // namespace strata::launcher
+}  // namespace strata::job

@@ -1,4 +1,4 @@
-#include "launcher/local_host.hpp"
+#include "job/local_host.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -6,7 +6,7 @@
 #include <ifaddrs.h>
 #include <unistd.h>
 
-using strata::launcher::LocalHost;
+using strata::job::LocalHost;
 
 TEST_CASE("local host: names and addresses that mean this machine", "[localhost]") {
     const LocalHost h("node1.example.org", {"10.1.2.3", "fe80::1", "192.168.7.9", "not-an-address"});

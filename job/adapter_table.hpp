@@ -1,7 +1,7 @@
 // The scheduler adapters a gatekeeper can offer, in one table.
 //
 // Everything that names an adapter reads it here: contacts ("host/slurm",
-// launcher/contact.hpp), the Submit mpirun sends, a gatekeeper's `adapters`
+// job/contact.hpp), the Submit mpirun sends, a gatekeeper's `adapters`
 // setting (gatekeeper/config.hpp) and the gatekeeper's handling of a subjob
 // (gatekeeper/gatekeeper.cpp). The table is data only, so that mpirun, which
 // reads names, links no adapter it does not run; adapter_make.hpp builds the
@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-namespace strata::launcher {
+namespace strata::job {
 
 enum class AdapterKind { fork, slurm };
 
@@ -51,4 +51,4 @@ const AdapterInfo* adapter_find_service(std::string_view service);
 // "fork, slurm, jobmanager-fork or jobmanager-slurm".
 std::string adapter_names_text(bool services);
 
-}  // namespace strata::launcher
+}  // namespace strata::job

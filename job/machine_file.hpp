@@ -13,14 +13,14 @@
 #pragma once
 
 #include "base/result.hpp"
-#include "launcher/contact.hpp"
+#include "job/contact.hpp"
 
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace strata::launcher {
+namespace strata::job {
 
 struct MachineEntry {
     std::string host;
@@ -52,4 +52,4 @@ private:
     std::vector<MachineEntry> entries_;
 };
 
-}  // namespace strata::launcher
+}  // namespace strata::job

@@ -14,22 +14,20 @@
 #pragma once
 
 #include "base/result.hpp"
-#include "launcher/contact.hpp"
-#include "launcher/machine_file.hpp"
+#include "job/command.hpp"
+#include "job/contact.hpp"
+#include "job/machine_file.hpp"
 
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace strata::launcher {
+namespace strata::job {
 
 struct SubjobRequest {
     Contact contact;  // omitted in a job file: localhost, fork adapter
     int count = 0;
-    std::string executable;
-    std::vector<std::string> arguments;
-    std::vector<std::string> environment;  // NAME=VALUE, in order
-    std::string directory;                 // empty: the adapter's default
+    Command command;                       // environment in order; directory empty: the adapter's default
     std::string account;                   // at a gatekeeper: which mapped account; empty: the grid-mapfile's first
     bool stage = false;                    // copy the executable to the site first
     std::vector<std::string> stage_files;  // more files to copy; non-empty implies stage
@@ -77,4 +75,4 @@ base::Result<int> subjob_count_parse(const std::string& text);
 // Whether NAME is a valid environment variable name.
 bool env_name_valid(const std::string& name);
 
-}  // namespace strata::launcher
+}  // namespace strata::job

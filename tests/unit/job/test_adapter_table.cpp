@@ -1,8 +1,8 @@
-#include "adapters/adapter_table.hpp"
+#include "job/adapter_table.hpp"
 
 #include <catch2/catch.hpp>
 
-using namespace strata::launcher;
+using namespace strata::job;
 
 TEST_CASE("adapter table: every row is found by its name and its service names") {
     for (const AdapterInfo& a : kAdapterTable) {

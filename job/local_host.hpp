@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace strata::launcher {
+namespace strata::job {
 
 class LocalHost {
 public:
@@ -36,4 +36,4 @@ private:
     std::vector<in6_addr> addresses_;  // IPv4 stored as v4-mapped
 };
 
-}  // namespace strata::launcher
+}  // namespace strata::job

@@ -1,0 +1,25 @@
+// What a subjob's processes run. One value travels from the job file (or
+// mpirun's command line) through the plan and the gatekeeper protocol to the
+// adapter that starts the processes, copied whole at every hop; each hop adds
+// to it (the gatekeeper a login's variables, mpirun the job's settings) but
+// never spells its fields out again.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace strata::job {
+
+using Environment = std::vector<std::pair<std::string, std::string>>;  // NAME, value; later entries win
+
+struct Command {
+    std::string program;            // as written: a path, or a name the starting side's PATH finds
+    std::vector<std::string> args;  // argv[1..]
+    Environment env;                // set on top of the starting side's environment, in order
+    std::string directory;          // where the processes start; empty: the starting side's default
+
+    bool operator==(const Command&) const = default;
+};
+
+}  // namespace strata::job

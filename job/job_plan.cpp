@@ -1,0 +1,39 @@
+#include "job/job_plan.hpp"
+
+namespace strata::job {
+
+namespace {
+
+// A subjob's contact as the plan keeps it (see JobPlan::from_request).
+std::string subjob_contact(const Contact& c, const LocalHost& local) {
+    if (c.adapter == AdapterKind::fork && !c.port_given && local.is_local(c.host)) return kLocalContact;
+    return c.text();
+}
+
+}  // namespace
+
+JobPlan JobPlan::from_request(const JobRequest& request, const LocalHost& local) {
+    JobPlan plan;
+    for (const SubjobRequest& r : request.subjobs) {
+        const int index = static_cast<int>(plan.subjobs.size());
+        Subjob s;
+        s.index = index;
+        s.contact = subjob_contact(r.contact, local);
+        s.machine = r.machine.empty() ? r.contact.host : r.machine;
+        s.machine_label = r.machine;
+        s.host = r.host;
+        s.processor_name = r.processor_name;
+        s.site = subjob_site(r);
+        s.count = r.count;
+        s.first_rank = plan.size;
+        s.command = r.command;
+        s.account = r.account;
+        s.stage = r.stage || !r.stage_files.empty();
+        s.stage_files = r.stage_files;
+        plan.size += r.count;
+        plan.subjobs.push_back(std::move(s));
+    }
+    return plan;
+}
+
+}  // namespace strata::job

@@ -69,6 +69,21 @@ void CoAllocator::say(const std::string& message) const {
     OutputForwarder::fd_sink()(adapters::Stream::err, line);
 }
 
+namespace {
+
+// When mpirun began (its static initialisation), for -v's startup trace.
+const std::chrono::steady_clock::time_point kBegan = std::chrono::steady_clock::now();
+
+// "+12.3 ms": the time since mpirun began.
+std::string since_began() {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - kBegan).count();
+    char text[32];
+    std::snprintf(text, sizeof text, "+%.1f ms", ms);
+    return text;
+}
+
+}  // namespace
+
 void CoAllocator::narrate(const std::string& message) const {
     if (options_.verbose) say(message);
 }
@@ -191,7 +206,8 @@ void CoAllocator::watch_signals() {
 
 void CoAllocator::on_started(int rank, long pid) {
     ranks_[static_cast<std::size_t>(rank)].pid = pid;
-    narrate("rank " + std::to_string(rank) + " started (pid " + std::to_string(pid) + ")");
+    if (options_.verbose) last_started_at_ = since_began();
+    narrate("rank " + std::to_string(rank) + " started (pid " + std::to_string(pid) + ", " + last_started_at_ + ")");
 }
 
 void CoAllocator::on_subjob_state(int subjob, adapters::JobState state, const std::string& detail) {
@@ -384,8 +400,12 @@ void CoAllocator::handle_checkin(ConnectionId id, const wireup::Frame& frame) {
     }
     conn_rank_[id] = rank;
     ++checked_in_;
-    narrate("rank " + std::to_string(rank) + " checked in (" + std::to_string(checked_in_) + "/" +
-            std::to_string(plan_.size) + ")");
+    if (options_.verbose) {
+        const std::string at = since_began();
+        if (checked_in_ == 1) first_checkin_at_ = at;
+        narrate("rank " + std::to_string(rank) + " checked in (" + std::to_string(checked_in_) + "/" +
+                std::to_string(plan_.size) + ", " + at + ")");
+    }
     if (exited_without_init_) {
         const int early = *exited_without_init_;
         end_job(1, messages::exit_without_init(early, ranks_[static_cast<std::size_t>(early)].pid));
@@ -420,7 +440,13 @@ void CoAllocator::release_barrier() {
     for (const RankState& r : ranks_)
         if (r.conn) server_.send(*r.conn, frame);
     released_ = true;
-    narrate("every rank checked in; startup barrier released");
+    if (options_.verbose) {
+        // The phases of the start mpirun sees; each rank's own (MPI_Init's
+        // after the barrier: topology, connections) follow from the ranks.
+        narrate("every rank checked in; startup barrier released (" + since_began() + ")");
+        narrate("startup: the last rank started at " + last_started_at_ + " (spawn), the first checked in at " +
+                first_checkin_at_ + ", the last at " + since_began() + " (check-in)");
+    }
 }
 
 void CoAllocator::handle_abort(int rank, ConnectionId id, const wireup::Frame& frame) {

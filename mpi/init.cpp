@@ -134,6 +134,32 @@ void binding_report(int rank, const wireup::BindChoice& choice) {
         std::fprintf(stderr, "strata: rank %d: %s\n", rank, choice.text.c_str());
 }
 
+// mpirun -v's trace of MPI_Init: how long each phase took, from its start.
+class InitPhases {
+public:
+    explicit InitPhases(std::chrono::steady_clock::time_point start) : start_(start), last_(start) {}
+    void end(const char* phase) {
+        if (verbose.get() == 0) return;
+        const auto now = std::chrono::steady_clock::now();
+        text_ += std::string(text_.empty() ? "" : ", ") + phase + " " + ms(now - last_);
+        last_ = now;
+    }
+    void report(int rank) const {
+        if (verbose.get() == 0) return;
+        std::fprintf(stderr, "strata: rank %d: MPI_Init phases: %s (total %s)\n", rank, text_.c_str(),
+                     ms(last_ - start_).c_str());
+    }
+
+private:
+    static std::string ms(std::chrono::steady_clock::duration d) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.1f ms", std::chrono::duration<double, std::milli>(d).count());
+        return text;
+    }
+    std::chrono::steady_clock::time_point start_, last_;
+    std::string text_;
+};
+
 // mpirun -v: this process's representation.
 void representation_report(const Runtime& r) {
     std::fprintf(stderr, "strata: rank %d: representation: %s\n", r.world_rank,
@@ -150,6 +176,7 @@ int init(const char* fn) {
 
     auto r = std::make_unique<Runtime>();
     r->start = std::chrono::steady_clock::now();
+    InitPhases phases(r->start);
     if (client) {
         r->world_rank = client->rank();
         r->world_size = client->size();
@@ -163,6 +190,7 @@ int init(const char* fn) {
     if (!methods) init_failed(r->world_rank, methods.error());
     r->engine = std::make_unique<adi::Engine>(std::move(*methods));
     if (base::Status published = r->engine->publish(card); !published) init_failed(r->world_rank, published.error());
+    phases.end("methods");
 
     adi::World& world = r->world;
     world.rank = r->world_rank;
@@ -178,6 +206,7 @@ int init(const char* fn) {
                                                    " cards for a job of " + std::to_string(r->world_size));
         }
         world.cards = std::move(release.cards);
+        phases.end("check-in and barrier");
         // Bound here, the first moment the ranks of this host are known, and
         // before any method connects (wireup/binding.hpp has the rule).
         base::Result<wireup::BindChoice> bound = wireup::placement_bind(world.cards, r->world_rank);
@@ -190,9 +219,12 @@ int init(const char* fn) {
     if (base::Status read = representations_read(*r); !read) init_failed(r->world_rank, read.error());
     if (base::Status named = named_setup(*r, release.comm_file, release.comm_text); !named)
         init_failed(r->world_rank, named.error());
+    phases.end("binding and representations");
     world.topology = wireup::Topology::build(world.cards, adi::fast_link);
+    phases.end("topology");
     if (base::Status connected = r->engine->connect_world(world); !connected)
         init_failed(r->world_rank, connected.error());
+    phases.end("connections");
     if (base::Status rules = coll::RegistryBase::rules_configure(); !rules)
         init_failed(r->world_rank, rules.error());
     if (base::Status model = coll::plogp::WideArea::configure(coll::plogp::layout_of(world).sites); !model)
@@ -201,6 +233,8 @@ int init(const char* fn) {
     const auto local = std::count_if(world.cards.begin(), world.cards.end(),
                                      [&](const wireup::BusinessCard& c) { return c.hostname == mine.hostname; });
     r->engine->set_oversubscribed(local > cores);
+    phases.end("collectives");
+    phases.report(r->world_rank);
     if (verbose.get() != 0) {
         std::fprintf(stderr, "strata: rank %d: methods: %s\n", r->world_rank, r->engine->routes_text().c_str());
         representation_report(*r);

@@ -13,7 +13,7 @@ import re
 import shutil
 import sys
 
-from strata_test.harness import check, expect_code, expect_nobody_left, program_main
+from strata_test.harness import check, expect_stderr, expect_code, expect_nobody_left, program_main
 
 # MPICH-G2's published layout: 4 ranks on one machine at site A sharing a fast
 # method (depth 4), 4 + 4 on two machines at site B with TCP only (depth 3).
@@ -61,6 +61,12 @@ def mpichg2_example(ctx, a):
     check([(int(m[2]), [int(x) for x in m[3].split()]) for m in table] == MPICHG2_TABLE,
           f"the table mpirun -v shows:\n{r.stderr}")
     check([m[4] for m in table] == ["A"] * 4 + ["B"] * 8, "the table names the sites")
+    # -v traces the start: mpirun's phases, and each rank's MPI_Init.
+    expect_stderr(r, r"^mpirun: startup: the last rank started at \+[\d.]+ ms \(spawn\), the first checked in at "
+                     r"\+[\d.]+ ms, the last at \+[\d.]+ ms \(check-in\)$")
+    phases = lines_matching(r.stderr, r"^strata: rank (\d+): MPI_Init phases: methods [\d.]+ ms, check-in and barrier "
+                                      r"[\d.]+ ms, .*topology [\d.]+ ms, connections [\d.]+ ms, .*\(total [\d.]+ ms\)$")
+    check(sorted(int(m[1]) for m in phases) == list(range(12)), f"every rank traced MPI_Init:\n{r.stderr}")
     expect_nobody_left(ctx)
 
 

@@ -13,6 +13,7 @@
 // handlers, never concurrently.
 #pragma once
 
+#include "job/process_state.hpp"
 #include "job/subjob.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -26,29 +27,13 @@
 
 namespace strata::adapters {
 
-enum class Stream { out, err };
-
-// How a process ended.
-struct ProcessExit {
-    bool signaled = false;
-    int value = 0;  // exit code, or signal number when `signaled`
-
-    bool success() const { return !signaled && value == 0; }
-    // mpirun's exit code for a job that ended because of this process.
-    int job_exit_code() const { return signaled ? 128 + value : value; }
-    // "exited with code 2" / "was killed by signal 9 (Killed)"
-    std::string describe() const;
-};
-
-// The scheduler's view of a whole subjob, as Globus GRAM reports it.
-enum class JobState {
-    pending,  // accepted, waiting (e.g. queued in a batch scheduler)
-    active,   // its processes run
-    done,     // every process ended
-    failed,   // it could not start or the scheduler ended it; the event's detail says why
-};
-
-const char* job_state_name(JobState state);  // "PENDING", "ACTIVE", "DONE", "FAILED"
+// The vocabulary of process events, from the job model (also the gatekeeper
+// protocol's).
+using job::CancelMode;
+using job::job_state_name;
+using job::JobState;
+using job::ProcessExit;
+using job::Stream;
 
 // What the co-allocator hears from an adapter, in the order it happened per rank.
 class ProcessEvents {
@@ -95,10 +80,6 @@ enum class SubjobState {
     done,     // every process reaped and its output drained
 };
 
-enum class CancelMode {
-    terminate,  // ask politely (SIGTERM to each process group)
-    kill,       // no more waiting (SIGKILL)
-};
 
 class SchedulerAdapter {
 public:

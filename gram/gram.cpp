@@ -4,9 +4,9 @@ namespace strata::gram {
 
 namespace {
 
-using adapters::CancelMode;
-using adapters::JobState;
-using adapters::Stream;
+using job::CancelMode;
+using job::JobState;
+using job::Stream;
 
 codec::Writer writer(Type t) { return codec::Writer(static_cast<std::uint8_t>(t)); }
 
@@ -146,7 +146,7 @@ std::optional<Submit> decode_submit(const std::vector<std::uint8_t>& payload) {
 std::optional<State> decode_state(const std::vector<std::uint8_t>& payload) {
     codec::Reader r(payload);
     State m;
-    const bool valid = enum_from(r.u32(), adapters::JobState::failed, m.state);
+    const bool valid = enum_from(r.u32(), job::JobState::failed, m.state);
     m.detail = r.str();
     return finish(r, valid, std::move(m));
 }
@@ -171,7 +171,7 @@ std::optional<Output> decode_output(const std::vector<std::uint8_t>& payload) {
     codec::Reader r(payload);
     Output m;
     m.rank = r.u32();
-    const bool valid = enum_from(r.u32(), adapters::Stream::err, m.stream);
+    const bool valid = enum_from(r.u32(), job::Stream::err, m.stream);
     m.bytes = r.str();
     return finish(r, valid, std::move(m));
 }
@@ -180,7 +180,7 @@ std::optional<OutputClosed> decode_output_closed(const std::vector<std::uint8_t>
     codec::Reader r(payload);
     OutputClosed m;
     m.rank = r.u32();
-    const bool valid = enum_from(r.u32(), adapters::Stream::err, m.stream);
+    const bool valid = enum_from(r.u32(), job::Stream::err, m.stream);
     return finish(r, valid, std::move(m));
 }
 
@@ -199,7 +199,7 @@ std::optional<Exited> decode_exited(const std::vector<std::uint8_t>& payload) {
 std::optional<Cancel> decode_cancel(const std::vector<std::uint8_t>& payload) {
     codec::Reader r(payload);
     Cancel m;
-    const bool valid = enum_from(r.u32(), adapters::CancelMode::kill, m.mode);
+    const bool valid = enum_from(r.u32(), job::CancelMode::kill, m.mode);
     return finish(r, valid, std::move(m));
 }
 

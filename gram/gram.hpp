@@ -30,8 +30,8 @@
 // gatekeeper kills the subjob's processes: no process outlives its mpirun.
 #pragma once
 
-#include "adapters/scheduler_adapter.hpp"
 #include "job/command.hpp"
+#include "job/process_state.hpp"
 #include "wireup/codec.hpp"
 
 #include <cstdint>
@@ -106,7 +106,7 @@ struct StageData {
 };
 
 struct State {
-    adapters::JobState state = adapters::JobState::pending;
+    job::JobState state = job::JobState::pending;
     std::string detail;
 };
 
@@ -122,23 +122,23 @@ struct StartFailed {
 
 struct Output {
     std::uint32_t rank = 0;
-    adapters::Stream stream = adapters::Stream::out;
+    job::Stream stream = job::Stream::out;
     std::string bytes;
 };
 
 struct OutputClosed {
     std::uint32_t rank = 0;
-    adapters::Stream stream = adapters::Stream::out;
+    job::Stream stream = job::Stream::out;
 };
 
 struct Exited {
     std::uint32_t rank = 0;
     std::uint32_t pid = 0;
-    adapters::ProcessExit how;
+    job::ProcessExit how;
 };
 
 struct Cancel {
-    adapters::CancelMode mode = adapters::CancelMode::terminate;
+    job::CancelMode mode = job::CancelMode::terminate;
 };
 
 std::vector<std::uint8_t> encode(const Submit& m);

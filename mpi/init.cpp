@@ -8,7 +8,7 @@
 #include <cstring>
 #include <thread>
 
-#include "adi/methods.hpp"
+#include "devices/methods.hpp"
 #include "base/knob.hpp"
 #include "collectives/plogp/measure.hpp"
 #include "collectives/plogp/wide_area.hpp"
@@ -186,7 +186,7 @@ int init(const char* fn) {
     if (base::Status placed = wireup::placement_fill(card, client ? client->subjob() : 0); !placed)
         init_failed(r->world_rank, placed.error());
     adi::MethodContext ctx{r->world_rank, r->world_size, client ? client->job_key() : std::string(), card.hostname};
-    auto methods = adi::methods_create(ctx);
+    auto methods = dev::methods_create(ctx);
     if (!methods) init_failed(r->world_rank, methods.error());
     r->engine = std::make_unique<adi::Engine>(std::move(*methods));
     if (base::Status published = r->engine->publish(card); !published) init_failed(r->world_rank, published.error());
@@ -220,7 +220,7 @@ int init(const char* fn) {
     if (base::Status named = named_setup(*r, release.comm_file, release.comm_text); !named)
         init_failed(r->world_rank, named.error());
     phases.end("binding and representations");
-    world.topology = wireup::Topology::build(world.cards, adi::fast_link);
+    world.topology = wireup::Topology::build(world.cards, dev::fast_link);
     phases.end("topology");
     if (base::Status connected = r->engine->connect_world(world); !connected)
         init_failed(r->world_rank, connected.error());

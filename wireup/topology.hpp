@@ -36,7 +36,7 @@ inline constexpr int kLevels = 6;
 const char* level_name(int level);
 
 // Whether two processes reach each other over a fast method, from their cards
-// alone (the devices decide by the same rule; adi::fast_link).
+// alone (the devices decide by the same rule; dev::fast_link).
 using FastLink = std::function<bool(const BusinessCard&, const BusinessCard&)>;
 
 class Topology {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "adi/methods.hpp"
+#include "devices/methods.hpp"
 #include "base/knob.hpp"
 #include "build_config.hpp"
 #include "collectives/registry.hpp"
@@ -122,7 +122,7 @@ void parsable_print(bool knobs_only) {
         std::cout << "version:" << STRATA_INFO_VERSION << "\n";
         for (const BuildItem& b : build_items()) std::cout << "build:" << b.key << ":" << b.value << "\n";
         int preference = 0;
-        for (const strata::adi::MethodEntry& m : strata::adi::method_table())
+        for (const strata::dev::MethodEntry& m : strata::dev::method_table())
             std::cout << "method:" << ++preference << ":" << m.name << "\n";
     }
     for (const base::KnobInfo& k : knobs_sorted()) {
@@ -167,7 +167,7 @@ void human_print() {
     }
     std::cout << "\nCommunication methods, in order of preference:";
     const char* separator = " ";
-    for (const strata::adi::MethodEntry& m : strata::adi::method_table()) {
+    for (const strata::dev::MethodEntry& m : strata::dev::method_table()) {
         std::cout << separator << m.name;
         separator = " > ";
     }

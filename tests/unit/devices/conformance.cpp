@@ -230,7 +230,7 @@ std::unique_ptr<World> self_make(std::string& /*skip*/) {
 std::unique_ptr<World> shm_make(std::string& /*skip*/) { return std::make_unique<WorldOf<shm::ShmMethod>>(2); }
 std::unique_ptr<World> tcp_make(std::string& /*skip*/) { return std::make_unique<WorldOf<tcp::TcpMethod>>(2); }
 
-// In the order of adi's method table (adi/methods.cpp), built ones only.
+// In the order of the method table (devices/methods.cpp), built ones only.
 const Subject kSubjects[] = {
     {"self", "self", 1, true, &self_make},
     {"shm", "shm", 2, true, &shm_make},

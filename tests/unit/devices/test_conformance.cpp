@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "adi/methods.hpp"
+#include "devices/methods.hpp"
 #include "conformance.hpp"
 
 using namespace strata;
@@ -266,7 +266,7 @@ std::vector<std::byte> send_behind(World& w, int from, int to, int tag) {
 
 TEST_CASE("conformance: every method in adi's table is a subject of the suite") {
     std::vector<std::string> table;
-    for (const adi::MethodEntry& e : adi::method_table()) table.emplace_back(e.name);
+    for (const dev::MethodEntry& e : dev::method_table()) table.emplace_back(e.name);
     std::vector<std::string> tested;
     for (const Subject& s : subjects()) {
         if (tested.empty() || tested.back() != s.method) tested.emplace_back(s.method);

@@ -10,10 +10,10 @@ using namespace strata::gram;
 using strata::codec::FrameSplitter;
 using strata::codec::RawFrame;
 using strata::codec::Writer;
-using strata::adapters::CancelMode;
-using strata::adapters::JobState;
-using strata::adapters::ProcessExit;
-using strata::adapters::Stream;
+using strata::job::CancelMode;
+using strata::job::JobState;
+using strata::job::ProcessExit;
+using strata::job::Stream;
 
 namespace {
 
@@ -120,7 +120,7 @@ TEST_CASE("gram: State round trip for every state", "[gram]") {
     for (JobState st : {JobState::pending, JobState::active, JobState::done, JobState::failed}) {
         State m;
         m.state = st;
-        m.detail = std::string("state ") + strata::adapters::job_state_name(st);
+        m.detail = std::string("state ") + strata::job::job_state_name(st);
         auto d = decode_state(payload_of(encode(m), Type::state));
         REQUIRE(d);
         CHECK(d->state == st);

@@ -1,8 +1,8 @@
-#include "adapters/scheduler_adapter.hpp"
+#include "job/process_state.hpp"
 
 #include <cstring>
 
-namespace strata::adapters {
+namespace strata::job {
 
 std::string ProcessExit::describe() const {
     if (!signaled) return "exited with code " + std::to_string(value);
@@ -20,4 +20,4 @@ const char* job_state_name(JobState state) {
     return "UNKNOWN";
 }
 
-}  // namespace strata::adapters
+}  // namespace strata::job

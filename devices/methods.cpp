@@ -1,4 +1,4 @@
-#include "adi/methods.hpp"
+#include "devices/methods.hpp"
 
 #include <algorithm>
 
@@ -10,7 +10,7 @@
 #include "devices/ofi/ofi_method.hpp"
 #endif
 
-namespace strata::adi {
+namespace strata::dev {
 
 namespace {
 
@@ -21,12 +21,12 @@ const base::KnobString exclude_methods{
 
 // In order of preference: each peer is reached by the first method that reaches it.
 const MethodEntry kTable[] = {
-    {"self", &dev::self::create, true, nullptr},
-    {"shm", &dev::shm::create, false, &dev::shm::ShmMethod::links},
+    {"self", &self::create, true, nullptr},
+    {"shm", &shm::create, false, &shm::ShmMethod::links},
 #if STRATA_HAVE_OFI  // built only where libfabric is (meson option 'ofi')
-    {"ofi", &dev::ofi::create, false, &dev::ofi::OfiMethod::links},
+    {"ofi", &ofi::create, false, &ofi::OfiMethod::links},
 #endif
-    {"tcp", &dev::tcp::create, false, nullptr},
+    {"tcp", &tcp::create, false, nullptr},
 };
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -69,10 +69,10 @@ bool fast_link(const wireup::BusinessCard& a, const wireup::BusinessCard& b) {
                        [&](const MethodEntry& e) { return e.links != nullptr && e.links(a, b); });
 }
 
-base::Result<std::vector<std::unique_ptr<Method>>> methods_create(const MethodContext& ctx) {
+base::Result<std::vector<std::unique_ptr<adi::Method>>> methods_create(const adi::MethodContext& ctx) {
     const base::Result<std::vector<std::string>> excluded = methods_excluded();
     if (!excluded) return excluded.failure();
-    std::vector<std::unique_ptr<Method>> out;
+    std::vector<std::unique_ptr<adi::Method>> out;
     for (const MethodEntry& e : kTable) {
         if (std::find(excluded->begin(), excluded->end(), e.name) != excluded->end()) continue;
         if (ctx.size > 1 || e.needed_alone) out.push_back(e.create(ctx));
@@ -80,4 +80,4 @@ base::Result<std::vector<std::unique_ptr<Method>>> methods_create(const MethodCo
     return out;
 }
 
-}  // namespace strata::adi
+}  // namespace strata::dev

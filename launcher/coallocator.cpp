@@ -444,7 +444,9 @@ void CoAllocator::release_barrier() {
         // The phases of the start mpirun sees; each rank's own (MPI_Init's
         // after the barrier: topology, connections) follow from the ranks.
         narrate("every rank checked in; startup barrier released (" + since_began() + ")");
-        narrate("startup: the last rank started at " + last_started_at_ + " (spawn), the first checked in at " +
+        // A gatekeeper reports a start after the fact, sometimes after the
+        // rank has checked in.
+        narrate("startup: the last start reported at " + last_started_at_ + " (spawn), the first check-in at " +
                 first_checkin_at_ + ", the last at " + since_began() + " (check-in)");
     }
 }

@@ -228,6 +228,10 @@ def netns_three_sites(grid):
                                stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=GUARD * 2)
             expect_code(r, 0)
             check(expect in r.stdout, f"the program's own check: '{expect}'", r)
+            # The start's trace (mpirun -v), for docs/PERFORMANCE.md's figures.
+            for line in r.stderr.splitlines():
+                if "startup" in line or "MPI_Init phases" in line:
+                    print(line)
             # Shared memory inside each site, TCP across sites.
             for rank, methods in ((0, "shm: 1; tcp: 2-7"), (2, "shm: 3; tcp: 0-1,4-7"), (4, "shm: 5-7; tcp: 0-3")):
                 expect_stderr(r, rf"^\[{rank}\] strata: rank {rank}: methods: self: {rank}; {methods}$")

@@ -62,7 +62,7 @@ def mpichg2_example(ctx, a):
           f"the table mpirun -v shows:\n{r.stderr}")
     check([m[4] for m in table] == ["A"] * 4 + ["B"] * 8, "the table names the sites")
     # -v traces the start: mpirun's phases, and each rank's MPI_Init.
-    expect_stderr(r, r"^mpirun: startup: the last rank started at \+[\d.]+ ms \(spawn\), the first checked in at "
+    expect_stderr(r, r"^mpirun: startup: the last start reported at \+[\d.]+ ms \(spawn\), the first check-in at "
                      r"\+[\d.]+ ms, the last at \+[\d.]+ ms \(check-in\)$")
     phases = lines_matching(r.stderr, r"^strata: rank (\d+): MPI_Init phases: methods [\d.]+ ms, check-in and barrier "
                                       r"[\d.]+ ms, .*topology [\d.]+ ms, connections [\d.]+ ms, .*\(total [\d.]+ ms\)$")

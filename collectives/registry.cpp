@@ -87,7 +87,7 @@ const base::KnobString rules_file{"STRATA_COLL_RULES", "",
 
 RegistryBase::RegistryBase(const char* operation, const base::KnobString& knob, std::vector<Entry> entries,
                            std::initializer_list<Rule> rules)
-    : operation_(operation), knob_(knob), entries_(std::move(entries)) {
+    : operation_(operation), knob_(knob), entries_(std::move(entries)), chosen_(entries_.size(), 0) {
     // The built-in rules are the library's own: a registry that refuses them is a bug.
     const base::Status set = rules_set(rules);
     if (!set.ok()) {
@@ -289,7 +289,29 @@ std::size_t RegistryBase::select(const Situation& s) const {
                          forced.c_str(), operation_);
         });
     }
-    return select(s, forced);
+    const std::size_t i = select(s, forced);
+    ++chosen_[i];
+    if (!forced.empty() && forced != entries_[i].name) ++forced_unfit_;
+    return i;
+}
+
+std::vector<std::string> RegistryBase::choices_text() {
+    std::vector<std::string> lines;
+    for (const RegistryBase* r : all()) {
+        std::string line;
+        for (std::size_t i = 0; i < r->entries_.size(); ++i) {
+            if (r->chosen_[i] == 0) continue;
+            line += line.empty() ? std::string(r->operation_) + ": " : std::string(", ");
+            line += r->entries_[i].name;
+            line += " " + std::to_string(r->chosen_[i]);
+        }
+        if (r->forced_unfit_ > 0) {
+            line += "; " + std::string(r->knob()) + "=" + r->knob_.get() + " did not fit " +
+                    std::to_string(r->forced_unfit_) + " call(s)";
+        }
+        if (!line.empty()) lines.push_back(line);
+    }
+    return lines;
 }
 
 std::span<const RegistryBase* const> RegistryBase::all() {

@@ -21,6 +21,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <mutex>
 #include <span>
@@ -101,8 +102,20 @@ public:
     // hold is ignored and the rules decide. (The rules always decide:
     // rules_check makes sure of it.)
     std::size_t select(const Situation& s, std::string_view forced) const;
-    // The same, with `forced` from the knob (an unknown name is reported once).
+    // The same, with `forced` from the knob (an unknown name is reported once):
+    // the choice of a call, which this process counts.
     std::size_t select(const Situation& s) const;
+
+    // How many of this process's calls chose entry `i`, and how many asked
+    // the knob's algorithm where its restrictions did not hold (the rules
+    // chose instead).
+    std::uint64_t chosen(std::size_t i) const { return chosen_[i]; }
+    std::uint64_t forced_unfit() const { return forced_unfit_; }
+    // Every operation this process called, with the count of each algorithm
+    // it chose, one line per operation ("bcast: binomial 12, linear 1"), and
+    // the knob's calls that fell back ("; STRATA_BCAST_ALGORITHM=segmented
+    // did not fit 3 calls"); STRATA_STATS prints them at MPI_Finalize.
+    static std::vector<std::string> choices_text();
 
     // Every registry, in the order of MPI-1's list of collectives.
     static std::span<const RegistryBase* const> all();
@@ -141,6 +154,8 @@ private:
     mutable std::vector<Rule> rules_;
     mutable std::vector<std::size_t> rule_entry_;  // rules_[i] names entries_[rule_entry_[i]]
     mutable std::once_flag warned_;
+    mutable std::vector<std::uint64_t> chosen_;  // per entry, this process's calls
+    mutable std::uint64_t forced_unfit_ = 0;
 };
 
 // Situation of a call on `g` (its size and topology) moving `bytes`.

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "base/knob.hpp"
+#include "collectives/registry.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/grid.hpp"
 #include "mpi/pmpi_alias.hpp"
@@ -15,7 +16,8 @@ namespace {
 
 const base::KnobInt stats{"STRATA_STATS", 0,
                           "1: every rank prints at MPI_Finalize the messages and bytes it sent per topology level "
-                          "and per method, and what its methods report (TCP: the streams of its links)"};
+                          "and per method, what its methods report (TCP: the streams of its links), and how many "
+                          "calls of each collective chose each algorithm (and where a forced one did not fit)"};
 
 void counts_out(const adi::Engine::Traffic& t, long long* messages, long long* bytes) {
     *messages = static_cast<long long>(t.messages);
@@ -29,6 +31,8 @@ void traffic_report(const Runtime& r) {
     std::fprintf(stderr, "strata: rank %d: sent: %s\n", r.world_rank, r.engine->traffic_text().c_str());
     for (const std::string& line : r.engine->methods_report())
         std::fprintf(stderr, "strata: rank %d: %s\n", r.world_rank, line.c_str());
+    for (const std::string& line : coll::RegistryBase::choices_text())
+        std::fprintf(stderr, "strata: rank %d: collectives: %s\n", r.world_rank, line.c_str());
 }
 
 void topology_report(const wireup::Topology& t) {

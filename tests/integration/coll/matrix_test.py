@@ -7,7 +7,7 @@ algorithm is tested without editing any list.
 
     matrix_test.py SCENARIO --mpirun PATH --info STRATA_INFO --programs PROGRAM...
 
-SCENARIO: flat or grid.
+SCENARIO: flat, grid, or choices (what STRATA_STATS says each call chose).
 """
 
 import os
@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 from strata_test.coll_grid import GRID, PROCESSES
-from strata_test.harness import check, expect_code, expect_nobody_left, program_main
+from strata_test.harness import check, expect_code, expect_nobody_left, expect_stderr, program_main
 
 # The programs that exercise each operation (every program also runs barriers).
 PROGRAMS = {
@@ -77,6 +77,25 @@ def matrix(ctx, a, grid):
                     passes(ctx, r, program, procs, what)
 
 
+def choices(ctx, a):
+    """STRATA_STATS=1: every rank counts the algorithm each of its calls
+    chose, and the calls whose forced algorithm did not fit (the rules chose
+    instead), so a fallback is never silent."""
+    by_name = {os.path.basename(p): os.path.abspath(p) for p in a.programs}
+    r = ctx.run(["-np", "3", by_name["coll_bcast"], ctx.marker],
+                env_extra={"STRATA_STATS": "1", "STRATA_BCAST_ALGORITHM": "binomial"})
+    passes(ctx, r, by_name["coll_bcast"], 3, "STRATA_BCAST_ALGORITHM=binomial")
+    for rank in range(3):
+        expect_stderr(r, rf"^strata: rank {rank}: collectives: bcast: binomial [1-9]\d*$")
+    # The segmented broadcast needs a wide-area model, which one host lacks.
+    r = ctx.run(["-np", "3", by_name["coll_bcast"], ctx.marker],
+                env_extra={"STRATA_STATS": "1", "STRATA_BCAST_ALGORITHM": "segmented"})
+    passes(ctx, r, by_name["coll_bcast"], 3, "STRATA_BCAST_ALGORITHM=segmented")
+    expect_stderr(r, r"^strata: rank 0: collectives: bcast: (?:(?!segmented)[a-z_]+ \d+(?:, )?)+; "
+                     r"STRATA_BCAST_ALGORITHM=segmented did not fit [1-9]\d* call\(s\)$")
+
+
 if __name__ == "__main__":
-    sys.exit(program_main({"flat": lambda ctx, a: matrix(ctx, a, False), "grid": lambda ctx, a: matrix(ctx, a, True)},
+    sys.exit(program_main({"flat": lambda ctx, a: matrix(ctx, a, False), "grid": lambda ctx, a: matrix(ctx, a, True),
+                           "choices": choices},
                           ["programs", "info"], many=("programs",)))

@@ -11,7 +11,7 @@ The grid (strata_test.coll_grid) is uneven on purpose.
 import os
 import sys
 
-from strata_test.coll_grid import GRID, PROCESSES
+from strata_test.coll_grid import GRID, PLOGP, PLOGP_SITES, PROCESSES
 from strata_test.harness import check, expect_code, expect_nobody_left, expect_stderr, program_main
 
 OPERATIONS = ("barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv",
@@ -78,34 +78,6 @@ def rules_file(ctx, a):
     expect_nobody_left(ctx)
 
 
-# P-LogP parameters for the grid's sites: a 10 ms, 100 Mbit/s wide area
-# between them (the model need not match the emulation for correctness).
-PLOGP = """\
-sizes 0 1K 1M
-link A B latency 10000
-link A B os 5 6 40
-link A B or 5 6 40
-link A B g 6 88 83892
-link A C latency 10000
-link A C os 5 6 40
-link A C or 5 6 40
-link A C g 6 88 83892
-link B C latency 10000
-link B C os 5 6 40
-link B C or 5 6 40
-link B C g 6 88 83892
-"""
-# The links inside sites B and C (0.5 ms, 1 Gbit/s): the whole grid is covered.
-PLOGP_SITES = """\
-link B B latency 500
-link B B os 2 3 20
-link B B or 2 3 20
-link B B g 3 10 8400
-link C C latency 500
-link C C os 2 3 20
-link C C or 2 3 20
-link C C g 3 10 8400
-"""
 
 
 def plogp(ctx, a):

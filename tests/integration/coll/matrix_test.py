@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Every collective algorithm the registries list, forced in turn, passes the
-conformance programs of its operation: the flat ones on one host, the
-multilevel and two-level ones across the emulated grid (strata_test.coll_grid).
+conformance programs of its operation, and runs in some of their calls
+(STRATA_STATS counts the choices; a call it does not fit falls back to the
+rules): the flat ones on one host, the multilevel and two-level ones across
+the emulated grid (strata_test.coll_grid), and those of the wide-area model
+there with STRATA_PLOGP.
 The list comes from strata-info (the registries themselves), so a new
 algorithm is tested without editing any list.
 
@@ -11,10 +14,11 @@ SCENARIO: flat, grid, or choices (what STRATA_STATS says each call chose).
 """
 
 import os
+import re
 import subprocess
 import sys
 
-from strata_test.coll_grid import GRID, PROCESSES
+from strata_test.coll_grid import GRID, PLOGP, PLOGP_SITES, PROCESSES
 from strata_test.harness import check, expect_code, expect_nobody_left, expect_stderr, program_main
 
 # The programs that exercise each operation (every program also runs barriers).
@@ -31,6 +35,8 @@ PROGRAMS = {
     "scan": ["coll_reduce_user", "coll_reduce_ops", "coll_fortran"],
 }
 GRID_ALGORITHMS = ("multilevel", "two_level_site", "two_level_machine")
+# Algorithms that need the wide-area model: run on the grid with STRATA_PLOGP.
+MODELLED_ALGORITHMS = ("segmented",)
 FLAT_PROCESSES = (1, 3, 8)
 
 
@@ -57,24 +63,46 @@ def passes(ctx, r, program, procs, what):
     expect_nobody_left(ctx)
 
 
+def calls_of(r, op, algorithm):
+    """How many calls of `op` chose `algorithm`, over every rank (STRATA_STATS=1)."""
+    total = 0
+    for m in re.finditer(rf"^strata: rank \d+: collectives: {op}: ([^;\n]*)", r.stderr, re.M):
+        for item in m[1].split(", "):
+            name, _, count = item.rpartition(" ")
+            if name == algorithm:
+                total += int(count)
+    return total
+
+
 def matrix(ctx, a, grid):
     by_name = {os.path.basename(p): os.path.abspath(p) for p in a.programs}
     ops = registries(a.info)
     check(sorted(ops) == sorted(PROGRAMS), f"every operation has its programs: {sorted(ops)}")
+    plogp = ctx.file("plogp.txt", PLOGP + PLOGP_SITES)
     for op, (knob, algorithms) in sorted(ops.items()):
         for algorithm in algorithms:
-            if (algorithm in GRID_ALGORITHMS) != grid:
+            on_grid = algorithm in GRID_ALGORITHMS or algorithm in MODELLED_ALGORITHMS
+            if on_grid != grid:
                 continue
             what = f"{knob}={algorithm}"
+            ran = 0
             for program in (by_name[n] for n in PROGRAMS[op]):
                 if grid:
-                    text = (f"executable: {program}\narguments: [{ctx.marker}]\n"
-                            f"environment: {{{knob}: {algorithm}}}\n" + GRID)
-                    passes(ctx, ctx.run(["-jobfile", ctx.file("job.yaml", text)]), program, PROCESSES, what)
+                    env = f"{knob}: {algorithm}, STRATA_STATS: '1'"
+                    if algorithm in MODELLED_ALGORITHMS:
+                        env += f", STRATA_PLOGP: {plogp}"
+                    text = f"executable: {program}\narguments: [{ctx.marker}]\nenvironment: {{{env}}}\n" + GRID
+                    r = ctx.run(["-jobfile", ctx.file("job.yaml", text)])
+                    passes(ctx, r, program, PROCESSES, what)
+                    ran += calls_of(r, op, algorithm)
                     continue
                 for procs in FLAT_PROCESSES:
-                    r = ctx.run(["-np", str(procs), program, ctx.marker], env_extra={knob: algorithm})
+                    r = ctx.run(["-np", str(procs), program, ctx.marker], env_extra={knob: algorithm, "STRATA_STATS": "1"})
                     passes(ctx, r, program, procs, what)
+                    ran += calls_of(r, op, algorithm)
+            # Calls it does not fit fall back to the rules (STRATA_STATS says
+            # how many); an algorithm that never ran was not tested at all.
+            check(ran > 0, f"{what} ran in none of {', '.join(PROGRAMS[op])}: every call fell back to the rules")
 
 
 def choices(ctx, a):

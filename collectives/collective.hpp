@@ -157,6 +157,27 @@ inline const std::byte* at(const void* base, std::size_t offset) {
     return static_cast<const std::byte*>(base) + offset;
 }
 
+// The binomial tree every binomial algorithm walks, over a group of p
+// processes rooted at `root`. Ranks are relative: vr = (rank - root) mod p.
+// The subtree of vr is [vr, vr + span) clipped to p, span the lowest set bit
+// of vr (at the root, the least power of two not below p); its parent is
+// vr - span, its children vr + m for the powers of two m below span with
+// vr + m < p, the child at m the root of [vr + m, vr + 2m).
+struct BinomialTree {
+    BinomialTree(int rank, int root_rank, int procs) : p(procs), root(root_rank), vr((rank - root_rank + procs) % procs) {
+        while (span < p && (vr & span) == 0) span <<= 1;
+    }
+    int p, root, vr;
+    int span = 1;
+
+    bool is_root() const { return vr == 0; }
+    int subtree() const { return std::min(span, p - vr); }  // processes in vr's subtree
+    int rank_of(int relative) const { return (relative + root) % p; }
+    int parent() const { return rank_of(vr - span); }     // not at the root
+    bool has_child(int m) const { return m < span && vr + m < p; }
+    int child(int m) const { return rank_of(vr + m); }
+};
+
 // Largest power of two not above n (n >= 1).
 inline int pof2_floor(int n) {
     int p = 1;

@@ -3,23 +3,16 @@
 namespace strata::coll {
 
 adi::Error bcast_binomial(const Group& g, void* buf, std::size_t bytes, int root) {
-    const int p = g.size();
-    const int vr = (g.rank - root + p) % p;  // rank relative to the root
+    const BinomialTree t(g.rank, root, g.size());
     Outcome out;
     std::vector<adi::Request*> reqs;
-    // Receive from the parent: the process that differs in our lowest set bit.
-    int mask = 1;
-    while (mask < p) {
-        if (vr & mask) {
-            reqs.push_back(recv_start(g, (vr - mask + root) % p, kTagBcast, buf, bytes));
-            if (!out.wait(g, reqs)) return out.error();
-            break;
-        }
-        mask <<= 1;
+    if (!t.is_root()) {
+        reqs.push_back(recv_start(g, t.parent(), kTagBcast, buf, bytes));
+        if (!out.wait(g, reqs)) return out.error();
     }
-    // Forward to the children below that bit, farthest first.
-    for (mask >>= 1; mask > 0; mask >>= 1) {
-        if (vr + mask < p) reqs.push_back(send_start(g, (vr + mask + root) % p, kTagBcast, buf, bytes));
+    // Forward to the children, farthest first.
+    for (int m = t.span >> 1; m > 0; m >>= 1) {
+        if (t.has_child(m)) reqs.push_back(send_start(g, t.child(m), kTagBcast, buf, bytes));
     }
     out.wait(g, reqs);
     return out.error();

@@ -5,7 +5,7 @@ namespace strata::coll {
 adi::Error gather_binomial(const Group& g, const void* send, std::size_t sbytes, void* recv, std::size_t rblock,
                            int root) {
     const int p = g.size();
-    const int vr = (g.rank - root + p) % p;
+    const BinomialTree t(g.rank, root, p);
     const std::size_t block = g.rank == root ? rblock : sbytes;
     Outcome out;
     std::vector<adi::Request*> reqs;
@@ -13,9 +13,7 @@ adi::Error gather_binomial(const Group& g, const void* send, std::size_t sbytes,
     // Our subtree is relative ranks [vr, vr + lowbit(vr)) (clipped to p). A
     // leaf forwards its send buffer as is; others collect the subtree first,
     // in relative order. At root 0 relative order is rank order: no rotation.
-    int span = 1;
-    while (span < p && !(vr & span)) span <<= 1;
-    const int subtree = std::min(span, p - vr);
+    const int subtree = t.subtree();
     Bytes tmp;
     std::byte* acc = nullptr;
     if (subtree > 1 || g.rank == root) {
@@ -27,15 +25,14 @@ adi::Error gather_binomial(const Group& g, const void* send, std::size_t sbytes,
         }
         out.add(self_copy(acc, block, send, sbytes));
     }
-    for (int mask = 1; mask < span && vr + mask < p; mask <<= 1) {
-        const int child = vr + mask;
-        const int blocks = std::min(mask, p - child);
-        reqs.push_back(recv_start(g, (child + root) % p, kTagGather, acc + static_cast<std::size_t>(mask) * block,
+    for (int m = 1; t.has_child(m); m <<= 1) {
+        const int blocks = std::min(m, p - (t.vr + m));
+        reqs.push_back(recv_start(g, t.child(m), kTagGather, acc + static_cast<std::size_t>(m) * block,
                                   static_cast<std::size_t>(blocks) * block));
     }
     if (!out.wait(g, reqs)) return out.error();
     if (g.rank != root) {
-        const int parent = (vr - span + root) % p;
+        const int parent = t.parent();
         if (acc == nullptr) {
             reqs.push_back(send_start(g, parent, kTagGather, send, sbytes));
         } else {

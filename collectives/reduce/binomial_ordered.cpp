@@ -6,8 +6,8 @@ namespace strata::coll {
 
 adi::Error reduce_binomial_ordered(const Group& g, const void* send, void* recv, std::size_t count,
                                    const ReduceOp& op, int root) {
-    const int p = g.size();
     const int r = g.rank;
+    const BinomialTree t(r, 0, g.size());  // rooted at rank 0, so ranks stay in order
     const std::size_t bytes = count * op.element_bytes();
     Outcome out;
     std::vector<adi::Request*> reqs;
@@ -19,22 +19,16 @@ adi::Error reduce_binomial_ordered(const Group& g, const void* send, void* recv,
     std::byte* acc = a.data();
     std::byte* other = b.data();
     bytes_copy(acc, send, bytes);
-    bool sent = false;
-    for (int mask = 1; mask < p; mask <<= 1) {
-        if ((r & mask) == 0) {
-            if ((r | mask) >= p) continue;
-            reqs.push_back(recv_start(g, r | mask, kTagReduce, other, bytes));
-            if (!out.wait(g, reqs)) return out.error();
-            op.apply(acc, other, count);
-            std::swap(acc, other);
-        } else {
-            reqs.push_back(send_start(g, r - mask, kTagReduce, acc, bytes));
-            if (!out.wait(g, reqs)) return out.error();
-            sent = true;
-            break;
-        }
+    for (int m = 1; t.has_child(m); m <<= 1) {
+        reqs.push_back(recv_start(g, t.child(m), kTagReduce, other, bytes));
+        if (!out.wait(g, reqs)) return out.error();
+        op.apply(acc, other, count);
+        std::swap(acc, other);
     }
-    if (!sent && r == 0) {
+    if (!t.is_root()) {
+        reqs.push_back(send_start(g, t.parent(), kTagReduce, acc, bytes));
+        if (!out.wait(g, reqs)) return out.error();
+    } else {
         // Rank 0 holds the result.
         if (root == 0) {
             bytes_copy(recv, acc, bytes);

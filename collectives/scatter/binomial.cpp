@@ -5,7 +5,7 @@ namespace strata::coll {
 adi::Error scatter_binomial(const Group& g, const void* send, std::size_t sblock, void* recv, std::size_t rbytes,
                             int root) {
     const int p = g.size();
-    const int vr = (g.rank - root + p) % p;
+    const BinomialTree t(g.rank, root, p);
     const std::size_t block = g.rank == root ? sblock : rbytes;
     Outcome out;
     std::vector<adi::Request*> reqs;
@@ -13,9 +13,7 @@ adi::Error scatter_binomial(const Group& g, const void* send, std::size_t sblock
     // Our subtree is relative ranks [vr, vr + lowbit(vr)); we receive all its
     // blocks, in relative order, from the parent. A leaf receives straight
     // into `recv`; the root reads `send` in place when it is rank 0.
-    int span = 1;
-    while (span < p && !(vr & span)) span <<= 1;
-    const int subtree = std::min(span, p - vr);
+    const int subtree = t.subtree();
     Bytes tmp;
     const std::byte* blocks = nullptr;
     if (g.rank == root) {
@@ -29,7 +27,7 @@ adi::Error scatter_binomial(const Group& g, const void* send, std::size_t sblock
             blocks = tmp.data();
         }
     } else {
-        const int parent = (vr - span + root) % p;
+        const int parent = t.parent();
         if (subtree == 1) {
             reqs.push_back(recv_start(g, parent, kTagScatter, recv, rbytes));
             out.wait(g, reqs);
@@ -40,11 +38,10 @@ adi::Error scatter_binomial(const Group& g, const void* send, std::size_t sblock
         if (!out.wait(g, reqs)) return out.error();
         blocks = tmp.data();
     }
-    for (int mask = span >> 1; mask > 0; mask >>= 1) {
-        const int child = vr + mask;
-        if (child >= p) continue;
-        const int n = std::min(mask, p - child);
-        reqs.push_back(send_start(g, (child + root) % p, kTagScatter, blocks + static_cast<std::size_t>(mask) * block,
+    for (int m = t.span >> 1; m > 0; m >>= 1) {
+        if (!t.has_child(m)) continue;
+        const int n = std::min(m, p - (t.vr + m));
+        reqs.push_back(send_start(g, t.child(m), kTagScatter, blocks + static_cast<std::size_t>(m) * block,
                                   static_cast<std::size_t>(n) * block));
     }
     out.add(self_copy(recv, rbytes, blocks, block));

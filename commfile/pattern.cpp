@@ -430,6 +430,9 @@ bool Pattern::match(std::string_view name, std::size_t* steps) const {
     std::size_t visited = 0;
     // Adds the states reached from `pc` without reading, at position `pos`.
     auto add = [&](std::vector<int>& list, int start, std::size_t pos) {
+        // Whether a word character stands before and after `pos` (for \b, \B).
+        const bool before = pos > 0 && is_word(static_cast<unsigned char>(name[pos - 1]));
+        const bool after = pos < n && is_word(static_cast<unsigned char>(name[pos]));
         stack.push_back(start);
         while (!stack.empty()) {
             const int pc = stack.back();
@@ -439,8 +442,6 @@ bool Pattern::match(std::string_view name, std::size_t* steps) const {
             mark = pos + 1;
             ++visited;
             const Inst& i = prog_[static_cast<std::size_t>(pc)];
-            const bool before = pos > 0 && is_word(static_cast<unsigned char>(name[pos - 1]));
-            const bool after = pos < n && is_word(static_cast<unsigned char>(name[pos]));
             switch (i.op) {
             case Op::set:
             case Op::match: list.push_back(pc); break;

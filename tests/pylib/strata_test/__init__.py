@@ -5,6 +5,8 @@
                (run_scenario, program_main) with its --list of scenario names
     grid       real strata-gatekeepers on loopback: Grid, Gatekeeper, a private
                Slurm, network namespaces, grid_main
+    ssh        login nodes: OpenSSH's sshd in the sites' network namespaces, with
+               key authentication for an account made for the test (SshLogins)
     coll_grid  the emulated grid the collective tests run on
 
 meson runs every Python test with this folder's parent on PYTHONPATH

@@ -31,6 +31,12 @@ struct Reading {
     }
 };
 
+// $TMPDIR, else /tmp.
+std::string scratch_default() {
+    const char* tmp = std::getenv("TMPDIR");
+    return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+}
+
 template <class T>
 Status number_set(const yaml::Value& v, long long lo, long long hi, const std::string& what, T& out) {
     Result<long long> n = yaml::integer(v, lo, hi, what);
@@ -150,11 +156,16 @@ Result<Config> Config::parse(const std::string& text, const std::string& path) {
     Reading r{Config{}, std::filesystem::absolute(path, ec).parent_path()};
     if (Status s = base::fields_read(kSettings, *settings, r); !s) return s.failure();
     if (r.c.state_dir.empty()) r.c.state_dir = r.file_path("state");
-    if (r.c.scratch.empty()) {
-        const char* tmp = std::getenv("TMPDIR");
-        r.c.scratch = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
-    }
+    if (r.c.scratch.empty()) r.c.scratch = scratch_default();
     return std::move(r.c);
+}
+
+Config Config::for_login() {
+    Config c;
+    c.adapters.clear();
+    for (const job::AdapterInfo& a : job::kAdapterTable) c.adapters.emplace_back(a.name);
+    c.scratch = scratch_default();
+    return c;
 }
 
 Result<Config> Config::load(const std::string& path) {

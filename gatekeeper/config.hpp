@@ -56,6 +56,9 @@ struct Config {
     // a required setting missing, "PATH: what") and anchors relative paths.
     static base::Result<Config> parse(const std::string& text, const std::string& path);
     static base::Result<Config> load(const std::string& path);
+    // A user-level gatekeeper's, started over ssh (--stdio): both adapters,
+    // the default scratch directory and limits, nothing of TLS.
+    static Config for_login();
 };
 
 }  // namespace strata::gatekeeper

@@ -22,6 +22,11 @@
 // certificate or revocation list was added, removed or rewritten: OpenSSL
 // keeps what it once read, and a second revocation rewrites the same list.
 //
+// Started by mpirun over ssh (`strata-gatekeeper --stdio`), it serves that
+// one session on its stdin and stdout instead (serve_stdio): no listener, no
+// certificate, no grid-mapfile, no records; ssh has authenticated the user
+// (gatekeeper/session.hpp).
+//
 // Everything runs on one io_context thread.
 #pragma once
 
@@ -59,6 +64,9 @@ public:
 
     // Loads the host credential and opens the listener.
     base::Status open();
+    // Instead of open(): serves the one session of an ssh login on `in_fd`
+    // and `out_fd` (taking both); `ended` runs once it is over.
+    base::Status serve_stdio(int in_fd, int out_fd, std::function<void()> ended);
     std::uint16_t port() const { return port_; }
     // Re-reads the configuration file `config_path`, the grid-mapfile it names
     // and the trusted-CA directory, for connections accepted from now on. All
@@ -78,7 +86,7 @@ public:
     const RecordStore* records() const { return records_ ? &*records_ : nullptr; }
     // The trusted CAs (and their revocation lists) that client chains verify
     // against now.
-    X509_STORE* trust() const { return SSL_CTX_get_cert_store(tls_->native_handle()); }
+    X509_STORE* trust() const { return tls_ ? SSL_CTX_get_cert_store(tls_->native_handle()) : nullptr; }
     void log(const std::string& line) const { log_(line); }
     // A line about a connection from `address` that has not authenticated:
     // at most 20 such lines a minute per address, the rest counted and
@@ -115,6 +123,7 @@ private:
     std::uint64_t next_id_ = 1;
     std::map<std::uint64_t, std::shared_ptr<Session>> sessions_;
     bool shutting_down_ = false;
+    bool stdio_ = false;  // serving an ssh session (serve_stdio)
     std::function<void()> stopped_;
 };
 

@@ -1,4 +1,5 @@
 // strata-gatekeeper -c CONFIG [--port-file FILE]
+// strata-gatekeeper --stdio
 //
 // Runs a site's gatekeeper in the foreground until SIGTERM or SIGINT: then
 // every connected mpirun hears its subjob FAILED ("site shutting down"), every
@@ -8,13 +9,26 @@
 // file that does not load leaves the previous settings in place. The log goes
 // to standard error, a line per event, each with the time and the
 // connection's peer and subject.
+//
+// With --stdio it is a user-level gatekeeper that mpirun started over ssh:
+// it serves that one session on its stdin and stdout (Gatekeeper::serve_stdio)
+// and exits when it is over; SIGTERM, SIGINT or SIGHUP (sshd's hangup) ends
+// the subjob first. Its log goes to standard error, which ssh carries back
+// to mpirun. Nothing else may reach standard output: the protocol moves to
+// descriptors of its own, and standard output becomes standard error.
 #include "gatekeeper/gatekeeper.hpp"
 
 #include <boost/asio/signal_set.hpp>
 
-#include <signal.h>
+#include "gram/gram.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -26,8 +40,11 @@ namespace {
 
 const char* const kUsage =
     "usage: strata-gatekeeper -c CONFIG [--port-file FILE]\n"
+    "       strata-gatekeeper --stdio\n"
     "  -c, --config FILE   the gatekeeper's YAML configuration (see README, \"Run across sites\")\n"
     "  --port-file FILE    write the port it listens on to FILE once it listens\n"
+    "  --stdio             serve the one mpirun on stdin and stdout (mpirun starts it so over ssh)\n"
+    "  --version           print the version and exit\n"
     "SIGHUP re-reads CONFIG, the grid-mapfile and the trusted-CA directory for new connections;\n"
     "SIGTERM or SIGINT ends every subjob (mpirun hears \"site shutting down\") and stops.\n";
 
@@ -41,17 +58,57 @@ void log_line(const std::string& line) {
     std::fflush(stderr);
 }
 
+// --stdio: the session's descriptors, then the ssh session's one subjob until it ends.
+int serve_stdio() {
+    using namespace strata::gatekeeper;
+    const int in = ::fcntl(0, F_DUPFD_CLOEXEC, 3);
+    const int out = ::fcntl(1, F_DUPFD_CLOEXEC, 3);
+    const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (in < 0 || out < 0 || null < 0 || ::dup2(null, 0) < 0 || ::dup2(2, 1) < 0) {
+        std::fprintf(stderr, "strata-gatekeeper: cannot set up the session's descriptors: %s\n", std::strerror(errno));
+        return 1;
+    }
+    ::close(null);
+    ::signal(SIGPIPE, SIG_IGN);
+    boost::asio::io_context io;
+    boost::asio::signal_set signals(io, SIGTERM, SIGINT, SIGHUP);
+    Gatekeeper gk(io, Config::for_login(), GridMap{}, log_line);
+    bool over = false;
+    auto ended = [&] {
+        over = true;
+        boost::system::error_code ignored;
+        signals.cancel(ignored);
+    };
+    if (strata::base::Status s = gk.serve_stdio(in, out, ended); !s) {
+        std::fprintf(stderr, "strata-gatekeeper: %s\n", s.error().c_str());
+        return 1;
+    }
+    signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+        if (ec || over) return;
+        log_line("signal " + std::to_string(sig) + ": ending the subjob");
+        gk.shutdown(ended);
+    });
+    io.run();
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     using namespace strata::gatekeeper;
     std::string config_path;
     std::string port_file;
+    bool stdio = false;
     const std::vector<std::string> args(argv + 1, argv + argc);
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if ((a == "-c" || a == "--config" || a == "--port-file") && i + 1 < args.size()) {
             (a == "--port-file" ? port_file : config_path) = args[++i];
+        } else if (a == "--stdio") {
+            stdio = true;
+        } else if (a == "--version") {
+            std::printf("strata-gatekeeper (Strata) %s\n", strata::gram::version());
+            return 0;
         } else if (a == "-h" || a == "--help") {
             std::fputs(kUsage, stdout);
             return 0;
@@ -60,6 +117,11 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
+    if (stdio && (!config_path.empty() || !port_file.empty())) {
+        std::fprintf(stderr, "strata-gatekeeper: --stdio takes no configuration and no port file\n%s", kUsage);
+        return 2;
+    }
+    if (stdio) return serve_stdio();
     if (config_path.empty()) {
         std::fprintf(stderr, "strata-gatekeeper: no configuration file (-c CONFIG)\n%s", kUsage);
         return 2;

@@ -26,6 +26,21 @@ std::optional<T> finish(const codec::Reader& r, bool valid, T&& m) {
 
 }  // namespace
 
+const char* version() { return STRATA_VERSION; }
+
+std::vector<std::uint8_t> encode(const Hello& m) {
+    auto w = writer(Type::hello);
+    w.str(m.version);
+    return w.finish();
+}
+
+std::optional<Hello> decode_hello(const std::vector<std::uint8_t>& payload) {
+    codec::Reader r(payload);
+    Hello m;
+    m.version = r.str();
+    return finish(r, !m.version.empty(), std::move(m));
+}
+
 std::vector<std::uint8_t> encode(const Submit& m) {
     auto w = writer(Type::submit);
     w.u32(m.subjob);

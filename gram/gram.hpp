@@ -1,8 +1,10 @@
 // The gatekeeper protocol: what mpirun and a site's strata-gatekeeper say to
-// each other over their mutually authenticated TLS connection (named after
+// each other over their mutually authenticated TLS connection, or over the
+// pipes of the ssh session that started a user-level gatekeeper (named after
 // Globus GRAM, whose role it plays). Frames as in wireup/codec.hpp.
 //
-//   mpirun -> gatekeeper  Submit        one subjob, once, first
+//   both ways             Hello         the sender's Strata version, first
+//   mpirun -> gatekeeper  Submit        one subjob, once, after the Hello
 //   mpirun -> gatekeeper  StageData     the bytes of the files Submit says it stages, in order
 //   gatekeeper -> mpirun  State         PENDING / ACTIVE / DONE / FAILED (+ detail)
 //   gatekeeper -> mpirun  Started       a rank's process runs (its pid at the site)
@@ -23,6 +25,10 @@
 // When the Submit asks for delegation, the gatekeeper answers an accepted
 // Submit with a DelegationRequest and starts nothing before the Delegation
 // came and verified (security/proxy.hpp); staging goes on meanwhile.
+//
+// Each side sends its Hello at once and refuses a peer whose version is not
+// its own, naming both (the protocol changes between versions): mpirun
+// reports it as the subjob's failure, the gatekeeper as State FAILED.
 //
 // A refused Submit (not authorized, bad request, unknown adapter) is answered
 // with State FAILED and the reason, and the gatekeeper closes the connection.
@@ -58,11 +64,15 @@ enum class Type : std::uint8_t {
     stage_data = 11,
     delegation_request = 12,
     delegation = 13,
+    hello = 14,
 };
+
+// This build's version ("0.1.0"), as Hello carries it.
+const char* version();
 
 // Frames of any type of this protocol, up to `max_payload` bytes.
 inline codec::FrameSplitter frame_splitter(std::uint32_t max_payload = kMaxFrame) {
-    return codec::FrameSplitter(static_cast<std::uint8_t>(Type::submit), static_cast<std::uint8_t>(Type::delegation),
+    return codec::FrameSplitter(static_cast<std::uint8_t>(Type::submit), static_cast<std::uint8_t>(Type::hello),
                                 max_payload);
 }
 
@@ -91,6 +101,10 @@ struct Submit {
     // "none", "limited" (a limited proxy: authenticates as the user, starts
     // no jobs) or "full" (an impersonation proxy).
     std::string delegation = "none";
+};
+
+struct Hello {
+    std::string version;
 };
 
 struct DelegationRequest {
@@ -141,6 +155,7 @@ struct Cancel {
     job::CancelMode mode = job::CancelMode::terminate;
 };
 
+std::vector<std::uint8_t> encode(const Hello& m);
 std::vector<std::uint8_t> encode(const Submit& m);
 std::vector<std::uint8_t> encode(const State& m);
 std::vector<std::uint8_t> encode(const Started& m);
@@ -157,6 +172,7 @@ std::vector<std::uint8_t> encode(const Delegation& m);
 
 // Decoders return nullopt on a malformed payload (wrong lengths, values out of
 // range, trailing bytes).
+std::optional<Hello> decode_hello(const std::vector<std::uint8_t>& payload);
 std::optional<Submit> decode_submit(const std::vector<std::uint8_t>& payload);
 std::optional<State> decode_state(const std::vector<std::uint8_t>& payload);
 std::optional<Started> decode_started(const std::vector<std::uint8_t>& payload);

@@ -6,7 +6,8 @@ namespace {
 
 // A subjob's contact as the plan keeps it (see JobPlan::from_request).
 std::string subjob_contact(const Contact& c, const LocalHost& local) {
-    if (c.adapter == AdapterKind::fork && !c.port_given && local.is_local(c.host)) return kLocalContact;
+    if (c.transport == Transport::gatekeeper && c.adapter == AdapterKind::fork && !c.port_given && local.is_local(c.host))
+        return kLocalContact;
     return c.text();
 }
 
@@ -28,6 +29,7 @@ JobPlan JobPlan::from_request(const JobRequest& request, const LocalHost& local)
         s.first_rank = plan.size;
         s.command = r.command;
         s.account = r.account;
+        s.strata = r.strata;
         s.stage = r.stage || !r.stage_files.empty();
         s.stage_files = r.stage_files;
         plan.size += r.count;

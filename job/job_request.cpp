@@ -45,15 +45,20 @@ base::Result<int> subjob_count_parse(const std::string& text) {
 }
 
 JobRequest job_request_from_machine_file(const MachineFile& file, int np, const std::string& program,
-                                         const std::vector<std::string>& args) {
+                                         const std::vector<std::string>& args, const LocalHost& local) {
     JobRequest request;
     for (const auto& [index, count] : file.distribute(np)) {
         const MachineEntry& e = file.entries()[index];
         Contact contact;
-        if (e.contact)
+        if (e.contact) {
             contact = *e.contact;
-        else
+        } else {
             contact.host = e.host;
+            if (!local.is_local(e.host)) {  // another machine: over ssh, as Hydra's default
+                contact.transport = Transport::ssh;
+                contact.port = 0;
+            }
+        }
         if (!request.subjobs.empty() && request.subjobs.back().contact == contact) {
             request.subjobs.back().count += count;
             continue;
@@ -92,6 +97,7 @@ std::string job_request_rsl(const JobRequest& request) {
         if (!env.empty()) out += "   (environment=" + env + ")\n";
         if (!s.command.directory.empty()) out += "   (directory=" + rsl_quote(s.command.directory) + ")\n";
         if (!s.account.empty()) out += "   (account=" + rsl_quote(s.account) + ")\n";
+        if (!s.strata.empty()) out += "   (strata=" + rsl_quote(s.strata) + ")\n";
         out += "   (executable=" + rsl_quote(s.command.program) + ")\n";
         if (!s.command.args.empty()) {
             out += "   (arguments=";

@@ -16,6 +16,7 @@
 #include "base/result.hpp"
 #include "job/command.hpp"
 #include "job/contact.hpp"
+#include "job/local_host.hpp"
 #include "job/machine_file.hpp"
 
 #include <optional>
@@ -29,6 +30,7 @@ struct SubjobRequest {
     int count = 0;
     Command command;                       // environment in order; directory empty: the adapter's default
     std::string account;                   // at a gatekeeper: which mapped account; empty: the grid-mapfile's first
+    std::string strata;                    // at an ssh site: Strata's prefix there; empty: its login PATH
     bool stage = false;                    // copy the executable to the site first
     std::vector<std::string> stage_files;  // more files to copy; non-empty implies stage
     std::string site;                      // topology labels; RSL carries site as GLOBUS_LAN_ID
@@ -56,10 +58,10 @@ base::Result<JobRequest> load_job_file(const std::string& path);
 
 // The -np/-machinefile form: ranks fill the file's slots in order, cycling
 // when np exceeds them, and consecutive ranks through one contact form one
-// subjob; plain host lines become
-// "host:2119/jobmanager-fork" contacts. np must be >= 1.
+// subjob; a plain host line is this machine's fork adapter when `local` says
+// it is this machine, else "host/ssh+fork". np must be >= 1.
 JobRequest job_request_from_machine_file(const MachineFile& file, int np, const std::string& program,
-                                         const std::vector<std::string>& args);
+                                         const std::vector<std::string>& args, const LocalHost& local);
 // Without a machine file: np ranks on localhost.
 JobRequest job_request_local(int np, const std::string& program, const std::vector<std::string>& args);
 

@@ -401,6 +401,7 @@ const base::Field<Reading, Values> kAttributeFields[] = {
     {"environment", environment_read},
     {"directory", command_string_read<&Command::directory>},
     {"account", string_read<&SubjobRequest::account>},
+    {"strata", string_read<&SubjobRequest::strata>},
     {"executable", executable_read, "no 'executable'; add (executable=PATH)"},
     {"arguments", arguments_read},
     {"stage", stage_read},

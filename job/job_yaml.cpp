@@ -25,6 +25,7 @@ struct Common {
     std::vector<std::pair<std::string, std::string>> environment;
     std::optional<std::string> directory;
     std::optional<std::string> account;
+    std::optional<std::string> strata;  // an ssh site's Strata prefix
     std::optional<bool> stage;
     std::vector<std::string> stage_files;
     std::optional<std::string> bind_to;  // STRATA_BIND_TO (wireup/binding.hpp)
@@ -118,12 +119,13 @@ Status bind_to_read(const yaml::Entry& e, Out& out) {
 }
 
 template <class Out>
-constexpr std::array<yaml::Field<Out>, 7> kCommon{{
+constexpr std::array<yaml::Field<Out>, 8> kCommon{{
     {"executable", executable_read<Out>},
     {"arguments", arguments_read<Out>},
     {"environment", environment_read<Out>},
     {"directory", common_string_read<Out, &Common::directory>},
     {"account", common_string_read<Out, &Common::account>},
+    {"strata", common_string_read<Out, &Common::strata>},
     {"stage", stage_read<Out>},
     {"bind_to", bind_to_read<Out>},
 }};
@@ -350,6 +352,7 @@ Result<SubjobRequest> subjob_read(const yaml::Value& node, const Top& top) {
     if (Status st = environment_merge(node, top, sub, s); !st) return st.failure();
     s.command.directory = sub.directory.value_or(top.directory.value_or(""));
     s.account = sub.account.value_or(top.account.value_or(""));
+    s.strata = sub.strata.value_or(top.strata.value_or(""));
     const Common& staging = sub.stage ? static_cast<const Common&>(sub) : top;
     s.stage = staging.stage.value_or(false);
     s.stage_files = staging.stage_files;

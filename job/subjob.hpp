@@ -31,6 +31,9 @@ struct Subjob {
     // arguments. An empty directory: the starting side's default.
     Command command;
     std::string account;    // at a gatekeeper: which of the accounts the grid-mapfile maps the user to
+    // At an ssh site: where Strata is installed there (mpirun runs
+    // PREFIX/bin/strata-gatekeeper); empty: strata-gatekeeper on the login's PATH.
+    std::string strata;
     // Send the program (and these files) to the site; only subjobs at a
     // gatekeeper stage, since here the files are already in place.
     bool stage = false;

@@ -184,6 +184,10 @@ base::Result<std::unique_ptr<adapters::SchedulerAdapter>> CoAllocator::adapter_m
         prefix += ": ";
         return std::move(contact).failure().prefixed(prefix);
     }
+    if (contact->transport == job::Transport::ssh) {
+        auto log = [this, where = subjob.machine](const std::string& line) { narrate(where + ": " + line); };
+        return std::unique_ptr<adapters::SchedulerAdapter>(std::make_unique<GatekeeperAdapter>(io_, *contact, log));
+    }
     base::Result<std::shared_ptr<boost::asio::ssl::context>> tls = gatekeeper_tls_.context(subjob);
     if (!tls) return tls.failure();
     return std::unique_ptr<adapters::SchedulerAdapter>(std::make_unique<GatekeeperAdapter>(io_, *contact, std::move(*tls)));

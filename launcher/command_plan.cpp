@@ -15,17 +15,9 @@ base::Result<job::JobPlan> plan_build(const Options& options, const job::LocalHo
     }
     base::Result<job::MachineFile> file = job::MachineFile::load(options.machinefile);
     if (!file) return file.failure();
-    for (const job::MachineEntry& e : file->entries()) {
-        if (!e.contact && !local.is_local(e.host)) {
-            return base::Error{file->path() + ":" + std::to_string(e.line) + ": host '" + e.host +
-                               "' is not this machine; the local fork adapter cannot start processes there (name the "
-                               "site's gatekeeper instead, e.g. '" +
-                               e.host + ":2119/fork " + std::to_string(e.slots) + "')"};
-        }
-    }
-    return job::JobPlan::from_request(job::job_request_from_machine_file(*file, options.np > 0 ? options.np : file->slots_total(),
-                                                      options.program, options.args),
-                        local);
+    const int np = options.np > 0 ? options.np : file->slots_total();
+    return job::JobPlan::from_request(
+        job::job_request_from_machine_file(*file, np, options.program, options.args, local), local);
 }
 
 namespace {

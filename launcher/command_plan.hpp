@@ -11,9 +11,9 @@ namespace strata::launcher {
 
 // From the command line: the request it describes (one subjob on this
 // machine, named after it, for -np alone; job_request_from_machine_file
-// for a machine file), made a plan by JobPlan::from_request. Fails (without
-// "mpirun: ") on a machine file that cannot be read, is malformed, or
-// names a plain host line that is not this machine.
+// for a machine file: plain host lines that are not this machine are
+// started over ssh), made a plan by JobPlan::from_request. Fails (without
+// "mpirun: ") on a machine file that cannot be read or is malformed.
 base::Result<job::JobPlan> plan_build(const Options& options, const job::LocalHost& local);
 
 // Whether any process gets STRATA_EMULATION (mpirun then makes the job's

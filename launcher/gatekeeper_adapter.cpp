@@ -8,6 +8,7 @@
 #include "security/proxy.hpp"
 #include "security/tls.hpp"
 #include "wireup/environment.hpp"
+#include "wireup/pipe_stream.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
@@ -31,7 +32,8 @@ namespace asio = boost::asio;
 using asio::ip::tcp;
 
 const base::KnobInt kConnectMs("STRATA_GATEKEEPER_TIMEOUT_MS", 20000,
-                               "how long mpirun waits to reach a gatekeeper and finish the TLS handshake");
+                               "how long mpirun waits to reach a gatekeeper and finish the TLS handshake (at an ssh site: "
+                               "for the remote gatekeeper's first message)");
 const base::KnobString kDelegation(
     "STRATA_DELEGATION", "limited",
     "the proxy mpirun delegates to each site for its processes (X509_USER_PROXY there): limited (they can "
@@ -42,15 +44,6 @@ const base::KnobInt kDelegationHours("STRATA_DELEGATION_HOURS", 12,
 bool is_address(const std::string& host) {
     unsigned char buf[sizeof(in6_addr)];
     return ::inet_pton(AF_INET, host.c_str(), buf) == 1 || ::inet_pton(AF_INET6, host.c_str(), buf) == 1;
-}
-
-// "host:port" of mpirun's control listener as the site sees it: this end's
-// address of the connection to the gatekeeper, and the listener's port.
-std::string wireup_via(const tcp::endpoint& local, const std::string& listener) {
-    const std::size_t colon = listener.rfind(':');
-    const std::string port = colon == std::string::npos ? listener : listener.substr(colon + 1);
-    const asio::ip::address a = local.address();
-    return (a.is_v6() ? "[" + a.to_string() + "]" : a.to_string()) + ":" + port;
 }
 
 }  // namespace
@@ -72,21 +65,33 @@ base::Result<std::shared_ptr<asio::ssl::context>> GatekeeperTls::context(const j
 
 GatekeeperAdapter::GatekeeperAdapter(asio::io_context& io, job::Contact contact, std::shared_ptr<asio::ssl::context> tls)
     : io_(io), contact_(std::move(contact)), tls_(std::move(tls)), resolver_(io), connect_timer_(io) {
-    Connection::Handlers handlers;
-    handlers.frame = [this](const codec::RawFrame& f) { handle_frame(f); };
-    // The stream uses the context: it lives as long as the connection does.
-    handlers.ended = [this, tls = tls_](const codec::FrameEnd& e) { on_ended(e); };
-    handlers.drained = [this] { stage_next(); };
-    conn_ = Connection::make(gram::frame_splitter(), std::move(handlers), io, *tls_);
+    tls_conn_ = TlsConnection::make(gram::frame_splitter(), handlers(), io, *tls_);
+    conn_ = tls_conn_;
 }
+
+GatekeeperAdapter::GatekeeperAdapter(asio::io_context& io, job::Contact contact,
+                                     std::function<void(const std::string&)> log)
+    : io_(io), contact_(std::move(contact)), resolver_(io), ssh_log_(std::move(log)), connect_timer_(io) {}
 
 GatekeeperAdapter::~GatekeeperAdapter() {
     boost::system::error_code ec;
-    conn_->close();
+    if (conn_) conn_->close();
     if (stdin_) stdin_->close(ec);
+    ssh_.reset();  // after its pipes closed: ssh ends the session, the site's gatekeeper the subjob
+}
+
+codec::FrameHandlers GatekeeperAdapter::handlers() {
+    codec::FrameHandlers h;
+    h.frame = [this](const codec::RawFrame& f) { handle_frame(f); };
+    // Over TLS the stream uses the context: it lives as long as the connection does.
+    h.ended = [this, tls = tls_](const codec::FrameEnd& e) { on_ended(e); };
+    h.drained = [this] { stage_next(); };
+    return h;
 }
 
 std::string GatekeeperAdapter::where() const {
+    if (contact_.transport == job::Transport::ssh)
+        return "ssh site " + (contact_.user.empty() ? "" : contact_.user + "@") + contact_.host;
     return "gatekeeper " + contact_.host + ":" + std::to_string(contact_.port);
 }
 
@@ -108,10 +113,11 @@ void GatekeeperAdapter::start(const job::Subjob& subjob, adapters::LaunchSpec sp
     }
     connect_timer_.expires_after(std::chrono::milliseconds(kConnectMs.get()));
     connect_timer_.async_wait([this](const boost::system::error_code& ec) {
-        if (ec == asio::error::operation_aborted || phase_ != Phase::connecting) return;
+        if (ec == asio::error::operation_aborted || hello_ || phase_ == Phase::finished) return;
         finish("no answer from " + where() + " within " + std::to_string(kConnectMs.get()) +
                " ms (STRATA_GATEKEEPER_TIMEOUT_MS)");
     });
+    if (contact_.transport == job::Transport::ssh) return ssh_start();
     resolver_.async_resolve(contact_.host, std::to_string(contact_.port),
                             [this](const boost::system::error_code& ec, tcp::resolver::results_type results) {
                                 on_resolved(ec, std::move(results));
@@ -124,7 +130,7 @@ void GatekeeperAdapter::on_resolved(const boost::system::error_code& ec, tcp::re
         finish("cannot resolve " + contact_.host + ": " + ec.message());
         return;
     }
-    asio::async_connect(conn_->stream().lowest_layer(), results,
+    asio::async_connect(tls_conn_->stream().lowest_layer(), results,
                         [this](const boost::system::error_code& cec, const tcp::endpoint&) { on_connected(cec); });
 }
 
@@ -135,20 +141,20 @@ void GatekeeperAdapter::on_connected(const boost::system::error_code& ec) {
         return;
     }
     boost::system::error_code ignored;
-    conn_->stream().lowest_layer().set_option(tcp::no_delay(true), ignored);
-    base::socket_keepalive(conn_->stream().lowest_layer().native_handle());
+    tls_conn_->stream().lowest_layer().set_option(tcp::no_delay(true), ignored);
+    base::socket_keepalive(tls_conn_->stream().lowest_layer().native_handle());
     // The gatekeeper must prove it is the host the contact names.
-    conn_->stream().set_verify_callback([this, check = asio::ssl::host_name_verification(contact_.host)](
-                                            bool preverified, asio::ssl::verify_context& ctx) mutable {
+    tls_conn_->stream().set_verify_callback([this, check = asio::ssl::host_name_verification(contact_.host)](
+                                                bool preverified, asio::ssl::verify_context& ctx) mutable {
         preverified = security::tls_verify_step(preverified, ctx.native_handle());
         const bool ok = check(preverified, ctx);
         // The chain was fine but the name was not: say so, not "unspecified".
         if (preverified && !ok) host_mismatch_ = true;
         return ok;
     });
-    if (!is_address(contact_.host)) SSL_set_tlsext_host_name(conn_->stream().native_handle(), contact_.host.c_str());
-    conn_->stream().async_handshake(asio::ssl::stream_base::client,
-                                    [this](const boost::system::error_code& hec) { on_handshake(hec); });
+    if (!is_address(contact_.host)) SSL_set_tlsext_host_name(tls_conn_->stream().native_handle(), contact_.host.c_str());
+    tls_conn_->stream().async_handshake(asio::ssl::stream_base::client,
+                                        [this](const boost::system::error_code& hec) { on_handshake(hec); });
 }
 
 void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
@@ -157,22 +163,39 @@ void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
         finish(handshake_failure(ec));
         return;
     }
-    connect_timer_.cancel();
-    phase_ = Phase::submitted;
+    submit();
+}
 
+void GatekeeperAdapter::ssh_start() {
+    int read_fd = -1;
+    int write_fd = -1;
+    const std::vector<std::string> argv = ssh_command(ssh_client(), contact_, subjob_.strata);
+    auto channel = SshChannel::start(io_, argv, read_fd, write_fd, [this](const std::string& line) {
+        if (ssh_log_) ssh_log_(line);
+    });
+    if (!channel) return finish("cannot start ssh for " + where() + ": " + channel.error());
+    ssh_ = std::move(*channel);
+    conn_ = codec::FramedConnection<codec::PipeStream>::make(gram::frame_splitter(), handlers(), io_, read_fd, write_fd);
+    submit();
+}
+
+void GatekeeperAdapter::submit() {
+    phase_ = Phase::submitted;
     gram::Submit m;
     m.subjob = static_cast<std::uint32_t>(subjob_.index);
     m.first_rank = static_cast<std::uint32_t>(subjob_.first_rank);
     m.count = static_cast<std::uint32_t>(subjob_.count);
     m.adapter = job::adapter_name(contact_.adapter);
     m.command = spec_.command;
-    boost::system::error_code lec;
-    const tcp::endpoint local = conn_->stream().lowest_layer().local_endpoint(lec);
-    for (auto& [name, value] : m.command.env)
-        if (name == wireup::env::kWireup && !lec) value = wireup_via(local, value);
-    m.account = subjob_.account;
+    if (tls_conn_) {
+        boost::system::error_code lec;
+        const tcp::endpoint local = tls_conn_->stream().lowest_layer().local_endpoint(lec);
+        for (auto& [name, value] : m.command.env)
+            if (name == wireup::env::kWireup && !lec) value = wireup::wireup_at(local.address().to_string(), value);
+        m.account = subjob_.account;
+        m.delegation = kDelegation.get();
+    }
     m.has_stdin = stdin_ != nullptr;
-    m.delegation = kDelegation.get();
     if (m.delegation != "none" && m.delegation != "limited" && m.delegation != "full") {
         finish("STRATA_DELEGATION='" + m.delegation + "': expected limited, full or none");
         return;
@@ -185,16 +208,28 @@ void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
         m.stage_program = true;
         m.command.program = m.stage.front().name;
     }
+    conn_->send(gram::encode(gram::Hello{gram::version()}));
     conn_->send(gram::encode(m));
     stage_next();
     conn_->start();
     if (stdin_) pump_stdin();
 }
 
+bool GatekeeperAdapter::hello(const gram::Hello& m) {
+    if (m.version != gram::version()) {
+        finish(where() + " runs Strata " + m.version + " but this mpirun is Strata " + gram::version() +
+               "; use the same version at both ends");
+        return false;
+    }
+    hello_ = true;
+    connect_timer_.cancel();
+    return true;
+}
+
 std::string GatekeeperAdapter::handshake_failure(const boost::system::error_code& ec) {
     if (host_mismatch_)
         return "TLS handshake with " + where() + " failed: its certificate does not name " + contact_.host;
-    const base::Status verified = security::tls_verify_status(conn_->stream().native_handle());
+    const base::Status verified = security::tls_verify_status(tls_conn_->stream().native_handle());
     if (!verified) return "TLS handshake with " + where() + " failed: its certificate was refused: " + verified.error();
     // The site's alert says what it thought of our certificate.
     std::string hint = " (does the site trust the CA that signed your certificate?)";
@@ -282,7 +317,16 @@ void GatekeeperAdapter::stage_next() {
 }
 
 void GatekeeperAdapter::on_ended(const codec::FrameEnd& e) {
-    if (e.malformed) return finish(where() + " sent a malformed message");
+    if (e.malformed) return finish(where() + " sent a malformed message" + malformed_hint());
+    if (ssh_) {
+        // ssh ended, or is ending: its status and last words say why.
+        conn_->close();
+        const std::string destination = (contact_.user.empty() ? "" : contact_.user + "@") + contact_.host;
+        ssh_->when_exited([this, destination](const SshExit& how) {
+            finish(cancel_sent_ ? "cancelled" : ssh_failure(destination, how, ssh_->stderr_tail(), hello_));
+        });
+        return;
+    }
     // With TLS 1.3 the site judges our certificate after our side of the
     // handshake completed: its refusal arrives as the first read.
     if (!e.write && !conn_->heard() && e.error.category() == asio::error::get_ssl_category())
@@ -291,13 +335,25 @@ void GatekeeperAdapter::on_ended(const codec::FrameEnd& e) {
         finish(cancel_sent_ ? "cancelled" : "lost the connection to " + where() + ": " + e.error.message());
 }
 
+std::string GatekeeperAdapter::malformed_hint() const {
+    return ssh_ && !hello_ ? " (does a login script there write to standard output?)" : "";
+}
+
 void GatekeeperAdapter::handle_frame(const codec::RawFrame& frame) {
-    auto malformed = [&] { finish(where() + " sent a malformed message"); };
+    auto malformed = [&] { finish(where() + " sent a malformed message" + malformed_hint()); };
+    const auto type = static_cast<gram::Type>(frame.type);
+    if (type == gram::Type::hello) {
+        auto m = gram::decode_hello(frame.payload);
+        if (!m || hello_) return malformed();
+        hello(*m);
+        return;
+    }
+    if (!hello_) return malformed();
     const int first = subjob_.first_rank;
     auto rank_ok = [&](std::uint32_t rank) {
         return rank >= static_cast<std::uint32_t>(first) && rank < static_cast<std::uint32_t>(first + subjob_.count);
     };
-    switch (static_cast<gram::Type>(frame.type)) {
+    switch (type) {
         case gram::Type::state: {
             auto m = gram::decode_state(frame.payload);
             if (!m) return malformed();
@@ -342,7 +398,7 @@ void GatekeeperAdapter::handle_frame(const codec::RawFrame& frame) {
         }
         case gram::Type::delegation_request: {
             auto m = gram::decode_delegation_request(frame.payload);
-            if (!m || delegated_ || kDelegation.get() == "none") return malformed();
+            if (!m || delegated_ || !tls_ || kDelegation.get() == "none") return malformed();
             delegated_ = true;
             return delegate(*m);
         }
@@ -401,7 +457,7 @@ void GatekeeperAdapter::finish(const std::string& reason) {
     phase_ = Phase::finished;
     connect_timer_.cancel();
     resolver_.cancel();
-    conn_->close();
+    if (conn_) conn_->close();  // none when ssh could not be started
     boost::system::error_code ec;
     if (stdin_) stdin_->close(ec);
     events_->on_subjob_state(subjob_.index, adapters::JobState::failed, reason);

@@ -1,5 +1,6 @@
 // The scheduler adapter for subjobs at another site: mpirun's side of the
-// gatekeeper protocol (gram/gram.hpp).
+// gatekeeper protocol (gram/gram.hpp), over TLS to a site's gatekeeper or
+// over ssh to a user-level one (launcher/ssh_channel.hpp; "/ssh" contacts).
 //
 // start() resolves the contact, connects, runs the TLS handshake with the
 // user's credential (security/tls.hpp; the gatekeeper's certificate must
@@ -13,7 +14,12 @@
 //
 // The processes reach mpirun's control listener at the address this end of
 // the connection has (STRATA_WIREUP is rewritten to it): the address the
-// site's host can route back to.
+// site's host can route back to. Over ssh the remote gatekeeper does the
+// same with the address its session came from.
+//
+// Over ssh, start() runs ssh at once and sends Hello and Submit into its
+// pipe; the site's Hello proves the gatekeeper runs there. If ssh ends
+// first, the failure is ssh's own message and status (ssh_failure()).
 #pragma once
 
 #include "adapters/scheduler_adapter.hpp"
@@ -22,6 +28,7 @@
 #include "wireup/framed_connection.hpp"
 #include "job/contact.hpp"
 #include "gram/gram.hpp"
+#include "launcher/ssh_channel.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -32,6 +39,7 @@
 
 #include <array>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,7 +61,11 @@ private:
 
 class GatekeeperAdapter final : public adapters::SchedulerAdapter {
 public:
+    // A TLS gatekeeper, with mpirun's credential.
     GatekeeperAdapter(boost::asio::io_context& io, job::Contact contact, std::shared_ptr<boost::asio::ssl::context> tls);
+    // An ssh site; `log` hears each line ssh and the remote gatekeeper write
+    // to their stderr.
+    GatekeeperAdapter(boost::asio::io_context& io, job::Contact contact, std::function<void(const std::string&)> log);
     ~GatekeeperAdapter() override;
     GatekeeperAdapter(const GatekeeperAdapter&) = delete;
     GatekeeperAdapter& operator=(const GatekeeperAdapter&) = delete;
@@ -69,7 +81,13 @@ private:
     void on_resolved(const boost::system::error_code& ec, boost::asio::ip::tcp::resolver::results_type results);
     void on_connected(const boost::system::error_code& ec);
     void on_handshake(const boost::system::error_code& ec);
+    codec::FrameHandlers handlers();
+    void ssh_start();
+    // The link is up (TLS handshake done, or ssh started): Hello, Submit, staging.
+    void submit();
+    bool hello(const gram::Hello& m);
     void handle_frame(const codec::RawFrame& frame);
+    std::string malformed_hint() const;
     void on_ended(const codec::FrameEnd& e);
     // Signs a proxy for the site's key (security/proxy.hpp) and sends it.
     void delegate(const gram::DelegationRequest& m);
@@ -80,7 +98,7 @@ private:
     // Ends the conversation and reports FAILED with `reason`, unless the
     // gatekeeper already gave a final state.
     void finish(const std::string& reason);
-    std::string where() const;  // "gatekeeper host:port"
+    std::string where() const;  // "gatekeeper host:port", "ssh site user@host"
     std::string handshake_failure(const boost::system::error_code& ec);
 
     boost::asio::io_context& io_;
@@ -88,9 +106,13 @@ private:
     std::shared_ptr<boost::asio::ssl::context> tls_;
     bool delegated_ = false;
     boost::asio::ip::tcp::resolver resolver_;
-    using Connection = codec::FramedConnection<boost::asio::ssl::stream<boost::asio::ip::tcp::socket>>;
-    std::shared_ptr<Connection> conn_;
+    using TlsConnection = codec::FramedConnection<boost::asio::ssl::stream<boost::asio::ip::tcp::socket>>;
+    std::shared_ptr<TlsConnection> tls_conn_;  // over TLS: the same connection as conn_
+    std::shared_ptr<codec::FrameLink> conn_;  // set once connecting begins
+    std::unique_ptr<SshChannel> ssh_;         // over ssh
+    std::function<void(const std::string&)> ssh_log_;
     boost::asio::steady_timer connect_timer_;
+    bool hello_ = false;  // the site's Hello came
     Phase phase_ = Phase::idle;
     job::Subjob subjob_;
     adapters::LaunchSpec spec_;

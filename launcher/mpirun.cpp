@@ -51,7 +51,8 @@ strata::base::Result<strata::job::JobRequest> command_line_request(const strata:
     if (o.machinefile.empty()) return job::job_request_local(o.np > 0 ? o.np : 1, o.program, o.args);
     strata::base::Result<job::MachineFile> file = job::MachineFile::load(o.machinefile);
     if (!file) return file.failure();
-    return job::job_request_from_machine_file(*file, o.np > 0 ? o.np : file->slots_total(), o.program, o.args);
+    return job::job_request_from_machine_file(*file, o.np > 0 ? o.np : file->slots_total(), o.program, o.args,
+                                              job::LocalHost::probe());
 }
 
 }  // namespace

@@ -3,6 +3,22 @@
 // once here; the launcher sets them, wireup::Client reads them.
 #pragma once
 
+#include <string>
+
+namespace strata::wireup {
+
+// STRATA_WIREUP's value for processes that reach mpirun at `address` (the
+// address their side sees mpirun's connection come from), keeping the port
+// of `listener` ("host:port").
+inline std::string wireup_at(const std::string& address, const std::string& listener) {
+    const std::size_t colon = listener.rfind(':');
+    const std::string port = colon == std::string::npos ? listener : listener.substr(colon + 1);
+    const bool v6 = address.find(':') != std::string::npos;
+    return (v6 ? "[" + address + "]" : address) + ":" + port;
+}
+
+}  // namespace strata::wireup
+
 namespace strata::wireup::env {
 
 // host:port of mpirun's control listener (the co-allocator). Without it the

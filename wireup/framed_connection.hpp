@@ -2,7 +2,9 @@
 // the read loop that cuts the byte stream into frames, and the write queue.
 // mpirun's control connections (launcher/control_server.hpp) use it over a
 // plain TCP socket; both ends of the gatekeeper protocol (gram/gram.hpp)
-// over a TLS stream.
+// over a TLS stream, or over an ssh session's pipes (wireup/pipe_stream.hpp).
+// FrameLink is what a protocol's logic needs of a connection, whatever
+// stream carries it.
 //
 // Who calls what, and when
 //   - The owner makes the connection with make(), giving the splitter (which
@@ -68,16 +70,32 @@ concept PlainSocket = requires(Stream& s) {
     s.available();
 };
 
+// What a framed connection tells its owner (see the top of this file).
+struct FrameHandlers {
+    std::function<void(const RawFrame&)> frame;
+    std::function<void(const FrameEnd&)> ended;
+    std::function<void()> drained;  // may be empty
+};
+
+// A framed connection as the protocol logic above it sees it: the stream
+// underneath (a socket, TLS, a pair of pipes) is its owner's business.
+class FrameLink {
+public:
+    virtual ~FrameLink() = default;
+    virtual void start() = 0;
+    virtual void send(std::vector<std::uint8_t> frame) = 0;
+    virtual bool idle() const = 0;
+    virtual bool heard() const = 0;
+    virtual void shutdown_after_drain() = 0;
+    virtual void close() = 0;
+};
+
 template <class Stream>
-class FramedConnection : public std::enable_shared_from_this<FramedConnection<Stream>> {
+class FramedConnection final : public FrameLink, public std::enable_shared_from_this<FramedConnection<Stream>> {
 public:
     using Bytes = std::shared_ptr<const std::vector<std::uint8_t>>;
 
-    struct Handlers {
-        std::function<void(const RawFrame&)> frame;
-        std::function<void(const FrameEnd&)> ended;
-        std::function<void()> drained;  // may be empty
-    };
+    using Handlers = FrameHandlers;
 
     // `stream_args` construct the stream (a socket, or a socket and a TLS context, ...).
     template <class... Args>
@@ -93,7 +111,7 @@ public:
     Stream& stream() { return stream_; }
 
     // Begins the read loop. A plain socket is put in non-blocking mode.
-    void start() {
+    void start() override {
         if constexpr (PlainSocket<Stream>) {
             boost::system::error_code ignored;
             stream_.non_blocking(true, ignored);
@@ -109,25 +127,25 @@ public:
         out_.push_back(std::move(frame));
         if (!writing_) write_next();
     }
-    void send(std::vector<std::uint8_t> frame) {
+    void send(std::vector<std::uint8_t> frame) override {
         send(std::make_shared<const std::vector<std::uint8_t>>(std::move(frame)));
     }
 
     // Nothing queued and nothing being written.
-    bool idle() const { return out_.empty() && !writing_; }
+    bool idle() const override { return out_.empty() && !writing_; }
     // Some bytes arrived from the peer.
-    bool heard() const { return heard_; }
+    bool heard() const override { return heard_; }
 
     // Shuts down the sending side once the queue is written (at once when it
     // is idle): the peer reads every frame, then the end of the stream. The
     // read loop goes on until the peer closes.
-    void shutdown_after_drain() {
+    void shutdown_after_drain() override {
         shutdown_pending_ = true;
         if (idle()) shutdown_send();
     }
 
     // Closes the stream at once; unsent frames are dropped and no handler runs again.
-    void close() {
+    void close() override {
         if (closed_) return;
         closed_ = true;
         out_.clear();

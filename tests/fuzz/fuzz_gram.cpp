@@ -13,6 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     split.feed(data + size / 2, size - size / 2);
     bool bad = false;
     while (auto f = split.next(bad)) {
+        (void)decode_hello(f->payload);
         (void)decode_submit(f->payload);
         (void)decode_state(f->payload);
         (void)decode_started(f->payload);

@@ -290,13 +290,16 @@ def tls_client(grid, g):
 
 
 def read_state(conn):
-    """The gatekeeper's State frame: (state, detail); then the connection must end."""
+    """The gatekeeper's State frame after its Hello: (state, detail); then the connection must end."""
     data = b""
     while True:
         chunk = conn.recv(65536)
         if not chunk:
             break
         data += chunk
+    # The gatekeeper's Hello comes first, whatever the client sent.
+    check(len(data) >= 5 and data[4] == 14, f"the gatekeeper's Hello first, got {data!r}")
+    data = data[5 + struct.unpack("<I", data[:4])[0]:]
     check(len(data) >= 13, f"a State frame, got {data!r}")
     length, kind = struct.unpack("<IB", data[:5])
     check(kind == 2 and len(data) == 5 + length, f"exactly one State frame, got {data!r}")
@@ -309,12 +312,22 @@ def hostile_clients(grid):
     nothing starts, and the gatekeeper serves the next one."""
     ctx = grid.ctx
     a = grid.start("siteA", extra="limits: {handshake_timeout: 1, max_request_bytes: 65536}\n")
+    version = subprocess.run([grid.gatekeeper, "--version"], capture_output=True, text=True,
+                             timeout=GUARD).stdout.split()[-1]
+
+    def hello(v):
+        return struct.pack("<IBI", 4 + len(v), 14, len(v)) + v.encode()
+
+    ours = hello(version)
     cases = [
         (struct.pack("<IB", 65537, 1), "the request is malformed or larger than this site's limit of 65536 bytes"),
         (struct.pack("<IB", 4, 99) + b"abcd", "the request is malformed or larger than this site's limit of 65536 bytes"),
-        (struct.pack("<IB", 3, 1) + b"xyz", "a malformed Submit"),
-        (struct.pack("<IB", 4, 11) + struct.pack("<I", 0), "staged data nobody announced"),
-        (struct.pack("<IB", 0, 2), "an unexpected message"),
+        (struct.pack("<IB", 3, 1) + b"xyz", f"mpirun sent no Hello first (is it an older Strata than {version}?)"),
+        (hello("0.0.1"), f"mpirun is Strata 0.0.1 but this site runs Strata {version}; use the same version at both ends"),
+        (ours + ours, "a second Hello"),
+        (ours + struct.pack("<IB", 3, 1) + b"xyz", "a malformed Submit"),
+        (ours + struct.pack("<IB", 4, 11) + struct.pack("<I", 0), "staged data nobody announced"),
+        (ours + struct.pack("<IB", 0, 2), "an unexpected message"),
     ]
     for frame, reason in cases:
         with tls_client(grid, a) as conn:
@@ -324,7 +337,10 @@ def hostile_clients(grid):
         a.expect_log(rf"refused: {re.escape(reason)}$")
     # Silence after the handshake: dropped after handshake_timeout.
     with tls_client(grid, a) as conn:
-        check(conn.recv(1) == b"", "the gatekeeper closes a silent connection")
+        data = b""
+        while chunk := conn.recv(65536):
+            data += chunk
+        check(data == ours, f"the gatekeeper says Hello and closes a silent connection, got {data!r}")
     a.expect_log(r"closed: no request within 1 s$")
     # A client without a certificate never gets past TLS.
     plain = ssl.create_default_context(capath=grid.certdir)

@@ -335,13 +335,15 @@ def machinefile_malformed(ctx):
 
 
 def machinefile_remote_host(ctx):
+    """A plain host line of another machine is started over ssh (here with a client that does
+    not exist: the job ends, naming the subjob and why)."""
     mf = ctx.file("remote", "localhost\n192.0.2.1 2\n")
-    r = ctx.run(["-f", mf, *ctx.fake("touch:" + os.path.join(ctx.tmp, "started"))])
-    expect_code(r, 2)
-    expect_stderr(r, rf"^mpirun: {re.escape(mf)}:2: host '192\.0\.2\.1' is not this machine; the local fork "
-                     r"adapter cannot start processes there \(name the site's gatekeeper instead, e\.g\. "
-                     r"'192\.0\.2\.1:2119/fork 2'\)$")
-    check(not ctx.started_files("started"), "nothing started", r)
+    r = ctx.run(["-f", mf, *ctx.fake("touch:" + os.path.join(ctx.tmp, "started"))],
+                env_extra={"STRATA_SSH": "/nonexistent/ssh"})
+    expect_code(r, 1)
+    expect_stderr(r, r"^mpirun: subjob 1 \(site 192\.0\.2\.1, contact 192\.0\.2\.1/ssh\+fork\) failed: cannot start "
+                     r"ssh for ssh site 192\.0\.2\.1: cannot run '/nonexistent/ssh': No such file or directory")
+    expect_nobody_left(ctx)
 
 
 def machinefile_missing(ctx):
@@ -418,7 +420,7 @@ def dumprsl_malformed(ctx):
         ("bad_count.yaml", 1, "5:12: subjob 1: 'count' must be a positive integer, got 'four'"),
         ("bad_adapter.yaml", 1, "3:30: subjob 0: unknown adapter 'jobmanager-pbs' in contact "
                                 "'anl.example.org/jobmanager-pbs'; expected fork, slurm, jobmanager-fork or "
-                                "jobmanager-slurm"),
+                                "jobmanager-slurm, or ssh[+adapter]"),
     ]
     for name, code, what in cases:
         for dump in (["-dumprsl"], []):

@@ -40,9 +40,12 @@ class SshLogins:
     leftovers(), home_files(), sshd_processes(), client_processes(), stop().
     """
 
-    def __init__(self, ctx, nets, sites):
+    def __init__(self, ctx, nets, sites, environment=None):
+        """`environment`: variables every session gets (sshd's SetEnv, which overrides sshd's
+        default PATH too), as a login node's administrator would set them."""
         skip_unless_possible()
         self.ctx, self.nets, self.sites = ctx, nets, list(sites)
+        self.environment = dict(environment or {})
         self.account = "strssh" + ctx.marker[-6:]
         self.uid = None
         self.home = os.path.join(ctx.tmp, "sshhome")
@@ -114,6 +117,8 @@ class SshLogins:
                     "UsePAM no\nPubkeyAuthentication yes\nAuthorizedKeysFile .ssh/authorized_keys\n"
                     f"StrictModes yes\nAllowUsers {self.account}\nPermitRootLogin no\nX11Forwarding no\n"
                     "PrintMotd no\nPrintLastLog no\nLogLevel VERBOSE\n")
+            if self.environment:
+                f.write("SetEnv " + " ".join(f'"{k}={v}"' for k, v in self.environment.items()) + "\n")
         log_path = self.log_path(site)
         with open(log_path, "a") as log:  # sshd's own early complaints land in its log too
             self.servers[site] = subprocess.Popen(

@@ -410,7 +410,7 @@ TEST_CASE("gram: the splitter refuses a bad header before its payload arrives", 
         return bad;
     };
     CHECK(refused_after_header(0, 0));
-    CHECK(refused_after_header(4, 14));
+    CHECK(refused_after_header(4, 15));  // one past the last type, Hello
     CHECK(refused_after_header(4, 0xff));
     CHECK(refused_after_header(kMaxFrame + 1, static_cast<std::uint8_t>(Type::output)));
     CHECK(refused_after_header(0xffffffff, static_cast<std::uint8_t>(Type::submit)));
@@ -492,4 +492,16 @@ TEST_CASE("gram: delegation travels in the Submit and in its own messages", "[gr
     // Empty ones say nothing and are refused.
     CHECK_FALSE(decode_delegation_request(payload_of(encode(DelegationRequest{}), Type::delegation_request)));
     CHECK_FALSE(decode_delegation(payload_of(encode(Delegation{}), Type::delegation)));
+}
+
+TEST_CASE("gram: Hello carries the version, and an empty one is malformed", "[gram]") {
+    const Bytes p = payload_of(encode(Hello{version()}), Type::hello);
+    auto m = decode_hello(p);
+    REQUIRE(m);
+    CHECK(m->version == version());
+    CHECK(std::string(version()).find('.') != std::string::npos);
+    CHECK_FALSE(decode_hello(payload_of(encode(Hello{""}), Type::hello)));
+    Bytes trailing = p;
+    trailing.push_back(0);
+    CHECK_FALSE(decode_hello(trailing));
 }

@@ -60,13 +60,53 @@ TEST_CASE("contact: bad ports, unknown adapters and bad hosts say where and why"
     CHECK(error_of("h:-5") == "2: bad port '-5' in contact 'h:-5'; expected a number from 1 to 65535");
     CHECK(error_of("anl.example.org/jobmanager-pbs") ==
           "16: unknown adapter 'jobmanager-pbs' in contact 'anl.example.org/jobmanager-pbs'; expected fork, slurm, "
-          "jobmanager-fork or jobmanager-slurm");
+          "jobmanager-fork or jobmanager-slurm, or ssh[+adapter]");
     CHECK(error_of("h:2119/") ==
-          "7: unknown adapter '' in contact 'h:2119/'; expected fork, slurm, jobmanager-fork or jobmanager-slurm");
-    CHECK(error_of("") == "0: empty contact; expected host[:port][/adapter]");
-    CHECK(error_of("/fork") == "0: missing host in contact '/fork'; expected host[:port][/adapter]");
+          "7: unknown adapter '' in contact 'h:2119/'; expected fork, slurm, jobmanager-fork or jobmanager-slurm, or ssh[+adapter]");
+    CHECK(error_of("") == "0: empty contact; expected host[:port][/adapter] or [user@]host[:port]/ssh[+adapter]");
+    CHECK(error_of("/fork") == "0: missing host in contact '/fork'; expected host[:port][/adapter] or [user@]host[:port]/ssh[+adapter]");
     CHECK(error_of("ho$t/fork") == "0: 'ho$t' is not a valid host name in contact 'ho$t/fork'");
     CHECK(error_of("[::1") == "0: '[::1' has no closing ']'; expected '[address]' around an IPv6 host");
     CHECK(error_of("[node]:2") == "1: 'node' is not an IPv6 address");
-    CHECK(error_of("[::1]x") == "5: unexpected 'x' in contact '[::1]x'; expected host[:port][/adapter]");
+    CHECK(error_of("[::1]x") == "5: unexpected 'x' in contact '[::1]x'; expected host[:port][/adapter] or [user@]host[:port]/ssh[+adapter]");
+}
+
+TEST_CASE("contact: ssh logins, with or without user, port and adapter", "[contact]") {
+    Contact c = parse("jane@login.example.org:2222/ssh+slurm");
+    CHECK(c.transport == Transport::ssh);
+    CHECK(c.user == "jane");
+    CHECK(c.host == "login.example.org");
+    CHECK(c.port == 2222);
+    CHECK(c.port_given);
+    CHECK(c.adapter == AdapterKind::slurm);
+    c = parse("login/ssh");
+    CHECK(c.transport == Transport::ssh);
+    CHECK(c.user.empty());
+    CHECK_FALSE(c.port_given);
+    CHECK(c.port == 0);  // ssh's configuration decides
+    CHECK(c.adapter == AdapterKind::fork);
+    CHECK(parse("login/ssh+fork") == c);
+    CHECK(parse("a.b@[::1]/ssh").host == "::1");
+    // text() names the adapter and parses back.
+    for (const char* t : {"login/ssh", "jane@login:22/ssh+slurm", "x_y@[fe80::1]:9/ssh+fork"}) {
+        const Contact p = parse(t);
+        CHECK(parse(p.text()) == p);
+        CHECK(parse(p.text()).port_given == p.port_given);
+    }
+    CHECK(parse("login/ssh").text() == "login/ssh+fork");
+    CHECK(parse("jane@login:22/ssh+slurm").text() == "jane@login:22/ssh+slurm");
+    // A gatekeeper contact and an ssh one to the same host differ.
+    CHECK_FALSE(parse("login/fork") == parse("login/ssh"));
+}
+
+TEST_CASE("contact: a bad ssh contact says where and why", "[contact]") {
+    CHECK(error_of("-oProxyCommand=x@h/ssh") ==
+          "0: '-oProxyCommand=x' is not a valid user name in contact '-oProxyCommand=x@h/ssh'");
+    CHECK(error_of("@h/ssh") == "0: '' is not a valid user name in contact '@h/ssh'");
+    CHECK(error_of("jane@h/fork") ==
+          "0: 'jane@' in contact 'jane@h/fork': a user name belongs to ssh contacts only (a gatekeeper maps you "
+          "to an account; its subjob key is 'account')");
+    CHECK(error_of("h/ssh+pbs") == "6: unknown adapter 'pbs' in contact 'h/ssh+pbs'; expected ssh, ssh+fork or ssh+slurm");
+    CHECK(error_of("jane@-h/ssh").find("5: '-h' is not a valid host name") == 0);
+    CHECK(error_of("h/sshx").find("unknown adapter 'sshx'") != std::string::npos);
 }

@@ -35,6 +35,9 @@ std::string yaml_error(const std::string& text) {
     return r.error();
 }
 
+// This machine, for the plain host lines of machine files: "a" and "b" are not it.
+const LocalHost kHere("here", {"10.0.0.5"});
+
 MachineFile machines(const std::string& text) {
     auto mf = MachineFile::parse(text, "machines");
     INFO(mf.error());
@@ -92,7 +95,7 @@ JobRequest full_job() {
 TEST_CASE("job request: machine file, YAML and RSL describe the same job alike", "[jobrequest]") {
     const JobRequest from_machines = job_request_from_machine_file(
         machines("# two sites\nanl.example.org:2119/fork 8\nuchicago.example.org/jobmanager-slurm 4\n"), 12,
-        "/opt/app", {"-v", "in put"});
+        "/opt/app", {"-v", "in put"}, kHere);
     CHECK(from_machines == two_sites());
 
     CHECK(yaml("executable: /opt/app\n"
@@ -199,12 +202,21 @@ TEST_CASE("job request: printed RSL parses back to the same request", "[jobreque
 TEST_CASE("job request: the command line without a machine file, and cycling machine files", "[jobrequest]") {
     CHECK(job_request_local(3, "p", {"x"}) ==
           JobRequest{{subjob("localhost", 2119, AdapterKind::fork, 3, "p", {"x"})}});
-    CHECK(job_request_from_machine_file(machines("a 2\nb\n"), 5, "p", {}) ==
-          JobRequest{{subjob("a", 2119, AdapterKind::fork, 2, "p", {}), subjob("b", 2119, AdapterKind::fork, 1, "p", {}),
-                      subjob("a", 2119, AdapterKind::fork, 2, "p", {})}});
-    // Plain host lines are fork contacts; consecutive identical contacts merge.
-    CHECK(job_request_from_machine_file(machines("a\na:2119/fork 2\n"), 3, "p", {}) ==
-          JobRequest{{subjob("a", 2119, AdapterKind::fork, 3, "p", {})}});
+    // Plain host lines of other machines are ssh logins.
+    auto ssh = [](SubjobRequest s) {
+        s.contact.transport = Transport::ssh;
+        s.contact.port = 0;
+        return s;
+    };
+    CHECK(job_request_from_machine_file(machines("a 2\nb\n"), 5, "p", {}, kHere) ==
+          JobRequest{{ssh(subjob("a", 2119, AdapterKind::fork, 2, "p", {})),
+                      ssh(subjob("b", 2119, AdapterKind::fork, 1, "p", {})),
+                      ssh(subjob("a", 2119, AdapterKind::fork, 2, "p", {}))}});
+    // This machine's are fork contacts; consecutive identical contacts merge.
+    CHECK(job_request_from_machine_file(machines("10.0.0.5\n10.0.0.5:2119/fork 2\n"), 3, "p", {}, kHere) ==
+          JobRequest{{subjob("10.0.0.5", 2119, AdapterKind::fork, 3, "p", {})}});
+    CHECK(job_request_from_machine_file(machines("a\na/ssh 2\n"), 3, "p", {}, kHere) ==
+          JobRequest{{ssh(subjob("a", 2119, AdapterKind::fork, 3, "p", {}))}});
 }
 
 TEST_CASE("job request: auto-detection of RSL and YAML", "[jobrequest]") {
@@ -227,7 +239,7 @@ TEST_CASE("job request: malformed RSL names file, line, column and what is wrong
     CHECK(rsl_error("&(executable=\"/bin/x)(count=2)") == "job.rsl:1:14: unterminated string; expected a closing \"");
     CHECK(rsl_error("&(executable=/bin/x)(count=2)(queue=short)") ==
           "job.rsl:1:31: subjob 0: unknown attribute 'queue'; expected resourceManagerContact, count, label, "
-          "environment, directory, account, executable, arguments, stage, stageFiles, site, machine, host or "
+          "environment, directory, account, strata, executable, arguments, stage, stageFiles, site, machine, host or "
           "processorName");
     CHECK(rsl_error("&(executable=/bin/x)(count=four)") ==
           "job.rsl:1:28: subjob 0: 'count' must be a positive integer, got 'four'");
@@ -240,7 +252,7 @@ TEST_CASE("job request: malformed RSL names file, line, column and what is wrong
           "1 to 65535");
     CHECK(rsl_error("&(resourceManagerContact=anl.example.org/jobmanager-pbs)(count=1)(executable=x)") ==
           "job.rsl:1:42: subjob 0: unknown adapter 'jobmanager-pbs' in contact 'anl.example.org/jobmanager-pbs'; "
-          "expected fork, slurm, jobmanager-fork or jobmanager-slurm");
+          "expected fork, slurm, jobmanager-fork or jobmanager-slurm, or ssh[+adapter]");
     CHECK(rsl_error("&(executable=x)(count=1)(environment=FOO)") ==
           "job.rsl:1:38: subjob 0: 'environment' takes (NAME value) pairs, e.g. (environment=(FOO bar))");
     CHECK(rsl_error("&(count=1)(executable=x)(COUNT=2)") ==
@@ -279,10 +291,10 @@ TEST_CASE("job request: malformed YAML names file, line, column and what is wron
           "job.yaml:3:12: subjob 0: 'count' must be a positive integer, got '0'");
     CHECK(yaml_error("executable: x\nqueue: short\nsubjobs: [{count: 1}]\n") ==
           "job.yaml:2:1: unknown key 'queue'; expected executable, arguments, environment, directory, account, "
-          "stage, bind_to, security, network or subjobs");
+          "strata, stage, bind_to, security, network or subjobs");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a/fork\n    cont: 2\n") ==
           "job.yaml:4:5: subjob 0: unknown key 'cont'; expected contact, count, executable, arguments, environment, "
-          "directory, account, stage, bind_to, site, machine, host or processor_name");
+          "directory, account, strata, stage, bind_to, site, machine, host or processor_name");
     CHECK(yaml_error("subjobs:\n  - contact: a/fork\n    count: 2\n") ==
           "job.yaml:2:5: subjob 0: no 'executable'; give it at the top level or in the subjob");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a/fork\n") ==
@@ -291,7 +303,7 @@ TEST_CASE("job request: malformed YAML names file, line, column and what is wron
           "job.yaml:3:28: subjob 0: bad port '0' in contact 'a.example.org:0/fork'; expected a number from 1 to 65535");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: \"a/pbs\"\n    count: 1\n") ==
           "job.yaml:3:17: subjob 0: unknown adapter 'pbs' in contact 'a/pbs'; expected fork, slurm, jobmanager-fork "
-          "or jobmanager-slurm");
+          "or jobmanager-slurm, or ssh[+adapter]");
     CHECK(yaml_error("executable: x\nstage: maybe\nsubjobs: [{count: 1}]\n") ==
           "job.yaml:2:8: 'stage' must be true, false or a list of files, got 'maybe'");
     CHECK(yaml_error("executable: x\nenvironment: [A=1]\nsubjobs: [{count: 1}]\n") ==
@@ -342,7 +354,7 @@ TEST_CASE("machine file: contact lines, and their errors with a column", "[machi
           "hosts:1:17: bad port '99999' in contact 'anl.example.org:99999/fork'; expected a number from 1 to 65535");
     error = failure_of(MachineFile::parse("ok\n  anl.example.org/pbs 2\n", "hosts"));
     CHECK(error == "hosts:2:19: unknown adapter 'pbs' in contact 'anl.example.org/pbs'; expected fork, slurm, "
-                   "jobmanager-fork or jobmanager-slurm");
+                   "jobmanager-fork or jobmanager-slurm, or ssh[+adapter]");
     error = failure_of(MachineFile::parse("a/fork 0\n", "hosts"));
     CHECK(error == "hosts:1: process count must be at least 1");
 }

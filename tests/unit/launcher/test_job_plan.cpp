@@ -45,7 +45,7 @@ void check_plan(const job::JobPlan& p, int size, const std::vector<Expect>& want
 // A machine file's plan, as JobPlan::build makes it. The hosts are loopback
 // addresses: all this machine, each its own subjob.
 job::JobPlan machine_plan(const std::string& text, int np) {
-    return job::JobPlan::from_request(job::job_request_from_machine_file(file(text), np, "p", {}), kHere);
+    return job::JobPlan::from_request(job::job_request_from_machine_file(file(text), np, "p", {}, kHere), kHere);
 }
 
 }  // namespace
@@ -100,11 +100,11 @@ TEST_CASE("plan: machine file hosts must be this machine", "[plan]") {
     REQUIRE(p);
     check_plan(*p, 4, {{"localhost", 0, 2}, {"10.0.0.5", 2, 1}, {"node1", 3, 1}});
 
+    // Another machine's plain host line: an ssh login there.
     std::ofstream(path) << "# here\nlocalhost\n192.0.2.1 2\n";
-    error = failure_of(plan_build(o, local));
-    CHECK(error == std::string(path) +
-                       ":3: host '192.0.2.1' is not this machine; the local fork adapter cannot start processes there "
-                       "(name the site's gatekeeper instead, e.g. '192.0.2.1:2119/fork 2')");
+    p = plan_build(o, local);
+    REQUIRE(p);
+    check_plan(*p, 3, {{"localhost", 0, 1}, {"192.0.2.1", 1, 2, "192.0.2.1/ssh+fork"}});
 
     std::ofstream(path) << "localhost 2 2\n";
     error = failure_of(plan_build(o, local));
@@ -169,11 +169,10 @@ TEST_CASE("plan: machine file contact lines run here or at the gatekeeper they n
                 {"anl.example.org", 1, 8, "anl.example.org:2119/jobmanager-fork"},
                 {"localhost", 9, 2, "localhost:3000/jobmanager-fork"}});
 
-    // A plain host line must be this machine.
+    // A plain host line of another machine is started over ssh.
     std::ofstream(path) << "localhost\nanl.example.org 8\n";
-    error = failure_of(plan_build(o, local));
-    CHECK(error == std::string(path) +
-                       ":2: host 'anl.example.org' is not this machine; the local fork adapter cannot start processes "
-                       "there (name the site's gatekeeper instead, e.g. 'anl.example.org:2119/fork 8')");
+    p = plan_build(o, local);
+    REQUIRE(p);
+    check_plan(*p, 9, {{"localhost", 0, 1}, {"anl.example.org", 1, 8, "anl.example.org/ssh+fork"}});
     ::unlink(path);
 }

@@ -1,0 +1,231 @@
+#include "launcher/ssh_channel.hpp"
+
+#include "base/knob.hpp"
+
+#include <boost/asio/buffer.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+namespace strata::launcher {
+
+namespace {
+
+namespace asio = boost::asio;
+
+const base::KnobString kSsh("STRATA_SSH", "ssh",
+                            "the ssh client mpirun runs for ssh sites, with any options of its own (words split at "
+                            "blanks), e.g. \"ssh -F /path/ssh_config\"");
+
+constexpr std::size_t kTailBytes = 2048;
+
+// `text` as one word for a POSIX shell.
+std::string shell_word(const std::string& text) {
+    std::string out = "'";
+    for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+// The last three lines of `text` that say something, joined by " | ";
+// without the remote gatekeeper's own log lines when `ssh_only`.
+std::string last_lines(const std::string& text, bool ssh_only) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+        if (ssh_only && line.find(" strata-gatekeeper: ") != std::string::npos) continue;
+        if (!line.empty()) lines.push_back(line);
+    }
+    if (lines.empty()) return "no message";
+    std::string out;
+    for (std::size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i)
+        out += (out.empty() ? "" : " | ") + lines[i];
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::string> ssh_client() {
+    std::vector<std::string> words;
+    std::istringstream in(kSsh.get());
+    for (std::string w; in >> w;) words.push_back(w);
+    if (words.empty()) words.emplace_back("ssh");
+    return words;
+}
+
+std::vector<std::string> ssh_command(const std::vector<std::string>& ssh, const job::Contact& contact,
+                                     const std::string& strata) {
+    std::vector<std::string> argv = ssh;
+    argv.insert(argv.end(), {"-o", "BatchMode=yes", "-T"});
+    if (contact.port_given) argv.insert(argv.end(), {"-p", std::to_string(contact.port)});
+    if (!contact.user.empty()) argv.insert(argv.end(), {"-l", contact.user});
+    argv.emplace_back("--");
+    argv.push_back(contact.host);
+    std::string program = "strata-gatekeeper";
+    if (!strata.empty()) program = shell_word((strata.back() == '/' ? strata : strata + "/") + "bin/strata-gatekeeper");
+    argv.push_back("exec " + program + " --stdio");
+    return argv;
+}
+
+std::string ssh_failure(const std::string& destination, const SshExit& how, const std::string& stderr_tail,
+                        bool gatekeeper_ran) {
+    if (gatekeeper_ran) {
+        // Its log is not the reason: ssh's own words, if any, and how it ended.
+        const std::string ssh_said = last_lines(stderr_tail, true);
+        const std::string ended = how.signal != 0 ? "ssh killed by signal " + std::to_string(how.signal)
+                                                  : "ssh exit status " + std::to_string(how.status);
+        return "lost the ssh session to " + destination + " before its gatekeeper reported the subjob's end (" +
+               ended + (ssh_said == "no message" ? "" : ": " + ssh_said) + ")";
+    }
+    const std::string said = last_lines(stderr_tail, false);
+    if (how.signal != 0)
+        return "ssh to " + destination + " was killed by signal " + std::to_string(how.signal) + " (" + said + ")";
+    const int status = how.status;
+    if (status == 255) return "ssh to " + destination + " failed: " + said;
+    if (status == 126 || status == 127)
+        return "no Strata at " + destination + " (" + said +
+               "): put strata-gatekeeper on the login's PATH there, or name Strata's prefix there with the "
+               "subjob key 'strata'";
+    return "the gatekeeper at " + destination + " ended (exit status " + std::to_string(status) + "): " + said;
+}
+
+base::Result<std::unique_ptr<SshChannel>> SshChannel::start(asio::io_context& io, const std::vector<std::string>& argv,
+                                                            int& read_fd, int& write_fd,
+                                                            std::function<void(const std::string&)> line) {
+    int in[2];
+    int out[2];
+    int err[2];
+    int report[2];  // the child's exec errno, or nothing once exec succeeded
+    if (::pipe2(in, O_CLOEXEC) != 0) return base::Error{std::string("pipe: ") + std::strerror(errno)};
+    if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 || ::pipe2(report, O_CLOEXEC) != 0)
+        return base::Error{std::string("pipe: ") + std::strerror(errno)};
+    std::vector<char*> av;
+    for (const std::string& a : argv) av.push_back(const_cast<char*>(a.c_str()));
+    av.push_back(nullptr);
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0) return base::Error{std::string("fork: ") + std::strerror(errno)};
+    if (pid == 0) {
+        ::setpgid(0, 0);
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (::getppid() != parent) ::_exit(1);
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
+        ::dup2(in[0], 0);
+        ::dup2(out[1], 1);
+        ::dup2(err[1], 2);
+        ::execvp(av[0], av.data());
+        const int e = errno;
+        (void)!::write(report[1], &e, sizeof e);
+        ::_exit(127);
+    }
+    for (int fd : {in[0], out[1], err[1], report[1]}) ::close(fd);
+    int e = 0;
+    ssize_t n;
+    while ((n = ::read(report[0], &e, sizeof e)) < 0 && errno == EINTR) {
+    }
+    ::close(report[0]);
+    if (n > 0) {
+        for (int fd : {in[1], out[0], err[0]}) ::close(fd);
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        return base::Error{"cannot run '" + argv.front() + "': " + std::strerror(e) +
+                           " (install OpenSSH's client, or name another with STRATA_SSH)"};
+    }
+    const int pid_fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    if (pid_fd < 0) {
+        const int saved = errno;
+        ::kill(pid, SIGKILL);
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        for (int fd : {in[1], out[0], err[0]}) ::close(fd);
+        return base::Error{std::string("pidfd_open: ") + std::strerror(saved)};
+    }
+    read_fd = out[0];
+    write_fd = in[1];
+    std::unique_ptr<SshChannel> c(new SshChannel(io, pid, err[0], pid_fd));
+    c->line_ = std::move(line);
+    c->read_stderr();
+    c->wait_exit();
+    return c;
+}
+
+SshChannel::SshChannel(asio::io_context& io, pid_t pid, int err_fd, int pid_fd)
+    : pid_(pid), err_(io, err_fd), pidfd_(io, pid_fd) {}
+
+SshChannel::~SshChannel() {
+    boost::system::error_code ignored;
+    err_.close(ignored);
+    pidfd_.close(ignored);
+    if (reaped_) return;
+    // Its pipes are closed: ssh ends the session on its own; a moment later it is ended.
+    int status = 0;
+    for (int step = 0; step < 400; ++step) {
+        if (step == 100) ::kill(pid_, SIGTERM);
+        if (step == 300) ::kill(pid_, SIGKILL);
+        const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+        if (r == pid_ || (r < 0 && errno != EINTR)) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
+void SshChannel::when_exited(std::function<void(const SshExit&)> exited) {
+    exited_ = std::move(exited);
+    maybe_exited();
+}
+
+void SshChannel::read_stderr() {
+    err_.async_read_some(asio::buffer(buf_), [this](const boost::system::error_code& ec, std::size_t n) {
+        if (ec == asio::error::operation_aborted) return;
+        if (ec) {
+            if (!partial_.empty() && line_) line_(partial_);
+            err_done_ = true;
+            return maybe_exited();
+        }
+        partial_.append(buf_.data(), n);
+        tail_.append(buf_.data(), n);
+        if (tail_.size() > kTailBytes) {
+            const std::size_t cut = tail_.find('\n', tail_.size() - kTailBytes);
+            tail_.erase(0, cut == std::string::npos ? tail_.size() - kTailBytes : cut + 1);
+        }
+        for (std::size_t nl; (nl = partial_.find('\n')) != std::string::npos;) {
+            if (line_) line_(partial_.substr(0, nl));
+            partial_.erase(0, nl + 1);
+        }
+        read_stderr();
+    });
+}
+
+void SshChannel::wait_exit() {
+    pidfd_.async_wait(asio::posix::stream_descriptor::wait_read, [this](const boost::system::error_code& ec) {
+        if (ec == asio::error::operation_aborted) return;
+        int status = 0;
+        pid_t r;
+        while ((r = ::waitpid(pid_, &status, WNOHANG)) < 0 && errno == EINTR) {
+        }
+        if (r != pid_) return wait_exit();
+        reaped_ = true;
+        exit_ = WIFSIGNALED(status) ? SshExit{0, WTERMSIG(status)} : SshExit{WEXITSTATUS(status), 0};
+        maybe_exited();
+    });
+}
+
+void SshChannel::maybe_exited() {
+    if (reaped_ && err_done_ && exited_) std::exchange(exited_, nullptr)(exit_);
+}
+
+}  // namespace strata::launcher

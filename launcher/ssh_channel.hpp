@@ -1,0 +1,96 @@
+// mpirun's ssh client for one ssh site (job/contact.hpp's "/ssh" contacts):
+// the system's OpenSSH client, run as
+//
+//   ssh -o BatchMode=yes -T [-p PORT] [-l USER] -- HOST 'exec PREFIX/bin/strata-gatekeeper --stdio'
+//
+// so that the user's ~/.ssh/config (ProxyJump, ControlMaster, agent
+// forwarding, host keys) applies as the user set it up; nothing mpirun adds
+// weakens host-key checking. STRATA_SSH replaces "ssh" with another command
+// (words split at blanks), e.g. "ssh -F ~/grid/ssh_config".
+//
+// The channel's stdin and stdout carry the gatekeeper protocol
+// (gram/gram.hpp); its stderr (ssh's own messages and the remote
+// gatekeeper's log) is kept, its last lines for the failure message, and
+// each line handed to the owner. The ssh process runs in a process group of
+// its own (a Ctrl-C at the terminal reaches mpirun, which ends the subjob in
+// order) and dies with mpirun (PR_SET_PDEATHSIG); when mpirun closes the
+// pipes ssh ends the session, and the remote gatekeeper, reading the end of
+// its input, kills the subjob.
+#pragma once
+
+#include "base/result.hpp"
+#include "job/contact.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+
+#include <sys/types.h>
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace strata::launcher {
+
+// The command line that starts the remote gatekeeper: `ssh` is the client's
+// words (STRATA_SSH), `strata` the remote prefix (empty: its login PATH).
+std::vector<std::string> ssh_command(const std::vector<std::string>& ssh, const job::Contact& contact,
+                                     const std::string& strata);
+
+// The client's words: STRATA_SSH, else "ssh".
+std::vector<std::string> ssh_client();
+
+// How the ssh process ended: its exit status, or the signal that killed it.
+struct SshExit {
+    int status = 0;
+    int signal = 0;
+};
+
+// Why a site's ssh ended before its gatekeeper reported the subjob's end,
+// from how ssh ended (255: ssh itself failed; 126, 127: no gatekeeper
+// there) and the last lines it wrote; once the gatekeeper had answered
+// (`gatekeeper_ran`), the session was lost, and its log lines are left out.
+std::string ssh_failure(const std::string& destination, const SshExit& how, const std::string& stderr_tail,
+                        bool gatekeeper_ran);
+
+class SshChannel {
+public:
+    // Starts `argv`; `read_fd` and `write_fd` become the protocol's pipes
+    // (the caller owns them), `line` hears each line of its stderr.
+    static base::Result<std::unique_ptr<SshChannel>> start(boost::asio::io_context& io,
+                                                           const std::vector<std::string>& argv, int& read_fd,
+                                                           int& write_fd, std::function<void(const std::string&)> line);
+    // Ends the process if it still runs (SIGTERM) and reaps it.
+    ~SshChannel();
+    SshChannel(const SshChannel&) = delete;
+    SshChannel& operator=(const SshChannel&) = delete;
+
+    // `exited` runs once the process ended and its stderr is read to the end
+    // (at once if that happened already).
+    void when_exited(std::function<void(const SshExit&)> exited);
+    // The last lines of its stderr (at most 2 KiB).
+    const std::string& stderr_tail() const { return tail_; }
+    pid_t pid() const { return pid_; }
+
+private:
+    SshChannel(boost::asio::io_context& io, pid_t pid, int err_fd, int pid_fd);
+    void read_stderr();
+    void wait_exit();
+    void maybe_exited();
+
+    pid_t pid_;
+    boost::asio::posix::stream_descriptor err_;
+    boost::asio::posix::stream_descriptor pidfd_;
+    std::array<char, 4096> buf_{};
+    std::string partial_;  // a line not ended yet
+    std::string tail_;
+    std::function<void(const std::string&)> line_;
+    std::function<void(const SshExit&)> exited_;
+    bool err_done_ = false;
+    bool reaped_ = false;
+    SshExit exit_;
+};
+
+}  // namespace strata::launcher

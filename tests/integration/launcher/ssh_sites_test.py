@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""Sites reached with ssh: sshd in each site's network namespace (strata_test.ssh), mpirun
+in the user's namespace running the system's ssh client, a user-level strata-gatekeeper
+started over each ssh session. No root-owned process of ours anywhere; every scenario
+proves that nothing of the job is left at any site (no process of the account, nothing in
+its home).
+
+    ssh_sites_test.py SCENARIO [the options of gatekeeper_test.py]
+
+Timeouts are only hang guards: no verdict depends on timing.
+"""
+
+import functools
+import os
+import re
+import subprocess
+import sys
+import time
+
+from strata_test.grid import Namespaces, fake_args, finish, grid_main
+from strata_test.harness import GUARD, check, expect_code, expect_nobody_left, expect_stderr
+from strata_test.ssh import SshLogins, netns_id, processes, skip_unless_possible
+
+
+class SshGrid:
+    """Three sites s1..s3 behind sshd, the user's namespace for mpirun, and Strata published
+    where the sites' account can run it (PREFIX/bin/strata-gatekeeper)."""
+
+    def __init__(self, grid):
+        skip_unless_possible()
+        self.grid, self.ctx = grid, grid.ctx
+        self.prefix = os.path.dirname(os.path.dirname(grid.publish(grid.gatekeeper, "bin")))
+        self.nets = Namespaces(grid.ctx)
+        self.logins = None
+        try:
+            # Strata on the login's PATH too, for machine files (which have no `strata` key).
+            path = f"{self.prefix}/bin:/usr/local/bin:/usr/bin:/bin"
+            self.logins = SshLogins(grid.ctx, self.nets, ["s1", "s2", "s3"], environment={"PATH": path})
+        except BaseException:
+            self.nets.remove()
+            raise
+
+    def stop(self):
+        if self.logins is not None:
+            self.logins.stop()
+        self.nets.remove()
+
+    def env(self, config=None):
+        env = dict(os.environ)
+        env.update(self.grid.env())
+        env["STRATA_SSH"] = f"ssh -F {config or self.logins.config}"
+        return env
+
+    def job(self, name, subjobs, arguments, executable=None, strata=True):
+        """A YAML job; subjobs are (contact, count[, site]); strata: True (the published
+        prefix), False (none: the login's PATH) or a prefix."""
+        lines = [f"executable: {executable or self.grid.fake_rank}",
+                 "arguments: [" + ", ".join(f'"{a}"' for a in arguments) + "]",
+                 f"directory: {self.grid.shared}"]
+        if strata:
+            lines.append(f"strata: {self.prefix if strata is True else strata}")
+        lines.append("subjobs:")
+        for s in subjobs:
+            lines.append(f"  - {{contact: '{s[0]}', count: {s[1]}" + (f", site: {s[2]}" if len(s) > 2 else "") + "}")
+        return self.ctx.file(name, "\n".join(lines) + "\n")
+
+    def mpirun(self, args, config=None):
+        return ["ip", "netns", "exec", self.nets.ns("user"), self.ctx.mpirun, *args]
+
+    def run(self, args, config=None):
+        return subprocess.run(self.mpirun(args), stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              env=self.env(config), timeout=GUARD * 2)
+
+    def popen(self, args, config=None):
+        return subprocess.Popen(self.mpirun(args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=self.env(config))
+
+    def expect_nothing_left(self):
+        """Within 60 s: no process of the job here or at any site, nothing in the account's home."""
+        deadline = time.monotonic() + 60
+        while (self.logins.leftovers() or self.ctx.leftovers()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        check(self.logins.leftovers() == [], f"processes left at the sites: {self.logins.leftovers()}")
+        expect_nobody_left(self.ctx)
+        check(self.logins.home_files() == [], f"files left in the account's home: {self.logins.home_files()}")
+
+
+def say_failure(r):
+    """Prints mpirun's failure line, for the log."""
+    for line in r.stderr.splitlines():
+        if " failed: " in line:
+            print(line)
+
+
+def with_ssh_grid(scenario):
+    @functools.wraps(scenario)
+    def run(grid):
+        sg = SshGrid(grid)
+        try:
+            scenario(sg)
+        finally:
+            sg.stop()
+
+    return run
+
+
+@with_ssh_grid
+def three_sites(sg):
+    """2 + 2 + 4 ranks at three ssh sites (by ssh host alias, user@address, address:port):
+    the ring passes its message, every rank runs as the sites' account with its site's
+    labels, and the ranks reach mpirun at the address each ssh session came from."""
+    grid, ctx, nets = sg.grid, sg.ctx, sg.nets
+    contacts = [("s1/ssh", 2, "site1"), (f"{sg.logins.account}@{nets.addr['s2']}/ssh+fork", 2, "site2"),
+                (f"{nets.addr['s3']}:22/ssh", 4, "site3")]
+    r = sg.run(["-v", "-l", "-jobfile", sg.job("ring.yaml", contacts, [], executable=grid.ring)])
+    expect_code(r, 0)
+    check("1 MB message passed around 8 ranks intact" in r.stdout, "the ring's own check", r)
+    for line in r.stderr.splitlines():
+        if "startup" in line or "MPI_Init phases" in line:
+            print(line)
+    expect_stderr(r, r"^mpirun: s1: .* strata-gatekeeper: \[1 ssh from 10\.77\.0\.10 '" + sg.logins.account +
+                  r"'\] subjob DONE$")
+    for rank, methods in ((0, "shm: 1; tcp: 2-7"), (2, "shm: 3; tcp: 0-1,4-7"), (4, "shm: 5-7; tcp: 0-3")):
+        expect_stderr(r, rf"^\[{rank}\] strata: rank {rank}: methods: self: {rank}; {methods}$")
+    job = sg.job("labels.yaml", contacts,
+                 fake_args(ctx, "init", "print-env:USER", "print-labels:site", "print-labels:subjob", "finalize"))
+    r = sg.run(["-l", "-jobfile", job])
+    expect_code(r, 0)
+    lines = sorted(r.stdout.splitlines())
+    want = sorted([f"[{i}] USER={sg.logins.account}" for i in range(8)] +
+                  [f"[{i}] site: site1 site1 site2 site2 site3 site3 site3 site3" for i in range(8)] +
+                  [f"[{i}] subjob: 0 0 1 1 2 2 2 2" for i in range(8)])
+    check(lines == want, f"every rank's lines (want {want})", r)
+    sg.expect_nothing_left()
+
+
+@with_ssh_grid
+def formats(sg):
+    """The same 1 + 2 + 2 ranks from a machine file (a plain host, which is started over ssh,
+    and an ssh contact line; Strata from the login's PATH), from RSL, and from the YAML that
+    -dumprsl's RSL came from."""
+    grid, ctx, nets = sg.grid, sg.ctx, sg.nets
+    args = fake_args(ctx, "init", "print-env:USER", "print-labels:site", "finalize")
+    mf = ctx.file("machines", f"localhost\ns1 2\n{sg.logins.account}@{nets.addr['s2']}/ssh 2\n")
+    r = sg.run(["-l", "-np", "5", "-machinefile", mf, grid.fake_rank, *args])
+    expect_code(r, 0)
+    users = sorted(l for l in r.stdout.splitlines() if "] USER=" in l and not l.startswith("[0]"))
+    check(users == [f"[{i}] USER={sg.logins.account}" for i in range(1, 5)], "ranks 1-4 ran at the ssh sites", r)
+    check(f"[0] site: localhost s1 s1 {nets.addr['s2']} {nets.addr['s2']}" in r.stdout, "the sites' labels", r)
+    rsl = ctx.file("job.rsl", "+\n" + "".join(
+        f"( &(resourceManagerContact=\"{c}\")(count={n})(executable=\"{grid.fake_rank}\")"
+        f"(arguments={' '.join(chr(34) + a + chr(34) for a in args)})(directory=\"{grid.shared}\")"
+        f"(strata=\"{sg.prefix}\"){site} )\n"
+        for c, n, site in (("s1/ssh", 2, "(environment=(GLOBUS_LAN_ID a))"), ("s3/ssh+fork", 2, "(site=b)"))))
+    r = sg.run(["-l", "-jobfile", rsl])
+    expect_code(r, 0)
+    check("[3] site: a a b b" in r.stdout and f"[3] USER={sg.logins.account}" in r.stdout, "the RSL job ran", r)
+    dumped = sg.run(["-dumprsl", "-jobfile", rsl])
+    expect_code(dumped, 0)
+    check("(resourceManagerContact=\"s1/ssh+fork\")" in dumped.stdout and f"(strata=\"{sg.prefix}\")" in dumped.stdout,
+          "-dumprsl keeps the ssh contact and the strata key", dumped)
+    r = sg.run(["-l", "-jobfile", ctx.file("dumped.rsl", dumped.stdout)])
+    expect_code(r, 0)
+    check("[3] site: a a b b" in r.stdout, "the dumped RSL runs alike", r)
+    sg.expect_nothing_left()
+
+
+@with_ssh_grid
+def refused(sg):
+    """Each way an ssh start fails stops mpirun before any rank runs, naming the subjob, the
+    host and ssh's own words: an unknown host key, a refused login, no Strata there."""
+    grid, ctx, nets = sg.grid, sg.ctx, sg.nets
+    args = fake_args(ctx, "init", "print:ran {rank}", "finalize")
+    # The site's host key is not in known_hosts.
+    empty = ctx.file("known_hosts_empty", "")
+    strict = ctx.file("ssh_config_strict", f"UserKnownHostsFile {empty}\nInclude {sg.logins.config}\n")
+    r = sg.run(["-jobfile", sg.job("a.yaml", [("s1/ssh", 1)], args)], config=strict)
+    check(r.returncode == 1 and r.stdout == "", "mpirun fails and nothing ran", r)
+    say_failure(r)
+    expect_stderr(r, r"^mpirun: subjob 0 \(site s1, contact s1/ssh\+fork\) failed: ssh to s1 failed: "
+                     r".*Host key verification failed\.")
+    # A login ssh refuses: an account with no key there.
+    r = sg.run(["-jobfile", sg.job("b.yaml", [(f"nobody@{nets.addr['s2']}/ssh", 1)], args)])
+    check(r.returncode == 1 and r.stdout == "", "mpirun fails and nothing ran", r)
+    say_failure(r)
+    expect_stderr(r, rf"failed: ssh to nobody@{re.escape(nets.addr['s2'])} failed: .*Permission denied")
+    # No Strata where the job says it is.
+    r = sg.run(["-jobfile", sg.job("c.yaml", [("s3/ssh", 1)], args, strata="/nonexistent/strata")])
+    check(r.returncode == 1 and r.stdout == "", "mpirun fails and nothing ran", r)
+    say_failure(r)
+    expect_stderr(r, r"failed: no Strata at s3 \(.*/nonexistent/strata/bin/strata-gatekeeper.*\): put "
+                     r"strata-gatekeeper on the login's PATH there")
+    sg.expect_nothing_left()
+
+
+@with_ssh_grid
+def ssh_killed(sg):
+    """The ssh client of one site killed mid-job: mpirun names the site and ends the job, and
+    every process at every site is gone."""
+    p = running_job(sg, "job.yaml")
+    clients = [c for c in sg.logins.client_processes() if " s2 " in c + " "]
+    if len(clients) != 1:
+        p.kill()
+        check(False, f"one ssh client for s2: {sg.logins.client_processes()}")
+    os.kill(int(clients[0].split()[0]), 9)
+    r = finish(p)
+    check(r.returncode != 0, "mpirun fails the job", r)
+    expect_stderr(r, r"^mpirun: subjob 1 \(site s2, contact s2/ssh\+fork\) failed: lost the ssh session to s2 before "
+                     r"its gatekeeper reported the subjob's end \(ssh killed by signal 9\)")
+    sg.expect_nothing_left()
+
+
+def running_job(sg, name):
+    """mpirun on a 2 + 2-rank job at s1 and s2 whose ranks print a line once ready, then
+    sleep; returns it once every rank is ready."""
+    job = sg.job(name, [("s1/ssh", 2), ("s2/ssh", 2)], fake_args(sg.ctx, "init", "print:ready {rank}", "sleep"))
+    p = sg.popen(["-jobfile", job])
+    try:
+        for _ in range(4):
+            if p.stdout.readline() == "":
+                check(False, "mpirun ended before every rank was ready:\n" + p.stderr.read())
+    except BaseException:
+        p.kill()
+        p.wait()
+        raise
+    return p
+
+
+@with_ssh_grid
+def gatekeeper_killed(sg):
+    """SIGKILL of the user-level gatekeeper at s2: its ranks die with it, mpirun names the
+    site and ends the job, and nothing is left anywhere."""
+    p = running_job(sg, "job.yaml")
+    s2 = netns_id(sg.nets.ns("s2"))
+    gatekeepers = [q for q in processes() if q.netns == s2 and "strata-gatekeeper --stdio" in q.cmdline]
+    check(len(gatekeepers) == 1, f"one gatekeeper at s2: {[q.cmdline for q in gatekeepers]}")
+    os.kill(gatekeepers[0].pid, 9)
+    r = finish(p)
+    check(r.returncode != 0, "mpirun fails the job", r)
+    expect_stderr(r, r"^mpirun: subjob 1 \(site s2, contact s2/ssh\+fork\) failed: lost the ssh session to s2 before "
+                     r"its gatekeeper reported the subjob's end \(ssh exit status 255\)")
+    sg.expect_nothing_left()
+
+
+@with_ssh_grid
+def interrupted(sg):
+    """Ctrl-C (SIGINT) to mpirun: every site's subjob is cancelled in order and mpirun exits
+    130; then SIGKILL of mpirun: its ssh clients die with it and the sites end their subjobs."""
+    p = running_job(sg, "a.yaml")
+    p.send_signal(2)
+    r = finish(p)
+    expect_code(r, 130)
+    expect_stderr(r, r"^mpirun: interrupted by signal 2 \(Interrupt\); ending the job")
+    sg.expect_nothing_left()
+    p = running_job(sg, "b.yaml")
+    p.kill()
+    finish(p)
+    sg.expect_nothing_left()
+    check(sg.logins.client_processes() == [], f"ssh clients left: {sg.logins.client_processes()}")
+
+
+SCENARIOS = {f.__name__: f for f in (three_sites, formats, refused, ssh_killed, gatekeeper_killed, interrupted)}
+
+if __name__ == "__main__":
+    sys.exit(grid_main(SCENARIOS))

@@ -100,7 +100,7 @@ std::shared_ptr<Session> Session::over_ssh(Gatekeeper& gk, std::uint64_t id, int
     s->ssh_ = true;
     s->ssh_client_ = ssh_client_address();
     s->peer_address_ = s->ssh_client_.empty() ? "stdin" : s->ssh_client_;
-    s->peer_ = "ssh from " + s->peer_address_;
+    s->peer_ = s->ssh_client_.empty() ? "stdin" : "ssh from " + s->peer_address_;
     s->subject_ = own_account_name();
     s->conn_ = codec::FramedConnection<codec::PipeStream>::make(
         gram::frame_splitter(static_cast<std::uint32_t>(gk.config().max_request_bytes)), s->handlers(), gk.io(), in_fd,
@@ -136,7 +136,7 @@ void Session::start() {
 }
 
 void Session::begin() {
-    if (ssh_) log("ssh login as '" + subject_ + "'");
+    if (ssh_) log((ssh_client_.empty() ? "session as '" : "ssh login as '") + subject_ + "'");
     conn_->send(gram::encode(gram::Hello{gram::version()}));
     conn_->start();
 }
@@ -318,9 +318,10 @@ void Session::submit(const gram::Submit& m) {
     base::Result<Account> account = account_lookup(*name);
     if (!account) return refuse(account.error());
     const bool root = ::geteuid() == 0;
-    if (account->ids.uid == 0)
-        return refuse(ssh_ ? "not authorized: ssh logged in as root, which never runs jobs"
-                           : "not authorized: the grid-mapfile maps to root, which never runs jobs");
+    // A root gatekeeper never lends root to a grid identity; a user-level one
+    // runs the subjob as the account it already runs as, whichever that is.
+    if (account->ids.uid == 0 && !ssh_)
+        return refuse("not authorized: the grid-mapfile maps to root, which never runs jobs");
     if (!root && account->ids.uid != ::geteuid())
         return refuse("not authorized: this gatekeeper runs as '" + own_account_name() +
                       "' and can start processes only as that account, not as '" + *name + "'");

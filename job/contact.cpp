@@ -33,6 +33,7 @@ bool user_name_valid(const std::string& u) {
 
 std::string Contact::text() const {
     const std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+    if (transport == Transport::srun) return h + "/srun";
     if (transport == Transport::ssh) {
         return (user.empty() ? std::string() : user + "@") + h + (port_given ? ':' + std::to_string(port) : std::string()) +
                "/ssh+" + adapter_name(adapter);
@@ -47,7 +48,8 @@ base::Result<Contact> contact_parse(const std::string& text) {
 
 namespace {
 
-constexpr const char* kForms = "expected host[:port][/adapter] or [user@]host[:port]/ssh[+adapter]";
+constexpr const char* kForms =
+    "expected host[:port][/adapter], [user@]host[:port]/ssh[+adapter] or node/srun";
 
 // The host at `i` (a name, or an IPv6 address in brackets); `i` moves past it.
 base::Status host_parse(const std::string& text, std::size_t& i, Contact& c, const ContactErrorAt& fail) {
@@ -90,6 +92,10 @@ base::Status service_parse(const std::string& text, std::size_t i, Contact& c, c
     if (i >= text.size()) return {};
     if (text[i] != '/') return fail(i, "unexpected '" + text.substr(i) + "' in contact '" + text + "'; " + kForms);
     const std::string service = text.substr(i + 1);
+    if (service == "srun") {
+        c.transport = Transport::srun;
+        return {};
+    }
     if (service == "ssh" || service.rfind("ssh+", 0) == 0) {
         c.transport = Transport::ssh;
         const AdapterInfo* adapter = service == "ssh" ? &adapter_info(AdapterKind::fork) : adapter_find(service.substr(4));
@@ -102,7 +108,7 @@ base::Status service_parse(const std::string& text, std::size_t i, Contact& c, c
     const AdapterInfo* adapter = adapter_find_service(service);
     if (adapter == nullptr)
         return fail(i + 1, "unknown adapter '" + service + "' in contact '" + text + "'; expected " +
-                               adapter_names_text(true) + ", or ssh[+adapter]");
+                               adapter_names_text(true) + ", or ssh[+adapter] or srun");
     c.adapter = adapter->kind;
     return {};
 }
@@ -122,7 +128,9 @@ base::Result<Contact> contact_parse(const std::string& text, const ContactErrorA
     if (base::Status s = host_parse(text, i, c, fail); !s) return s.failure();
     if (base::Status s = port_parse(text, i, c, fail); !s) return s.failure();
     if (base::Status s = service_parse(text, i, c, fail); !s) return s.failure();
-    if (c.transport == Transport::ssh && !c.port_given) c.port = 0;
+    if (c.transport != Transport::gatekeeper && !c.port_given) c.port = 0;
+    if (c.transport == Transport::srun && (c.port_given || !c.user.empty()))
+        return fail(0, "'" + text + "': a node of the Slurm allocation takes no user and no port; expected node/srun");
     if (!c.user.empty() && c.transport != Transport::ssh)
         return fail(0, "'" + c.user + "@' in contact '" + text + "': a user name belongs to ssh contacts only (" +
                            "a gatekeeper maps you to an account; its subjob key is 'account')");

@@ -15,7 +15,12 @@
 //   [user@]host[:port]/ssh+slurm   Slurm, from the login host
 //
 // where the port is sshd's (default: what the user's ssh configuration
-// says) and the user the login name (default: ssh's choice).
+// says) and the user the login name (default: ssh's choice); or a node of
+// the Slurm allocation mpirun runs in, reached with srun (the same
+// user-level gatekeeper, over the step's stdin and stdout):
+//
+//   node/srun
+
 //
 // Parsing is pure: no name resolution.
 #pragma once
@@ -29,8 +34,9 @@
 
 namespace strata::job {
 
-// How mpirun reaches the site: a gatekeeper's TLS port, or an ssh login.
-enum class Transport { gatekeeper, ssh };
+// How mpirun reaches the site: a gatekeeper's TLS port, an ssh login, or a
+// node of its Slurm allocation.
+enum class Transport { gatekeeper, ssh, srun };
 
 struct Contact {
     static constexpr int kDefaultPort = 2119;

@@ -45,7 +45,8 @@ base::Result<int> subjob_count_parse(const std::string& text) {
 }
 
 JobRequest job_request_from_machine_file(const MachineFile& file, int np, const std::string& program,
-                                         const std::vector<std::string>& args, const LocalHost& local) {
+                                         const std::vector<std::string>& args, const LocalHost& local,
+                                         Transport remote) {
     JobRequest request;
     for (const auto& [index, count] : file.distribute(np)) {
         const MachineEntry& e = file.entries()[index];
@@ -54,8 +55,8 @@ JobRequest job_request_from_machine_file(const MachineFile& file, int np, const 
             contact = *e.contact;
         } else {
             contact.host = e.host;
-            if (!local.is_local(e.host)) {  // another machine: over ssh, as Hydra's default
-                contact.transport = Transport::ssh;
+            if (!local.is_local(e.host)) {  // another machine: over ssh (Hydra's default) or srun
+                contact.transport = remote;
                 contact.port = 0;
             }
         }

@@ -59,9 +59,11 @@ base::Result<JobRequest> load_job_file(const std::string& path);
 // The -np/-machinefile form: ranks fill the file's slots in order, cycling
 // when np exceeds them, and consecutive ranks through one contact form one
 // subjob; a plain host line is this machine's fork adapter when `local` says
-// it is this machine, else "host/ssh+fork". np must be >= 1.
+// it is this machine, else reached by `remote` ("host/ssh+fork" or
+// "host/srun"). np must be >= 1.
 JobRequest job_request_from_machine_file(const MachineFile& file, int np, const std::string& program,
-                                         const std::vector<std::string>& args, const LocalHost& local);
+                                         const std::vector<std::string>& args, const LocalHost& local,
+                                         Transport remote = Transport::ssh);
 // Without a machine file: np ranks on localhost.
 JobRequest job_request_local(int np, const std::string& program, const std::vector<std::string>& args);
 

@@ -194,6 +194,13 @@ int MachineFile::slots_total() const {
     return total > kMaxSlots ? kMaxSlots : static_cast<int>(total);
 }
 
+MachineFile MachineFile::of(std::string path, std::vector<MachineEntry> entries) {
+    MachineFile f;
+    f.path_ = std::move(path);
+    f.entries_ = std::move(entries);
+    return f;
+}
+
 std::vector<std::pair<std::size_t, int>> MachineFile::distribute(int np) const {
     std::vector<std::pair<std::size_t, int>> runs;
     std::size_t entry = 0;

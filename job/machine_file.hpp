@@ -38,6 +38,9 @@ public:
     // contact).
     static base::Result<MachineFile> parse(const std::string& text, const std::string& path);
     static base::Result<MachineFile> load(const std::string& path);
+    // Entries that come from elsewhere (a Slurm allocation); `path` names
+    // their source in messages. At least one entry, each with slots >= 1.
+    static MachineFile of(std::string path, std::vector<MachineEntry> entries);
 
     const std::string& path() const { return path_; }
     const std::vector<MachineEntry>& entries() const { return entries_; }

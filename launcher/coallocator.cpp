@@ -184,7 +184,7 @@ base::Result<std::unique_ptr<adapters::SchedulerAdapter>> CoAllocator::adapter_m
         prefix += ": ";
         return std::move(contact).failure().prefixed(prefix);
     }
-    if (contact->transport == job::Transport::ssh) {
+    if (contact->transport != job::Transport::gatekeeper) {
         auto log = [this, where = subjob.machine](const std::string& line) { narrate(where + ": " + line); };
         return std::unique_ptr<adapters::SchedulerAdapter>(std::make_unique<GatekeeperAdapter>(io_, *contact, log));
     }
@@ -450,7 +450,9 @@ void CoAllocator::release_barrier() {
         narrate("every rank checked in; startup barrier released (" + since_began() + ")");
         // A gatekeeper reports a start after the fact, sometimes after the
         // rank has checked in.
-        narrate("startup: the last start reported at " + last_started_at_ + " (spawn), the first check-in at " +
+        const std::string spawn = last_started_at_.empty() ? std::string("not yet reported (spawn)")
+                                                            : "at " + last_started_at_ + " (spawn)";
+        narrate("startup: the last start reported " + spawn + ", the first check-in at " +
                 first_checkin_at_ + ", the last at " + since_began() + " (check-in)");
     }
 }

@@ -1,23 +1,77 @@
 #include "launcher/command_plan.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
+#include "job/slurm_allocation.hpp"
 #include "wireup/emulation.hpp"
 
 namespace strata::launcher {
 
+namespace {
+
+base::Result<job::SlurmAllocation> allocation_here() {
+    return job::slurm_allocation([](const char* n) { return std::getenv(n); });
+}
+
+// One subjob per node of the Slurm allocation, each reached by `remote`; the
+// nodes are machines (and host identities) of one site, the cluster.
+base::Result<job::JobPlan> allocation_plan(const Options& options, const job::LocalHost& local, job::Transport remote) {
+    base::Result<job::SlurmAllocation> allocation = allocation_here();
+    if (!allocation) return allocation.failure();
+    const int np = options.np > 0 ? options.np : allocation->tasks();
+    job::JobRequest request = job::job_request_from_machine_file(allocation->machine_file(), np, options.program,
+                                                                 options.args, local, remote);
+    const std::string site = allocation->cluster.empty() ? "slurm" : allocation->cluster;
+    for (job::SubjobRequest& s : request.subjobs) {
+        s.site = site;
+        s.machine = s.host = s.contact.host;
+    }
+    return job::JobPlan::from_request(request, local);
+}
+
+// A plain host line of another machine, where -launcher fork allows none.
+base::Status only_this_machine(const job::MachineFile& file, const job::LocalHost& local) {
+    for (const job::MachineEntry& e : file.entries()) {
+        if (!e.contact && !local.is_local(e.host)) {
+            return base::Error{file.path() + ":" + std::to_string(e.line) + ": host '" + e.host +
+                               "' is not this machine, and -launcher fork starts processes only here"};
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
 base::Result<job::JobPlan> plan_build(const Options& options, const job::LocalHost& local) {
+    const char* slurm_job = std::getenv("SLURM_JOB_ID");
+    const bool in_allocation = slurm_job != nullptr && *slurm_job != '\0';
+    const std::string launcher = !options.launcher.empty() ? options.launcher : in_allocation ? "srun" : "ssh";
+    if (launcher == "srun" && !in_allocation)
+        return base::Error{"-launcher srun starts ranks on the nodes of a Slurm allocation, and SLURM_JOB_ID is not "
+                           "set (run mpirun inside salloc or sbatch)"};
+    const job::Transport remote = launcher == "srun" ? job::Transport::srun : job::Transport::ssh;
     if (options.machinefile.empty()) {
-        // One subjob here, named after this machine.
-        job::JobRequest request = job::job_request_local(options.np > 0 ? options.np : 1, options.program, options.args);
+        if (in_allocation && launcher != "fork") return allocation_plan(options, local, remote);
+        // One subjob here, named after this machine; as many ranks as the allocation has tasks, if any.
+        int np = options.np > 0 ? options.np : 1;
+        if (in_allocation && options.np == 0) {
+            base::Result<job::SlurmAllocation> allocation = allocation_here();
+            if (!allocation) return allocation.failure();
+            np = allocation->tasks();
+        }
+        job::JobRequest request = job::job_request_local(np, options.program, options.args);
         request.subjobs[0].site = request.subjobs[0].machine = local.short_name().empty() ? "localhost" : local.short_name();
         return job::JobPlan::from_request(request, local);
     }
     base::Result<job::MachineFile> file = job::MachineFile::load(options.machinefile);
     if (!file) return file.failure();
+    if (launcher == "fork") {
+        if (base::Status s = only_this_machine(*file, local); !s) return s.failure();
+    }
     const int np = options.np > 0 ? options.np : file->slots_total();
     return job::JobPlan::from_request(
-        job::job_request_from_machine_file(*file, np, options.program, options.args, local), local);
+        job::job_request_from_machine_file(*file, np, options.program, options.args, local, remote), local);
 }
 
 namespace {

@@ -9,11 +9,17 @@
 
 namespace strata::launcher {
 
-// From the command line: the request it describes (one subjob on this
-// machine, named after it, for -np alone; job_request_from_machine_file
-// for a machine file: plain host lines that are not this machine are
-// started over ssh), made a plan by JobPlan::from_request. Fails (without
-// "mpirun: ") on a machine file that cannot be read or is malformed.
+// From the command line: the request it describes, made a plan by
+// JobPlan::from_request:
+//   - a machine file: job_request_from_machine_file, plain host lines that
+//     are not this machine reached as -launcher says (ssh; srun inside a
+//     Slurm allocation; fork refuses them);
+//   - none, inside a Slurm allocation (SLURM_JOB_ID) and without -launcher
+//     fork: one subjob per node of the allocation, -np defaulting to its
+//     task count, every node a machine of one site (the cluster);
+//   - none otherwise: one subjob on this machine, named after it.
+// Fails (without "mpirun: ") on a machine file that cannot be read or is
+// malformed, a malformed allocation, or -launcher srun outside one.
 base::Result<job::JobPlan> plan_build(const Options& options, const job::LocalHost& local);
 
 // Whether any process gets STRATA_EMULATION (mpirun then makes the job's

@@ -11,6 +11,7 @@
 #include "wireup/pipe_stream.hpp"
 
 #include <boost/asio/connect.hpp>
+#include <boost/asio/ip/udp.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/write.hpp>
 
@@ -44,6 +45,22 @@ const base::KnobInt kDelegationHours("STRATA_DELEGATION_HOURS", 12,
 bool is_address(const std::string& host) {
     unsigned char buf[sizeof(in6_addr)];
     return ::inet_pton(AF_INET, host.c_str(), buf) == 1 || ::inet_pton(AF_INET6, host.c_str(), buf) == 1;
+}
+
+// This machine's address on the route to `host` (a connected UDP socket,
+// which sends nothing); empty when the name does not resolve (nodes of an
+// allocation emulated on this machine, which reach it on loopback).
+std::string route_source(const std::string& host) {
+    asio::io_context io;
+    boost::system::error_code ec;
+    asio::ip::udp::resolver resolver(io);
+    const auto results = resolver.resolve(host, "9", ec);
+    if (ec || results.empty()) return {};
+    asio::ip::udp::socket s(io);
+    s.connect(*results.begin(), ec);
+    if (ec) return {};
+    const auto local = s.local_endpoint(ec);
+    return ec ? std::string() : local.address().to_string();
 }
 
 }  // namespace
@@ -90,6 +107,7 @@ codec::FrameHandlers GatekeeperAdapter::handlers() {
 }
 
 std::string GatekeeperAdapter::where() const {
+    if (contact_.transport == job::Transport::srun) return "Slurm node " + contact_.host;
     if (contact_.transport == job::Transport::ssh)
         return "ssh site " + (contact_.user.empty() ? "" : contact_.user + "@") + contact_.host;
     return "gatekeeper " + contact_.host + ":" + std::to_string(contact_.port);
@@ -117,7 +135,7 @@ void GatekeeperAdapter::start(const job::Subjob& subjob, adapters::LaunchSpec sp
         finish("no answer from " + where() + " within " + std::to_string(kConnectMs.get()) +
                " ms (STRATA_GATEKEEPER_TIMEOUT_MS)");
     });
-    if (contact_.transport == job::Transport::ssh) return ssh_start();
+    if (contact_.transport != job::Transport::gatekeeper) return ssh_start();
     resolver_.async_resolve(contact_.host, std::to_string(contact_.port),
                             [this](const boost::system::error_code& ec, tcp::resolver::results_type results) {
                                 on_resolved(ec, std::move(results));
@@ -169,11 +187,19 @@ void GatekeeperAdapter::on_handshake(const boost::system::error_code& ec) {
 void GatekeeperAdapter::ssh_start() {
     int read_fd = -1;
     int write_fd = -1;
-    const std::vector<std::string> argv = ssh_command(ssh_client(), contact_, subjob_.strata);
+    const char* slurm_job = std::getenv("SLURM_JOB_ID");
+    if (contact_.transport == job::Transport::srun && slurm_job == nullptr)
+        return finish(where() + " is a node of a Slurm allocation, and SLURM_JOB_ID is not set");
+    const std::vector<std::string> argv =
+        contact_.transport == job::Transport::srun
+            ? srun_command(contact_, slurm_job, subjob_.strata.empty() ? gatekeeper_beside_mpirun()
+                                                                       : subjob_.strata + "/bin/strata-gatekeeper")
+            : ssh_command(ssh_client(), contact_, subjob_.strata);
     auto channel = SshChannel::start(io_, argv, read_fd, write_fd, [this](const std::string& line) {
         if (ssh_log_) ssh_log_(line);
     });
-    if (!channel) return finish("cannot start ssh for " + where() + ": " + channel.error());
+    const char* tool = contact_.transport == job::Transport::srun ? "srun" : "ssh";
+    if (!channel) return finish(std::string("cannot start ") + tool + " for " + where() + ": " + channel.error());
     ssh_ = std::move(*channel);
     conn_ = codec::FramedConnection<codec::PipeStream>::make(gram::frame_splitter(), handlers(), io_, read_fd, write_fd);
     submit();
@@ -187,6 +213,12 @@ void GatekeeperAdapter::submit() {
     m.count = static_cast<std::uint32_t>(subjob_.count);
     m.adapter = job::adapter_name(contact_.adapter);
     m.command = spec_.command;
+    if (contact_.transport == job::Transport::srun) {
+        // No session address to learn it from: the address this machine routes to the node from.
+        const std::string from = route_source(contact_.host);
+        for (auto& [name, value] : m.command.env)
+            if (name == wireup::env::kWireup && !from.empty()) value = wireup::wireup_at(from, value);
+    }
     if (tls_conn_) {
         boost::system::error_code lec;
         const tcp::endpoint local = tls_conn_->stream().lowest_layer().local_endpoint(lec);
@@ -323,7 +355,8 @@ void GatekeeperAdapter::on_ended(const codec::FrameEnd& e) {
         conn_->close();
         const std::string destination = (contact_.user.empty() ? "" : contact_.user + "@") + contact_.host;
         ssh_->when_exited([this, destination](const SshExit& how) {
-            finish(cancel_sent_ ? "cancelled" : ssh_failure(destination, how, ssh_->stderr_tail(), hello_));
+            const std::string tool = contact_.transport == job::Transport::srun ? "srun" : "ssh";
+            finish(cancel_sent_ ? "cancelled" : channel_failure(tool, destination, how, ssh_->stderr_tail(), hello_));
         });
         return;
     }

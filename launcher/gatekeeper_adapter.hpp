@@ -19,7 +19,8 @@
 //
 // Over ssh, start() runs ssh at once and sends Hello and Submit into its
 // pipe; the site's Hello proves the gatekeeper runs there. If ssh ends
-// first, the failure is ssh's own message and status (ssh_failure()).
+// first, the failure is its own message and status (channel_failure()); a
+// node of the Slurm allocation ("node/srun") is reached the same way with srun.
 #pragma once
 
 #include "adapters/scheduler_adapter.hpp"

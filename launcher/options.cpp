@@ -119,7 +119,8 @@ const Row kOptions[] = {
      .value_name = "N",
      .set = [](const std::string& v, Options& o) { return parse_positive(v, kMaxProcesses, o.np); },
      .expects = "a number of processes from 1 to 1000000",
-     .help = "start N processes (default: the machine file's slot count, or 1)"},
+     .help = "start N processes (default: the machine file's slot count, the Slurm\n"
+             "allocation's task count, or 1)"},
     {.spellings = {"-machinefile", "-f"},
      .kind = Kind::value,
      .value_name = "F",
@@ -128,7 +129,19 @@ const Row kOptions[] = {
      .quote_value = false,
      .help = "place ranks on the hosts listed in F ('host', 'host N' or 'host:N'\n"
              "per line, '#' comments, or a contact 'host[:port]/fork N'); slots are filled\n"
-             "in order, cycling"},
+             "in order, cycling; hosts other than this one are started with -launcher"},
+    {.spellings = {"-launcher", nullptr},
+     .kind = Kind::value,
+     .value_name = "HOW",
+     .set =
+         [](const std::string& v, Options& o) {
+             o.launcher = v;
+             return v == "fork" || v == "srun" || v == "ssh";
+         },
+     .expects = "fork, srun or ssh",
+     .help = "how ranks reach other hosts: srun (the default inside a Slurm allocation,\n"
+             "where without -machinefile every node of it gets its tasks), ssh (the\n"
+             "default elsewhere, for a machine file's hosts) or fork (this machine only)"},
     {.spellings = {"-l", nullptr},
      .set = [](const std::string&, Options& o) { return o.label = true; },
      .help = "prefix every output line with '[rank] '"},

@@ -18,7 +18,10 @@ namespace strata::launcher {
 
 struct Options {
     int np = 0;               // 0: not given (machine file total, or 1)
-    std::string machinefile;  // empty: every rank on this machine
+    std::string machinefile;  // empty: every rank on this machine (or the Slurm allocation's nodes)
+    // -launcher fork|srun|ssh: how hosts other than this one are reached; empty:
+    // srun inside a Slurm allocation, ssh outside.
+    std::string launcher;
     bool label = false;       // -l: prefix output lines with "[rank] "
     std::string network;      // -net IFACE|CIDR -> STRATA_NETWORK
     std::string port_range;   // -port-range LO:HI -> STRATA_PORT_RANGE

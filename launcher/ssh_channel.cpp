@@ -77,25 +77,46 @@ std::vector<std::string> ssh_command(const std::vector<std::string>& ssh, const 
     return argv;
 }
 
-std::string ssh_failure(const std::string& destination, const SshExit& how, const std::string& stderr_tail,
-                        bool gatekeeper_ran) {
+std::vector<std::string> srun_command(const job::Contact& contact, const std::string& job_id,
+                                      const std::string& gatekeeper) {
+    return {"srun",       "--jobid=" + job_id, "--nodes=1",        "--ntasks=1",           "--nodelist=" + contact.host,
+            "--overlap",  "--whole",           "--unbuffered",     "--kill-on-bad-exit=1", "--quiet",
+            "--",         gatekeeper,          "--stdio"};
+}
+
+std::string gatekeeper_beside_mpirun() {
+    std::array<char, 4096> self{};
+    const ssize_t n = ::readlink("/proc/self/exe", self.data(), self.size() - 1);
+    if (n <= 0) return "strata-gatekeeper";
+    std::string dir(self.data(), static_cast<std::size_t>(n));
+    dir = dir.substr(0, dir.rfind('/'));
+    for (const std::string& candidate : {dir + "/strata-gatekeeper", dir + "/../gatekeeper/strata-gatekeeper"})
+        if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    return "strata-gatekeeper";
+}
+
+std::string channel_failure(const std::string& tool, const std::string& destination, const SshExit& how,
+                            const std::string& stderr_tail, bool gatekeeper_ran) {
     if (gatekeeper_ran) {
-        // Its log is not the reason: ssh's own words, if any, and how it ended.
-        const std::string ssh_said = last_lines(stderr_tail, true);
-        const std::string ended = how.signal != 0 ? "ssh killed by signal " + std::to_string(how.signal)
-                                                  : "ssh exit status " + std::to_string(how.status);
-        return "lost the ssh session to " + destination + " before its gatekeeper reported the subjob's end (" +
-               ended + (ssh_said == "no message" ? "" : ": " + ssh_said) + ")";
+        // Its log is not the reason: the tool's own words, if any, and how it ended.
+        const std::string tool_said = last_lines(stderr_tail, true);
+        const std::string ended = how.signal != 0 ? tool + " killed by signal " + std::to_string(how.signal)
+                                                  : tool + " exit status " + std::to_string(how.status);
+        return "lost the " + tool + " session to " + destination + " before its gatekeeper reported the subjob's end (" +
+               ended + (tool_said == "no message" ? "" : ": " + tool_said) + ")";
     }
     const std::string said = last_lines(stderr_tail, false);
     if (how.signal != 0)
-        return "ssh to " + destination + " was killed by signal " + std::to_string(how.signal) + " (" + said + ")";
+        return tool + " to " + destination + " was killed by signal " + std::to_string(how.signal) + " (" + said + ")";
     const int status = how.status;
-    if (status == 255) return "ssh to " + destination + " failed: " + said;
+    if (status == 255 && tool == "ssh") return "ssh to " + destination + " failed: " + said;
     if (status == 126 || status == 127)
         return "no Strata at " + destination + " (" + said +
-               "): put strata-gatekeeper on the login's PATH there, or name Strata's prefix there with the "
-               "subjob key 'strata'";
+               (tool == "ssh" ? "): put strata-gatekeeper on the login's PATH there, or name Strata's prefix there "
+                                "with the subjob key 'strata'"
+                              : "): strata-gatekeeper must be beside mpirun on a filesystem the nodes share, or on "
+                                "their PATH");
+    if (tool == "srun") return "srun to " + destination + " failed (exit status " + std::to_string(status) + "): " + said;
     return "the gatekeeper at " + destination + " ended (exit status " + std::to_string(status) + "): " + said;
 }
 

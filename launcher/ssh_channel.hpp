@@ -1,12 +1,15 @@
-// mpirun's ssh client for one ssh site (job/contact.hpp's "/ssh" contacts):
-// the system's OpenSSH client, run as
+// mpirun's channel to a user-level gatekeeper it starts itself: for an ssh
+// site (job/contact.hpp's "/ssh" contacts) the system's OpenSSH client, run as
 //
 //   ssh -o BatchMode=yes -T [-p PORT] [-l USER] -- HOST 'exec PREFIX/bin/strata-gatekeeper --stdio'
 //
 // so that the user's ~/.ssh/config (ProxyJump, ControlMaster, agent
 // forwarding, host keys) applies as the user set it up; nothing mpirun adds
 // weakens host-key checking. STRATA_SSH replaces "ssh" with another command
-// (words split at blanks), e.g. "ssh -F ~/grid/ssh_config".
+// (words split at blanks), e.g. "ssh -F ~/grid/ssh_config". For a node of
+// the Slurm allocation mpirun runs in ("node/srun"), srun_command(): a job
+// step of one task on that node, with the whole node's share of the
+// allocation, its stdio unbuffered (binary-safe: frames pass at once).
 //
 // The channel's stdin and stdout carry the gatekeeper protocol
 // (gram/gram.hpp); its stderr (ssh's own messages and the remote
@@ -42,18 +45,28 @@ std::vector<std::string> ssh_command(const std::vector<std::string>& ssh, const 
 // The client's words: STRATA_SSH, else "ssh".
 std::vector<std::string> ssh_client();
 
+// The command line that starts the gatekeeper on a node of Slurm job `job_id`.
+std::vector<std::string> srun_command(const job::Contact& contact, const std::string& job_id,
+                                      const std::string& gatekeeper);
+
+// strata-gatekeeper beside this mpirun (installed: the same bin/; built: the
+// build tree's gatekeeper/), for nodes that share its filesystem; else
+// "strata-gatekeeper" (found on the node's PATH).
+std::string gatekeeper_beside_mpirun();
+
 // How the ssh process ended: its exit status, or the signal that killed it.
 struct SshExit {
     int status = 0;
     int signal = 0;
 };
 
-// Why a site's ssh ended before its gatekeeper reported the subjob's end,
-// from how ssh ended (255: ssh itself failed; 126, 127: no gatekeeper
-// there) and the last lines it wrote; once the gatekeeper had answered
-// (`gatekeeper_ran`), the session was lost, and its log lines are left out.
-std::string ssh_failure(const std::string& destination, const SshExit& how, const std::string& stderr_tail,
-                        bool gatekeeper_ran);
+// Why the channel (`tool`: "ssh" or "srun") ended before its gatekeeper
+// reported the subjob's end, from how it ended (255 from ssh: ssh itself
+// failed; 126, 127: no gatekeeper there) and the last lines it wrote; once
+// the gatekeeper had answered (`gatekeeper_ran`), the session was lost, and
+// the gatekeeper's log lines are left out.
+std::string channel_failure(const std::string& tool, const std::string& destination, const SshExit& how,
+                            const std::string& stderr_tail, bool gatekeeper_ran);
 
 class SshChannel {
 public:

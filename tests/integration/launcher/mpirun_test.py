@@ -420,7 +420,7 @@ def dumprsl_malformed(ctx):
         ("bad_count.yaml", 1, "5:12: subjob 1: 'count' must be a positive integer, got 'four'"),
         ("bad_adapter.yaml", 1, "3:30: subjob 0: unknown adapter 'jobmanager-pbs' in contact "
                                 "'anl.example.org/jobmanager-pbs'; expected fork, slurm, jobmanager-fork or "
-                                "jobmanager-slurm, or ssh[+adapter]"),
+                                "jobmanager-slurm, or ssh[+adapter] or srun"),
     ]
     for name, code, what in cases:
         for dump in (["-dumprsl"], []):

@@ -263,10 +263,11 @@ def run_ip(*args):
 class Slurm:
     """A private single-node Slurm for one scenario (skips where it cannot run)."""
 
-    def __init__(self, grid):
+    def __init__(self, grid, nodes=1):
+        """`nodes` > 1: nodes n1..nN, each its own slurmd on this machine."""
         self.scripts = grid.slurm_scripts
         r = subprocess.run([os.path.join(self.scripts, "start_slurm.sh")], capture_output=True, text=True,
-                           timeout=GUARD * 2)
+                           timeout=GUARD * 2, env={**os.environ, "STRATA_TEST_SLURM_NODES": str(nodes)})
         if r.returncode == 77:
             print("SKIP: " + r.stderr.strip())
             sys.exit(77)

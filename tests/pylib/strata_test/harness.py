@@ -20,6 +20,11 @@ import uuid
 
 GUARD = 45  # seconds; only ever reached by a hang
 
+# A suite run inside a Slurm allocation must not turn every mpirun into one that starts its ranks
+# on the allocation's nodes: the tests that want an allocation make their own (salloc).
+for _name in [n for n in os.environ if n.startswith("SLURM_") and n != "SLURM_CONF"]:
+    del os.environ[_name]
+
 
 class Failure(Exception):
     pass

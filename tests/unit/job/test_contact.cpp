@@ -60,15 +60,15 @@ TEST_CASE("contact: bad ports, unknown adapters and bad hosts say where and why"
     CHECK(error_of("h:-5") == "2: bad port '-5' in contact 'h:-5'; expected a number from 1 to 65535");
     CHECK(error_of("anl.example.org/jobmanager-pbs") ==
           "16: unknown adapter 'jobmanager-pbs' in contact 'anl.example.org/jobmanager-pbs'; expected fork, slurm, "
-          "jobmanager-fork or jobmanager-slurm, or ssh[+adapter]");
+          "jobmanager-fork or jobmanager-slurm, or ssh[+adapter] or srun");
     CHECK(error_of("h:2119/") ==
-          "7: unknown adapter '' in contact 'h:2119/'; expected fork, slurm, jobmanager-fork or jobmanager-slurm, or ssh[+adapter]");
-    CHECK(error_of("") == "0: empty contact; expected host[:port][/adapter] or [user@]host[:port]/ssh[+adapter]");
-    CHECK(error_of("/fork") == "0: missing host in contact '/fork'; expected host[:port][/adapter] or [user@]host[:port]/ssh[+adapter]");
+          "7: unknown adapter '' in contact 'h:2119/'; expected fork, slurm, jobmanager-fork or jobmanager-slurm, or ssh[+adapter] or srun");
+    CHECK(error_of("") == "0: empty contact; expected host[:port][/adapter], [user@]host[:port]/ssh[+adapter] or node/srun");
+    CHECK(error_of("/fork") == "0: missing host in contact '/fork'; expected host[:port][/adapter], [user@]host[:port]/ssh[+adapter] or node/srun");
     CHECK(error_of("ho$t/fork") == "0: 'ho$t' is not a valid host name in contact 'ho$t/fork'");
     CHECK(error_of("[::1") == "0: '[::1' has no closing ']'; expected '[address]' around an IPv6 host");
     CHECK(error_of("[node]:2") == "1: 'node' is not an IPv6 address");
-    CHECK(error_of("[::1]x") == "5: unexpected 'x' in contact '[::1]x'; expected host[:port][/adapter] or [user@]host[:port]/ssh[+adapter]");
+    CHECK(error_of("[::1]x") == "5: unexpected 'x' in contact '[::1]x'; expected host[:port][/adapter], [user@]host[:port]/ssh[+adapter] or node/srun");
 }
 
 TEST_CASE("contact: ssh logins, with or without user, port and adapter", "[contact]") {
@@ -109,4 +109,15 @@ TEST_CASE("contact: a bad ssh contact says where and why", "[contact]") {
     CHECK(error_of("h/ssh+pbs") == "6: unknown adapter 'pbs' in contact 'h/ssh+pbs'; expected ssh, ssh+fork or ssh+slurm");
     CHECK(error_of("jane@-h/ssh").find("5: '-h' is not a valid host name") == 0);
     CHECK(error_of("h/sshx").find("unknown adapter 'sshx'") != std::string::npos);
+}
+
+TEST_CASE("contact: a node of the Slurm allocation", "[contact]") {
+    const Contact c = parse("n7/srun");
+    CHECK(c.transport == Transport::srun);
+    CHECK(c.host == "n7");
+    CHECK(c.text() == "n7/srun");
+    CHECK(parse(c.text()) == c);
+    CHECK(error_of("n7:22/srun") ==
+          "0: 'n7:22/srun': a node of the Slurm allocation takes no user and no port; expected node/srun");
+    CHECK(error_of("u@n7/srun").find("takes no user and no port") != std::string::npos);
 }

@@ -252,7 +252,7 @@ TEST_CASE("job request: malformed RSL names file, line, column and what is wrong
           "1 to 65535");
     CHECK(rsl_error("&(resourceManagerContact=anl.example.org/jobmanager-pbs)(count=1)(executable=x)") ==
           "job.rsl:1:42: subjob 0: unknown adapter 'jobmanager-pbs' in contact 'anl.example.org/jobmanager-pbs'; "
-          "expected fork, slurm, jobmanager-fork or jobmanager-slurm, or ssh[+adapter]");
+          "expected fork, slurm, jobmanager-fork or jobmanager-slurm, or ssh[+adapter] or srun");
     CHECK(rsl_error("&(executable=x)(count=1)(environment=FOO)") ==
           "job.rsl:1:38: subjob 0: 'environment' takes (NAME value) pairs, e.g. (environment=(FOO bar))");
     CHECK(rsl_error("&(count=1)(executable=x)(COUNT=2)") ==
@@ -303,7 +303,7 @@ TEST_CASE("job request: malformed YAML names file, line, column and what is wron
           "job.yaml:3:28: subjob 0: bad port '0' in contact 'a.example.org:0/fork'; expected a number from 1 to 65535");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: \"a/pbs\"\n    count: 1\n") ==
           "job.yaml:3:17: subjob 0: unknown adapter 'pbs' in contact 'a/pbs'; expected fork, slurm, jobmanager-fork "
-          "or jobmanager-slurm, or ssh[+adapter]");
+          "or jobmanager-slurm, or ssh[+adapter] or srun");
     CHECK(yaml_error("executable: x\nstage: maybe\nsubjobs: [{count: 1}]\n") ==
           "job.yaml:2:8: 'stage' must be true, false or a list of files, got 'maybe'");
     CHECK(yaml_error("executable: x\nenvironment: [A=1]\nsubjobs: [{count: 1}]\n") ==
@@ -354,7 +354,7 @@ TEST_CASE("machine file: contact lines, and their errors with a column", "[machi
           "hosts:1:17: bad port '99999' in contact 'anl.example.org:99999/fork'; expected a number from 1 to 65535");
     error = failure_of(MachineFile::parse("ok\n  anl.example.org/pbs 2\n", "hosts"));
     CHECK(error == "hosts:2:19: unknown adapter 'pbs' in contact 'anl.example.org/pbs'; expected fork, slurm, "
-                   "jobmanager-fork or jobmanager-slurm, or ssh[+adapter]");
+                   "jobmanager-fork or jobmanager-slurm, or ssh[+adapter] or srun");
     error = failure_of(MachineFile::parse("a/fork 0\n", "hosts"));
     CHECK(error == "hosts:1: process count must be at least 1");
 }

@@ -5,7 +5,10 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 using namespace strata::launcher;
 namespace job = strata::job;
@@ -28,6 +31,29 @@ struct Expect {
 };
 
 const job::LocalHost kHere("node1", {"10.0.0.5"});
+
+// The Slurm variables mpirun reads, set for one test and restored after it.
+class SlurmEnv {
+public:
+    explicit SlurmEnv(const std::vector<std::pair<const char*, const char*>>& set) {
+        for (const char* n : kNames) {
+            if (const char* v = std::getenv(n)) saved_.emplace_back(n, v);
+            ::unsetenv(n);
+        }
+        for (const auto& [n, v] : set) ::setenv(n, v, 1);
+    }
+    ~SlurmEnv() {
+        for (const char* n : kNames) ::unsetenv(n);
+        for (const auto& [n, v] : saved_) ::setenv(n.c_str(), v.c_str(), 1);
+    }
+    SlurmEnv(const SlurmEnv&) = delete;
+    SlurmEnv& operator=(const SlurmEnv&) = delete;
+
+private:
+    static constexpr const char* kNames[] = {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_NODELIST",
+                                             "SLURM_TASKS_PER_NODE", "SLURM_CLUSTER_NAME"};
+    std::vector<std::pair<std::string, std::string>> saved_;
+};
 
 void check_plan(const job::JobPlan& p, int size, const std::vector<Expect>& want) {
     CHECK(p.size == size);
@@ -72,6 +98,7 @@ TEST_CASE("plan: more processes than slots cycle through the file", "[plan]") {
 }
 
 TEST_CASE("plan: without a machine file, one subjob on this machine", "[plan]") {
+    const SlurmEnv outside({});
     const job::LocalHost local("node1.example.org", {});
     Options o;
     o.program = "p";
@@ -84,7 +111,8 @@ TEST_CASE("plan: without a machine file, one subjob on this machine", "[plan]") 
     check_plan(*p, 8, {{"node1", 0, 8}});
 }
 
-TEST_CASE("plan: machine file hosts must be this machine", "[plan]") {
+TEST_CASE("plan: machine file hosts: this machine's run here, others over ssh", "[plan]") {
+    const SlurmEnv outside({});
     char path[] = "/tmp/strata-plan-XXXXXX";
     const int fd = ::mkstemp(path);
     REQUIRE(fd >= 0);
@@ -113,6 +141,7 @@ TEST_CASE("plan: machine file hosts must be this machine", "[plan]") {
 }
 
 TEST_CASE("plan: a job file's subjobs run here or go to the gatekeeper their contact names", "[plan]") {
+    const SlurmEnv outside({});
     const job::LocalHost local("node1", {"10.0.0.5"});
     auto request = job::parse_job_yaml("executable: /bin/app\n"
                                   "arguments: [x]\n"
@@ -147,6 +176,7 @@ TEST_CASE("plan: a job file's subjobs run here or go to the gatekeeper their con
 }
 
 TEST_CASE("plan: machine file contact lines run here or at the gatekeeper they name", "[plan]") {
+    const SlurmEnv outside({});
     char path[] = "/tmp/strata-plan-XXXXXX";
     const int fd = ::mkstemp(path);
     REQUIRE(fd >= 0);
@@ -174,5 +204,63 @@ TEST_CASE("plan: machine file contact lines run here or at the gatekeeper they n
     p = plan_build(o, local);
     REQUIRE(p);
     check_plan(*p, 9, {{"localhost", 0, 1}, {"anl.example.org", 1, 8, "anl.example.org/ssh+fork"}});
+    ::unlink(path);
+}
+
+TEST_CASE("plan: inside a Slurm allocation, a subjob per node through srun", "[plan]") {
+    const SlurmEnv inside({{"SLURM_JOB_ID", "7"},
+                           {"SLURM_JOB_NODELIST", "c[1-3]"},
+                           {"SLURM_TASKS_PER_NODE", "2(x2),1"},
+                           {"SLURM_CLUSTER_NAME", "hpc"}});
+    Options o;
+    o.program = "p";
+    auto p = plan_build(o, kHere);
+    REQUIRE(p);
+    check_plan(*p, 5, {{"c1", 0, 2, "c1/srun"}, {"c2", 2, 2, "c2/srun"}, {"c3", 4, 1, "c3/srun"}});
+    for (const job::Subjob& s : p->subjobs) {
+        CHECK(s.site == "hpc");
+        CHECK(s.host == s.machine);
+    }
+    o.np = 3;
+    p = plan_build(o, kHere);
+    REQUIRE(p);
+    check_plan(*p, 3, {{"c1", 0, 2, "c1/srun"}, {"c2", 2, 1, "c2/srun"}});
+    o.np = 0;
+    o.launcher = "ssh";
+    p = plan_build(o, kHere);
+    REQUIRE(p);
+    CHECK(p->subjobs[0].contact == "c1/ssh+fork");
+    // -launcher fork: the allocation's task count, all here.
+    o.launcher = "fork";
+    p = plan_build(o, kHere);
+    REQUIRE(p);
+    check_plan(*p, 5, {{"node1", 0, 5}});
+}
+
+TEST_CASE("plan: -launcher srun needs an allocation; -launcher fork refuses other hosts", "[plan]") {
+    const SlurmEnv outside({});
+    Options o;
+    o.program = "p";
+    o.launcher = "srun";
+    CHECK(failure_of(plan_build(o, kHere)) ==
+          "-launcher srun starts ranks on the nodes of a Slurm allocation, and SLURM_JOB_ID is not set (run mpirun "
+          "inside salloc or sbatch)");
+    char path[] = "/tmp/strata-plan-XXXXXX";
+    const int fd = ::mkstemp(path);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+    std::ofstream(path) << "localhost\n192.0.2.1 2\n";
+    o.machinefile = path;
+    o.launcher = "fork";
+    CHECK(failure_of(plan_build(o, kHere)) == std::string(path) +
+                                                   ":2: host '192.0.2.1' is not this machine, and -launcher fork "
+                                                   "starts processes only here");
+    {
+        const SlurmEnv inside({{"SLURM_JOB_ID", "7"}, {"SLURM_JOB_NODELIST", "c1"}});
+        o.launcher.clear();
+        auto p = plan_build(o, kHere);
+        REQUIRE(p);
+        check_plan(*p, 3, {{"localhost", 0, 1}, {"192.0.2.1", 1, 2, "192.0.2.1/srun"}});
+    }
     ::unlink(path);
 }

@@ -36,22 +36,22 @@ TEST_CASE("ssh_command: batch mode, the contact's port and user, the remote gate
           "exec '/opt/it'\\''s here/bin/strata-gatekeeper' --stdio");
 }
 
-TEST_CASE("ssh_failure: ssh's own words, and what the status means", "[ssh]") {
-    CHECK(ssh_failure("h", {255, 0}, "Warning: x\r\nPermission denied (publickey).\r\n", false) ==
+TEST_CASE("channel_failure: ssh's own words, and what the status means", "[ssh]") {
+    CHECK(channel_failure("ssh", "h", {255, 0}, "Warning: x\r\nPermission denied (publickey).\r\n", false) ==
           "ssh to h failed: Warning: x | Permission denied (publickey).");
-    CHECK(ssh_failure("h", {127, 0}, "sh: 1: exec: strata-gatekeeper: not found\n", false) ==
+    CHECK(channel_failure("ssh", "h", {127, 0}, "sh: 1: exec: strata-gatekeeper: not found\n", false) ==
           "no Strata at h (sh: 1: exec: strata-gatekeeper: not found): put strata-gatekeeper on the login's PATH "
           "there, or name Strata's prefix there with the subjob key 'strata'");
-    CHECK(ssh_failure("h", {0, 9}, "", false) == "ssh to h was killed by signal 9 (no message)");
-    CHECK(ssh_failure("h", {3, 0}, "a\nb\nc\nd\n", false) == "the gatekeeper at h ended (exit status 3): b | c | d");
+    CHECK(channel_failure("ssh", "h", {0, 9}, "", false) == "ssh to h was killed by signal 9 (no message)");
+    CHECK(channel_failure("ssh", "h", {3, 0}, "a\nb\nc\nd\n", false) == "the gatekeeper at h ended (exit status 3): b | c | d");
     // Once the gatekeeper ran, its log lines are not the reason.
     const std::string log = "2026-12-05T04:16:18Z strata-gatekeeper: [1 ssh] subjob ACTIVE\n";
-    CHECK(ssh_failure("h", {255, 0}, log, true) ==
+    CHECK(channel_failure("ssh", "h", {255, 0}, log, true) ==
           "lost the ssh session to h before its gatekeeper reported the subjob's end (ssh exit status 255)");
-    CHECK(ssh_failure("h", {255, 0}, log + "Connection to h closed by remote host.\r\n", true) ==
+    CHECK(channel_failure("ssh", "h", {255, 0}, log + "Connection to h closed by remote host.\r\n", true) ==
           "lost the ssh session to h before its gatekeeper reported the subjob's end (ssh exit status 255: "
           "Connection to h closed by remote host.)");
-    CHECK(ssh_failure("h", {0, 9}, log, true) ==
+    CHECK(channel_failure("ssh", "h", {0, 9}, log, true) ==
           "lost the ssh session to h before its gatekeeper reported the subjob's end (ssh killed by signal 9)");
 }
 
@@ -100,4 +100,16 @@ TEST_CASE("SshChannel: the destructor ends a client that does not end", "[ssh]")
     ::close(to);
     c->reset();
     CHECK(::kill(pid, 0) != 0);  // reaped: no such process
+}
+
+TEST_CASE("srun_command: one task on the node, the whole node, stdio unbuffered", "[ssh]") {
+    using V = std::vector<std::string>;
+    CHECK(srun_command(contact("n2/srun"), "42", "/opt/strata/bin/strata-gatekeeper") ==
+          V{"srun", "--jobid=42", "--nodes=1", "--ntasks=1", "--nodelist=n2", "--overlap", "--whole", "--unbuffered",
+            "--kill-on-bad-exit=1", "--quiet", "--", "/opt/strata/bin/strata-gatekeeper", "--stdio"});
+    CHECK(channel_failure("srun", "n2", {1, 0}, "srun: error: Unable to create step\n", false) ==
+          "srun to n2 failed (exit status 1): srun: error: Unable to create step");
+    // The build tree's gatekeeper, found beside this test's own directory or not at all.
+    const std::string g = gatekeeper_beside_mpirun();
+    CHECK((g == "strata-gatekeeper" || g.find("/strata-gatekeeper") != std::string::npos));
 }

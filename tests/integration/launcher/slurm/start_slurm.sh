@@ -1,6 +1,9 @@
 #!/bin/sh
-# Starts a private single-node Slurm (slurmctld + slurmd, and munged if it is
-# not running) in a fresh temporary directory, and prints that directory.
+# Starts a private Slurm (slurmctld + slurmd, and munged if it is not
+# running) in a fresh temporary directory, and prints that directory. One
+# node named after this host; with STRATA_TEST_SLURM_NODES=N (N > 1), N nodes
+# n1..nN, each its own slurmd on this host (slurmd -N), so that a job gets
+# several nodes as on a cluster.
 # Its slurm.conf is <dir>/slurm.conf: point SLURM_CONF at it. Stop it with
 # stop_slurm.sh <dir>. Exits 77 (meson's "skipped") when it cannot run here:
 # not root, or slurm-wlm/munge not installed.
@@ -27,8 +30,13 @@ fi
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/strata-slurm.XXXXXX")
 chmod 755 "$dir"
-mkdir "$dir/state" "$dir/spool"
+mkdir "$dir/state"
 host=$(hostname -s)
+nodes=${STRATA_TEST_SLURM_NODES:-1}
+case "$nodes" in
+    [1-9]) ;;
+    *) echo "start_slurm.sh: STRATA_TEST_SLURM_NODES='$nodes': expected 1 to 9" >&2; exit 2 ;;
+esac
 # Ports: a pair away from Slurm's default 6817/6818, so a site Slurm on this
 # machine is left alone; STRATA_TEST_SLURM_PORT moves it.
 port=${STRATA_TEST_SLURM_PORT:-16817}
@@ -36,16 +44,15 @@ cat >"$dir/slurm.conf" <<CONF
 ClusterName=strata-test
 SlurmctldHost=$host
 SlurmctldPort=$port
-SlurmdPort=$((port + 1))
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool
+SlurmdSpoolDir=$dir/spool-%n
 SlurmctldPidFile=$dir/slurmctld.pid
-SlurmdPidFile=$dir/slurmd.pid
+SlurmdPidFile=$dir/slurmd-%n.pid
 SlurmctldLogFile=$dir/slurmctld.log
-SlurmdLogFile=$dir/slurmd.log
+SlurmdLogFile=$dir/slurmd-%n.log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres
@@ -54,30 +61,46 @@ MpiDefault=none
 ReturnToService=2
 MinJobAge=300
 KillWait=2
-NodeName=$host CPUs=2 RealMemory=4000 State=UNKNOWN
-PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:8
 CONF
+if [ "$nodes" -eq 1 ]; then
+    names=$host
+    echo "SlurmdPort=$((port + 1))" >>"$dir/slurm.conf"
+    echo "NodeName=$host CPUs=2 RealMemory=4000 State=UNKNOWN" >>"$dir/slurm.conf"
+else
+    names=$(seq -f 'n%g' 1 "$nodes")
+    echo "NodeName=n[1-$nodes] NodeHostname=$host NodeAddr=127.0.0.1 Port=[$((port + 1))-$((port + nodes))]" \
+        "CPUs=2 RealMemory=1000 State=UNKNOWN" >>"$dir/slurm.conf"
+fi
+list=$(echo $names | tr ' ' ',')
+echo "PartitionName=debug Nodes=$list Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:8" >>"$dir/slurm.conf"
+for n in $names; do mkdir "$dir/spool-$n"; done
 export SLURM_CONF="$dir/slurm.conf"
 
 fail() {
     echo "start_slurm.sh: $*" >&2
-    for log in slurmctld.log slurmd.log; do
-        [ -f "$dir/$log" ] && { echo "--- $log (end)" >&2; tail -n 15 "$dir/$log" >&2; }
+    for log in "$dir"/slurmctld.log "$dir"/slurmd-*.log; do
+        [ -f "$log" ] && { echo "--- $(basename "$log") (end)" >&2; tail -n 15 "$log" >&2; }
     done
     "$(dirname "$0")/stop_slurm.sh" "$dir" || true
     exit 1
 }
 
 slurmctld -f "$SLURM_CONF" || fail "slurmctld did not start"
-slurmd -f "$SLURM_CONF" || fail "slurmd did not start"
+for n in $names; do
+    if [ "$nodes" -eq 1 ]; then
+        slurmd -f "$SLURM_CONF" || fail "slurmd did not start"
+    else
+        slurmd -f "$SLURM_CONF" -N "$n" || fail "slurmd for node $n did not start"
+    fi
+done
 
-# Bounded wait (30 s) for the node to be idle.
+# Bounded wait (30 s) for every node to be idle.
 i=0
 while :; do
-    state=$(sinfo -h -N -n "$host" -o %T 2>/dev/null || true)
-    [ "$state" = idle ] && break
+    states=$(sinfo -h -N -n "$list" -o %T 2>/dev/null | sort -u | tr '\n' ' ' || true)
+    [ "$states" = "idle " ] && break
     i=$((i + 1))
-    [ "$i" -le 150 ] || fail "node $host not idle after 30 s (sinfo says '${state:-nothing}')"
+    [ "$i" -le 150 ] || fail "nodes $list not idle after 30 s (sinfo says '${states:-nothing}')"
     sleep 0.2
 done
 echo "$dir"

@@ -27,8 +27,8 @@ if [ -s "$dir/slurmctld.pid" ] && kill -0 "$(cat "$dir/slurmctld.pid")" 2>/dev/n
         done
     fi
 fi
-for d in slurmd slurmctld; do
-    f="$dir/$d.pid"
+for f in "$dir"/slurmd*.pid "$dir/slurmctld.pid"; do
+    d=$(basename "$f" .pid)
     [ -s "$f" ] || continue
     pid=$(cat "$f")
     kill -TERM "$pid" 2>/dev/null || continue

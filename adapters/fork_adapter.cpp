@@ -163,7 +163,8 @@ private:
     base::Lifeline lifeline_;
 };
 
-ForkAdapter::ForkAdapter(boost::asio::io_context& io) : io_(io), sigchld_(io, SIGCHLD), drain_timer_(io) {}
+ForkAdapter::ForkAdapter(boost::asio::io_context& io)
+    : io_(io), sigchld_(io, SIGCHLD), drain_timer_(io), wall_timer_(io) {}
 
 ForkAdapter::~ForkAdapter() {
     stdin_.reset();
@@ -237,7 +238,18 @@ void ForkAdapter::start(const job::Subjob& subjob, LaunchSpec spec, ProcessEvent
         if (with_stdin) stdin_ = std::make_unique<StdinPump>(io_, stdin_source.release(), stdin_sink);
     }
     report(JobState::active, "");
+    if (spec.batch.max_wall_time_min > 0) wall_time_arm(spec.batch.max_wall_time_min);
     after_change();
+}
+
+void ForkAdapter::wall_time_arm(int minutes) {
+    wall_timer_.expires_after(std::chrono::minutes(minutes));
+    wall_timer_.async_wait([this, minutes, alive = lifeline_.token()](const boost::system::error_code& ec) {
+        if (alive.expired() || ec == boost::asio::error::operation_aborted || all_reaped()) return;
+        // The reason first: what follows (the kills, the exits) does not replace it.
+        report(JobState::failed, "its wall time of " + std::to_string(minutes) + " minute(s) ran out");
+        cancel(CancelMode::kill);
+    });
 }
 
 void ForkAdapter::start_failed(int rank, const std::string& reason) {

@@ -60,6 +60,7 @@ private:
     bool start_one(int rank, const std::string& path, const std::vector<std::string>& argv,
                    const std::vector<std::string>& envs, bool with_stdin, int& stdin_sink);
     void watch_children();
+    void wall_time_arm(int minutes);  // the subjob's maxWallTime: then FAILED, and killed
     void reap_exited();
     void read_output(Process& p, Stream s);
     void close_output(Process& p, Stream s);
@@ -72,6 +73,7 @@ private:
     boost::asio::io_context& io_;
     boost::asio::signal_set sigchld_;
     boost::asio::steady_timer drain_timer_;
+    boost::asio::steady_timer wall_timer_;
     bool drain_timer_armed_ = false;
     std::vector<std::unique_ptr<Process>> procs_;  // stable addresses for pending handlers
     std::unique_ptr<StdinPump> stdin_;

@@ -72,6 +72,9 @@ struct LaunchSpec {
     // false: the processes get `env` alone, nothing of the adapter's own
     // environment (a gatekeeper: a login's environment, never its own).
     bool inherit_environment = true;
+    // Queue, project and wall time; the slurm adapter asks sbatch for them,
+    // the fork adapter ends the processes at the wall time.
+    job::Batch batch;
 };
 
 enum class SubjobState {

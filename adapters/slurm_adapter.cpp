@@ -372,6 +372,7 @@ void SlurmAdapter::start(const job::Subjob& subjob, LaunchSpec spec, ProcessEven
     events_ = &events;
     started_ = true;
     subjob_index_ = subjob.index;
+    batch_ = spec.batch;
     if (spec.stdin_fd >= 0) ::close(spec.stdin_fd);
     for (int i = 0; i < subjob.count; ++i) {
         Task t;
@@ -451,6 +452,9 @@ void SlurmAdapter::submit(const std::vector<std::string>& env, int script_fd) {
         argv.push_back("--uid=" + std::to_string(run_as_->uid));
         argv.push_back("--gid=" + std::to_string(run_as_->gid));
     }
+    if (!batch_.queue.empty()) argv.push_back("--partition=" + batch_.queue);
+    if (!batch_.project.empty()) argv.push_back("--account=" + batch_.project);
+    if (batch_.max_wall_time_min > 0) argv.push_back("--time=" + std::to_string(batch_.max_wall_time_min));
     for (const std::string& w : words_split(kSbatchArgs.get())) argv.push_back(w);
     submitting_ = true;
     command_run(std::move(argv), env, [this](int status, const std::string& output) {

@@ -194,6 +194,7 @@ private:
     std::string work_dir_;  // its path, for Slurm and the task wrapper
     uid_t tasks_owner_ = 0;  // who writes the task files; nothing else is read
     std::optional<RunAs> run_as_;  // sbatch --uid/--gid (the adapter runs as root)
+    job::Batch batch_;             // sbatch --partition, --account, --time
     int subjob_index_ = 0;
     long job_id_ = -1;
     bool started_ = false;

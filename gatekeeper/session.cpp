@@ -180,12 +180,16 @@ void Session::on_output(int rank, adapters::Stream stream, std::string_view byte
     send(gram::encode(gram::Output{static_cast<std::uint32_t>(rank), stream, std::string(bytes)}));
 }
 
+// The last exit or end of output of a subjob already over (failed, its
+// processes killed after) may be what the session still waits for.
 void Session::on_output_closed(int rank, adapters::Stream stream) {
     send(gram::encode(gram::OutputClosed{static_cast<std::uint32_t>(rank), stream}));
+    maybe_end();
 }
 
 void Session::on_exited(int rank, long pid, adapters::ProcessExit how) {
     send(gram::encode(gram::Exited{static_cast<std::uint32_t>(rank), static_cast<std::uint32_t>(pid), how}));
+    maybe_end();
 }
 
 void Session::on_subjob_state(int, adapters::JobState state, const std::string& detail) {
@@ -381,6 +385,7 @@ void Session::submit(const gram::Submit& m) {
 // The processes' command, environment, directory, account and stdin.
 void Session::login_prepare(const gram::Submit& m, const Account& account) {
     spec_.command = m.command;
+    spec_.batch = m.batch;
     if (ssh_) {
         // The ssh session's environment is the login's. mpirun is reached at
         // the address the session came from.

@@ -62,6 +62,9 @@ std::vector<std::uint8_t> encode(const Submit& m) {
     }
     w.u32(m.stage_program ? 1 : 0);
     w.str(m.delegation);
+    w.str(m.batch.queue);
+    w.str(m.batch.project);
+    w.u32(static_cast<std::uint32_t>(m.batch.max_wall_time_min));
     return w.finish();
 }
 
@@ -155,6 +158,11 @@ std::optional<Submit> decode_submit(const std::vector<std::uint8_t>& payload) {
     valid = valid && stage_program <= 1 && (!m.stage_program || !m.stage.empty());
     m.delegation = r.str();
     valid = valid && (m.delegation == "none" || m.delegation == "limited" || m.delegation == "full");
+    m.batch.queue = r.str();
+    m.batch.project = r.str();
+    const std::uint32_t wall = r.u32();
+    valid = valid && wall <= static_cast<std::uint32_t>(job::kMaxWallTimeMin);
+    m.batch.max_wall_time_min = static_cast<int>(wall);
     return finish(r, valid, std::move(m));
 }
 

@@ -101,6 +101,7 @@ struct Submit {
     // "none", "limited" (a limited proxy: authenticates as the user, starts
     // no jobs) or "full" (an impersonation proxy).
     std::string delegation = "none";
+    job::Batch batch;  // queue, project, wall time, for the site's scheduler
 };
 
 struct Hello {

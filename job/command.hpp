@@ -22,4 +22,19 @@ struct Command {
     bool operator==(const Command&) const = default;
 };
 
+// What a batch scheduler is asked for besides the command: RSL's queue,
+// project and maxWallTime (YAML: queue, project, max_wall_time). It travels
+// beside the Command; the slurm adapter makes it sbatch's --partition,
+// --account and --time, the fork adapter ends processes at the wall time.
+struct Batch {
+    std::string queue;
+    std::string project;
+    int max_wall_time_min = 0;  // 0: no limit of the job's own
+
+    bool operator==(const Batch&) const = default;
+};
+
+// The minutes RSL's maxWallTime and YAML's max_wall_time give: 1 to 525600 (a year).
+inline constexpr int kMaxWallTimeMin = 525600;
+
 }  // namespace strata::job

@@ -30,6 +30,7 @@ JobPlan JobPlan::from_request(const JobRequest& request, const LocalHost& local)
         s.command = r.command;
         s.account = r.account;
         s.strata = r.strata;
+        s.batch = r.batch;
         s.stage = r.stage || !r.stage_files.empty();
         s.stage_files = r.stage_files;
         plan.size += r.count;

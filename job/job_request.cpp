@@ -44,6 +44,16 @@ base::Result<int> subjob_count_parse(const std::string& text) {
     return std::stoi(text);
 }
 
+base::Result<int> wall_time_parse(const std::string& text, const std::string& key) {
+    bool digits = !text.empty() && text.size() <= 6;
+    for (unsigned char c : text) digits = digits && std::isdigit(c);
+    const long minutes = digits ? std::stol(text) : 0;
+    if (minutes < 1 || minutes > kMaxWallTimeMin)
+        return base::Error{"'" + key + "' must be minutes from 1 to " + std::to_string(kMaxWallTimeMin) + ", got '" +
+                           text + "'"};
+    return static_cast<int>(minutes);
+}
+
 JobRequest job_request_from_machine_file(const MachineFile& file, int np, const std::string& program,
                                          const std::vector<std::string>& args, const LocalHost& local,
                                          Transport remote) {
@@ -99,6 +109,9 @@ std::string job_request_rsl(const JobRequest& request) {
         if (!s.command.directory.empty()) out += "   (directory=" + rsl_quote(s.command.directory) + ")\n";
         if (!s.account.empty()) out += "   (account=" + rsl_quote(s.account) + ")\n";
         if (!s.strata.empty()) out += "   (strata=" + rsl_quote(s.strata) + ")\n";
+        if (!s.batch.queue.empty()) out += "   (queue=" + rsl_quote(s.batch.queue) + ")\n";
+        if (!s.batch.project.empty()) out += "   (project=" + rsl_quote(s.batch.project) + ")\n";
+        if (s.batch.max_wall_time_min > 0) out += "   (maxWallTime=" + std::to_string(s.batch.max_wall_time_min) + ")\n";
         out += "   (executable=" + rsl_quote(s.command.program) + ")\n";
         if (!s.command.args.empty()) {
             out += "   (arguments=";

@@ -31,6 +31,7 @@ struct SubjobRequest {
     Command command;                       // environment in order; directory empty: the adapter's default
     std::string account;                   // at a gatekeeper: which mapped account; empty: the grid-mapfile's first
     std::string strata;                    // at an ssh site: Strata's prefix there; empty: its login PATH
+    Batch batch;                           // queue, project, wall time
     bool stage = false;                    // copy the executable to the site first
     std::vector<std::string> stage_files;  // more files to copy; non-empty implies stage
     std::string site;                      // topology labels; RSL carries site as GLOBUS_LAN_ID
@@ -47,6 +48,9 @@ struct JobRequest {
     int size() const;
     bool operator==(const JobRequest&) const = default;
 };
+
+// A wall time in minutes as `key` ("maxWallTime", "max_wall_time") takes it.
+base::Result<int> wall_time_parse(const std::string& text, const std::string& key);
 
 // `path` only names the file in messages; an error is "PATH:LINE:COLUMN: ...".
 base::Result<JobRequest> parse_job_rsl(const std::string& text, const std::string& path);

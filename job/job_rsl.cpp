@@ -333,6 +333,23 @@ Status contact_read(const Attribute& a, Reading& r) {
     return {};
 }
 
+template <std::string Batch::*member>
+Status batch_string_read(const Attribute& a, Reading& r) {
+    Result<std::string> s = a.value.single();
+    if (!s) return s.failure();
+    r.s.batch.*member = *s;
+    return {};
+}
+
+Status wall_time_read(const Attribute& a, Reading& r) {
+    Result<std::string> written = a.value.single();
+    if (!written) return written.failure();
+    const Result<int> minutes = wall_time_parse(*written, "maxWallTime");
+    if (!minutes) return a.value.fail(a.value.position(), minutes.error());
+    r.s.batch.max_wall_time_min = *minutes;
+    return {};
+}
+
 Status count_read(const Attribute& a, Reading& r) {
     Result<std::string> written = a.value.single();
     if (!written) return written.failure();
@@ -402,6 +419,9 @@ const base::Field<Reading, Values> kAttributeFields[] = {
     {"directory", command_string_read<&Command::directory>},
     {"account", string_read<&SubjobRequest::account>},
     {"strata", string_read<&SubjobRequest::strata>},
+    {"queue", batch_string_read<&Batch::queue>},
+    {"project", batch_string_read<&Batch::project>},
+    {"maxWallTime", wall_time_read},
     {"executable", executable_read, "no 'executable'; add (executable=PATH)"},
     {"arguments", arguments_read},
     {"stage", stage_read},

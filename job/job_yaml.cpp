@@ -26,6 +26,9 @@ struct Common {
     std::optional<std::string> directory;
     std::optional<std::string> account;
     std::optional<std::string> strata;  // an ssh site's Strata prefix
+    std::optional<std::string> queue;
+    std::optional<std::string> project;
+    std::optional<int> max_wall_time;  // minutes
     std::optional<bool> stage;
     std::vector<std::string> stage_files;
     std::optional<std::string> bind_to;  // STRATA_BIND_TO (wireup/binding.hpp)
@@ -106,6 +109,14 @@ Status stage_read(const yaml::Entry& e, Out& out) {
     return {};
 }
 
+template <class Out>
+Status wall_time_read(const yaml::Entry& e, Out& out) {
+    const base::Result<int> minutes = wall_time_parse(scalar_of(e.value), "max_wall_time");
+    if (!minutes) return e.value.fail(minutes.error());
+    out.max_wall_time = *minutes;
+    return {};
+}
+
 // bind_to: core|socket|none, what mpirun -bind-to says for the whole job.
 template <class Out>
 Status bind_to_read(const yaml::Entry& e, Out& out) {
@@ -119,13 +130,16 @@ Status bind_to_read(const yaml::Entry& e, Out& out) {
 }
 
 template <class Out>
-constexpr std::array<yaml::Field<Out>, 8> kCommon{{
+constexpr std::array<yaml::Field<Out>, 11> kCommon{{
     {"executable", executable_read<Out>},
     {"arguments", arguments_read<Out>},
     {"environment", environment_read<Out>},
     {"directory", common_string_read<Out, &Common::directory>},
     {"account", common_string_read<Out, &Common::account>},
     {"strata", common_string_read<Out, &Common::strata>},
+    {"queue", common_string_read<Out, &Common::queue>},
+    {"project", common_string_read<Out, &Common::project>},
+    {"max_wall_time", wall_time_read<Out>},
     {"stage", stage_read<Out>},
     {"bind_to", bind_to_read<Out>},
 }};
@@ -353,6 +367,9 @@ Result<SubjobRequest> subjob_read(const yaml::Value& node, const Top& top) {
     s.command.directory = sub.directory.value_or(top.directory.value_or(""));
     s.account = sub.account.value_or(top.account.value_or(""));
     s.strata = sub.strata.value_or(top.strata.value_or(""));
+    s.batch.queue = sub.queue.value_or(top.queue.value_or(""));
+    s.batch.project = sub.project.value_or(top.project.value_or(""));
+    s.batch.max_wall_time_min = sub.max_wall_time.value_or(top.max_wall_time.value_or(0));
     const Common& staging = sub.stage ? static_cast<const Common&>(sub) : top;
     s.stage = staging.stage.value_or(false);
     s.stage_files = staging.stage_files;

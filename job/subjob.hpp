@@ -34,6 +34,7 @@ struct Subjob {
     // At an ssh site: where Strata is installed there (mpirun runs
     // PREFIX/bin/strata-gatekeeper); empty: strata-gatekeeper on the login's PATH.
     std::string strata;
+    Batch batch;  // for a batch scheduler: queue, project, wall time
     // Send the program (and these files) to the site; only subjobs at a
     // gatekeeper stage, since here the files are already in place.
     bool stage = false;

@@ -157,6 +157,7 @@ int CoAllocator::run() {
         const job::Subjob& s = plan_.subjobs[i];
         adapters::LaunchSpec spec;
         spec.command = s.command;
+        spec.batch = s.batch;
         if (s.command.program.empty()) {
             spec.command.program = options_.program;
             spec.command.args = options_.args;

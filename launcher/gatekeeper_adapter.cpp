@@ -213,6 +213,7 @@ void GatekeeperAdapter::submit() {
     m.count = static_cast<std::uint32_t>(subjob_.count);
     m.adapter = job::adapter_name(contact_.adapter);
     m.command = spec_.command;
+    m.batch = spec_.batch;
     if (contact_.transport == job::Transport::srun) {
         // No session address to learn it from: the address this machine routes to the node from.
         const std::string from = route_source(contact_.host);
@@ -226,6 +227,16 @@ void GatekeeperAdapter::submit() {
             if (name == wireup::env::kWireup && !lec) value = wireup::wireup_at(local.address().to_string(), value);
         m.account = subjob_.account;
         m.delegation = kDelegation.get();
+    }
+    if (!tls_conn_ && !subjob_.account.empty()) {
+        // ssh or srun chose the login: `account` is the scheduler's, as `project` is.
+        if (!m.batch.project.empty() && m.batch.project != subjob_.account) {
+            finish("subjob " + std::to_string(subjob_.index) + " names the account '" + subjob_.account +
+                   "' and the project '" + m.batch.project + "'; at an ssh site both are the scheduler's account: "
+                   "give one");
+            return;
+        }
+        m.batch.project = subjob_.account;
     }
     m.has_stdin = stdin_ != nullptr;
     if (m.delegation != "none" && m.delegation != "limited" && m.delegation != "full") {

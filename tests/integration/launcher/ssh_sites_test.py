@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-from strata_test.grid import Namespaces, fake_args, finish, grid_main
+from strata_test.grid import Namespaces, Slurm, fake_args, finish, grid_main
 from strata_test.harness import GUARD, check, expect_code, expect_nobody_left, expect_stderr
 from strata_test.ssh import SshLogins, netns_id, processes, skip_unless_possible
 
@@ -26,23 +26,31 @@ class SshGrid:
     """Three sites s1..s3 behind sshd, the user's namespace for mpirun, and Strata published
     where the sites' account can run it (PREFIX/bin/strata-gatekeeper)."""
 
-    def __init__(self, grid):
+    def __init__(self, grid, slurm=False):
+        """`slurm`: a private Slurm behind s1's login node (in its namespace), which the
+        logins reach through SLURM_CONF."""
         skip_unless_possible()
         self.grid, self.ctx = grid, grid.ctx
         self.prefix = os.path.dirname(os.path.dirname(grid.publish(grid.gatekeeper, "bin")))
         self.nets = Namespaces(grid.ctx)
-        self.logins = None
+        self.logins = self.slurm = None
         try:
             # Strata on the login's PATH too, for machine files (which have no `strata` key).
-            path = f"{self.prefix}/bin:/usr/local/bin:/usr/bin:/bin"
-            self.logins = SshLogins(grid.ctx, self.nets, ["s1", "s2", "s3"], environment={"PATH": path})
+            env = {"PATH": f"{self.prefix}/bin:/usr/local/bin:/usr/bin:/bin"}
+            if slurm:
+                self.slurm = Slurm(grid, netns=self.nets.ns("s1"))
+                os.chmod(self.slurm.dir, 0o755)
+                env.update(self.slurm.env)
+            self.logins = SshLogins(grid.ctx, self.nets, ["s1", "s2", "s3"], environment=env)
         except BaseException:
-            self.nets.remove()
+            self.stop()
             raise
 
     def stop(self):
         if self.logins is not None:
             self.logins.stop()
+        if self.slurm is not None:
+            self.slurm.stop()
         self.nets.remove()
 
     def env(self, config=None):
@@ -92,10 +100,10 @@ def say_failure(r):
             print(line)
 
 
-def with_ssh_grid(scenario):
+def with_ssh_grid(scenario, slurm=False):
     @functools.wraps(scenario)
     def run(grid):
-        sg = SshGrid(grid)
+        sg = SshGrid(grid, slurm=slurm)
         try:
             scenario(sg)
         finally:
@@ -259,7 +267,62 @@ def interrupted(sg):
     check(sg.logins.client_processes() == [], f"ssh clients left: {sg.logins.client_processes()}")
 
 
-SCENARIOS = {f.__name__: f for f in (three_sites, formats, refused, ssh_killed, gatekeeper_killed, interrupted)}
+def slurm_site(sg):
+    """s1 runs its subjob through the Slurm behind its login node (/ssh+slurm), with the job's
+    queue, project and wall time as sbatch's partition, account and time limit; a queue
+    the cluster does not have stops mpirun before any rank runs, with sbatch's own words;
+    Ctrl-C leaves no process, no Slurm job and nothing in the account's home."""
+    ctx, slurm = sg.ctx, sg.slurm
+    args = fake_args(ctx, "init", "print-env:SLURM_JOB_PARTITION", "print:ready {rank}", "sleep")
+    job = sg.job("slurm.yaml", [("s1/ssh+slurm", 2), ("s2/ssh", 1)], args)
+    text = open(job).read().replace("subjobs:", "queue: debug\nmax_wall_time: 5\nsubjobs:")
+    p = sg.popen(["-l", "-jobfile", ctx.file("slurm2.yaml", text)])
+    try:
+        ready = [p.stdout.readline() for _ in range(6)]
+        check(all(ready), f"mpirun ended before every rank was ready: {ready}\n" + (p.stderr.read() if
+                                                                                  p.poll() is not None else ""))
+        check("[0] SLURM_JOB_PARTITION=debug\n" in ready, f"rank 0 runs in a Slurm job of partition debug: {ready}")
+        limits = subprocess.run([*slurm.prefix, "squeue", "-h", "-o", "%P %l"], capture_output=True, text=True,
+                                timeout=GUARD, env={**os.environ, **slurm.env}).stdout.split()
+        check(limits == ["debug", "5:00"], f"the Slurm job's partition and time limit: {limits}")
+        p.send_signal(2)
+    except BaseException:
+        p.kill()
+        p.wait()
+        raise
+    r = finish(p)
+    expect_code(r, 130)
+    sg.expect_nothing_left()
+    slurm.expect_no_jobs()
+    text = text.replace("queue: debug", "queue: nosuch")
+    r = sg.run(["-jobfile", ctx.file("slurm3.yaml", text)])
+    check(r.returncode != 0 and "ready" not in r.stdout, "mpirun fails and nothing ran", r)
+    expect_stderr(r, r"^mpirun: cannot start '.*fake_rank' for rank 0 at s1/ssh\+slurm: sbatch refused the job: "
+                     r"sbatch: error: invalid partition specified: nosuch")
+    sg.expect_nothing_left()
+    slurm.expect_no_jobs()
+
+
+slurm_site = with_ssh_grid(slurm_site, slurm=True)
+
+
+@with_ssh_grid
+def wall_time(sg):
+    """max_wall_time at a fork site: when it runs out the subjob fails with that reason and
+    its processes are killed (the only scenario that waits: one minute)."""
+    job = sg.job("wall.yaml", [("s1/ssh", 1), ("s2/ssh", 1)], fake_args(sg.ctx, "init", "print:ready {rank}",
+                                                                        "sleep"))
+    text = open(job).read()
+    text = text.replace("  - {contact: 's2/ssh', count: 1}", "  - {contact: 's2/ssh', count: 1, max_wall_time: 1}")
+    p = sg.popen(["-jobfile", sg.ctx.file("wall2.yaml", text)])
+    r = finish(p, timeout=150)
+    check(r.returncode == 1, "mpirun fails the job", r)
+    expect_stderr(r, r"^mpirun: subjob 1 \(site s2, contact s2/ssh\+fork\) failed: its wall time of 1 minute\(s\) ran "
+                     r"out; ending the job$")
+    sg.expect_nothing_left()
+
+SCENARIOS = {f.__name__: f for f in (three_sites, formats, refused, ssh_killed, gatekeeper_killed, interrupted,
+                                     slurm_site, wall_time)}
 
 if __name__ == "__main__":
     sys.exit(grid_main(SCENARIOS))

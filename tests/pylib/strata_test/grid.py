@@ -263,11 +263,14 @@ def run_ip(*args):
 class Slurm:
     """A private single-node Slurm for one scenario (skips where it cannot run)."""
 
-    def __init__(self, grid, nodes=1):
-        """`nodes` > 1: nodes n1..nN, each its own slurmd on this machine."""
+    def __init__(self, grid, nodes=1, netns=None):
+        """`nodes` > 1: nodes n1..nN, each its own slurmd on this machine. `netns`: the daemons
+        run in that network namespace (a site's cluster behind its login node), on its loopback;
+        jobs() and stop() reach them there."""
         self.scripts = grid.slurm_scripts
-        r = subprocess.run([os.path.join(self.scripts, "start_slurm.sh")], capture_output=True, text=True,
-                           timeout=GUARD * 2, env={**os.environ, "STRATA_TEST_SLURM_NODES": str(nodes)})
+        self.prefix = ["ip", "netns", "exec", netns] if netns else []
+        r = subprocess.run([*self.prefix, os.path.join(self.scripts, "start_slurm.sh")], capture_output=True,
+                           text=True, timeout=GUARD * 2, env={**os.environ, "STRATA_TEST_SLURM_NODES": str(nodes)})
         if r.returncode == 77:
             print("SKIP: " + r.stderr.strip())
             sys.exit(77)
@@ -276,7 +279,7 @@ class Slurm:
         self.env = {"SLURM_CONF": os.path.join(self.dir, "slurm.conf"), "STRATA_SLURM_TASK": grid.slurm_task}
 
     def jobs(self):
-        r = subprocess.run(["squeue", "-h", "-o", "%i %T"], capture_output=True, text=True, timeout=GUARD,
+        r = subprocess.run([*self.prefix, "squeue", "-h", "-o", "%i %T"], capture_output=True, text=True, timeout=GUARD,
                            env={**os.environ, **self.env})
         return r.stdout.strip()
 
@@ -287,7 +290,8 @@ class Slurm:
         check(self.jobs() == "", f"no Slurm job is left: {self.jobs()}")
 
     def stop(self):
-        subprocess.run([os.path.join(self.scripts, "stop_slurm.sh"), self.dir], capture_output=True, timeout=GUARD)
+        subprocess.run([*self.prefix, os.path.join(self.scripts, "stop_slurm.sh"), self.dir], capture_output=True,
+                       timeout=GUARD, env={**os.environ, **self.env})
 
 
 def when_ready(grid, job, ranks, act):
@@ -305,10 +309,10 @@ def when_ready(grid, job, ranks, act):
     return finish(p)
 
 
-def finish(p):
+def finish(p, timeout=GUARD):
     """Waits (bounded) for mpirun `p` to end, killing it if it does not, and returns how it ended."""
     try:
-        out, err = p.communicate(timeout=GUARD)
+        out, err = p.communicate(timeout=timeout)
     finally:
         if p.poll() is None:
             p.kill()

@@ -108,7 +108,14 @@ def mpirun_lines(r):
 
 def run_scenario(ctx, scenario, cleanup=None):
     """Runs scenario(); prints PASS, or FAIL and why after killing whatever it left
-    running. Returns the exit status for meson."""
+    running. Returns the exit status for meson. meson's SIGTERM at a timeout fails the
+    scenario like any failure, so that its fixtures (namespaces, daemons, accounts) are
+    still taken down."""
+
+    def terminated(sig, frame):
+        raise Failure(f"terminated by signal {sig} (a timeout?)")
+
+    signal.signal(signal.SIGTERM, terminated)
     try:
         scenario()
     except (Failure, subprocess.TimeoutExpired) as e:

@@ -76,6 +76,7 @@ Submit sample_submit() {
     m.command.env = {{"STRATA_JOB", "abc"}, {"EMPTY", ""}, {"BIN", std::string("\x01\xff", 2)}};
     m.command.directory = "/home/jane/run";
     m.has_stdin = true;
+    m.batch = {"short", "phys-123", 90};
     return m;
 }
 
@@ -96,6 +97,8 @@ TEST_CASE("gram: Submit round trip", "[gram]") {
     CHECK(d->command.env == m.command.env);
     CHECK(d->command.directory == "/home/jane/run");
     CHECK(d->has_stdin);
+    CHECK(d->batch == m.batch);
+    CHECK(d->batch.max_wall_time_min == 90);
 
     // The smallest Submit: no args, env, account or directory, no stdin.
     Submit small;
@@ -340,6 +343,9 @@ TEST_CASE("gram: a Submit must name a program, at least one rank, and stdin as 0
             w.u32(0);  // no staged files
             w.u32(0);
             w.str("none");  // delegation
+            w.str("");      // queue
+            w.str("");      // project
+            w.u32(0);       // wall time
         }));
     };
     REQUIRE(submit(1, "a.out", 1));
@@ -504,4 +510,15 @@ TEST_CASE("gram: Hello carries the version, and an empty one is malformed", "[gr
     Bytes trailing = p;
     trailing.push_back(0);
     CHECK_FALSE(decode_hello(trailing));
+}
+
+TEST_CASE("gram: a Submit's wall time is at most a year", "[gram]") {
+    Submit m;
+    m.count = 1;
+    m.adapter = "slurm";
+    m.command.program = "a.out";
+    m.batch.max_wall_time_min = strata::job::kMaxWallTimeMin;
+    CHECK(decode_submit(payload_of(encode(m), Type::submit)));
+    m.batch.max_wall_time_min = strata::job::kMaxWallTimeMin + 1;
+    CHECK_FALSE(decode_submit(payload_of(encode(m), Type::submit)));
 }

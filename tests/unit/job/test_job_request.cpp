@@ -237,10 +237,10 @@ TEST_CASE("job request: malformed RSL names file, line, column and what is wrong
     CHECK(rsl_error("&(executable=/bin/x)(count=2") ==
           "job.rsl:1:29: expected ')' to close the relation started at 1:21, got the end of the file");
     CHECK(rsl_error("&(executable=\"/bin/x)(count=2)") == "job.rsl:1:14: unterminated string; expected a closing \"");
-    CHECK(rsl_error("&(executable=/bin/x)(count=2)(queue=short)") ==
-          "job.rsl:1:31: subjob 0: unknown attribute 'queue'; expected resourceManagerContact, count, label, "
-          "environment, directory, account, strata, executable, arguments, stage, stageFiles, site, machine, host or "
-          "processorName");
+    CHECK(rsl_error("&(executable=/bin/x)(count=2)(colour=blue)") ==
+          "job.rsl:1:31: subjob 0: unknown attribute 'colour'; expected resourceManagerContact, count, label, "
+          "environment, directory, account, strata, queue, project, maxWallTime, executable, arguments, stage, "
+          "stageFiles, site, machine, host or processorName");
     CHECK(rsl_error("&(executable=/bin/x)(count=four)") ==
           "job.rsl:1:28: subjob 0: 'count' must be a positive integer, got 'four'");
     CHECK(rsl_error("&(executable=/bin/x)(count=0)") ==
@@ -289,12 +289,13 @@ TEST_CASE("job request: malformed YAML names file, line, column and what is wron
           "job.yaml:5:12: subjob 1: 'count' must be a positive integer, got 'four'");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - count: 0\n") ==
           "job.yaml:3:12: subjob 0: 'count' must be a positive integer, got '0'");
-    CHECK(yaml_error("executable: x\nqueue: short\nsubjobs: [{count: 1}]\n") ==
-          "job.yaml:2:1: unknown key 'queue'; expected executable, arguments, environment, directory, account, "
-          "strata, stage, bind_to, security, network or subjobs");
+    CHECK(yaml_error("executable: x\ncolour: blue\nsubjobs: [{count: 1}]\n") ==
+          "job.yaml:2:1: unknown key 'colour'; expected executable, arguments, environment, directory, account, "
+          "strata, queue, project, max_wall_time, stage, bind_to, security, network or subjobs");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a/fork\n    cont: 2\n") ==
           "job.yaml:4:5: subjob 0: unknown key 'cont'; expected contact, count, executable, arguments, environment, "
-          "directory, account, strata, stage, bind_to, site, machine, host or processor_name");
+          "directory, account, strata, queue, project, max_wall_time, stage, bind_to, site, machine, host or "
+          "processor_name");
     CHECK(yaml_error("subjobs:\n  - contact: a/fork\n    count: 2\n") ==
           "job.yaml:2:5: subjob 0: no 'executable'; give it at the top level or in the subjob");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a/fork\n") ==
@@ -447,4 +448,22 @@ TEST_CASE("job request: bind_to sets STRATA_BIND_TO, at the top level or per sub
           "job.yaml:2:10: 'bind_to' must be core, socket or none, not 'cores'");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - {count: 1, bind_to: [core]}\n") ==
           "job.yaml:3:25: subjob 0: 'bind_to' must be core, socket or none");
+}
+
+TEST_CASE("job request: queue, project and wall time, in YAML and RSL alike, and back", "[jobrequest]") {
+    const JobRequest y = yaml("executable: x\nqueue: short\nmax_wall_time: 90\nsubjobs:\n"
+                              "  - {contact: a/ssh+slurm, count: 2, project: phys}\n"
+                              "  - {contact: b/slurm, count: 1, queue: long}\n");
+    CHECK(y.subjobs[0].batch == Batch{"short", "phys", 90});
+    CHECK(y.subjobs[1].batch == Batch{"long", "", 90});
+    const JobRequest r = rsl("+( &(resourceManagerContact=\"a/ssh+slurm\")(count=2)(executable=x)(queue=short)"
+                             "(project=phys)(maxWallTime=90) )"
+                             "( &(resourceManagerContact=\"b/slurm\")(count=1)(executable=x)(queue=long)"
+                             "(maxWallTime=90) )");
+    CHECK(r == y);
+    CHECK(rsl(job_request_rsl(y)) == y);
+    CHECK(yaml_error("executable: x\nmax_wall_time: 0\nsubjobs: [{count: 1}]\n") ==
+          "job.yaml:2:16: 'max_wall_time' must be minutes from 1 to 525600, got '0'");
+    CHECK(rsl_error("&(executable=x)(count=1)(maxWallTime=ten)") ==
+          "job.rsl:1:38: subjob 0: 'maxWallTime' must be minutes from 1 to 525600, got 'ten'");
 }

@@ -74,6 +74,10 @@ fi
 list=$(echo $names | tr ' ' ',')
 echo "PartitionName=debug Nodes=$list Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:8" >>"$dir/slurm.conf"
 for n in $names; do mkdir "$dir/spool-$n"; done
+# Inside a network namespace (ip netns exec remounts /sys) slurmd needs a cgroup.conf.
+if [ -n "$(ip netns identify $$ 2>/dev/null)" ]; then
+    printf 'CgroupPlugin=cgroup/v1\nCgroupAutomount=no\n' >"$dir/cgroup.conf"
+fi
 export SLURM_CONF="$dir/slurm.conf"
 
 fail() {

@@ -95,44 +95,43 @@ JobRequest job_request_local(int np, const std::string& program, const std::vect
     return request;
 }
 
+namespace {
+
+// "   (NAME=V1 V2 ...)\n", each value quoted; nothing for no values.
+std::string rsl_relation(const char* name, const std::vector<std::string>& values) {
+    if (values.empty()) return {};
+    std::string out = "   (";
+    out.append(name).append("=");
+    for (std::size_t v = 0; v < values.size(); ++v) out.append(v > 0 ? " " : "").append(rsl_quote(values[v]));
+    return out.append(")\n");
+}
+
+// The relation of a one-value attribute, when the value is given.
+std::string rsl_optional(const char* name, const std::string& value) {
+    return value.empty() ? std::string() : rsl_relation(name, {value});
+}
+
+}  // namespace
+
 std::string job_request_rsl(const JobRequest& request) {
     std::string out = "+\n";
     for (std::size_t i = 0; i < request.subjobs.size(); ++i) {
         const SubjobRequest& s = request.subjobs[i];
         out += "( &(resourceManagerContact=" + rsl_quote(s.contact.text()) + ")\n";
         out += "   (count=" + std::to_string(s.count) + ")\n";
-        out += "   (label=" + rsl_quote("subjob " + std::to_string(i)) + ")\n";
+        out += rsl_relation("label", {"subjob " + std::to_string(i)});
         std::string env;
         if (!s.site.empty()) env += "(GLOBUS_LAN_ID " + rsl_quote(s.site) + ")";
         for (const auto& [name, value] : s.command.env) env += '(' + name + " " + rsl_quote(value) + ")";
         if (!env.empty()) out += "   (environment=" + env + ")\n";
-        if (!s.command.directory.empty()) out += "   (directory=" + rsl_quote(s.command.directory) + ")\n";
-        if (!s.account.empty()) out += "   (account=" + rsl_quote(s.account) + ")\n";
-        if (!s.strata.empty()) out += "   (strata=" + rsl_quote(s.strata) + ")\n";
-        if (!s.batch.queue.empty()) out += "   (queue=" + rsl_quote(s.batch.queue) + ")\n";
-        if (!s.batch.project.empty()) out += "   (project=" + rsl_quote(s.batch.project) + ")\n";
+        out += rsl_optional("directory", s.command.directory) + rsl_optional("account", s.account) +
+               rsl_optional("strata", s.strata) + rsl_optional("queue", s.batch.queue) +
+               rsl_optional("project", s.batch.project);
         if (s.batch.max_wall_time_min > 0) out += "   (maxWallTime=" + std::to_string(s.batch.max_wall_time_min) + ")\n";
-        out += "   (executable=" + rsl_quote(s.command.program) + ")\n";
-        if (!s.command.args.empty()) {
-            out += "   (arguments=";
-            for (std::size_t a = 0; a < s.command.args.size(); ++a) {
-                if (a > 0) out += ' ';
-                out += rsl_quote(s.command.args[a]);
-            }
-            out += ")\n";
-        }
+        out += rsl_relation("executable", {s.command.program}) + rsl_relation("arguments", s.command.args);
         if (s.stage) out += "   (stage=yes)\n";
-        if (!s.stage_files.empty()) {
-            out += "   (stageFiles=";
-            for (std::size_t f = 0; f < s.stage_files.size(); ++f) {
-                if (f > 0) out += ' ';
-                out += rsl_quote(s.stage_files[f]);
-            }
-            out += ")\n";
-        }
-        if (!s.machine.empty()) out += "   (machine=" + rsl_quote(s.machine) + ")\n";
-        if (!s.host.empty()) out += "   (host=" + rsl_quote(s.host) + ")\n";
-        if (!s.processor_name.empty()) out += "   (processorName=" + rsl_quote(s.processor_name) + ")\n";
+        out += rsl_relation("stageFiles", s.stage_files) + rsl_optional("machine", s.machine) +
+               rsl_optional("host", s.host) + rsl_optional("processorName", s.processor_name);
         out += ")\n";
     }
     return out;

@@ -1,5 +1,6 @@
 #include "launcher/ssh_channel.hpp"
 
+#include "base/keepalive.hpp"
 #include "base/knob.hpp"
 
 #include <boost/asio/buffer.hpp>
@@ -67,6 +68,10 @@ std::vector<std::string> ssh_command(const std::vector<std::string>& ssh, const 
                                      const std::string& strata) {
     std::vector<std::string> argv = ssh;
     argv.insert(argv.end(), {"-o", "BatchMode=yes", "-T"});
+    // A silent site (the network cut) ends the session within about STRATA_PEER_TIMEOUT_S,
+    // as on every other control connection.
+    const int alive_s = (base::peer_timeout_s() + 2) / 3;
+    argv.insert(argv.end(), {"-o", "ServerAliveInterval=" + std::to_string(alive_s), "-o", "ServerAliveCountMax=3"});
     if (contact.port_given) argv.insert(argv.end(), {"-p", std::to_string(contact.port)});
     if (!contact.user.empty()) argv.insert(argv.end(), {"-l", contact.user});
     argv.emplace_back("--");

@@ -1,11 +1,13 @@
 // mpirun's channel to a user-level gatekeeper it starts itself: for an ssh
 // site (job/contact.hpp's "/ssh" contacts) the system's OpenSSH client, run as
 //
-//   ssh -o BatchMode=yes -T [-p PORT] [-l USER] -- HOST 'exec PREFIX/bin/strata-gatekeeper --stdio'
+//   ssh -o BatchMode=yes -T -o ServerAliveInterval=S -o ServerAliveCountMax=3
+//       [-p PORT] [-l USER] -- HOST 'exec PREFIX/bin/strata-gatekeeper --stdio'
 //
 // so that the user's ~/.ssh/config (ProxyJump, ControlMaster, agent
 // forwarding, host keys) applies as the user set it up; nothing mpirun adds
-// weakens host-key checking. STRATA_SSH replaces "ssh" with another command
+// weakens host-key checking. S is a third of STRATA_PEER_TIMEOUT_S: a site
+// cut off the network ends the session as fast as any control connection. STRATA_SSH replaces "ssh" with another command
 // (words split at blanks), e.g. "ssh -F ~/grid/ssh_config". For a node of
 // the Slurm allocation mpirun runs in ("node/srun"), srun_command(): a job
 // step of one task on that node, with the whole node's share of the

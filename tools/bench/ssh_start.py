@@ -77,6 +77,13 @@ def say(text):
     print(f"ssh_start: {text}", file=sys.stderr, flush=True)
 
 
+
+def fenced(path, title, lang):
+    """The lines that show file `path` under the name `title`, fenced as `lang`."""
+    with open(path) as f:
+        text = f.read().rstrip()
+    return ["", f"`{title}`:", "", "```" + lang, text, "```"]
+
 class Interrupted(Exception):
     pass
 
@@ -500,25 +507,13 @@ exec {SSH} -F {self.logins.config} $opts "$host" \\
         shown = [c for c in ("strata-ssh", "strata-tls") if c in self.commands]
         for case in shown:
             job = self.commands[case][1][-1]
-            out.append("")
-            out.append(f"`{os.path.basename(job)}`:")
-            out.append("")
-            out.append("```yaml")
-            with open(job) as f:
-                out.append(f.read().rstrip())
-            out.append("```")
+            out += fenced(job, os.path.basename(job), "yaml")
         if self.logins is not None and self.logins.config:
             paths = [self.logins.config, self.cm_config]
             if "openmpi-ssh" in self.commands:
                 paths.append(self.ompi_agent)
             for path in paths:
-                out.append("")
-                out.append(f"`{path}`:")
-                out.append("")
-                out.append("```")
-                with open(path) as f:
-                    out.append(f.read().rstrip())
-                out.append("```")
+                out += fenced(path, path, "")
         print("\n".join(out))
 
 

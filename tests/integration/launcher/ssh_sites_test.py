@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-from strata_test.grid import Namespaces, Slurm, fake_args, finish, grid_main
+from strata_test.grid import Namespaces, Slurm, fake_args, finish, grid_main, run_ip
 from strata_test.harness import GUARD, check, expect_code, expect_nobody_left, expect_stderr
 from strata_test.ssh import SshLogins, netns_id, processes, skip_unless_possible
 
@@ -53,10 +53,11 @@ class SshGrid:
             self.slurm.stop()
         self.nets.remove()
 
-    def env(self, config=None):
+    def env(self, config=None, extra=None):
         env = dict(os.environ)
         env.update(self.grid.env())
         env["STRATA_SSH"] = f"ssh -F {config or self.logins.config}"
+        env.update(extra or {})
         return env
 
     def job(self, name, subjobs, arguments, executable=None, strata=True):
@@ -79,9 +80,9 @@ class SshGrid:
         return subprocess.run(self.mpirun(args), stdin=subprocess.DEVNULL, capture_output=True, text=True,
                               env=self.env(config), timeout=GUARD * 2)
 
-    def popen(self, args, config=None):
+    def popen(self, args, config=None, extra_env=None):
         return subprocess.Popen(self.mpirun(args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=self.env(config))
+                                stderr=subprocess.PIPE, text=True, env=self.env(config, extra_env))
 
     def expect_nothing_left(self):
         """Within 60 s: no process of the job here or at any site, nothing in the account's home."""
@@ -126,8 +127,9 @@ def three_sites(sg):
     for line in r.stderr.splitlines():
         if "startup" in line or "MPI_Init phases" in line:
             print(line)
+    # mpirun -v shows each site's gatekeeper log (its last lines may come after mpirun is done).
     expect_stderr(r, r"^mpirun: s1: .* strata-gatekeeper: \[1 ssh from 10\.77\.0\.10 '" + sg.logins.account +
-                  r"'\] subjob DONE$")
+                  r"'\] ssh login as '" + sg.logins.account + "'$")
     for rank, methods in ((0, "shm: 1; tcp: 2-7"), (2, "shm: 3; tcp: 0-1,4-7"), (4, "shm: 5-7; tcp: 0-3")):
         expect_stderr(r, rf"^\[{rank}\] strata: rank {rank}: methods: self: {rank}; {methods}$")
     job = sg.job("labels.yaml", contacts,
@@ -218,11 +220,14 @@ def ssh_killed(sg):
     sg.expect_nothing_left()
 
 
-def running_job(sg, name):
+def running_job(sg, name, extra_env=None):
     """mpirun on a 2 + 2-rank job at s1 and s2 whose ranks print a line once ready, then
-    sleep; returns it once every rank is ready."""
+    sleep; returns it once every rank is ready. `extra_env` goes to mpirun and the ranks."""
     job = sg.job(name, [("s1/ssh", 2), ("s2/ssh", 2)], fake_args(sg.ctx, "init", "print:ready {rank}", "sleep"))
-    p = sg.popen(["-jobfile", job])
+    if extra_env:
+        env = ", ".join(f'{k}: "{v}"' for k, v in extra_env.items())
+        job = sg.ctx.file(name, open(job).read().replace("subjobs:", f"environment: {{{env}}}\nsubjobs:"))
+    p = sg.popen(["-jobfile", job], extra_env=extra_env)
     try:
         for _ in range(4):
             if p.stdout.readline() == "":
@@ -247,6 +252,26 @@ def gatekeeper_killed(sg):
     check(r.returncode != 0, "mpirun fails the job", r)
     expect_stderr(r, r"^mpirun: subjob 1 \(site s2, contact s2/ssh\+fork\) failed: lost the ssh session to s2 before "
                      r"its gatekeeper reported the subjob's end \(ssh exit status 255\)")
+    sg.expect_nothing_left()
+
+
+@with_ssh_grid
+def network_cut(sg):
+    """s2 cut off the network mid-job (its link down): within the peer timeout mpirun ends the
+    job naming the site (ssh's keepalive, or the ranks' control connections), the ranks there
+    end themselves and the gatekeeper with them; once the link is back nothing is left."""
+    timeout = {"STRATA_PEER_TIMEOUT_S": "6"}
+    p = running_job(sg, "job.yaml", timeout)
+    veth = f"v{sg.nets.tag}1"  # s2's end of its link
+    run_ip("-n", sg.nets.ns("s2"), "link", "set", veth, "down")
+    try:
+        r = finish(p, timeout=GUARD * 2)
+    finally:
+        run_ip("-n", sg.nets.ns("s2"), "link", "set", veth, "up")
+    expect_code(r, 1)
+    expect_stderr(r, r"^mpirun: (subjob 1 \(site s2, contact s2/ssh\+fork\) failed: |rank [23]('s| \(pid)).*; "
+                     r"ending the job$")
+    say_failure(r)
     sg.expect_nothing_left()
 
 
@@ -322,7 +347,7 @@ def wall_time(sg):
     sg.expect_nothing_left()
 
 SCENARIOS = {f.__name__: f for f in (three_sites, formats, refused, ssh_killed, gatekeeper_killed, interrupted,
-                                     slurm_site, wall_time)}
+                                     slurm_site, wall_time, network_cut)}
 
 if __name__ == "__main__":
     sys.exit(grid_main(SCENARIOS))

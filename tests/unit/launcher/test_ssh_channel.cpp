@@ -8,6 +8,8 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <string>
 #include <vector>
 
@@ -26,10 +28,13 @@ strata::job::Contact contact(const std::string& text) {
 
 TEST_CASE("ssh_command: batch mode, the contact's port and user, the remote gatekeeper", "[ssh]") {
     using V = std::vector<std::string>;
+    ::unsetenv("STRATA_PEER_TIMEOUT_S");  // 30 s: a probe every 10 s
     CHECK(ssh_command({"ssh"}, contact("login/ssh"), "") ==
-          V{"ssh", "-o", "BatchMode=yes", "-T", "--", "login", "exec strata-gatekeeper --stdio"});
+          V{"ssh", "-o", "BatchMode=yes", "-T", "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3", "--",
+            "login", "exec strata-gatekeeper --stdio"});
     CHECK(ssh_command({"ssh", "-F", "cfg"}, contact("jane@login:2222/ssh+slurm"), "/opt/strata") ==
-          V{"ssh", "-F", "cfg", "-o", "BatchMode=yes", "-T", "-p", "2222", "-l", "jane", "--", "login",
+          V{"ssh", "-F", "cfg", "-o", "BatchMode=yes", "-T", "-o", "ServerAliveInterval=10", "-o",
+            "ServerAliveCountMax=3", "-p", "2222", "-l", "jane", "--", "login",
             "exec '/opt/strata/bin/strata-gatekeeper' --stdio"});
     // The prefix is one word for the remote shell, whatever it holds.
     CHECK(ssh_command({"ssh"}, contact("h/ssh"), "/opt/it's here/").back() ==

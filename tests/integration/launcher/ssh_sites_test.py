@@ -12,7 +12,9 @@ Timeouts are only hang guards: no verdict depends on timing.
 
 import functools
 import os
+import pwd
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -172,6 +174,47 @@ def formats(sg):
     r = sg.run(["-l", "-jobfile", ctx.file("dumped.rsl", dumped.stdout)])
     expect_code(r, 0)
     check("[3] site: a a b b" in r.stdout, "the dumped RSL runs alike", r)
+    sg.expect_nothing_left()
+
+
+@with_ssh_grid
+def staging_gencomm_network(sg):
+    """What the gatekeeper path has, over ssh: the program and an input file staged to two ssh
+    sites (from a directory their account cannot read) into a job directory of the account,
+    removed afterwards; the communicator file mpirun writes (-gencomm) at every rank; the
+    emulated wide area of the job file (network:) between the ssh sites."""
+    ctx, grid = sg.ctx, sg.grid
+    private = os.path.join(ctx.tmp, "private")
+    os.mkdir(private, 0o700)
+    program = os.path.join(private, "app")
+    shutil.copy2(grid.fake_rank, program)
+    data = os.path.join(private, "input.dat")
+    with open(data, "w") as f:
+        f.write("staged line 1\n")
+    args = ", ".join(f'"{x}"' for x in fake_args(ctx, "init", "print-cwd", "print-file:input.dat",
+                                                   "print-env:STRATA_EMULATION", "print-commfile", "finalize"))
+    job = ctx.file("stage.yaml", f"""\
+executable: {program}
+arguments: [{args}]
+stage: [{data}]
+network: {{wan: {{latency_ms: 1}}}}
+subjobs:
+  - {{contact: s1/ssh, count: 2, site: a}}
+  - {{contact: s2/ssh, count: 1, site: b}}
+""")
+    r = sg.run(["-l", "-gencomm", "-jobfile", job])
+    expect_code(r, 0)
+    uid = pwd.getpwnam(sg.logins.account).pw_uid
+    for rank in range(3):
+        lines = [l[4:] for l in r.stdout.splitlines() if l.startswith(f"[{rank}] ")]
+        check(re.fullmatch(rf"cwd=/tmp/strata-job-{sg.logins.account}-\w+ owner={uid}", lines[0]) is not None,
+              f"rank {rank} ran in a job directory of the account", r)
+        check("input.dat: staged line 1" in lines, f"rank {rank} read the staged file", r)
+        check(any(l.startswith("STRATA_EMULATION=") and "wan" in l for l in lines),
+              f"rank {rank} runs with the job's emulated wide area", r)
+        check('<intercomm name="a_b">' in "\n".join(lines), f"rank {rank} got the communicator file", r)
+    left = [n for n in os.listdir("/tmp") if n.startswith(f"strata-job-{sg.logins.account}-")]
+    check(left == [], f"the job directories are removed: {left}")
     sg.expect_nothing_left()
 
 
@@ -347,7 +390,7 @@ def wall_time(sg):
     sg.expect_nothing_left()
 
 SCENARIOS = {f.__name__: f for f in (three_sites, formats, refused, ssh_killed, gatekeeper_killed, interrupted,
-                                     slurm_site, wall_time, network_cut)}
+                                     slurm_site, wall_time, network_cut, staging_gencomm_network)}
 
 if __name__ == "__main__":
     sys.exit(grid_main(SCENARIOS))

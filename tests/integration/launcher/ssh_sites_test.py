@@ -339,7 +339,8 @@ def slurm_site(sg):
     """s1 runs its subjob through the Slurm behind its login node (/ssh+slurm), with the job's
     queue, project and wall time as sbatch's partition, account and time limit; a queue
     the cluster does not have stops mpirun before any rank runs, with sbatch's own words;
-    Ctrl-C leaves no process, no Slurm job and nothing in the account's home."""
+    Ctrl-C, a killed gatekeeper on the login node and a killed mpirun each leave no process, no
+    Slurm job and nothing in the account's home."""
     ctx, slurm = sg.ctx, sg.slurm
     args = fake_args(ctx, "init", "print-env:SLURM_JOB_PARTITION", "print:ready {rank}", "sleep")
     job = sg.job("slurm.yaml", [("s1/ssh+slurm", 2), ("s2/ssh", 1)], args)
@@ -362,6 +363,27 @@ def slurm_site(sg):
     expect_code(r, 130)
     sg.expect_nothing_left()
     slurm.expect_no_jobs()
+    # The gatekeeper on the login node killed, then mpirun killed: the Slurm job ends either way.
+    for victim in ("gatekeeper", "mpirun"):
+        p = sg.popen(["-l", "-jobfile", ctx.file(f"slurm-{victim}.yaml", text)])
+        try:
+            ready = [p.stdout.readline() for _ in range(6)]
+            check(all(ready), f"mpirun ended before every rank was ready: {ready}")
+            if victim == "mpirun":
+                p.kill()
+            else:
+                s1 = netns_id(sg.nets.ns("s1"))
+                gk = [q for q in processes() if q.netns == s1 and "strata-gatekeeper --stdio" in q.cmdline]
+                check(len(gk) == 1, f"one gatekeeper at s1: {[q.cmdline for q in gk]}")
+                os.kill(gk[0].pid, 9)
+        except BaseException:
+            p.kill()
+            p.wait()
+            raise
+        r = finish(p)
+        check(r.returncode != 0, f"mpirun fails the job ({victim} killed)", r)
+        sg.expect_nothing_left()
+        slurm.expect_no_jobs()
     text = text.replace("queue: debug", "queue: nosuch")
     r = sg.run(["-jobfile", ctx.file("slurm3.yaml", text)])
     check(r.returncode != 0 and "ready" not in r.stdout, "mpirun fails and nothing ran", r)

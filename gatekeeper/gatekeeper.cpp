@@ -155,7 +155,7 @@ base::Status Gatekeeper::serve_stdio(int in_fd, int out_fd, std::function<void()
         ::fcntl(fd, F_SETFD, FD_CLOEXEC);
     }
     const std::uint64_t id = next_id_++;
-    auto s = Session::over_ssh(*this, id, in_fd, out_fd);
+    auto s = Session::over_stdio(*this, id, in_fd, out_fd);
     sessions_.emplace(id, s);
     s->start();
     return {};

@@ -95,9 +95,9 @@ std::shared_ptr<Session> Session::over_tls(Gatekeeper& gk, std::uint64_t id, tcp
     return s;
 }
 
-std::shared_ptr<Session> Session::over_ssh(Gatekeeper& gk, std::uint64_t id, int in_fd, int out_fd) {
+std::shared_ptr<Session> Session::over_stdio(Gatekeeper& gk, std::uint64_t id, int in_fd, int out_fd) {
     std::shared_ptr<Session> s(new Session(gk, id));
-    s->ssh_ = true;
+    s->stdio_ = true;
     s->ssh_client_ = ssh_client_address();
     s->peer_address_ = s->ssh_client_.empty() ? "stdin" : s->ssh_client_;
     s->peer_ = s->ssh_client_.empty() ? "stdin" : "ssh from " + s->peer_address_;
@@ -136,7 +136,7 @@ void Session::start() {
 }
 
 void Session::begin() {
-    if (ssh_) log((ssh_client_.empty() ? "session as '" : "ssh login as '") + subject_ + "'");
+    if (stdio_) log((ssh_client_.empty() ? "session as '" : "ssh login as '") + subject_ + "'");
     conn_->send(gram::encode(gram::Hello{gram::version()}));
     conn_->start();
 }
@@ -219,7 +219,7 @@ void Session::record_save() {
 // Until it authenticates, a connection's lines count against its address's
 // share of the log (Gatekeeper::log_from): a stranger cannot flood it.
 void Session::log(const std::string& what) const {
-    const std::string who = ssh_                  ? " '" + subject_ + "'"
+    const std::string who = stdio_                  ? " '" + subject_ + "'"
                             : !subject_.empty()   ? " " + dn_quoted(subject_)
                             : !presented_.empty() ? " presented " + dn_quoted(presented_)
                                                   : std::string();
@@ -298,7 +298,7 @@ void Session::hello(const gram::Hello& m) {
 
 // The local account the subjob runs as, or why it may not run.
 base::Result<std::string> Session::account_choose(const gram::Submit& m) const {
-    if (ssh_) {
+    if (stdio_) {
         if (!m.account.empty() && m.account != subject_)
             return base::Error{"not authorized: ssh logged in as '" + subject_ + "', not '" + m.account +
                                "' (name that login in the contact, " + m.account + "@host)"};
@@ -324,7 +324,7 @@ void Session::submit(const gram::Submit& m) {
     const bool root = ::geteuid() == 0;
     // A root gatekeeper never lends root to a grid identity; a user-level one
     // runs the subjob as the account it already runs as, whichever that is.
-    if (account->ids.uid == 0 && !ssh_)
+    if (account->ids.uid == 0 && !stdio_)
         return refuse("not authorized: the grid-mapfile maps to root, which never runs jobs");
     if (!root && account->ids.uid != ::geteuid())
         return refuse("not authorized: this gatekeeper runs as '" + own_account_name() +
@@ -338,7 +338,7 @@ void Session::submit(const gram::Submit& m) {
     if (per_user > 0 && gk_.subjobs_held_by(subject_) >= per_user)
         return refuse("this site already runs its limit of " + std::to_string(per_user) + " subjobs for " +
                       dn_quoted(subject_));
-    if (ssh_ && m.delegation != "none")
+    if (stdio_ && m.delegation != "none")
         return refuse("an ssh login has no grid credential to delegate to; mpirun asked for a '" + m.delegation +
                       "' proxy");
 
@@ -386,7 +386,7 @@ void Session::submit(const gram::Submit& m) {
 void Session::login_prepare(const gram::Submit& m, const Account& account) {
     spec_.command = m.command;
     spec_.batch = m.batch;
-    if (ssh_) {
+    if (stdio_) {
         // The ssh session's environment is the login's. mpirun is reached at
         // the address the session came from.
         spec_.inherit_environment = true;

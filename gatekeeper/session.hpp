@@ -5,11 +5,11 @@
 //   - over_tls: a connection to the gatekeeper's port. The TLS handshake
 //     verifies the user's certificate; the grid-mapfile maps its subject to
 //     the local accounts it may run as.
-//   - over_ssh: the ssh session that started `strata-gatekeeper --stdio`, on
-//     its stdin and stdout. ssh has authenticated the user and chosen the
-//     account: the subjob runs as this process's own account, in the login's
-//     environment, and mpirun is reached at the session's client address
-//     (SSH_CONNECTION).
+//   - over_stdio: the ssh session (or srun step) that started
+//     `strata-gatekeeper --stdio`, on its stdin and stdout. ssh (or Slurm) has
+//     authenticated the user and chosen the account: the subjob runs as this
+//     process's own account, in the login's environment, and over ssh mpirun
+//     is reached at the session's client address (SSH_CONNECTION).
 // A dropped connection kills the subjob; the session ends once the
 // connection is closed and no process of the subjob is left.
 #pragma once
@@ -47,7 +47,7 @@ public:
     static std::shared_ptr<Session> over_tls(Gatekeeper& gk, std::uint64_t id, boost::asio::ip::tcp::socket socket,
                                              std::shared_ptr<boost::asio::ssl::context> tls);
     // Takes both descriptors.
-    static std::shared_ptr<Session> over_ssh(Gatekeeper& gk, std::uint64_t id, int in_fd, int out_fd);
+    static std::shared_ptr<Session> over_stdio(Gatekeeper& gk, std::uint64_t id, int in_fd, int out_fd);
     ~Session() override;
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;
@@ -108,7 +108,7 @@ private:
     std::shared_ptr<boost::asio::ssl::context> tls_;  // outlives the TLS stream, which uses it
     std::shared_ptr<TlsConnection> tls_conn_;         // over TLS: the same connection as conn_
     std::shared_ptr<codec::FrameLink> conn_;
-    bool ssh_ = false;
+    bool stdio_ = false;      // arrived over_stdio
     std::string ssh_client_;  // over ssh: the client's address as sshd saw it
     std::string peer_;
     std::string peer_address_;

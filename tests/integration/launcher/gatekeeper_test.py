@@ -115,13 +115,8 @@ def staging(grid, relative=False):
     mapped account, checked by SHA-256, and are removed after the job."""
     ctx = grid.ctx
     a = grid.start("siteA", relative=relative)
-    private = os.path.join(ctx.tmp, "private")  # the mapped account cannot read this
-    os.mkdir(private, 0o700)
-    program = os.path.join(private, "app")
-    shutil.copy2(grid.fake_rank, program)
-    data = os.path.join(private, "input.dat")
-    with open(data, "w") as f:
-        f.write("staged line 1\nstaged line 2\n")
+    program, data = grid.private_files("staged line 1\nstaged line 2\n")  # the mapped account cannot read them
+    private = os.path.dirname(program)
     args = ", ".join(f'"{x}"' for x in fake_args(ctx, "init", "print-cwd", "print-file:input.dat", "finalize"))
     job = ctx.file("stage.yaml", f"""\
 executable: {program}

@@ -14,7 +14,6 @@ import functools
 import os
 import pwd
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -183,14 +182,8 @@ def staging_gencomm_network(sg):
     sites (from a directory their account cannot read) into a job directory of the account,
     removed afterwards; the communicator file mpirun writes (-gencomm) at every rank; the
     emulated wide area of the job file (network:) between the ssh sites."""
-    ctx, grid = sg.ctx, sg.grid
-    private = os.path.join(ctx.tmp, "private")
-    os.mkdir(private, 0o700)
-    program = os.path.join(private, "app")
-    shutil.copy2(grid.fake_rank, program)
-    data = os.path.join(private, "input.dat")
-    with open(data, "w") as f:
-        f.write("staged line 1\n")
+    ctx = sg.ctx
+    program, data = sg.grid.private_files("staged line 1\n")
     args = ", ".join(f'"{x}"' for x in fake_args(ctx, "init", "print-cwd", "print-file:input.dat",
                                                    "print-env:STRATA_EMULATION", "print-commfile", "finalize"))
     job = ctx.file("stage.yaml", f"""\

@@ -199,6 +199,18 @@ class Grid:
                 lines.append(f"    site: {s[3]}")
         return self.ctx.file(name, "\n".join(lines) + "\n")
 
+    def private_files(self, input_text):
+        """The fake rank as `app` and `input_text` as `input.dat` in a directory only root can
+        read (a site's account cannot): what a job stages. Returns their paths."""
+        private = os.path.join(self.ctx.tmp, "private")
+        os.mkdir(private, 0o700)
+        program = os.path.join(private, "app")
+        shutil.copy2(self.fake_rank, program)
+        data = os.path.join(private, "input.dat")
+        with open(data, "w") as f:
+            f.write(input_text)
+        return program, data
+
     def run(self, args, stdin_text=None, home=None):
         return self.ctx.run(args, stdin_text=stdin_text, env_extra=self.env(home))
 

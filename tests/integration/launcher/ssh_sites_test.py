@@ -214,7 +214,8 @@ subjobs:
 @with_ssh_grid
 def refused(sg):
     """Each way an ssh start fails stops mpirun before any rank runs, naming the subjob, the
-    host and ssh's own words: an unknown host key, a refused login, no Strata there."""
+    host and ssh's own words: an unknown host key, a refused login, no Strata there, another
+    Strata version there (both versions named)."""
     grid, ctx, nets = sg.grid, sg.ctx, sg.nets
     args = fake_args(ctx, "init", "print:ran {rank}", "finalize")
     # The site's host key is not in known_hosts.
@@ -236,6 +237,24 @@ def refused(sg):
     say_failure(r)
     expect_stderr(r, r"failed: no Strata at s3 \(.*/nonexistent/strata/bin/strata-gatekeeper.*\): put "
                      r"strata-gatekeeper on the login's PATH there")
+    # Another Strata version there: a gatekeeper that only says Hello as 0.0.1.
+    other = os.path.join(ctx.tmp, "other-strata")
+    os.makedirs(os.path.join(other, "bin"))
+    for d in (other, os.path.join(other, "bin")):
+        os.chmod(d, 0o755)
+    fake = os.path.join(other, "bin", "strata-gatekeeper")
+    with open(fake, "w") as f:
+        f.write("#!/usr/bin/python3\nimport struct, sys\nv = b'0.0.1'\n"
+                "sys.stdout.buffer.write(struct.pack('<IBI', 4 + len(v), 14, len(v)) + v)\n"
+                "sys.stdout.flush()\nsys.stdin.buffer.read()\n")
+    os.chmod(fake, 0o755)
+    version = subprocess.run([grid.gatekeeper, "--version"], capture_output=True, text=True,
+                             timeout=GUARD).stdout.split()[-1]
+    r = sg.run(["-jobfile", sg.job("e.yaml", [("s2/ssh", 1)], args, strata=other)])
+    check(r.returncode == 1 and r.stdout == "", "mpirun fails and nothing ran", r)
+    say_failure(r)
+    expect_stderr(r, rf"failed: ssh site s2 runs Strata 0\.0\.1 but this mpirun is Strata {re.escape(version)}; use "
+                     r"the same version at both ends; ending the job$")
     sg.expect_nothing_left()
 
 

@@ -8,7 +8,7 @@
 //   [v6-address][:port][/adapter]
 //
 // or a login reached with ssh, where mpirun starts a user-level gatekeeper
-// over the session (no port of ours, no certificate; launcher/ssh_channel.hpp):
+// over the session (no port of ours, no certificate; launcher/stdio_channel.hpp):
 //
 //   [user@]host[:port]/ssh         the fork adapter on the login host
 //   [user@]host[:port]/ssh+fork    the same

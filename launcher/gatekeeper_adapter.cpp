@@ -195,7 +195,7 @@ void GatekeeperAdapter::ssh_start() {
             ? srun_command(contact_, slurm_job, subjob_.strata.empty() ? gatekeeper_beside_mpirun()
                                                                        : subjob_.strata + "/bin/strata-gatekeeper")
             : ssh_command(ssh_client(), contact_, subjob_.strata);
-    auto channel = SshChannel::start(io_, argv, read_fd, write_fd, [this](const std::string& line) {
+    auto channel = StdioChannel::start(io_, argv, read_fd, write_fd, [this](const std::string& line) {
         if (ssh_log_) ssh_log_(line);
     });
     const char* tool = contact_.transport == job::Transport::srun ? "srun" : "ssh";
@@ -365,7 +365,7 @@ void GatekeeperAdapter::on_ended(const codec::FrameEnd& e) {
         // ssh ended, or is ending: its status and last words say why.
         conn_->close();
         const std::string destination = (contact_.user.empty() ? "" : contact_.user + "@") + contact_.host;
-        ssh_->when_exited([this, destination](const SshExit& how) {
+        ssh_->when_exited([this, destination](const ChannelExit& how) {
             const std::string tool = contact_.transport == job::Transport::srun ? "srun" : "ssh";
             finish(cancel_sent_ ? "cancelled" : channel_failure(tool, destination, how, ssh_->stderr_tail(), hello_));
         });

@@ -1,6 +1,6 @@
 // The scheduler adapter for subjobs at another site: mpirun's side of the
 // gatekeeper protocol (gram/gram.hpp), over TLS to a site's gatekeeper or
-// over ssh to a user-level one (launcher/ssh_channel.hpp; "/ssh" contacts).
+// over ssh to a user-level one (launcher/stdio_channel.hpp; "/ssh" contacts).
 //
 // start() resolves the contact, connects, runs the TLS handshake with the
 // user's credential (security/tls.hpp; the gatekeeper's certificate must
@@ -29,7 +29,7 @@
 #include "wireup/framed_connection.hpp"
 #include "job/contact.hpp"
 #include "gram/gram.hpp"
-#include "launcher/ssh_channel.hpp"
+#include "launcher/stdio_channel.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -110,7 +110,7 @@ private:
     using TlsConnection = codec::FramedConnection<boost::asio::ssl::stream<boost::asio::ip::tcp::socket>>;
     std::shared_ptr<TlsConnection> tls_conn_;  // over TLS: the same connection as conn_
     std::shared_ptr<codec::FrameLink> conn_;  // set once connecting begins
-    std::unique_ptr<SshChannel> ssh_;         // over ssh
+    std::unique_ptr<StdioChannel> ssh_;         // over ssh
     std::function<void(const std::string&)> ssh_log_;
     boost::asio::steady_timer connect_timer_;
     bool hello_ = false;  // the site's Hello came

@@ -1,4 +1,4 @@
-#include "launcher/ssh_channel.hpp"
+#include "launcher/stdio_channel.hpp"
 
 #include "base/keepalive.hpp"
 #include "base/knob.hpp"
@@ -100,7 +100,7 @@ std::string gatekeeper_beside_mpirun() {
     return "strata-gatekeeper";
 }
 
-std::string channel_failure(const std::string& tool, const std::string& destination, const SshExit& how,
+std::string channel_failure(const std::string& tool, const std::string& destination, const ChannelExit& how,
                             const std::string& stderr_tail, bool gatekeeper_ran) {
     if (gatekeeper_ran) {
         // Its log is not the reason: the tool's own words, if any, and how it ended.
@@ -125,7 +125,7 @@ std::string channel_failure(const std::string& tool, const std::string& destinat
     return "the gatekeeper at " + destination + " ended (exit status " + std::to_string(status) + "): " + said;
 }
 
-base::Result<std::unique_ptr<SshChannel>> SshChannel::start(asio::io_context& io, const std::vector<std::string>& argv,
+base::Result<std::unique_ptr<StdioChannel>> StdioChannel::start(asio::io_context& io, const std::vector<std::string>& argv,
                                                             int& read_fd, int& write_fd,
                                                             std::function<void(const std::string&)> line) {
     int in[2];
@@ -183,17 +183,17 @@ base::Result<std::unique_ptr<SshChannel>> SshChannel::start(asio::io_context& io
     }
     read_fd = out[0];
     write_fd = in[1];
-    std::unique_ptr<SshChannel> c(new SshChannel(io, pid, err[0], pid_fd));
+    std::unique_ptr<StdioChannel> c(new StdioChannel(io, pid, err[0], pid_fd));
     c->line_ = std::move(line);
     c->read_stderr();
     c->wait_exit();
     return c;
 }
 
-SshChannel::SshChannel(asio::io_context& io, pid_t pid, int err_fd, int pid_fd)
+StdioChannel::StdioChannel(asio::io_context& io, pid_t pid, int err_fd, int pid_fd)
     : pid_(pid), err_(io, err_fd), pidfd_(io, pid_fd) {}
 
-SshChannel::~SshChannel() {
+StdioChannel::~StdioChannel() {
     boost::system::error_code ignored;
     err_.close(ignored);
     pidfd_.close(ignored);
@@ -209,12 +209,12 @@ SshChannel::~SshChannel() {
     }
 }
 
-void SshChannel::when_exited(std::function<void(const SshExit&)> exited) {
+void StdioChannel::when_exited(std::function<void(const ChannelExit&)> exited) {
     exited_ = std::move(exited);
     maybe_exited();
 }
 
-void SshChannel::read_stderr() {
+void StdioChannel::read_stderr() {
     err_.async_read_some(asio::buffer(buf_), [this](const boost::system::error_code& ec, std::size_t n) {
         if (ec == asio::error::operation_aborted) return;
         if (ec) {
@@ -236,7 +236,7 @@ void SshChannel::read_stderr() {
     });
 }
 
-void SshChannel::wait_exit() {
+void StdioChannel::wait_exit() {
     pidfd_.async_wait(asio::posix::stream_descriptor::wait_read, [this](const boost::system::error_code& ec) {
         if (ec == asio::error::operation_aborted) return;
         int status = 0;
@@ -245,12 +245,12 @@ void SshChannel::wait_exit() {
         }
         if (r != pid_) return wait_exit();
         reaped_ = true;
-        exit_ = WIFSIGNALED(status) ? SshExit{0, WTERMSIG(status)} : SshExit{WEXITSTATUS(status), 0};
+        exit_ = WIFSIGNALED(status) ? ChannelExit{0, WTERMSIG(status)} : ChannelExit{WEXITSTATUS(status), 0};
         maybe_exited();
     });
 }
 
-void SshChannel::maybe_exited() {
+void StdioChannel::maybe_exited() {
     if (reaped_ && err_done_ && exited_) std::exchange(exited_, nullptr)(exit_);
 }
 

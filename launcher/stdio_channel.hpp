@@ -1,5 +1,9 @@
-// mpirun's channel to a user-level gatekeeper it starts itself: for an ssh
-// site (job/contact.hpp's "/ssh" contacts) the system's OpenSSH client, run as
+// mpirun's channel to a user-level gatekeeper it starts itself
+// (`strata-gatekeeper --stdio`): a child process whose stdin and stdout carry
+// the gatekeeper protocol (gram/gram.hpp).
+//
+// For an ssh site (job/contact.hpp's "/ssh" contacts) the child is the
+// system's OpenSSH client, run as
 //
 //   ssh -o BatchMode=yes -T -o ServerAliveInterval=S -o ServerAliveCountMax=3
 //       [-p PORT] [-l USER] -- HOST 'exec PREFIX/bin/strata-gatekeeper --stdio'
@@ -7,20 +11,20 @@
 // so that the user's ~/.ssh/config (ProxyJump, ControlMaster, agent
 // forwarding, host keys) applies as the user set it up; nothing mpirun adds
 // weakens host-key checking. S is a third of STRATA_PEER_TIMEOUT_S: a site
-// cut off the network ends the session as fast as any control connection. STRATA_SSH replaces "ssh" with another command
-// (words split at blanks), e.g. "ssh -F ~/grid/ssh_config". For a node of
-// the Slurm allocation mpirun runs in ("node/srun"), srun_command(): a job
-// step of one task on that node, with the whole node's share of the
-// allocation, its stdio unbuffered (binary-safe: frames pass at once).
+// cut off the network ends the session as fast as any control connection.
+// STRATA_SSH replaces "ssh" with another command (words split at blanks),
+// e.g. "ssh -F ~/grid/ssh_config". For a node of the Slurm allocation mpirun
+// runs in ("node/srun"), srun_command(): a job step of one task on that node,
+// with the whole node's share of the allocation, its stdio unbuffered
+// (binary-safe: frames pass at once).
 //
-// The channel's stdin and stdout carry the gatekeeper protocol
-// (gram/gram.hpp); its stderr (ssh's own messages and the remote
+// The child's stderr (ssh's or srun's own messages and the remote
 // gatekeeper's log) is kept, its last lines for the failure message, and
-// each line handed to the owner. The ssh process runs in a process group of
-// its own (a Ctrl-C at the terminal reaches mpirun, which ends the subjob in
+// each line handed to the owner. The child runs in a process group of its
+// own (a Ctrl-C at the terminal reaches mpirun, which ends the subjob in
 // order) and dies with mpirun (PR_SET_PDEATHSIG); when mpirun closes the
-// pipes ssh ends the session, and the remote gatekeeper, reading the end of
-// its input, kills the subjob.
+// pipes the session ends, and the remote gatekeeper, reading the end of its
+// input, kills the subjob.
 #pragma once
 
 #include "base/result.hpp"
@@ -57,7 +61,7 @@ std::vector<std::string> srun_command(const job::Contact& contact, const std::st
 std::string gatekeeper_beside_mpirun();
 
 // How the ssh process ended: its exit status, or the signal that killed it.
-struct SshExit {
+struct ChannelExit {
     int status = 0;
     int signal = 0;
 };
@@ -67,30 +71,30 @@ struct SshExit {
 // failed; 126, 127: no gatekeeper there) and the last lines it wrote; once
 // the gatekeeper had answered (`gatekeeper_ran`), the session was lost, and
 // the gatekeeper's log lines are left out.
-std::string channel_failure(const std::string& tool, const std::string& destination, const SshExit& how,
+std::string channel_failure(const std::string& tool, const std::string& destination, const ChannelExit& how,
                             const std::string& stderr_tail, bool gatekeeper_ran);
 
-class SshChannel {
+class StdioChannel {
 public:
     // Starts `argv`; `read_fd` and `write_fd` become the protocol's pipes
     // (the caller owns them), `line` hears each line of its stderr.
-    static base::Result<std::unique_ptr<SshChannel>> start(boost::asio::io_context& io,
+    static base::Result<std::unique_ptr<StdioChannel>> start(boost::asio::io_context& io,
                                                            const std::vector<std::string>& argv, int& read_fd,
                                                            int& write_fd, std::function<void(const std::string&)> line);
     // Ends the process if it still runs (SIGTERM) and reaps it.
-    ~SshChannel();
-    SshChannel(const SshChannel&) = delete;
-    SshChannel& operator=(const SshChannel&) = delete;
+    ~StdioChannel();
+    StdioChannel(const StdioChannel&) = delete;
+    StdioChannel& operator=(const StdioChannel&) = delete;
 
     // `exited` runs once the process ended and its stderr is read to the end
     // (at once if that happened already).
-    void when_exited(std::function<void(const SshExit&)> exited);
+    void when_exited(std::function<void(const ChannelExit&)> exited);
     // The last lines of its stderr (at most 2 KiB).
     const std::string& stderr_tail() const { return tail_; }
     pid_t pid() const { return pid_; }
 
 private:
-    SshChannel(boost::asio::io_context& io, pid_t pid, int err_fd, int pid_fd);
+    StdioChannel(boost::asio::io_context& io, pid_t pid, int err_fd, int pid_fd);
     void read_stderr();
     void wait_exit();
     void maybe_exited();
@@ -102,10 +106,10 @@ private:
     std::string partial_;  // a line not ended yet
     std::string tail_;
     std::function<void(const std::string&)> line_;
-    std::function<void(const SshExit&)> exited_;
+    std::function<void(const ChannelExit&)> exited_;
     bool err_done_ = false;
     bool reaped_ = false;
-    SshExit exit_;
+    ChannelExit exit_;
 };
 
 }  // namespace strata::launcher

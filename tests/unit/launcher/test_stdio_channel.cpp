@@ -1,4 +1,4 @@
-#include "launcher/ssh_channel.hpp"
+#include "launcher/stdio_channel.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/read.hpp>
@@ -60,12 +60,12 @@ TEST_CASE("channel_failure: ssh's own words, and what the status means", "[ssh]"
           "lost the ssh session to h before its gatekeeper reported the subjob's end (ssh killed by signal 9)");
 }
 
-TEST_CASE("SshChannel: pipes both ways, stderr lines and the exit status", "[ssh]") {
+TEST_CASE("StdioChannel: pipes both ways, stderr lines and the exit status", "[ssh]") {
     boost::asio::io_context io;
     int from = -1;
     int to = -1;
     std::vector<std::string> lines;
-    auto c = SshChannel::start(io, {"sh", "-c", "read x; echo \"got $x\"; echo oops >&2; echo last >&2; exit 255"},
+    auto c = StdioChannel::start(io, {"sh", "-c", "read x; echo \"got $x\"; echo oops >&2; echo last >&2; exit 255"},
                                from, to, [&](const std::string& l) { lines.push_back(l); });
     REQUIRE(c);
     REQUIRE(::write(to, "hi\n", 3) == 3);
@@ -75,8 +75,8 @@ TEST_CASE("SshChannel: pipes both ways, stderr lines and the exit status", "[ssh
     for (ssize_t r; n < 7 && (r = ::read(from, buf + n, sizeof buf - n)) > 0;) n += static_cast<std::size_t>(r);
     ::close(from);
     CHECK(std::string(buf, n) == "got hi\n");
-    SshExit how{-1, -1};
-    (*c)->when_exited([&](const SshExit& e) { how = e; });
+    ChannelExit how{-1, -1};
+    (*c)->when_exited([&](const ChannelExit& e) { how = e; });
     io.run();
     CHECK(how.status == 255);
     CHECK(how.signal == 0);
@@ -84,21 +84,21 @@ TEST_CASE("SshChannel: pipes both ways, stderr lines and the exit status", "[ssh
     CHECK((*c)->stderr_tail() == "oops\nlast\n");
 }
 
-TEST_CASE("SshChannel: a client that does not exist is named", "[ssh]") {
+TEST_CASE("StdioChannel: a client that does not exist is named", "[ssh]") {
     boost::asio::io_context io;
     int from = -1;
     int to = -1;
-    auto c = SshChannel::start(io, {"/nonexistent/ssh"}, from, to, nullptr);
+    auto c = StdioChannel::start(io, {"/nonexistent/ssh"}, from, to, nullptr);
     REQUIRE_FALSE(c);
     CHECK(c.error() == "cannot run '/nonexistent/ssh': No such file or directory (install OpenSSH's client, or name "
                        "another with STRATA_SSH)");
 }
 
-TEST_CASE("SshChannel: the destructor ends a client that does not end", "[ssh]") {
+TEST_CASE("StdioChannel: the destructor ends a client that does not end", "[ssh]") {
     boost::asio::io_context io;
     int from = -1;
     int to = -1;
-    auto c = SshChannel::start(io, {"sleep", "600"}, from, to, nullptr);
+    auto c = StdioChannel::start(io, {"sleep", "600"}, from, to, nullptr);
     REQUIRE(c);
     const pid_t pid = (*c)->pid();
     ::close(from);

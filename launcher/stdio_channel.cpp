@@ -128,19 +128,25 @@ std::string channel_failure(const std::string& tool, const std::string& destinat
 base::Result<std::unique_ptr<StdioChannel>> StdioChannel::start(asio::io_context& io, const std::vector<std::string>& argv,
                                                             int& read_fd, int& write_fd,
                                                             std::function<void(const std::string&)> line) {
-    int in[2];
-    int out[2];
-    int err[2];
-    int report[2];  // the child's exec errno, or nothing once exec succeeded
-    if (::pipe2(in, O_CLOEXEC) != 0) return base::Error{std::string("pipe: ") + std::strerror(errno)};
-    if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 || ::pipe2(report, O_CLOEXEC) != 0)
-        return base::Error{std::string("pipe: ") + std::strerror(errno)};
+    int in[2] = {-1, -1};
+    int out[2] = {-1, -1};
+    int err[2] = {-1, -1};
+    int report[2] = {-1, -1};  // the child's exec errno, or nothing once exec succeeded
+    auto fail = [&](const char* what) {
+        const int e = errno;
+        for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1], report[0], report[1]})
+            if (fd >= 0) ::close(fd);
+        return base::Error{std::string(what) + ": " + std::strerror(e)};
+    };
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 ||
+        ::pipe2(report, O_CLOEXEC) != 0)
+        return fail("pipe");
     std::vector<char*> av;
     for (const std::string& a : argv) av.push_back(const_cast<char*>(a.c_str()));
     av.push_back(nullptr);
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
-    if (pid < 0) return base::Error{std::string("fork: ") + std::strerror(errno)};
+    if (pid < 0) return fail("fork");
     if (pid == 0) {
         ::setpgid(0, 0);
         ::prctl(PR_SET_PDEATHSIG, SIGTERM);

@@ -304,14 +304,19 @@ Status strings_read(const Attribute& a, Reading& r) {
     return {};
 }
 
-// The same for a field of the subjob's command.
-template <std::string Command::*member>
-Status command_string_read(const Attribute& a, Reading& r) {
+// The same for a field of a part of the subjob (its command, its batch request).
+template <class Part, Part SubjobRequest::*part, std::string Part::*member>
+Status part_string_read(const Attribute& a, Reading& r) {
     Result<std::string> v = a.value.single();
     if (!v) return v.failure();
-    r.s.command.*member = *v;
+    (r.s.*part).*member = *v;
     return {};
 }
+
+template <std::string Command::*member>
+constexpr auto command_string_read = part_string_read<Command, &SubjobRequest::command, member>;
+template <std::string Batch::*member>
+constexpr auto batch_string_read = part_string_read<Batch, &SubjobRequest::batch, member>;
 
 Status arguments_read(const Attribute& a, Reading& r) {
     Result<std::vector<std::string>> v = a.value.strings();
@@ -330,14 +335,6 @@ Status contact_read(const Attribute& a, Reading& r) {
     });
     if (!c) return c.failure();
     r.s.contact = *c;
-    return {};
-}
-
-template <std::string Batch::*member>
-Status batch_string_read(const Attribute& a, Reading& r) {
-    Result<std::string> s = a.value.single();
-    if (!s) return s.failure();
-    r.s.batch.*member = *s;
     return {};
 }
 

@@ -6,17 +6,18 @@
 #include <boost/asio/buffer.hpp>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <sstream>
-#include <thread>
 
 namespace strata::launcher {
 
@@ -202,16 +203,31 @@ StdioChannel::StdioChannel(asio::io_context& io, pid_t pid, int err_fd, int pid_
 StdioChannel::~StdioChannel() {
     boost::system::error_code ignored;
     err_.close(ignored);
+    if (!reaped_) reap();
     pidfd_.close(ignored);
-    if (reaped_) return;
-    // Its pipes are closed: ssh ends the session on its own; a moment later it is ended.
+}
+
+// Its pipes are closed: ssh ends the session on its own, and a moment later
+// it is ended. The pidfd is readable once the process has exited, so the wait
+// ends then, not at the next tick of a sleep.
+void StdioChannel::reap() {
+    const int pid_fd = pidfd_.native_handle();
+    auto exited_within = [pid_fd](int ms) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+        for (;;) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+            pollfd p{pid_fd, POLLIN, 0};
+            const int r = ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+            if (r > 0) return true;
+            if (r == 0 || errno != EINTR) return false;
+        }
+    };
+    if (!exited_within(1000)) {
+        ::kill(pid_, SIGTERM);
+        if (!exited_within(2000)) ::kill(pid_, SIGKILL);
+    }
     int status = 0;
-    for (int step = 0; step < 400; ++step) {
-        if (step == 100) ::kill(pid_, SIGTERM);
-        if (step == 300) ::kill(pid_, SIGKILL);
-        const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-        if (r == pid_ || (r < 0 && errno != EINTR)) return;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
 }
 

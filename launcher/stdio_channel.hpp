@@ -98,6 +98,9 @@ private:
     void read_stderr();
     void wait_exit();
     void maybe_exited();
+    // Waits for the process to end after its pipes closed: SIGTERM after a
+    // second, SIGKILL two seconds later; then reaps it.
+    void reap();
 
     pid_t pid_;
     boost::asio::posix::stream_descriptor err_;

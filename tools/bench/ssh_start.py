@@ -10,7 +10,8 @@ namespace, the user's, and reaches the sites through one ssh client config (ssh 
 without pass phrase, known host keys). Cases (--only):
 
   netns          ip netns exec USER /bin/true: the floor every other row includes
-  ssh-login      ssh -F CONFIG s1 true: one ssh login, handshake and all
+  ssh-login      ssh -F CONFIG SITE true at each site at once (one login per site, handshake
+                 and all): what "plus the ssh handshake" means at that many sites
   strata-ssh     Strata's mpirun, contacts SITE/ssh, STRATA_SSH="ssh -F CONFIG"; the job key
                  `strata` names a copy of strata-gatekeeper the account can run
   strata-ssh-cm  the same after a first job opened ControlMaster connections (ControlPersist):
@@ -63,14 +64,14 @@ PPN = 2
 TIMEOUT = 120  # seconds for one run; only ever reached by a hang
 CASES = {
     "netns": "ip netns exec + /bin/true",
-    "ssh-login": "one ssh login (ssh s1 true)",
+    "ssh-login": "ssh logins alone, one per site at once (ssh SITE true)",
     "strata-ssh": "Strata over ssh",
     "strata-ssh-cm": "Strata over ssh, ControlMaster open",
     "strata-tls": "Strata over TLS gatekeepers",
     "hydra-ssh": "MPICH Hydra over ssh",
     "openmpi-ssh": "Open MPI over ssh",
 }
-PER_SITES = ("strata-ssh", "strata-ssh-cm", "strata-tls", "hydra-ssh", "openmpi-ssh")  # the others: once
+PER_SITES = ("ssh-login", "strata-ssh", "strata-ssh-cm", "strata-tls", "hydra-ssh", "openmpi-ssh")  # the others: once
 
 
 def say(text):
@@ -249,7 +250,11 @@ exec {SSH} -F {self.logins.config} $opts "$host" \\
         if case == "netns":
             return {}, [*user, "/bin/true"]
         if case == "ssh-login":
-            return {}, [*user, SSH, "-F", self.logins.config, "s1", "true"]
+            # Every login in the background, then each one's status: the run fails if one did.
+            logins = " ".join(f"{SSH} -F {shlex.quote(self.logins.config)} {s} true & p{i}=$!;"
+                              for i, s in enumerate(sites))
+            waits = " && ".join(f"wait $p{i}" for i in range(len(sites)))
+            return {}, [*user, "sh", "-c", f"{logins} {waits}"]
         if case in ("strata-ssh", "strata-ssh-cm"):
             config = self.cm_config if case == "strata-ssh-cm" else self.logins.config
             job = self.job_file(case, n, [(f"{s}/ssh", s) for s in sites], strata=True)
@@ -341,7 +346,7 @@ exec {SSH} -F {self.logins.config} $opts "$host" \\
         """After the warm-up: did the ranks run at the sites?"""
         case, n = key
         sites = self.site_list(n)
-        if case in ("strata-ssh", "hydra-ssh", "openmpi-ssh"):
+        if case in ("ssh-login", "strata-ssh", "hydra-ssh", "openmpi-ssh"):
             missing = [s for s in sites if logins[s] < 1]
             if missing:
                 return f"no ssh login at {', '.join(missing)}: the ranks did not run there"

@@ -68,16 +68,24 @@ std::string own_account_name() {
 
 std::string dn_quoted(const std::string& dn) { return "\"" + dn + "\""; }
 
-// The client's address of the ssh session this process runs in, from
-// SSH_CONNECTION ("client-address client-port server-address server-port").
-std::string ssh_client_address() {
+}  // namespace
+
+// How this `--stdio` process was started, and where mpirun's machine is as
+// that channel saw it. In an srun step, the node srun ran on
+// (SLURM_LAUNCH_NODE_IPADDR, which slurmd sets for the step's tasks; an
+// SSH_CONNECTION there is mpirun's own login, passed on by srun with the rest
+// of its environment, and names the user's desk, not mpirun). Otherwise over
+// ssh, the session's client (SSH_CONNECTION: "client-address client-port
+// server-address server-port"). Neither: a pipe from a local process.
+StdioOrigin stdio_origin() {
+    const char* step = std::getenv("SLURM_STEP_ID");
+    const char* srun_from = std::getenv("SLURM_LAUNCH_NODE_IPADDR");
+    if (step != nullptr && srun_from != nullptr && *srun_from != '\0') return {"srun", srun_from};
     const char* c = std::getenv("SSH_CONNECTION");
     if (c == nullptr) return {};
     const std::string text = c;
-    return text.substr(0, text.find(' '));
+    return {"ssh", text.substr(0, text.find(' '))};
 }
-
-}  // namespace
 
 Session::Session(Gatekeeper& gk, std::uint64_t id) : gk_(gk), id_(id), timer_(gk.io()) {}
 
@@ -98,9 +106,9 @@ std::shared_ptr<Session> Session::over_tls(Gatekeeper& gk, std::uint64_t id, tcp
 std::shared_ptr<Session> Session::over_stdio(Gatekeeper& gk, std::uint64_t id, int in_fd, int out_fd) {
     std::shared_ptr<Session> s(new Session(gk, id));
     s->stdio_ = true;
-    s->ssh_client_ = ssh_client_address();
-    s->peer_address_ = s->ssh_client_.empty() ? "stdin" : s->ssh_client_;
-    s->peer_ = s->ssh_client_.empty() ? "stdin" : "ssh from " + s->peer_address_;
+    s->origin_ = stdio_origin();
+    s->peer_address_ = s->origin_.client.empty() ? "stdin" : s->origin_.client;
+    s->peer_ = s->origin_.client.empty() ? "stdin" : s->origin_.tool + " from " + s->peer_address_;
     s->subject_ = own_account_name();
     s->conn_ = codec::FramedConnection<codec::PipeStream>::make(
         gram::frame_splitter(static_cast<std::uint32_t>(gk.config().max_request_bytes)), s->handlers(), gk.io(), in_fd,
@@ -136,7 +144,10 @@ void Session::start() {
 }
 
 void Session::begin() {
-    if (stdio_) log((ssh_client_.empty() ? "session as '" : "ssh login as '") + subject_ + "'");
+    if (stdio_) {
+        const std::string& tool = origin_.tool;
+        log((tool == "ssh" ? "ssh login" : tool == "srun" ? "srun step" : "session") + (" as '" + subject_ + "'"));
+    }
     conn_->send(gram::encode(gram::Hello{gram::version()}));
     conn_->start();
 }
@@ -387,11 +398,11 @@ void Session::login_prepare(const gram::Submit& m, const Account& account) {
     spec_.command = m.command;
     spec_.batch = m.batch;
     if (stdio_) {
-        // The ssh session's environment is the login's. mpirun is reached at
-        // the address the session came from.
+        // The ssh session's environment is the login's (an srun step's, what
+        // srun passed on). mpirun is reached at the address the channel came from.
         spec_.inherit_environment = true;
         for (auto& [var, value] : spec_.command.env)
-            if (var == wireup::env::kWireup && !ssh_client_.empty()) value = wireup::wireup_at(ssh_client_, value);
+            if (var == wireup::env::kWireup && !origin_.client.empty()) value = wireup::wireup_at(origin_.client, value);
     } else {
         // Before the job's variables (wire-up included): what a login of the
         // account would have and the site's additions; nothing of our own

@@ -9,7 +9,8 @@
 //     `strata-gatekeeper --stdio`, on its stdin and stdout. ssh (or Slurm) has
 //     authenticated the user and chosen the account: the subjob runs as this
 //     process's own account, in the login's environment, and over ssh mpirun
-//     is reached at the session's client address (SSH_CONNECTION).
+//     is reached at the session's client address (SSH_CONNECTION), in an srun
+//     step at the address of the node srun ran on (SLURM_LAUNCH_NODE_IPADDR).
 // A dropped connection kills the subjob; the session ends once the
 // connection is closed and no process of the subjob is left.
 #pragma once
@@ -40,6 +41,16 @@ namespace strata::gatekeeper {
 
 class Gatekeeper;
 struct Account;
+
+// What started a `--stdio` session: "ssh", "srun" or nothing (a local pipe),
+// and mpirun's machine's address as that channel saw it (empty for a local
+// pipe).
+struct StdioOrigin {
+    std::string tool;
+    std::string client;
+};
+// This process's, from its environment (session.cpp says which variables).
+StdioOrigin stdio_origin();
 
 class Session final : public adapters::ProcessEvents, public std::enable_shared_from_this<Session> {
 public:
@@ -109,7 +120,7 @@ private:
     std::shared_ptr<TlsConnection> tls_conn_;         // over TLS: the same connection as conn_
     std::shared_ptr<codec::FrameLink> conn_;
     bool stdio_ = false;      // arrived over_stdio
-    std::string ssh_client_;  // over ssh: the client's address as sshd saw it
+    StdioOrigin origin_;  // over_stdio: how the channel came, and mpirun's address as it saw it
     std::string peer_;
     std::string peer_address_;
     std::string subject_;

@@ -47,22 +47,6 @@ bool is_address(const std::string& host) {
     return ::inet_pton(AF_INET, host.c_str(), buf) == 1 || ::inet_pton(AF_INET6, host.c_str(), buf) == 1;
 }
 
-// This machine's address on the route to `host` (a connected UDP socket,
-// which sends nothing); empty when the name does not resolve (nodes of an
-// allocation emulated on this machine, which reach it on loopback).
-std::string route_source(const std::string& host) {
-    asio::io_context io;
-    boost::system::error_code ec;
-    asio::ip::udp::resolver resolver(io);
-    const auto results = resolver.resolve(host, "9", ec);
-    if (ec || results.empty()) return {};
-    asio::ip::udp::socket s(io);
-    s.connect(*results.begin(), ec);
-    if (ec) return {};
-    const auto local = s.local_endpoint(ec);
-    return ec ? std::string() : local.address().to_string();
-}
-
 }  // namespace
 
 base::Result<std::shared_ptr<asio::ssl::context>> GatekeeperTls::context(const job::Subjob& subjob) {
@@ -214,12 +198,6 @@ void GatekeeperAdapter::submit() {
     m.adapter = job::adapter_name(contact_.adapter);
     m.command = spec_.command;
     m.batch = spec_.batch;
-    if (contact_.transport == job::Transport::srun) {
-        // No session address to learn it from: the address this machine routes to the node from.
-        const std::string from = route_source(contact_.host);
-        for (auto& [name, value] : m.command.env)
-            if (name == wireup::env::kWireup && !from.empty()) value = wireup::wireup_at(from, value);
-    }
     if (tls_conn_) {
         boost::system::error_code lec;
         const tcp::endpoint local = tls_conn_->stream().lowest_layer().local_endpoint(lec);

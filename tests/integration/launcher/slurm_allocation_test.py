@@ -24,6 +24,9 @@ def salloc(grid, slurm, alloc, args):
     env.update(grid.env())
     env.update(slurm.env)
     env.pop("SLURM_JOB_ID", None)
+    # As when mpirun runs in the user's ssh login: srun passes this on to the nodes, where it
+    # names the user's desk, not mpirun (192.0.2.0/24: TEST-NET-1, nobody there).
+    env["SSH_CONNECTION"] = "192.0.2.99 50000 192.0.2.1 22"
     return ["salloc", "--quiet", *alloc, grid.ctx.mpirun, *args], env
 
 
@@ -72,6 +75,8 @@ def allocation(grid, slurm):
     for rank, methods in ((0, "shm: 1; tcp: 2-4"), (2, "shm: 3; tcp: 0-1,4"), (4, "tcp: 0-3")):
         expect_stderr(r, rf"^\[{rank}\] strata: rank {rank}: methods: self: {rank}; {methods}$")
     expect_stderr(r, r"^mpirun: starting subjob 2: ranks 4\.\.4 on n3 via the gatekeeper adapter$")
+    # Each node's gatekeeper knows it came by srun and where mpirun is, whatever SSH_CONNECTION says.
+    expect_stderr(r, r"^mpirun: n3: .* strata-gatekeeper: \[1 srun from [0-9.]+ '[^']+'\] srun step as '[^']+'$")
     labels = fake_args(ctx, "init", "print-labels:site", "print-labels:machine", "print-env:SLURM_STEP_NODELIST",
                        "finalize")
     r = run(grid, slurm, ["-N3", "-n5"], ["-l", "-np", "7", grid.fake_rank, *labels])

@@ -172,6 +172,9 @@ int CoAllocator::run() {
     }
     check_done();
     if (!finished_) io_.run();
+    // Now, while mpirun -v can still say them: the sites' last log lines
+    // (an ssh or srun channel reads the rest of its stderr as it goes).
+    adapters_.clear();
     output_.close_all();
     return exit_code_;
 }

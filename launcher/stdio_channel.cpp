@@ -202,9 +202,32 @@ StdioChannel::StdioChannel(asio::io_context& io, pid_t pid, int err_fd, int pid_
 
 StdioChannel::~StdioChannel() {
     boost::system::error_code ignored;
-    err_.close(ignored);
     if (!reaped_) reap();
     pidfd_.close(ignored);
+    if (!err_done_) stderr_drain();
+    err_.close(ignored);
+}
+
+// The process has ended: what it wrote on stderr and nobody read yet (the
+// site gatekeeper's last log lines, when the job's end came first on the
+// protocol pipe) goes to the line handler. A descendant that kept the pipe
+// open cannot hold this up for more than a moment.
+void StdioChannel::stderr_drain() {
+    const int fd = err_.native_handle();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+        pollfd p{fd, POLLIN, 0};
+        const int r = ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        const ssize_t n = ::read(fd, buf_.data(), buf_.size());
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (n <= 0) break;
+        stderr_take(static_cast<std::size_t>(n));
+    }
+    if (!partial_.empty() && line_) line_(partial_);
+    partial_.clear();
 }
 
 // Its pipes are closed: ssh ends the session on its own, and a moment later
@@ -241,21 +264,26 @@ void StdioChannel::read_stderr() {
         if (ec == asio::error::operation_aborted) return;
         if (ec) {
             if (!partial_.empty() && line_) line_(partial_);
+            partial_.clear();
             err_done_ = true;
             return maybe_exited();
         }
-        partial_.append(buf_.data(), n);
-        tail_.append(buf_.data(), n);
-        if (tail_.size() > kTailBytes) {
-            const std::size_t cut = tail_.find('\n', tail_.size() - kTailBytes);
-            tail_.erase(0, cut == std::string::npos ? tail_.size() - kTailBytes : cut + 1);
-        }
-        for (std::size_t nl; (nl = partial_.find('\n')) != std::string::npos;) {
-            if (line_) line_(partial_.substr(0, nl));
-            partial_.erase(0, nl + 1);
-        }
+        stderr_take(n);
         read_stderr();
     });
+}
+
+void StdioChannel::stderr_take(std::size_t n) {
+    partial_.append(buf_.data(), n);
+    tail_.append(buf_.data(), n);
+    if (tail_.size() > kTailBytes) {
+        const std::size_t cut = tail_.find('\n', tail_.size() - kTailBytes);
+        tail_.erase(0, cut == std::string::npos ? tail_.size() - kTailBytes : cut + 1);
+    }
+    for (std::size_t nl; (nl = partial_.find('\n')) != std::string::npos;) {
+        if (line_) line_(partial_.substr(0, nl));
+        partial_.erase(0, nl + 1);
+    }
 }
 
 void StdioChannel::wait_exit() {

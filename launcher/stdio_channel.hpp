@@ -81,7 +81,8 @@ public:
     static base::Result<std::unique_ptr<StdioChannel>> start(boost::asio::io_context& io,
                                                            const std::vector<std::string>& argv, int& read_fd,
                                                            int& write_fd, std::function<void(const std::string&)> line);
-    // Ends the process if it still runs (SIGTERM) and reaps it.
+    // Ends the process if it still runs (SIGTERM) and reaps it; the lines it
+    // wrote on stderr and nobody read yet still go to `line`.
     ~StdioChannel();
     StdioChannel(const StdioChannel&) = delete;
     StdioChannel& operator=(const StdioChannel&) = delete;
@@ -96,6 +97,8 @@ public:
 private:
     StdioChannel(boost::asio::io_context& io, pid_t pid, int err_fd, int pid_fd);
     void read_stderr();
+    void stderr_take(std::size_t n);  // `n` bytes read into buf_: the complete lines to `line_`
+    void stderr_drain();
     void wait_exit();
     void maybe_exited();
     // Waits for the process to end after its pipes closed: SIGTERM after a

@@ -195,8 +195,12 @@ subjobs:
   - {{contact: s1/ssh, count: 2, site: a}}
   - {{contact: s2/ssh, count: 1, site: b}}
 """)
-    r = sg.run(["-l", "-gencomm", "-jobfile", job])
+    r = sg.run(["-v", "-l", "-gencomm", "-jobfile", job])
     expect_code(r, 0)
+    # The sites' last log lines, written after the subjob's end, still reach mpirun -v.
+    for site in ("s1", "s2"):
+        expect_stderr(r, rf"^mpirun: {site}: .* strata-gatekeeper: \[1 ssh from [0-9.]+ '{sg.logins.account}'\] "
+                         rf"removed the job directory /tmp/strata-job-{sg.logins.account}-\w+$")
     uid = pwd.getpwnam(sg.logins.account).pw_uid
     for rank in range(3):
         lines = [l[4:] for l in r.stdout.splitlines() if l.startswith(f"[{rank}] ")]

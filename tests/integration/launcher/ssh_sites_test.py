@@ -128,7 +128,7 @@ def three_sites(sg):
     for line in r.stderr.splitlines():
         if "startup" in line or "MPI_Init phases" in line:
             print(line)
-    # mpirun -v shows each site's gatekeeper log (its last lines may come after mpirun is done).
+    # mpirun -v shows each site's gatekeeper log.
     expect_stderr(r, r"^mpirun: s1: .* strata-gatekeeper: \[1 ssh from 10\.77\.0\.10 '" + sg.logins.account +
                   r"'\] ssh login as '" + sg.logins.account + "'$")
     for rank, methods in ((0, "shm: 1; tcp: 2-7"), (2, "shm: 3; tcp: 0-1,4-7"), (4, "shm: 5-7; tcp: 0-3")):
@@ -355,8 +355,8 @@ def slurm_site(sg):
     """s1 runs its subjob through the Slurm behind its login node (/ssh+slurm), with the job's
     queue, project and wall time as sbatch's partition, account and time limit; a queue
     the cluster does not have stops mpirun before any rank runs, with sbatch's own words;
-    Ctrl-C, a killed gatekeeper on the login node and a killed mpirun each leave no process, no
-    Slurm job and nothing in the account's home."""
+    Ctrl-C, a killed gatekeeper on the login node, a killed mpirun and the login node cut off
+    the network each leave no process, no Slurm job and nothing in the account's home."""
     ctx, slurm = sg.ctx, sg.slurm
     args = fake_args(ctx, "init", "print-env:SLURM_JOB_PARTITION", "print:ready {rank}", "sleep")
     job = sg.job("slurm.yaml", [("s1/ssh+slurm", 2), ("s2/ssh", 1)], args)
@@ -379,25 +379,38 @@ def slurm_site(sg):
     expect_code(r, 130)
     sg.expect_nothing_left()
     slurm.expect_no_jobs()
-    # The gatekeeper on the login node killed, then mpirun killed: the Slurm job ends either way.
-    for victim in ("gatekeeper", "mpirun"):
-        p = sg.popen(["-l", "-jobfile", ctx.file(f"slurm-{victim}.yaml", text)])
+    # The gatekeeper on the login node killed, mpirun killed, the login node cut off the network:
+    # the Slurm job ends each way.
+    timeout = {"STRATA_PEER_TIMEOUT_S": "6"}
+    cut = text.replace("subjobs:", 'environment: {STRATA_PEER_TIMEOUT_S: "6"}\nsubjobs:')
+    for victim in ("gatekeeper", "mpirun", "network"):
+        p = sg.popen(["-l", "-jobfile", ctx.file(f"slurm-{victim}.yaml", cut)], extra_env=timeout)
+        veth = f"v{sg.nets.tag}0"  # s1's end of its link
         try:
             ready = [p.stdout.readline() for _ in range(6)]
             check(all(ready), f"mpirun ended before every rank was ready: {ready}")
             if victim == "mpirun":
                 p.kill()
+            elif victim == "network":
+                run_ip("-n", sg.nets.ns("s1"), "link", "set", veth, "down")
             else:
                 s1 = netns_id(sg.nets.ns("s1"))
                 gk = [q for q in processes() if q.netns == s1 and "strata-gatekeeper --stdio" in q.cmdline]
                 check(len(gk) == 1, f"one gatekeeper at s1: {[q.cmdline for q in gk]}")
                 os.kill(gk[0].pid, 9)
+            r = finish(p, timeout=GUARD * 2)
         except BaseException:
             p.kill()
             p.wait()
             raise
-        r = finish(p)
+        finally:
+            if victim == "network":
+                run_ip("-n", sg.nets.ns("s1"), "link", "set", veth, "up")
         check(r.returncode != 0, f"mpirun fails the job ({victim} killed)", r)
+        if victim == "network":
+            expect_stderr(r, r"^mpirun: (subjob 0 \(site s1, contact s1/ssh\+slurm\) failed: |rank [01]('s| \(pid)).*; "
+                             r"ending the job$")
+            say_failure(r)
         sg.expect_nothing_left()
         slurm.expect_no_jobs()
     text = text.replace("queue: debug", "queue: nosuch")

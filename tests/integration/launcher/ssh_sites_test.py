@@ -27,9 +27,9 @@ class SshGrid:
     """Three sites s1..s3 behind sshd, the user's namespace for mpirun, and Strata published
     where the sites' account can run it (PREFIX/bin/strata-gatekeeper)."""
 
-    def __init__(self, grid, slurm=False):
+    def __init__(self, grid, slurm=False, ports=None):
         """`slurm`: a private Slurm behind s1's login node (in its namespace), which the
-        logins reach through SLURM_CONF."""
+        logins reach through SLURM_CONF. `ports`: sshd's ports besides 22 (SshLogins)."""
         skip_unless_possible()
         self.grid, self.ctx = grid, grid.ctx
         self.prefix = os.path.dirname(os.path.dirname(grid.publish(grid.gatekeeper, "bin")))
@@ -42,7 +42,7 @@ class SshGrid:
                 self.slurm = Slurm(grid, netns=self.nets.ns("s1"))
                 os.chmod(self.slurm.dir, 0o755)
                 env.update(self.slurm.env)
-            self.logins = SshLogins(grid.ctx, self.nets, ["s1", "s2", "s3"], environment=env)
+            self.logins = SshLogins(grid.ctx, self.nets, ["s1", "s2", "s3"], environment=env, ports=ports)
         except BaseException:
             self.stop()
             raise
@@ -102,10 +102,10 @@ def say_failure(r):
             print(line)
 
 
-def with_ssh_grid(scenario, slurm=False):
+def with_ssh_grid(scenario, slurm=False, ports=None):
     @functools.wraps(scenario)
     def run(grid):
-        sg = SshGrid(grid, slurm=slurm)
+        sg = SshGrid(grid, slurm=slurm, ports=ports)
         try:
             scenario(sg)
         finally:
@@ -440,8 +440,58 @@ def wall_time(sg):
                      r"out; ending the job$")
     sg.expect_nothing_left()
 
+def readme(sg):
+    """README's "From nothing to a 2-site job", the shell block as written, run by sh in the
+    user's namespace. Only what names another machine's things is mapped: the hosts
+    anl.example.org and uc.example.org are s1 and s2 in the ssh client's configuration (`ssh`
+    on the PATH runs the system client with it, for the block and for mpirun alike), s2's sshd
+    listens on port 2222 too, and the account jdoe, /home/jane/ring and /opt/strata become the
+    test's account, the ring example and the published Strata."""
+    grid, ctx, nets = sg.grid, sg.ctx, sg.nets
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "README.md")) as f:
+        text = f.read()
+    start = text.index("From nothing to a 2-site job:")
+    begin = text.index("```sh\n", start) + len("```sh\n")
+    block = text[begin:text.index("\n```", begin)]
+    for old, new in (("jdoe@", sg.logins.account + "@"), ("/home/jane/ring", grid.ring),
+                     ("/opt/strata", sg.prefix)):
+        check(old in block, f"the README's block names {old}:\n{block}")
+        block = block.replace(old, new)
+    config = ctx.file("readme_ssh_config", f"""\
+Host anl.example.org
+    HostName {nets.addr['s1']}
+Host uc.example.org
+    HostName {nets.addr['s2']}
+Host *
+Include {sg.logins.config}
+""")
+    bin_dir = os.path.join(ctx.tmp, "readme-bin")
+    os.mkdir(bin_dir)
+    wrapper = os.path.join(bin_dir, "ssh")
+    with open(wrapper, "w") as f:
+        f.write(f"#!/bin/sh\nexec /usr/bin/ssh -F {config} \"$@\"\n")
+    os.chmod(wrapper, 0o755)
+    env = sg.env()
+    del env["STRATA_SSH"]  # mpirun runs `ssh` from the PATH, as it does for a user
+    env["PATH"] = os.pathsep.join([bin_dir, os.path.dirname(os.path.abspath(ctx.mpirun)), env["PATH"]])
+    work = os.path.join(ctx.tmp, "readme-work")
+    os.mkdir(work)
+    r = subprocess.run(["ip", "netns", "exec", nets.ns("user"), "sh", "-e", "-c", block], cwd=work,
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=GUARD * 2)
+    expect_code(r, 0)
+    check("1 MB message passed around 8 ranks intact" in r.stdout, "the ring's own check", r)
+    for host in ("anl.example.org", "uc.example.org"):
+        expect_stderr(r, rf"^mpirun: {host}: .* strata-gatekeeper: \[1 ssh from 10\.77\.0\.10 '"
+                         rf"{sg.logins.account}'\] ssh login as '{sg.logins.account}'$")
+    check(f"on {nets.addr['s2']} port 2222" in sg.logins.log("s2"), "uc.example.org:2222 reached s2's sshd on "
+          "that port", r)
+    sg.expect_nothing_left()
+
+
+readme = with_ssh_grid(readme, ports={"s2": [2222]})
+
 SCENARIOS = {f.__name__: f for f in (three_sites, formats, refused, ssh_killed, gatekeeper_killed, interrupted,
-                                     slurm_site, wall_time, network_cut, staging_gencomm_network)}
+                                     slurm_site, wall_time, network_cut, staging_gencomm_network, readme)}
 
 if __name__ == "__main__":
     sys.exit(grid_main(SCENARIOS))

@@ -40,12 +40,15 @@ class SshLogins:
     leftovers(), home_files(), sshd_processes(), client_processes(), stop().
     """
 
-    def __init__(self, ctx, nets, sites, environment=None):
+    def __init__(self, ctx, nets, sites, environment=None, ports=None):
         """`environment`: variables every session gets (sshd's SetEnv, which overrides sshd's
-        default PATH too), as a login node's administrator would set them."""
+        default PATH too), as a login node's administrator would set them. `ports`: {site:
+        [port, ...]} where that site's sshd listens besides port 22 (known_hosts has the key
+        for each, as `[ADDR]:PORT`)."""
         skip_unless_possible()
         self.ctx, self.nets, self.sites = ctx, nets, list(sites)
         self.environment = dict(environment or {})
+        self.ports = {site: list(p) for site, p in (ports or {}).items()}
         self.account = "strssh" + ctx.marker[-6:]
         self.uid = None
         self.home = os.path.join(ctx.tmp, "sshhome")
@@ -112,7 +115,8 @@ class SshLogins:
         (ControlMaster) connection it refuses them."""
         config = os.path.join(self.dir, f"sshd_config-{site}")
         with open(config, "w") as f:
-            f.write(f"Port 22\nListenAddress {self.nets.addr[site]}\nHostKey {host_key}\n"
+            f.write("".join(f"Port {p}\n" for p in [22, *self.ports.get(site, [])]))
+            f.write(f"ListenAddress {self.nets.addr[site]}\nHostKey {host_key}\n"
                     f"PidFile {self.pid_file(site)}\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
                     "UsePAM no\nPubkeyAuthentication yes\nAuthorizedKeysFile .ssh/authorized_keys\n"
                     f"StrictModes yes\nAllowUsers {self.account}\nPermitRootLogin no\nX11Forwarding no\n"
@@ -152,6 +156,7 @@ class SshLogins:
             with open(key + ".pub") as f:
                 kind, blob = f.read().split()[:2]
             lines.append(f"{self.nets.addr[site]} {kind} {blob}")  # port 22: no [ADDR]:PORT
+            lines += [f"[{self.nets.addr[site]}]:{p} {kind} {blob}" for p in self.ports.get(site, [])]
         return write_file(os.path.join(self.dir, "known_hosts"), "\n".join(lines) + "\n")
 
     def write_client_config(self):

@@ -213,8 +213,11 @@ void ForkAdapter::start(const job::Subjob& subjob, LaunchSpec spec, ProcessEvent
 
     directory_ = spec.command.directory;
     // As the account (a gatekeeper runs as root): see program_check.hpp.
-    const base::Result<ProgramCheck> checked =
+    base::Result<ProgramCheck> checked =
         program_check_as(run_as_, spec.command.program, directory_, env_lookup(spec.command.env, "PATH"));
+    if (spec.batch.host_count > 1)  // the job readers refuse it; a hand-made request may not
+        checked = base::Error{"hostCount " + std::to_string(spec.batch.host_count) +
+                              ": the fork adapter runs every process on one host"};
     if (!checked) {
         start_failed(subjob.first_rank, checked.error());
         after_change();

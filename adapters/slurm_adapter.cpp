@@ -455,6 +455,8 @@ void SlurmAdapter::submit(const std::vector<std::string>& env, int script_fd) {
     if (!batch_.queue.empty()) argv.push_back("--partition=" + batch_.queue);
     if (!batch_.project.empty()) argv.push_back("--account=" + batch_.project);
     if (batch_.max_wall_time_min > 0) argv.push_back("--time=" + std::to_string(batch_.max_wall_time_min));
+    if (batch_.host_count > 0) argv.push_back("--nodes=" + std::to_string(batch_.host_count));
+    if (batch_.memory_mb > 0) argv.push_back("--mem-per-cpu=" + std::to_string(batch_.memory_mb) + "M");
     for (const std::string& w : words_split(kSbatchArgs.get())) argv.push_back(w);
     submitting_ = true;
     command_run(std::move(argv), env, [this](int status, const std::string& output) {

@@ -65,6 +65,8 @@ std::vector<std::uint8_t> encode(const Submit& m) {
     w.str(m.batch.queue);
     w.str(m.batch.project);
     w.u32(static_cast<std::uint32_t>(m.batch.max_wall_time_min));
+    w.u32(static_cast<std::uint32_t>(m.batch.host_count));
+    w.u32(static_cast<std::uint32_t>(m.batch.memory_mb));
     return w.finish();
 }
 
@@ -163,6 +165,11 @@ std::optional<Submit> decode_submit(const std::vector<std::uint8_t>& payload) {
     const std::uint32_t wall = r.u32();
     valid = valid && wall <= static_cast<std::uint32_t>(job::kMaxWallTimeMin);
     m.batch.max_wall_time_min = static_cast<int>(wall);
+    const std::uint32_t hosts = r.u32();
+    const std::uint32_t memory = r.u32();
+    valid = valid && hosts <= m.count && memory <= static_cast<std::uint32_t>(job::kMaxMemoryMb);
+    m.batch.host_count = static_cast<int>(hosts);
+    m.batch.memory_mb = static_cast<int>(memory);
     return finish(r, valid, std::move(m));
 }
 

@@ -23,18 +23,25 @@ struct Command {
 };
 
 // What a batch scheduler is asked for besides the command: RSL's queue,
-// project and maxWallTime (YAML: queue, project, max_wall_time). It travels
+// project, maxWallTime, hostCount and maxMemory (or minMemory) (YAML: queue,
+// project, max_wall_time, host_count, max_memory, min_memory). It travels
 // beside the Command; the slurm adapter makes it sbatch's --partition,
-// --account and --time, the fork adapter ends processes at the wall time.
+// --account, --time, --nodes and --mem-per-cpu, the fork adapter ends
+// processes at the wall time (a fork subjob runs on one host, and memory is
+// the slurm adapter's alone).
 struct Batch {
     std::string queue;
     std::string project;
     int max_wall_time_min = 0;  // 0: no limit of the job's own
+    int host_count = 0;         // nodes to spread the processes over; 0: the scheduler's choice
+    int memory_mb = 0;          // per process: maxMemory, else minMemory; 0: the scheduler's default
 
     bool operator==(const Batch&) const = default;
 };
 
 // The minutes RSL's maxWallTime and YAML's max_wall_time give: 1 to 525600 (a year).
 inline constexpr int kMaxWallTimeMin = 525600;
+// The megabytes per process RSL's maxMemory/minMemory give: 1 to 2^30 (a petabyte).
+inline constexpr int kMaxMemoryMb = 1 << 30;
 
 }  // namespace strata::job

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <optional>
 
 #include "base/file.hpp"
 
@@ -52,6 +53,49 @@ base::Result<int> wall_time_parse(const std::string& text, const std::string& ke
         return base::Error{"'" + key + "' must be minutes from 1 to " + std::to_string(kMaxWallTimeMin) + ", got '" +
                            text + "'"};
     return static_cast<int>(minutes);
+}
+
+namespace {
+
+// A whole number from 1 to `most` written as decimal digits, or nothing.
+std::optional<long> bounded_count(const std::string& text, long most) {
+    bool digits = !text.empty() && text.size() <= 10;
+    for (unsigned char c : text) digits = digits && std::isdigit(c);
+    if (!digits) return std::nullopt;
+    const long n = std::stol(text);
+    if (n < 1 || n > most) return std::nullopt;
+    return n;
+}
+
+}  // namespace
+
+base::Result<int> host_count_parse(const std::string& text, int count, const std::string& key) {
+    const std::optional<long> n = bounded_count(text, count > 0 ? count : 1);
+    if (!n)
+        return base::Error{"'" + key + "' must be a number of hosts from 1 to the subjob's count (" +
+                           std::to_string(count) + "), got '" + text + "'"};
+    return static_cast<int>(*n);
+}
+
+base::Result<int> memory_parse(const std::string& text, const std::string& key) {
+    const std::optional<long> n = bounded_count(text, kMaxMemoryMb);
+    if (!n)
+        return base::Error{"'" + key + "' must be megabytes per process from 1 to " + std::to_string(kMaxMemoryMb) +
+                           ", got '" + text + "'"};
+    return static_cast<int>(*n);
+}
+
+base::Status job_type_check(const std::string& text, const std::string& key) {
+    std::string lower = text;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == "mpi" || lower == "multiple") return {};
+    if (lower == "single")
+        return base::Error{"'" + key + "=single' starts one process, not an MPI job; Strata starts 'count' processes "
+                           "as ranks of one MPI_COMM_WORLD (jobType mpi or multiple)"};
+    if (lower == "condor")
+        return base::Error{"'" + key + "=condor' needs Condor; Strata starts processes with its fork or slurm "
+                           "adapter (jobType mpi or multiple)"};
+    return base::Error{"'" + key + "' must be mpi or multiple (single and condor are not MPI jobs), got '" + text + "'"};
 }
 
 JobRequest job_request_from_machine_file(const MachineFile& file, int np, const std::string& program,
@@ -128,6 +172,8 @@ std::string job_request_rsl(const JobRequest& request) {
                rsl_optional("strata", s.strata) + rsl_optional("queue", s.batch.queue) +
                rsl_optional("project", s.batch.project);
         if (s.batch.max_wall_time_min > 0) out += "   (maxWallTime=" + std::to_string(s.batch.max_wall_time_min) + ")\n";
+        if (s.batch.host_count > 0) out += "   (hostCount=" + std::to_string(s.batch.host_count) + ")\n";
+        if (s.batch.memory_mb > 0) out += "   (maxMemory=" + std::to_string(s.batch.memory_mb) + ")\n";
         out += rsl_relation("executable", {s.command.program}) + rsl_relation("arguments", s.command.args);
         if (s.stage) out += "   (stage=yes)\n";
         out += rsl_relation("stageFiles", s.stage_files) + rsl_optional("machine", s.machine) +

@@ -44,10 +44,24 @@ struct SubjobRequest {
 
 struct JobRequest {
     std::vector<SubjobRequest> subjobs;
+    // What the file said that Strata accepts and does not apply, one line
+    // each ("LINE:COLUMN: 'gramMyjob': obsolete in GRAM itself"), for mpirun
+    // to say once on stderr. Not part of the job: requests compare without it.
+    std::vector<std::string> ignored{};
 
     int size() const;
-    bool operator==(const JobRequest&) const = default;
+    bool operator==(const JobRequest& o) const { return subjobs == o.subjobs; }
 };
+
+// A process count per host that RSL's hostCount and YAML's host_count allow:
+// 1 to the subjob's count; `key` names the attribute in the message.
+base::Result<int> host_count_parse(const std::string& text, int count, const std::string& key);
+// Megabytes per process as RSL's maxMemory/minMemory and YAML's
+// max_memory/min_memory take them: 1 to kMaxMemoryMb.
+base::Result<int> memory_parse(const std::string& text, const std::string& key);
+// GRAM's jobType as Strata reads it: "mpi" and "multiple" start `count`
+// ranks (what Strata does); "single" and "condor" are refused with the reason.
+base::Status job_type_check(const std::string& text, const std::string& key);
 
 // A wall time in minutes as `key` ("maxWallTime", "max_wall_time") takes it.
 base::Result<int> wall_time_parse(const std::string& text, const std::string& key);

@@ -268,11 +268,23 @@ struct Values {
 
 using Attribute = base::Entry<Values>;
 
+// A value kept to be checked once the whole request is read (it depends on
+// another attribute), with where it was written.
+struct Later {
+    std::string text;
+    Position at;
+    std::string attribute;  // as written
+    bool given() const { return !attribute.empty(); }
+};
+
 // What the table's readers fill.
 struct Reading {
     SubjobRequest s;
     std::optional<bool> stage;
     Position stage_files_at;
+    Later host_count, max_memory, min_memory, max_time, wall_time, username, account;
+    std::vector<std::string> library_path;
+    std::vector<std::string> ignored;  // "LINE:COLUMN: 'NAME': why"
     // The site as the attribute and as the environment's GLOBUS_LAN_ID say
     // it: one of them, or both alike.
     std::string site;
@@ -338,13 +350,39 @@ Status contact_read(const Attribute& a, Reading& r) {
     return {};
 }
 
-Status wall_time_read(const Attribute& a, Reading& r) {
+// An attribute's single value, kept for a check after the whole request.
+template <Later Reading::*member>
+Status later_read(const Attribute& a, Reading& r) {
     Result<std::string> written = a.value.single();
     if (!written) return written.failure();
-    const Result<int> minutes = wall_time_parse(*written, "maxWallTime");
-    if (!minutes) return a.value.fail(a.value.position(), minutes.error());
-    r.s.batch.max_wall_time_min = *minutes;
+    r.*member = Later{*written, a.value.position(), a.key};
     return {};
+}
+
+Status job_type_read(const Attribute& a, Reading&) {
+    Result<std::string> written = a.value.single();
+    if (!written) return written.failure();
+    if (Status s = job_type_check(*written, a.key); !s) return a.value.fail(a.value.position(), s.error());
+    return {};
+}
+
+Status library_path_read(const Attribute& a, Reading& r) {
+    Result<std::vector<std::string>> v = a.value.strings();
+    if (!v) return v.failure();
+    r.library_path = *v;
+    return {};
+}
+
+Status dry_run_read(const Attribute& a, Reading&) {
+    Result<std::string> written = a.value.single();
+    if (!written) return written.failure();
+    std::string lower = *written;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == "no" || lower == "false") return {};
+    if (lower == "yes" || lower == "true")
+        return a.value.fail(a.value.position(), "'" + a.key + "=yes': Strata has no dry run; mpirun -dumprsl prints "
+                                                "the job without running it");
+    return a.value.fail(a.value.position(), "'" + a.key + "' must be yes or no, got '" + *written + "'");
 }
 
 Status count_read(const Attribute& a, Reading& r) {
@@ -411,14 +449,22 @@ Status site_read(const Attribute& a, Reading& r) {
 const base::Field<Reading, Values> kAttributeFields[] = {
     {"resourceManagerContact", contact_read},
     {"count", count_read, "no 'count'; add (count=N)"},
+    {"jobType", job_type_read},
     {"label", label_read},
     {"environment", environment_read},
+    {"libraryPath", library_path_read},
     {"directory", command_string_read<&Command::directory>},
-    {"account", string_read<&SubjobRequest::account>},
+    {"account", later_read<&Reading::account>},
+    {"username", later_read<&Reading::username>},
     {"strata", string_read<&SubjobRequest::strata>},
     {"queue", batch_string_read<&Batch::queue>},
     {"project", batch_string_read<&Batch::project>},
-    {"maxWallTime", wall_time_read},
+    {"maxWallTime", later_read<&Reading::wall_time>},
+    {"maxTime", later_read<&Reading::max_time>},
+    {"hostCount", later_read<&Reading::host_count>},
+    {"maxMemory", later_read<&Reading::max_memory>},
+    {"minMemory", later_read<&Reading::min_memory>},
+    {"dryRun", dry_run_read},
     {"executable", executable_read, "no 'executable'; add (executable=PATH)"},
     {"arguments", arguments_read},
     {"stage", stage_read},
@@ -428,16 +474,146 @@ const base::Field<Reading, Values> kAttributeFields[] = {
     {"host", string_read<&SubjobRequest::host>},
     {"processorName", string_read<&SubjobRequest::processor_name>},
 };
-const base::Table<Reading, Values> kAttributes{kAttributeFields, "attribute", "", attribute_fold};
+// The rest of GRAM's RSL schema (GT2 names and GRAM5's alike, compared as
+// attribute names are): accepted and said on stderr (why: what Strata does
+// instead), or refused (why: what to write instead).
+struct GramAttribute {
+    const char* name;
+    bool refused;
+    const char* why;
+};
+constexpr const char* kStaging = "GASS URLs are not read; stage local files with (stageFiles=...)";
+constexpr GramAttribute kGramOthers[] = {
+    {"gramMyjob", false, "obsolete, and ignored by GRAM itself"},
+    {"maxCpuTime", false, "Strata limits wall time only (maxWallTime)"},
+    {"subjobStartType", false, "every subjob waits at Strata's startup barrier"},
+    {"subjobCommsType", false, "every subjob joins the one MPI_COMM_WORLD"},
+    {"twoPhase", false, "a GRAM job manager's commit protocol; strata-gatekeeper keeps its own records"},
+    {"saveState", false, "a GRAM job manager's state file; strata-gatekeeper keeps its own records"},
+    {"saveJobDescription", false, "a GRAM job manager's copy of the request"},
+    {"expiration", false, "a GRAM job manager's clean-up delay"},
+    {"proxyTimeout", false, "the delegated proxy lives STRATA_DELEGATION_HOURS"},
+    {"scratchDir", false, "staged files go to a job directory of Strata's own"},
+    {"gassCache", false, "staged files go to a job directory of Strata's own"},
+    {"stdoutPosition", false, "for a restarted GRAM job's output; Strata does not restart jobs"},
+    {"stderrPosition", false, "for a restarted GRAM job's output; Strata does not restart jobs"},
+    {"logLevel", false, "strata-gatekeeper logs every decision"},
+    {"logPattern", false, "strata-gatekeeper logs every decision"},
+    {"restart", true, "Strata does not restart a GRAM job; run the job again"},
+    {"remoteIoUrl", true, kStaging},
+    {"fileStageIn", true, kStaging},
+    {"fileStageInShared", true, kStaging},
+    {"fileStageOut", true, "output is not staged out; every process's output goes to mpirun (-l labels it)"},
+    {"fileCleanUp", true, "Strata removes what it staged; other files at the site are the job's"},
+    {"stdin", true, "mpirun's standard input goes to rank 0; redirect mpirun's"},
+    {"stdout", true, "every process's standard output goes to mpirun (-l labels it); redirect mpirun's"},
+    {"stderr", true, "every process's standard error goes to mpirun (-l labels it); redirect mpirun's"},
+};
+
+Status gram_other_read(const Attribute& a, Reading& r);
+
+const base::Table<Reading, Values> kAttributes{kAttributeFields, "attribute", "", attribute_fold, gram_other_read};
+
+Status gram_other_read(const Attribute& a, Reading& r) {
+    const std::string key = attribute_fold(a.key);
+    for (const GramAttribute& g : kGramOthers) {
+        if (attribute_fold(g.name) != key) continue;
+        if (g.refused) return a.value.fail(a.position, "'" + a.key + "' cannot be honoured: " + g.why);
+        r.ignored.push_back(a.position.text() + ": '" + a.key + "': " + g.why);
+        return {};
+    }
+    return a.value.fail(a.position, "unknown attribute '" + a.key + "'; expected " + base::fields_expected(kAttributes) +
+                                        ", or another attribute of GRAM's RSL schema (README: \"RSL\")");
+}
+
+// maxMemory is asked of Slurm as the memory of each process, else minMemory
+// (Slurm reserves what it is asked for); no more than maxMemory may be the
+// least. A fork contact has no scheduler to ask: said on stderr.
+Status memory_resolve(Reading& r, const Values& places) {
+    int most = 0, least = 0;
+    for (auto [later, out] : {std::pair{&r.max_memory, &most}, std::pair{&r.min_memory, &least}}) {
+        if (!later->given()) continue;
+        const Result<int> mb = memory_parse(later->text, later->attribute);
+        if (!mb) return places.fail(later->at, mb.error());
+        *out = *mb;
+    }
+    if (most > 0 && least > most)
+        return places.fail(r.min_memory.at, "'" + r.min_memory.attribute + "' (" + r.min_memory.text +
+                                                ") is more than '" + r.max_memory.attribute + "' (" +
+                                                r.max_memory.text + ")");
+    if ((most > 0 || least > 0) && r.s.contact.adapter == AdapterKind::fork) {
+        const Later& said = most > 0 ? r.max_memory : r.min_memory;
+        r.ignored.push_back(said.at.text() + ": '" + said.attribute +
+                            "': memory is asked of Slurm; the fork adapter sets no limit");
+        return {};
+    }
+    r.s.batch.memory_mb = most > 0 ? most : least;
+    return {};
+}
+
+// libraryPath: its directories after the LD_LIBRARY_PATH the environment
+// gives, if any (as GRAM adds them to the job's library path).
+void library_path_add(Reading& r) {
+    std::string dirs;
+    for (const std::string& d : r.library_path) {
+        if (!dirs.empty()) dirs += ':';
+        dirs += d;
+    }
+    for (auto& [name, value] : r.s.command.env) {
+        if (name != "LD_LIBRARY_PATH") continue;
+        if (!value.empty()) value += ':';
+        value += dirs;
+        return;
+    }
+    r.s.command.env.emplace_back("LD_LIBRARY_PATH", dirs);
+}
+
+// Two attributes that say one thing (account and username, maxWallTime and
+// maxTime): the one given, or both alike.
+Result<std::string> one_of(const Later& a, const Later& b, const Values& places) {
+    if (a.given() && b.given() && a.text != b.text)
+        return places.fail(b.at, "'" + b.attribute + "' is '" + b.text + "' but '" + a.attribute + "' is '" + a.text +
+                                     "'; give one");
+    return a.given() ? a.text : b.text;
+}
+
+// What needs the whole request: the aliases, hostCount against count,
+// memory, and libraryPath into the environment.
+Status later_resolve(Reading& r, const Values& places) {
+    Result<std::string> account = one_of(r.account, r.username, places);
+    if (!account) return account.failure();
+    r.s.account = *account;
+    const Later& wall = r.wall_time.given() ? r.wall_time : r.max_time;
+    if (Result<std::string> same = one_of(r.wall_time, r.max_time, places); !same) return same.failure();
+    if (wall.given()) {
+        const Result<int> minutes = wall_time_parse(wall.text, wall.attribute);
+        if (!minutes) return places.fail(wall.at, minutes.error());
+        r.s.batch.max_wall_time_min = *minutes;
+    }
+    if (r.host_count.given()) {
+        const Result<int> hosts = host_count_parse(r.host_count.text, r.s.count, r.host_count.attribute);
+        if (!hosts) return places.fail(r.host_count.at, hosts.error());
+        if (*hosts > 1 && r.s.contact.adapter == AdapterKind::fork)
+            return places.fail(r.host_count.at, "'" + r.host_count.attribute + "=" + r.host_count.text +
+                                                    "': the fork adapter runs every process on one host");
+        r.s.batch.host_count = *hosts;
+    }
+    if (!r.library_path.empty()) library_path_add(r);
+    return memory_resolve(r, places);
+}
 
 // One request's relations as a subjob.
-Result<SubjobRequest> subjob_from(const Request& request, const SubjobPlaces& places) {
+// `ignored` gets what the request says that Strata accepts and does not apply.
+Result<SubjobRequest> subjob_from(const Request& request, const SubjobPlaces& places,
+                                  std::vector<std::string>& ignored) {
     base::Map<Values> relations{&places, request.pos, {}};
     for (const Relation& rel : request.relations)
         relations.entries.push_back({rel.attribute, rel.attr_pos, {&rel, &places}});
     Reading r;
     r.s.contact.host = "localhost";  // without resourceManagerContact, this machine
     if (Status s = base::fields_read(kAttributes, relations, r); !s) return s.failure();
+    if (Status s = later_resolve(r, Values{nullptr, &places}); !s) return s.failure();
+    ignored.insert(ignored.end(), r.ignored.begin(), r.ignored.end());
     if (r.stage == false && !r.s.stage_files.empty())
         return places.at(r.stage_files_at, "'stageFiles' given with (stage=no)");
     r.s.stage = r.stage.value_or(false) || !r.s.stage_files.empty();
@@ -454,7 +630,7 @@ Result<JobRequest> parse_job_rsl(const std::string& text, const std::string& pat
     if (!requests) return requests.failure();
     JobRequest job;
     for (std::size_t i = 0; i < requests->size(); ++i) {
-        Result<SubjobRequest> s = subjob_from((*requests)[i], SubjobPlaces(path, i));
+        Result<SubjobRequest> s = subjob_from((*requests)[i], SubjobPlaces(path, i), job.ignored);
         if (!s) return s.failure();
         job.subjobs.push_back(std::move(*s));
     }

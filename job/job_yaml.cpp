@@ -29,6 +29,8 @@ struct Common {
     std::optional<std::string> queue;
     std::optional<std::string> project;
     std::optional<int> max_wall_time;  // minutes
+    std::optional<yaml::Value> host_count;                     // checked against the subjob's count
+    std::optional<yaml::Value> max_memory, min_memory;         // megabytes per process, checked when read
     std::optional<bool> stage;
     std::vector<std::string> stage_files;
     std::optional<std::string> bind_to;  // STRATA_BIND_TO (wireup/binding.hpp)
@@ -117,6 +119,23 @@ Status wall_time_read(const yaml::Entry& e, Out& out) {
     return {};
 }
 
+template <class Out>
+Status job_type_read(const yaml::Entry& e, Out&) {
+    if (Status s = job_type_check(scalar_of(e.value), e.key); !s) return e.value.fail(s.error());
+    return {};
+}
+
+// host_count, max_memory, min_memory: kept as written, for the subjob to
+// check against its count and adapter (memory_parse's range is checked now).
+template <class Out, std::optional<yaml::Value> Common::*member, bool memory>
+Status kept_read(const yaml::Entry& e, Out& out) {
+    if (memory) {
+        if (Result<int> mb = memory_parse(scalar_of(e.value), e.key); !mb) return e.value.fail(mb.error());
+    }
+    out.*member = e.value;
+    return {};
+}
+
 // bind_to: core|socket|none, what mpirun -bind-to says for the whole job.
 template <class Out>
 Status bind_to_read(const yaml::Entry& e, Out& out) {
@@ -130,7 +149,7 @@ Status bind_to_read(const yaml::Entry& e, Out& out) {
 }
 
 template <class Out>
-constexpr std::array<yaml::Field<Out>, 11> kCommon{{
+constexpr std::array<yaml::Field<Out>, 15> kCommon{{
     {"executable", executable_read<Out>},
     {"arguments", arguments_read<Out>},
     {"environment", environment_read<Out>},
@@ -140,6 +159,10 @@ constexpr std::array<yaml::Field<Out>, 11> kCommon{{
     {"queue", common_string_read<Out, &Common::queue>},
     {"project", common_string_read<Out, &Common::project>},
     {"max_wall_time", wall_time_read<Out>},
+    {"job_type", job_type_read<Out>},
+    {"host_count", kept_read<Out, &Common::host_count, false>},
+    {"max_memory", kept_read<Out, &Common::max_memory, true>},
+    {"min_memory", kept_read<Out, &Common::min_memory, true>},
     {"stage", stage_read<Out>},
     {"bind_to", bind_to_read<Out>},
 }};
@@ -353,7 +376,35 @@ Status environment_merge(const yaml::Value& node, const Top& top, const Sub& sub
     return {};
 }
 
-Result<SubjobRequest> subjob_read(const yaml::Value& node, const Top& top) {
+// host_count against the subjob's count and adapter; max_memory (else
+// min_memory) as Slurm's memory per process, said in `ignored` at a fork
+// contact, which has no scheduler to ask (as job_rsl.cpp does).
+Status batch_resolve(const Top& top, const Sub& sub, SubjobRequest& s, std::vector<std::string>& ignored) {
+    const auto given = [&](std::optional<yaml::Value> Common::*m) { return sub.*m ? sub.*m : top.*m; };
+    if (const std::optional<yaml::Value> hosts = given(&Common::host_count)) {
+        const Result<int> n = host_count_parse(scalar_of(*hosts), s.count, "host_count");
+        if (!n) return hosts->fail(n.error());
+        if (*n > 1 && s.contact.adapter == AdapterKind::fork)
+            return hosts->fail("'host_count: " + scalar_of(*hosts) + "': the fork adapter runs every process on one host");
+        s.batch.host_count = *n;
+    }
+    const std::optional<yaml::Value> most = given(&Common::max_memory);
+    const std::optional<yaml::Value> least = given(&Common::min_memory);
+    const int most_mb = most ? *memory_parse(scalar_of(*most), "max_memory") : 0;
+    const int least_mb = least ? *memory_parse(scalar_of(*least), "min_memory") : 0;
+    if (most && least && least_mb > most_mb)
+        return least->fail("'min_memory' (" + scalar_of(*least) + ") is more than 'max_memory' (" + scalar_of(*most) + ")");
+    if ((most || least) && s.contact.adapter == AdapterKind::fork) {
+        const yaml::Value& said = most ? *most : *least;
+        ignored.push_back(said.position().text() + ": '" + std::string(most ? "max_memory" : "min_memory") +
+                          "': memory is asked of Slurm; the fork adapter sets no limit");
+        return {};
+    }
+    s.batch.memory_mb = most ? most_mb : least_mb;
+    return {};
+}
+
+Result<SubjobRequest> subjob_read(const yaml::Value& node, const Top& top, std::vector<std::string>& ignored) {
     Sub sub;
     sub.s.contact.host = "localhost";
     if (Status st = yaml::map_read(node, "expected a map with 'contact' and 'count'", kSubjob, sub); !st)
@@ -370,6 +421,7 @@ Result<SubjobRequest> subjob_read(const yaml::Value& node, const Top& top) {
     s.batch.queue = sub.queue.value_or(top.queue.value_or(""));
     s.batch.project = sub.project.value_or(top.project.value_or(""));
     s.batch.max_wall_time_min = sub.max_wall_time.value_or(top.max_wall_time.value_or(0));
+    if (Status st = batch_resolve(top, sub, s, ignored); !st) return st.failure();
     const Common& staging = sub.stage ? static_cast<const Common&>(sub) : top;
     s.stage = staging.stage.value_or(false);
     s.stage_files = staging.stage_files;
@@ -392,7 +444,7 @@ Result<JobRequest> parse_job_yaml(const std::string& text, const std::string& pa
     JobRequest job;
     for (const YAML::Node& node : top.subjobs->node()) {
         doc.prefix_set("subjob " + std::to_string(job.subjobs.size()) + ": ");
-        Result<SubjobRequest> s = subjob_read(top.subjobs->of(node), top);
+        Result<SubjobRequest> s = subjob_read(top.subjobs->of(node), top, job.ignored);
         if (!s) return s.failure();
         job.subjobs.push_back(std::move(*s));
     }

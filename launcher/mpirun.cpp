@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,12 @@ int main(int argc, char** argv) {
     if (!options->jobfile.empty()) {
         const strata::base::Result<job::JobRequest> request = job::load_job_file(options->jobfile);
         if (!request) return job_file_error(request.error());
+        // Once: what the file asks that Strata accepts and does not apply
+        // (a top-level key that every subjob shares is one line).
+        std::set<std::string> said;
+        for (const std::string& line : request->ignored)
+            if (said.insert(line).second)
+                std::fprintf(stderr, "mpirun: %s:%s (accepted and ignored)\n", options->jobfile.c_str(), line.c_str());
         if (options->dumprsl) {
             std::fputs(job::job_request_rsl(*request).c_str(), stdout);
             return std::fflush(stdout) == 0 ? 0 : 1;

@@ -206,14 +206,15 @@ const Row kOptions[] = {
      .set = [](const std::string&, Options& o) { return o.verbose = true; },
      .help = "narrate the job's progress on stderr, and have every rank print\n"
              "its CPU binding and which method reaches each peer (STRATA_VERBOSE=1)"},
-    {.spellings = {"-jobfile", nullptr},
+    {.spellings = {"-jobfile", "-globusrsl"},
      .kind = Kind::value,
      .value_name = "F",
      .set = [](const std::string& v, Options& o) { return file_name_set(v, o.jobfile); },
      .expects = "a file name",
      .quote_value = false,
      .help = "run the job described in F, a YAML job file or a Globus RSL request\n"
-             "(see README, \"Job descriptions\"); instead of -np, -machinefile and program"},
+             "(see README, \"Job descriptions\"); instead of -np, -machinefile and program\n"
+             "(-globusrsl: MPICH-G2's name for it)"},
     {.spellings = {"-dumprsl", nullptr},
      .set = [](const std::string&, Options& o) { return o.dumprsl = true; },
      .help = "print the job (from -np/-machinefile/program or -jobfile) as an RSL\n"

@@ -469,6 +469,37 @@ subjobs:
     expect_code(r, 0)
     check(sorted(r.stdout.splitlines()) == ["[0] STRATA_SUBJOB=0", "[1] STRATA_SUBJOB=1"], "two subjobs", r)
     expect_nobody_left(ctx)
+    # As MPICH-G2's users wrote it, through MPICH-G2's flag: DUROC's subjob index, jobtype=mpi,
+    # labels, GRAM's gramMyjob (said once on stderr, with its place) and maxWallTime.
+    args = " ".join('"' + a + '"' for a in ctx.fake("init", "print-env:GLOBUS_DUROC_SUBJOB_INDEX", "finalize")[1:])
+    path = ctx.file("g2.rsl", f"""\
++
+( &(resourceManagerContact="localhost")
+   (count=2)
+   (jobtype=mpi)
+   (label="subjob 0")
+   (environment=(GLOBUS_DUROC_SUBJOB_INDEX 0))
+   (gramMyjob=collective)
+   (maxWallTime=10)
+   (executable="{ctx.fake_rank}")
+   (arguments={args})
+)
+( &(resourceManagerContact="localhost")
+   (count=1)
+   (jobtype=multiple)
+   (label="subjob 2")
+   (environment=(GLOBUS_DUROC_SUBJOB_INDEX 1))
+   (executable="{ctx.fake_rank}")
+   (arguments={args})
+)
+""")
+    r = ctx.run(["-l", "-globusrsl", path])
+    expect_code(r, 0)
+    check(sorted(r.stdout.splitlines()) == ["[0] GLOBUS_DUROC_SUBJOB_INDEX=0", "[1] GLOBUS_DUROC_SUBJOB_INDEX=0",
+                                            "[2] GLOBUS_DUROC_SUBJOB_INDEX=1"], "two subjobs", r)
+    expect_stderr(r, r"^mpirun: .*g2\.rsl:7:5: 'gramMyjob': obsolete, and ignored by GRAM itself \(accepted and "
+                     r"ignored\)$")
+    expect_nobody_left(ctx)
 
 
 def jobfile_no_credential(ctx):

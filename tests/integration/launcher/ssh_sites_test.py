@@ -361,15 +361,19 @@ def slurm_site(sg):
     args = fake_args(ctx, "init", "print-env:SLURM_JOB_PARTITION", "print:ready {rank}", "sleep")
     job = sg.job("slurm.yaml", [("s1/ssh+slurm", 2), ("s2/ssh", 1)], args)
     text = open(job).read().replace("subjobs:", "queue: debug\nmax_wall_time: 5\nsubjobs:")
-    p = sg.popen(["-l", "-jobfile", ctx.file("slurm2.yaml", text)])
+    # GRAM's hostCount and maxMemory, as YAML keys: Slurm's nodes and memory per process at s1;
+    # the fork site s2 has no scheduler to ask for memory, which mpirun says once.
+    gram = text.replace("subjobs:", "host_count: 1\nmax_memory: 100\nsubjobs:")
+    p = sg.popen(["-l", "-jobfile", ctx.file("slurm2.yaml", gram)])
     try:
         ready = [p.stdout.readline() for _ in range(6)]
         check(all(ready), f"mpirun ended before every rank was ready: {ready}\n" + (p.stderr.read() if
                                                                                   p.poll() is not None else ""))
         check("[0] SLURM_JOB_PARTITION=debug\n" in ready, f"rank 0 runs in a Slurm job of partition debug: {ready}")
-        limits = subprocess.run([*slurm.prefix, "squeue", "-h", "-o", "%P %l"], capture_output=True, text=True,
-                                timeout=GUARD, env={**os.environ, **slurm.env}).stdout.split()
-        check(limits == ["debug", "5:00"], f"the Slurm job's partition and time limit: {limits}")
+        limits = subprocess.run([*slurm.prefix, "squeue", "-h", "-o", "%P %l %D %m"], capture_output=True,
+                                text=True, timeout=GUARD, env={**os.environ, **slurm.env}).stdout.split()
+        check(limits == ["debug", "5:00", "1", "100M"],
+              f"the Slurm job's partition, time limit, nodes and memory per CPU: {limits}")
         p.send_signal(2)
     except BaseException:
         p.kill()
@@ -377,6 +381,8 @@ def slurm_site(sg):
         raise
     r = finish(p)
     expect_code(r, 130)
+    expect_stderr(r, r"^mpirun: .*slurm2\.yaml:8:13: 'max_memory': memory is asked of Slurm; the fork adapter sets no "
+                     r"limit \(accepted and ignored\)$")
     sg.expect_nothing_left()
     slurm.expect_no_jobs()
     # The gatekeeper on the login node killed, mpirun killed, the login node cut off the network:

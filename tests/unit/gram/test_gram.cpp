@@ -76,7 +76,7 @@ Submit sample_submit() {
     m.command.env = {{"STRATA_JOB", "abc"}, {"EMPTY", ""}, {"BIN", std::string("\x01\xff", 2)}};
     m.command.directory = "/home/jane/run";
     m.has_stdin = true;
-    m.batch = {"short", "phys-123", 90};
+    m.batch = {"short", "phys-123", 90, 4, 2048};
     return m;
 }
 
@@ -346,6 +346,8 @@ TEST_CASE("gram: a Submit must name a program, at least one rank, and stdin as 0
             w.str("");      // queue
             w.str("");      // project
             w.u32(0);       // wall time
+            w.u32(0);       // hosts
+            w.u32(0);       // memory
         }));
     };
     REQUIRE(submit(1, "a.out", 1));
@@ -520,5 +522,20 @@ TEST_CASE("gram: a Submit's wall time is at most a year", "[gram]") {
     m.batch.max_wall_time_min = strata::job::kMaxWallTimeMin;
     CHECK(decode_submit(payload_of(encode(m), Type::submit)));
     m.batch.max_wall_time_min = strata::job::kMaxWallTimeMin + 1;
+    CHECK_FALSE(decode_submit(payload_of(encode(m), Type::submit)));
+}
+
+TEST_CASE("gram: a Submit's hosts are at most its processes, its memory at most kMaxMemoryMb", "[gram]") {
+    Submit m;
+    m.count = 3;
+    m.adapter = "slurm";
+    m.command.program = "a.out";
+    m.batch.host_count = 3;
+    m.batch.memory_mb = strata::job::kMaxMemoryMb;
+    CHECK(decode_submit(payload_of(encode(m), Type::submit)));
+    m.batch.host_count = 4;
+    CHECK_FALSE(decode_submit(payload_of(encode(m), Type::submit)));
+    m.batch.host_count = 3;
+    m.batch.memory_mb = strata::job::kMaxMemoryMb + 1;
     CHECK_FALSE(decode_submit(payload_of(encode(m), Type::submit)));
 }

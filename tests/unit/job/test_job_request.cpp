@@ -238,9 +238,10 @@ TEST_CASE("job request: malformed RSL names file, line, column and what is wrong
           "job.rsl:1:29: expected ')' to close the relation started at 1:21, got the end of the file");
     CHECK(rsl_error("&(executable=\"/bin/x)(count=2)") == "job.rsl:1:14: unterminated string; expected a closing \"");
     CHECK(rsl_error("&(executable=/bin/x)(count=2)(colour=blue)") ==
-          "job.rsl:1:31: subjob 0: unknown attribute 'colour'; expected resourceManagerContact, count, label, "
-          "environment, directory, account, strata, queue, project, maxWallTime, executable, arguments, stage, "
-          "stageFiles, site, machine, host or processorName");
+          "job.rsl:1:31: subjob 0: unknown attribute 'colour'; expected resourceManagerContact, count, jobType, "
+          "label, environment, libraryPath, directory, account, username, strata, queue, project, maxWallTime, "
+          "maxTime, hostCount, maxMemory, minMemory, dryRun, executable, arguments, stage, stageFiles, site, "
+          "machine, host or processorName, or another attribute of GRAM's RSL schema (README: \"RSL\")");
     CHECK(rsl_error("&(executable=/bin/x)(count=four)") ==
           "job.rsl:1:28: subjob 0: 'count' must be a positive integer, got 'four'");
     CHECK(rsl_error("&(executable=/bin/x)(count=0)") ==
@@ -291,10 +292,12 @@ TEST_CASE("job request: malformed YAML names file, line, column and what is wron
           "job.yaml:3:12: subjob 0: 'count' must be a positive integer, got '0'");
     CHECK(yaml_error("executable: x\ncolour: blue\nsubjobs: [{count: 1}]\n") ==
           "job.yaml:2:1: unknown key 'colour'; expected executable, arguments, environment, directory, account, "
-          "strata, queue, project, max_wall_time, stage, bind_to, security, network or subjobs");
+          "strata, queue, project, max_wall_time, job_type, host_count, max_memory, min_memory, stage, bind_to, "
+          "security, network or subjobs");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a/fork\n    cont: 2\n") ==
           "job.yaml:4:5: subjob 0: unknown key 'cont'; expected contact, count, executable, arguments, environment, "
-          "directory, account, strata, queue, project, max_wall_time, stage, bind_to, site, machine, host or "
+          "directory, account, strata, queue, project, max_wall_time, job_type, host_count, max_memory, min_memory, "
+          "stage, bind_to, site, machine, host or "
           "processor_name");
     CHECK(yaml_error("subjobs:\n  - contact: a/fork\n    count: 2\n") ==
           "job.yaml:2:5: subjob 0: no 'executable'; give it at the top level or in the subjob");
@@ -466,4 +469,96 @@ TEST_CASE("job request: queue, project and wall time, in YAML and RSL alike, and
           "job.yaml:2:16: 'max_wall_time' must be minutes from 1 to 525600, got '0'");
     CHECK(rsl_error("&(executable=x)(count=1)(maxWallTime=ten)") ==
           "job.rsl:1:38: subjob 0: 'maxWallTime' must be minutes from 1 to 525600, got 'ten'");
+}
+
+// MPICH-G2's users wrote multi-requests like this one, with DUROC's subjob
+// index and GRAM's attributes; every attribute is read, applied or said.
+TEST_CASE("job request: an MPICH-G2 multi-request with GRAM's attributes", "[jobrequest]") {
+    const std::string text =
+        "+\n"
+        "( &(resourceManagerContact=\"clstr.site1.org/jobmanager-slurm\")\n"
+        "   (count=8)\n"
+        "   (hostCount=2)\n"
+        "   (jobtype=mpi)\n"
+        "   (label=\"subjob 0\")\n"
+        "   (environment=(GLOBUS_DUROC_SUBJOB_INDEX 0)\n"
+        "                (LD_LIBRARY_PATH /opt/globus/lib))\n"
+        "   (library_path=/opt/app/lib)\n"
+        "   (directory=\"/home/smith\")\n"
+        "   (executable=\"/home/smith/myapp\")\n"
+        "   (arguments=\"123\" \"456\")\n"
+        "   (maxWallTime=30)(maxMemory=512)(minMemory=256)(queue=batch)(project=TG-ABC)\n"
+        "   (gramMyjob=collective)\n"
+        ")\n"
+        "( &(resourceManagerContact=\"clstr.site2.org\")\n"
+        "   (count=4)\n"
+        "   (jobType=multiple)\n"
+        "   (label=\"subjob 8\")\n"
+        "   (environment=(GLOBUS_DUROC_SUBJOB_INDEX 1))\n"
+        "   (directory=\"/home/smith\")\n"
+        "   (executable=\"/home/smith/myapp\")\n"
+        "   (arguments=\"123\" \"456\")\n"
+        "   (max_time=30)(min_memory=256)(username=smith)(dryRun=no)\n"
+        ")\n";
+    auto r = parse_job_rsl(text, "g2.rsl");
+    REQUIRE(r);
+    REQUIRE(r->subjobs.size() == 2);
+    const SubjobRequest& a = r->subjobs[0];
+    CHECK(a.count == 8);
+    CHECK(a.batch == Batch{"batch", "TG-ABC", 30, 2, 512});
+    CHECK(a.command.env == Environment{{"GLOBUS_DUROC_SUBJOB_INDEX", "0"},
+                                       {"LD_LIBRARY_PATH", "/opt/globus/lib:/opt/app/lib"}});
+    CHECK(a.command.args == std::vector<std::string>{"123", "456"});
+    const SubjobRequest& b = r->subjobs[1];
+    CHECK(b.batch == Batch{"", "", 30, 0, 0});  // a fork contact: memory is said, not applied
+    CHECK(b.account == "smith");
+    CHECK(r->ignored == std::vector<std::string>{
+                            "14:5: 'gramMyjob': obsolete, and ignored by GRAM itself",
+                            "24:29: 'min_memory': memory is asked of Slurm; the fork adapter sets no limit"});
+    // What it applies prints back and reads back alike.
+    CHECK(rsl(job_request_rsl(*r)) == *r);
+    // YAML says the same with its own keys.
+    const JobRequest y = yaml("executable: /home/smith/myapp\narguments: ['123', '456']\ndirectory: /home/smith\n"
+                              "max_wall_time: 30\nsubjobs:\n"
+                              "  - {contact: clstr.site1.org/jobmanager-slurm, count: 8, host_count: 2, job_type: mpi,\n"
+                              "     max_memory: 512, min_memory: 256, queue: batch, project: TG-ABC,\n"
+                              "     environment: {GLOBUS_DUROC_SUBJOB_INDEX: '0', LD_LIBRARY_PATH: "
+                              "'/opt/globus/lib:/opt/app/lib'}}\n"
+                              "  - {contact: clstr.site2.org, count: 4, job_type: multiple, min_memory: 256,\n"
+                              "     account: smith, environment: {GLOBUS_DUROC_SUBJOB_INDEX: '1'}}\n");
+    CHECK(y == *r);
+}
+
+TEST_CASE("job request: GRAM attributes Strata cannot honour are refused with what to do instead", "[jobrequest]") {
+    const std::string head = "&(executable=x)(count=4)";
+    CHECK(rsl_error(head + "(jobType=single)") ==
+          "job.rsl:1:34: subjob 0: 'jobType=single' starts one process, not an MPI job; Strata starts 'count' "
+          "processes as ranks of one MPI_COMM_WORLD (jobType mpi or multiple)");
+    CHECK(rsl_error(head + "(jobtype=condor)") ==
+          "job.rsl:1:34: subjob 0: 'jobtype=condor' needs Condor; Strata starts processes with its fork or slurm "
+          "adapter (jobType mpi or multiple)");
+    CHECK(rsl_error(head + "(stdout=out.txt)") ==
+          "job.rsl:1:26: subjob 0: 'stdout' cannot be honoured: every process's standard output goes to mpirun "
+          "(-l labels it); redirect mpirun's");
+    CHECK(rsl_error(head + "(file_stage_in=(\"gsiftp://h/x\" x))") ==
+          "job.rsl:1:26: subjob 0: 'file_stage_in' cannot be honoured: GASS URLs are not read; stage local files "
+          "with (stageFiles=...)");
+    CHECK(rsl_error(head + "(dryRun=yes)") ==
+          "job.rsl:1:33: subjob 0: 'dryRun=yes': Strata has no dry run; mpirun -dumprsl prints the job without "
+          "running it");
+    CHECK(rsl_error(head + "(hostCount=2)") ==
+          "job.rsl:1:36: subjob 0: 'hostCount=2': the fork adapter runs every process on one host");
+    CHECK(rsl_error("&(resourceManagerContact=\"h/slurm\")" + head.substr(1) + "(hostCount=5)") ==
+          "job.rsl:1:70: subjob 0: 'hostCount' must be a number of hosts from 1 to the subjob's count (4), got '5'");
+    CHECK(rsl_error("&(resourceManagerContact=\"h/slurm\")" + head.substr(1) + "(maxMemory=100)(minMemory=200)") ==
+          "job.rsl:1:85: subjob 0: 'minMemory' (200) is more than 'maxMemory' (100)");
+    CHECK(rsl_error(head + "(maxTime=10)(maxWallTime=20)") ==
+          "job.rsl:1:34: subjob 0: 'maxTime' is '10' but 'maxWallTime' is '20'; give one");
+    CHECK(rsl_error(head + "(account=a)(username=b)") ==
+          "job.rsl:1:46: subjob 0: 'username' is 'b' but 'account' is 'a'; give one");
+    CHECK(yaml_error("executable: x\njob_type: single\nsubjobs: [{count: 1}]\n") ==
+          "job.yaml:2:11: 'job_type=single' starts one process, not an MPI job; Strata starts 'count' processes as "
+          "ranks of one MPI_COMM_WORLD (jobType mpi or multiple)");
+    CHECK(yaml_error("executable: x\nsubjobs: [{contact: h/slurm, count: 2, host_count: 3}]\n") ==
+          "job.yaml:2:52: subjob 0: 'host_count' must be a number of hosts from 1 to the subjob's count (2), got '3'");
 }

@@ -2,6 +2,7 @@
 
 #include "adapters/process_env.hpp"
 #include "adapters/program_check.hpp"
+#include "adapters/redirect.hpp"
 #include "base/knob.hpp"
 #include "base/lifeline.hpp"
 #include "base/unique_fd.hpp"
@@ -44,14 +45,30 @@ bool make_pipe(Fd& read_end, Fd& write_end) {
     return true;
 }
 
+// What a child reports on its status pipe when it cannot exec: errno, and
+// which step failed (0: any but a redirection; 1 + fd: redirecting that fd).
+struct ChildFailure {
+    int error = 0;
+    int step = 0;
+};
+
 // Runs in the child between fork and exec: async-signal-safe calls only.
-[[noreturn]] void child_fail(int status_fd) {
-    const int e = errno;
-    [[maybe_unused]] ssize_t w = ::write(status_fd, &e, sizeof e);
+[[noreturn]] void child_fail(int status_fd, int step = 0) {
+    const ChildFailure f{errno, step};
+    [[maybe_unused]] ssize_t w = ::write(status_fd, &f, sizeof f);
     ::_exit(127);
 }
 
-[[noreturn]] void child_exec(pid_t parent, int in_fd, int out_fd, int err_fd, int status_fd, const char* dir,
+// The child's standard descriptors: the pipes (or /dev/null), then the
+// subjob's files where it names them (`files`, indexed by descriptor; null:
+// none), the first process emptying the output files.
+struct ChildStdio {
+    int fds[3];
+    const char* files[3];
+    bool first;
+};
+
+[[noreturn]] void child_exec(pid_t parent, const ChildStdio& stdio, int status_fd, const char* dir,
                              const char* path, char* const* argv, char* const* envp, const sigset_t& mask,
                              const RunAs* run_as, const gid_t* groups, std::size_t ngroups) {
     ::setpgid(0, 0);
@@ -79,7 +96,8 @@ bool make_pipe(Fd& read_end, Fd& write_end) {
     }
     ::sigprocmask(SIG_SETMASK, &mask, nullptr);
 
-    if (::dup2(in_fd, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0) child_fail(status_fd);
+    for (int fd = 0; fd < 3; ++fd)
+        if (::dup2(stdio.fds[fd], fd) < 0) child_fail(status_fd);
     // Nothing of mpirun's (control socket, other ranks' pipes) may leak into
     // the program; the status pipe is already close-on-exec.
     if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
@@ -90,6 +108,8 @@ bool make_pipe(Fd& read_end, Fd& write_end) {
         for (int fd = 3; fd < limit; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
     }
     if (dir != nullptr && ::chdir(dir) != 0) child_fail(status_fd);
+    for (int fd = 0; fd < 3; ++fd)
+        if (stdio.files[fd] != nullptr && !redirect(fd, stdio.files[fd], stdio.first)) child_fail(status_fd, 1 + fd);
     ::execve(path, argv, envp);
     child_fail(status_fd);
 }
@@ -212,6 +232,7 @@ void ForkAdapter::start(const job::Subjob& subjob, LaunchSpec spec, ProcessEvent
     watch_children();
 
     directory_ = spec.command.directory;
+    files_ = {spec.command.stdin_file, spec.command.stdout_file, spec.command.stderr_file};
     // As the account (a gatekeeper runs as root): see program_check.hpp.
     base::Result<ProgramCheck> checked =
         program_check_as(run_as_, spec.command.program, directory_, env_lookup(spec.command.env, "PATH"));
@@ -233,9 +254,9 @@ void ForkAdapter::start(const job::Subjob& subjob, LaunchSpec spec, ProcessEvent
         auto env = spec.command.env;
         env.emplace_back(wireup::env::kRank, std::to_string(rank));
         env.emplace_back(wireup::env::kSubjob, std::to_string(subjob.index));
-        const bool with_stdin = rank == 0 && stdin_source.get() >= 0;
+        const bool with_stdin = rank == 0 && stdin_source.get() >= 0 && files_[0].empty();
         int stdin_sink = -1;
-        if (!start_one(rank, path, argv, environment_merge(env, {}, spec.inherit_environment), with_stdin,
+        if (!start_one(rank, path, argv, environment_merge(env, {}, spec.inherit_environment), with_stdin, i == 0,
                        stdin_sink))
             break;
         if (with_stdin) stdin_ = std::make_unique<StdinPump>(io_, stdin_source.release(), stdin_sink);
@@ -268,7 +289,7 @@ void ForkAdapter::report(JobState state, const std::string& detail) {
 }
 
 bool ForkAdapter::start_one(int rank, const std::string& path, const std::vector<std::string>& argv_in,
-                            const std::vector<std::string>& env_in, bool with_stdin, int& stdin_sink) {
+                            const std::vector<std::string>& env_in, bool with_stdin, bool first, int& stdin_sink) {
     auto fail = [&](const char* what) {
         start_failed(rank, std::string(what) + ": " + std::strerror(errno));
         return false;
@@ -291,6 +312,9 @@ bool ForkAdapter::start_one(int rank, const std::string& path, const std::vector
     if (run_as_)
         for (unsigned g : run_as_->groups) groups.push_back(static_cast<gid_t>(g));
 
+    ChildStdio stdio{{in_r.get(), out_w.get(), err_w.get()}, {}, first};
+    for (int fd = 0; fd < 3; ++fd) stdio.files[fd] = files_[fd].empty() ? nullptr : files_[fd].c_str();
+
     // Block every signal across fork so no handler of mpirun's runs in the
     // child before the child has reset them.
     sigset_t all;
@@ -300,9 +324,8 @@ bool ForkAdapter::start_one(int rank, const std::string& path, const std::vector
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid == 0)
-        child_exec(parent, in_r.get(), out_w.get(), err_w.get(), status_w.get(),
-                   directory_.empty() ? nullptr : directory_.c_str(), path.c_str(), argv.data(), envp.data(), old,
-                   run_as_ ? &*run_as_ : nullptr, groups.data(), groups.size());
+        child_exec(parent, stdio, status_w.get(), directory_.empty() ? nullptr : directory_.c_str(), path.c_str(),
+                   argv.data(), envp.data(), old, run_as_ ? &*run_as_ : nullptr, groups.data(), groups.size());
     const int fork_errno = errno;
     ::sigprocmask(SIG_SETMASK, &old, nullptr);
     if (pid < 0) {
@@ -316,17 +339,21 @@ bool ForkAdapter::start_one(int rank, const std::string& path, const std::vector
     out_w.reset();
     err_w.reset();
 
-    // The status pipe closes on a successful exec; an errno arrives otherwise.
-    int child_errno = 0;
+    // The status pipe closes on a successful exec; a ChildFailure arrives otherwise.
+    ChildFailure failure;
     ssize_t n = 0;
     do {
-        n = ::read(status_r.get(), &child_errno, sizeof child_errno);
+        n = ::read(status_r.get(), &failure, sizeof failure);
     } while (n < 0 && errno == EINTR);
     if (n > 0) {
         int status = 0;
         while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
         }
-        start_failed(rank, std::strerror(child_errno));
+        const int fd = failure.step - 1;
+        start_failed(rank, fd >= 0 && fd < 3 ? "cannot open its " + std::string(kRedirectNames[fd]) + " file '" +
+                                                    files_[static_cast<std::size_t>(fd)] + "': " +
+                                                    std::strerror(failure.error)
+                                              : std::string(std::strerror(failure.error)));
         return false;
     }
 

@@ -58,7 +58,7 @@ private:
     };
 
     bool start_one(int rank, const std::string& path, const std::vector<std::string>& argv,
-                   const std::vector<std::string>& envs, bool with_stdin, int& stdin_sink);
+                   const std::vector<std::string>& envs, bool with_stdin, bool first, int& stdin_sink);
     void watch_children();
     void wall_time_arm(int minutes);  // the subjob's maxWallTime: then FAILED, and killed
     void reap_exited();
@@ -79,6 +79,7 @@ private:
     std::unique_ptr<StdinPump> stdin_;
     ProcessEvents* events_ = nullptr;
     std::string directory_;  // the subjob's, for the children to chdir to
+    std::array<std::string, 3> files_;  // its stdin, stdout and stderr files (adapters/redirect.hpp); empty: pipes
     int subjob_index_ = 0;
     std::optional<RunAs> run_as_;
     std::optional<JobState> reported_;  // the last state told to events_

@@ -1,5 +1,7 @@
 #include "adapters/slurm_adapter.hpp"
 
+#include "adapters/redirect.hpp"
+
 #include "adapters/fork_adapter.hpp"
 #include "adapters/process_env.hpp"
 #include "adapters/program_check.hpp"
@@ -420,8 +422,12 @@ void SlurmAdapter::start(const job::Subjob& subjob, LaunchSpec spec, ProcessEven
     std::ostringstream script;
     script << "#!/bin/sh\n"
            << "# Subjob " << subjob.index << " (ranks " << subjob.first_rank << "-"
-           << subjob.first_rank + subjob.count - 1 << "), submitted by Strata's slurm adapter.\n"
-           << "srun --ntasks=" << subjob.count << " --kill-on-bad-exit=0";
+           << subjob.first_rank + subjob.count - 1 << "), submitted by Strata's slurm adapter.\n";
+    // Output files the job names start empty; the tasks append to them. (A
+    // name that cannot be made is reported by the task that opens it.)
+    for (const std::string* f : {&spec.command.stdout_file, &spec.command.stderr_file})
+        if (!f->empty()) script << "(cd " << shell_quote(directory) << " && : >" << shell_quote(*f) << ") 2>/dev/null\n";
+    script << "srun --ntasks=" << subjob.count << " --kill-on-bad-exit=0";
     for (const std::string& a : {task_program, work_dir_, std::to_string(subjob.first_rank),
                                  std::to_string(subjob.index), directory, path, spec.command.program})
         script << ' ' << shell_quote(a);
@@ -438,6 +444,9 @@ void SlurmAdapter::start(const job::Subjob& subjob, LaunchSpec spec, ProcessEven
         return fail_early(std::string("cannot hold the batch script: ") + std::strerror(errno));
     auto env = spec.command.env;
     env.emplace_back(wireup::env::kSubjob, std::to_string(subjob.index));
+    const std::string* files[3] = {&spec.command.stdin_file, &spec.command.stdout_file, &spec.command.stderr_file};
+    for (int fd = 0; fd < 3; ++fd)
+        if (!files[fd]->empty()) env.emplace_back(kRedirectEnv[fd], *files[fd]);
     submit(job_environment(env, spec.inherit_environment), script_fd.get());
 }
 

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <string>
 
+#include "adapters/redirect.hpp"
 #include "wireup/environment.hpp"
 
 namespace {
@@ -48,6 +49,22 @@ bool file_publish(const std::string& path, const std::string& text) {
     ::_exit(127);
 }
 
+// The job's stdin, stdout and stderr files (STRATA_TASK_STDIN, ...; see
+// adapters/redirect.hpp), taken out of the environment the program gets.
+struct Files {
+    std::string names[3];
+};
+
+Files files_take() {
+    Files f;
+    for (int fd = 0; fd < 3; ++fd) {
+        const char* v = std::getenv(strata::adapters::kRedirectEnv[fd]);
+        if (v != nullptr) f.names[fd] = v;
+        ::unsetenv(strata::adapters::kRedirectEnv[fd]);
+    }
+    return f;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -69,6 +86,7 @@ int main(int argc, char** argv) {
     const char* dir = argv[4];
     const char* path = argv[5];
     const std::string prefix = work + "/task" + std::to_string(task);
+    const Files files = files_take();
 
     const int in_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     const int out_fd = ::open((prefix + ".out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -102,6 +120,10 @@ int main(int argc, char** argv) {
         ::sigprocmask(SIG_SETMASK, &old, nullptr);
         if (dir[0] != '\0' && ::chdir(dir) != 0) child_fail(status_pipe[1]);
         if (::dup2(in_fd, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0) child_fail(status_pipe[1]);
+        // The batch script emptied the output files: every task appends.
+        for (int fd = 0; fd < 3; ++fd)
+            if (!files.names[fd].empty() && !strata::adapters::redirect(fd, files.names[fd].c_str(), false))
+                child_fail(status_pipe[1]);
         ::execv(path, argv + 6);
         child_fail(status_pipe[1]);
     }

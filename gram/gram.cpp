@@ -67,6 +67,9 @@ std::vector<std::uint8_t> encode(const Submit& m) {
     w.u32(static_cast<std::uint32_t>(m.batch.max_wall_time_min));
     w.u32(static_cast<std::uint32_t>(m.batch.host_count));
     w.u32(static_cast<std::uint32_t>(m.batch.memory_mb));
+    w.str(m.command.stdin_file);
+    w.str(m.command.stdout_file);
+    w.str(m.command.stderr_file);
     return w.finish();
 }
 
@@ -170,6 +173,11 @@ std::optional<Submit> decode_submit(const std::vector<std::uint8_t>& payload) {
     valid = valid && hosts <= m.count && memory <= static_cast<std::uint32_t>(job::kMaxMemoryMb);
     m.batch.host_count = static_cast<int>(hosts);
     m.batch.memory_mb = static_cast<int>(memory);
+    m.command.stdin_file = r.str();
+    m.command.stdout_file = r.str();
+    m.command.stderr_file = r.str();
+    for (const std::string* f : {&m.command.stdin_file, &m.command.stdout_file, &m.command.stderr_file})
+        valid = valid && f->find('\0') == std::string::npos;
     return finish(r, valid, std::move(m));
 }
 

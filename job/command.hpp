@@ -18,6 +18,14 @@ struct Command {
     std::vector<std::string> args;  // argv[1..]
     Environment env;                // set on top of the starting side's environment, in order
     std::string directory;          // where the processes start; empty: the starting side's default
+    // Files at the starting side (a relative name from `directory`) for every
+    // process's standard input, output and error instead of mpirun's (RSL's
+    // stdin, stdout, stderr): output is appended to a file the subjob's first
+    // process empties, input read from its start by each process. Empty:
+    // mpirun's (input to rank 0 only, output forwarded).
+    std::string stdin_file{};
+    std::string stdout_file{};
+    std::string stderr_file{};
 
     bool operator==(const Command&) const = default;
 };

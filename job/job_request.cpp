@@ -168,7 +168,9 @@ std::string job_request_rsl(const JobRequest& request) {
         if (!s.site.empty()) env += "(GLOBUS_LAN_ID " + rsl_quote(s.site) + ")";
         for (const auto& [name, value] : s.command.env) env += '(' + name + " " + rsl_quote(value) + ")";
         if (!env.empty()) out += "   (environment=" + env + ")\n";
-        out += rsl_optional("directory", s.command.directory) + rsl_optional("account", s.account) +
+        out += rsl_optional("directory", s.command.directory) + rsl_optional("stdin", s.command.stdin_file) +
+               rsl_optional("stdout", s.command.stdout_file) + rsl_optional("stderr", s.command.stderr_file) +
+               rsl_optional("account", s.account) +
                rsl_optional("strata", s.strata) + rsl_optional("queue", s.batch.queue) +
                rsl_optional("project", s.batch.project);
         if (s.batch.max_wall_time_min > 0) out += "   (maxWallTime=" + std::to_string(s.batch.max_wall_time_min) + ")\n";

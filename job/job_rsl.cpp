@@ -454,6 +454,9 @@ const base::Field<Reading, Values> kAttributeFields[] = {
     {"environment", environment_read},
     {"libraryPath", library_path_read},
     {"directory", command_string_read<&Command::directory>},
+    {"stdin", command_string_read<&Command::stdin_file>},
+    {"stdout", command_string_read<&Command::stdout_file>},
+    {"stderr", command_string_read<&Command::stderr_file>},
     {"account", later_read<&Reading::account>},
     {"username", later_read<&Reading::username>},
     {"strata", string_read<&SubjobRequest::strata>},
@@ -503,11 +506,8 @@ constexpr GramAttribute kGramOthers[] = {
     {"remoteIoUrl", true, kStaging},
     {"fileStageIn", true, kStaging},
     {"fileStageInShared", true, kStaging},
-    {"fileStageOut", true, "output is not staged out; every process's output goes to mpirun (-l labels it)"},
+    {"fileStageOut", true, "output is not staged out; it goes to mpirun, or to a file at the site (stdout=...)"},
     {"fileCleanUp", true, "Strata removes what it staged; other files at the site are the job's"},
-    {"stdin", true, "mpirun's standard input goes to rank 0; redirect mpirun's"},
-    {"stdout", true, "every process's standard output goes to mpirun (-l labels it); redirect mpirun's"},
-    {"stderr", true, "every process's standard error goes to mpirun (-l labels it); redirect mpirun's"},
 };
 
 Status gram_other_read(const Attribute& a, Reading& r);

@@ -24,6 +24,7 @@ struct Common {
     std::optional<std::vector<std::string>> arguments;
     std::vector<std::pair<std::string, std::string>> environment;
     std::optional<std::string> directory;
+    std::optional<std::string> stdin_file, stdout_file, stderr_file;  // stdin, stdout, stderr
     std::optional<std::string> account;
     std::optional<std::string> strata;  // an ssh site's Strata prefix
     std::optional<std::string> queue;
@@ -149,11 +150,14 @@ Status bind_to_read(const yaml::Entry& e, Out& out) {
 }
 
 template <class Out>
-constexpr std::array<yaml::Field<Out>, 15> kCommon{{
+constexpr std::array<yaml::Field<Out>, 18> kCommon{{
     {"executable", executable_read<Out>},
     {"arguments", arguments_read<Out>},
     {"environment", environment_read<Out>},
     {"directory", common_string_read<Out, &Common::directory>},
+    {"stdin", common_string_read<Out, &Common::stdin_file>},
+    {"stdout", common_string_read<Out, &Common::stdout_file>},
+    {"stderr", common_string_read<Out, &Common::stderr_file>},
     {"account", common_string_read<Out, &Common::account>},
     {"strata", common_string_read<Out, &Common::strata>},
     {"queue", common_string_read<Out, &Common::queue>},
@@ -416,6 +420,9 @@ Result<SubjobRequest> subjob_read(const yaml::Value& node, const Top& top, std::
     s.command.args = sub.arguments.value_or(top.arguments.value_or(std::vector<std::string>{}));
     if (Status st = environment_merge(node, top, sub, s); !st) return st.failure();
     s.command.directory = sub.directory.value_or(top.directory.value_or(""));
+    s.command.stdin_file = sub.stdin_file.value_or(top.stdin_file.value_or(""));
+    s.command.stdout_file = sub.stdout_file.value_or(top.stdout_file.value_or(""));
+    s.command.stderr_file = sub.stderr_file.value_or(top.stderr_file.value_or(""));
     s.account = sub.account.value_or(top.account.value_or(""));
     s.strata = sub.strata.value_or(top.strata.value_or(""));
     s.batch.queue = sub.queue.value_or(top.queue.value_or(""));

@@ -164,7 +164,7 @@ int CoAllocator::run() {
         }
         // The job file's variables first, so they cannot override the wire-up contract either.
         spec.command.env.insert(spec.command.env.end(), env.begin(), env.end());
-        if (s.first_rank == 0) spec.stdin_fd = ::fcntl(0, F_DUPFD_CLOEXEC, 3);
+        if (s.first_rank == 0 && s.command.stdin_file.empty()) spec.stdin_fd = ::fcntl(0, F_DUPFD_CLOEXEC, 3);
         narrate("starting subjob " + std::to_string(s.index) + ": ranks " + std::to_string(s.first_rank) + ".." +
                 std::to_string(s.first_rank + s.count - 1) + " on " + s.machine + " via the " + adapters_[i]->name() +
                 " adapter");

@@ -502,6 +502,48 @@ subjobs:
     expect_nobody_left(ctx)
 
 
+def jobfile_output_files(ctx):
+    """RSL's stdin, stdout and stderr (YAML's too): files at the site, relative to the job's
+    directory, instead of mpirun's. Every process appends to the output files, which the
+    subjob's start empties; every process reads the input file from its start; mpirun prints
+    nothing of theirs. A file that cannot be opened fails the start, naming it."""
+    workdir = os.path.join(ctx.tmp, "files")
+    os.mkdir(workdir)
+    with open(os.path.join(workdir, "in.txt"), "w") as f:
+        f.write("first\nsecond\n")
+    with open(os.path.join(workdir, "out.txt"), "w") as f:
+        f.write("from an earlier run\n")
+    args = " ".join('"' + a + '"' for a in ctx.fake("init", "print:out {rank}", "print-err:err {rank}", "echo-stdin",
+                                                     "finalize")[1:])
+    path = ctx.file("files.rsl", f"""\
+&(count=3)(directory="{workdir}")(executable="{ctx.fake_rank}")(arguments={args})
+ (stdin=in.txt)(stdout=out.txt)(stderr=err.txt)
+""")
+    r = ctx.run(["-l", "-jobfile", path], stdin_text="not for the ranks\n")
+    expect_code(r, 0)
+    check(r.stdout == "", "nothing of the ranks' output reaches mpirun", r)
+    with open(os.path.join(workdir, "out.txt")) as f:
+        out = f.read().splitlines()
+    expected = [f"out {k}" for k in range(3)] + ["stdin: first", "stdin: second", "stdin: EOF"] * 3
+    check(sorted(out) == sorted(expected), f"out.txt holds every rank's output and nothing older: {out}", r)
+    with open(os.path.join(workdir, "err.txt")) as f:
+        err = f.read().splitlines()
+    check(sorted(err) == ["err 0", "err 1", "err 2"], f"err.txt holds every rank's errors: {err}", r)
+    expect_nobody_left(ctx)
+    # The same from a YAML job file, with an output file whose directory is missing.
+    path = ctx.file("files.yaml", f"""\
+executable: {ctx.fake_rank}
+directory: {workdir}
+stdout: missing/out.txt
+subjobs: [{{count: 1}}]
+""")
+    r = ctx.run(["-jobfile", path])
+    check(r.returncode != 0, "mpirun fails the job", r)
+    expect_stderr(r, r"^mpirun: cannot start '.*fake_rank' for rank 0: cannot open its stdout file 'missing/out\.txt': No "
+                     r"such file or directory$")
+    expect_nobody_left(ctx)
+
+
 def jobfile_no_credential(ctx):
     """A subjob for a gatekeeper needs the user's certificate; without one nothing starts."""
     home = os.path.join(ctx.tmp, "home")
@@ -552,6 +594,7 @@ SCENARIOS = {f.__name__: f for f in [
     mpirun_killed, exit_without_finalize, exit_without_init, nonzero_exit_after_finalize, grace_then_kill,
     non_mpi_program, non_mpi_program_fails, program_not_found, wrong_job_key, machinefile_placement, machinefile_malformed,
     machinefile_remote_host, machinefile_missing, bad_options, help, dumprsl_forms, dumprsl_malformed,
+    jobfile_output_files,
     jobfile_local_run, jobfile_no_credential, startup_timeout,
 ]}
 

@@ -75,6 +75,9 @@ Submit sample_submit() {
     m.command.args = {"-n", "", std::string("nul\0inside", 10), "last arg"};
     m.command.env = {{"STRATA_JOB", "abc"}, {"EMPTY", ""}, {"BIN", std::string("\x01\xff", 2)}};
     m.command.directory = "/home/jane/run";
+    m.command.stdin_file = "in.txt";
+    m.command.stdout_file = "/home/jane/out";
+    m.command.stderr_file = "err.txt";
     m.has_stdin = true;
     m.batch = {"short", "phys-123", 90, 4, 2048};
     return m;
@@ -96,6 +99,7 @@ TEST_CASE("gram: Submit round trip", "[gram]") {
     CHECK(d->command.args[2].size() == 10);
     CHECK(d->command.env == m.command.env);
     CHECK(d->command.directory == "/home/jane/run");
+    CHECK(d->command == m.command);  // the stdin, stdout and stderr files too
     CHECK(d->has_stdin);
     CHECK(d->batch == m.batch);
     CHECK(d->batch.max_wall_time_min == 90);
@@ -348,6 +352,9 @@ TEST_CASE("gram: a Submit must name a program, at least one rank, and stdin as 0
             w.u32(0);       // wall time
             w.u32(0);       // hosts
             w.u32(0);       // memory
+            w.str("");      // stdin file
+            w.str("");      // stdout file
+            w.str("");      // stderr file
         }));
     };
     REQUIRE(submit(1, "a.out", 1));

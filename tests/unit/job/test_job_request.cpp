@@ -239,7 +239,8 @@ TEST_CASE("job request: malformed RSL names file, line, column and what is wrong
     CHECK(rsl_error("&(executable=\"/bin/x)(count=2)") == "job.rsl:1:14: unterminated string; expected a closing \"");
     CHECK(rsl_error("&(executable=/bin/x)(count=2)(colour=blue)") ==
           "job.rsl:1:31: subjob 0: unknown attribute 'colour'; expected resourceManagerContact, count, jobType, "
-          "label, environment, libraryPath, directory, account, username, strata, queue, project, maxWallTime, "
+          "label, environment, libraryPath, directory, stdin, stdout, stderr, account, username, strata, queue, "
+          "project, maxWallTime, "
           "maxTime, hostCount, maxMemory, minMemory, dryRun, executable, arguments, stage, stageFiles, site, "
           "machine, host or processorName, or another attribute of GRAM's RSL schema (README: \"RSL\")");
     CHECK(rsl_error("&(executable=/bin/x)(count=four)") ==
@@ -291,12 +292,13 @@ TEST_CASE("job request: malformed YAML names file, line, column and what is wron
     CHECK(yaml_error("executable: x\nsubjobs:\n  - count: 0\n") ==
           "job.yaml:3:12: subjob 0: 'count' must be a positive integer, got '0'");
     CHECK(yaml_error("executable: x\ncolour: blue\nsubjobs: [{count: 1}]\n") ==
-          "job.yaml:2:1: unknown key 'colour'; expected executable, arguments, environment, directory, account, "
+          "job.yaml:2:1: unknown key 'colour'; expected executable, arguments, environment, directory, stdin, stdout, "
+          "stderr, account, "
           "strata, queue, project, max_wall_time, job_type, host_count, max_memory, min_memory, stage, bind_to, "
           "security, network or subjobs");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a/fork\n    cont: 2\n") ==
           "job.yaml:4:5: subjob 0: unknown key 'cont'; expected contact, count, executable, arguments, environment, "
-          "directory, account, strata, queue, project, max_wall_time, job_type, host_count, max_memory, min_memory, "
+          "directory, stdin, stdout, stderr, account, strata, queue, project, max_wall_time, job_type, host_count, max_memory, min_memory, "
           "stage, bind_to, site, machine, host or "
           "processor_name");
     CHECK(yaml_error("subjobs:\n  - contact: a/fork\n    count: 2\n") ==
@@ -537,9 +539,9 @@ TEST_CASE("job request: GRAM attributes Strata cannot honour are refused with wh
     CHECK(rsl_error(head + "(jobtype=condor)") ==
           "job.rsl:1:34: subjob 0: 'jobtype=condor' needs Condor; Strata starts processes with its fork or slurm "
           "adapter (jobType mpi or multiple)");
-    CHECK(rsl_error(head + "(stdout=out.txt)") ==
-          "job.rsl:1:26: subjob 0: 'stdout' cannot be honoured: every process's standard output goes to mpirun "
-          "(-l labels it); redirect mpirun's");
+    CHECK(rsl_error(head + "(restart=\"https://h:1/123\")") ==
+          "job.rsl:1:26: subjob 0: 'restart' cannot be honoured: Strata does not restart a GRAM job; run the job "
+          "again");
     CHECK(rsl_error(head + "(file_stage_in=(\"gsiftp://h/x\" x))") ==
           "job.rsl:1:26: subjob 0: 'file_stage_in' cannot be honoured: GASS URLs are not read; stage local files "
           "with (stageFiles=...)");
@@ -561,4 +563,17 @@ TEST_CASE("job request: GRAM attributes Strata cannot honour are refused with wh
           "ranks of one MPI_COMM_WORLD (jobType mpi or multiple)");
     CHECK(yaml_error("executable: x\nsubjobs: [{contact: h/slurm, count: 2, host_count: 3}]\n") ==
           "job.yaml:2:52: subjob 0: 'host_count' must be a number of hosts from 1 to the subjob's count (2), got '3'");
+}
+
+TEST_CASE("job request: stdin, stdout and stderr files at the site, in RSL and YAML alike, and back", "[jobrequest]") {
+    const JobRequest r = rsl("&(executable=x)(count=2)(directory=/run)(stdin=in.txt)(stdout=\"/abs/out\")"
+                             "(stderr=err.txt)");
+    const Command& c = r.subjobs[0].command;
+    CHECK(c.stdin_file == "in.txt");
+    CHECK(c.stdout_file == "/abs/out");
+    CHECK(c.stderr_file == "err.txt");
+    CHECK(rsl(job_request_rsl(r)) == r);
+    const JobRequest y = yaml("executable: x\ndirectory: /run\nstdin: in.txt\nstdout: /abs/out\n"
+                              "subjobs: [{count: 2, stderr: err.txt}]\n");
+    CHECK(y == r);
 }

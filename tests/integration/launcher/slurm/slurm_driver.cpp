@@ -79,7 +79,8 @@ private:
 
 [[noreturn]] void usage() {
     std::fprintf(stderr,
-                 "usage: slurm_driver [--count N] [--first-rank R] [--subjob S] [--dir D] [--env NAME=VALUE]... "
+                 "usage: slurm_driver [--count N] [--first-rank R] [--subjob S] [--dir D] [--stdin F] [--stdout F] "
+                 "[--stderr F] [--env NAME=VALUE]... "
                  "[--cancel-when-started terminate|kill] [--cancel-when-pending terminate|kill] "
                  "[--give-up-after-s S] -- program [args...]\n");
     std::exit(2);
@@ -114,6 +115,12 @@ Args args_parse(int argc, char** argv) {
             out.subjob.index = std::atoi(v.c_str());
         else if (a == "--dir")
             out.spec.command.directory = v;
+        else if (a == "--stdin")
+            out.spec.command.stdin_file = v;
+        else if (a == "--stdout")
+            out.spec.command.stdout_file = v;
+        else if (a == "--stderr")
+            out.spec.command.stderr_file = v;
         else if (a == "--env" && v.find('=') != std::string::npos)
             out.spec.command.env.emplace_back(v.substr(0, v.find('=')), v.substr(v.find('=') + 1));
         else if ((a == "--cancel-when-started" || a == "--cancel-when-pending") && (v == "terminate" || v == "kill")) {

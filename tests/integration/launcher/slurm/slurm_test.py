@@ -67,12 +67,17 @@ def workdir(lines):
     return None
 
 
-def test_normal_run(args):
+def in_rundir(scenario, args):
+    """Runs scenario(args, RUNDIR) in a fresh directory, removed after."""
     rundir = tempfile.mkdtemp(prefix="strata-slurm-rundir.")
     try:
-        normal_run(args, rundir)
+        scenario(args, rundir)
     finally:
         shutil.rmtree(rundir)
+
+
+def test_normal_run(args):
+    in_rundir(normal_run, args)
 
 
 def normal_run(args, rundir):
@@ -120,6 +125,39 @@ def normal_run(args, rundir):
     check(lines and lines[-1] == "END done", "normal run: adapter done at the end", out)
     wd = workdir(lines)
     check(wd is not None and not os.path.exists(wd), "normal run: work directory removed", out)
+
+
+def test_output_files(args):
+    in_rundir(output_files, args)
+
+
+def output_files(args, rundir):
+    # RSL's stdin, stdout and stderr at a Slurm site: every task reads the input file and
+    # appends to the output files (relative to the directory), which the job empties first;
+    # nothing of theirs reaches the driver.
+    with open(os.path.join(rundir, "in.txt"), "w") as f:
+        f.write("line one\n")
+    with open(os.path.join(rundir, "out.txt"), "w") as f:
+        f.write("older\n")
+    script = os.path.join(rundir, "rank.sh")
+    with open(script, "w") as f:
+        f.write('#!/bin/sh\nread line\necho "out $STRATA_RANK $line"\necho "err $STRATA_RANK" >&2\n'
+                'env | grep -c "^STRATA_TASK_" >&2\n')
+    os.chmod(script, 0o755)
+    rc, lines, out = drive(args, ["./rank.sh"], ["--count", "2", "--dir", rundir, "--stdin", "in.txt",
+                                                  "--stdout", "out.txt", "--stderr", "err.txt"])
+    check(rc == 0 and lines and lines[-1] == "END done", "output files: the subjob runs", out)
+    check(not any(l.startswith(("OUT ", "ERR ")) for l in lines), "output files: nothing forwarded", out)
+    with open(os.path.join(rundir, "out.txt")) as f:
+        got = sorted(f.read().splitlines())
+    check(got == ["out 0 line one", "out 1 line one"], "output files: out.txt, emptied first: %s" % got, out)
+    with open(os.path.join(rundir, "err.txt")) as f:
+        got = sorted(f.read().splitlines())
+    check(got == ["0", "0", "err 0", "err 1"], "output files: err.txt, and no STRATA_TASK_ variable left: %s" % got,
+          out)
+    # An input file that is not there: the task cannot start, and says which file.
+    rc, lines, out = drive(args, ["./rank.sh"], ["--dir", rundir, "--stdin", "nothing.txt"])
+    check(states(lines)[-1:] == ["FAILED"], "output files: a missing stdin file fails the subjob", out)
 
 
 def test_missing_program(args):
@@ -224,6 +262,7 @@ def main():
     try:
         test_missing_program(args)
         test_normal_run(args)
+        test_output_files(args)
         test_sbatch_refused(args)
         test_exec_failure(args)
         test_cancel_pending(args)

@@ -16,13 +16,14 @@
 //   - the connecting side of the job-key handshake (handshake.hpp has its
 //     messages and the accepting side, Incoming):
 //
-//       idle -> connecting -> hello_sent -> response_sent -> connected
-//                  (connect)   (Hello out)   (Challenge in,  (Answer 1 in;
-//                                             Response out)   tls_handshake
-//                                                             first with TLS)
+//       idle -> connecting -> hello_sent -> response_sent -> [tls_handshake ->] connected
+//               connect_start() hello_send() reply_read()     establish()    tls_step()
 //
-//     An Answer of 0 (refused) or an accepted connection (adopt()) is the
-//     owner's to act on; both end in establish();
+//     reply_read() takes the challenge (and sends the response), then the
+//     answer. An answer of 1, like a connection the accepting side chose
+//     (adopt()), goes on with establish(): connected at once, or through
+//     tls_handshake with TLS. An answer of 0 is the owner's to act on (on
+//     stream 0 the peer's own connection wins: awaiting_incoming);
 //   - the reads and writes made on it, so tests can count what a message
 //     costs (timing cannot).
 //
@@ -153,6 +154,11 @@ struct Connection {
     std::array<std::uint8_t, 64> reply{};
     std::size_t reply_got = 0;
     std::size_t reply_need = 0;
+
+    Connection() = default;
+    ~Connection() { close(); }
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
 
     // The epoll set's view: read and write interest as the flags say.
     void watch(bool add);

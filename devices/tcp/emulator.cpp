@@ -33,7 +33,8 @@ std::uint64_t Emulator::now_ns() {
 }
 
 base::Status Emulator::configure(const adi::World& world, const std::string& text, const std::string& job_key) {
-    links_.assign(world.cards.size(), Link{});
+    links_.clear();
+    links_.resize(world.cards.size());
     if (text.empty()) return {};
     base::Result<wireup::Emulation> e = wireup::emulation_parse(text);
     if (!e) return std::move(e).failure().prefixed("STRATA_EMULATION: ");
@@ -64,13 +65,14 @@ base::Status Emulator::configure(const adi::World& world, const std::string& tex
                 "STRATA_EMULATION: the job has too many sites and machines to emulate their links (at most " +
                 std::to_string(wireup::SharedLinks::kLinks) + " links)"};
         }
-        Link& l = links_[peer];
-        l.shared = shared;
-        l.pace.latency_ns = shape->latency_s * 1e9;
-        l.pace.ns_per_byte = shape->bytes_per_s > 0 ? 1e9 / shape->bytes_per_s : 0;
-        l.pace.window_ns_per_byte = shape->window_bytes > 0 ? 2 * l.pace.latency_ns / shape->window_bytes : 0;
-        l.stream_free.assign(static_cast<std::size_t>(wireup::kStreamsMax), 0);
-        l.in.resize(1);
+        links_[peer].reset(new ShapedLink(*this, static_cast<int>(peer)));
+        ShapedLink& l = *links_[peer];
+        l.shared_ = shared;
+        l.pace_.latency_ns = shape->latency_s * 1e9;
+        l.pace_.ns_per_byte = shape->bytes_per_s > 0 ? 1e9 / shape->bytes_per_s : 0;
+        l.pace_.window_ns_per_byte = shape->window_bytes > 0 ? 2 * l.pace_.latency_ns / shape->window_bytes : 0;
+        l.stream_free_.assign(static_cast<std::size_t>(wireup::kStreamsMax), 0);
+        l.in_.resize(1);
         any = true;
     }
     if (!any) return {};
@@ -83,15 +85,14 @@ base::Status Emulator::configure(const adi::World& world, const std::string& tex
     return {};
 }
 
-std::uint64_t Emulator::stamp(int peer, int stream, std::size_t bytes) {
-    Link& l = links_[static_cast<std::size_t>(peer)];
-    return pace_due(l.pace, now_ns(), bytes, l.stream_free[static_cast<std::size_t>(stream)],
+std::uint64_t ShapedLink::stamp(int stream, std::size_t bytes) {
+    return pace_due(pace_, Emulator::now_ns(), bytes, stream_free_[static_cast<std::size_t>(stream)],
                     [&](std::uint64_t start, std::uint64_t ns) {
-                        return table_->reserve(static_cast<std::size_t>(l.shared), start, ns);
+                        return owner_.table_->reserve(static_cast<std::size_t>(shared_), start, ns);
                     });
 }
 
-bool Emulator::head_take(StreamIn& s, const std::byte*& data, std::size_t& n) {
+bool ShapedLink::head_take(StreamIn& s, const std::byte*& data, std::size_t& n) {
     // A plan's header follows it in the same frame.
     const bool plan = s.head.size() >= kHead && static_cast<std::uint8_t>(s.head[8]) == kRecordPlan;
     const std::size_t need = plan ? kPlanHead : kHead;
@@ -127,10 +128,9 @@ bool Emulator::head_take(StreamIn& s, const std::byte*& data, std::size_t& n) {
     return true;
 }
 
-void Emulator::feed(int peer, int stream, const std::byte* data, std::size_t n) {
-    Link& l = links_[static_cast<std::size_t>(peer)];
-    if (l.in.size() <= static_cast<std::size_t>(stream)) l.in.resize(static_cast<std::size_t>(stream) + 1);
-    StreamIn& s = l.in[static_cast<std::size_t>(stream)];
+void ShapedLink::feed(int stream, const std::byte* data, std::size_t n) {
+    if (in_.size() <= static_cast<std::size_t>(stream)) in_.resize(static_cast<std::size_t>(stream) + 1);
+    StreamIn& s = in_[static_cast<std::size_t>(stream)];
     while (n > 0) {
         if (!s.partial && !head_take(s, data, n)) continue;
         const std::size_t take = std::min(n, s.payload_need - s.partial->payload.size());
@@ -138,26 +138,26 @@ void Emulator::feed(int peer, int stream, const std::byte* data, std::size_t n) 
         data += take;
         n -= take;
         if (s.partial->payload.size() < s.payload_need) return;
-        if (!holding(l)) holding_.push_back(peer);
+        if (!holding()) owner_.holding_.push_back(peer_);
         s.held.push_back(std::move(*s.partial));
         s.partial.reset();
-        l.head_stale = true;
+        head_stale_ = true;
     }
 }
 
-bool Emulator::holding(const Link& l) const {
-    return std::any_of(l.in.begin(), l.in.end(), [](const StreamIn& s) { return !s.held.empty(); });
+bool ShapedLink::holding() const {
+    return std::any_of(in_.begin(), in_.end(), [](const StreamIn& s) { return !s.held.empty(); });
 }
 
-std::uint64_t Emulator::head_due(const Link& l) const {
-    if (!l.head_stale) return l.head_due;
-    l.head_stale = false;
-    l.head_due = UINT64_MAX;
-    if (l.in.empty() || l.in[0].held.empty()) return l.head_due;
-    const Held& first = l.in[0].held.front();
+std::uint64_t ShapedLink::head_due() const {
+    if (!head_stale_) return head_due_;
+    head_stale_ = false;
+    head_due_ = UINT64_MAX;
+    if (in_.empty() || in_[0].held.empty()) return head_due_;
+    const Held& first = in_[0].held.front();
     if (first.record.type != kRecordPlan) {
-        l.head_due = first.due;
-        return l.head_due;
+        head_due_ = first.due;
+        return head_due_;
     }
     // A striped packet can go when its last stripe can: stripe i is the next
     // of stream i mod n (on stream 0, after the plan).
@@ -168,11 +168,47 @@ std::uint64_t Emulator::head_due(const Link& l) const {
     const std::uint64_t count = stripe_count(plan.total, plan.unit);
     for (std::uint64_t i = 0; i < count; ++i) {
         const std::size_t k = static_cast<std::size_t>(i % plan.streams);
-        if (k >= l.in.size() || next[k] >= l.in[k].held.size()) return l.head_due;
-        due = std::max(due, l.in[k].held[next[k]++].due);
+        if (k >= in_.size() || next[k] >= in_[k].held.size()) return head_due_;
+        due = std::max(due, in_[k].held[next[k]++].due);
     }
-    l.head_due = due;
-    return l.head_due;
+    head_due_ = due;
+    return head_due_;
+}
+
+bool Emulator::deliver_first(ShapedLink& l, adi::Upcalls& up) {
+    const int peer = l.peer_;
+    std::deque<ShapedLink::Held>& first = l.in_[0].held;
+    l.head_stale_ = true;
+    if (first.front().record.type != kRecordPlan) {
+        ShapedLink::Held h = std::move(first.front());
+        first.pop_front();
+        up.on_packet(peer, h.header, h.payload.data());
+        return true;
+    }
+    const StripeRecord plan = first.front().record;
+    const adi::Header h = first.front().header;
+    first.pop_front();
+    adi::Landing landing = up.on_header(peer, h);
+    std::size_t landed = 0;
+    const std::uint64_t count = stripe_count(plan.total, plan.unit);
+    for (std::uint64_t s = 0; s < count; ++s) {
+        std::deque<ShapedLink::Held>& from = l.in_[static_cast<std::size_t>(s % plan.streams)].held;
+        const ShapedLink::Held stripe = std::move(from.front());
+        from.pop_front();
+        // The sender's own layout; a mismatch is a bug, not an attack
+        // (strangers cannot pass the handshake).
+        if (stripe.record.type != kRecordStripe || stripe.record.seq != plan.seq ||
+            stripe.record.offset != stripe_offset(plan, s)) {
+            up.on_peer_failed(peer, "wide-area emulation: a stripe from rank " + std::to_string(peer) +
+                                        " is out of order");
+            for (ShapedLink::StreamIn& in : l.in_) in.held.clear();
+            return false;
+        }
+        landing = adi::land_copy(up, peer, h, landing, landed, stripe.payload.data(), stripe.payload.size());
+    }
+    stripes_delivered_ += count;
+    up.on_payload(peer, h, landing);
+    return true;
 }
 
 int Emulator::deliver(adi::Upcalls& up) {
@@ -182,47 +218,9 @@ int Emulator::deliver(adi::Upcalls& up) {
     // The engine's upcalls may send but never read, so nothing joins holding_
     // while this walks it.
     for (std::size_t i = 0; i < holding_.size();) {
-        const int peer = holding_[i];
-        Link& l = links_[static_cast<std::size_t>(peer)];
-        while (head_due(l) <= now) {
-            std::deque<Held>& first = l.in[0].held;
-            l.head_stale = true;
-            if (first.front().record.type != kRecordPlan) {
-                Held h = std::move(first.front());
-                first.pop_front();
-                up.on_packet(peer, h.header, h.payload.data());
-                ++delivered;
-                continue;
-            }
-            const StripeRecord plan = first.front().record;
-            const adi::Header h = first.front().header;
-            first.pop_front();
-            adi::Landing landing = up.on_header(peer, h);
-            std::size_t landed = 0;
-            bool in_order = true;
-            const std::uint64_t count = stripe_count(plan.total, plan.unit);
-            for (std::uint64_t s = 0; s < count && in_order; ++s) {
-                std::deque<Held>& from = l.in[static_cast<std::size_t>(s % plan.streams)].held;
-                const Held stripe = std::move(from.front());
-                from.pop_front();
-                // The sender's own layout; a mismatch is a bug, not an attack
-                // (strangers cannot pass the handshake).
-                if (stripe.record.type != kRecordStripe || stripe.record.seq != plan.seq ||
-                    stripe.record.offset != stripe_offset(plan, s)) {
-                    up.on_peer_failed(peer, "wide-area emulation: a stripe from rank " + std::to_string(peer) +
-                                                " is out of order");
-                    for (StreamIn& in : l.in) in.held.clear();
-                    in_order = false;
-                    break;
-                }
-                landing = adi::land_copy(up, peer, h, landing, landed, stripe.payload.data(), stripe.payload.size());
-            }
-            if (!in_order) break;
-            stripes_delivered_ += count;
-            up.on_payload(peer, h, landing);
-            ++delivered;
-        }
-        if (!holding(l)) {
+        ShapedLink& l = *links_[static_cast<std::size_t>(holding_[i])];
+        while (l.head_due() <= now && deliver_first(l, up)) ++delivered;
+        if (!l.holding()) {
             holding_[i] = holding_.back();
             holding_.pop_back();
         } else {
@@ -235,7 +233,7 @@ int Emulator::deliver(adi::Upcalls& up) {
 std::int64_t Emulator::next_due_in() const {
     if (holding_.empty()) return -1;
     std::uint64_t first = UINT64_MAX;
-    for (const int peer : holding_) first = std::min(first, head_due(links_[static_cast<std::size_t>(peer)]));
+    for (const int peer : holding_) first = std::min(first, links_[static_cast<std::size_t>(peer)]->head_due());
     if (first == UINT64_MAX) return -1;  // stripes still to come: their stream's socket wakes us
     const std::uint64_t now = now_ns();
     return first <= now ? 0 : static_cast<std::int64_t>(first - now);

@@ -67,6 +67,64 @@ std::uint64_t pace_due(const Pace& p, std::uint64_t now, std::size_t bytes, std:
     return (left > stream_free ? left : stream_free) + latency;
 }
 
+class Emulator;
+
+// One link that emulation shapes, as the two ends of the link consult it: the
+// sender stamps every packet (stamp: connection.hpp's OutPacket puts it
+// first), the receiver feeds it what arrives, to be held until due. A link
+// has one only when STRATA_EMULATION shapes it (Emulator::shaping() is
+// nullptr for every other link), so the path of a message on an unshaped
+// link pays one test of a pointer for emulation, and nothing else.
+class ShapedLink {
+public:
+    ShapedLink(const ShapedLink&) = delete;
+    ShapedLink& operator=(const ShapedLink&) = delete;
+
+    // Sender: the stamp for a packet of `bytes` (header or record, and
+    // payload) on the link's stream `stream` (0 .. kStreamsMax - 1).
+    std::uint64_t stamp(int stream, std::size_t bytes);
+    // Receiver: bytes that arrived on the link's stream `stream`, in order.
+    void feed(int stream, const std::byte* data, std::size_t n);
+
+private:
+    friend class Emulator;
+    // A packet, a striped packet's plan (the record, then the header; its
+    // payload comes as stripes), or a stripe, as it arrived with its stamp.
+    struct Held {
+        std::uint64_t due = 0;
+        StripeRecord record{};  // type 0: a packet
+        adi::Header header{};
+        std::vector<std::byte> payload;
+    };
+    struct StreamIn {
+        std::vector<std::byte> head;  // stamp and header or record(s), until complete
+        std::optional<Held> partial;  // head complete, payload arriving
+        std::size_t payload_need = 0;
+        std::deque<Held> held;
+    };
+
+    ShapedLink(Emulator& owner, int peer) : owner_(owner), peer_(peer) {}
+    // Moves the stamp and header (or record) bytes at the front of `data` into
+    // s.head; true once they are complete and s.partial awaits the payload.
+    static bool head_take(StreamIn& s, const std::byte*& data, std::size_t& n);
+    // When the first held packet (of stream 0) can go (UINT64_MAX: a stripe
+    // of it has not arrived).
+    std::uint64_t head_due() const;
+    bool holding() const;
+
+    Emulator& owner_;
+    int peer_;
+    int shared_ = -1;  // the link in the shared table
+    Pace pace_;
+    std::vector<std::uint64_t> stream_free_;  // sender: by stream
+    std::vector<StreamIn> in_;                // receiver: by stream
+    // head_due(), once known; recomputed when stale.
+    mutable std::uint64_t head_due_ = 0;
+    mutable bool head_stale_ = true;
+};
+
+// The emulation of a process's links: which are shaped, the packets held
+// on all of them, and the timer that wakes the process when the next is due.
 class Emulator {
 public:
     Emulator() = default;
@@ -79,17 +137,12 @@ public:
     // `job_key` names the job's shared link table (mpirun made it).
     base::Status configure(const adi::World& world, const std::string& text, const std::string& job_key);
     bool active() const { return timer_fd_ >= 0; }
-    bool shaped(int peer) const { return active() && links_[static_cast<std::size_t>(peer)].shared >= 0; }
+    // The link to `peer` when it is shaped, else nullptr.
+    ShapedLink* shaping(int peer) const { return active() ? links_[static_cast<std::size_t>(peer)].get() : nullptr; }
     // The timer descriptor, readable when the earliest held packet is due
     // (after arm()); -1 when nothing is shaped.
     int timer_fd() const { return timer_fd_; }
 
-    // Sender: the stamp for a packet of `bytes` (header or record, and
-    // payload) to `peer` on its stream `stream` (0 .. kStreamsMax - 1).
-    std::uint64_t stamp(int peer, int stream, std::size_t bytes);
-
-    // Receiver: bytes that arrived from `peer` on its stream `stream`, in order.
-    void feed(int peer, int stream, const std::byte* data, std::size_t n);
     // Hands every held packet that is due to `up`, in order per peer
     // (Upcalls::on_packet; a striped packet through on_header, its stripes
     // into the landings, on_payload); returns how many.
@@ -107,38 +160,13 @@ public:
     std::uint64_t stripes_delivered() const { return stripes_delivered_; }
 
 private:
-    // A packet, a striped packet's plan (the record, then the header; its
-    // payload comes as stripes), or a stripe, as it arrived with its stamp.
-    struct Held {
-        std::uint64_t due = 0;
-        StripeRecord record{};  // type 0: a packet
-        adi::Header header{};
-        std::vector<std::byte> payload;
-    };
-    struct StreamIn {
-        std::vector<std::byte> head;  // stamp and header or record(s), until complete
-        std::optional<Held> partial;  // head complete, payload arriving
-        std::size_t payload_need = 0;
-        std::deque<Held> held;
-    };
-    struct Link {
-        int shared = -1;  // the link in the shared table; -1: not shaped
-        Pace pace;
-        std::vector<std::uint64_t> stream_free;  // sender: by stream
-        std::vector<StreamIn> in;                // receiver: by stream
-        // When the first held packet (of stream 0) can go, once known
-        // (UINT64_MAX: a stripe of it has not arrived); recomputed when stale.
-        mutable std::uint64_t head_due = 0;
-        mutable bool head_stale = true;
-    };
-    // Moves the stamp and header (or record) bytes at the front of `data` into
-    // s.head; true once they are complete and s.partial awaits the payload.
-    static bool head_take(StreamIn& s, const std::byte*& data, std::size_t& n);
-    std::uint64_t head_due(const Link& l) const;
-    bool holding(const Link& l) const;
-    std::vector<Link> links_;
+    friend class ShapedLink;
+    // The first held packet of `l` (a striped one with its stripes) to `up`;
+    // false when a stripe is out of order (the peer failed).
+    bool deliver_first(ShapedLink& l, adi::Upcalls& up);
+    std::vector<std::unique_ptr<ShapedLink>> links_;  // by peer; nullptr: not shaped
     std::unique_ptr<wireup::SharedLinks> table_;
-    std::vector<int> holding_;            // peers with held packets
+    std::vector<int> holding_;  // peers with held packets
     int timer_fd_ = -1;
     std::uint64_t stripes_delivered_ = 0;
 };

@@ -1,23 +1,49 @@
-// The Hello that opens every TCP connection between ranks (tcp_method.hpp):
-// the first bytes a rank's listener reads from whoever connects, before
-// anything is proven, so its decoding is fuzzed (tests/fuzz/fuzz_tcp_hello.cpp).
-// Layout, little endian: magic "STR3", from rank, to rank, stream, 32-byte
-// nonce. Stream 0 is a link's first connection; 1 and up are the extra
-// connections its sender opens to stripe large payloads (stripes.hpp).
+// The job-key handshake that opens every TCP connection between ranks
+// (security/challenge.hpp), in fixed-size messages:
+//   connector -> acceptor  Hello     magic, from rank, to rank, stream, nonce (48 B)
+//   acceptor -> connector  Challenge nonce, acceptor's proof (64 B)
+//   connector -> acceptor  Response  connector's proof (32 B)
+//   acceptor -> connector  Answer    u32: 1 = this link, 0 = the other (4 B)
+// The proofs of an extra stream (stream index above 0) bind its index too.
+// A link that STRATA_DATA_TLS covers then runs TLS keyed by the job and the
+// two nonces (tls_link.hpp) before any data.
+//
+// The connecting side is a state of its Connection (connection.hpp); the
+// accepting side, before the connection is known to belong to any link, is
+// an Incoming, here. Whether the acceptor answers 1 (when both ends of a
+// link connect at once, the connection the lower rank opened wins) is its
+// owner's decision (tcp_method.hpp).
+//
+// The Hello is the first bytes a rank's listener reads from whoever
+// connects, before anything is proven, so its decoding is fuzzed
+// (tests/fuzz/fuzz_tcp_hello.cpp). Layout, little endian: magic "STR3", from
+// rank, to rank, stream, 32-byte nonce. Stream 0 is a link's first
+// connection; 1 and up are the extra connections its sender opens to stripe
+// large payloads (stripes.hpp).
 #pragma once
 
+#include "base/result.hpp"
 #include "security/challenge.hpp"
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <optional>
 #include <span>
+#include <string>
+#include <vector>
 
 namespace strata::dev::tcp {
 
 inline constexpr std::uint32_t kHelloMagic = 0x33525453;  // "STR3"
 inline constexpr std::size_t kHelloSize = 16 + security::kNonceBytes;
+inline constexpr std::size_t kChallengeSize = security::kNonceBytes + security::kProofBytes;
+inline constexpr std::size_t kResponseSize = security::kProofBytes;
+inline constexpr std::size_t kAnswerSize = 4;  // the acceptor's u32, little-endian: 1 accepts the connection
+// An accepted connection that has not proven itself by then is dropped, so
+// silent strangers cannot pile up.
+inline constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 
 struct Hello {
     std::uint32_t from = 0;
@@ -50,5 +76,45 @@ inline std::optional<Hello> hello_decode(std::span<const std::uint8_t, kHelloSiz
     std::memcpy(h.nonce.data(), bytes.data() + 16, h.nonce.size());
     return h;
 }
+
+// The proof (or, for ProofRole::link_tls_key, the TLS key) of stream
+// `stream` of the link from rank `from` (the connector) to rank `to`.
+security::Proof link_proof(const std::string& job_key, security::ProofRole role, const security::Nonce& connector,
+                           const security::Nonce& acceptor, std::uint32_t from, std::uint32_t to, std::uint32_t stream);
+
+// Sends a few bytes on a socket that was just connected or accepted: they fit
+// in the empty socket buffer, so a short write means the link is broken.
+bool send_small(int fd, const void* data, std::size_t n);
+
+// An accepted connection still in its handshake: the Hello is read, then
+// (once challenged) the connector's proof. Its owner reads it when the socket
+// is readable, challenges a whole Hello, checks a whole Response, and
+// answers.
+struct Incoming {
+    enum class Read { again, closed, whole };
+
+    int fd = -1;
+    std::string from;  // printable remote address, for the log
+    std::chrono::steady_clock::time_point since;
+    std::vector<std::uint8_t> got;
+    bool challenged = false;
+    std::uint32_t from_rank = 0;
+    std::uint32_t stream = 0;
+    security::Nonce connector_nonce{};
+    security::Nonce acceptor_nonce{};
+
+    // Reads towards the message awaited (the Hello, then the Response):
+    // whole, not yet (again), or the connector closed or broke the
+    // connection (closed).
+    Read read();
+    // A whole Hello: checks it claims a link to rank `me` from another of
+    // the job's `ranks` ranks, on a stream below wireup::kStreamsMax, and
+    // sends the challenge; fails saying why the connection must be dropped.
+    base::Status challenge(const std::string& job_key, std::uint32_t me, std::size_t ranks);
+    // A whole Response: whether it proves the job key.
+    bool proven(const std::string& job_key, std::uint32_t me) const;
+    // Sends the Answer; false when the connection broke.
+    bool answer(bool accept) const;
+};
 
 }  // namespace strata::dev::tcp

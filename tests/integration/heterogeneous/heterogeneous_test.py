@@ -156,8 +156,10 @@ def big_endian_plans(ctx, a):
     sizes = ",".join(str(int(13 * 1.047 ** i) + i) for i in range(300))
     arguments = ["--predict", sizes]
     outputs = []
+    # Each process plans the 300 sizes; under qemu-user on a loaded 2-core machine that has
+    # taken over 45 s, so these runs get a hang guard of their own (the test's timeout is 300 s).
     for which in ((), (0, 2)):
-        r = ctx.run(["-jobfile", sites_job(ctx, a, a.plogp, plogp_s390x, arguments, which, environment)])
+        r = ctx.run(["-jobfile", sites_job(ctx, a, a.plogp, plogp_s390x, arguments, which, environment)], guard=120)
         expect_code(r, 0)
         rows = [line for line in r.stdout.splitlines() if line and line[0].isdigit()]
         check(len(rows) == 300, f"a prediction per size:\n{r.stdout}", r)

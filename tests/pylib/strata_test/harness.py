@@ -42,7 +42,8 @@ class Ctx:
     def fake(self, *actions):
         return [self.fake_rank, "--marker=" + self.marker, *actions]
 
-    def run(self, args, stdin_text=None, env_extra=None, tool=None):
+    def run(self, args, stdin_text=None, env_extra=None, tool=None, guard=GUARD):
+        """mpirun (or `tool`) with `args`; `guard`: seconds before a hang is assumed."""
         env = dict(os.environ)
         env.update(env_extra or {})
         return subprocess.run(
@@ -52,7 +53,7 @@ class Ctx:
             capture_output=True,
             text=True,
             env=env,
-            timeout=GUARD,
+            timeout=guard,
         )
 
     def leftovers(self):

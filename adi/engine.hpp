@@ -179,7 +179,11 @@ public:
     std::string routes_text() const;
     // What this process sent, one count per MPI message: by the topology level
     // of the link it took (the deepest level both ends share, 0 between
-    // sites) and by method.
+    // sites) and by method. Counted only from traffic_count_on() on (the MPI
+    // layer turns it on under STRATA_STATS, or when a program first reads the
+    // counts): until then a send pays one predictable branch, not the count.
+    void traffic_count_on() { counting_ = true; }
+    bool traffic_counting() const { return counting_; }
     struct Traffic {
         std::uint64_t messages = 0;
         std::uint64_t bytes = 0;
@@ -330,7 +334,9 @@ private:
     std::vector<std::uint8_t> peer_level_;  // by world rank: the topology level of the link to it
     std::array<Traffic, wireup::kLevels> by_level_{};
     std::vector<Traffic> by_method_;
+    bool counting_ = false;
     void traffic_count(int world_peer, std::size_t bytes) {
+        if (!counting_) [[likely]] return;
         const auto p = static_cast<std::size_t>(world_peer);
         Traffic& l = by_level_[peer_level_[p]];
         Traffic& m = by_method_[static_cast<std::size_t>(route_[p])];

@@ -117,48 +117,30 @@ base::Status Engine::connect_world(const World& world) {
     return {};
 }
 
-Request* Engine::request_create(Kind kind) {
-    std::uint32_t slot = 0;
-    if (free_slots_.empty()) {
-        slot = static_cast<std::uint32_t>(slots_.size());
-        slots_.push_back(std::make_unique<Request>());
-        generations_.push_back(0);
-    } else {
-        slot = free_slots_.back();
-        free_slots_.pop_back();
-    }
-    std::uint32_t& gen = generations_[slot];
-    if (++gen == 0) gen = 1;  // id 0 means "no request"
-    Request* r = slots_[slot].get();
-    r->id = (static_cast<std::uint64_t>(gen) << 32) | slot;
-    r->kind = kind;
-    if (kind == Kind::send) {
-        r->state = SendState{};
-    } else {
-        r->state = RecvState{};
-    }
-    return r;
+void Engine::slots_grow() {
+    free_slots_.push_back(static_cast<std::uint32_t>(slots_.size()));
+    slots_.push_back(std::make_unique<Request>());
+    generations_.push_back(0);
 }
 
-void Engine::request_destroy(Request* r) {
-    if (r->id == 0) return;  // already destroyed
-    need_clear(*r);
-    const auto slot = static_cast<std::uint32_t>(r->id);
-    // Field by field rather than `*r = Request{}`: building and move-assigning
-    // a whole Request (variant, function, shared_ptr) cost more than the rest
-    // of a small message's receive. What request_create and the callers set
-    // anyway is left alone; buffers and callbacks are released.
-    r->id = 0;  // the old id no longer finds it
-    r->pending = 0;
-    r->released = false;
-    if (r->on_complete) r->on_complete = nullptr;
-    if (r->segment) r->segment.reset();
-    r->buf = nullptr;
-    r->bytes = 0;
+void Engine::state_make(Request& r) {
+    if (r.kind == Kind::send) {
+        r.state.emplace<SendState>();
+    } else {
+        r.state.emplace<RecvState>();
+    }
+}
+
+void Engine::request_release(Request& r) {
+    // Field by field rather than `r = Request{}`: building and move-assigning
+    // a whole Request (variant, function, shared_ptr) costs more than the
+    // rest of a small message's receive. What request_create and the
+    // callers set anyway is left alone.
+    if (r.on_complete) r.on_complete = nullptr;
+    if (r.segment) r.segment.reset();
     std::visit([](auto& st) {
         if (st.stage.capacity() > 0) st.stage = {};
-    }, r->state);
-    free_slots_.push_back(slot);
+    }, r.state);
 }
 
 Request* Engine::lookup(std::uint64_t id) const {
@@ -189,9 +171,7 @@ Engine::Interest::Interest(Engine& e, int world_source, std::uint32_t from_metho
 
 Engine::Interest::~Interest() { engine_.need_drop(need_); }
 
-void Engine::complete_one(Request& r) {
-    if (r.pending <= 0) return;
-    if (--r.pending > 0) return;
+void Engine::completed(Request& r) {
     need_clear(r);
     if (r.on_complete) r.on_complete();
     if (r.released) request_destroy(&r);
@@ -208,11 +188,11 @@ void Engine::send_start(Request& r, int world_peer, SendMode mode) {
     s = SendState{};
     s.mode = mode;
     s.world_peer = world_peer;
-    s.method = method_for(world_peer);
+    const auto route = static_cast<std::size_t>(route_[static_cast<std::size_t>(world_peer)]);
+    s.method = methods_[route].get();
     r.status = Status{};
     r.pending = 0;
-    need_set(r, need_of(world_peer));
-    if (!failed_peers_.empty() && failed_peers_.count(world_peer) != 0) {
+    if (!failed_peers_.empty() && failed_peers_.count(world_peer) != 0) [[unlikely]] {
         last_error_ = failed_peers_[world_peer];
         fail(r, Error::peer_failed);
         return;
@@ -225,35 +205,51 @@ void Engine::send_start(Request& r, int world_peer, SendMode mode) {
     h.length = r.bytes;
     h.sender_req = r.id;
     h.flags = r.flags;
-    const bool sync = mode == SendMode::synchronous;
     // Non-contiguous data goes eagerly only when packing it whole stays within one chunk.
-    const bool eager = r.bytes <= s.method->caps().eager_limit && (!r.segment || r.bytes <= chunk_size());
-    if (eager) {
-        h.type = sync ? Packet::eager_sync : Packet::eager;
-        r.pending = sync ? 2 : 1;
-        s.awaiting_sync = sync;
-        s.data_in_flight = true;
-        std::byte* from = r.buf;
-        if (r.segment) {
-            s.stage.resize(r.bytes);
-            r.segment->pack(0, r.bytes, s.stage.data());
-            from = s.stage.data();
-        }
-        iovec iov{from, r.bytes};
-        SendStatus st = s.method->send(world_peer, h, std::span<const iovec>(&iov, r.bytes > 0 ? 1 : 0), r.id);
-        if (st == SendStatus::failed) {
-            fail(r, Error::peer_failed);
-        } else if (st == SendStatus::done) {
-            s.data_in_flight = false;
-            complete_one(r);
-        }
+    if (r.bytes <= eager_limit_[route] && (!r.segment || r.bytes <= chunk_size())) [[likely]] {
+        send_eager(r, h, 1u << route);
         return;
     }
     h.type = Packet::rts;
     s.rendezvous = true;
     s.awaiting_cts = true;
     r.pending = 1;
-    if (s.method->send(world_peer, h, {}, 0) == SendStatus::failed) fail(r, Error::peer_failed);
+    if (s.method->send(world_peer, h, {}, 0) == SendStatus::failed) {
+        fail(r, Error::peer_failed);
+        return;
+    }
+    need_set(r, 1u << route);
+}
+
+void Engine::send_eager(Request& r, Header& h, std::uint32_t need) {
+    SendState& s = r.send();
+    const bool sync = s.mode == SendMode::synchronous;
+    h.type = sync ? Packet::eager_sync : Packet::eager;
+    r.pending = sync ? 2 : 1;
+    s.awaiting_sync = sync;
+    s.data_in_flight = true;
+    std::byte* from = r.buf;
+    if (r.segment) {
+        s.stage.resize(r.bytes);
+        r.segment->pack(0, r.bytes, s.stage.data());
+        from = s.stage.data();
+    }
+    iovec iov{from, r.bytes};
+    SendStatus st = s.method->send(s.world_peer, h, std::span<const iovec>(&iov, r.bytes > 0 ? 1 : 0), r.id);
+    if (st == SendStatus::failed) {
+        fail(r, Error::peer_failed);
+        return;
+    }
+    if (st == SendStatus::done) {
+        s.data_in_flight = false;
+        // Gone at once (self, or room in a ring) and nothing to wait for:
+        // complete without ever counting the method as needed.
+        if (--r.pending == 0) {
+            completed(r);
+            return;
+        }
+    }
+    need_set(r, need);  // on_sent or the sync_ack is still to come
 }
 
 void Engine::on_cts(int peer, const Header& h) {
@@ -369,10 +365,12 @@ void Engine::recv_start(Request& r, int world_source, std::uint32_t from_methods
     r.status = Status{};
     r.pending = 1;
     need_set(r, need_of(world_source, from_methods));
-    if (Unexpected* u = unexpected_.find(r.context, r.rank, r.tag)) {
-        unexpected_.remove(u);
-        bind(r, u);
-        return;
+    if (unexpected_.size() != 0) {
+        if (Unexpected* u = unexpected_.find(r.context, r.rank, r.tag)) {
+            unexpected_.remove(u);
+            bind(r, u);
+            return;
+        }
     }
     posted_.push(&r);
     rs.posted = true;
@@ -672,7 +670,7 @@ void Engine::wait_one(Request& r, int world_peer) {
         // one, only its peer. Otherwise (or every 16th idle pass, so the
         // rings of other peers keep moving) a full pass.
         int events = 0;
-        if (std::has_single_bit(r.need) && need_mask_ == r.need && owed_mask_ == 0 && pumping_.empty() &&
+        if (one_method(r.need) && need_mask_ == r.need && owed_mask_ == 0 && pumping_.empty() &&
             (idle & 15) != 15) {
             const auto m = static_cast<std::size_t>(std::countr_zero(r.need));
             Method& method = *methods_[m];

@@ -81,8 +81,38 @@ public:
     }
     int world_size() const { return static_cast<int>(route_.size()); }
 
-    Request* request_create(Kind kind);
-    void request_destroy(Request* r);
+    // A request of `kind` from the pool: a slot a destroyed request left
+    // (its storage used again), its id fresh. Inline, and with what is
+    // rarely needed (a new slot, a slot that served the other kind, buffers
+    // to free) out of line: every blocking call and every request handle
+    // takes one.
+    Request* request_create(Kind kind) {
+        if (free_slots_.empty()) [[unlikely]] slots_grow();
+        const std::uint32_t slot = free_slots_.back();
+        free_slots_.pop_back();
+        std::uint32_t& gen = generations_[slot];
+        if (++gen == 0) [[unlikely]] gen = 1;  // id 0 means "no request"
+        Request* r = slots_[slot].get();
+        r->id = (static_cast<std::uint64_t>(gen) << 32) | slot;
+        r->kind = kind;
+        // The state of the kind, emptied by request_destroy; send_start and
+        // recv_start set it up.
+        if (r->state.index() != static_cast<std::size_t>(kind)) [[unlikely]] state_make(*r);
+        return r;
+    }
+    // Back to the pool; the old id no longer finds it. A second destroy does nothing.
+    void request_destroy(Request* r) {
+        if (r->id == 0) return;
+        need_clear(*r);
+        const auto slot = static_cast<std::uint32_t>(r->id);
+        r->id = 0;
+        r->pending = 0;
+        r->released = false;
+        r->buf = nullptr;
+        r->bytes = 0;
+        if (r->on_complete || r->segment || state_holds_stage(*r)) [[unlikely]] request_release(*r);
+        free_slots_.push_back(slot);
+    }
 
     // Start a send described by `a` on `r`, a request of kind send (fresh, or
     // a completed one started again). Inline, like irecv, so that the
@@ -255,6 +285,14 @@ public:
     void on_peer_failed(int peer, const std::string& why) override;
 
 private:
+    // The cold parts of request_create and request_destroy.
+    [[gnu::noinline]] void slots_grow();
+    [[gnu::noinline]] static void state_make(Request& r);
+    [[gnu::noinline]] static void request_release(Request& r);
+    static bool state_holds_stage(const Request& r) {
+        const auto* s = std::get_if<SendState>(&r.state);
+        return s != nullptr ? s->stage.capacity() > 0 : std::get<RecvState>(r.state).stage.capacity() > 0;
+    }
     // The envelope and data of a send or receive, into its request.
     static void request_fill(Request& r, int context, int rank, int tag, Buffer&& data) {
         r.context = context;
@@ -266,9 +304,17 @@ private:
     }
     // The protocols of isend and irecv, once the request holds its envelope and data.
     void send_start(Request& r, int world_peer, SendMode mode);
+    // The eager part of send_start: `h` is the envelope, `need` the method's bit.
+    void send_eager(Request& r, Header& h, std::uint32_t need);
     void recv_start(Request& r, int world_source, std::uint32_t from_methods);
     Request* lookup(std::uint64_t id) const;
-    void complete_one(Request& r);
+    // One outstanding event of `r` happened; the last one completes it.
+    // Inline for the count; what completion does is out of line.
+    void complete_one(Request& r) {
+        if (r.pending <= 0) return;
+        if (--r.pending == 0) completed(r);
+    }
+    void completed(Request& r);
     void fail(Request& r, Error e);
     void bind(Request& r, Unexpected* u);
     void deliver(Request& r, const Unexpected& u);
@@ -299,6 +345,10 @@ private:
         if (world_peer != kAnySource) return 1u << route_[static_cast<std::size_t>(world_peer)];
         return from_methods != 0 ? from_methods : reaching_mask_;
     }
+    // Whether the bit set `need` names exactly one method. Not
+    // std::has_single_bit, which without a popcount instruction in the target
+    // is a call into libgcc.
+    static bool one_method(std::uint32_t need) { return need != 0 && (need & (need - 1)) == 0; }
     // Counts `need` in (out of) need_ and need_mask_. Inline for the usual
     // one method; a receive from MPI_ANY_SOURCE may name several.
     void need_add(std::uint32_t need) {

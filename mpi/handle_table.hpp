@@ -46,18 +46,24 @@ public:
         free_.push_back(index);
     }
 
-    // add() for a value, into an object recycle() kept when there is one:
-    // request handles come and go with every nonblocking call, and an
-    // allocation each time cost more than the rest of the handle's work.
-    int add_value(T&& value) {
-        if (spare_.empty()) return add(std::make_unique<T>(std::move(value)));
-        std::unique_ptr<T> obj = std::move(spare_.back());
-        spare_.pop_back();
-        *obj = std::move(value);
-        return add(std::move(obj));
+    // A new handle naming an empty object (as T{} leaves it), which the
+    // caller fills in place through `obj`: one that recycle() kept when there
+    // is one. Request handles come and go with every nonblocking call, and an
+    // allocation (or a value built aside and moved in) each time cost more
+    // than the rest of the handle's work.
+    int add_empty(T*& obj) {
+        std::unique_ptr<T> kept;
+        if (spare_.empty()) [[unlikely]] {
+            kept = std::make_unique<T>();
+        } else {
+            kept = std::move(spare_.back());
+            spare_.pop_back();
+        }
+        obj = kept.get();
+        return add(std::move(kept));
     }
     // remove(), keeping the object (emptied: `*obj = T{}` releases what it
-    // holds) for add_value().
+    // holds) for add_empty().
     void recycle(int handle) {
         T* obj = get(handle);
         if (obj == nullptr) return;

@@ -210,13 +210,10 @@ int world_peer_of(const RequestSlot& s, const Comm& c) {
 
 }  // namespace
 
-int op_start(RequestSlot& s, std::string& detail) {
-    Runtime& r = rt();
-    Comm* c = comm_get(s.comm);
-    if (c == nullptr || s.type == nullptr) {
-        detail = "the communicator of this request was freed";
-        return MPI_ERR_REQUEST;
-    }
+namespace {
+
+// op_start once the communicator of `s` is known to be `c`.
+int op_start_on(Runtime& r, RequestSlot& s, const Comm& c, std::string& detail) {
     adi::Request& q = *s.req;
     if (s.peer == MPI_PROC_NULL) {
         q.status = adi::Status{};
@@ -228,23 +225,42 @@ int op_start(RequestSlot& s, std::string& detail) {
         return MPI_SUCCESS;
     }
     // A buffered send packs into the attached buffer itself.
-    if (s.op == RequestSlot::Op::bsend) return bsend_start(r, s, *c, q, detail);
+    if (s.op == RequestSlot::Op::bsend) return bsend_start(r, s, c, q, detail);
     if (r.heterogeneous) [[unlikely]]
-        return op_start_unlike(r, s, *c, detail);
-    return op_post(r, s, *c, world_peer_of(s, *c), data_of(s), 0);
+        return op_start_unlike(r, s, c, detail);
+    return op_post(r, s, c, world_peer_of(s, c), data_of(s), 0);
 }
 
-int slot_start_handle(const char* fn, RequestSlot s, MPI_Request* request) {
-    Runtime& r = rt();
-    if (request == nullptr) return error_raise(s.comm, MPI_ERR_ARG, fn, "request is NULL");
-    s.req = r.engine->request_create(s.op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
-    std::string detail;
-    if (int e = op_start(s, detail)) {
-        r.engine->request_destroy(s.req);
-        return error_raise(s.comm, e, fn, detail);
+}  // namespace
+
+int op_start(RequestSlot& s, std::string& detail) {
+    Comm* c = comm_get(s.comm);
+    if (c == nullptr || s.type == nullptr) {
+        detail = "the communicator of this request was freed";
+        return MPI_ERR_REQUEST;
     }
-    s.hold = s.type->shared_from_this();
-    *request = r.requests.add_value(std::move(s));
+    return op_start_on(rt(), s, *c, detail);
+}
+
+int nonblocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
+                    int tag, MPI_Comm comm, MPI_Request* request) {
+    Comm* c = nullptr;
+    Datatype* t = nullptr;
+    if (int e = op_check(fn, op, buf, count, datatype, peer, tag, comm, c, t)) return e;
+    if (request == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "request is NULL");
+    Runtime& r = rt();
+    RequestSlot* s = nullptr;
+    const int handle = r.requests.add_empty(s);
+    slot_fill(op, buf, count, *t, peer, tag, comm, *s);
+    s->req = r.engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
+    std::string detail;
+    if (int e = op_start_on(r, *s, *c, detail)) [[unlikely]] {
+        r.engine->request_destroy(s->req);
+        r.requests.recycle(handle);
+        return error_raise(comm, e, fn, detail);
+    }
+    slot_hold(*s, *t);
+    *request = handle;
     return MPI_SUCCESS;
 }
 

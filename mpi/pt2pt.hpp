@@ -84,8 +84,18 @@ int op_start(RequestSlot& s, std::string& detail);
 int slot_prepare(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
                  int tag, MPI_Comm comm, RequestSlot& s);
 
-// Starts `s` with a fresh engine request and registers it as a handle.
-int slot_start_handle(const char* fn, RequestSlot s, MPI_Request* request);
+// Runs a nonblocking send or receive (MPI_Isend, MPI_Irecv and the other
+// modes), checking its arguments: starts it on a fresh engine request and
+// names it by a new request handle in *request, whose slot is filled in place.
+int nonblocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
+                    int tag, MPI_Comm comm, MPI_Request* request);
+
+// Lets the request of `s` keep the layout of `t` alive while MPI_Type_free
+// may release the handle: a derived type's. A predefined type's layout lives
+// as long as the library, so holding it would only cost a reference count.
+inline void slot_hold(RequestSlot& s, const Datatype& t) {
+    if (!t.predefined) s.hold = t.map;
+}
 
 // Runs a blocking send or receive (MPI_Send, MPI_Recv and the other modes),
 // checking its arguments.

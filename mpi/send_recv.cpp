@@ -15,18 +15,18 @@ using namespace strata::mpi;
 
 namespace {
 
-int blocking(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
-             MPI_Comm comm, MPI_Status* status) {
+[[gnu::always_inline]] inline int blocking(const char* fn, RequestSlot::Op op, const void* buf, int count,
+                                           MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
+                                           MPI_Status* status) {
     return api(fn, [&] { return blocking_run(fn, op, buf, count, datatype, peer, tag, comm, status); });
 }
 
-int nonblocking(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
-                int tag, MPI_Comm comm, MPI_Request* request) {
-    return api(fn, [&] {
-        RequestSlot s;
-        if (int e = slot_prepare(fn, op, buf, count, datatype, peer, tag, comm, s)) return e;
-        return slot_start_handle(fn, s, request);
-    });
+// Both inlined into each entry point with api(), whose body is then one call:
+// the arguments go on in registers, not through a closure of references.
+[[gnu::always_inline]] inline int nonblocking(const char* fn, RequestSlot::Op op, const void* buf, int count,
+                                              MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
+                                              MPI_Request* request) {
+    return api(fn, [&] { return nonblocking_run(fn, op, buf, count, datatype, peer, tag, comm, request); });
 }
 
 int persistent(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
@@ -35,11 +35,14 @@ int persistent(const char* fn, RequestSlot::Op op, const void* buf, int count, M
         RequestSlot s;
         if (int e = slot_prepare(fn, op, buf, count, datatype, peer, tag, comm, s)) return e;
         if (request == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "request is NULL");
-        s.persistent = true;
-        s.active = false;
-        s.req = rt().engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
-        s.hold = s.type->shared_from_this();
-        *request = rt().requests.add_value(std::move(s));
+        RequestSlot* slot = nullptr;
+        const int handle = rt().requests.add_empty(slot);
+        *slot = std::move(s);
+        slot->persistent = true;
+        slot->active = false;
+        slot->req = rt().engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
+        slot_hold(*slot, *datatype_get(datatype));
+        *request = handle;
         return MPI_SUCCESS;
     });
 }

@@ -355,8 +355,7 @@ namespace {
 
 }  // namespace
 
-void status_store(MPI_Status* out, const adi::Status& st) {
-    if (out == nullptr || out == MPI_STATUS_IGNORE) return;
+void status_fill(MPI_Status* out, const adi::Status& st) {
     out->MPI_SOURCE = st.source;
     out->MPI_TAG = st.tag;
     out->strata_bytes = static_cast<long long>(st.bytes);

@@ -112,7 +112,12 @@ inline constexpr int kStatusFormShift = 1;
 // -1 when the message ends inside a basic element.
 long long status_bytes(const MPI_Status& status, const Typemap& t);
 
-void status_store(MPI_Status* out, const adi::Status& st);
+// Stores `st` in *out, unless out is MPI_STATUS_IGNORE (or NULL): inline,
+// since programs that ignore the status should not pay a call for it.
+void status_fill(MPI_Status* out, const adi::Status& st);
+inline void status_store(MPI_Status* out, const adi::Status& st) {
+    if (out != nullptr && out != MPI_STATUS_IGNORE) status_fill(out, st);
+}
 void status_empty(MPI_Status* out);
 
 }  // namespace strata::mpi

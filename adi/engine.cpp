@@ -171,8 +171,7 @@ Engine::Interest::Interest(Engine& e, int world_source, std::uint32_t from_metho
 
 Engine::Interest::~Interest() { engine_.need_drop(need_); }
 
-void Engine::completed(Request& r) {
-    need_clear(r);
+void Engine::completed_owned(Request& r) {
     if (r.on_complete) r.on_complete();
     if (r.released) request_destroy(&r);
 }
@@ -539,7 +538,7 @@ Landing Engine::on_header(int peer, const Header& h) {
     return {};
 }
 
-void Engine::eager_matched(int peer, const Header& h, Request& r) {
+inline void Engine::eager_matched(int peer, const Header& h, Request& r) {
     RecvState& rs = r.recv();
     rs.posted = false;
     rs.matched = true;

@@ -314,7 +314,13 @@ private:
         if (r.pending <= 0) return;
         if (--r.pending == 0) completed(r);
     }
-    void completed(Request& r);
+    // `r` completed: nothing to poll for it any more; its owner's choices
+    // (on_complete, released) out of line.
+    void completed(Request& r) {
+        need_clear(r);
+        if (r.on_complete || r.released) [[unlikely]] completed_owned(r);
+    }
+    [[gnu::noinline]] void completed_owned(Request& r);
     void fail(Request& r, Error e);
     void bind(Request& r, Unexpected* u);
     void deliver(Request& r, const Unexpected& u);

@@ -242,6 +242,23 @@ int op_start(RequestSlot& s, std::string& detail) {
     return op_start_on(rt(), s, *c, detail);
 }
 
+namespace {
+
+// nonblocking_run's start of `s` on its request, beyond the common case: an
+// MPI_PROC_NULL peer, a buffered send, a job of processes of several
+// representations. On failure the request and its handle go again.
+[[gnu::noinline]] int handle_start_other(const char* fn, Runtime& r, RequestSlot& s, const Comm& c, int handle) {
+    std::string detail;
+    const int e = op_start_on(r, s, c, detail);
+    if (e == MPI_SUCCESS) return MPI_SUCCESS;
+    const MPI_Comm comm = s.comm;
+    r.engine->request_destroy(s.req);
+    r.requests.recycle(handle);
+    return error_raise(comm, e, fn, detail);
+}
+
+}  // namespace
+
 int nonblocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
                     int tag, MPI_Comm comm, MPI_Request* request) {
     Comm* c = nullptr;
@@ -253,11 +270,12 @@ int nonblocking_run(const char* fn, RequestSlot::Op op, const void* buf, int cou
     const int handle = r.requests.add_empty(s);
     slot_fill(op, buf, count, *t, peer, tag, comm, *s);
     s->req = r.engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
-    std::string detail;
-    if (int e = op_start_on(r, *s, *c, detail)) [[unlikely]] {
-        r.engine->request_destroy(s->req);
-        r.requests.recycle(handle);
-        return error_raise(comm, e, fn, detail);
+    // The common case inline (what op_start_on comes to for it): a real
+    // peer, no buffered send, a job of alike processes.
+    if (peer != MPI_PROC_NULL && op != RequestSlot::Op::bsend && !r.heterogeneous) [[likely]] {
+        op_post(r, *s, *c, world_peer_of(*s, *c), data_of(*s), 0);
+    } else if (int e = handle_start_other(fn, r, *s, *c, handle)) {
+        return e;
     }
     slot_hold(*s, *t);
     *request = handle;
@@ -266,17 +284,42 @@ int nonblocking_run(const char* fn, RequestSlot::Op op, const void* buf, int cou
 
 namespace {
 
+// Raises what a blocking operation's request ended with.
+[[gnu::noinline]] int blocking_failed(const char* fn, MPI_Comm comm, adi::Error error) {
+    return error_raise(comm, error_class_of(error), fn,
+                       error == adi::Error::peer_failed ? rt().engine->last_error() : std::string());
+}
+
 // Waits for a blocking operation's request, stores its status, destroys it
 // and raises its error, if any.
-int blocking_finish(const char* fn, MPI_Comm comm, adi::Request* q, int world_peer, MPI_Status* status) {
+[[gnu::always_inline]] inline int blocking_finish(const char* fn, MPI_Comm comm, adi::Request* q, int world_peer,
+                                                  MPI_Status* status) {
     Runtime& r = rt();
     r.engine->wait_one(*q, world_peer);
     status_store(status, q->status);
     const adi::Error error = q->status.error;
     r.engine->request_destroy(q);
     if (error == adi::Error::none) [[likely]] return MPI_SUCCESS;
-    return error_raise(comm, error_class_of(error), fn,
-                       error == adi::Error::peer_failed ? r.engine->last_error() : std::string());
+    return blocking_failed(fn, comm, error);
+}
+
+// blocking_run beyond its common cases, through a slot and op_start.
+[[gnu::noinline]] int blocking_general(const char* fn, RequestSlot::Op op, const void* buf, int count,
+                                       const Datatype& t, int peer, int tag, MPI_Comm comm, const Comm& c,
+                                       MPI_Status* status) {
+    Runtime& r = rt();
+    RequestSlot s;
+    slot_fill(op, buf, count, t, peer, tag, comm, s);
+    s.req = r.engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
+    std::string detail;
+    if (int e = op_start(s, detail)) {
+        r.engine->request_destroy(s.req);
+        return error_raise(comm, e, fn, detail);
+    }
+    // After op_check, c is the communicator and peer one of its ranks,
+    // MPI_PROC_NULL (the request is complete) or MPI_ANY_SOURCE.
+    return blocking_finish(fn, comm, s.req, peer >= 0 ? c.world[static_cast<std::size_t>(peer)] : adi::kAnySource,
+                           status);
 }
 
 }  // namespace
@@ -312,18 +355,7 @@ int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count,
             return blocking_finish(fn, comm, q, world_peer, status);
         }
     }
-    RequestSlot s;
-    slot_fill(op, buf, count, *t, peer, tag, comm, s);
-    s.req = r.engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
-    std::string detail;
-    if (int e = op_start(s, detail)) {
-        r.engine->request_destroy(s.req);
-        return error_raise(comm, e, fn, detail);
-    }
-    // After op_check, c is the communicator and peer one of its ranks,
-    // MPI_PROC_NULL (the request is complete) or MPI_ANY_SOURCE.
-    return blocking_finish(fn, comm, s.req, peer >= 0 ? c->world[static_cast<std::size_t>(peer)] : adi::kAnySource,
-                           status);
+    return blocking_general(fn, op, buf, count, *t, peer, tag, comm, *c, status);
 }
 
 std::uint32_t any_methods_of(const Comm& c) {

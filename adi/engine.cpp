@@ -190,10 +190,8 @@ void Engine::send_start(Request& r, int world_peer, SendMode mode) {
     const auto route = static_cast<std::size_t>(route_[static_cast<std::size_t>(world_peer)]);
     s.method = methods_[route].get();
     r.status = Status{};
-    r.pending = 0;
     if (!failed_peers_.empty() && failed_peers_.count(world_peer) != 0) [[unlikely]] {
-        last_error_ = failed_peers_[world_peer];
-        fail(r, Error::peer_failed);
+        send_refused(r);
         return;
     }
     traffic_count(world_peer, r.bytes);
@@ -205,41 +203,19 @@ void Engine::send_start(Request& r, int world_peer, SendMode mode) {
     h.sender_req = r.id;
     h.flags = r.flags;
     // Non-contiguous data goes eagerly only when packing it whole stays within one chunk.
-    if (r.bytes <= eager_limit_[route] && (!r.segment || r.bytes <= chunk_size())) [[likely]] {
-        send_eager(r, h, 1u << route);
+    if (r.bytes > eager_limit_[route] || (r.segment && r.bytes > chunk_size())) {
+        send_rts(r, h, 1u << route);
         return;
     }
-    h.type = Packet::rts;
-    s.rendezvous = true;
-    s.awaiting_cts = true;
-    r.pending = 1;
-    if (s.method->send(world_peer, h, {}, 0) == SendStatus::failed) {
-        fail(r, Error::peer_failed);
-        return;
-    }
-    need_set(r, 1u << route);
-}
-
-void Engine::send_eager(Request& r, Header& h, std::uint32_t need) {
-    SendState& s = r.send();
-    const bool sync = s.mode == SendMode::synchronous;
+    // Eager: the whole message with its envelope.
+    const bool sync = mode == SendMode::synchronous;
     h.type = sync ? Packet::eager_sync : Packet::eager;
     r.pending = sync ? 2 : 1;
     s.awaiting_sync = sync;
     s.data_in_flight = true;
-    std::byte* from = r.buf;
-    if (r.segment) {
-        s.stage.resize(r.bytes);
-        r.segment->pack(0, r.bytes, s.stage.data());
-        from = s.stage.data();
-    }
-    iovec iov{from, r.bytes};
-    SendStatus st = s.method->send(s.world_peer, h, std::span<const iovec>(&iov, r.bytes > 0 ? 1 : 0), r.id);
-    if (st == SendStatus::failed) {
-        fail(r, Error::peer_failed);
-        return;
-    }
-    if (st == SendStatus::done) {
+    const iovec iov{r.segment ? send_pack(r) : r.buf, r.bytes};
+    const SendStatus st = s.method->send(world_peer, h, std::span<const iovec>(&iov, r.bytes > 0 ? 1 : 0), r.id);
+    if (st == SendStatus::done) [[likely]] {
         s.data_in_flight = false;
         // Gone at once (self, or room in a ring) and nothing to wait for:
         // complete without ever counting the method as needed.
@@ -247,8 +223,36 @@ void Engine::send_eager(Request& r, Header& h, std::uint32_t need) {
             completed(r);
             return;
         }
+    } else if (st == SendStatus::failed) {
+        fail(r, Error::peer_failed);
+        return;
     }
-    need_set(r, need);  // on_sent or the sync_ack is still to come
+    need_set(r, 1u << route);  // on_sent or the sync_ack is still to come
+}
+
+void Engine::send_refused(Request& r) {
+    last_error_ = failed_peers_[r.send().world_peer];
+    fail(r, Error::peer_failed);
+}
+
+std::byte* Engine::send_pack(Request& r) {
+    std::vector<std::byte>& stage = r.send().stage;
+    stage.resize(r.bytes);
+    r.segment->pack(0, r.bytes, stage.data());
+    return stage.data();
+}
+
+void Engine::send_rts(Request& r, Header& h, std::uint32_t need) {
+    SendState& s = r.send();
+    h.type = Packet::rts;
+    s.rendezvous = true;
+    s.awaiting_cts = true;
+    r.pending = 1;
+    if (s.method->send(s.world_peer, h, {}, 0) == SendStatus::failed) {
+        fail(r, Error::peer_failed);
+        return;
+    }
+    need_set(r, need);
 }
 
 void Engine::on_cts(int peer, const Header& h) {

@@ -101,7 +101,7 @@ public:
         return r;
     }
     // Back to the pool; the old id no longer finds it. A second destroy does nothing.
-    void request_destroy(Request* r) {
+    [[gnu::always_inline]] void request_destroy(Request* r) {
         if (r->id == 0) return;
         need_clear(*r);
         const auto slot = static_cast<std::uint32_t>(r->id);
@@ -304,8 +304,13 @@ private:
     }
     // The protocols of isend and irecv, once the request holds its envelope and data.
     void send_start(Request& r, int world_peer, SendMode mode);
-    // The eager part of send_start: `h` is the envelope, `need` the method's bit.
-    void send_eager(Request& r, Header& h, std::uint32_t need);
+    // The parts of send_start beyond an eager message of contiguous data:
+    // a peer known to have failed, packing non-contiguous data into the
+    // stage (returned), and the rendezvous request (`h` is the envelope,
+    // `need` the method's bit).
+    [[gnu::noinline]] void send_refused(Request& r);
+    [[gnu::noinline]] static std::byte* send_pack(Request& r);
+    [[gnu::noinline]] void send_rts(Request& r, Header& h, std::uint32_t need);
     void recv_start(Request& r, int world_source, std::uint32_t from_methods);
     Request* lookup(std::uint64_t id) const;
     // One outstanding event of `r` happened; the last one completes it.

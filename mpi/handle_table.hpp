@@ -51,7 +51,7 @@ public:
     // is one. Request handles come and go with every nonblocking call, and an
     // allocation (or a value built aside and moved in) each time cost more
     // than the rest of the handle's work.
-    int add_empty(T*& obj) {
+    [[gnu::always_inline]] int add_empty(T*& obj) {
         std::unique_ptr<T> kept;
         if (spare_.empty()) [[unlikely]] {
             kept = std::make_unique<T>();
@@ -64,7 +64,7 @@ public:
     }
     // remove(), keeping the object (emptied: `*obj = T{}` releases what it
     // holds) for add_empty().
-    void recycle(int handle) {
+    [[gnu::always_inline]] void recycle(int handle) {
         T* obj = get(handle);
         if (obj == nullptr) return;
         const int index = handle & ((1 << 26) - 1);

@@ -29,7 +29,7 @@ base::Status SelfMethod::connect_world(const adi::World& world) {
     return {};
 }
 
-void SelfMethod::push(const adi::Header& h, std::span<const iovec> data) {
+[[gnu::always_inline]] inline void SelfMethod::push(const adi::Header& h, std::span<const iovec> data) {
     if (tail_ == queue_.size()) queue_.emplace_back();
     Packet& p = queue_[tail_++];
     p.header = h;
@@ -55,7 +55,7 @@ bool SelfMethod::send_now(int /*peer*/, const adi::Header& h, const std::byte* d
     return true;
 }
 
-int SelfMethod::poll(adi::Upcalls& up) {
+[[gnu::always_inline]] inline int SelfMethod::deliver(adi::Upcalls& up) {
     if (head_ == tail_) return 0;  // the usual case: polled on every pass of the engine
     // Handling a packet may queue new ones (e.g. a sync_ack) behind tail_,
     // which may move the queue: the header is copied out first, and the
@@ -81,6 +81,10 @@ int SelfMethod::poll(adi::Upcalls& up) {
     }
     return events;
 }
+
+int SelfMethod::poll(adi::Upcalls& up) { return deliver(up); }
+
+int SelfMethod::poll_peer(int /*peer*/, adi::Upcalls& up) { return deliver(up); }
 
 std::unique_ptr<adi::Method> create(const adi::MethodContext& /*ctx*/) { return std::make_unique<SelfMethod>(); }
 

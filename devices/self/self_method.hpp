@@ -19,9 +19,8 @@ public:
     adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;
     bool send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) override;
     int poll(adi::Upcalls& up) override;
-    // The only peer is this process: the same as poll(), without a second
-    // virtual call.
-    int poll_peer(int /*peer*/, adi::Upcalls& up) override { return poll(up); }
+    // The only peer is this process: the same as poll().
+    int poll_peer(int peer, adi::Upcalls& up) override;
     bool busy() const override { return head_ != tail_; }
 
 private:
@@ -31,6 +30,8 @@ private:
     };
     // Appends a packet (its payload copied from `data`) behind the waiting ones.
     void push(const adi::Header& h, std::span<const iovec> data);
+    // Delivers the packets waiting when it is called (poll and poll_peer).
+    int deliver(adi::Upcalls& up);
     adi::Capabilities caps_;
     int me_ = -1;
     // Packets waiting for poll() are queue_[head_, tail_), oldest first. The

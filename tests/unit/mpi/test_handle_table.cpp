@@ -55,7 +55,7 @@ TEST_CASE("handle table: a recycled handle is dead, its object reused empty") {
     CHECK(t.get(h2) == nullptr);
 }
 
-TEST_CASE("handle table: many live handles stay distinct; recycling many keeps a bounded spare pool") {
+TEST_CASE("handle table: many live handles stay distinct; recycled objects are used again, emptied") {
     HandleTable<Thing> t(4);
     std::set<int> live;
     for (int i = 0; i < 200; ++i) live.insert(add_thing(t, std::to_string(i), nullptr));
@@ -68,4 +68,23 @@ TEST_CASE("handle table: many live handles stay distinct; recycling many keeps a
     for (int j = 0; j < 200; ++j) again.insert(add_thing(t, 'x' + std::to_string(j), nullptr));
     CHECK(again.size() == 200);
     for (int h : again) CHECK(t.get(h)->name.rfind('x', 0) == 0);
+    // A removed handle's index serves add() and add_empty() alike.
+    const int h = *again.begin();
+    t.remove(h);
+    CHECK(t.get(h) == nullptr);
+    const int h2 = add_thing(t, "after remove", nullptr);
+    CHECK(t.get(h2)->name == "after remove");
+    const int h3 = t.add(std::make_unique<Thing>(Thing{"added", nullptr}));
+    CHECK(t.get(h3)->name == "added");
+    CHECK(h2 != h3);
+}
+
+TEST_CASE("handle table: predefined indexes stay out of the free list") {
+    HandleTable<Thing> t(4);
+    t.reserve_predefined(8);
+    const int h = add_thing(t, "first", nullptr);
+    CHECK((h & ((1 << 26) - 1)) == 8);
+    CHECK(t.get(strata::mpi::handle_make(4, 3)) == nullptr);
+    CHECK(t.put(3, std::make_unique<Thing>(Thing{"three", nullptr})) == strata::mpi::handle_make(4, 3));
+    CHECK(t.get(strata::mpi::handle_make(4, 3))->name == "three");
 }

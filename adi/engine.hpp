@@ -300,7 +300,8 @@ private:
         r.tag = tag;
         r.buf = data.buf;
         r.bytes = data.bytes;
-        r.segment = std::move(data.segment);
+        // Contiguous data has no segment, and a fresh request holds none.
+        if (data.segment || r.segment) [[unlikely]] r.segment = std::move(data.segment);
     }
     // The protocols of isend and irecv, once the request holds its envelope and data.
     void send_start(Request& r, int world_peer, SendMode mode);

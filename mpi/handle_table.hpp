@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace strata::mpi {
@@ -54,14 +55,17 @@ public:
         obj = live_[static_cast<std::size_t>(index)] = kept.get();
         return handle_make(kind_, index);
     }
-    // remove(), keeping the object at its index (emptied: `*obj = T{}`
-    // releases what it holds) for add_empty(). Objects so kept are at most as
-    // many as the handles that were ever live at once.
+    // remove(), keeping the object at its index (emptied: destroyed and
+    // built again as T{}, which releases what it held) for add_empty().
+    // Objects so kept are at most as many as the handles that were ever live
+    // at once.
     [[gnu::always_inline]] void recycle(int handle) {
+        static_assert(std::is_nothrow_default_constructible_v<T>, "an object between two lives must not throw");
         T* obj = get(handle);
         if (obj == nullptr) return;
         const int index = handle & ((1 << 26) - 1);
-        *obj = T{};
+        std::destroy_at(obj);
+        std::construct_at(obj);
         live_[static_cast<std::size_t>(index)] = nullptr;
         free_.push_back(index);
     }

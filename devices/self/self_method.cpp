@@ -30,8 +30,8 @@ base::Status SelfMethod::connect_world(const adi::World& world) {
 }
 
 [[gnu::always_inline]] inline void SelfMethod::push(const adi::Header& h, std::span<const iovec> data) {
-    if (tail_ == queue_.size()) queue_.emplace_back();
-    Packet& p = queue_[tail_++];
+    if (tail_ == queue_.size()) [[unlikely]] queue_.push_back(std::make_unique<Packet>());
+    Packet& p = *queue_[tail_++];
     p.header = h;
     std::size_t total = 0;
     for (const iovec& v : data) total += v.iov_len;
@@ -57,17 +57,14 @@ bool SelfMethod::send_now(int /*peer*/, const adi::Header& h, const std::byte* d
 
 [[gnu::always_inline]] inline int SelfMethod::deliver(adi::Upcalls& up) {
     if (head_ == tail_) return 0;  // the usual case: polled on every pass of the engine
-    // Handling a packet may queue new ones (e.g. a sync_ack) behind tail_,
-    // which may move the queue: the header is copied out first, and the
-    // payload's storage does not move with its vector. New packets wait for
-    // the next pass.
+    // Handling a packet may queue new ones (e.g. a sync_ack) behind tail_;
+    // they wait for the next pass.
     const std::size_t end = tail_;
     const auto events = static_cast<int>(end - head_);
     for (; head_ < end; ++head_) {
-        const adi::Header h = queue_[head_].header;
-        up.on_packet(me_, h, queue_[head_].payload.data());
-        std::vector<std::byte>& used = queue_[head_].payload;
-        if (used.capacity() > kKeepPayload) std::vector<std::byte>().swap(used);
+        Packet& p = *queue_[head_];
+        up.on_packet(me_, p.header, p.payload.data());
+        if (p.payload.capacity() > kKeepPayload) [[unlikely]] std::vector<std::byte>().swap(p.payload);
     }
     if (head_ == tail_) {
         head_ = tail_ = 0;

@@ -35,11 +35,13 @@ private:
     adi::Capabilities caps_;
     int me_ = -1;
     // Packets waiting for poll() are queue_[head_, tail_), oldest first. The
-    // queue is a vector whose delivered slots are used again, payload storage
-    // and all: a message to oneself allocates nothing once the queue has
-    // grown to the number of messages in flight (a deque allocated and freed
-    // a payload, and moved each packet out, per message).
-    std::vector<Packet> queue_;
+    // queue's delivered slots are used again, payload storage and all: a
+    // message to oneself allocates nothing once the queue has grown to the
+    // number of messages in flight (a deque allocated and freed a payload,
+    // and moved each packet out, per message). Each packet has a place of
+    // its own, which a push during delivery (an answer such as a sync_ack)
+    // leaves where it is, however the queue grows.
+    std::vector<std::unique_ptr<Packet>> queue_;
     std::size_t head_ = 0;
     std::size_t tail_ = 0;
 };

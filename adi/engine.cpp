@@ -138,9 +138,7 @@ void Engine::request_release(Request& r) {
     // callers set anyway is left alone.
     if (r.on_complete) r.on_complete = nullptr;
     if (r.segment) r.segment.reset();
-    std::visit([](auto& st) {
-        if (st.stage.capacity() > 0) st.stage = {};
-    }, r.state);
+    if (r.stage.data() != nullptr) r.stage = {};
 }
 
 Request* Engine::lookup(std::uint64_t id) const {
@@ -185,6 +183,7 @@ void Engine::fail(Request& r, Error e) {
 void Engine::send_start(Request& r, int world_peer, SendMode mode) {
     SendState& s = r.send();
     s = SendState{};
+    r.stage.clear();
     s.mode = mode;
     s.world_peer = world_peer;
     const auto route = static_cast<std::size_t>(route_[static_cast<std::size_t>(world_peer)]);
@@ -236,7 +235,7 @@ void Engine::send_refused(Request& r) {
 }
 
 std::byte* Engine::send_pack(Request& r) {
-    std::vector<std::byte>& stage = r.send().stage;
+    std::vector<std::byte>& stage = r.stage;
     stage.resize(r.bytes);
     r.segment->pack(0, r.bytes, stage.data());
     return stage.data();
@@ -285,13 +284,13 @@ int Engine::pump(Request& r) {
     SendState& s = r.send();
     if (!s.pipelined || r.complete()) return 0;
     const std::size_t chunk = chunk_size();
-    if (s.stage.empty()) s.stage.resize(std::min(r.bytes, chunk * kWindow));
+    if (r.stage.empty()) r.stage.resize(std::min(r.bytes, chunk * kWindow));
     int sent = 0;
     // At most a window per call, even when the method copies at once (self):
     // the next chunks wait for the next progress pass, after the receiver ran.
     while (s.chunks_in_flight < kWindow && s.next < r.bytes && sent < kWindow) {
         const std::size_t n = std::min(chunk, r.bytes - s.next);
-        std::byte* slot = s.stage.data() + (s.next / chunk) % kWindow * chunk;
+        std::byte* slot = r.stage.data() + (s.next / chunk) % kWindow * chunk;
         r.segment->pack(s.next, n, slot);
         Header d{};
         d.type = Packet::rndv_data;
@@ -320,7 +319,7 @@ void Engine::pump_finish(Request& r) {
     SendState& s = r.send();
     if (s.next < r.bytes || s.chunks_in_flight > 0) return;
     s.pipelined = false;
-    s.stage = {};
+    r.stage = {};
     complete_one(r);  // may destroy r
 }
 
@@ -365,6 +364,7 @@ void Engine::sent_queued(int peer) { owed_mask_ |= 1u << route_[static_cast<std:
 void Engine::recv_start(Request& r, int world_source, std::uint32_t from_methods) {
     RecvState& rs = r.recv();
     rs = RecvState{};
+    r.stage.clear();
     r.status = Status{};
     r.pending = 1;
     need_set(r, need_of(world_source, from_methods));
@@ -592,9 +592,9 @@ Landing Engine::landing_for(Request& r) {
     RecvState& rs = r.recv();
     if (rs.landed >= r.bytes) return Landing{nullptr, 0, &r, kLandRequest};  // truncated: discard, then complete
     if (!r.segment) return Landing{r.buf + rs.landed, r.bytes - rs.landed, &r, kLandRequest};
-    if (rs.stage.empty()) rs.stage.resize(std::min(r.bytes, chunk_size()));
+    if (r.stage.empty()) r.stage.resize(std::min(r.bytes, chunk_size()));
     rs.land_base = rs.landed;
-    return Landing{rs.stage.data(), std::min<std::size_t>(rs.stage.size(), r.bytes - rs.land_base), &r, kLandRequest};
+    return Landing{r.stage.data(), std::min<std::size_t>(r.stage.size(), r.bytes - rs.land_base), &r, kLandRequest};
 }
 
 Landing Engine::on_landing_full(int /*peer*/, const Header& /*h*/, const Landing& landing) {
@@ -602,10 +602,10 @@ Landing Engine::on_landing_full(int /*peer*/, const Header& /*h*/, const Landing
     auto* r = static_cast<Request*>(landing.cookie);
     RecvState& rs = r->recv();
     if (!r->segment) return Landing{nullptr, 0, r, kLandRequest};  // the user's buffer is full: truncation
-    r->segment->unpack(rs.land_base, landing.capacity, rs.stage.data());
+    r->segment->unpack(rs.land_base, landing.capacity, r->stage.data());
     rs.land_base += landing.capacity;
     if (rs.land_base >= r->bytes) return Landing{nullptr, 0, r, kLandRequest};
-    return Landing{rs.stage.data(), std::min<std::size_t>(rs.stage.size(), r->bytes - rs.land_base), r, kLandRequest};
+    return Landing{r->stage.data(), std::min<std::size_t>(r->stage.size(), r->bytes - rs.land_base), r, kLandRequest};
 }
 
 void Engine::on_payload(int /*peer*/, const Header& h, const Landing& landing) {
@@ -615,12 +615,12 @@ void Engine::on_payload(int /*peer*/, const Header& h, const Landing& landing) {
         const std::uint64_t end = rs.landed + h.length;
         if (r->segment) {
             const std::uint64_t kept = std::min<std::uint64_t>(end, r->bytes);
-            if (kept > rs.land_base) r->segment->unpack(rs.land_base, kept - rs.land_base, rs.stage.data());
+            if (kept > rs.land_base) r->segment->unpack(rs.land_base, kept - rs.land_base, r->stage.data());
             rs.land_base = std::max(rs.land_base, kept);
         }
         rs.landed = end;
         if (rs.landed < rs.msg_length) return;  // more rendezvous chunks follow
-        rs.stage = {};
+        r->stage = {};
         r->status.bytes = std::min<std::uint64_t>(rs.msg_length, r->bytes);
         if (rs.msg_length > r->bytes) r->status.error = Error::truncated;
         complete_one(*r);

@@ -110,7 +110,7 @@ public:
         r->released = false;
         r->buf = nullptr;
         r->bytes = 0;
-        if (r->on_complete || r->segment || state_holds_stage(*r)) [[unlikely]] request_release(*r);
+        if (r->on_complete || r->segment || r->stage.data() != nullptr) [[unlikely]] request_release(*r);
         free_slots_.push_back(slot);
     }
 
@@ -289,10 +289,6 @@ private:
     [[gnu::noinline]] void slots_grow();
     [[gnu::noinline]] static void state_make(Request& r);
     [[gnu::noinline]] static void request_release(Request& r);
-    static bool state_holds_stage(const Request& r) {
-        const auto* s = std::get_if<SendState>(&r.state);
-        return s != nullptr ? s->stage.capacity() > 0 : std::get<RecvState>(r.state).stage.capacity() > 0;
-    }
     // The envelope and data of a send or receive, into its request.
     static void request_fill(Request& r, int context, int rank, int tag, Buffer&& data) {
         r.context = context;

@@ -461,7 +461,7 @@ TEST_CASE("segment to segment: pipelined rendezvous in bounded chunks, data exac
     p.pump();
     // Held by the method: exactly the window left, from two chunk slots.
     CHECK(s->send().chunks_in_flight == 2);
-    CHECK(s->send().stage.size() == 2 * kChunk);
+    CHECK(s->stage.size() == 2 * kChunk);
     CHECK_FALSE(s->complete());
     p.m[0]->hold_sends = false;
     p.m[0]->release(*p.e[0]);

@@ -368,15 +368,17 @@ void Engine::recv_start(Request& r, int world_source, std::uint32_t from_methods
     r.status = Status{};
     r.pending = 1;
     need_set(r, need_of(world_source, from_methods));
-    if (unexpected_.size() != 0) {
-        if (Unexpected* u = unexpected_.find(r.context, r.rank, r.tag)) {
-            unexpected_.remove(u);
-            bind(r, u);
-            return;
-        }
-    }
+    if (unexpected_.size() != 0 && recv_arrived(r)) return;
     posted_.push(&r);
     rs.posted = true;
+}
+
+bool Engine::recv_arrived(Request& r) {
+    Unexpected* u = unexpected_.find(r.context, r.rank, r.tag);
+    if (u == nullptr) return false;
+    unexpected_.remove(u);
+    bind(r, u);
+    return true;
 }
 
 void Engine::bind(Request& r, Unexpected* u) {

@@ -309,6 +309,9 @@ private:
     [[gnu::noinline]] static std::byte* send_pack(Request& r);
     [[gnu::noinline]] void send_rts(Request& r, Header& h, std::uint32_t need);
     void recv_start(Request& r, int world_source, std::uint32_t from_methods);
+    // recv_start's search of the unexpected messages: binds `r` to the
+    // earliest that matches, if one does.
+    [[gnu::noinline]] bool recv_arrived(Request& r);
     Request* lookup(std::uint64_t id) const;
     // One outstanding event of `r` happened; the last one completes it.
     // Inline for the count; what completion does is out of line.

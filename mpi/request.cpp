@@ -45,7 +45,7 @@ struct Collected {
 // Finishes the completed request `s` that *h names: stores its status, frees
 // a non-persistent request (the handle becomes MPI_REQUEST_NULL),
 // deactivates a persistent one.
-Collected collect_slot(MPI_Request* h, RequestSlot& s, MPI_Status* status) {
+[[gnu::always_inline]] inline Collected collect_slot(MPI_Request* h, RequestSlot& s, MPI_Status* status) {
     Runtime& r = rt();
     const Collected c{s.req->status.error, s.comm};
     status_store(status, s.req->status);
@@ -59,7 +59,9 @@ Collected collect_slot(MPI_Request* h, RequestSlot& s, MPI_Status* status) {
     return c;
 }
 
-Collected collect(MPI_Request* h, MPI_Status* status) { return collect_slot(h, *rt().requests.get(*h), status); }
+[[gnu::noinline]] Collected collect(MPI_Request* h, MPI_Status* status) {
+    return collect_slot(h, *rt().requests.get(*h), status);
+}
 
 int error_class(const Collected& c) { return error_class_of(c.error); }
 

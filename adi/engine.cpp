@@ -181,13 +181,10 @@ void Engine::fail(Request& r, Error e) {
 }
 
 void Engine::send_start(Request& r, int world_peer, SendMode mode) {
-    SendState& s = r.send();
-    s = SendState{};
-    r.stage.clear();
-    s.mode = mode;
-    s.world_peer = world_peer;
     const auto route = static_cast<std::size_t>(route_[static_cast<std::size_t>(world_peer)]);
-    s.method = methods_[route].get();
+    SendState& s = r.send();
+    s = SendState{.mode = mode, .world_peer = world_peer, .method = methods_[route].get()};
+    r.stage.clear();
     r.status = Status{};
     if (!failed_peers_.empty() && failed_peers_.count(world_peer) != 0) [[unlikely]] {
         send_refused(r);
@@ -363,19 +360,19 @@ void Engine::sent_queued(int peer) { owed_mask_ |= 1u << route_[static_cast<std:
 
 void Engine::recv_start(Request& r, int world_source, std::uint32_t from_methods) {
     RecvState& rs = r.recv();
-    rs = RecvState{};
+    rs = RecvState{.posted = true};  // posted below, unless a message waits
     r.stage.clear();
     r.status = Status{};
     r.pending = 1;
     need_set(r, need_of(world_source, from_methods));
     if (unexpected_.size() != 0 && recv_arrived(r)) return;
     posted_.push(&r);
-    rs.posted = true;
 }
 
 bool Engine::recv_arrived(Request& r) {
     Unexpected* u = unexpected_.find(r.context, r.rank, r.tag);
     if (u == nullptr) return false;
+    r.recv().posted = false;
     unexpected_.remove(u);
     bind(r, u);
     return true;
@@ -571,19 +568,22 @@ void Engine::on_packet(int peer, const Header& h, const std::byte* payload) {
         return;
     }
     Request* r = posted_.take(h.context, h.source, h.tag);
-    if (r != nullptr) {
-        eager_matched(peer, h, *r);
-        if (!r->segment) {
-            // The common case, in one step: into the user's buffer, complete.
-            const std::size_t n = std::min<std::uint64_t>(h.length, r->bytes);
-            if (n > 0) std::memcpy(r->buf, payload, n);
-            r->recv().landed = h.length;
-            r->status.bytes = n;
-            if (h.length > r->bytes) r->status.error = Error::truncated;
-            complete_one(*r);
-            return;
-        }
+    if (r == nullptr || r->segment) [[unlikely]] {
+        packet_land(peer, h, payload, r);
+        return;
     }
+    // The common case, in one step: into the user's buffer, complete.
+    eager_matched(peer, h, *r);
+    const std::size_t n = std::min<std::uint64_t>(h.length, r->bytes);
+    if (n > 0) std::memcpy(r->buf, payload, n);
+    r->recv().landed = h.length;
+    r->status.bytes = n;
+    if (h.length > r->bytes) r->status.error = Error::truncated;
+    complete_one(*r);
+}
+
+void Engine::packet_land(int peer, const Header& h, const std::byte* payload, Request* r) {
+    if (r != nullptr) eager_matched(peer, h, *r);
     Landing land = r != nullptr ? landing_for(*r) : eager_unexpected(peer, h);
     std::size_t landed = 0;
     land = land_copy(*this, peer, h, land, landed, payload, h.length);

@@ -334,6 +334,10 @@ private:
     // unexpected (the landing returned).
     void eager_matched(int peer, const Header& h, Request& r);
     Landing eager_unexpected(int peer, const Header& h);
+    // on_packet for an eager message that lands in steps: unexpected (into
+    // a new Unexpected), or into the segment of the posted receive `r` it
+    // matched.
+    [[gnu::noinline]] void packet_land(int peer, const Header& h, const std::byte* payload, Request* r);
     void send_control(int peer, Packet type, const Header& about, std::uint64_t receiver_req, std::uint8_t flags = 0);
     void on_cts(int peer, const Header& h);
     void on_cancel_req(int peer, const Header& h);

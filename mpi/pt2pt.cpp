@@ -259,8 +259,10 @@ namespace {
 
 }  // namespace
 
-int nonblocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
-                    int tag, MPI_Comm comm, MPI_Request* request) {
+template <RequestSlot::Op op>
+int nonblocking_run(const void* buf, int count, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+    constexpr const char* fn = call_name(op, false);
     Comm* c = nullptr;
     Datatype* t = nullptr;
     if (int e = op_check(fn, op, buf, count, datatype, peer, tag, comm, c, t)) return e;
@@ -324,8 +326,10 @@ namespace {
 
 }  // namespace
 
-int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
-                 int tag, MPI_Comm comm, MPI_Status* status) {
+template <RequestSlot::Op op>
+int blocking_run(const void* buf, int count, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
+                 MPI_Status* status) {
+    constexpr const char* fn = call_name(op, true);
     Runtime& r = rt();
     Comm* c = nullptr;
     Datatype* t = nullptr;
@@ -339,11 +343,11 @@ int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count,
     if (t->contiguous && peer != MPI_PROC_NULL && !r.heterogeneous) [[likely]] {
         std::byte* start = byte_address(buf, t->map->true_lb);
         const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t->size);
-        if (op == RequestSlot::Op::send) {
+        if constexpr (op == RequestSlot::Op::send) {
             if (r.engine->send_now(c->world[static_cast<std::size_t>(peer)], c->context, c->rank, tag, start, bytes)) {
                 return MPI_SUCCESS;
             }
-        } else if (op == RequestSlot::Op::recv) {
+        } else if constexpr (op == RequestSlot::Op::recv) {
             adi::Request* q = r.engine->request_create(adi::Kind::recv);
             const int world_peer = world_source(*c, peer);
             r.engine->irecv(*q, {.world_source = world_peer,
@@ -357,6 +361,17 @@ int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count,
     }
     return blocking_general(fn, op, buf, count, *t, peer, tag, comm, *c, status);
 }
+
+template int nonblocking_run<RequestSlot::Op::send>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
+template int nonblocking_run<RequestSlot::Op::bsend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
+template int nonblocking_run<RequestSlot::Op::ssend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
+template int nonblocking_run<RequestSlot::Op::rsend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
+template int nonblocking_run<RequestSlot::Op::recv>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
+template int blocking_run<RequestSlot::Op::send>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
+template int blocking_run<RequestSlot::Op::bsend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
+template int blocking_run<RequestSlot::Op::ssend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
+template int blocking_run<RequestSlot::Op::rsend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
+template int blocking_run<RequestSlot::Op::recv>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
 
 std::uint32_t any_methods_of(const Comm& c) {
     c.any_methods = rt().engine->methods_reaching(c.world);

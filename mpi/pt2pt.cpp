@@ -273,9 +273,11 @@ int nonblocking_run(const void* buf, int count, MPI_Datatype datatype, int peer,
     slot_fill(op, buf, count, *t, peer, tag, comm, *s);
     s->req = r.engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
     // The common case inline (what op_start_on comes to for it): a real
-    // peer, no buffered send, a job of alike processes.
-    if (peer != MPI_PROC_NULL && op != RequestSlot::Op::bsend && !r.heterogeneous) [[likely]] {
-        op_post(r, *s, *c, world_peer_of(*s, *c), data_of(*s), 0);
+    // peer, no buffered send, a direct datatype (one block, a job of alike
+    // processes).
+    if (t->direct && peer != MPI_PROC_NULL && op != RequestSlot::Op::bsend) [[likely]] {
+        const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t->size);
+        op_post(r, *s, *c, world_peer_of(*s, *c), {byte_address(buf, t->map->true_lb), bytes}, 0);
     } else if (int e = handle_start_other(fn, r, *s, *c, handle)) {
         return e;
     }
@@ -338,9 +340,9 @@ int blocking_run(const void* buf, int count, MPI_Datatype datatype, int peer, in
     // elements form one block. A small standard send then usually leaves at
     // once (no request, no wait; the engine says when it cannot), and a
     // receive goes straight to the engine.
-    // (A job of processes of several representations takes the general path,
-    // which converts: mpi/foreign.hpp.)
-    if (t->contiguous && peer != MPI_PROC_NULL && !r.heterogeneous) [[likely]] {
+    // (In a job of processes of several representations no type is direct:
+    // the general path converts, mpi/foreign.hpp.)
+    if (t->direct && peer != MPI_PROC_NULL) [[likely]] {
         std::byte* start = byte_address(buf, t->map->true_lb);
         const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t->size);
         if constexpr (op == RequestSlot::Op::send) {

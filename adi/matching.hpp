@@ -119,5 +119,4 @@ private:
     std::size_t count_ = 0;
 };
 
-
 }  // namespace strata::adi

@@ -244,9 +244,10 @@ int op_start(RequestSlot& s, std::string& detail) {
 
 namespace {
 
-// nonblocking_run's start of `s` on its request, beyond the common case: an
-// MPI_PROC_NULL peer, a buffered send, a job of processes of several
-// representations. On failure the request and its handle go again.
+// nonblocking_run's start of `s` on its request, beyond the common case: a
+// datatype that is not direct (not one block, or a job of processes of
+// several representations), an MPI_PROC_NULL peer, a buffered send. On
+// failure the request and its handle go again.
 [[gnu::noinline]] int handle_start_other(const char* fn, Runtime& r, RequestSlot& s, const Comm& c, int handle) {
     std::string detail;
     const int e = op_start_on(r, s, c, detail);

@@ -1,13 +1,17 @@
 // What only the self method does: its queue is a vector whose slots are used
 // again, and a packet sent while poll() delivers (an answer from the engine,
 // such as a sync_ack) waits for the next pass, behind the packets already
-// waiting, even when it makes the queue grow under the packet being delivered.
+// waiting, even when it makes the queue grow under the packet being delivered;
+// and a message to oneself polls self alone.
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "adi/engine.hpp"
 #include "devices/self/self_method.hpp"
 
 using namespace strata;
@@ -106,4 +110,60 @@ TEST_CASE("self: a pass that leaves answers behind keeps the order over many pas
         CHECK(up.payloads[2 * k + 1] == "answer " + std::to_string(k % 10));
         CHECK(up.payloads[2 * k + 2] == "p" + std::to_string(k + 1));
     }
+}
+
+namespace {
+
+// A method that reaches rank 1, carries nothing and counts its polls: the
+// other way out of a process that a message to itself must not pay for.
+class Elsewhere final : public adi::Method {
+public:
+    Elsewhere() {
+        caps_.name = "elsewhere";
+        caps_.eager_limit = 1024;
+    }
+    const adi::Capabilities& caps() const override { return caps_; }
+    base::Status publish(wireup::BusinessCard&) override { return {}; }
+    base::Status connect_world(const adi::World&) override { return {}; }
+    bool reaches(int peer) const override { return peer == 1; }
+    adi::SendStatus send(int, const adi::Header&, std::span<const iovec>, std::uint64_t) override {
+        return adi::SendStatus::done;
+    }
+    int poll(adi::Upcalls&) override { return 0; }
+
+private:
+    adi::Capabilities caps_;
+};
+
+}  // namespace
+
+TEST_CASE("self: a message to oneself completes its send at once and its receive in one poll of self alone") {
+    std::vector<std::unique_ptr<adi::Method>> methods;
+    methods.push_back(std::make_unique<dev::self::SelfMethod>());
+    methods.push_back(std::make_unique<Elsewhere>());
+    adi::Engine e(std::move(methods));
+    std::vector<wireup::BusinessCard> cards(2);
+    REQUIRE(e.connect_world(adi::World{cards, {}, 0}));
+    for (int i = 0; i < 100; ++i) {
+        const std::string text = "message " + std::to_string(i);
+        std::string in(text.size(), '\0');
+        adi::Request* s = e.request_create(adi::Kind::send);
+        e.isend(*s, {.world_peer = 0,
+                     .tag = i,
+                     .data = {reinterpret_cast<std::byte*>(const_cast<char*>(text.data())), text.size()}});
+        CHECK(s->complete());  // copied into the queue
+        adi::Request* r = e.request_create(adi::Kind::recv);
+        e.irecv(*r, {.world_source = 0, .rank = 0, .tag = i, .data = {reinterpret_cast<std::byte*>(in.data()), in.size()}});
+        CHECK_FALSE(r->complete());  // it waits in the self queue until a poll
+        e.wait_one(*r, 0);
+        CHECK(r->complete());
+        CHECK(in == text);
+        CHECK(r->status.tag == i);
+        e.request_destroy(s);
+        e.request_destroy(r);
+    }
+    const auto polls = e.poll_counts();
+    REQUIRE(polls.size() == 2);
+    CHECK(polls[0] == std::pair<std::string, std::uint64_t>{"self", 100});
+    CHECK(polls[1] == std::pair<std::string, std::uint64_t>{"elsewhere", 0});
 }

@@ -117,48 +117,28 @@ base::Status Engine::connect_world(const World& world) {
     return {};
 }
 
-Request* Engine::request_create(Kind kind) {
-    std::uint32_t slot = 0;
-    if (free_slots_.empty()) {
-        slot = static_cast<std::uint32_t>(slots_.size());
-        slots_.push_back(std::make_unique<Request>());
-        generations_.push_back(0);
-    } else {
-        slot = free_slots_.back();
-        free_slots_.pop_back();
-    }
-    std::uint32_t& gen = generations_[slot];
-    if (++gen == 0) gen = 1;  // id 0 means "no request"
-    Request* r = slots_[slot].get();
-    r->id = (static_cast<std::uint64_t>(gen) << 32) | slot;
-    r->kind = kind;
-    if (kind == Kind::send) {
-        r->state = SendState{};
-    } else {
-        r->state = RecvState{};
-    }
-    return r;
+void Engine::slots_grow() {
+    free_slots_.push_back(static_cast<std::uint32_t>(slots_.size()));
+    slots_.push_back(std::make_unique<Request>());
+    generations_.push_back(0);
 }
 
-void Engine::request_destroy(Request* r) {
-    if (r->id == 0) return;  // already destroyed
-    need_clear(*r);
-    const auto slot = static_cast<std::uint32_t>(r->id);
-    // Field by field rather than `*r = Request{}`: building and move-assigning
-    // a whole Request (variant, function, shared_ptr) cost more than the rest
-    // of a small message's receive. What request_create and the callers set
-    // anyway is left alone; buffers and callbacks are released.
-    r->id = 0;  // the old id no longer finds it
-    r->pending = 0;
-    r->released = false;
-    if (r->on_complete) r->on_complete = nullptr;
-    if (r->segment) r->segment.reset();
-    r->buf = nullptr;
-    r->bytes = 0;
-    std::visit([](auto& st) {
-        if (st.stage.capacity() > 0) st.stage = {};
-    }, r->state);
-    free_slots_.push_back(slot);
+void Engine::state_make(Request& r) {
+    if (r.kind == Kind::send) {
+        r.state.emplace<SendState>();
+    } else {
+        r.state.emplace<RecvState>();
+    }
+}
+
+void Engine::request_release(Request& r) {
+    // Field by field rather than `r = Request{}`: building and move-assigning
+    // a whole Request (variant, function, shared_ptr) costs more than the
+    // rest of a small message's receive. What request_create and the
+    // callers set anyway is left alone.
+    if (r.on_complete) r.on_complete = nullptr;
+    if (r.segment) r.segment.reset();
+    if (r.stage.data() != nullptr) r.stage = {};
 }
 
 Request* Engine::lookup(std::uint64_t id) const {
@@ -189,10 +169,7 @@ Engine::Interest::Interest(Engine& e, int world_source, std::uint32_t from_metho
 
 Engine::Interest::~Interest() { engine_.need_drop(need_); }
 
-void Engine::complete_one(Request& r) {
-    if (r.pending <= 0) return;
-    if (--r.pending > 0) return;
-    need_clear(r);
+void Engine::completed_owned(Request& r) {
     if (r.on_complete) r.on_complete();
     if (r.released) request_destroy(&r);
 }
@@ -204,17 +181,13 @@ void Engine::fail(Request& r, Error e) {
 }
 
 void Engine::send_start(Request& r, int world_peer, SendMode mode) {
+    const auto route = static_cast<std::size_t>(route_[static_cast<std::size_t>(world_peer)]);
     SendState& s = r.send();
-    s = SendState{};
-    s.mode = mode;
-    s.world_peer = world_peer;
-    s.method = method_for(world_peer);
+    s = SendState{.mode = mode, .world_peer = world_peer, .method = methods_[route].get()};
+    r.stage.clear();
     r.status = Status{};
-    r.pending = 0;
-    need_set(r, need_of(world_peer));
-    if (!failed_peers_.empty() && failed_peers_.count(world_peer) != 0) {
-        last_error_ = failed_peers_[world_peer];
-        fail(r, Error::peer_failed);
+    if (!failed_peers_.empty() && failed_peers_.count(world_peer) != 0) [[unlikely]] {
+        send_refused(r);
         return;
     }
     traffic_count(world_peer, r.bytes);
@@ -225,35 +198,57 @@ void Engine::send_start(Request& r, int world_peer, SendMode mode) {
     h.length = r.bytes;
     h.sender_req = r.id;
     h.flags = r.flags;
-    const bool sync = mode == SendMode::synchronous;
     // Non-contiguous data goes eagerly only when packing it whole stays within one chunk.
-    const bool eager = r.bytes <= s.method->caps().eager_limit && (!r.segment || r.bytes <= chunk_size());
-    if (eager) {
-        h.type = sync ? Packet::eager_sync : Packet::eager;
-        r.pending = sync ? 2 : 1;
-        s.awaiting_sync = sync;
-        s.data_in_flight = true;
-        std::byte* from = r.buf;
-        if (r.segment) {
-            s.stage.resize(r.bytes);
-            r.segment->pack(0, r.bytes, s.stage.data());
-            from = s.stage.data();
-        }
-        iovec iov{from, r.bytes};
-        SendStatus st = s.method->send(world_peer, h, std::span<const iovec>(&iov, r.bytes > 0 ? 1 : 0), r.id);
-        if (st == SendStatus::failed) {
-            fail(r, Error::peer_failed);
-        } else if (st == SendStatus::done) {
-            s.data_in_flight = false;
-            complete_one(r);
-        }
+    if (r.bytes > eager_limit_[route] || (r.segment && r.bytes > chunk_size())) {
+        send_rts(r, h, 1u << route);
         return;
     }
+    // Eager: the whole message with its envelope.
+    const bool sync = mode == SendMode::synchronous;
+    h.type = sync ? Packet::eager_sync : Packet::eager;
+    r.pending = sync ? 2 : 1;
+    s.awaiting_sync = sync;
+    s.data_in_flight = true;
+    const iovec iov{r.segment ? send_pack(r) : r.buf, r.bytes};
+    const SendStatus st = s.method->send(world_peer, h, std::span<const iovec>(&iov, r.bytes > 0 ? 1 : 0), r.id);
+    if (st == SendStatus::done) [[likely]] {
+        s.data_in_flight = false;
+        // Gone at once (self, or room in a ring) and nothing to wait for:
+        // complete without ever counting the method as needed.
+        if (--r.pending == 0) {
+            completed(r);
+            return;
+        }
+    } else if (st == SendStatus::failed) {
+        fail(r, Error::peer_failed);
+        return;
+    }
+    need_set(r, 1u << route);  // on_sent or the sync_ack is still to come
+}
+
+void Engine::send_refused(Request& r) {
+    last_error_ = failed_peers_[r.send().world_peer];
+    fail(r, Error::peer_failed);
+}
+
+std::byte* Engine::send_pack(Request& r) {
+    std::vector<std::byte>& stage = r.stage;
+    stage.resize(r.bytes);
+    r.segment->pack(0, r.bytes, stage.data());
+    return stage.data();
+}
+
+void Engine::send_rts(Request& r, Header& h, std::uint32_t need) {
+    SendState& s = r.send();
     h.type = Packet::rts;
     s.rendezvous = true;
     s.awaiting_cts = true;
     r.pending = 1;
-    if (s.method->send(world_peer, h, {}, 0) == SendStatus::failed) fail(r, Error::peer_failed);
+    if (s.method->send(s.world_peer, h, {}, 0) == SendStatus::failed) {
+        fail(r, Error::peer_failed);
+        return;
+    }
+    need_set(r, need);
 }
 
 void Engine::on_cts(int peer, const Header& h) {
@@ -286,13 +281,13 @@ int Engine::pump(Request& r) {
     SendState& s = r.send();
     if (!s.pipelined || r.complete()) return 0;
     const std::size_t chunk = chunk_size();
-    if (s.stage.empty()) s.stage.resize(std::min(r.bytes, chunk * kWindow));
+    if (r.stage.empty()) r.stage.resize(std::min(r.bytes, chunk * kWindow));
     int sent = 0;
     // At most a window per call, even when the method copies at once (self):
     // the next chunks wait for the next progress pass, after the receiver ran.
     while (s.chunks_in_flight < kWindow && s.next < r.bytes && sent < kWindow) {
         const std::size_t n = std::min(chunk, r.bytes - s.next);
-        std::byte* slot = s.stage.data() + (s.next / chunk) % kWindow * chunk;
+        std::byte* slot = r.stage.data() + (s.next / chunk) % kWindow * chunk;
         r.segment->pack(s.next, n, slot);
         Header d{};
         d.type = Packet::rndv_data;
@@ -321,7 +316,7 @@ void Engine::pump_finish(Request& r) {
     SendState& s = r.send();
     if (s.next < r.bytes || s.chunks_in_flight > 0) return;
     s.pipelined = false;
-    s.stage = {};
+    r.stage = {};
     complete_one(r);  // may destroy r
 }
 
@@ -365,17 +360,22 @@ void Engine::sent_queued(int peer) { owed_mask_ |= 1u << route_[static_cast<std:
 
 void Engine::recv_start(Request& r, int world_source, std::uint32_t from_methods) {
     RecvState& rs = r.recv();
-    rs = RecvState{};
+    rs = RecvState{.posted = true};  // posted below, unless a message waits
+    r.stage.clear();
     r.status = Status{};
     r.pending = 1;
     need_set(r, need_of(world_source, from_methods));
-    if (Unexpected* u = unexpected_.find(r.context, r.rank, r.tag)) {
-        unexpected_.remove(u);
-        bind(r, u);
-        return;
-    }
+    if (unexpected_.size() != 0 && recv_arrived(r)) return;
     posted_.push(&r);
-    rs.posted = true;
+}
+
+bool Engine::recv_arrived(Request& r) {
+    Unexpected* u = unexpected_.find(r.context, r.rank, r.tag);
+    if (u == nullptr) return false;
+    r.recv().posted = false;
+    unexpected_.remove(u);
+    bind(r, u);
+    return true;
 }
 
 void Engine::bind(Request& r, Unexpected* u) {
@@ -541,7 +541,7 @@ Landing Engine::on_header(int peer, const Header& h) {
     return {};
 }
 
-void Engine::eager_matched(int peer, const Header& h, Request& r) {
+inline void Engine::eager_matched(int peer, const Header& h, Request& r) {
     RecvState& rs = r.recv();
     rs.posted = false;
     rs.matched = true;
@@ -568,19 +568,22 @@ void Engine::on_packet(int peer, const Header& h, const std::byte* payload) {
         return;
     }
     Request* r = posted_.take(h.context, h.source, h.tag);
-    if (r != nullptr) {
-        eager_matched(peer, h, *r);
-        if (!r->segment) {
-            // The common case, in one step: into the user's buffer, complete.
-            const std::size_t n = std::min<std::uint64_t>(h.length, r->bytes);
-            if (n > 0) std::memcpy(r->buf, payload, n);
-            r->recv().landed = h.length;
-            r->status.bytes = n;
-            if (h.length > r->bytes) r->status.error = Error::truncated;
-            complete_one(*r);
-            return;
-        }
+    if (r == nullptr || r->segment) [[unlikely]] {
+        packet_land(peer, h, payload, r);
+        return;
     }
+    // The common case, in one step: into the user's buffer, complete.
+    eager_matched(peer, h, *r);
+    const std::size_t n = std::min<std::uint64_t>(h.length, r->bytes);
+    if (n > 0) std::memcpy(r->buf, payload, n);
+    r->recv().landed = h.length;
+    r->status.bytes = n;
+    if (h.length > r->bytes) r->status.error = Error::truncated;
+    complete_one(*r);
+}
+
+void Engine::packet_land(int peer, const Header& h, const std::byte* payload, Request* r) {
+    if (r != nullptr) eager_matched(peer, h, *r);
     Landing land = r != nullptr ? landing_for(*r) : eager_unexpected(peer, h);
     std::size_t landed = 0;
     land = land_copy(*this, peer, h, land, landed, payload, h.length);
@@ -591,9 +594,9 @@ Landing Engine::landing_for(Request& r) {
     RecvState& rs = r.recv();
     if (rs.landed >= r.bytes) return Landing{nullptr, 0, &r, kLandRequest};  // truncated: discard, then complete
     if (!r.segment) return Landing{r.buf + rs.landed, r.bytes - rs.landed, &r, kLandRequest};
-    if (rs.stage.empty()) rs.stage.resize(std::min(r.bytes, chunk_size()));
+    if (r.stage.empty()) r.stage.resize(std::min(r.bytes, chunk_size()));
     rs.land_base = rs.landed;
-    return Landing{rs.stage.data(), std::min<std::size_t>(rs.stage.size(), r.bytes - rs.land_base), &r, kLandRequest};
+    return Landing{r.stage.data(), std::min<std::size_t>(r.stage.size(), r.bytes - rs.land_base), &r, kLandRequest};
 }
 
 Landing Engine::on_landing_full(int /*peer*/, const Header& /*h*/, const Landing& landing) {
@@ -601,10 +604,10 @@ Landing Engine::on_landing_full(int /*peer*/, const Header& /*h*/, const Landing
     auto* r = static_cast<Request*>(landing.cookie);
     RecvState& rs = r->recv();
     if (!r->segment) return Landing{nullptr, 0, r, kLandRequest};  // the user's buffer is full: truncation
-    r->segment->unpack(rs.land_base, landing.capacity, rs.stage.data());
+    r->segment->unpack(rs.land_base, landing.capacity, r->stage.data());
     rs.land_base += landing.capacity;
     if (rs.land_base >= r->bytes) return Landing{nullptr, 0, r, kLandRequest};
-    return Landing{rs.stage.data(), std::min<std::size_t>(rs.stage.size(), r->bytes - rs.land_base), r, kLandRequest};
+    return Landing{r->stage.data(), std::min<std::size_t>(r->stage.size(), r->bytes - rs.land_base), r, kLandRequest};
 }
 
 void Engine::on_payload(int /*peer*/, const Header& h, const Landing& landing) {
@@ -614,12 +617,12 @@ void Engine::on_payload(int /*peer*/, const Header& h, const Landing& landing) {
         const std::uint64_t end = rs.landed + h.length;
         if (r->segment) {
             const std::uint64_t kept = std::min<std::uint64_t>(end, r->bytes);
-            if (kept > rs.land_base) r->segment->unpack(rs.land_base, kept - rs.land_base, rs.stage.data());
+            if (kept > rs.land_base) r->segment->unpack(rs.land_base, kept - rs.land_base, r->stage.data());
             rs.land_base = std::max(rs.land_base, kept);
         }
         rs.landed = end;
         if (rs.landed < rs.msg_length) return;  // more rendezvous chunks follow
-        rs.stage = {};
+        r->stage = {};
         r->status.bytes = std::min<std::uint64_t>(rs.msg_length, r->bytes);
         if (rs.msg_length > r->bytes) r->status.error = Error::truncated;
         complete_one(*r);
@@ -672,7 +675,7 @@ void Engine::wait_one(Request& r, int world_peer) {
         // one, only its peer. Otherwise (or every 16th idle pass, so the
         // rings of other peers keep moving) a full pass.
         int events = 0;
-        if (std::has_single_bit(r.need) && need_mask_ == r.need && owed_mask_ == 0 && pumping_.empty() &&
+        if (one_method(r.need) && need_mask_ == r.need && owed_mask_ == 0 && pumping_.empty() &&
             (idle & 15) != 15) {
             const auto m = static_cast<std::size_t>(std::countr_zero(r.need));
             Method& method = *methods_[m];

@@ -81,8 +81,38 @@ public:
     }
     int world_size() const { return static_cast<int>(route_.size()); }
 
-    Request* request_create(Kind kind);
-    void request_destroy(Request* r);
+    // A request of `kind` from the pool: a slot a destroyed request left
+    // (its storage used again), its id fresh. Inline, and with what is
+    // rarely needed (a new slot, a slot that served the other kind, buffers
+    // to free) out of line: every blocking call and every request handle
+    // takes one.
+    Request* request_create(Kind kind) {
+        if (free_slots_.empty()) [[unlikely]] slots_grow();
+        const std::uint32_t slot = free_slots_.back();
+        free_slots_.pop_back();
+        std::uint32_t& gen = generations_[slot];
+        if (++gen == 0) [[unlikely]] gen = 1;  // id 0 means "no request"
+        Request* r = slots_[slot].get();
+        r->id = (static_cast<std::uint64_t>(gen) << 32) | slot;
+        r->kind = kind;
+        // The state of the kind, emptied by request_destroy; send_start and
+        // recv_start set it up.
+        if (r->state.index() != static_cast<std::size_t>(kind)) [[unlikely]] state_make(*r);
+        return r;
+    }
+    // Back to the pool; the old id no longer finds it. A second destroy does nothing.
+    [[gnu::always_inline]] void request_destroy(Request* r) {
+        if (r->id == 0) return;
+        need_clear(*r);
+        const auto slot = static_cast<std::uint32_t>(r->id);
+        r->id = 0;
+        r->pending = 0;
+        r->released = false;
+        r->buf = nullptr;
+        r->bytes = 0;
+        if (r->on_complete || r->segment || r->stage.data() != nullptr) [[unlikely]] request_release(*r);
+        free_slots_.push_back(slot);
+    }
 
     // Start a send described by `a` on `r`, a request of kind send (fresh, or
     // a completed one started again). Inline, like irecv, so that the
@@ -179,7 +209,11 @@ public:
     std::string routes_text() const;
     // What this process sent, one count per MPI message: by the topology level
     // of the link it took (the deepest level both ends share, 0 between
-    // sites) and by method.
+    // sites) and by method. Counted only from traffic_count_on() on (the MPI
+    // layer turns it on under STRATA_STATS, or when a program first reads the
+    // counts): until then a send pays one predictable branch, not the count.
+    void traffic_count_on() { counting_ = true; }
+    bool traffic_counting() const { return counting_; }
     struct Traffic {
         std::uint64_t messages = 0;
         std::uint64_t bytes = 0;
@@ -251,6 +285,10 @@ public:
     void on_peer_failed(int peer, const std::string& why) override;
 
 private:
+    // The cold parts of request_create and request_destroy.
+    [[gnu::noinline]] void slots_grow();
+    [[gnu::noinline]] static void state_make(Request& r);
+    [[gnu::noinline]] static void request_release(Request& r);
     // The envelope and data of a send or receive, into its request.
     static void request_fill(Request& r, int context, int rank, int tag, Buffer&& data) {
         r.context = context;
@@ -258,13 +296,36 @@ private:
         r.tag = tag;
         r.buf = data.buf;
         r.bytes = data.bytes;
-        r.segment = std::move(data.segment);
+        // Contiguous data has no segment, and a fresh request holds none.
+        if (data.segment || r.segment) [[unlikely]] r.segment = std::move(data.segment);
     }
     // The protocols of isend and irecv, once the request holds its envelope and data.
     void send_start(Request& r, int world_peer, SendMode mode);
+    // The parts of send_start beyond an eager message of contiguous data:
+    // a peer known to have failed, packing non-contiguous data into the
+    // stage (returned), and the rendezvous request (`h` is the envelope,
+    // `need` the method's bit).
+    [[gnu::noinline]] void send_refused(Request& r);
+    [[gnu::noinline]] static std::byte* send_pack(Request& r);
+    [[gnu::noinline]] void send_rts(Request& r, Header& h, std::uint32_t need);
     void recv_start(Request& r, int world_source, std::uint32_t from_methods);
+    // recv_start's search of the unexpected messages: binds `r` to the
+    // earliest that matches, if one does.
+    [[gnu::noinline]] bool recv_arrived(Request& r);
     Request* lookup(std::uint64_t id) const;
-    void complete_one(Request& r);
+    // One outstanding event of `r` happened; the last one completes it.
+    // Inline for the count; what completion does is out of line.
+    void complete_one(Request& r) {
+        if (r.pending <= 0) return;
+        if (--r.pending == 0) completed(r);
+    }
+    // `r` completed: nothing to poll for it any more; its owner's choices
+    // (on_complete, released) out of line.
+    void completed(Request& r) {
+        need_clear(r);
+        if (r.on_complete || r.released) [[unlikely]] completed_owned(r);
+    }
+    [[gnu::noinline]] void completed_owned(Request& r);
     void fail(Request& r, Error e);
     void bind(Request& r, Unexpected* u);
     void deliver(Request& r, const Unexpected& u);
@@ -273,6 +334,10 @@ private:
     // unexpected (the landing returned).
     void eager_matched(int peer, const Header& h, Request& r);
     Landing eager_unexpected(int peer, const Header& h);
+    // on_packet for an eager message that lands in steps: unexpected (into
+    // a new Unexpected), or into the segment of the posted receive `r` it
+    // matched.
+    [[gnu::noinline]] void packet_land(int peer, const Header& h, const std::byte* payload, Request* r);
     void send_control(int peer, Packet type, const Header& about, std::uint64_t receiver_req, std::uint8_t flags = 0);
     void on_cts(int peer, const Header& h);
     void on_cancel_req(int peer, const Header& h);
@@ -295,6 +360,10 @@ private:
         if (world_peer != kAnySource) return 1u << route_[static_cast<std::size_t>(world_peer)];
         return from_methods != 0 ? from_methods : reaching_mask_;
     }
+    // Whether the bit set `need` names exactly one method. Not
+    // std::has_single_bit, which without a popcount instruction in the target
+    // is a call into libgcc.
+    static bool one_method(std::uint32_t need) { return need != 0 && (need & (need - 1)) == 0; }
     // Counts `need` in (out of) need_ and need_mask_. Inline for the usual
     // one method; a receive from MPI_ANY_SOURCE may name several.
     void need_add(std::uint32_t need) {
@@ -330,7 +399,9 @@ private:
     std::vector<std::uint8_t> peer_level_;  // by world rank: the topology level of the link to it
     std::array<Traffic, wireup::kLevels> by_level_{};
     std::vector<Traffic> by_method_;
+    bool counting_ = false;
     void traffic_count(int world_peer, std::size_t bytes) {
+        if (!counting_) [[likely]] return;
         const auto p = static_cast<std::size_t>(world_peer);
         Traffic& l = by_level_[peer_level_[p]];
         Traffic& m = by_method_[static_cast<std::size_t>(route_[p])];

@@ -28,8 +28,7 @@ PostedQueue::Bucket* cached_bucket(Map& map, Key key, PostedQueue::Bucket*& last
 
 }  // namespace
 
-void PostedQueue::push(Request* r) {
-    r->seq = next_seq_++;
+void PostedQueue::push_other(Request* r) {
     if (r->rank == kAnySource) {
         cached_bucket(any_source_, r->context, last_any_, last_any_context_, true)->push_back(r);
         ++any_count_;
@@ -61,7 +60,7 @@ void erase_at(Bucket& b, typename Bucket::iterator it) {
 
 }  // namespace
 
-Request* PostedQueue::take(int context, int source, int tag) {
+Request* PostedQueue::take_any(int context, int source, int tag) {
     // The common case: no wildcard receive queued, and the first receive
     // posted for this sender takes the message.
     if (any_count_ == 0) {

@@ -28,15 +28,38 @@ struct Unexpected {
     std::uint64_t seq = 0;
 };
 
+inline bool tag_matches(int wanted, int actual) { return wanted == kAnyTag || wanted == actual; }
+
 class PostedQueue {
 public:
     // Receives are usually taken from the front: a deque reuses its blocks
     // where a list would allocate a node per posted receive.
     using Bucket = std::deque<Request*>;
 
-    void push(Request* r);
+    void push(Request* r) {
+        r->seq = next_seq_++;
+        if (r->rank != kAnySource && last_ != nullptr && last_key_ == key(r->context, r->rank)) [[likely]] {
+            last_->push_back(r);
+            ++count_;
+            return;
+        }
+        push_other(r);
+    }
     // The earliest posted receive that matches an arriving envelope; removed.
-    Request* take(int context, int source, int tag);
+    // Inline for a conversation with one peer: no wildcard receive queued,
+    // the sender's bucket the one last used, and its first receive taking
+    // the message.
+    Request* take(int context, int source, int tag) {
+        if (any_count_ == 0 && last_ != nullptr && last_key_ == key(context, source)) [[likely]] {
+            if (last_->empty()) return nullptr;
+            if (Request* r = last_->front(); tag_matches(r->tag, tag)) {
+                last_->pop_front();
+                --count_;
+                return r;
+            }
+        }
+        return take_any(context, source, tag);
+    }
     // Removes a specific receive (cancel). False if it is not queued.
     bool remove(Request* r);
     std::size_t size() const { return count_; }
@@ -46,6 +69,9 @@ private:
         return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(context)) << 32) |
                static_cast<std::uint32_t>(source);
     }
+    // push and take beyond their inline cases.
+    void push_other(Request* r);
+    Request* take_any(int context, int source, int tag);
     // The bucket of a specific (context, source), or nullptr.
     Bucket* specific(int context, int source);
     // The MPI_ANY_SOURCE bucket of a context, or nullptr.
@@ -92,7 +118,5 @@ private:
     std::uint64_t next_seq_ = 1;
     std::size_t count_ = 0;
 };
-
-inline bool tag_matches(int wanted, int actual) { return wanted == kAnyTag || wanted == actual; }
 
 }  // namespace strata::adi

@@ -49,14 +49,13 @@ struct SendState {
     bool awaiting_sync = false;
     bool data_in_flight = false;
     bool cancel_asked = false;
-    // Non-contiguous data: packed into `stage` just before it leaves, whole
-    // for an eager message, otherwise chunk by chunk into a few slots
-    // (pipelined rendezvous data).
+    // Non-contiguous data: packed into the request's `stage` just before it
+    // leaves, whole for an eager message, otherwise chunk by chunk into a few
+    // slots (pipelined rendezvous data).
     bool pipelined = false;
     std::uint64_t receiver_req = 0;  // from the cts
     std::size_t next = 0;            // packed bytes handed to the method so far
     int chunks_in_flight = 0;
-    std::vector<std::byte> stage;
 };
 
 struct RecvState {
@@ -66,10 +65,10 @@ struct RecvState {
     void* unexpected = nullptr;  // the still-arriving unexpected message it waits for
     std::uint64_t msg_length = 0;  // size of the matched message, from its envelope
     std::uint64_t landed = 0;      // payload bytes of the message that arrived so far
-    // Non-contiguous receives: chunks land in `stage`, which holds the packed
-    // bytes from offset land_base on, and are unpacked as they fill it.
+    // Non-contiguous receives: chunks land in the request's `stage`, which
+    // holds the packed bytes from offset land_base on, and are unpacked as
+    // they fill it.
     std::uint64_t land_base = 0;
-    std::vector<std::byte> stage;
     std::uint8_t flags = 0;  // the matched message's (its send's Request::flags)
 };
 
@@ -96,6 +95,10 @@ struct Request {
     // Set instead of `buf` when the data is not contiguous; `bytes` is then
     // its packed size.
     std::shared_ptr<Segment> segment;
+    // Packed bytes of a segment's data on their way (SendState, RecvState),
+    // kept by the request rather than its state so that request_destroy
+    // sees whether there is memory to free without asking the variant.
+    std::vector<std::byte> stage;
 
     std::variant<SendState, RecvState> state;
 

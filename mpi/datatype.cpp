@@ -91,17 +91,20 @@ Pair pair_of(MPI_Datatype h, const char* name, MPI_Datatype first, MPI_Datatype 
 
 int index_of(MPI_Datatype h) { return h & ((1 << 26) - 1); }
 
-void fill(Datatype& t, TypemapPtr map) {
+// `alike`: every process of the job stores data as this one does
+// (Runtime::heterogeneous is false), known from MPI_Init on.
+void fill(Datatype& t, TypemapPtr map, bool alike) {
     t.size = static_cast<int>(map->size);
     t.extent = map->extent();
     t.contiguous = map->contiguous();
+    t.direct = t.contiguous && alike;
     t.basic = map->basic;
     t.map = std::move(map);
 }
 
 void predefined_put(Runtime& r, MPI_Datatype h, TypemapPtr map, const char* name) {
     auto t = std::make_unique<Datatype>();
-    fill(*t, std::move(map));
+    fill(*t, std::move(map), !r.heterogeneous);
     t->name = name;
     t->predefined = true;
     t->committed = true;
@@ -195,7 +198,7 @@ int adopt(const char* fn, TypemapPtr map, MPI_Datatype* newtype) {
                           "the new type holds " + std::to_string(map->size) + " bytes, more than an int can count");
     }
     auto t = std::make_unique<Datatype>();
-    fill(*t, std::move(map));
+    fill(*t, std::move(map), !rt().heterogeneous);
     *newtype = rt().datatypes.add(std::move(t));
     return MPI_SUCCESS;
 }

@@ -19,6 +19,12 @@ struct Datatype {
     // count elements are one block of count * size bytes at origin + lb
     // (see Typemap::contiguous): sends and receives go straight from the buffer.
     bool contiguous = true;
+    // contiguous, and every process of the job stores data alike (no
+    // conversion, mpi/foreign.hpp): a send or receive of this type goes
+    // straight between the buffer and the engine. Decided when the type is
+    // made (predefined ones at MPI_Init, once the job's representations are
+    // known), so that path tests no heterogeneity per message.
+    bool direct = true;
     // The one basic type every element is made of (what predefined reduction
     // operations dispatch on; a pair type for MPI_DOUBLE_INT and friends), or
     // MPI_DATATYPE_NULL when the type mixes several.

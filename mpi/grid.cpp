@@ -15,7 +15,7 @@ namespace strata::mpi {
 namespace {
 
 const base::KnobInt stats{"STRATA_STATS", 0,
-                          "1: every rank prints at MPI_Finalize the messages and bytes it sent per topology level "
+                          "1: every rank counts from MPI_Init and prints at MPI_Finalize the messages and bytes it sent per topology level "
                           "and per method, what its methods report (TCP: the streams of its links), and how many "
                           "calls of each collective chose each algorithm (and where a forced one did not fit)"};
 
@@ -25,6 +25,10 @@ void counts_out(const adi::Engine::Traffic& t, long long* messages, long long* b
 }
 
 }  // namespace
+
+void traffic_setup(Runtime& r) {
+    if (stats.get() != 0) r.engine->traffic_count_on();
+}
 
 void traffic_report(const Runtime& r) {
     if (stats.get() == 0) return;
@@ -66,6 +70,7 @@ int PMPIX_Traffic_level(int level, long long* messages, long long* bytes) {
                                    std::to_string(wireup::kLevels - 1) + ")");
         if (messages == nullptr || bytes == nullptr)
             return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "messages or bytes is NULL");
+        rt().engine->traffic_count_on();
         counts_out(rt().engine->traffic_by_level()[static_cast<std::size_t>(level)], messages, bytes);
         return MPI_SUCCESS;
     });
@@ -81,6 +86,7 @@ int PMPIX_Traffic_method(const char* method, long long* messages, long long* byt
         if (i < 0)
             return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
                                std::string("this process uses no method called '") + method + "'");
+        rt().engine->traffic_count_on();
         counts_out(rt().engine->traffic_by_method()[static_cast<std::size_t>(i)], messages, bytes);
         return MPI_SUCCESS;
     });

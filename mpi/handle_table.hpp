@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace strata::mpi {
@@ -19,68 +20,80 @@ public:
 
     // Places an object at a fixed index (predefined handles).
     int put(int index, std::unique_ptr<T> obj) {
-        if (static_cast<std::size_t>(index) >= slots_.size()) slots_.resize(static_cast<std::size_t>(index) + 1);
-        slots_[static_cast<std::size_t>(index)] = std::move(obj);
+        const auto i = static_cast<std::size_t>(index);
+        if (i >= slots_.size()) resize(i + 1);
+        live_[i] = obj.get();
+        slots_[i] = std::move(obj);
         return handle_make(kind_, index);
     }
 
-    int add(std::unique_ptr<T> obj) {
-        if (!free_.empty()) {
-            int index = free_.back();
-            free_.pop_back();
-            return put(index, std::move(obj));
-        }
-        return put(static_cast<int>(slots_.size()), std::move(obj));
-    }
+    int add(std::unique_ptr<T> obj) { return put(index_take(), std::move(obj)); }
 
     T* get(int handle) const {
         if ((handle >> 26) != kind_) return nullptr;
         const auto index = static_cast<std::size_t>(handle & ((1 << 26) - 1));
-        return index < slots_.size() ? slots_[index].get() : nullptr;
+        return index < live_.size() ? live_[index] : nullptr;
     }
 
     void remove(int handle) {
         if (get(handle) == nullptr) return;
         const int index = handle & ((1 << 26) - 1);
+        live_[static_cast<std::size_t>(index)] = nullptr;
         slots_[static_cast<std::size_t>(index)].reset();
         free_.push_back(index);
     }
 
-    // add() for a value, into an object recycle() kept when there is one:
-    // request handles come and go with every nonblocking call, and an
-    // allocation each time cost more than the rest of the handle's work.
-    int add_value(T&& value) {
-        if (spare_.empty()) return add(std::make_unique<T>(std::move(value)));
-        std::unique_ptr<T> obj = std::move(spare_.back());
-        spare_.pop_back();
-        *obj = std::move(value);
-        return add(std::move(obj));
+    // A new handle naming an empty object (as T{} leaves it), which the
+    // caller fills in place through `obj`: the object a recycled handle left
+    // at its index when there is one. Request handles come and go with every
+    // nonblocking call, and an allocation (or a value built aside and moved
+    // in) each time cost more than the rest of the handle's work.
+    [[gnu::always_inline]] int add_empty(T*& obj) {
+        const int index = index_take();
+        std::unique_ptr<T>& kept = slots_[static_cast<std::size_t>(index)];
+        if (!kept) [[unlikely]] kept = std::make_unique<T>();
+        obj = live_[static_cast<std::size_t>(index)] = kept.get();
+        return handle_make(kind_, index);
     }
-    // remove(), keeping the object (emptied: `*obj = T{}` releases what it
-    // holds) for add_value().
-    void recycle(int handle) {
+    // remove(), keeping the object at its index (emptied: destroyed and
+    // built again as T{}, which releases what it held) for add_empty().
+    // Objects so kept are at most as many as the handles that were ever live
+    // at once.
+    [[gnu::always_inline]] void recycle(int handle) {
+        static_assert(std::is_nothrow_default_constructible_v<T>, "an object between two lives must not throw");
         T* obj = get(handle);
         if (obj == nullptr) return;
         const int index = handle & ((1 << 26) - 1);
-        *obj = T{};
-        if (spare_.size() < kSpares) {
-            spare_.push_back(std::move(slots_[static_cast<std::size_t>(index)]));
-        } else {
-            slots_[static_cast<std::size_t>(index)].reset();
-        }
+        std::destroy_at(obj);
+        std::construct_at(obj);
+        live_[static_cast<std::size_t>(index)] = nullptr;
         free_.push_back(index);
     }
     // Keeps indexes below `n` out of the free list (room for predefined objects).
     void reserve_predefined(int n) {
-        if (slots_.size() < static_cast<std::size_t>(n)) slots_.resize(static_cast<std::size_t>(n));
+        if (slots_.size() < static_cast<std::size_t>(n)) resize(static_cast<std::size_t>(n));
     }
 
 private:
-    static constexpr std::size_t kSpares = 64;
+    // A free index: one a removed or recycled handle left, or a new one.
+    int index_take() {
+        if (free_.empty()) [[unlikely]] {
+            resize(slots_.size() + 1);
+            return static_cast<int>(slots_.size() - 1);
+        }
+        const int index = free_.back();
+        free_.pop_back();
+        return index;
+    }
+    void resize(std::size_t n) {
+        slots_.resize(n);
+        live_.resize(n, nullptr);
+    }
+
     int kind_;
-    std::vector<std::unique_ptr<T>> slots_;
+    std::vector<std::unique_ptr<T>> slots_;  // by index: the object, live or kept by recycle()
+    std::vector<T*> live_;                   // by index: the object a live handle names, else nullptr
     std::vector<int> free_;
-    std::vector<std::unique_ptr<T>> spare_;  // objects recycle() kept
 };
 
 }  // namespace strata::mpi

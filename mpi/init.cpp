@@ -189,6 +189,7 @@ int init(const char* fn) {
     auto methods = dev::methods_create(ctx);
     if (!methods) init_failed(r->world_rank, methods.error());
     r->engine = std::make_unique<adi::Engine>(std::move(*methods));
+    traffic_setup(*r);
     if (base::Status published = r->engine->publish(card); !published) init_failed(r->world_rank, published.error());
     phases.end("methods");
 

@@ -210,13 +210,10 @@ int world_peer_of(const RequestSlot& s, const Comm& c) {
 
 }  // namespace
 
-int op_start(RequestSlot& s, std::string& detail) {
-    Runtime& r = rt();
-    Comm* c = comm_get(s.comm);
-    if (c == nullptr || s.type == nullptr) {
-        detail = "the communicator of this request was freed";
-        return MPI_ERR_REQUEST;
-    }
+namespace {
+
+// op_start once the communicator of `s` is known to be `c`.
+int op_start_on(Runtime& r, RequestSlot& s, const Comm& c, std::string& detail) {
     adi::Request& q = *s.req;
     if (s.peer == MPI_PROC_NULL) {
         q.status = adi::Status{};
@@ -228,45 +225,114 @@ int op_start(RequestSlot& s, std::string& detail) {
         return MPI_SUCCESS;
     }
     // A buffered send packs into the attached buffer itself.
-    if (s.op == RequestSlot::Op::bsend) return bsend_start(r, s, *c, q, detail);
+    if (s.op == RequestSlot::Op::bsend) return bsend_start(r, s, c, q, detail);
     if (r.heterogeneous) [[unlikely]]
-        return op_start_unlike(r, s, *c, detail);
-    return op_post(r, s, *c, world_peer_of(s, *c), data_of(s), 0);
+        return op_start_unlike(r, s, c, detail);
+    return op_post(r, s, c, world_peer_of(s, c), data_of(s), 0);
 }
 
-int slot_start_handle(const char* fn, RequestSlot s, MPI_Request* request) {
-    Runtime& r = rt();
-    if (request == nullptr) return error_raise(s.comm, MPI_ERR_ARG, fn, "request is NULL");
-    s.req = r.engine->request_create(s.op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
-    std::string detail;
-    if (int e = op_start(s, detail)) {
-        r.engine->request_destroy(s.req);
-        return error_raise(s.comm, e, fn, detail);
+}  // namespace
+
+int op_start(RequestSlot& s, std::string& detail) {
+    Comm* c = comm_get(s.comm);
+    if (c == nullptr || s.type == nullptr) {
+        detail = "the communicator of this request was freed";
+        return MPI_ERR_REQUEST;
     }
-    s.hold = s.type->shared_from_this();
-    *request = r.requests.add_value(std::move(s));
+    return op_start_on(rt(), s, *c, detail);
+}
+
+namespace {
+
+// nonblocking_run's start of `s` on its request, beyond the common case: a
+// datatype that is not direct (not one block, or a job of processes of
+// several representations), an MPI_PROC_NULL peer, a buffered send. On
+// failure the request and its handle go again.
+[[gnu::noinline]] int handle_start_other(const char* fn, Runtime& r, RequestSlot& s, const Comm& c, int handle) {
+    std::string detail;
+    const int e = op_start_on(r, s, c, detail);
+    if (e == MPI_SUCCESS) return MPI_SUCCESS;
+    const MPI_Comm comm = s.comm;
+    r.engine->request_destroy(s.req);
+    r.requests.recycle(handle);
+    return error_raise(comm, e, fn, detail);
+}
+
+}  // namespace
+
+template <RequestSlot::Op op>
+int nonblocking_run(const void* buf, int count, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+    constexpr const char* fn = call_name(op, false);
+    Comm* c = nullptr;
+    Datatype* t = nullptr;
+    if (int e = op_check(fn, op, buf, count, datatype, peer, tag, comm, c, t)) return e;
+    if (request == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "request is NULL");
+    Runtime& r = rt();
+    RequestSlot* s = nullptr;
+    const int handle = r.requests.add_empty(s);
+    slot_fill(op, buf, count, *t, peer, tag, comm, *s);
+    s->req = r.engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
+    // The common case inline (what op_start_on comes to for it): a real
+    // peer, no buffered send, a direct datatype (one block, a job of alike
+    // processes).
+    if (t->direct && peer != MPI_PROC_NULL && op != RequestSlot::Op::bsend) [[likely]] {
+        const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t->size);
+        op_post(r, *s, *c, world_peer_of(*s, *c), {byte_address(buf, t->map->true_lb), bytes}, 0);
+    } else if (int e = handle_start_other(fn, r, *s, *c, handle)) {
+        return e;
+    }
+    slot_hold(*s, *t);
+    *request = handle;
     return MPI_SUCCESS;
 }
 
 namespace {
 
+// Raises what a blocking operation's request ended with.
+[[gnu::noinline]] int blocking_failed(const char* fn, MPI_Comm comm, adi::Error error) {
+    return error_raise(comm, error_class_of(error), fn,
+                       error == adi::Error::peer_failed ? rt().engine->last_error() : std::string());
+}
+
 // Waits for a blocking operation's request, stores its status, destroys it
 // and raises its error, if any.
-int blocking_finish(const char* fn, MPI_Comm comm, adi::Request* q, int world_peer, MPI_Status* status) {
+[[gnu::always_inline]] inline int blocking_finish(const char* fn, MPI_Comm comm, adi::Request* q, int world_peer,
+                                                  MPI_Status* status) {
     Runtime& r = rt();
     r.engine->wait_one(*q, world_peer);
     status_store(status, q->status);
     const adi::Error error = q->status.error;
     r.engine->request_destroy(q);
     if (error == adi::Error::none) [[likely]] return MPI_SUCCESS;
-    return error_raise(comm, error_class_of(error), fn,
-                       error == adi::Error::peer_failed ? r.engine->last_error() : std::string());
+    return blocking_failed(fn, comm, error);
+}
+
+// blocking_run beyond its common cases, through a slot and op_start.
+[[gnu::noinline]] int blocking_general(const char* fn, RequestSlot::Op op, const void* buf, int count,
+                                       const Datatype& t, int peer, int tag, MPI_Comm comm, const Comm& c,
+                                       MPI_Status* status) {
+    Runtime& r = rt();
+    RequestSlot s;
+    slot_fill(op, buf, count, t, peer, tag, comm, s);
+    s.req = r.engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
+    std::string detail;
+    if (int e = op_start(s, detail)) {
+        r.engine->request_destroy(s.req);
+        return error_raise(comm, e, fn, detail);
+    }
+    // After op_check, c is the communicator and peer one of its ranks,
+    // MPI_PROC_NULL (the request is complete) or MPI_ANY_SOURCE.
+    return blocking_finish(fn, comm, s.req, peer >= 0 ? c.world[static_cast<std::size_t>(peer)] : adi::kAnySource,
+                           status);
 }
 
 }  // namespace
 
-int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
-                 int tag, MPI_Comm comm, MPI_Status* status) {
+template <RequestSlot::Op op>
+int blocking_run(const void* buf, int count, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
+                 MPI_Status* status) {
+    constexpr const char* fn = call_name(op, true);
     Runtime& r = rt();
     Comm* c = nullptr;
     Datatype* t = nullptr;
@@ -275,16 +341,16 @@ int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count,
     // elements form one block. A small standard send then usually leaves at
     // once (no request, no wait; the engine says when it cannot), and a
     // receive goes straight to the engine.
-    // (A job of processes of several representations takes the general path,
-    // which converts: mpi/foreign.hpp.)
-    if (t->contiguous && peer != MPI_PROC_NULL && !r.heterogeneous) [[likely]] {
+    // (In a job of processes of several representations no type is direct:
+    // the general path converts, mpi/foreign.hpp.)
+    if (t->direct && peer != MPI_PROC_NULL) [[likely]] {
         std::byte* start = byte_address(buf, t->map->true_lb);
         const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t->size);
-        if (op == RequestSlot::Op::send) {
+        if constexpr (op == RequestSlot::Op::send) {
             if (r.engine->send_now(c->world[static_cast<std::size_t>(peer)], c->context, c->rank, tag, start, bytes)) {
                 return MPI_SUCCESS;
             }
-        } else if (op == RequestSlot::Op::recv) {
+        } else if constexpr (op == RequestSlot::Op::recv) {
             adi::Request* q = r.engine->request_create(adi::Kind::recv);
             const int world_peer = world_source(*c, peer);
             r.engine->irecv(*q, {.world_source = world_peer,
@@ -296,19 +362,19 @@ int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count,
             return blocking_finish(fn, comm, q, world_peer, status);
         }
     }
-    RequestSlot s;
-    slot_fill(op, buf, count, *t, peer, tag, comm, s);
-    s.req = r.engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
-    std::string detail;
-    if (int e = op_start(s, detail)) {
-        r.engine->request_destroy(s.req);
-        return error_raise(comm, e, fn, detail);
-    }
-    // After op_check, c is the communicator and peer one of its ranks,
-    // MPI_PROC_NULL (the request is complete) or MPI_ANY_SOURCE.
-    return blocking_finish(fn, comm, s.req, peer >= 0 ? c->world[static_cast<std::size_t>(peer)] : adi::kAnySource,
-                           status);
+    return blocking_general(fn, op, buf, count, *t, peer, tag, comm, *c, status);
 }
+
+template int nonblocking_run<RequestSlot::Op::send>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
+template int nonblocking_run<RequestSlot::Op::bsend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
+template int nonblocking_run<RequestSlot::Op::ssend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
+template int nonblocking_run<RequestSlot::Op::rsend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
+template int nonblocking_run<RequestSlot::Op::recv>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
+template int blocking_run<RequestSlot::Op::send>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
+template int blocking_run<RequestSlot::Op::bsend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
+template int blocking_run<RequestSlot::Op::ssend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
+template int blocking_run<RequestSlot::Op::rsend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
+template int blocking_run<RequestSlot::Op::recv>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
 
 std::uint32_t any_methods_of(const Comm& c) {
     c.any_methods = rt().engine->methods_reaching(c.world);
@@ -339,8 +405,7 @@ namespace {
 
 }  // namespace
 
-void status_store(MPI_Status* out, const adi::Status& st) {
-    if (out == nullptr || out == MPI_STATUS_IGNORE) return;
+void status_fill(MPI_Status* out, const adi::Status& st) {
     out->MPI_SOURCE = st.source;
     out->MPI_TAG = st.tag;
     out->strata_bytes = static_cast<long long>(st.bytes);

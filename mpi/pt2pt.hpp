@@ -84,13 +84,41 @@ int op_start(RequestSlot& s, std::string& detail);
 int slot_prepare(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
                  int tag, MPI_Comm comm, RequestSlot& s);
 
-// Starts `s` with a fresh engine request and registers it as a handle.
-int slot_start_handle(const char* fn, RequestSlot s, MPI_Request* request);
+// The MPI function that runs `op`, blocking (MPI_Send, ...) or not
+// (MPI_Isend, ...): the name its errors carry.
+constexpr const char* call_name(RequestSlot::Op op, bool blocking) {
+    switch (op) {
+        case RequestSlot::Op::send: return blocking ? "MPI_Send" : "MPI_Isend";
+        case RequestSlot::Op::bsend: return blocking ? "MPI_Bsend" : "MPI_Ibsend";
+        case RequestSlot::Op::ssend: return blocking ? "MPI_Ssend" : "MPI_Issend";
+        case RequestSlot::Op::rsend: return blocking ? "MPI_Rsend" : "MPI_Irsend";
+        case RequestSlot::Op::recv: return blocking ? "MPI_Recv" : "MPI_Irecv";
+    }
+    return "";
+}
+
+// Runs a nonblocking send or receive (MPI_Isend, MPI_Irecv and the other
+// modes), checking its arguments: starts it on a fresh engine request and
+// names it by a new request handle in *request, whose slot is filled in place.
+// One instance per operation (pt2pt.cpp makes the five): what depends on it
+// is decided when compiling, and the call passes seven arguments, one of
+// them on the stack, instead of nine.
+template <RequestSlot::Op op>
+int nonblocking_run(const void* buf, int count, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
+                    MPI_Request* request);
+
+// Lets the request of `s` keep the layout of `t` alive while MPI_Type_free
+// may release the handle: a derived type's. A predefined type's layout lives
+// as long as the library, so holding it would only cost a reference count.
+inline void slot_hold(RequestSlot& s, const Datatype& t) {
+    if (!t.predefined) s.hold = t.map;
+}
 
 // Runs a blocking send or receive (MPI_Send, MPI_Recv and the other modes),
-// checking its arguments.
-int blocking_run(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
-                 int tag, MPI_Comm comm, MPI_Status* status);
+// checking its arguments. One instance per operation, as nonblocking_run.
+template <RequestSlot::Op op>
+int blocking_run(const void* buf, int count, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
+                 MPI_Status* status);
 
 // MPI_Status::strata_flags: bit 0 says the request was cancelled; the bits
 // from kStatusFormShift up hold 1 + the world rank of a foreign sender whose
@@ -102,7 +130,12 @@ inline constexpr int kStatusFormShift = 1;
 // -1 when the message ends inside a basic element.
 long long status_bytes(const MPI_Status& status, const Typemap& t);
 
-void status_store(MPI_Status* out, const adi::Status& st);
+// Stores `st` in *out, unless out is MPI_STATUS_IGNORE (or NULL): inline,
+// since programs that ignore the status should not pay a call for it.
+void status_fill(MPI_Status* out, const adi::Status& st);
+inline void status_store(MPI_Status* out, const adi::Status& st) {
+    if (out != nullptr && out != MPI_STATUS_IGNORE) status_fill(out, st);
+}
 void status_empty(MPI_Status* out);
 
 }  // namespace strata::mpi

@@ -36,30 +36,39 @@ int check_handles(const char* fn, int count, const MPI_Request* reqs) {
     return MPI_SUCCESS;
 }
 
+// What a completed request ended with, for raising it on its communicator.
 struct Collected {
-    int error = MPI_SUCCESS;
+    adi::Error error = adi::Error::none;
     MPI_Comm comm = MPI_COMM_WORLD;
-    std::string detail;
 };
 
-// Finishes a completed request: stores its status, frees a non-persistent
-// request (the handle becomes MPI_REQUEST_NULL), deactivates a persistent one.
-Collected collect(MPI_Request* h, MPI_Status* status) {
+// Finishes the completed request `s` that *h names: stores its status, frees
+// a non-persistent request (the handle becomes MPI_REQUEST_NULL),
+// deactivates a persistent one.
+[[gnu::always_inline]] inline Collected collect_slot(MPI_Request* h, RequestSlot& s, MPI_Status* status) {
     Runtime& r = rt();
-    RequestSlot* s = r.requests.get(*h);
-    Collected c;
-    c.comm = s->comm;
-    status_store(status, s->req->status);
-    c.error = error_class_of(s->req->status.error);
-    if (s->req->status.error == adi::Error::peer_failed) c.detail = r.engine->last_error();
-    if (s->persistent) {
-        s->active = false;
+    const Collected c{s.req->status.error, s.comm};
+    status_store(status, s.req->status);
+    if (s.persistent) {
+        s.active = false;
     } else {
-        r.engine->request_destroy(s->req);
+        r.engine->request_destroy(s.req);
         r.requests.recycle(*h);
         *h = MPI_REQUEST_NULL;
     }
     return c;
+}
+
+[[gnu::noinline]] Collected collect(MPI_Request* h, MPI_Status* status) {
+    return collect_slot(h, *rt().requests.get(*h), status);
+}
+
+int error_class(const Collected& c) { return error_class_of(c.error); }
+
+// Raises what `c` ended with (a failed peer: the engine's account of it).
+[[gnu::noinline]] int raise_failed(const char* fn, const Collected& c) {
+    return error_raise(c.comm, error_class_of(c.error), fn,
+                       c.error == adi::Error::peer_failed ? rt().engine->last_error() : std::string());
 }
 
 MPI_Status* status_at(MPI_Status* array, int i) {
@@ -68,6 +77,12 @@ MPI_Status* status_at(MPI_Status* array, int i) {
 
 void status_error(MPI_Status* s, int error) {
     if (s != MPI_STATUS_IGNORE && s != nullptr) s->MPI_ERROR = error;
+}
+
+// MPI_ERR_IN_STATUS on the communicator of `failed`, naming what happened.
+int raise_in_status(const char* fn, const Collected& failed) {
+    return error_raise(failed.comm, MPI_ERR_IN_STATUS, fn,
+                       failed.error == adi::Error::peer_failed ? rt().engine->last_error() : std::string());
 }
 
 // Collects every completed request of the array into (indices, statuses);
@@ -80,19 +95,20 @@ int collect_some(const char* fn, int count, MPI_Request* reqs, int* outcount, in
         if (inactive(reqs[i]) || !done(reqs[i])) continue;
         MPI_Status* st = status_at(statuses, n);
         Collected c = collect(&reqs[i], st);
-        status_error(st, c.error);
-        if (c.error != MPI_SUCCESS && !any_failed) {
+        status_error(st, error_class(c));
+        if (c.error != adi::Error::none && !any_failed) {
             any_failed = true;
             failed = c;
         }
         indices[n++] = i;
     }
     *outcount = n;
-    return any_failed ? error_raise(failed.comm, MPI_ERR_IN_STATUS, fn, failed.detail) : MPI_SUCCESS;
+    return any_failed ? raise_in_status(fn, failed) : MPI_SUCCESS;
 }
 
 int raise_collected(const char* fn, const Collected& c) {
-    return c.error == MPI_SUCCESS ? MPI_SUCCESS : error_raise(c.comm, c.error, fn, c.detail);
+    if (c.error == adi::Error::none) [[likely]] return MPI_SUCCESS;
+    return raise_failed(fn, c);
 }
 
 }  // namespace
@@ -104,14 +120,21 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
     static const char* fn = "MPI_Wait";
     return api(fn, [&] {
         if (request == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "request is NULL");
-        if (int e = check_handles(fn, 1, request)) return e;
-        if (inactive(*request)) {
+        // One lookup: a handle that finds no slot is MPI_REQUEST_NULL or
+        // not a request (check_handles says which).
+        RequestSlot* s = rt().requests.get(*request);
+        if (s == nullptr) [[unlikely]] {
+            if (int e = check_handles(fn, 1, request)) return e;
             status_empty(status);
             return MPI_SUCCESS;
         }
-        adi::Request* q = rt().requests.get(*request)->req;
-        rt().engine->wait([q] { return q->complete(); });
-        return raise_collected(fn, collect(request, status));
+        if (s->persistent && !s->active) {
+            status_empty(status);
+            return MPI_SUCCESS;
+        }
+        adi::Request* q = s->req;
+        if (!q->complete()) rt().engine->wait([q] { return q->complete(); });
+        return raise_collected(fn, collect_slot(request, *s, status));
     });
 }
 
@@ -153,13 +176,13 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
                 continue;
             }
             Collected c = collect(&requests[i], st);
-            status_error(st, c.error);
-            if (c.error != MPI_SUCCESS && !any_failed) {
+            status_error(st, error_class(c));
+            if (c.error != adi::Error::none && !any_failed) {
                 any_failed = true;
                 failed = c;
             }
         }
-        return any_failed ? error_raise(failed.comm, MPI_ERR_IN_STATUS, fn, failed.detail) : MPI_SUCCESS;
+        return any_failed ? raise_in_status(fn, failed) : MPI_SUCCESS;
     });
 }
 

@@ -15,18 +15,19 @@ using namespace strata::mpi;
 
 namespace {
 
-int blocking(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
-             MPI_Comm comm, MPI_Status* status) {
-    return api(fn, [&] { return blocking_run(fn, op, buf, count, datatype, peer, tag, comm, status); });
+template <RequestSlot::Op op>
+[[gnu::always_inline]] inline int blocking(const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+                                           MPI_Comm comm, MPI_Status* status) {
+    return api(call_name(op, true), [&] { return blocking_run<op>(buf, count, datatype, peer, tag, comm, status); });
 }
 
-int nonblocking(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
-                int tag, MPI_Comm comm, MPI_Request* request) {
-    return api(fn, [&] {
-        RequestSlot s;
-        if (int e = slot_prepare(fn, op, buf, count, datatype, peer, tag, comm, s)) return e;
-        return slot_start_handle(fn, s, request);
-    });
+// Both inlined into each entry point with api(), whose body is then one call:
+// the arguments go on in registers, not through a closure of references.
+template <RequestSlot::Op op>
+[[gnu::always_inline]] inline int nonblocking(const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+                                              MPI_Comm comm, MPI_Request* request) {
+    return api(call_name(op, false),
+               [&] { return nonblocking_run<op>(buf, count, datatype, peer, tag, comm, request); });
 }
 
 int persistent(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
@@ -35,11 +36,14 @@ int persistent(const char* fn, RequestSlot::Op op, const void* buf, int count, M
         RequestSlot s;
         if (int e = slot_prepare(fn, op, buf, count, datatype, peer, tag, comm, s)) return e;
         if (request == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "request is NULL");
-        s.persistent = true;
-        s.active = false;
-        s.req = rt().engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
-        s.hold = s.type->shared_from_this();
-        *request = rt().requests.add_value(std::move(s));
+        RequestSlot* slot = nullptr;
+        const int handle = rt().requests.add_empty(slot);
+        *slot = std::move(s);
+        slot->persistent = true;
+        slot->active = false;
+        slot->req = rt().engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
+        slot_hold(*slot, *datatype_get(datatype));
+        *request = handle;
         return MPI_SUCCESS;
     });
 }
@@ -75,57 +79,57 @@ extern "C" {
 
 STRATA_PMPI_ALIAS(MPI_Send);
 int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    return blocking("MPI_Send", Op::send, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
+    return blocking<Op::send>(buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
 }
 
 STRATA_PMPI_ALIAS(MPI_Bsend);
 int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    return blocking("MPI_Bsend", Op::bsend, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
+    return blocking<Op::bsend>(buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
 }
 
 STRATA_PMPI_ALIAS(MPI_Ssend);
 int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    return blocking("MPI_Ssend", Op::ssend, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
+    return blocking<Op::ssend>(buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
 }
 
 STRATA_PMPI_ALIAS(MPI_Rsend);
 int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    return blocking("MPI_Rsend", Op::rsend, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
+    return blocking<Op::rsend>(buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
 }
 
 STRATA_PMPI_ALIAS(MPI_Recv);
 int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
-    return blocking("MPI_Recv", Op::recv, buf, count, datatype, source, tag, comm, status);
+    return blocking<Op::recv>(buf, count, datatype, source, tag, comm, status);
 }
 
 STRATA_PMPI_ALIAS(MPI_Isend);
 int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
-    return nonblocking("MPI_Isend", Op::send, buf, count, datatype, dest, tag, comm, request);
+    return nonblocking<Op::send>(buf, count, datatype, dest, tag, comm, request);
 }
 
 STRATA_PMPI_ALIAS(MPI_Ibsend);
 int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
-    return nonblocking("MPI_Ibsend", Op::bsend, buf, count, datatype, dest, tag, comm, request);
+    return nonblocking<Op::bsend>(buf, count, datatype, dest, tag, comm, request);
 }
 
 STRATA_PMPI_ALIAS(MPI_Issend);
 int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
-    return nonblocking("MPI_Issend", Op::ssend, buf, count, datatype, dest, tag, comm, request);
+    return nonblocking<Op::ssend>(buf, count, datatype, dest, tag, comm, request);
 }
 
 STRATA_PMPI_ALIAS(MPI_Irsend);
 int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
-    return nonblocking("MPI_Irsend", Op::rsend, buf, count, datatype, dest, tag, comm, request);
+    return nonblocking<Op::rsend>(buf, count, datatype, dest, tag, comm, request);
 }
 
 STRATA_PMPI_ALIAS(MPI_Irecv);
 int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request* request) {
-    return nonblocking("MPI_Irecv", Op::recv, buf, count, datatype, source, tag, comm, request);
+    return nonblocking<Op::recv>(buf, count, datatype, source, tag, comm, request);
 }
 
 STRATA_PMPI_ALIAS(MPI_Send_init);

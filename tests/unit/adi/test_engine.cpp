@@ -33,6 +33,10 @@ public:
     strata::base::Status connect_world(const World&) override { return {}; }
     bool reaches(int) const override { return true; }
     SendStatus send(int peer, const Header& h, std::span<const iovec> data, std::uint64_t token) override;
+    bool send_now(int peer, const Header& h, const std::byte* data, std::size_t n) override {
+        const iovec v{const_cast<std::byte*>(data), n};
+        return !hold_sends && send(peer, h, std::span<const iovec>(&v, 1), 0) == SendStatus::done;
+    }
     int poll(Upcalls& up) override;
     bool busy() const override;
     bool shares_cpu(int cpu) override {
@@ -457,7 +461,7 @@ TEST_CASE("segment to segment: pipelined rendezvous in bounded chunks, data exac
     p.pump();
     // Held by the method: exactly the window left, from two chunk slots.
     CHECK(s->send().chunks_in_flight == 2);
-    CHECK(s->send().stage.size() == 2 * kChunk);
+    CHECK(s->stage.size() == 2 * kChunk);
     CHECK_FALSE(s->complete());
     p.m[0]->hold_sends = false;
     p.m[0]->release(*p.e[0]);
@@ -853,4 +857,43 @@ TEST_CASE("a wait that idles asks whether a peer runs on this core, and counts t
     CHECK(p.e[1]->cpu_shared_waits() == 2);
     for (Request* x : {r, r2}) p.e[1]->request_destroy(x);
     for (Request* x : {s, s2}) p.e[0]->request_destroy(x);
+}
+
+TEST_CASE("traffic counters count nothing until turned on, then every message, by level and by method") {
+    Pair p(16);
+    auto small = iota(2, 1);
+    auto large = iota(100, 1);  // rendezvous: still one message
+    std::vector<int> in(100, 0);
+    const auto send_both = [&] {
+        for (auto* out : {&small, &large}) {
+            Request* r = p.recv(1, 0, 1, in);
+            Request* s = p.send(0, 1, *out);
+            p.pump();
+            REQUIRE(r->complete());
+            REQUIRE(s->complete());
+            p.e[1]->request_destroy(r);
+            p.e[0]->request_destroy(s);
+        }
+        CHECK(p.e[0]->send_now(1, 0, 0, 2, reinterpret_cast<const std::byte*>(small.data()), 8));
+        Request* r = p.recv(1, 0, 2, in);
+        p.pump();
+        REQUIRE(r->complete());
+        p.e[1]->request_destroy(r);
+    };
+    CHECK_FALSE(p.e[0]->traffic_counting());
+    send_both();
+    CHECK(p.e[0]->traffic_by_level()[0].messages == 0);
+    CHECK(p.e[0]->traffic_by_method()[0].messages == 0);
+    CHECK(p.e[0]->traffic_text() == "nothing sent");
+
+    p.e[0]->traffic_count_on();
+    p.e[1]->traffic_count_on();
+    CHECK(p.e[0]->traffic_counting());
+    send_both();
+    CHECK(p.e[0]->traffic_by_level()[0].messages == 3);
+    CHECK(p.e[0]->traffic_by_level()[0].bytes == 8 + 400 + 8);
+    CHECK(p.e[0]->traffic_by_method()[0].messages == 3);
+    CHECK(p.e[0]->traffic_by_method()[0].bytes == 8 + 400 + 8);
+    // The receiver's control packets (the rendezvous cts) are no messages of its own.
+    CHECK(p.e[1]->traffic_by_method()[0].messages == 0);
 }

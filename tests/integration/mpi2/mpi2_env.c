@@ -6,12 +6,6 @@
 
 #include "pt2pt_common.h"
 
-/* Built with ASan (meson -Dsanitize=true), a malloc of 2^62 bytes would end
- * the process instead of failing; MPI_Alloc_mem's MPI_ERR_NO_MEM is what this
- * test checks, so the sanitizer is asked to let malloc return NULL. */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
-
 static void *other_thread(void *arg)
 {
     /* MPI_Is_thread_main is the one call a thread that is not the main one

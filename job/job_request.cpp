@@ -45,16 +45,6 @@ base::Result<int> subjob_count_parse(const std::string& text) {
     return std::stoi(text);
 }
 
-base::Result<int> wall_time_parse(const std::string& text, const std::string& key) {
-    bool digits = !text.empty() && text.size() <= 6;
-    for (unsigned char c : text) digits = digits && std::isdigit(c);
-    const long minutes = digits ? std::stol(text) : 0;
-    if (minutes < 1 || minutes > kMaxWallTimeMin)
-        return base::Error{"'" + key + "' must be minutes from 1 to " + std::to_string(kMaxWallTimeMin) + ", got '" +
-                           text + "'"};
-    return static_cast<int>(minutes);
-}
-
 namespace {
 
 // A whole number from 1 to `most` written as decimal digits, or nothing.
@@ -68,6 +58,14 @@ std::optional<long> bounded_count(const std::string& text, long most) {
 }
 
 }  // namespace
+
+base::Result<int> wall_time_parse(const std::string& text, const std::string& key) {
+    const std::optional<long> minutes = bounded_count(text, kMaxWallTimeMin);
+    if (!minutes)
+        return base::Error{"'" + key + "' must be minutes from 1 to " + std::to_string(kMaxWallTimeMin) + ", got '" +
+                           text + "'"};
+    return static_cast<int>(*minutes);
+}
 
 base::Result<int> host_count_parse(const std::string& text, int count, const std::string& key) {
     const std::optional<long> n = bounded_count(text, count > 0 ? count : 1);

@@ -20,6 +20,8 @@ std::string_view role_name(ProofRole role) {
         case ProofRole::link_acceptor: return "strata link acceptor";
         case ProofRole::link_connector: return "strata link connector";
         case ProofRole::link_tls_key: return "strata link tls key";
+        case ProofRole::relay_acceptor: return "strata relay acceptor";
+        case ProofRole::relay_connector: return "strata relay connector";
     }
     return {};
 }

@@ -34,6 +34,8 @@ enum class ProofRole {
     link_acceptor,   // the rank that accepted a TCP link
     link_connector,  // the rank that opened it
     link_tls_key,    // not a proof: the TLS key of a link (devices/tcp/tls_link.hpp)
+    relay_acceptor,  // a site's relay answering a connection (relay/protocol.hpp)
+    relay_connector, // a rank or a peer relay connecting to a relay
 };
 
 // Fills `out` from the OpenSSL CSPRNG; false if it is not seeded.

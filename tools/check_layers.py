@@ -8,6 +8,7 @@ of a folder in the table is refused. The table is the order the folders are
 built in:
 
     base <- security <- wireup <- job, gram <- adapters <- launcher, gatekeeper
+    security <- relay <- devices
     base <- commfile;  wireup <- adi <- devices <- collectives <- mpi <- fortran
 
 Prints each refused include as FILE:LINE: FOLDER includes OTHER/... and exits
@@ -25,6 +26,7 @@ import sys
 LAYERS = {
     "base": set(),
     "security": {"base"},
+    "relay": {"base", "security"},
     "wireup": {"base", "security"},
     "commfile": {"base"},
     "job": {"base", "wireup"},
@@ -33,7 +35,7 @@ LAYERS = {
     "launcher": {"base", "security", "wireup", "commfile", "job", "gram", "adapters"},
     "gatekeeper": {"base", "security", "wireup", "job", "gram", "adapters"},
     "adi": {"base", "wireup"},
-    "devices": {"base", "security", "wireup", "adi"},
+    "devices": {"base", "security", "relay", "wireup", "adi"},
     "collectives": {"base", "wireup", "adi"},
     "mpi": {"base", "wireup", "adi", "devices", "collectives", "commfile"},
     "fortran": {"base", "mpi"},

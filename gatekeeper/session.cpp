@@ -397,6 +397,7 @@ void Session::submit(const gram::Submit& m) {
 void Session::login_prepare(const gram::Submit& m, const Account& account) {
     spec_.command = m.command;
     spec_.batch = m.batch;
+    relay_wanted_ = m.relay;
     if (stdio_) {
         // The ssh session's environment is the login's (an srun step's, what
         // srun passed on). mpirun is reached at the address the channel came from.
@@ -436,8 +437,40 @@ void Session::launch() {
     if (!job_dir_.empty() && ::geteuid() == 0) {
         if (base::Status s = job_fd_.give(owner_.uid, owner_.gid); !s) return refuse(s.error());
     }
+    if (relay_wanted_) {
+        if (base::Status s = relay_start(); !s) return refuse(s.error());
+    }
     adapter_ = adapters::adapter_make(adapter_info_->kind, gk_.io(), {gk_.config().scratch});
     adapter_->start(subjob_, std::move(spec_), *this);
+}
+
+std::string Session::own_address() const {
+    if (tls_conn_) {
+        boost::system::error_code ec;
+        const tcp::endpoint local = tls_conn_->stream().lowest_layer().local_endpoint(ec);
+        if (!ec && local.address().is_v4()) return local.address().to_string();
+    }
+    // SSH_CONNECTION: client address, client port, server address, server port.
+    if (const char* c = std::getenv("SSH_CONNECTION"); c != nullptr && origin_.tool == "ssh") {
+        const std::string text = c;
+        const std::size_t a = text.find(' ');
+        const std::size_t b = a == std::string::npos ? a : text.find(' ', a + 1);
+        const std::size_t e = b == std::string::npos ? b : text.find(' ', b + 1);
+        if (e != std::string::npos) return text.substr(b + 1, e - b - 1);
+    }
+    return "127.0.0.1";
+}
+
+base::Status Session::relay_start() {
+    const auto key = std::find_if(spec_.command.env.begin(), spec_.command.env.end(),
+                                  [](const auto& v) { return v.first == wireup::env::kJobKey; });
+    if (key == spec_.command.env.end()) return base::Error{"a private site's relay needs the job's key, which the submission lacks"};
+    base::Result<std::unique_ptr<RelayProcess>> relay = RelayProcess::spawn(own_address(), key->second, spec_.run_as);
+    if (!relay) return base::Error{"cannot start this site's relay: " + relay.error()};
+    relay_ = std::move(*relay);
+    log("started the relay of this private site, pid " + std::to_string(relay_->pid()) + ", at " + relay_->endpoint());
+    spec_.command.env.emplace_back(wireup::env::kRelay, relay_->endpoint());
+    return {};
 }
 
 // Makes the per-job directory (mode 0700) once. It stays this process's
@@ -579,6 +612,10 @@ void Session::maybe_end() {
     if (final_sent_ && !closed_ && !draining_ && conn_->idle()) drain();
     if (ended_ || !closed_ || running()) return;
     ended_ = true;
+    if (relay_) {
+        relay_.reset();
+        log("ended the relay");
+    }
     // Later: the gatekeeper drops its reference, possibly destroying us.
     asio::post(gk_.io(), [gk = &gk_, id = id_] { gk->session_ended(id); });
 }

@@ -19,6 +19,7 @@
 #include "base/dir_fd.hpp"
 #include "base/result.hpp"
 #include "gatekeeper/staging.hpp"
+#include "gatekeeper/relay_spawn.hpp"
 #include "gatekeeper/subjob_record.hpp"
 #include "gram/gram.hpp"
 #include "job/adapter_table.hpp"
@@ -99,6 +100,10 @@ private:
     void submit(const gram::Submit& m);
     void login_prepare(const gram::Submit& m, const Account& account);
     void launch();
+    // A private site's subjob: its relay, before its processes, which get
+    // its address. The address is this gatekeeper's as mpirun reached it.
+    base::Status relay_start();
+    std::string own_address() const;
     base::Status job_dir_make(const Account& account);
     base::Status delegation_ask(const Account& account);
     void delegation_received(const gram::Delegation& d);
@@ -136,6 +141,8 @@ private:
     bool ended_ = false;
 
     job::Subjob subjob_;
+    bool relay_wanted_ = false;
+    std::unique_ptr<RelayProcess> relay_;  // ends with the session
     adapters::LaunchSpec spec_;
     base::DirFd job_fd_;   // the job directory, reached only through its descriptor
     std::string job_dir_;  // its path (staged files, the proxy); removed with the session

@@ -70,6 +70,7 @@ std::vector<std::uint8_t> encode(const Submit& m) {
     w.str(m.command.stdin_file);
     w.str(m.command.stdout_file);
     w.str(m.command.stderr_file);
+    w.u32(m.relay ? 1 : 0);
     return w.finish();
 }
 
@@ -178,6 +179,9 @@ std::optional<Submit> decode_submit(const std::vector<std::uint8_t>& payload) {
     m.command.stderr_file = r.str();
     for (const std::string* f : {&m.command.stdin_file, &m.command.stdout_file, &m.command.stderr_file})
         valid = valid && f->find('\0') == std::string::npos;
+    const std::uint32_t relay = r.u32();
+    m.relay = relay == 1;
+    valid = valid && relay <= 1;
     return finish(r, valid, std::move(m));
 }
 

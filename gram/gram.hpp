@@ -102,6 +102,8 @@ struct Submit {
     // no jobs) or "full" (an impersonation proxy).
     std::string delegation = "none";
     job::Batch batch;  // queue, project, wall time, for the site's scheduler
+    // The subjob's site is private: start a relay for its processes.
+    bool relay = false;
 };
 
 struct Hello {

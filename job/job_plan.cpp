@@ -33,6 +33,7 @@ JobPlan JobPlan::from_request(const JobRequest& request, const LocalHost& local)
         s.batch = r.batch;
         s.stage = r.stage || !r.stage_files.empty();
         s.stage_files = r.stage_files;
+        s.network_private = r.network_private;
         plan.size += r.count;
         plan.subjobs.push_back(std::move(s));
     }

@@ -178,9 +178,16 @@ std::string job_request_rsl(const JobRequest& request) {
         if (s.stage) out += "   (stage=yes)\n";
         out += rsl_relation("stageFiles", s.stage_files) + rsl_optional("machine", s.machine) +
                rsl_optional("host", s.host) + rsl_optional("processorName", s.processor_name);
+        if (s.network_private) out += "   (network=private)\n";
         out += ")\n";
     }
     return out;
+}
+
+base::Result<bool> network_parse(const std::string& text) {
+    if (text == "private" || text == "public") return text == "private";
+    return base::Error{"'network' is '" + text + "'; expected private (no other site can connect to its "
+                       "processes: a relay carries their traffic) or public"};
 }
 
 std::string subjob_site(const SubjobRequest& s) { return s.site.empty() ? s.contact.host : s.site; }

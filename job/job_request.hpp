@@ -38,6 +38,9 @@ struct SubjobRequest {
     std::string machine;
     std::string host;            // emulated host identity (see Subjob)
     std::string processor_name;  // what MPI_Get_processor_name reports
+    // `network: private` (RSL: (network=private)): no other site can connect
+    // to the subjob's processes; its gatekeeper starts a relay for them.
+    bool network_private = false;
 
     bool operator==(const SubjobRequest&) const = default;
 };
@@ -52,6 +55,9 @@ struct JobRequest {
     int size() const;
     bool operator==(const JobRequest& o) const { return subjobs == o.subjobs; }
 };
+
+// `network`'s value, private or public (true: private); fails naming both.
+base::Result<bool> network_parse(const std::string& text);
 
 // A process count per host that RSL's hostCount and YAML's host_count allow:
 // 1 to the subjob's count; `key` names the attribute in the message.

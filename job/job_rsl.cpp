@@ -438,6 +438,15 @@ Status stage_files_read(const Attribute& a, Reading& r) {
     return strings_read<&SubjobRequest::stage_files>(a, r);
 }
 
+Status network_read(const Attribute& a, Reading& r) {
+    Result<std::string> text = a.value.single();
+    if (!text) return text.failure();
+    const Result<bool> private_site = network_parse(*text);
+    if (!private_site) return a.value.fail(a.value.position(), private_site.error());
+    r.s.network_private = *private_site;
+    return {};
+}
+
 Status site_read(const Attribute& a, Reading& r) {
     Result<std::string> site = a.value.single();
     if (!site) return site.failure();
@@ -476,6 +485,7 @@ const base::Field<Reading, Values> kAttributeFields[] = {
     {"machine", string_read<&SubjobRequest::machine>},
     {"host", string_read<&SubjobRequest::host>},
     {"processorName", string_read<&SubjobRequest::processor_name>},
+    {"network", network_read},
 };
 // The rest of GRAM's RSL schema (GT2 names and GRAM5's alike, compared as
 // attribute names are): accepted and said on stderr (why: what Strata does

@@ -337,13 +337,23 @@ Status label_read(const yaml::Entry& e, Sub& sub) {
     return {};
 }
 
+Status subjob_network_read(const yaml::Entry& e, Sub& sub) {
+    Result<std::string> s = string_of(e);
+    if (!s) return s.failure();
+    const Result<bool> private_site = network_parse(*s);
+    if (!private_site) return e.value.fail(private_site.error());
+    sub.s.network_private = *private_site;
+    return {};
+}
+
 const auto kSubjobFields = joined(std::array<yaml::Field<Sub>, 2>{{
                                       {"contact", contact_read},
                                       {"count", count_read, "no 'count'; give the number of processes"},
                                   }},
                                   kCommon<Sub>,
-                                  std::array<yaml::Field<Sub>, 4>{{
+                                  std::array<yaml::Field<Sub>, 5>{{
                                       {"site", label_read<&SubjobRequest::site>},
+                                      {"network", subjob_network_read},
                                       {"machine", label_read<&SubjobRequest::machine>},
                                       {"host", label_read<&SubjobRequest::host>},
                                       {"processor_name", label_read<&SubjobRequest::processor_name>},

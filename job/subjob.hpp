@@ -39,6 +39,9 @@ struct Subjob {
     // gatekeeper stage, since here the files are already in place.
     bool stage = false;
     std::vector<std::string> stage_files;
+    // No other site can connect to the processes: the gatekeeper starts a
+    // relay (relay/protocol.hpp) and hands its address to them.
+    bool network_private = false;
 };
 
 // The contact of subjobs started on this machine by the embedded fork adapter.

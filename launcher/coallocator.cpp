@@ -8,6 +8,7 @@
 #include "wireup/binding.hpp"
 #include "wireup/shared_links.hpp"
 #include "wireup/environment.hpp"
+#include "wireup/routes.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -444,6 +445,16 @@ void CoAllocator::release_barrier() {
     }
     release.comm_file = comm_.where;
     release.comm_text = comm_.text;
+    // The routes every process computes alike from these cards.
+    if (options_.verbose) {
+        const std::string routes = wireup::routes_text(release.cards);
+        std::size_t at = 0;
+        while (at < routes.size()) {
+            const std::size_t end = std::min(routes.find('\n', at), routes.size());
+            say(routes.substr(at, end - at));
+            at = end + 1;
+        }
+    }
     auto frame = std::make_shared<const std::vector<std::uint8_t>>(wireup::encode(release));
     for (const RankState& r : ranks_)
         if (r.conn) server_.send(*r.conn, frame);

@@ -114,4 +114,24 @@ base::Status plan_emulation_check(const job::JobPlan& plan, const Options& optio
     return {};
 }
 
+base::Status plan_relay_check(const job::JobPlan& plan) {
+    for (const job::Subjob& s : plan.subjobs) {
+        const std::string which = "subjob " + std::to_string(s.index) + " (site " + s.site + ")";
+        if (s.network_private && s.contact == job::kLocalContact) {
+            return base::Error{which + " is private (network: private), but mpirun starts it itself: a private "
+                               "site needs a gatekeeper on its gateway to run its relay; give the subjob a "
+                               "gatekeeper contact (host:port, or host/ssh)"};
+        }
+        for (const job::Subjob& t : plan.subjobs) {
+            if (t.site == s.site && t.network_private != s.network_private) {
+                return base::Error{"site " + s.site + ": subjob " + std::to_string(s.index) + " is " +
+                                   (s.network_private ? "private" : "public") + " but subjob " +
+                                   std::to_string(t.index) + " is not; say network: private for all of them or "
+                                   "none"};
+            }
+        }
+    }
+    return {};
+}
+
 }  // namespace strata::launcher

@@ -30,5 +30,9 @@ bool plan_emulated(const job::JobPlan& plan, const Options& options);
 // formed and names only sites of this job; a failure says what is wrong
 // (without "mpirun: ").
 base::Status plan_emulation_check(const job::JobPlan& plan, const Options& options);
+// Every private site (`network: private`) has a way to relay: each of its
+// subjobs starts through a gatekeeper (which runs the relay), and every
+// subjob at that site says private; a failure names the site.
+base::Status plan_relay_check(const job::JobPlan& plan);
 
 }  // namespace strata::launcher

@@ -198,6 +198,7 @@ void GatekeeperAdapter::submit() {
     m.adapter = job::adapter_name(contact_.adapter);
     m.command = spec_.command;
     m.batch = spec_.batch;
+    m.relay = subjob_.network_private;
     if (tls_conn_) {
         boost::system::error_code lec;
         const tcp::endpoint local = tls_conn_->stream().lowest_layer().local_endpoint(lec);

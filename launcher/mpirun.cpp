@@ -100,9 +100,11 @@ int main(int argc, char** argv) {
         plan = std::move(*built);
     }
 
-    if (const strata::base::Status emulation = plan_emulation_check(*plan, *options); !emulation) {
-        std::fprintf(stderr, "mpirun: %s\n", emulation.error().c_str());
-        return 2;
+    for (const strata::base::Status& checked : {plan_emulation_check(*plan, *options), plan_relay_check(*plan)}) {
+        if (!checked) {
+            std::fprintf(stderr, "mpirun: %s\n", checked.error().c_str());
+            return 2;
+        }
     }
 
     // The communicator file is checked whole before anything starts.

@@ -31,5 +31,9 @@ inline constexpr const char* kSize = "STRATA_SIZE";
 inline constexpr const char* kJobKey = "STRATA_JOB_KEY";
 // The index of the subjob the process belongs to.
 inline constexpr const char* kSubjob = "STRATA_SUBJOB";
+// Set only at a private site (a subjob with `network: private`): the
+// endpoint "a.b.c.d:port" of the site's relay, which its gatekeeper started
+// (relay/protocol.hpp). The process publishes it on its card.
+inline constexpr const char* kRelay = "STRATA_RELAY";
 
 }  // namespace strata::wireup::env

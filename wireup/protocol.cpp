@@ -40,6 +40,7 @@ public:
         str(c.host);
         str(c.vendor);
         str(c.data_tls);
+        str(c.relay);
         u32(static_cast<std::uint32_t>(c.package));
         u32(static_cast<std::uint32_t>(c.numa));
         str(c.site);
@@ -66,6 +67,7 @@ public:
         c.host = str();
         c.vendor = str();
         c.data_tls = str();
+        c.relay = str();
         c.package = static_cast<std::int32_t>(u32());
         c.numa = static_cast<std::int32_t>(u32());
         c.site = str();

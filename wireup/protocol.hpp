@@ -61,6 +61,10 @@ struct BusinessCard {
     std::string host;
     std::string vendor;    // the vendor-fabric domain (STRATA_VENDOR_DOMAIN, else the subjob)
     std::string data_tls;  // this process's STRATA_DATA_TLS: both ends of a TCP link must agree
+    // The relay of the process's site ("a.b.c.d:port", env::kRelay) when the
+    // site is private (no other site can connect to it), else empty: what
+    // wireup/routes.hpp decides every pair's route by.
+    std::string relay;
     // The processor package and NUMA node (hwloc logical indices) that hold
     // the process's CPU binding, or -1: not asked for (STRATA_TOPOLOGY_HWLOC),
     // or the binding spans several.

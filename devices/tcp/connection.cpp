@@ -97,6 +97,14 @@ base::Status Connection::connect_start(const Remote& r) {
     return {};
 }
 
+void Connection::connected_to(int connected_fd) {
+    fd = connected_fd;
+    want_out = true;
+    want_in = true;
+    watch(true);
+    state = State::connecting;
+}
+
 base::Status Connection::hello_send(const Remote& r, std::uint32_t me) {
     int err = 0;
     socklen_t len = sizeof err;

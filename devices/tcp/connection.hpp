@@ -173,6 +173,9 @@ struct Connection {
     // acceptor's replies. `me` is this process's rank, `job_key` the secret
     // the proofs are made with.
     base::Status connect_start(const Remote& r);
+    // The same for a socket that is connected already (one a relay handed
+    // over, relay_client.hpp): the Hello goes at the next poll.
+    void connected_to(int connected_fd);
     base::Status hello_send(const Remote& r, std::uint32_t me);
     base::Result<Reply> reply_read(const Remote& r, const std::string& job_key, std::uint32_t me);
     // Accepting side: a proven connection (handshake.hpp) becomes this one.

@@ -17,7 +17,9 @@
 #include "base/little_endian.hpp"
 #include "devices/tcp/handshake.hpp"
 #include "devices/tcp/network.hpp"
+#include "devices/tcp/relay_client.hpp"
 #include "wireup/emulation.hpp"
+#include "wireup/environment.hpp"
 
 namespace strata::dev::tcp {
 
@@ -57,6 +59,7 @@ constexpr std::uint64_t kKeyTimer = 4ull << 32;
 // Extra streams: kind | stream << 24 | peer.
 constexpr std::uint64_t kKeyOut = 5ull << 32;  // ours to the peer
 constexpr std::uint64_t kKeyIn = 6ull << 32;   // the peer's to us
+constexpr std::uint64_t kKeyRelay = 7ull << 32;  // the attach connection to this site's relay
 constexpr std::uint32_t kPeerBits = 0xffffffu;
 constexpr std::uint64_t kKindBits = 0xffffffff00000000ull;  // the kind part of a key
 
@@ -164,6 +167,15 @@ base::Status TcpMethod::publish(wireup::BusinessCard& card) {
         text += a;
     }
     card.addresses.emplace_back("tcp", text + ":" + std::to_string(port_));
+    // At a private site the gatekeeper started a relay and said where.
+    if (const char* relay = std::getenv(wireup::env::kRelay); relay != nullptr && *relay != '\0') {
+        my_relay_ = relay::endpoint_parse(relay);
+        if (!my_relay_) {
+            return base::Error{std::string(wireup::env::kRelay) + "='" + relay +
+                               "': expected the relay's IPv4 address and port, a.b.c.d:port"};
+        }
+        card.relay = relay;
+    }
     // Both ends of a link must agree on TLS, or each waits for the other:
     // every rank shows its setting, and connect_world compares them.
     card.data_tls = data_tls_knob.get();
@@ -235,6 +247,7 @@ base::Status TcpMethod::connect_world(const adi::World& world) {
             }
         }
     }
+    if (base::Status routed = routes_set(cards, me); !routed) return routed;
     if (base::Status shaped = emulator_.configure(world, wireup::emulation_setting(), ctx_.job_key); !shaped)
         return shaped;
     if (emulator_.active()) {
@@ -245,6 +258,130 @@ base::Status TcpMethod::connect_world(const adi::World& world) {
         for (std::size_t i = 0; i < peers_.size(); ++i) peers_[i].shaping = emulator_.shaping(static_cast<int>(i));
     }
     return {};
+}
+
+base::Status TcpMethod::routes_set(const std::vector<wireup::BusinessCard>& cards, std::size_t me) {
+    if (me >= cards.size()) return {};
+    bool attach = false;
+    for (std::size_t i = 0; i < cards.size() && i < peers_.size(); ++i) {
+        Peer& p = peers_[i];
+        p.route = wireup::route_between(cards[me], cards[i]);
+        if (p.route == wireup::Route::direct || p.route == wireup::Route::dial) continue;
+        const std::optional<relay::Endpoint> theirs = relay::endpoint_parse(cards[i].relay);
+        if (!theirs) {
+            return base::Error{"rank " + std::to_string(i) + " names its relay '" + cards[i].relay +
+                               "': expected a.b.c.d:port"};
+        }
+        p.relay = *theirs;
+        attach = attach || p.route == wireup::Route::relayed;
+        // Only the private end can open connections: no extra streams from here.
+        if (p.route == wireup::Route::dial_back) p.streams = 1;
+    }
+    // Whoever must reach this process through the relay, the relay must reach.
+    for (std::size_t i = 0; i < cards.size() && my_relay_; ++i)
+        attach = attach || wireup::route_between(cards[i], cards[me]) == wireup::Route::dial_back;
+    if (!attach) return {};
+    relay::Open open;
+    open.kind = relay::Kind::attach;
+    open.from = static_cast<std::uint32_t>(me);
+    base::Result<int> fd = relay_dial(*my_relay_, open, ctx_.job_key);
+    if (!fd) return base::Error{"cannot attach to this site's relay: " + fd.error()};
+    attach_fd_ = *fd;
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = kKeyRelay;
+    epoll_ctl(epfd_, EPOLL_CTL_ADD, attach_fd_, &ev);
+    return {};
+}
+
+void TcpMethod::relay_connect(int peer, Connection& c) {
+    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    relay::Open open;
+    open.from = static_cast<std::uint32_t>(ctx_.rank);
+    open.to = static_cast<std::uint32_t>(peer);
+    if (p.route == wireup::Route::dial_back) {
+        // The peer dials us; its Hello arrives on the listener.
+        open.kind = relay::Kind::callback;
+        base::Result<int> fd = relay_dial(p.relay, open, ctx_.job_key);
+        if (!fd) {
+            link_failed(peer, "cannot ask rank " + std::to_string(peer) + " to connect: " + fd.error(), nullptr);
+            return;
+        }
+        ::close(*fd);
+        c.state = Link::awaiting_incoming;
+        return;
+    }
+    open.kind = relay::Kind::pair;
+    open.stream = c.stream;
+    open.relay = p.relay;
+    base::Result<int> fd = relay_dial(*my_relay_, open, ctx_.job_key);
+    if (!fd) {
+        link_failed(peer, "cannot reach rank " + std::to_string(peer) + " through this site's relay: " + fd.error(),
+                    nullptr);
+        return;
+    }
+    // Connected as far as this end can tell: the rank's Hello goes next.
+    c.connected_to(*fd);
+}
+
+void TcpMethod::relay_notices() {
+    for (;;) {
+        std::uint8_t buf[relay::kNoticeSize * 16];
+        const ssize_t n = ::recv(attach_fd_, buf, sizeof buf, 0);
+        if (n < 0 && (errno == EINTR)) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (n <= 0) {
+            relay_lost(n == 0 ? "it closed the connection" : errno_text(errno));
+            return;
+        }
+        notice_got_.insert(notice_got_.end(), buf, buf + n);
+        std::size_t at = 0;
+        for (; notice_got_.size() - at >= relay::kNoticeSize; at += relay::kNoticeSize) {
+            const auto notice =
+                relay::notice_decode(std::span<const std::uint8_t, relay::kNoticeSize>(&notice_got_[at], relay::kNoticeSize));
+            if (!notice || notice->from >= peers_.size()) {
+                relay_lost("it sent a malformed notice");
+                return;
+            }
+            relay_notice(*notice);
+        }
+        notice_got_.erase(notice_got_.begin(), notice_got_.begin() + static_cast<std::ptrdiff_t>(at));
+    }
+}
+
+void TcpMethod::relay_notice(const relay::Notice& n) {
+    const int peer = static_cast<int>(n.from);
+    Peer& p = peers_[n.from];
+    if (n.type == relay::NoticeType::dial_back) {
+        if (p.route == wireup::Route::dial && p.c.state == Link::idle) start_connect(peer, p.c);
+        return;
+    }
+    relay::Open open;
+    open.kind = relay::Kind::accept;
+    open.from = static_cast<std::uint32_t>(ctx_.rank);
+    open.to = n.from;
+    open.stream = n.stream;
+    open.token = n.token;
+    base::Result<int> fd = relay_dial(*my_relay_, open, ctx_.job_key);
+    if (!fd) {
+        std::fprintf(stderr, "strata: rank %d: cannot take rank %d's connection from this site's relay: %s\n",
+                     ctx_.rank, peer, fd.error().c_str());
+        return;
+    }
+    // From here it is any accepted connection: the peer's Hello comes first.
+    incoming_add(*fd, "rank " + std::to_string(peer) + " through the relay " + relay::endpoint_text(*my_relay_));
+}
+
+void TcpMethod::relay_lost(const std::string& why) {
+    epoll_ctl(epfd_, EPOLL_CTL_DEL, attach_fd_, nullptr);
+    ::close(attach_fd_);
+    attach_fd_ = -1;
+    const std::string text = "this site's relay at " + relay::endpoint_text(*my_relay_) + " is gone (" + why +
+                             "): no link to another private site can be made or kept";
+    for (std::size_t i = 0; i < peers_.size(); ++i) {
+        if (peers_[i].route == wireup::Route::relayed && peers_[i].c.state != Link::closed)
+            link_failed(static_cast<int>(i), text, nullptr);
+    }
 }
 
 bool TcpMethod::streams_set(int peer, int n) {
@@ -310,6 +447,11 @@ bool TcpMethod::reaches(int peer) const {
 }
 
 void TcpMethod::start_connect(int peer, Connection& c) {
+    const wireup::Route route = peers_[static_cast<std::size_t>(peer)].route;
+    if (route == wireup::Route::relayed || route == wireup::Route::dial_back) {
+        relay_connect(peer, c);
+        return;
+    }
     if (base::Status started = c.connect_start(peers_[static_cast<std::size_t>(peer)].remote); !started)
         link_failed(peer, started.error(), nullptr);
 }
@@ -765,17 +907,21 @@ void TcpMethod::link_failed(int peer, const std::string& why, adi::Upcalls* up) 
         int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&from), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) break;
         socket_tune(fd);
-        incoming_expire();
-        Incoming in;
-        in.fd = fd;
-        in.since = std::chrono::steady_clock::now();
-        in.from = ipv4_text(ntohl(from.sin_addr.s_addr)) + ":" + std::to_string(ntohs(from.sin_port));
-        incoming_.emplace(fd, std::move(in));
-        epoll_event ev{};
-        ev.events = EPOLLIN;
-        ev.data.u64 = kKeyIncoming | static_cast<std::uint32_t>(fd);
-        epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
+        incoming_add(fd, ipv4_text(ntohl(from.sin_addr.s_addr)) + ":" + std::to_string(ntohs(from.sin_port)));
     }
+}
+
+void TcpMethod::incoming_add(int fd, std::string from) {
+    incoming_expire();
+    Incoming in;
+    in.fd = fd;
+    in.since = std::chrono::steady_clock::now();
+    in.from = std::move(from);
+    incoming_.emplace(fd, std::move(in));
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = kKeyIncoming | static_cast<std::uint32_t>(fd);
+    epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
 }
 
 [[gnu::always_inline]] inline void TcpMethod::handshake_event(int peer, Connection& c, std::uint32_t events,
@@ -839,6 +985,8 @@ int TcpMethod::poll(adi::Upcalls& up) {
             incoming_accept();
         } else if (kind == kKeyIncoming) {
             on_incoming(index);
+        } else if (kind == kKeyRelay) {
+            relay_notices();
         } else if (kind == kKeyTimer) {
             emulator_.timer_clear();
         } else if (kind == kKeyPeer) {
@@ -884,6 +1032,8 @@ void TcpMethod::shutdown() {
     for (Peer& p : peers_) peer_close(p);
     for (auto& [fd, in] : incoming_) ::close(fd);
     incoming_.clear();
+    if (attach_fd_ >= 0) ::close(attach_fd_);
+    attach_fd_ = -1;
     if (listen_fd_ >= 0) ::close(listen_fd_);
     listen_fd_ = -1;
     if (epfd_ >= 0) ::close(epfd_);

@@ -37,6 +37,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -47,6 +48,8 @@
 #include "devices/tcp/handshake.hpp"
 #include "devices/tcp/reader.hpp"
 #include "devices/tcp/striping.hpp"
+#include "relay/protocol.hpp"
+#include "wireup/routes.hpp"
 
 namespace strata::dev::tcp {
 
@@ -112,10 +115,26 @@ private:
         int streams = 1;
         std::uint64_t stripe_seq = 0;
         std::string site;  // the peer's "site" label, for STRATA_DATA_TLS=wan
+        // How the link is made (wireup/routes.hpp), and the peer's site's
+        // relay where the route goes through it.
+        wireup::Route route = wireup::Route::direct;
+        relay::Endpoint relay;
         ShapedLink* shaping = nullptr;  // wide-area emulation, on a link it shapes
     };
 
     base::Status listen_open();
+    // connect_world's part for the routes: each peer's, and at a private
+    // site the attach connection to its relay (when some peer needs it).
+    base::Status routes_set(const std::vector<wireup::BusinessCard>& cards, std::size_t me);
+    // A connection of a link whose route is not direct: through this site's
+    // relay (relayed), or a request through the peer's relay that it dial
+    // (dial_back).
+    void relay_connect(int peer, Connection& c);
+    // The relay's Notices on the attach connection: a pair stream to take,
+    // or a peer to dial.
+    void relay_notices();
+    void relay_notice(const relay::Notice& n);
+    void relay_lost(const std::string& why);
     // What connect_world refuses: STRATA_DATA_TLS or STRATA_TCP_STREAMS out of
     // range, too many processes, or ranks that disagree on TLS.
     base::Status settings_check(const std::vector<wireup::BusinessCard>& cards, int my_rank) const;
@@ -133,6 +152,9 @@ private:
     void on_incoming(int fd);
     void decide_incoming(Incoming& in);
     void incoming_drop(int fd, const char* why);
+    // Adds an accepted connection (or one a relay handed over) to the
+    // handshakes in progress; `from` names it in the log.
+    void incoming_add(int fd, std::string from);
     // Drops accepted connections that have not finished the handshake in
     // time, so silent strangers cannot pile up.
     void incoming_expire();
@@ -196,6 +218,11 @@ private:
     int port_ = 0;
     std::vector<Peer> peers_;
     std::unordered_map<int, Incoming> incoming_;
+    // At a private site: its relay, and the attach connection to it with the
+    // part of a Notice read so far.
+    std::optional<relay::Endpoint> my_relay_;
+    int attach_fd_ = -1;
+    std::vector<std::uint8_t> notice_got_;
     adi::PeerFailures failures_;  // reported at the next poll
     std::vector<std::uint64_t> sent_later_;  // sends completed inside send(): reported at the next poll
     Counters counters_;  // waits and stripes sent; counters() adds the connections' and the readers'

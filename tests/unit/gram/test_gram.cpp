@@ -80,6 +80,7 @@ Submit sample_submit() {
     m.command.stderr_file = "err.txt";
     m.has_stdin = true;
     m.batch = {"short", "phys-123", 90, 4, 2048};
+    m.relay = true;
     return m;
 }
 
@@ -103,6 +104,7 @@ TEST_CASE("gram: Submit round trip", "[gram]") {
     CHECK(d->has_stdin);
     CHECK(d->batch == m.batch);
     CHECK(d->batch.max_wall_time_min == 90);
+    CHECK(d->relay);
 
     // The smallest Submit: no args, env, account or directory, no stdin.
     Submit small;
@@ -121,6 +123,7 @@ TEST_CASE("gram: Submit round trip", "[gram]") {
     CHECK(s->command.env.empty());
     CHECK(s->command.directory.empty());
     CHECK_FALSE(s->has_stdin);
+    CHECK_FALSE(s->relay);
 }
 
 TEST_CASE("gram: State round trip for every state", "[gram]") {
@@ -355,6 +358,7 @@ TEST_CASE("gram: a Submit must name a program, at least one rank, and stdin as 0
             w.str("");      // stdin file
             w.str("");      // stdout file
             w.str("");      // stderr file
+            w.u32(0);       // no relay
         }));
     };
     REQUIRE(submit(1, "a.out", 1));

@@ -242,7 +242,7 @@ TEST_CASE("job request: malformed RSL names file, line, column and what is wrong
           "label, environment, libraryPath, directory, stdin, stdout, stderr, account, username, strata, queue, "
           "project, maxWallTime, "
           "maxTime, hostCount, maxMemory, minMemory, dryRun, executable, arguments, stage, stageFiles, site, "
-          "machine, host or processorName, or another attribute of GRAM's RSL schema (README: \"RSL\")");
+          "machine, host, processorName or network, or another attribute of GRAM's RSL schema (README: \"RSL\")");
     CHECK(rsl_error("&(executable=/bin/x)(count=four)") ==
           "job.rsl:1:28: subjob 0: 'count' must be a positive integer, got 'four'");
     CHECK(rsl_error("&(executable=/bin/x)(count=0)") ==
@@ -299,7 +299,7 @@ TEST_CASE("job request: malformed YAML names file, line, column and what is wron
     CHECK(yaml_error("executable: x\nsubjobs:\n  - contact: a/fork\n    cont: 2\n") ==
           "job.yaml:4:5: subjob 0: unknown key 'cont'; expected contact, count, executable, arguments, environment, "
           "directory, stdin, stdout, stderr, account, strata, queue, project, max_wall_time, job_type, host_count, max_memory, min_memory, "
-          "stage, bind_to, site, machine, host or "
+          "stage, bind_to, site, network, machine, host or "
           "processor_name");
     CHECK(yaml_error("subjobs:\n  - contact: a/fork\n    count: 2\n") ==
           "job.yaml:2:5: subjob 0: no 'executable'; give it at the top level or in the subjob");
@@ -576,4 +576,22 @@ TEST_CASE("job request: stdin, stdout and stderr files at the site, in RSL and Y
     const JobRequest y = yaml("executable: x\ndirectory: /run\nstdin: in.txt\nstdout: /abs/out\n"
                               "subjobs: [{count: 2, stderr: err.txt}]\n");
     CHECK(y == r);
+}
+
+TEST_CASE("job request: a private site, in YAML and RSL alike, and back", "[jobrequest]") {
+    const JobRequest y = yaml("executable: x\nsubjobs:\n"
+                              "  - {contact: a/ssh, count: 2, network: private}\n"
+                              "  - {contact: b/ssh, count: 1, network: public}\n");
+    CHECK(y.subjobs[0].network_private);
+    CHECK_FALSE(y.subjobs[1].network_private);
+    const JobRequest r = rsl("+( &(resourceManagerContact=\"a/ssh\")(count=2)(executable=x)(network=private) )"
+                             "( &(resourceManagerContact=\"b/ssh\")(count=1)(executable=x) )");
+    CHECK(r == y);
+    CHECK(rsl(job_request_rsl(y)) == y);
+    CHECK(yaml_error("executable: x\nsubjobs: [{count: 1, network: hidden}]\n") ==
+          "job.yaml:2:31: subjob 0: 'network' is 'hidden'; expected private (no other site can connect to its processes: a "
+          "relay carries their traffic) or public");
+    CHECK(rsl_error("&(executable=x)(count=1)(network=nat)") ==
+          "job.rsl:1:34: subjob 0: 'network' is 'nat'; expected private (no other site can connect to its "
+          "processes: a relay carries their traffic) or public");
 }

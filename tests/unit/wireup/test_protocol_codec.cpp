@@ -16,6 +16,7 @@ BusinessCard sample_card(int i) {
     c.host = "boot/net:[4026531840]";
     c.vendor = "subjob-" + std::to_string(i % 2);
     c.data_tls = "wan";
+    c.relay = "10.0.0.1:4000";
     c.package = i % 3 - 1;
     c.numa = -1;
     c.site = "anl";
@@ -160,11 +161,11 @@ TEST_CASE("lengths and counts larger than the payload are rejected", "[wireup]")
     // Checkin whose card claims a huge address list.
     Checkin c;
     auto p = payload_of(encode(c), Type::checkin);
-    // rank, pid, the 32-byte proof, the card's eight empty strings (hostname
-    // .. processor_name, representation) and three integers (package, numa,
-    // subjob), then the address count, the bound cores and the slot count.
-    REQUIRE(p.size() == 4 + 4 + (4 + 32) + 8 * 4 + 3 * 4 + 4 + 4 + 4);
-    p[88] = 0xff;
-    p[89] = 0xff;
+    // rank, pid, the 32-byte proof, the card's nine empty strings (hostname
+    // .. processor_name, relay, representation) and three integers (package,
+    // numa, subjob), then the address count, the bound cores and the slot count.
+    REQUIRE(p.size() == 4 + 4 + (4 + 32) + 9 * 4 + 3 * 4 + 4 + 4 + 4);
+    p[92] = 0xff;
+    p[93] = 0xff;
     CHECK_FALSE(decode_checkin(p));
 }

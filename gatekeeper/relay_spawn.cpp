@@ -1,0 +1,103 @@
+#include "gatekeeper/relay_spawn.hpp"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include "base/unique_fd.hpp"
+#include "wireup/environment.hpp"
+
+namespace strata::gatekeeper {
+
+namespace {
+
+constexpr int kStartMs = 5000;
+
+// In the child between fork and exec: async-signal-safe calls only.
+[[noreturn]] void relay_exec(int exe, int lifeline, int port_out, const adapters::RunAs* run_as,
+                             const std::vector<gid_t>& groups, char* const* argv, char* const* envp) {
+    if (run_as != nullptr &&
+        (::setgroups(groups.size(), groups.data()) != 0 || ::setgid(run_as->gid) != 0 || ::setuid(run_as->uid) != 0))
+        ::_exit(127);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGPIPE, SIG_DFL);
+    if (::dup2(lifeline, 0) < 0 || ::dup2(port_out, 1) < 0) ::_exit(127);
+    ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+    ::execveat(exe, "", argv, envp, AT_EMPTY_PATH);
+    ::_exit(127);
+}
+
+// The port line the relay writes once it listens; fails with what it said instead.
+base::Result<int> port_read(int fd) {
+    std::string got;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kStartMs);
+    while (got.find('\n') == std::string::npos && got.size() < 16) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        pollfd p{fd, POLLIN, 0};
+        if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0)
+            return base::Error{"the relay did not say its port within 5 s"};
+        char buf[16];
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n <= 0) return base::Error{"the relay exited before it listened (its log says why)"};
+        got.append(buf, static_cast<std::size_t>(n));
+    }
+    int port = 0;
+    std::size_t i = 0;
+    for (; i < got.size() && got[i] >= '0' && got[i] <= '9' && port < 65536; ++i) port = port * 10 + (got[i] - '0');
+    if (i == 0 || i >= got.size() || got[i] != '\n' || port <= 0 || port > 65535)
+        return base::Error{"the relay said '" + got.substr(0, got.find('\n')) + "' instead of its port"};
+    return port;
+}
+
+}  // namespace
+
+base::Result<std::unique_ptr<RelayProcess>> RelayProcess::spawn(const std::string& address, const std::string& job_key,
+                                                                 const std::optional<adapters::RunAs>& run_as) {
+    // This program, by descriptor: the account need not reach its path.
+    base::UniqueFd exe(::open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
+    int life[2];
+    int port[2];
+    if (exe.get() < 0 || ::pipe2(life, O_CLOEXEC) != 0) return base::Error{"cannot start the relay: " + std::string(std::strerror(errno))};
+    base::UniqueFd life_r(life[0]), life_w(life[1]);
+    if (::pipe2(port, O_CLOEXEC) != 0) return base::Error{"cannot start the relay: " + std::string(std::strerror(errno))};
+    base::UniqueFd port_r(port[0]), port_w(port[1]);
+    std::string key_env = std::string(wireup::env::kJobKey) + "=" + job_key;
+    char* argv[] = {const_cast<char*>("strata-relay"), const_cast<char*>("--relay"), nullptr};
+    char* envp[] = {key_env.data(), nullptr};
+    std::vector<gid_t> groups;
+    if (run_as)
+        for (unsigned g : run_as->groups) groups.push_back(static_cast<gid_t>(g));
+    const pid_t pid = ::fork();
+    if (pid < 0) return base::Error{"cannot start the relay: fork: " + std::string(std::strerror(errno))};
+    if (pid == 0) relay_exec(exe.get(), life_r.get(), port_w.get(), run_as ? &*run_as : nullptr, groups, argv, envp);
+    std::unique_ptr<RelayProcess> relay(new RelayProcess);
+    relay->pid_ = pid;
+    relay->lifeline_ = life_w.release();
+    port_w.reset();
+    const base::Result<int> listening = port_read(port_r.get());
+    if (!listening) return listening.failure();  // the destructor ends the process
+    relay->endpoint_ = address + ":" + std::to_string(*listening);
+    return relay;
+}
+
+RelayProcess::~RelayProcess() {
+    if (lifeline_ >= 0) ::close(lifeline_);
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+}
+
+}  // namespace strata::gatekeeper

@@ -1,0 +1,44 @@
+// The relay of a private site's subjob (relay/protocol.hpp), as the
+// gatekeeper starts it: `strata-gatekeeper --relay`, this very program, run
+// as the subjob's account with the job's key in its environment only.
+//
+// The relay lives as long as the session's subjob: it reads its stdin (the
+// lifeline) until the gatekeeper closes it, and dies with the gatekeeper
+// (parent-death signal). The port it listens on (every address) comes back
+// as one line on its stdout; the processes reach it at `address` (the
+// gatekeeper's own, as mpirun reached it).
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "adapters/scheduler_adapter.hpp"
+#include "base/result.hpp"
+
+namespace strata::gatekeeper {
+
+class RelayProcess {
+public:
+    // Starts the relay and waits (at most a few seconds) for its port.
+    static base::Result<std::unique_ptr<RelayProcess>> spawn(const std::string& address, const std::string& job_key,
+                                                             const std::optional<adapters::RunAs>& run_as);
+    // Ends it: the lifeline closes, SIGTERM, and the process is reaped.
+    ~RelayProcess();
+    RelayProcess(const RelayProcess&) = delete;
+    RelayProcess& operator=(const RelayProcess&) = delete;
+
+    // "a.b.c.d:port", what the processes get as STRATA_RELAY.
+    const std::string& endpoint() const { return endpoint_; }
+    pid_t pid() const { return pid_; }
+
+private:
+    RelayProcess() = default;
+    pid_t pid_ = -1;
+    int lifeline_ = -1;
+    std::string endpoint_;
+};
+
+}  // namespace strata::gatekeeper

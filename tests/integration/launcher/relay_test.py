@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Private sites: traffic between sites through each site's relay (docs/RELAYS.md), one
+scenario per run, with real strata-gatekeepers on loopback (strata_test.grid).
+
+    relay_test.py SCENARIO --mpirun PATH ... (the options of every grid test)
+
+A subjob with `network: private` gets a relay from its gatekeeper; its processes publish it,
+and every pair of processes routes by the two ends' cards (wireup/routes.hpp). On loopback
+every process could reach every other directly, so what these scenarios prove is that the
+route the cards say is the one taken: the relays' own counts (in the gatekeepers' logs) show
+the bytes they carried. Timeouts are only hang guards: no verdict depends on timing.
+"""
+
+import re
+import sys
+
+from strata_test.grid import grid_main
+from strata_test.harness import check, expect_code, expect_nobody_left, expect_stderr
+
+
+def job_file(grid, name, program, subjobs, top=""):
+    """A YAML job: subjobs are (contact, count, site, network)."""
+    lines = [f"executable: {program}", f"directory: {grid.shared}", top, "subjobs:"]
+    for contact, count, site, network in subjobs:
+        lines.append(f"  - {{contact: '{contact}', count: {count}, site: {site}, network: {network}}}")
+    return grid.ctx.file(name, "\n".join(l for l in lines if l) + "\n")
+
+
+def relay_bytes(g):
+    """The bytes a gatekeeper's relay said it forwarded, from its summary line."""
+    m = re.findall(r"strata-relay: .*?(\d+) bytes", g.log())
+    return sum(int(x) for x in m)
+
+
+def two_private(grid):
+    """Two private sites: the ring and the all-to-all checks across both relays; mpirun -v
+    names the route; each relay starts with its subjob and ends with it, having carried the
+    traffic between the sites."""
+    a = grid.start("siteA")
+    b = grid.start("siteB")
+    subjobs = [(a.contact, 2, "A", "private"), (b.contact, 2, "B", "private")]
+    for program, expect in ((grid.ring, "1 MB message passed around 4 ranks intact"),
+                            (grid.alltoall, "ok (4 processes)")):
+        r = grid.run(["-v", "-jobfile", job_file(grid, "two.yaml", program, subjobs)])
+        expect_code(r, 0)
+        check(expect in r.stdout, f"the program's own check: '{expect}'", r)
+        expect_stderr(r, r"^mpirun: routes: A <-> B relayed \(relays 127\.0\.0\.1:\d+ and 127\.0\.0\.1:\d+\)$")
+    for g in (a, b):
+        g.expect_log(r"started the relay of this private site, pid \d+, at 127\.0\.0\.1:\d+$")
+        g.expect_log(r"ended the relay$")
+        check(relay_bytes(g) > 2 * 1024 * 1024, f"the relay carried the ring's megabyte both ways:\n{g.log()}")
+    expect_nobody_left(grid.ctx)
+
+
+def private_and_public(grid):
+    """A private site and a public one: the private end dials (a public rank that speaks first
+    asks the private site's relay to have it dial); no bytes pass a relay."""
+    a = grid.start("siteA")
+    b = grid.start("siteB")
+    subjobs = [(a.contact, 2, "A", "private"), (b.contact, 2, "B", "public")]
+    r = grid.run(["-v", "-jobfile", job_file(grid, "mixed.yaml", grid.ring, subjobs)])
+    expect_code(r, 0)
+    check("1 MB message passed around 4 ranks intact" in r.stdout, "the ring's data check", r)
+    expect_stderr(r, r"^mpirun: routes: A <-> B direct, dialled from A \(private; its relay 127\.0\.0\.1:\d+ passes "
+                     r"the other site's requests to dial\)$")
+    a.expect_log(r"ended the relay$")
+    check(relay_bytes(a) == 0, f"no data passed the relay:\n{a.log()}")
+    check("started the relay" not in b.log(), "the public site has no relay")
+    expect_nobody_left(grid.ctx)
+
+
+def refused(grid):
+    """A private site mpirun would start itself has no gatekeeper to run its relay, and a site
+    whose subjobs disagree cannot be both: mpirun refuses each before anything starts, naming
+    the site."""
+    a = grid.start("siteA")
+    r = grid.run(["-jobfile", job_file(grid, "local.yaml", grid.ring, [("localhost/fork", 1, "L", "private"),
+                                                                       (a.contact, 1, "A", "public")])])
+    expect_code(r, 2)
+    expect_stderr(r, r"^mpirun: subjob 0 \(site L\) is private \(network: private\), but mpirun starts it itself: ")
+    r = grid.run(["-jobfile", job_file(grid, "split.yaml", grid.ring, [(a.contact, 1, "A", "private"),
+                                                                       (a.contact, 1, "A", "public")])])
+    expect_code(r, 2)
+    expect_stderr(r, r"^mpirun: site A: subjob 0 is private but subjob 1 is not; ")
+    check("subjob" not in a.log(), f"nothing reached the gatekeeper:\n{a.log()}")
+    expect_nobody_left(grid.ctx)
+
+
+SCENARIOS = {f.__name__: f for f in [two_private, private_and_public, refused]}
+
+
+def main():
+    return grid_main(SCENARIOS)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+#include <catch2/catch.hpp>
+
+#include "wireup/routes.hpp"
+
+using strata::wireup::BusinessCard;
+using strata::wireup::Route;
+using strata::wireup::route_between;
+
+namespace {
+
+BusinessCard card(const std::string& site, const std::string& relay = "") {
+    BusinessCard c;
+    c.site = site;
+    c.relay = relay;
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("routes: one site direct; between sites by which ends are private", "[routes]") {
+    const BusinessCard a1 = card("a", "10.0.0.1:4000");
+    const BusinessCard a2 = card("a", "10.0.0.1:4000");
+    const BusinessCard b = card("b", "10.0.0.2:4000");
+    const BusinessCard c = card("c");
+    const BusinessCard d = card("d");
+    CHECK(route_between(a1, a2) == Route::direct);  // a private site's own network reaches its nodes
+    CHECK(route_between(c, d) == Route::direct);
+    CHECK(route_between(a1, b) == Route::relayed);
+    CHECK(route_between(b, a1) == Route::relayed);
+    CHECK(route_between(a1, c) == Route::dial);
+    CHECK(route_between(c, a1) == Route::dial_back);
+}
+
+TEST_CASE("routes: mpirun -v's lines name the pairs of sites that are not direct", "[routes]") {
+    const std::vector<BusinessCard> cards = {card("a", "10.0.0.1:4000"), card("a", "10.0.0.1:4000"),
+                                             card("b", "10.0.0.2:4001"), card("c")};
+    CHECK(strata::wireup::routes_text(cards) ==
+          "routes: a <-> b relayed (relays 10.0.0.1:4000 and 10.0.0.2:4001)\n"
+          "routes: a <-> c direct, dialled from a (private; its relay 10.0.0.1:4000 passes the other site's "
+          "requests to dial)\n"
+          "routes: b <-> c direct, dialled from b (private; its relay 10.0.0.2:4001 passes the other site's "
+          "requests to dial)");
+    CHECK(strata::wireup::routes_text({card("c"), card("d")}).empty());
+}

@@ -27,7 +27,12 @@
 //             but cannot dial in) asks rank `to`, attached here, to dial
 //             rank `from` itself: the relay sends `to` a dial-back Notice;
 //   link      a peer relay: the connection becomes a link between the two
-//             relays that carries many pair streams as frames (below).
+//             relays that carries many pair streams as frames (below);
+//   control   a rank of the site, to mpirun: the relay connects to mpirun's
+//             wire-up listener (the one address it was started with, and no
+//             other) and forwards both ways; the rank and mpirun then hold
+//             their own conversation (wireup/protocol.hpp), which proves the
+//             job key end to end.
 //
 // On a link, pair streams are multiplexed in frames (12-byte header: u8
 // type, 3 zero bytes, u32 stream id, u32 payload length). The relay that
@@ -68,7 +73,7 @@ inline constexpr std::uint32_t kWindow = 512 * 1024;
 // A RESET frame's reason, at most.
 inline constexpr std::uint32_t kReasonMax = 512;
 
-enum class Kind : std::uint32_t { attach = 1, pair = 2, accept = 3, callback = 4, link = 5 };
+enum class Kind : std::uint32_t { attach = 1, pair = 2, accept = 3, callback = 4, link = 5, control = 6 };
 
 // An IPv4 address and port, in host order (the TCP method publishes IPv4).
 struct Endpoint {

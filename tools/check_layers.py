@@ -8,7 +8,7 @@ of a folder in the table is refused. The table is the order the folders are
 built in:
 
     base <- security <- wireup <- job, gram <- adapters <- launcher, gatekeeper
-    security <- relay <- devices
+    security <- relay <- wireup
     base <- commfile;  wireup <- adi <- devices <- collectives <- mpi <- fortran
 
 Prints each refused include as FILE:LINE: FOLDER includes OTHER/... and exits
@@ -27,7 +27,7 @@ LAYERS = {
     "base": set(),
     "security": {"base"},
     "relay": {"base", "security"},
-    "wireup": {"base", "security"},
+    "wireup": {"base", "security", "relay"},
     "commfile": {"base"},
     "job": {"base", "wireup"},
     "gram": {"base", "wireup", "job"},

@@ -1,5 +1,7 @@
 #include "wireup/protocol.hpp"
 
+#include "relay/dial.hpp"
+
 #include "base/keepalive.hpp"
 #include "base/knob.hpp"
 #include "wireup/codec.hpp"
@@ -172,6 +174,24 @@ base::Result<int> connect_to(const std::string& host, const std::string& port) {
     return fd;
 }
 
+// At a private site (env::kRelay set) through the site's relay, which
+// alone can reach mpirun; elsewhere directly. Blocking either way.
+base::Result<int> mpirun_connect(const std::string& host, const std::string& port, int rank,
+                                 const std::string& job_key) {
+    const char* via = std::getenv(env::kRelay);
+    if (via == nullptr || *via == '\0') return connect_to(host, port);
+    const std::optional<relay::Endpoint> at = relay::endpoint_parse(via);
+    if (!at) return base::Error{std::string(env::kRelay) + "='" + via + "' is not the relay's a.b.c.d:port"};
+    relay::Open open;
+    open.kind = relay::Kind::control;
+    open.from = static_cast<std::uint32_t>(rank);
+    const base::Result<int> fd = relay::dial(*at, open, job_key);
+    if (!fd) return fd.failure();
+    const int flags = ::fcntl(*fd, F_GETFL);
+    ::fcntl(*fd, F_SETFL, flags & ~O_NONBLOCK);
+    return fd;
+}
+
 }  // namespace
 
 std::string BusinessCard::address_of(const std::string& method) const {
@@ -307,7 +327,7 @@ base::Result<std::optional<Client>> Client::from_environment() {
     if (key == nullptr || *key == '\0') return base::Error{std::string(env::kJobKey) + " is missing" + set_by};
     c.job_key_ = key;
 
-    const base::Result<int> fd = connect_to(host, port);
+    const base::Result<int> fd = mpirun_connect(host, port, c.rank_, c.job_key_);
     if (!fd) {
         return base::Error{std::string("cannot reach mpirun at ") + wireup + " (" + env::kWireup + "): " + fd.error() +
                            "; was this process started by a running mpirun?"};

@@ -17,7 +17,7 @@
 #include "base/little_endian.hpp"
 #include "devices/tcp/handshake.hpp"
 #include "devices/tcp/network.hpp"
-#include "devices/tcp/relay_client.hpp"
+#include "relay/dial.hpp"
 #include "wireup/emulation.hpp"
 #include "wireup/environment.hpp"
 
@@ -284,7 +284,7 @@ base::Status TcpMethod::routes_set(const std::vector<wireup::BusinessCard>& card
     relay::Open open;
     open.kind = relay::Kind::attach;
     open.from = static_cast<std::uint32_t>(me);
-    base::Result<int> fd = relay_dial(*my_relay_, open, ctx_.job_key);
+    base::Result<int> fd = relay::dial(*my_relay_, open, ctx_.job_key);
     if (!fd) return base::Error{"cannot attach to this site's relay: " + fd.error()};
     attach_fd_ = *fd;
     epoll_event ev{};
@@ -302,7 +302,7 @@ void TcpMethod::relay_connect(int peer, Connection& c) {
     if (p.route == wireup::Route::dial_back) {
         // The peer dials us; its Hello arrives on the listener.
         open.kind = relay::Kind::callback;
-        base::Result<int> fd = relay_dial(p.relay, open, ctx_.job_key);
+        base::Result<int> fd = relay::dial(p.relay, open, ctx_.job_key);
         if (!fd) {
             link_failed(peer, "cannot ask rank " + std::to_string(peer) + " to connect: " + fd.error(), nullptr);
             return;
@@ -314,7 +314,7 @@ void TcpMethod::relay_connect(int peer, Connection& c) {
     open.kind = relay::Kind::pair;
     open.stream = c.stream;
     open.relay = p.relay;
-    base::Result<int> fd = relay_dial(*my_relay_, open, ctx_.job_key);
+    base::Result<int> fd = relay::dial(*my_relay_, open, ctx_.job_key);
     if (!fd) {
         link_failed(peer, "cannot reach rank " + std::to_string(peer) + " through this site's relay: " + fd.error(),
                     nullptr);
@@ -362,7 +362,7 @@ void TcpMethod::relay_notice(const relay::Notice& n) {
     open.to = n.from;
     open.stream = n.stream;
     open.token = n.token;
-    base::Result<int> fd = relay_dial(*my_relay_, open, ctx_.job_key);
+    base::Result<int> fd = relay::dial(*my_relay_, open, ctx_.job_key);
     if (!fd) {
         std::fprintf(stderr, "strata: rank %d: cannot take rank %d's connection from this site's relay: %s\n",
                      ctx_.rank, peer, fd.error().c_str());

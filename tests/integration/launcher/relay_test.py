@@ -14,6 +14,7 @@ the bytes they carried. Timeouts are only hang guards: no verdict depends on tim
 import re
 import sys
 
+from ssh_sites_test import with_ssh_grid
 from strata_test.grid import grid_main
 from strata_test.harness import check, expect_code, expect_nobody_left, expect_stderr
 
@@ -86,7 +87,41 @@ def refused(grid):
     expect_nobody_left(grid.ctx)
 
 
-SCENARIOS = {f.__name__: f for f in [two_private, private_and_public, refused]}
+def ssh_job(sg, name, program, subjobs):
+    """A YAML job for the ssh sites; subjobs are (contact, count, site, network)."""
+    lines = [f"executable: {program}", f"directory: {sg.grid.shared}", f"strata: {sg.prefix}", "subjobs:"]
+    for contact, count, site, network in subjobs:
+        lines.append(f"  - {{contact: '{contact}', count: {count}, site: {site}, network: {network}}}")
+    return sg.ctx.file(name, "\n".join(lines) + "\n")
+
+
+def ssh_private_sites(grid):
+    """Three ssh sites; s1's and s2's processes run on clusters behind their login nodes
+    (Slurm in a namespace that reaches its login node and nothing else), s3's on its login
+    node. Everything a process of s1 or s2 says leaves through its site's relay: its check-in
+    with mpirun, its links to the other private site (relayed both ends) and to s3 (dialled
+    from the private end). The ring and the all-to-all check their data across all three."""
+    run = with_ssh_grid(ssh_private_scenario, private=("s1", "s2"))
+    run(grid)
+
+
+def ssh_private_scenario(sg):
+    subjobs = [("s1/ssh+slurm", 2, "A", "private"), ("s2/ssh+slurm", 2, "B", "private"), ("s3/ssh", 2, "C", "public")]
+    for program, expect in ((sg.grid.ring, "1 MB message passed around 6 ranks intact"),
+                            (sg.grid.alltoall, "ok (6 processes)")):
+        r = sg.run(["-v", "-jobfile", ssh_job(sg, "private.yaml", program, subjobs)])
+        expect_code(r, 0)
+        check(expect in r.stdout, f"the program's own check: '{expect}'", r)
+        expect_stderr(r, r"^mpirun: routes: A <-> B relayed \(relays 10\.77\.0\.1:\d+ and 10\.77\.0\.2:\d+\)$")
+        expect_stderr(r, r"^mpirun: routes: A <-> C direct, dialled from A ")
+        expect_stderr(r, r"^mpirun: routes: B <-> C direct, dialled from B ")
+        expect_stderr(r, r"^mpirun: s1: .* started the relay of this private site, pid \d+, at 10\.77\.0\.1:\d+$")
+        sg.expect_nothing_left()
+        for cluster in sg.clusters.values():
+            cluster.expect_no_jobs()
+
+
+SCENARIOS = {f.__name__: f for f in [two_private, private_and_public, refused, ssh_private_sites]}
 
 
 def main():

@@ -27,14 +27,18 @@ class SshGrid:
     """Three sites s1..s3 behind sshd, the user's namespace for mpirun, and Strata published
     where the sites' account can run it (PREFIX/bin/strata-gatekeeper)."""
 
-    def __init__(self, grid, slurm=False, ports=None):
+    def __init__(self, grid, slurm=False, ports=None, private=()):
         """`slurm`: a private Slurm behind s1's login node (in its namespace), which the
-        logins reach through SLURM_CONF. `ports`: sshd's ports besides 22 (SshLogins)."""
+        logins reach through SLURM_CONF. `ports`: sshd's ports besides 22 (SshLogins).
+        `private`: sites whose processes run on a cluster behind the login node that no
+        other site reaches (Namespaces' compute namespaces), each with its own Slurm there
+        (clusters[site]), which that site's logins reach through SLURM_CONF."""
         skip_unless_possible()
         self.grid, self.ctx = grid, grid.ctx
         self.prefix = os.path.dirname(os.path.dirname(grid.publish(grid.gatekeeper, "bin")))
-        self.nets = Namespaces(grid.ctx)
+        self.nets = Namespaces(grid.ctx, compute=private)
         self.logins = self.slurm = None
+        self.clusters = {}
         try:
             # Strata on the login's PATH too, for machine files (which have no `strata` key).
             env = {"PATH": f"{self.prefix}/bin:/usr/local/bin:/usr/bin:/bin"}
@@ -42,7 +46,13 @@ class SshGrid:
                 self.slurm = Slurm(grid, netns=self.nets.ns("s1"))
                 os.chmod(self.slurm.dir, 0o755)
                 env.update(self.slurm.env)
-            self.logins = SshLogins(grid.ctx, self.nets, ["s1", "s2", "s3"], environment=env, ports=ports)
+            for k, site in enumerate(private):
+                cluster = Slurm(grid, netns=self.nets.ns(site + "c"), address=self.nets.compute_addr[site],
+                                port=16827 + 10 * k)
+                self.clusters[site] = cluster
+                os.chmod(cluster.dir, 0o755)
+            self.logins = SshLogins(grid.ctx, self.nets, ["s1", "s2", "s3"], environment=env, ports=ports,
+                                    site_environment={s: c.env for s, c in self.clusters.items()})
         except BaseException:
             self.stop()
             raise
@@ -50,8 +60,9 @@ class SshGrid:
     def stop(self):
         if self.logins is not None:
             self.logins.stop()
-        if self.slurm is not None:
-            self.slurm.stop()
+        for cluster in [self.slurm, *self.clusters.values()]:
+            if cluster is not None:
+                cluster.stop()
         self.nets.remove()
 
     def env(self, config=None, extra=None):
@@ -102,10 +113,10 @@ def say_failure(r):
             print(line)
 
 
-def with_ssh_grid(scenario, slurm=False, ports=None):
+def with_ssh_grid(scenario, slurm=False, ports=None, private=()):
     @functools.wraps(scenario)
     def run(grid):
-        sg = SshGrid(grid, slurm=slurm, ports=ports)
+        sg = SshGrid(grid, slurm=slurm, ports=ports, private=private)
         try:
             scenario(sg)
         finally:

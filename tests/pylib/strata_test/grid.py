@@ -234,9 +234,14 @@ def fake_args(ctx, *actions):
 
 class Namespaces:
     """Three sites and the user, each in its own network namespace with its own address
-    on one bridge (in a fifth namespace): nothing of the machine's own network changes."""
+    on one bridge (in a fifth namespace): nothing of the machine's own network changes.
 
-    def __init__(self, ctx):
+    A site named in `compute` also gets a private cluster behind it: a namespace "<site>c"
+    linked to the site's namespace alone (10.88.K.2, the site's end 10.88.K.1, its default
+    route), which the site's namespace does not forward for. Its nodes reach their login node
+    and nothing else; no other site reaches them (compute_addr[site])."""
+
+    def __init__(self, ctx, compute=()):
         self.tag = ctx.marker[-5:]
         self.names = []
         self.hub = self.add("hub")
@@ -252,6 +257,26 @@ class Namespaces:
             run_ip("-n", ns, "addr", "add", self.addr[name] + "/24", "dev", inside)
             run_ip("-n", ns, "link", "set", inside, "up")
             run_ip("-n", ns, "link", "set", "lo", "up")
+        self.compute_addr = {}
+        for site in compute:
+            self.add_compute(site)
+
+    def add_compute(self, site):
+        k = ["s1", "s2", "s3"].index(site) + 1
+        ns = self.add(site + "c")
+        inside, outside = f"c{self.tag}{k}", f"g{self.tag}{k}"
+        run_ip("link", "add", "name", inside, "netns", ns, "type", "veth", "peer", "name", outside, "netns",
+               self.ns(site))
+        run_ip("-n", self.ns(site), "addr", "add", f"10.88.{k}.1/24", "dev", outside)
+        run_ip("-n", self.ns(site), "link", "set", outside, "up")
+        self.compute_addr[site] = f"10.88.{k}.2"
+        run_ip("-n", ns, "addr", "add", self.compute_addr[site] + "/24", "dev", inside)
+        run_ip("-n", ns, "link", "set", inside, "up")
+        run_ip("-n", ns, "link", "set", "lo", "up")
+        run_ip("-n", ns, "route", "add", "default", "via", f"10.88.{k}.1")
+        forward = subprocess.run(["ip", "netns", "exec", self.ns(site), "sysctl", "-n", "net.ipv4.ip_forward"],
+                                 capture_output=True, text=True, timeout=GUARD).stdout.strip()
+        check(forward == "0", f"{site}'s login node must not forward for its cluster (ip_forward={forward})")
 
     def add(self, name):
         ns = f"strata-{self.tag}-{name}"
@@ -275,14 +300,21 @@ def run_ip(*args):
 class Slurm:
     """A private single-node Slurm for one scenario (skips where it cannot run)."""
 
-    def __init__(self, grid, nodes=1, netns=None):
+    def __init__(self, grid, nodes=1, netns=None, address=None, port=None):
         """`nodes` > 1: nodes n1..nN, each its own slurmd on this machine. `netns`: the daemons
         run in that network namespace (a site's cluster behind its login node), on its loopback;
-        jobs() and stop() reach them there."""
+        jobs() and stop() reach them there. `address`: the daemons' address there instead of
+        loopback, which a login node in another namespace reaches (one node). `port`: slurmctld's
+        port (slurmd's the next), for a second cluster."""
         self.scripts = grid.slurm_scripts
         self.prefix = ["ip", "netns", "exec", netns] if netns else []
+        env = {**os.environ, "STRATA_TEST_SLURM_NODES": str(nodes)}
+        if address:
+            env["STRATA_TEST_SLURM_ADDR"] = address
+        if port:
+            env["STRATA_TEST_SLURM_PORT"] = str(port)
         r = subprocess.run([*self.prefix, os.path.join(self.scripts, "start_slurm.sh")], capture_output=True,
-                           text=True, timeout=GUARD * 2, env={**os.environ, "STRATA_TEST_SLURM_NODES": str(nodes)})
+                           text=True, timeout=GUARD * 2, env=env)
         if r.returncode == 77:
             print("SKIP: " + r.stderr.strip())
             sys.exit(77)

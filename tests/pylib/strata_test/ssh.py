@@ -40,14 +40,16 @@ class SshLogins:
     leftovers(), home_files(), sshd_processes(), client_processes(), stop().
     """
 
-    def __init__(self, ctx, nets, sites, environment=None, ports=None):
+    def __init__(self, ctx, nets, sites, environment=None, ports=None, site_environment=None):
         """`environment`: variables every session gets (sshd's SetEnv, which overrides sshd's
         default PATH too), as a login node's administrator would set them. `ports`: {site:
         [port, ...]} where that site's sshd listens besides port 22 (known_hosts has the key
-        for each, as `[ADDR]:PORT`)."""
+        for each, as `[ADDR]:PORT`). `site_environment`: {site: {variable: value}} on top of
+        `environment` at that site (its own Slurm's SLURM_CONF)."""
         skip_unless_possible()
         self.ctx, self.nets, self.sites = ctx, nets, list(sites)
         self.environment = dict(environment or {})
+        self.site_environment = {site: dict(e) for site, e in (site_environment or {}).items()}
         self.ports = {site: list(p) for site, p in (ports or {}).items()}
         self.account = "strssh" + ctx.marker[-6:]
         self.uid = None
@@ -121,8 +123,9 @@ class SshLogins:
                     "UsePAM no\nPubkeyAuthentication yes\nAuthorizedKeysFile .ssh/authorized_keys\n"
                     f"StrictModes yes\nAllowUsers {self.account}\nPermitRootLogin no\nX11Forwarding no\n"
                     "PrintMotd no\nPrintLastLog no\nLogLevel VERBOSE\n")
-            if self.environment:
-                f.write("SetEnv " + " ".join(f'"{k}={v}"' for k, v in self.environment.items()) + "\n")
+            environment = {**self.environment, **self.site_environment.get(site, {})}
+            if environment:
+                f.write("SetEnv " + " ".join(f'"{k}={v}"' for k, v in environment.items()) + "\n")
         log_path = self.log_path(site)
         with open(log_path, "a") as log:  # sshd's own early complaints land in its log too
             self.servers[site] = subprocess.Popen(

@@ -40,9 +40,14 @@ esac
 # Ports: a pair away from Slurm's default 6817/6818, so a site Slurm on this
 # machine is left alone; STRATA_TEST_SLURM_PORT moves it.
 port=${STRATA_TEST_SLURM_PORT:-16817}
+# STRATA_TEST_SLURM_ADDR: the address the daemons use (a cluster namespace's own, which a
+# login node in another namespace reaches); default: the host name's.
+addr=${STRATA_TEST_SLURM_ADDR:-}
+ctld=$host
+[ -z "$addr" ] || ctld="$host($addr)"
 cat >"$dir/slurm.conf" <<CONF
 ClusterName=strata-test
-SlurmctldHost=$host
+SlurmctldHost=$ctld
 SlurmctldPort=$port
 SlurmUser=root
 SlurmdUser=root
@@ -65,7 +70,7 @@ CONF
 if [ "$nodes" -eq 1 ]; then
     names=$host
     echo "SlurmdPort=$((port + 1))" >>"$dir/slurm.conf"
-    echo "NodeName=$host CPUs=2 RealMemory=4000 State=UNKNOWN" >>"$dir/slurm.conf"
+    echo "NodeName=$host ${addr:+NodeAddr=$addr }CPUs=2 RealMemory=4000 State=UNKNOWN" >>"$dir/slurm.conf"
 else
     names=$(seq -f 'n%g' 1 "$nodes")
     echo "NodeName=n[1-$nodes] NodeHostname=$host NodeAddr=127.0.0.1 Port=[$((port + 1))-$((port + nodes))]" \

@@ -1,4 +1,4 @@
-#include "devices/tcp/relay_client.hpp"
+#include "relay/dial.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -10,12 +10,15 @@
 #include <cerrno>
 #include <cstring>
 
-#include "base/unique_fd.hpp"
-#include "devices/tcp/connection.hpp"
+#include <netinet/tcp.h>
 
-namespace strata::dev::tcp {
+#include "base/unique_fd.hpp"
+
+namespace strata::relay {
 
 namespace {
+
+std::string errno_text(int e) { return std::strerror(e); }
 
 using Clock = std::chrono::steady_clock;
 
@@ -66,7 +69,7 @@ base::Status recv_all(int fd, std::uint8_t* data, std::size_t n, Clock::time_poi
     return {};
 }
 
-base::Status connect_to(int fd, const relay::Endpoint& at, Clock::time_point deadline) {
+base::Status connect_to(int fd, const Endpoint& at, Clock::time_point deadline) {
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(at.port);
@@ -81,38 +84,38 @@ base::Status connect_to(int fd, const relay::Endpoint& at, Clock::time_point dea
 }
 
 // The handshake on a connected socket: Open, Challenge, Response, Answer.
-base::Status handshake(int fd, relay::Open& open, const std::string& job_key, Clock::time_point deadline) {
+base::Status handshake(int fd, Open& open, const std::string& job_key, Clock::time_point deadline) {
     if (!security::nonce_fill(open.nonce)) return base::Error{"the OpenSSL random generator is not seeded"};
-    const auto hello = relay::open_encode(open);
+    const auto hello = open_encode(open);
     if (base::Status s = send_all(fd, hello.data(), hello.size(), deadline); !s) return s;
-    std::array<std::uint8_t, relay::kChallengeSize> challenge{};
+    std::array<std::uint8_t, kChallengeSize> challenge{};
     if (base::Status s = recv_all(fd, challenge.data(), challenge.size(), deadline); !s) return s;
     security::Nonce theirs{};
     security::Proof proof{};
     std::memcpy(theirs.data(), challenge.data(), theirs.size());
     std::memcpy(proof.data(), challenge.data() + theirs.size(), proof.size());
-    if (!security::proof_equal(relay::open_proof(job_key, security::ProofRole::relay_acceptor, open, theirs), proof))
+    if (!security::proof_equal(open_proof(job_key, security::ProofRole::relay_acceptor, open, theirs), proof))
         return base::Error{"it does not know this job's key: it is not this job's relay"};
-    const auto mine = relay::open_proof(job_key, security::ProofRole::relay_connector, open, theirs);
+    const auto mine = open_proof(job_key, security::ProofRole::relay_connector, open, theirs);
     if (base::Status s = send_all(fd, mine.data(), mine.size(), deadline); !s) return s;
-    std::array<std::uint8_t, relay::kAnswerSize> answer{};
+    std::array<std::uint8_t, kAnswerSize> answer{};
     if (base::Status s = recv_all(fd, answer.data(), answer.size(), deadline); !s) return s;
-    if (relay::le32(answer.data()) != 1) return base::Error{"it refused the connection (see its log)"};
+    if (le32(answer.data()) != 1) return base::Error{"it refused the connection (see its log)"};
     return {};
 }
 
 }  // namespace
 
-base::Result<int> relay_dial(const relay::Endpoint& at, relay::Open open, const std::string& job_key,
-                             std::chrono::milliseconds timeout) {
+base::Result<int> dial(const Endpoint& at, Open open, const std::string& job_key, std::chrono::milliseconds timeout) {
     const Clock::time_point deadline = Clock::now() + timeout;
     base::UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (fd.get() < 0) return base::Error{"cannot create a socket: " + errno_text(errno)};
-    socket_tune(fd.get());
+    int one = 1;
+    setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     base::Status s = connect_to(fd.get(), at, deadline);
     if (s) s = handshake(fd.get(), open, job_key, deadline);
-    if (!s) return base::Error{"the relay at " + relay::endpoint_text(at) + ": " + s.error()};
+    if (!s) return base::Error{"the relay at " + endpoint_text(at) + ": " + s.error()};
     return fd.release();
 }
 
-}  // namespace strata::dev::tcp
+}  // namespace strata::relay

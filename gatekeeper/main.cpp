@@ -30,6 +30,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -98,16 +99,13 @@ int serve_stdio() {
     return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// -c CONFIG: the site's gatekeeper.
+int gatekeeper_main(int argc, char** argv) {
     using namespace strata::gatekeeper;
     std::string config_path;
     std::string port_file;
     bool stdio = false;
     const std::vector<std::string> args(argv + 1, argv + argc);
-    for (const std::string& a : args)
-        if (a == "--relay") return strata::relay::relay_process_main(argc, argv);
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if ((a == "-c" || a == "--config" || a == "--port-file") && i + 1 < args.size()) {
@@ -198,4 +196,13 @@ int main(int argc, char** argv) {
     io.run();
     log_line("stopped");
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (std::find(args.begin(), args.end(), "--relay") != args.end())
+        return strata::relay::relay_process_main(argc, argv);
+    return gatekeeper_main(argc, argv);
 }

@@ -206,3 +206,30 @@ TEST_CASE("relay: losing the link resets its streams and is logged", "[relay]") 
     CHECK(a.stats().links == 0);
     for (const int fd : {p.here, p.there, d}) ::close(fd);
 }
+
+TEST_CASE("relay: frames from a peer relay are checked (stream id parity, reset reasons)", "[relay]") {
+    RunningRelay r(kKey);
+    // This test dials as a peer relay: its streams are odd.
+    const Handshake link = handshake(r.port(), kKey, open_of(Kind::link, 0, 0));
+    REQUIRE(link.answer == 1);
+    const auto send_frame = [&](relay::FrameType type, std::uint32_t id, std::span<const std::uint8_t> payload) {
+        const auto h = relay::frame_header_encode(relay::FrameHeader{type, id, static_cast<std::uint32_t>(payload.size())});
+        REQUIRE(write_all(link.fd, h.data(), h.size()));
+        REQUIRE(write_all(link.fd, payload.data(), payload.size()));
+    };
+    send_frame(relay::FrameType::open, 3, relay::open_payload_encode(relay::OpenPayload{5, 6, 0}));
+    std::array<std::uint8_t, relay::kFrameHeaderSize> header{};
+    REQUIRE(read_all(link.fd, header.data(), header.size()));
+    const auto h = relay::frame_header_decode(header);
+    REQUIRE(h);
+    CHECK(h->type == relay::FrameType::reset);
+    CHECK(h->id == 3);
+    std::string reason(h->length, '\0');
+    REQUIRE(read_all(link.fd, reinterpret_cast<std::uint8_t*>(reason.data()), reason.size()));
+    CHECK(reason == "rank 6 is not attached here");
+    // An even id is the relay's own to open: the link is dropped.
+    send_frame(relay::FrameType::open, 4, relay::open_payload_encode(relay::OpenPayload{5, 6, 0}));
+    CHECK(read_end(link.fd) <= 0);
+    CHECK(r.log.wait_for("lost the link to relay 127.0.0.1:").find("not the peer's to open") != std::string::npos);
+    ::close(link.fd);
+}

@@ -6,6 +6,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -44,6 +45,11 @@ bool range_parse(const std::string& text, Options& o) {
     return o.port_low > 0 && o.port_low <= o.port_high && o.port_high < 65536;
 }
 
+std::optional<Options> refused(const std::string& why) {
+    std::fprintf(stderr, "strata-relay: %s\n%s", why.c_str(), kUsage);
+    return std::nullopt;
+}
+
 // The options from the command line, or nullopt after printing why not.
 std::optional<Options> options_parse(const std::vector<std::string>& args) {
     Options o;
@@ -51,16 +57,15 @@ std::optional<Options> options_parse(const std::vector<std::string>& args) {
         const std::string& a = args[i];
         const bool has_value = i + 1 < args.size();
         if (a == "--relay") continue;
-        if (a == "-h" || a == "--help") return std::fputs(kUsage, stdout), std::nullopt;
         if (a == "--listen" && has_value) {
             const auto address = address_parse(args[++i]);
-            if (!address) return std::fprintf(stderr, "strata-relay: --listen %s: expected an IPv4 address\n", args[i].c_str()), std::nullopt;
+            if (!address) return refused("--listen " + args[i] + ": expected an IPv4 address");
             o.listen_address = *address;
         } else if (a == "--port-range" && has_value) {
             if (!range_parse(args[++i], o))
-                return std::fprintf(stderr, "strata-relay: --port-range %s: expected LOW:HIGH, 0 < LOW <= HIGH < 65536\n", args[i].c_str()), std::nullopt;
+                return refused("--port-range " + args[i] + ": expected LOW:HIGH, 0 < LOW <= HIGH < 65536");
         } else {
-            return std::fprintf(stderr, "strata-relay: unexpected argument '%s'\n%s", a.c_str(), kUsage), std::nullopt;
+            return refused("unexpected argument '" + a + "'");
         }
     }
     return o;
@@ -91,7 +96,12 @@ bool port_announce(int port) {
 }  // namespace
 
 int relay_process_main(int argc, char** argv) {
-    std::optional<Options> options = options_parse(std::vector<std::string>(argv + 1, argv + argc));
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (std::find(args.begin(), args.end(), "--help") != args.end()) {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    std::optional<Options> options = options_parse(args);
     if (!options) return 2;
     const char* key = std::getenv("STRATA_JOB_KEY");
     if (key == nullptr || *key == '\0') {

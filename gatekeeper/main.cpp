@@ -1,5 +1,6 @@
 // strata-gatekeeper -c CONFIG [--port-file FILE]
 // strata-gatekeeper --stdio
+// strata-gatekeeper --relay [--listen ADDR] [--port-range LOW:HIGH]
 //
 // Runs a site's gatekeeper in the foreground until SIGTERM or SIGINT: then
 // every connected mpirun hears its subjob FAILED ("site shutting down"), every
@@ -16,16 +17,20 @@
 // the subjob first. Its log goes to standard error, which ssh carries back
 // to mpirun. Nothing else may reach standard output: the protocol moves to
 // descriptors of its own, and standard output becomes standard error.
+//
+// With --relay it is a private site's relay instead (relay/process.hpp).
 #include "gatekeeper/gatekeeper.hpp"
 
 #include <boost/asio/signal_set.hpp>
 
 #include "gram/gram.hpp"
+#include "relay/process.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -41,9 +46,11 @@ namespace {
 const char* const kUsage =
     "usage: strata-gatekeeper -c CONFIG [--port-file FILE]\n"
     "       strata-gatekeeper --stdio\n"
+    "       strata-gatekeeper --relay [--listen ADDR] [--port-range LOW:HIGH]\n"
     "  -c, --config FILE   the gatekeeper's YAML configuration (see README, \"Run across sites\")\n"
     "  --port-file FILE    write the port it listens on to FILE once it listens\n"
     "  --stdio             serve the one mpirun on stdin and stdout (mpirun starts it so over ssh)\n"
+    "  --relay             run the site's relay instead (docs/RELAYS.md; --relay --help)\n"
     "  --version           print the version and exit\n"
     "SIGHUP re-reads CONFIG, the grid-mapfile and the trusted-CA directory for new connections;\n"
     "SIGTERM or SIGINT ends every subjob (mpirun hears \"site shutting down\") and stops.\n";
@@ -92,9 +99,8 @@ int serve_stdio() {
     return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// -c CONFIG: the site's gatekeeper.
+int gatekeeper_main(int argc, char** argv) {
     using namespace strata::gatekeeper;
     std::string config_path;
     std::string port_file;
@@ -190,4 +196,13 @@ int main(int argc, char** argv) {
     io.run();
     log_line("stopped");
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (std::find(args.begin(), args.end(), "--relay") != args.end())
+        return strata::relay::relay_process_main(argc, argv);
+    return gatekeeper_main(argc, argv);
 }

@@ -8,7 +8,7 @@ of a folder in the table is refused. The table is the order the folders are
 built in:
 
     base <- security <- wireup <- job, gram <- adapters <- launcher, gatekeeper
-    security <- relay <- wireup
+    security <- relay <- wireup, gatekeeper
     base <- commfile;  wireup <- adi <- devices <- collectives <- mpi <- fortran
 
 Prints each refused include as FILE:LINE: FOLDER includes OTHER/... and exits
@@ -33,7 +33,7 @@ LAYERS = {
     "gram": {"base", "wireup", "job"},
     "adapters": {"base", "wireup", "job"},
     "launcher": {"base", "security", "wireup", "commfile", "job", "gram", "adapters"},
-    "gatekeeper": {"base", "security", "wireup", "job", "gram", "adapters"},
+    "gatekeeper": {"base", "security", "wireup", "job", "gram", "adapters", "relay"},
     "adi": {"base", "wireup"},
     "devices": {"base", "security", "relay", "wireup", "adi"},
     "collectives": {"base", "wireup", "adi"},

@@ -1,0 +1,138 @@
+#include "relay/process.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/unique_fd.hpp"
+#include "relay/relay.hpp"
+
+namespace strata::relay {
+
+namespace {
+
+const char* const kUsage =
+    "usage: strata-gatekeeper --relay [--listen ADDR] [--port-range LOW:HIGH]\n"
+    "  --listen ADDR          the IPv4 address to listen on (default: every address)\n"
+    "  --port-range LOW:HIGH  the ports it may listen on (default: any)\n"
+    "The job key comes from STRATA_JOB_KEY. Prints the port on standard output, then serves\n"
+    "until standard input reads EOF or SIGTERM, SIGINT or SIGHUP.\n";
+
+std::optional<std::uint32_t> address_parse(const std::string& text) {
+    in_addr a{};
+    if (::inet_pton(AF_INET, text.c_str(), &a) != 1) return std::nullopt;
+    return ntohl(a.s_addr);
+}
+
+// "LOW:HIGH" with 0 < LOW <= HIGH < 65536, or "0".
+bool range_parse(const std::string& text, Options& o) {
+    if (text == "0") return true;
+    const std::size_t colon = text.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == text.size() || text.size() > 11) return false;
+    for (std::size_t i = 0; i < text.size(); ++i)
+        if (i != colon && (text[i] < '0' || text[i] > '9')) return false;
+    o.port_low = std::atoi(text.substr(0, colon).c_str());
+    o.port_high = std::atoi(text.substr(colon + 1).c_str());
+    return o.port_low > 0 && o.port_low <= o.port_high && o.port_high < 65536;
+}
+
+std::optional<Options> refused(const std::string& why) {
+    std::fprintf(stderr, "strata-relay: %s\n%s", why.c_str(), kUsage);
+    return std::nullopt;
+}
+
+// The options from the command line, or nullopt after printing why not.
+std::optional<Options> options_parse(const std::vector<std::string>& args) {
+    Options o;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        const bool has_value = i + 1 < args.size();
+        if (a == "--relay") continue;
+        if (a == "--listen" && has_value) {
+            const auto address = address_parse(args[++i]);
+            if (!address) return refused("--listen " + args[i] + ": expected an IPv4 address");
+            o.listen_address = *address;
+        } else if (a == "--port-range" && has_value) {
+            if (!range_parse(args[++i], o))
+                return refused("--port-range " + args[i] + ": expected LOW:HIGH, 0 < LOW <= HIGH < 65536");
+        } else {
+            return refused("unexpected argument '" + a + "'");
+        }
+    }
+    return o;
+}
+
+// SIGTERM, SIGINT and SIGHUP, blocked, as a descriptor the relay waits on.
+base::UniqueFd signals_open() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) return base::UniqueFd();
+    return base::UniqueFd(signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
+}
+
+// The port, then standard output closed (pointed at /dev/null), so that
+// whoever reads it sees the line end and EOF.
+bool port_announce(int port) {
+    if (std::printf("%d\n", port) < 0 || std::fflush(stdout) != 0) return false;
+    const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null < 0) return false;
+    const bool moved = ::dup2(null, 1) == 1;
+    ::close(null);
+    return moved;
+}
+
+}  // namespace
+
+int relay_process_main(int argc, char** argv) {
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (std::find(args.begin(), args.end(), "--help") != args.end()) {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    std::optional<Options> options = options_parse(args);
+    if (!options) return 2;
+    const char* key = std::getenv("STRATA_JOB_KEY");
+    if (key == nullptr || *key == '\0') {
+        std::fprintf(stderr, "strata-relay: STRATA_JOB_KEY is not set: the relay needs the job's key to prove "
+                             "every connection; its gatekeeper sets it\n");
+        return 2;
+    }
+    options->job_key = key;
+    ::signal(SIGPIPE, SIG_IGN);
+    const base::UniqueFd signals = signals_open();
+    if (!signals) {
+        std::perror("strata-relay: cannot wait for signals");
+        return 1;
+    }
+    options->stop_fd = signals.get();
+    options->lifeline_fd = 0;
+    base::Result<std::unique_ptr<Relay>> relay = Relay::open(std::move(*options));
+    if (!relay) {
+        std::fprintf(stderr, "strata-relay: %s\n", relay.error().c_str());
+        return 1;
+    }
+    std::fprintf(stderr, "strata-relay: listening on port %d\n", (*relay)->port());
+    if (!port_announce((*relay)->port())) {
+        std::perror("strata-relay: cannot write the port on standard output");
+        return 1;
+    }
+    if (base::Status ran = (*relay)->run(); !ran) {
+        std::fprintf(stderr, "strata-relay: %s\n", ran.error().c_str());
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace strata::relay

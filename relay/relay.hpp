@@ -1,0 +1,90 @@
+// The relay of a private site (docs/RELAYS.md, "The relay"): the process on
+// the site's gateway through which its ranks reach, and are reached from,
+// other sites. relay/protocol.hpp has the wire format; this is the engine.
+//
+// Who calls what:
+//   - open() binds the listener and returns a Relay that does nothing yet;
+//   - run() serves, on the calling thread, until stop(), the stop fd or the
+//     lifeline ends it, then logs one summary line and returns;
+//   - stop() may be called from any thread (and from a signal handler: it
+//     writes an eventfd); stats() from any thread, at any time.
+// The relay is one event loop over level-triggered epoll with non-blocking
+// sockets: no threads, nothing ever blocks.
+//
+// What it serves, by the kind of each connection's Open (after the job-key
+// handshake, which it checks on every connection and, dialling a link,
+// makes itself):
+//   attach    kept per rank (a second one replaces the first); the relay
+//             writes Notices to it;
+//   pair      spliced to a new stream of the link to the relay the Open
+//             names (dialled on first use: one link per peer endpoint);
+//   accept    spliced to the stream the Notice's token names;
+//   callback  a dial-back Notice to the rank asked, Answer 1 if it is
+//             attached, then closed;
+//   link      a peer relay's link, as usable as one this relay dialled.
+//
+// Bounds: every stream buffers at most kWindow bytes each way, so the bytes
+// the relay holds stay below streams * 2 * kWindow plus, per link, one
+// write batch and its control frames. Connections in their handshake,
+// streams, links and attached ranks are capped (kPendingMax, ...), and a
+// connection that has not finished its handshake in 10 s is dropped.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "base/result.hpp"
+
+namespace strata::relay {
+
+// Limits on what strangers and the job can make the relay hold.
+inline constexpr std::size_t kPendingMax = 1024;  // connections in their handshake
+inline constexpr std::size_t kStreamsMax = 65536;
+inline constexpr std::size_t kLinksMax = 1024;
+inline constexpr std::size_t kAttachMax = 65536;
+
+struct Options {
+    std::string job_key;               // the HMAC key, exactly as security::proof_make takes it
+    std::uint32_t listen_address = 0;  // IPv4, host order; 0: every address
+    int port_low = 0;                  // the listener's port range; 0: any port
+    int port_high = 0;
+    int lifeline_fd = -1;  // when it reads EOF or fails, the relay stops; -1: none
+    int stop_fd = -1;      // when it is readable (a signalfd), the relay stops; -1: none
+    // Receives each log line whole ("strata-relay: ..."); empty: standard error.
+    std::function<void(const std::string&)> log;
+};
+
+struct Stats {
+    std::uint64_t streams_opened = 0;  // pair streams this relay opened or accepted
+    std::uint64_t bytes_from_ranks = 0;  // read from rank sockets, towards peer relays
+    std::uint64_t bytes_to_ranks = 0;    // written to rank sockets, from peer relays
+    std::uint64_t buffered = 0;          // bytes the relay holds now
+    std::uint64_t peak_buffered = 0;
+    std::uint64_t links_opened = 0;  // dialled or accepted, handshake complete
+    std::uint64_t links = 0;         // up now
+    std::uint64_t streams = 0;       // open now
+};
+
+class Engine;
+
+class Relay {
+public:
+    static base::Result<std::unique_ptr<Relay>> open(Options options);
+    ~Relay();
+    Relay(const Relay&) = delete;
+    Relay& operator=(const Relay&) = delete;
+
+    int port() const;
+    // Serves until stopped; fails only when epoll itself does.
+    base::Status run();
+    void stop();
+    Stats stats() const;
+
+private:
+    explicit Relay(std::unique_ptr<Engine> engine);
+    std::unique_ptr<Engine> engine_;
+};
+
+}  // namespace strata::relay

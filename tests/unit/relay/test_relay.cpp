@@ -1,0 +1,236 @@
+// The relay engine (relay/relay.hpp) with two relays in this process and
+// ranks played by blocking sockets on loopback.
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "relay_fixture.hpp"
+
+using namespace strata;
+using namespace strata::test;
+using relay::Kind;
+using relay::kWindow;
+
+namespace {
+
+const std::string kKey = "0123456789abcdef0123456789abcdef";
+
+relay::Open open_of(Kind kind, std::uint32_t from, std::uint32_t to) {
+    relay::Open o;
+    o.kind = kind;
+    o.from = from;
+    o.to = to;
+    return o;
+}
+
+}  // namespace
+
+TEST_CASE("relay: a connection with another job's key is refused", "[relay]") {
+    RunningRelay r(kKey);
+    const Handshake h = handshake(r.port(), "another key", open_of(Kind::attach, 1, 0));
+    CHECK_FALSE(h.relay_proved);
+    CHECK(h.answer == 0);
+    const std::string line = r.log.wait_for("refused a connection from 127.0.0.1:");
+    CHECK(line.find("does not match the job key") != std::string::npos);
+    ::close(h.fd);
+    const Handshake good = handshake(r.port(), kKey, open_of(Kind::attach, 1, 0));
+    CHECK(good.relay_proved);
+    CHECK(good.answer == 1);
+    ::close(good.fd);
+}
+
+TEST_CASE("relay: bytes that are not an Open are refused and logged", "[relay]") {
+    RunningRelay r(kKey);
+    relay::Open o = open_of(Kind::attach, 1, 0);
+    auto bytes = relay::open_encode(o);
+    bytes[0] ^= 0xff;
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(kLoopback);
+    a.sin_port = htons(static_cast<std::uint16_t>(r.port()));
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(write_all(fd, bytes.data(), bytes.size()));
+    CHECK(read_end(fd) == 0);
+    CHECK(r.log.wait_for("not a relay handshake").find("127.0.0.1:") != std::string::npos);
+    ::close(fd);
+}
+
+TEST_CASE("relay: a relay that dials a relay of another key refuses it, and the pair ends", "[relay]") {
+    RunningRelay a(kKey);
+    RunningRelay b("the key of another job");
+    relay::Open o = open_of(Kind::pair, 0, 1);
+    o.relay = b.endpoint();
+    const Handshake h = handshake(a.port(), kKey, o);
+    REQUIRE(h.answer == 1);
+    CHECK(read_end(h.fd) <= 0);
+    const std::string line = a.log.wait_for("cannot link to relay 127.0.0.1:" + std::to_string(b.port()));
+    CHECK(line.find("did not prove the job key") != std::string::npos);
+    CHECK(a.stats().links == 0);
+    ::close(h.fd);
+}
+
+TEST_CASE("relay: a pair carries megabytes both ways at once, intact, and closes end to end", "[relay]") {
+    RunningRelay a(kKey);
+    RunningRelay b(kKey);
+    const int d_attach = attach(b.port(), kKey, 1);
+    const Pair p = pair_open(a, b, kKey, 0, 1, d_attach);
+    constexpr std::size_t kBytes = 6 * 1024 * 1024;
+    bool here_ok = false;
+    std::thread here([&] { here_ok = exchange(p.here, 11, 22, kBytes); });
+    const bool there_ok = exchange(p.there, 22, 11, kBytes);
+    here.join();
+    CHECK(here_ok);
+    CHECK(there_ok);
+    // The rank at A ends its side: the other reads what was sent, then EOF,
+    // and can still answer.
+    const std::uint8_t last[] = {'b', 'y', 'e'};
+    REQUIRE(write_all(p.here, last, 3));
+    ::shutdown(p.here, SHUT_WR);
+    std::uint8_t got[3] = {};
+    REQUIRE(read_all(p.there, got, 3));
+    CHECK(std::memcmp(got, last, 3) == 0);
+    CHECK(read_end(p.there) == 0);
+    REQUIRE(write_all(p.there, last, 3));
+    ::shutdown(p.there, SHUT_WR);
+    REQUIRE(read_all(p.here, got, 3));
+    CHECK(read_end(p.here) == 0);
+    for (const RunningRelay* r : {&a, &b}) {
+        // Both ways closed: each relay frees the stream and writes its last
+        // frame (a hang here is the failure).
+        while (r->stats().streams != 0 || r->stats().buffered != 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        const relay::Stats s = r->stats();
+        CHECK(s.streams_opened == 1);
+        CHECK(s.bytes_from_ranks == kBytes + 3);
+        CHECK(s.bytes_to_ranks == kBytes + 3);
+    }
+    CHECK(a.stats().links_opened == 1);
+    ::close(p.here);
+    ::close(p.there);
+    ::close(d_attach);
+}
+
+TEST_CASE("relay: a pair whose reader stalls does not stop another pair, and memory stays bounded", "[relay]") {
+    RunningRelay a(kKey);
+    RunningRelay b(kKey);
+    const int d1 = attach(b.port(), kKey, 1);
+    const int d2 = attach(b.port(), kKey, 2);
+    const Pair flood = pair_open(a, b, kKey, 10, 1, d1);
+    std::atomic<std::uint64_t> flooded{0};
+    std::thread flooder([&] {
+        std::vector<std::uint8_t> block(256 * 1024, 0x5a);
+        while (write_all(flood.here, block.data(), block.size())) flooded += block.size();
+    });
+    // The stalled reader's window is full at B: A has nothing more to send.
+    while (b.stats().buffered < kWindow) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const Pair other = pair_open(a, b, kKey, 20, 2, d2);
+    bool here_ok = false;
+    std::thread here([&] { here_ok = exchange(other.here, 3, 4, 4 * 1024 * 1024); });
+    const bool there_ok = exchange(other.there, 4, 3, 4 * 1024 * 1024);
+    here.join();
+    CHECK(here_ok);
+    CHECK(there_ok);
+    // Two streams: at most 2 * kWindow each, plus a link's write batch.
+    const std::uint64_t bound = 2 * 2 * kWindow + 256 * 1024;
+    const relay::Stats sa = a.stats();
+    const relay::Stats sb = b.stats();
+    WARN("flooded " << flooded.load() << " B; peak buffered: A " << sa.peak_buffered << " B, B " << sb.peak_buffered
+                    << " B; bound " << bound << " B");
+    CHECK(sa.peak_buffered <= bound);
+    CHECK(sb.peak_buffered <= bound);
+    ::shutdown(flood.here, SHUT_RDWR);
+    flooder.join();
+    for (const int fd : {flood.here, flood.there, other.here, other.there, d1, d2}) ::close(fd);
+}
+
+TEST_CASE("relay: a callback reaches the attached rank as a dial-back Notice", "[relay]") {
+    RunningRelay r(kKey);
+    const int d = attach(r.port(), kKey, 4);
+    const Handshake asked = handshake(r.port(), kKey, open_of(Kind::callback, 9, 4));
+    CHECK(asked.answer == 1);
+    CHECK(read_end(asked.fd) == 0);  // and the relay closes it
+    const relay::Notice n = notice_read(d);
+    CHECK(n.type == relay::NoticeType::dial_back);
+    CHECK(n.from == 9);
+    const Handshake nobody = handshake(r.port(), kKey, open_of(Kind::callback, 9, 5));
+    CHECK(nobody.answer == 0);
+    for (const int fd : {d, asked.fd, nobody.fd}) ::close(fd);
+}
+
+TEST_CASE("relay: a second attach replaces the first; an unknown token is refused", "[relay]") {
+    RunningRelay r(kKey);
+    const int first = attach(r.port(), kKey, 4);
+    const int second = attach(r.port(), kKey, 4);
+    CHECK(read_end(first) == 0);
+    relay::Open o = open_of(Kind::accept, 4, 0);
+    o.token = 12345;
+    const Handshake h = handshake(r.port(), kKey, o);
+    CHECK(h.answer == 0);
+    for (const int fd : {first, second, h.fd}) ::close(fd);
+}
+
+TEST_CASE("relay: a pair to a rank that is not attached is reset", "[relay]") {
+    RunningRelay a(kKey);
+    RunningRelay b(kKey);
+    relay::Open o = open_of(Kind::pair, 0, 1);
+    o.relay = b.endpoint();
+    const Handshake h = handshake(a.port(), kKey, o);
+    REQUIRE(h.answer == 1);
+    CHECK(read_end(h.fd) <= 0);
+    CHECK(a.log.wait_for("reset by the peer relay").find("rank 1 is not attached here") != std::string::npos);
+    ::close(h.fd);
+}
+
+TEST_CASE("relay: losing the link resets its streams and is logged", "[relay]") {
+    RunningRelay a(kKey);
+    auto b = std::make_unique<RunningRelay>(kKey);
+    const int b_port = b->port();
+    const int d = attach(b_port, kKey, 1);
+    const Pair p = pair_open(a, *b, kKey, 0, 1, d);
+    const std::uint8_t ping[] = {1, 2, 3, 4};
+    REQUIRE(write_all(p.here, ping, 4));
+    std::uint8_t got[4];
+    REQUIRE(read_all(p.there, got, 4));
+    b->kill();
+    CHECK(read_end(p.here) <= 0);
+    const std::string line = a.log.wait_for("lost the link to relay 127.0.0.1:" + std::to_string(b_port) + ": ");
+    CHECK(line.find("1 streams reset") != std::string::npos);
+    CHECK(a.stats().links == 0);
+    for (const int fd : {p.here, p.there, d}) ::close(fd);
+}
+
+TEST_CASE("relay: frames from a peer relay are checked (stream id parity, reset reasons)", "[relay]") {
+    RunningRelay r(kKey);
+    // This test dials as a peer relay: its streams are odd.
+    const Handshake link = handshake(r.port(), kKey, open_of(Kind::link, 0, 0));
+    REQUIRE(link.answer == 1);
+    const auto send_frame = [&](relay::FrameType type, std::uint32_t id, std::span<const std::uint8_t> payload) {
+        const auto h = relay::frame_header_encode(relay::FrameHeader{type, id, static_cast<std::uint32_t>(payload.size())});
+        REQUIRE(write_all(link.fd, h.data(), h.size()));
+        REQUIRE(write_all(link.fd, payload.data(), payload.size()));
+    };
+    send_frame(relay::FrameType::open, 3, relay::open_payload_encode(relay::OpenPayload{5, 6, 0}));
+    std::array<std::uint8_t, relay::kFrameHeaderSize> header{};
+    REQUIRE(read_all(link.fd, header.data(), header.size()));
+    const auto h = relay::frame_header_decode(header);
+    REQUIRE(h);
+    CHECK(h->type == relay::FrameType::reset);
+    CHECK(h->id == 3);
+    std::string reason(h->length, '\0');
+    REQUIRE(read_all(link.fd, reinterpret_cast<std::uint8_t*>(reason.data()), reason.size()));
+    CHECK(reason == "rank 6 is not attached here");
+    // An even id is the relay's own to open: the link is dropped.
+    send_frame(relay::FrameType::open, 4, relay::open_payload_encode(relay::OpenPayload{5, 6, 0}));
+    CHECK(read_end(link.fd) <= 0);
+    CHECK(r.log.wait_for("lost the link to relay 127.0.0.1:").find("not the peer's to open") != std::string::npos);
+    ::close(link.fd);
+}

@@ -63,7 +63,8 @@ base::Result<int> port_read(int fd) {
 
 }  // namespace
 
-base::Result<std::unique_ptr<RelayProcess>> RelayProcess::spawn(const std::string& address, const std::string& job_key,
+base::Result<std::unique_ptr<RelayProcess>> RelayProcess::spawn(const std::string& address, const std::string& wireup,
+                                                                 const std::string& job_key,
                                                                  const std::optional<adapters::RunAs>& run_as) {
     // This program, by descriptor: the account need not reach its path.
     base::UniqueFd exe(::open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
@@ -74,7 +75,9 @@ base::Result<std::unique_ptr<RelayProcess>> RelayProcess::spawn(const std::strin
     if (::pipe2(port, O_CLOEXEC) != 0) return base::Error{"cannot start the relay: " + std::string(std::strerror(errno))};
     base::UniqueFd port_r(port[0]), port_w(port[1]);
     std::string key_env = std::string(wireup::env::kJobKey) + "=" + job_key;
-    char* argv[] = {const_cast<char*>("strata-relay"), const_cast<char*>("--relay"), nullptr};
+    std::string wireup_arg = wireup;
+    char* argv[] = {const_cast<char*>("strata-relay"), const_cast<char*>("--relay"), const_cast<char*>("--wireup"),
+                    wireup_arg.data(), nullptr};
     char* envp[] = {key_env.data(), nullptr};
     std::vector<gid_t> groups;
     if (run_as)

@@ -22,8 +22,10 @@ namespace strata::gatekeeper {
 
 class RelayProcess {
 public:
-    // Starts the relay and waits (at most a few seconds) for its port.
-    static base::Result<std::unique_ptr<RelayProcess>> spawn(const std::string& address, const std::string& job_key,
+    // Starts the relay and waits (at most a few seconds) for its port. Its
+    // ranks' control connections go to `wireup` (mpirun's "a.b.c.d:port").
+    static base::Result<std::unique_ptr<RelayProcess>> spawn(const std::string& address, const std::string& wireup,
+                                                             const std::string& job_key,
                                                              const std::optional<adapters::RunAs>& run_as);
     // Ends it: the lifeline closes, SIGTERM, and the process is reaped.
     ~RelayProcess();

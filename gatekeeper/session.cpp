@@ -462,10 +462,16 @@ std::string Session::own_address() const {
 }
 
 base::Status Session::relay_start() {
-    const auto key = std::find_if(spec_.command.env.begin(), spec_.command.env.end(),
-                                  [](const auto& v) { return v.first == wireup::env::kJobKey; });
-    if (key == spec_.command.env.end()) return base::Error{"a private site's relay needs the job's key, which the submission lacks"};
-    base::Result<std::unique_ptr<RelayProcess>> relay = RelayProcess::spawn(own_address(), key->second, spec_.run_as);
+    const auto value = [&](const char* name) {
+        const auto it = std::find_if(spec_.command.env.begin(), spec_.command.env.end(),
+                                     [&](const auto& v) { return v.first == name; });
+        return it == spec_.command.env.end() ? std::string() : it->second;
+    };
+    const std::string key = value(wireup::env::kJobKey);
+    const std::string mpirun = value(wireup::env::kWireup);
+    if (key.empty() || mpirun.empty())
+        return base::Error{"a private site's relay needs the job's key and mpirun's address, which the submission lacks"};
+    base::Result<std::unique_ptr<RelayProcess>> relay = RelayProcess::spawn(own_address(), mpirun, key, spec_.run_as);
     if (!relay) return base::Error{"cannot start this site's relay: " + relay.error()};
     relay_ = std::move(*relay);
     log("started the relay of this private site, pid " + std::to_string(relay_->pid()) + ", at " + relay_->endpoint());

@@ -29,10 +29,16 @@ std::string open_check(const Open& o) {
             if (o.token == 0) return "an accept Open without a token";
             break;
         case Kind::callback:
-            if (o.from == o.to) return "a callback Open from a rank to itself";
+        case Kind::ingress:
+            if (o.from == o.to) return "an Open from a rank to itself";
+            break;
+        case Kind::egress:
+            if (o.relay.address == 0 || o.relay.port == 0) return "an egress Open without the rank's endpoint";
+            if (o.from == o.to) return "an Open from a rank to itself";
             break;
         case Kind::attach:
-        case Kind::link: break;
+        case Kind::link:
+        case Kind::control: break;
     }
     // The proofs bind 24 bits of the stream.
     if (o.stream > 0xffffffu) return "a stream index above 2^24";
@@ -135,7 +141,10 @@ std::string Engine::admissible(const Open& o) const {
             break;
         case Kind::accept: {
             const auto t = tokens_.find(o.token);
-            if (t == tokens_.end() || streams_.at(t->second).ends.to != o.from)
+            const auto u = splice_tokens_.find(o.token);
+            const bool stream = t != tokens_.end() && streams_.at(t->second).ends.to == o.from;
+            const bool splice = u != splice_tokens_.end() && splices_.at(u->second).to == o.from;
+            if (!stream && !splice)
                 return "rank " + std::to_string(o.from) + " offered a token no stream waits for (it expired?)";
             break;
         }
@@ -145,6 +154,18 @@ std::string Engine::admissible(const Open& o) const {
             break;
         case Kind::link:
             if (links_.size() >= kLinksMax) return std::to_string(kLinksMax) + " links are open already";
+            break;
+        case Kind::control:
+            if (!options_.wireup) return "a control connection, but this relay was not told where mpirun is";
+            if (splices_.size() >= kStreamsMax) return std::to_string(kStreamsMax) + " streams are open already";
+            break;
+        case Kind::egress:
+            if (splices_.size() >= kStreamsMax) return std::to_string(kStreamsMax) + " streams are open already";
+            break;
+        case Kind::ingress:
+            if (splices_.size() >= kStreamsMax) return std::to_string(kStreamsMax) + " streams are open already";
+            if (attached_.count(o.to) == 0) return rank + " is not attached here (a stream from rank " +
+                                                   std::to_string(o.from) + ")";
             break;
     }
     return {};
@@ -158,6 +179,9 @@ void Engine::admit(Pending& p) {
         case Kind::accept: accept_admit(p); break;
         case Kind::callback: notice_send(p.open.to, Notice{NoticeType::dial_back, p.open.from, 0, 0}); break;
         case Kind::link: link_admit(p); break;
+        case Kind::control: splice_dial(p, *options_.wireup, "mpirun"); break;
+        case Kind::egress: splice_dial(p, p.open.relay, "rank " + std::to_string(p.open.to)); break;
+        case Kind::ingress: splice_offer(p); break;
     }
 }
 
@@ -176,6 +200,7 @@ void Engine::attach_admit(Pending& p) {
 }
 
 void Engine::accept_admit(Pending& p) {
+    if (const auto u = splice_tokens_.find(p.open.token); u != splice_tokens_.end()) return splice_accept(p, u->second);
     const auto t = tokens_.find(p.open.token);
     const std::uint64_t key = t->second;
     tokens_.erase(t);

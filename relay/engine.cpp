@@ -123,6 +123,8 @@ void Engine::event(std::uint64_t key, std::uint32_t events) {
         case Role::link: link_event(key, events); break;
         case Role::attach: attach_event(key, events); break;
         case Role::rank: rank_event(key, events); break;
+        case Role::splice_rank:
+        case Role::splice_far: splice_event(key, events); break;
         case Role::wake: control_event(role, wake_.fd.get()); break;
         case Role::stop: control_event(role, options_.stop_fd); break;
         case Role::lifeline: control_event(role, options_.lifeline_fd); break;
@@ -181,6 +183,10 @@ void Engine::sweep() {
         const Stream& s = streams_.at(key);
         stream_reset(key, "rank " + std::to_string(s.ends.to) + " did not accept the stream within 10 s");
     }
+    late.clear();
+    for (const auto& [token, serial] : splice_tokens_)
+        if (now - splices_.at(serial).since > kAcceptTimeout) late.push_back(serial);
+    for (const std::uint64_t serial : late) splice_close(serial, "not accepted within 10 s");
 }
 
 void Engine::dirty_flush() {

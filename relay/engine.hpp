@@ -5,6 +5,7 @@
 //                  of Open becomes (attach, pair, accept, callback, link)
 //   link.cpp       links: dialling one, reading frames, the fair writer
 //   stream.cpp     pair streams: the rank's socket, credit, close, reset
+//   splice.cpp     control connections: a rank spliced to mpirun
 //
 // Every socket's epoll key is its role (top byte) and a serial number, so
 // an event for a socket closed earlier in the same batch finds nothing
@@ -40,7 +41,9 @@ inline constexpr std::size_t kControlMax = 4 * 1024 * 1024;
 // An attached rank that leaves this many bytes of Notices unread is detached.
 inline constexpr std::size_t kNoticeBacklog = 64 * 1024;
 
-enum class Role : std::uint8_t { listener = 1, wake, stop, lifeline, pending, link, attach, rank };
+enum class Role : std::uint8_t {
+    listener = 1, wake, stop, lifeline, pending, link, attach, rank, splice_rank, splice_far
+};
 
 // An accepted connection in its handshake.
 struct Pending {
@@ -97,6 +100,23 @@ struct Stream {
     bool shut = false;
     std::uint64_t token = 0;  // waiting for the accept with this token
     Clock::time_point since;
+};
+
+// Two sockets forwarded to each other: the rank that opened it (side 0)
+// and what it asked for (side 1): mpirun (control), a public site's rank
+// (egress), or the rank of this site that takes the offer (ingress: none
+// until it accepts the token).
+struct Splice {
+    std::uint32_t rank = 0;
+    std::uint32_t to = 0;     // ingress: the rank offered it
+    std::string far;          // side 1, for the log: "mpirun", "rank 5"
+    std::uint64_t token = 0;  // ingress: waiting for the accept with this token
+    Clock::time_point since;
+    Watch side[2];
+    ByteQueue queue[2];  // [side]: bytes waiting to be written to that side
+    bool eof[2] = {false, false};   // that side closed its sending half
+    bool shut[2] = {false, false};  // that side's writing half was shut (the other's end passed on)
+    bool connecting = false;        // mpirun's side not connected yet
 };
 
 struct Attach {
@@ -169,6 +189,17 @@ private:
     void link_interest(Link& l);
     void link_lost(std::uint64_t key, const std::string& why);
 
+    // splice.cpp
+    void splice_dial(Pending& p, const Endpoint& to, const std::string& far);
+    void splice_offer(Pending& p);
+    void splice_accept(Pending& p, std::uint64_t serial);
+    std::uint64_t splice_add(Pending& p, std::string far);
+    void splice_event(std::uint64_t key, std::uint32_t events);
+    bool splice_read(std::uint64_t serial, int side);
+    bool splice_write(std::uint64_t serial, int side);
+    void splice_interest(Splice& s);
+    void splice_close(std::uint64_t serial, const std::string& why);
+
     // stream.cpp
     void pair_admit(Pending& p);
     void stream_offer(std::uint64_t link_key, Link& l, std::uint32_t id, const OpenPayload& ends);
@@ -202,6 +233,8 @@ private:
     std::unordered_map<std::uint64_t, std::uint64_t> dialled_;  // endpoint (address << 16 | port) -> link
     std::unordered_map<std::uint64_t, Stream> streams_;
     std::unordered_map<std::uint64_t, std::uint64_t> tokens_;  // accept token -> stream
+    std::unordered_map<std::uint64_t, Splice> splices_;  // by serial (the key's low 56 bits)
+    std::unordered_map<std::uint64_t, std::uint64_t> splice_tokens_;  // accept token -> splice
     std::unordered_map<std::uint64_t, Attach> attaches_;
     std::unordered_map<std::uint32_t, std::uint64_t> attached_;  // rank -> attach
     std::unordered_set<std::uint64_t> dirty_;                    // links with frames to write

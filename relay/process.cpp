@@ -21,9 +21,11 @@ namespace strata::relay {
 namespace {
 
 const char* const kUsage =
-    "usage: strata-gatekeeper --relay [--listen ADDR] [--port-range LOW:HIGH]\n"
+    "usage: strata-gatekeeper --relay [--listen ADDR] [--port-range LOW:HIGH] [--wireup ADDR:PORT]\n"
     "  --listen ADDR          the IPv4 address to listen on (default: every address)\n"
     "  --port-range LOW:HIGH  the ports it may listen on (default: any)\n"
+    "  --wireup ADDR:PORT     mpirun's wire-up listener, where the site's ranks' control\n"
+    "                         connections go (default: none, they are refused)\n"
     "The job key comes from STRATA_JOB_KEY. Prints the port on standard output, then serves\n"
     "until standard input reads EOF or SIGTERM, SIGINT or SIGHUP.\n";
 
@@ -61,6 +63,9 @@ std::optional<Options> options_parse(const std::vector<std::string>& args) {
             const auto address = address_parse(args[++i]);
             if (!address) return refused("--listen " + args[i] + ": expected an IPv4 address");
             o.listen_address = *address;
+        } else if (a == "--wireup" && has_value) {
+            o.wireup = endpoint_parse(args[++i]);
+            if (!o.wireup) return refused("--wireup " + args[i] + ": expected an IPv4 address and port, a.b.c.d:port");
         } else if (a == "--port-range" && has_value) {
             if (!range_parse(args[++i], o))
                 return refused("--port-range " + args[i] + ": expected LOW:HIGH, 0 < LOW <= HIGH < 65536");

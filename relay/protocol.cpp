@@ -83,7 +83,7 @@ std::optional<Open> open_decode(std::span<const std::uint8_t, kOpenSize> bytes) 
     const std::uint8_t* p = bytes.data();
     if (le32(p) != kOpenMagic || le32(p + 36) != 0) return std::nullopt;
     const std::uint32_t kind = le32(p + 4);
-    if (kind < static_cast<std::uint32_t>(Kind::attach) || kind > static_cast<std::uint32_t>(Kind::control))
+    if (kind < static_cast<std::uint32_t>(Kind::attach) || kind > static_cast<std::uint32_t>(Kind::ingress))
         return std::nullopt;
     const std::uint32_t port = le32(p + 20);
     if (port > 65535) return std::nullopt;

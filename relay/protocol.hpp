@@ -32,7 +32,14 @@
 //             wire-up listener (the one address it was started with, and no
 //             other) and forwards both ways; the rank and mpirun then hold
 //             their own conversation (wireup/protocol.hpp), which proves the
-//             job key end to end.
+//             job key end to end;
+//   egress    a rank of the site opens stream `stream` of its link to rank
+//             `to` at a public site, whose listener is `relay`: the relay
+//             connects there and forwards both ways (the ranks' handshake,
+//             then their data, pass it unread);
+//   ingress   a rank of a public site opens stream `stream` of its link to
+//             rank `to`, attached here: the relay offers it to `to` (an
+//             accept Notice) and forwards between the two connections.
 //
 // On a link, pair streams are multiplexed in frames (12-byte header: u8
 // type, 3 zero bytes, u32 stream id, u32 payload length). The relay that
@@ -73,7 +80,9 @@ inline constexpr std::uint32_t kWindow = 512 * 1024;
 // A RESET frame's reason, at most.
 inline constexpr std::uint32_t kReasonMax = 512;
 
-enum class Kind : std::uint32_t { attach = 1, pair = 2, accept = 3, callback = 4, link = 5, control = 6 };
+enum class Kind : std::uint32_t {
+    attach = 1, pair = 2, accept = 3, callback = 4, link = 5, control = 6, egress = 7, ingress = 8
+};
 
 // An IPv4 address and port, in host order (the TCP method publishes IPv4).
 struct Endpoint {
@@ -92,7 +101,7 @@ struct Open {
     std::uint32_t stream = 0;  // pair: which stream of the link (0: the link itself)
     std::uint64_t token = 0;   // accept: the Notice's token
     security::Nonce nonce{};
-    Endpoint relay;  // pair: the relay `to` sits behind
+    Endpoint relay;  // pair: the relay `to` sits behind; egress: `to`'s listener
 };
 std::array<std::uint8_t, kOpenSize> open_encode(const Open& o);
 // nullopt: not an Open (another magic, an unknown kind, a nonzero pad).

@@ -21,7 +21,8 @@
 //   accept    spliced to the stream the Notice's token names;
 //   callback  a dial-back Notice to the rank asked, Answer 1 if it is
 //             attached, then closed;
-//   link      a peer relay's link, as usable as one this relay dialled.
+//   link      a peer relay's link, as usable as one this relay dialled;
+//   control   spliced to mpirun's wire-up listener (Options::wireup).
 //
 // Bounds: every stream buffers at most kWindow bytes each way, so the bytes
 // the relay holds stay below streams * 2 * kWindow plus, per link, one
@@ -33,9 +34,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/result.hpp"
+#include "relay/protocol.hpp"
 
 namespace strata::relay {
 
@@ -51,15 +54,22 @@ struct Options {
     int port_low = 0;                  // the listener's port range; 0: any port
     int port_high = 0;
     int lifeline_fd = -1;  // when it reads EOF or fails, the relay stops; -1: none
+    // mpirun's wire-up listener: where control connections go, and nowhere
+    // else (unset: they are refused).
+    std::optional<Endpoint> wireup;
     int stop_fd = -1;      // when it is readable (a signalfd), the relay stops; -1: none
     // Receives each log line whole ("strata-relay: ..."); empty: standard error.
     std::function<void(const std::string&)> log;
 };
 
 struct Stats {
-    std::uint64_t streams_opened = 0;  // pair streams this relay opened or accepted
-    std::uint64_t bytes_from_ranks = 0;  // read from rank sockets, towards peer relays
-    std::uint64_t bytes_to_ranks = 0;    // written to rank sockets, from peer relays
+    // Pair streams this relay opened or accepted, and splices (control,
+    // egress, ingress: Engine's Splice) it made.
+    std::uint64_t streams_opened = 0;
+    // Read from, and written to, the sockets of the ranks that opened them
+    // (a splice counts its opener's side only).
+    std::uint64_t bytes_from_ranks = 0;
+    std::uint64_t bytes_to_ranks = 0;
     std::uint64_t buffered = 0;          // bytes the relay holds now
     std::uint64_t peak_buffered = 0;
     std::uint64_t links_opened = 0;  // dialled or accepted, handshake complete

@@ -5,16 +5,6 @@
 
 namespace strata::wireup {
 
-const char* route_name(Route r) {
-    switch (r) {
-        case Route::direct: return "direct";
-        case Route::dial:
-        case Route::dial_back: return "direct, dialled by the private end";
-        case Route::relayed: return "relayed";
-    }
-    return "";
-}
-
 std::string routes_text(const std::vector<BusinessCard>& cards) {
     // One card per site stands for it: every process of a site has its relay.
     std::map<std::string, const BusinessCard*> sites;
@@ -27,11 +17,10 @@ std::string routes_text(const std::vector<BusinessCard>& cards) {
             if (!out.empty()) out += '\n';
             out += "routes: " + a->first + " <-> " + b->first + " ";
             if (r == Route::relayed) {
-                out += "relayed (relays " + a->second->relay + " and " + b->second->relay + ")";
+                out += "through both relays (" + a->second->relay + ", " + b->second->relay + ")";
             } else {
                 const BusinessCard& priv = is_private(*a->second) ? *a->second : *b->second;
-                out += "direct, dialled from " + priv.site + " (private; its relay " + priv.relay +
-                       " passes the other site's requests to dial)";
+                out += "through " + priv.site + "'s relay (" + priv.relay + ")";
             }
         }
     }

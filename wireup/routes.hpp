@@ -1,18 +1,20 @@
 // How each pair of processes connects over TCP, from their cards alone, so
 // that both ends (and mpirun, which prints it) decide alike.
 //
-// A process whose card names a relay sits at a private site: no process of
-// another site can connect to it. Processes of one site always connect
-// directly (a site's own network reaches its nodes). Between sites:
-//   both public      direct: either end connects (the lower rank's
-//                    connection wins when both do at once);
-//   a private end    dial: the private end connects to the public one; the
-//                    public end, to start the link itself, asks the private
-//                    end's relay to have it dial (dial_back);
-//   both private     relayed: each end connects through its own site's relay,
-//                    which forwards to the other site's relay and on to the
-//                    peer; the bytes between the two ranks (their handshake,
-//                    TLS, data) pass the relays unread.
+// A process whose card names a relay sits at a private site: it can reach,
+// and be reached from, nothing outside its site but through the site's
+// relay (on the site's gateway, which both sides reach). Processes of one
+// site always connect directly (a site's own network reaches its nodes).
+// Between sites a connection goes
+//   both public      direct;
+//   from private     through this end's relay, which forwards it to the
+//   to public        public end's listener;
+//   from public      through the other end's relay, which offers it to the
+//   to private       private end (relay/protocol.hpp: egress and ingress);
+//   both private     through both relays, which carry it between them.
+// Either end may open the link, and the lower rank's connection wins when
+// both do at once, as between direct ends. The bytes between the two ranks
+// (their handshake, TLS, data) pass the relays unread.
 #pragma once
 
 #include <string>
@@ -23,10 +25,10 @@
 namespace strata::wireup {
 
 enum class Route {
-    direct,     // either end connects
-    dial,       // only this end can connect
-    dial_back,  // only the other end can: this one asks it through its relay
-    relayed,    // neither can: through both sites' relays
+    direct,
+    out_relayed,  // this end private, the other public: through this end's relay
+    in_relayed,   // this end public, the other private: through the other end's relay
+    relayed,      // both private: through both relays
 };
 
 // Whether a process is at a private site (its card names a relay).
@@ -38,15 +40,13 @@ inline Route route_between(const BusinessCard& me, const BusinessCard& them) {
     const bool mine = is_private(me);
     const bool theirs = is_private(them);
     if (mine && theirs) return Route::relayed;
-    if (mine) return Route::dial;
-    if (theirs) return Route::dial_back;
+    if (mine) return Route::out_relayed;
+    if (theirs) return Route::in_relayed;
     return Route::direct;
 }
 
-const char* route_name(Route r);
-
 // One line per pair of sites that is not direct, for mpirun -v:
-// "routes: s1 <-> s2 relayed (relays 10.0.0.1:4000, 10.0.0.2:4001)".
+// "routes: s1 <-> s2 through both relays (10.0.0.1:4000, 10.0.0.2:4001)".
 // Empty when every pair connects directly.
 std::string routes_text(const std::vector<BusinessCard>& cards);
 

@@ -175,6 +175,9 @@ base::Status TcpMethod::publish(wireup::BusinessCard& card) {
                                "': expected the relay's IPv4 address and port, a.b.c.d:port"};
         }
         card.relay = relay;
+        // Attached before the startup barrier: a peer may open a stream to
+        // this process as soon as the barrier opens.
+        if (base::Status attached = relay_attach(); !attached) return attached;
     }
     // Both ends of a link must agree on TLS, or each waits for the other:
     // every rank shows its setting, and connect_world compares them.
@@ -262,28 +265,24 @@ base::Status TcpMethod::connect_world(const adi::World& world) {
 
 base::Status TcpMethod::routes_set(const std::vector<wireup::BusinessCard>& cards, std::size_t me) {
     if (me >= cards.size()) return {};
-    bool attach = false;
     for (std::size_t i = 0; i < cards.size() && i < peers_.size(); ++i) {
         Peer& p = peers_[i];
         p.route = wireup::route_between(cards[me], cards[i]);
-        if (p.route == wireup::Route::direct || p.route == wireup::Route::dial) continue;
+        if (p.route == wireup::Route::direct || p.route == wireup::Route::out_relayed) continue;
         const std::optional<relay::Endpoint> theirs = relay::endpoint_parse(cards[i].relay);
         if (!theirs) {
             return base::Error{"rank " + std::to_string(i) + " names its relay '" + cards[i].relay +
                                "': expected a.b.c.d:port"};
         }
         p.relay = *theirs;
-        attach = attach || p.route == wireup::Route::relayed;
-        // Only the private end can open connections: no extra streams from here.
-        if (p.route == wireup::Route::dial_back) p.streams = 1;
     }
-    // Whoever must reach this process through the relay, the relay must reach.
-    for (std::size_t i = 0; i < cards.size() && my_relay_; ++i)
-        attach = attach || wireup::route_between(cards[i], cards[me]) == wireup::Route::dial_back;
-    if (!attach) return {};
+    return {};
+}
+
+base::Status TcpMethod::relay_attach() {
     relay::Open open;
     open.kind = relay::Kind::attach;
-    open.from = static_cast<std::uint32_t>(me);
+    open.from = static_cast<std::uint32_t>(ctx_.rank);
     base::Result<int> fd = relay::dial(*my_relay_, open, ctx_.job_key);
     if (!fd) return base::Error{"cannot attach to this site's relay: " + fd.error()};
     attach_fd_ = *fd;
@@ -299,25 +298,32 @@ void TcpMethod::relay_connect(int peer, Connection& c) {
     relay::Open open;
     open.from = static_cast<std::uint32_t>(ctx_.rank);
     open.to = static_cast<std::uint32_t>(peer);
-    if (p.route == wireup::Route::dial_back) {
-        // The peer dials us; its Hello arrives on the listener.
-        open.kind = relay::Kind::callback;
-        base::Result<int> fd = relay::dial(p.relay, open, ctx_.job_key);
-        if (!fd) {
-            link_failed(peer, "cannot ask rank " + std::to_string(peer) + " to connect: " + fd.error(), nullptr);
+    open.stream = c.stream;
+    // relayed: this site's relay carries it to the peer's; out_relayed: this
+    // site's relay connects to the peer itself; in_relayed: the peer's relay
+    // offers it to the peer.
+    relay::Endpoint via = p.relay;
+    if (p.route == wireup::Route::relayed) {
+        open.kind = relay::Kind::pair;
+        open.relay = p.relay;
+        via = *my_relay_;
+    } else if (p.route == wireup::Route::out_relayed) {
+        open.kind = relay::Kind::egress;
+        const std::optional<relay::Endpoint> listener =
+            relay::endpoint_parse(p.remote.address + ":" + std::to_string(p.remote.port));
+        if (!listener) {
+            link_failed(peer, "rank " + std::to_string(peer) + "'s address " + p.remote.address +
+                                  " is not IPv4: no relay can reach it", nullptr);
             return;
         }
-        ::close(*fd);
-        c.state = Link::awaiting_incoming;
-        return;
+        open.relay = *listener;
+        via = *my_relay_;
+    } else {
+        open.kind = relay::Kind::ingress;
     }
-    open.kind = relay::Kind::pair;
-    open.stream = c.stream;
-    open.relay = p.relay;
-    base::Result<int> fd = relay::dial(*my_relay_, open, ctx_.job_key);
+    base::Result<int> fd = relay::dial(via, open, ctx_.job_key);
     if (!fd) {
-        link_failed(peer, "cannot reach rank " + std::to_string(peer) + " through this site's relay: " + fd.error(),
-                    nullptr);
+        link_failed(peer, "cannot reach rank " + std::to_string(peer) + " through " + fd.error(), nullptr);
         return;
     }
     // Connected as far as this end can tell: the rank's Hello goes next.
@@ -351,11 +357,7 @@ void TcpMethod::relay_notices() {
 
 void TcpMethod::relay_notice(const relay::Notice& n) {
     const int peer = static_cast<int>(n.from);
-    Peer& p = peers_[n.from];
-    if (n.type == relay::NoticeType::dial_back) {
-        if (p.route == wireup::Route::dial && p.c.state == Link::idle) start_connect(peer, p.c);
-        return;
-    }
+    if (n.type != relay::NoticeType::accept) return;  // a dial-back: no route here uses it
     relay::Open open;
     open.kind = relay::Kind::accept;
     open.from = static_cast<std::uint32_t>(ctx_.rank);
@@ -379,7 +381,7 @@ void TcpMethod::relay_lost(const std::string& why) {
     const std::string text = "this site's relay at " + relay::endpoint_text(*my_relay_) + " is gone (" + why +
                              "): no link to another private site can be made or kept";
     for (std::size_t i = 0; i < peers_.size(); ++i) {
-        if (peers_[i].route == wireup::Route::relayed && peers_[i].c.state != Link::closed)
+        if (peers_[i].route != wireup::Route::direct && peers_[i].c.state != Link::closed)
             link_failed(static_cast<int>(i), text, nullptr);
     }
 }
@@ -448,7 +450,7 @@ bool TcpMethod::reaches(int peer) const {
 
 void TcpMethod::start_connect(int peer, Connection& c) {
     const wireup::Route route = peers_[static_cast<std::size_t>(peer)].route;
-    if (route == wireup::Route::relayed || route == wireup::Route::dial_back) {
+    if (route != wireup::Route::direct) {
         relay_connect(peer, c);
         return;
     }

@@ -123,15 +123,15 @@ private:
     };
 
     base::Status listen_open();
-    // connect_world's part for the routes: each peer's, and at a private
-    // site the attach connection to its relay (when some peer needs it).
+    // connect_world's part for the routes: each peer's.
     base::Status routes_set(const std::vector<wireup::BusinessCard>& cards, std::size_t me);
+    // At a private site, from publish(): the attach connection to the site's
+    // relay, on which it offers this process the streams other sites open.
+    base::Status relay_attach();
     // A connection of a link whose route is not direct: through this site's
-    // relay (relayed), or a request through the peer's relay that it dial
-    // (dial_back).
+    // relay, the peer's, or both (wireup/routes.hpp).
     void relay_connect(int peer, Connection& c);
-    // The relay's Notices on the attach connection: a pair stream to take,
-    // or a peer to dial.
+    // The relay's Notices on the attach connection: a stream to take.
     void relay_notices();
     void relay_notice(const relay::Notice& n);
     void relay_lost(const std::string& why);

@@ -27,18 +27,16 @@ TEST_CASE("routes: one site direct; between sites by which ends are private", "[
     CHECK(route_between(c, d) == Route::direct);
     CHECK(route_between(a1, b) == Route::relayed);
     CHECK(route_between(b, a1) == Route::relayed);
-    CHECK(route_between(a1, c) == Route::dial);
-    CHECK(route_between(c, a1) == Route::dial_back);
+    CHECK(route_between(a1, c) == Route::out_relayed);
+    CHECK(route_between(c, a1) == Route::in_relayed);
 }
 
 TEST_CASE("routes: mpirun -v's lines name the pairs of sites that are not direct", "[routes]") {
     const std::vector<BusinessCard> cards = {card("a", "10.0.0.1:4000"), card("a", "10.0.0.1:4000"),
                                              card("b", "10.0.0.2:4001"), card("c")};
     CHECK(strata::wireup::routes_text(cards) ==
-          "routes: a <-> b relayed (relays 10.0.0.1:4000 and 10.0.0.2:4001)\n"
-          "routes: a <-> c direct, dialled from a (private; its relay 10.0.0.1:4000 passes the other site's "
-          "requests to dial)\n"
-          "routes: b <-> c direct, dialled from b (private; its relay 10.0.0.2:4001 passes the other site's "
-          "requests to dial)");
+          "routes: a <-> b through both relays (10.0.0.1:4000, 10.0.0.2:4001)\n"
+          "routes: a <-> c through a's relay (10.0.0.1:4000)\n"
+          "routes: b <-> c through b's relay (10.0.0.2:4001)");
     CHECK(strata::wireup::routes_text({card("c"), card("d")}).empty());
 }

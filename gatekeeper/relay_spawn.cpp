@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -87,6 +88,7 @@ base::Result<std::unique_ptr<RelayProcess>> RelayProcess::spawn(const std::strin
     if (pid == 0) relay_exec(exe.get(), life_r.get(), port_w.get(), run_as ? &*run_as : nullptr, groups, argv, envp);
     std::unique_ptr<RelayProcess> relay(new RelayProcess);
     relay->pid_ = pid;
+    relay->pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
     relay->lifeline_ = life_w.release();
     port_w.reset();
     const base::Result<int> listening = port_read(port_r.get());
@@ -95,7 +97,22 @@ base::Result<std::unique_ptr<RelayProcess>> RelayProcess::spawn(const std::strin
     return relay;
 }
 
+std::string RelayProcess::reap() {
+    int status = 0;
+    pid_t got = -1;
+    while ((got = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    if (got < 0) return "ended";
+    if (WIFSIGNALED(status)) {
+        const int sig = WTERMSIG(status);
+        return "was killed by signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
+    }
+    return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
 RelayProcess::~RelayProcess() {
+    if (pidfd_ >= 0) ::close(pidfd_);
     if (lifeline_ >= 0) ::close(lifeline_);
     if (pid_ <= 0) return;
     ::kill(pid_, SIGTERM);

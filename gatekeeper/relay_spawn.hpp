@@ -35,10 +35,16 @@ public:
     // "a.b.c.d:port", what the processes get as STRATA_RELAY.
     const std::string& endpoint() const { return endpoint_; }
     pid_t pid() const { return pid_; }
+    // Readable once the relay has exited (a pidfd; -1 if the kernel has none).
+    int exit_fd() const { return pidfd_; }
+    // After exit_fd() became readable: reaps the relay and says how it ended
+    // ("exited with status 1", "was killed by signal 9 (Killed)").
+    std::string reap();
 
 private:
     RelayProcess() = default;
     pid_t pid_ = -1;
+    int pidfd_ = -1;
     int lifeline_ = -1;
     std::string endpoint_;
 };

@@ -476,7 +476,24 @@ base::Status Session::relay_start() {
     relay_ = std::move(*relay);
     log("started the relay of this private site, pid " + std::to_string(relay_->pid()) + ", at " + relay_->endpoint());
     spec_.command.env.emplace_back(wireup::env::kRelay, relay_->endpoint());
+    relay_watch();
     return {};
+}
+
+void Session::relay_watch() {
+    if (relay_->exit_fd() < 0) return;
+    // A duplicate: the RelayProcess keeps (and closes) its own descriptor.
+    relay_exit_ = std::make_unique<asio::posix::stream_descriptor>(gk_.io(), ::dup(relay_->exit_fd()));
+    auto self = shared_from_this();
+    relay_exit_->async_wait(asio::posix::stream_descriptor::wait_read, [this, self](const boost::system::error_code& ec) {
+        if (ec || !relay_) return;
+        const std::string how = relay_->reap();
+        const std::string why = "this site's relay (" + relay_->endpoint() + ") " + how +
+                                ": its processes lost their way to other sites and to mpirun";
+        log(why);
+        relay_.reset();
+        if (!final_sent_) finish_failed(why);
+    });
 }
 
 // Makes the per-job directory (mode 0700) once. It stays this process's
@@ -618,6 +635,7 @@ void Session::maybe_end() {
     if (final_sent_ && !closed_ && !draining_ && conn_->idle()) drain();
     if (ended_ || !closed_ || running()) return;
     ended_ = true;
+    if (relay_exit_) relay_exit_->close();
     if (relay_) {
         relay_.reset();
         log("ended the relay");

@@ -143,6 +143,9 @@ private:
     job::Subjob subjob_;
     bool relay_wanted_ = false;
     std::unique_ptr<RelayProcess> relay_;  // ends with the session
+    // Watches the relay's exit: a relay that ends before its subjob fails it.
+    std::unique_ptr<boost::asio::posix::stream_descriptor> relay_exit_;
+    void relay_watch();
     adapters::LaunchSpec spec_;
     base::DirFd job_fd_;   // the job directory, reached only through its descriptor
     std::string job_dir_;  // its path (staged files, the proxy); removed with the session

@@ -11,19 +11,24 @@ route the cards say is the one taken: the relays' own counts (in the gatekeepers
 the bytes they carried. Timeouts are only hang guards: no verdict depends on timing.
 """
 
+import os
 import re
+import signal
+import socket
 import sys
+import threading
 
 from ssh_sites_test import with_ssh_grid
-from strata_test.grid import grid_main
+from strata_test.grid import fake_args, grid_main, when_ready
 from strata_test.harness import check, expect_code, expect_nobody_left, expect_stderr
 
 
-def job_file(grid, name, program, subjobs, top=""):
+def job_file(grid, name, program, subjobs, top="", arguments=()):
     """A YAML job: subjobs are (contact, count, site, network). Each site is a host of its own
     (the `host` identity), so its processes share memory with each other and with no other
     site's: what crosses sites goes over TCP, as between real sites."""
-    lines = [f"executable: {program}", f"directory: {grid.shared}", top, "subjobs:"]
+    lines = [f"executable: {program}", f"directory: {grid.shared}", top,
+             "arguments: [" + ", ".join(f'"{a}"' for a in arguments) + "]", "subjobs:"]
     for contact, count, site, network in subjobs:
         lines.append(f"  - {{contact: '{contact}', count: {count}, site: {site}, host: h{site}, network: {network}}}")
     return grid.ctx.file(name, "\n".join(l for l in lines if l) + "\n")
@@ -124,7 +129,101 @@ def ssh_private_scenario(sg):
             cluster.expect_no_jobs()
 
 
-SCENARIOS = {f.__name__: f for f in [two_private, private_and_public, refused, ssh_private_sites]}
+class LoopbackCapture:
+    """Every packet on the loopback interface while it runs (a raw packet socket; root)."""
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.ntohs(0x0003))
+        # Room for everything a burst sends before this thread reads it (SO_RCVBUFFORCE: root).
+        self.sock.setsockopt(socket.SOL_SOCKET, 33, 256 << 20)
+        self.sock.bind(("lo", 0))
+        self.sock.settimeout(0.1)
+        self.packets = []
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.run)
+        self.thread.start()
+
+    def run(self):
+        while not self.done.is_set():
+            try:
+                self.packets.append(self.sock.recv(1 << 18))
+            except socket.timeout:
+                continue
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        # What is still queued in the socket is part of the run too.
+        while True:
+            try:
+                self.packets.append(self.sock.recv(1 << 18, socket.MSG_DONTWAIT))
+            except (BlockingIOError, socket.timeout):
+                break
+        self.sock.close()
+        return b"".join(self.packets)
+
+
+def ring_pattern_in(blob):
+    """Whether the ring's payload (bytes rising by one, examples/ring.c) shows in `blob`: any
+    run of 32 of them."""
+    return any(bytes((v + i) & 255 for i in range(32)) in blob for v in range(256))
+
+
+def tls_through_relays(grid):
+    """With security: {data: tls} the TLS session is between the two ranks: the relays forward
+    ciphertext only. Every packet on loopback is captured while the ring passes its megabyte
+    through two relays: with TLS the ring's bytes show nowhere; without it, the same capture
+    finds them (the check can fail)."""
+    if os.geteuid() != 0:
+        print("SKIP: capturing loopback packets needs root")
+        sys.exit(77)
+    a = grid.start("siteA")
+    b = grid.start("siteB")
+    subjobs = [(a.contact, 2, "A", "private"), (b.contact, 2, "B", "private")]
+    for tls in (True, False):
+        job = job_file(grid, f"tls-{tls}.yaml", grid.ring, subjobs, top="security: {data: tls}" if tls else "")
+        before = relay_bytes(a)
+        capture = LoopbackCapture()
+        try:
+            r = grid.run(["-jobfile", job])
+        finally:
+            blob = capture.stop()
+        expect_code(r, 0)
+        check("1 MB message passed around 4 ranks intact" in r.stdout, "the ring's data check", r)
+        carried = relay_bytes(a) - before
+        check(carried > 1024 * 1024 and len(blob) > 2 * carried,
+              f"the capture saw what the relays carried ({len(capture.packets)} packets, {len(blob)} bytes; "
+              f"site A's relay carried {carried} bytes)")
+        check(ring_pattern_in(blob) != tls, "the ring's bytes " + ("do not show on the wire with TLS" if tls else
+                                                                   "show on the wire without TLS"))
+    expect_nobody_left(grid.ctx)
+
+
+def relay_killed(grid):
+    """A relay killed mid-job ends the job: its gatekeeper fails the subjob naming the relay and
+    how it ended, mpirun says which site, and nothing of the job is left anywhere."""
+    a = grid.start("siteA")
+    b = grid.start("siteB")
+    args = fake_args(grid.ctx, "init", "print:ready {rank}", "sleep")
+    job = job_file(grid, "killed.yaml", grid.fake_rank, [(a.contact, 2, "A", "private"), (b.contact, 2, "B", "private")],
+                   arguments=args)
+
+    def kill_relay(_):
+        pid = int(re.search(r"started the relay of this private site, pid (\d+)", b.log())[1])
+        os.kill(pid, signal.SIGKILL)
+
+    r = when_ready(grid, job, 4, kill_relay)
+    check(r.returncode != 0, "mpirun fails the job", r)
+    expect_stderr(r, r"^mpirun: subjob 1 \(site B, contact .*\) failed: this site's relay \(127\.0\.0\.1:\d+\) was "
+                     r"killed by signal 9 \(Killed\): its processes lost their way to other sites and to mpirun; "
+                     r"ending the job$")
+    b.expect_log(r"this site's relay \(127\.0\.0\.1:\d+\) was killed by signal 9")
+    a.expect_log(r"ended the relay$")
+    expect_nobody_left(grid.ctx)
+
+
+SCENARIOS = {f.__name__: f for f in [two_private, private_and_public, refused, ssh_private_sites, relay_killed,
+                                     tls_through_relays]}
 
 
 def main():

@@ -100,6 +100,9 @@ base::Status Engine::connect_world(const World& world) {
                                cards[peer].hostname + "); check STRATA_EXCLUDE_METHODS (mpirun -exclude)"};
         }
     }
+    peer_relayed_.assign(cards.size(), 0);
+    for (std::size_t peer = 0; peer < cards.size(); ++peer)
+        peer_relayed_[peer] = methods_[static_cast<std::size_t>(route_[peer])]->relays(static_cast<int>(peer)) ? 1 : 0;
     // Skip-poll weighs only the fast methods that carry other processes'
     // traffic: self is as cheap to poll as shared memory but carries only our
     // own messages, so with every peer over TCP a receive from MPI_ANY_SOURCE
@@ -763,6 +766,7 @@ std::string Engine::traffic_text() const {
     for (std::size_t i = 0; i < methods_.size(); ++i) {
         if (by_method_[i].messages != 0) one(methods_[i]->caps().name, by_method_[i]);
     }
+    if (relayed_.messages != 0) one("through relays", relayed_);
     return out.empty() ? "nothing sent" : out;
 }
 

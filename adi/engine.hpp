@@ -220,6 +220,8 @@ public:
     };
     const std::array<Traffic, wireup::kLevels>& traffic_by_level() const { return by_level_; }
     const std::vector<Traffic>& traffic_by_method() const { return by_method_; }  // in method order
+    // What went to processes whose link passes a relay (Method::relays).
+    const Traffic& traffic_relayed() const { return relayed_; }
     // Index of the method called `name` in method order, or -1.
     int method_index(const std::string& name) const;
     // "level 0 (wide area): 3 messages, 120 bytes; ...; tcp: 3 messages, 120 bytes"
@@ -397,8 +399,10 @@ private:
     std::vector<std::unique_ptr<Method>> methods_;
     std::vector<int> route_;  // by world rank: index into methods_
     std::vector<std::uint8_t> peer_level_;  // by world rank: the topology level of the link to it
+    std::vector<std::uint8_t> peer_relayed_;  // by world rank: 1 when its link passes a relay
     std::array<Traffic, wireup::kLevels> by_level_{};
     std::vector<Traffic> by_method_;
+    Traffic relayed_;
     bool counting_ = false;
     void traffic_count(int world_peer, std::size_t bytes) {
         if (!counting_) [[likely]] return;
@@ -409,6 +413,10 @@ private:
         l.bytes += bytes;
         ++m.messages;
         m.bytes += bytes;
+        if (peer_relayed_[p] != 0) {
+            ++relayed_.messages;
+            relayed_.bytes += bytes;
+        }
     }
     // Selective polling state, by method index.
     std::vector<int> need_;           // outstanding requests (and probes) needing the method

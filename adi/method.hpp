@@ -152,6 +152,9 @@ public:
     // Whether what it carries to `peer` is encrypted (TLS on a TCP link); only
     // shown to the user (mpirun -v).
     virtual bool encrypts(int /*peer*/) const { return false; }
+    // Whether what it carries to `peer` passes a relay (a private site's,
+    // wireup/routes.hpp); counted apart (Engine::traffic_relayed).
+    virtual bool relays(int /*peer*/) const { return false; }
 
     // Send header + data to `peer`. See the buffer rules above.
     virtual SendStatus send(int peer, const Header& h, std::span<const iovec> data, std::uint64_t token) = 0;

@@ -1,5 +1,6 @@
 // The grid's extensions: per-level and per-method traffic counters (the
 // topology attributes are in attr.cpp).
+#include <string_view>
 #include <algorithm>
 #include <cstdio>
 
@@ -82,6 +83,12 @@ int PMPIX_Traffic_method(const char* method, long long* messages, long long* byt
     return api(fn, [&] {
         if (method == nullptr || messages == nullptr || bytes == nullptr)
             return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "method, messages or bytes is NULL");
+        // "relay": what passed a private site's relay (part of tcp's counts).
+        if (std::string_view(method) == "relay") {
+            rt().engine->traffic_count_on();
+            counts_out(rt().engine->traffic_relayed(), messages, bytes);
+            return MPI_SUCCESS;
+        }
         const int i = rt().engine->method_index(method);
         if (i < 0)
             return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn,

@@ -200,6 +200,9 @@ private:
     // Whether the link to `peer` runs TLS (STRATA_DATA_TLS; both ends decide alike).
     bool wants_tls(int peer) const;
     bool encrypts(int peer) const override { return wants_tls(peer); }
+    bool relays(int peer) const override {
+        return peers_[static_cast<std::size_t>(peer)].route != wireup::Route::direct;
+    }
     // After the answer: TLS on the link (tls_handshake), or connected at once.
     void link_established(int peer, Connection& c, bool server, const security::Nonce& connector,
                           const security::Nonce& acceptor, std::uint32_t from, std::uint32_t to);

@@ -67,9 +67,15 @@ def private_and_public(grid):
     a = grid.start("siteA")
     b = grid.start("siteB")
     subjobs = [(a.contact, 2, "A", "private"), (b.contact, 2, "B", "public")]
-    r = grid.run(["-v", "-jobfile", job_file(grid, "mixed.yaml", grid.ring, subjobs)])
+    r = grid.run(["-v", "-x", "STRATA_STATS=1", "-jobfile", job_file(grid, "mixed.yaml", grid.ring, subjobs)])
     expect_code(r, 0)
     check("1 MB message passed around 4 ranks intact" in r.stdout, "the ring's data check", r)
+    # The ranks that pass the message across (1 to 2, 3 to 0) count its megabyte as passing the
+    # relay; the others only the empty message of the ring's end.
+    for rank in (1, 3):
+        expect_stderr(r, rf"^strata: rank {rank}: sent: .*; through relays: \d+ messages, [1-9]\d{{6,}} bytes$")
+    for rank in (0, 2):
+        expect_stderr(r, rf"^strata: rank {rank}: sent: .*; through relays: 1 messages, 0 bytes$")
     expect_stderr(r, r"^mpirun: routes: A <-> B through A's relay \(127\.0\.0\.1:\d+\)$")
     a.expect_log(r"ended the relay$")
     check(relay_bytes(a) > 2 * 1024 * 1024, f"the relay carried the ring's megabyte both ways:\n{a.log()}")

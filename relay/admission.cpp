@@ -28,7 +28,6 @@ std::string open_check(const Open& o) {
         case Kind::accept:
             if (o.token == 0) return "an accept Open without a token";
             break;
-        case Kind::callback:
         case Kind::ingress:
             if (o.from == o.to) return "an Open from a rank to itself";
             break;
@@ -148,10 +147,6 @@ std::string Engine::admissible(const Open& o) const {
                 return "rank " + std::to_string(o.from) + " offered a token no stream waits for (it expired?)";
             break;
         }
-        case Kind::callback:
-            if (attached_.count(o.to) == 0) return rank + " is not attached here (callback from rank " +
-                                                   std::to_string(o.from) + ")";
-            break;
         case Kind::link:
             if (links_.size() >= kLinksMax) return std::to_string(kLinksMax) + " links are open already";
             break;
@@ -177,7 +172,6 @@ void Engine::admit(Pending& p) {
         case Kind::attach: attach_admit(p); break;
         case Kind::pair: pair_admit(p); break;
         case Kind::accept: accept_admit(p); break;
-        case Kind::callback: notice_send(p.open.to, Notice{NoticeType::dial_back, p.open.from, 0, 0}); break;
         case Kind::link: link_admit(p); break;
         case Kind::control: splice_dial(p, *options_.wireup, "mpirun"); break;
         case Kind::egress: splice_dial(p, p.open.relay, "rank " + std::to_string(p.open.to)); break;

@@ -4,9 +4,10 @@
 // end-to-end bytes, an attach's Notices, a control connection's wire-up
 // conversation with mpirun). The TCP method and wireup::Client use it.
 //
-// The exchange is short and, but for a callback, goes to the rank's own
-// site's relay over the site's network, so it blocks, bounded by `timeout`:
-// it happens once per link, not per message.
+// The exchange is short (a few small messages with a relay near the rank:
+// its own site's, or for a public site's rank the private peer's gateway),
+// so it blocks, bounded by `timeout`: it happens once per connection of a
+// link, not per message.
 #pragma once
 
 #include <chrono>

@@ -2,7 +2,8 @@
 // event loop over them. One file per concern implements it:
 //   engine.cpp     the loop, timers, the listener, stopping, accounting
 //   admission.cpp  accepted connections' handshake, and what each kind
-//                  of Open becomes (attach, pair, accept, callback, link)
+//                  of Open becomes (attach, pair, accept, link, and the
+//                  splices of splice.cpp)
 //   link.cpp       links: dialling one, reading frames, the fair writer
 //   stream.cpp     pair streams: the rank's socket, credit, close, reset
 //   splice.cpp     control connections: a rank spliced to mpirun

@@ -83,7 +83,7 @@ std::optional<Open> open_decode(std::span<const std::uint8_t, kOpenSize> bytes) 
     const std::uint8_t* p = bytes.data();
     if (le32(p) != kOpenMagic || le32(p + 36) != 0) return std::nullopt;
     const std::uint32_t kind = le32(p + 4);
-    if (kind < static_cast<std::uint32_t>(Kind::attach) || kind > static_cast<std::uint32_t>(Kind::ingress))
+    if (kind < static_cast<std::uint32_t>(Kind::attach) || kind == 4 || kind > static_cast<std::uint32_t>(Kind::ingress))
         return std::nullopt;
     const std::uint32_t port = le32(p + 20);
     if (port > 65535) return std::nullopt;
@@ -118,9 +118,7 @@ std::array<std::uint8_t, kNoticeSize> notice_encode(const Notice& n) {
 std::optional<Notice> notice_decode(std::span<const std::uint8_t, kNoticeSize> bytes) {
     const std::uint8_t* p = bytes.data();
     const std::uint32_t type = le32(p);
-    if ((type != static_cast<std::uint32_t>(NoticeType::accept) &&
-         type != static_cast<std::uint32_t>(NoticeType::dial_back)) ||
-        le32(p + 12) != 0)
+    if (type != static_cast<std::uint32_t>(NoticeType::accept) || le32(p + 12) != 0)
         return std::nullopt;
     Notice n;
     n.type = static_cast<NoticeType>(type);

@@ -23,9 +23,6 @@
 //             link has it), the relays forwarding them without looking;
 //   accept    a rank of the site takes the pair stream a Notice offered it
 //             (`token`): the other end of such a connection;
-//   callback  anyone of the job (a rank at a public site, which can accept
-//             but cannot dial in) asks rank `to`, attached here, to dial
-//             rank `from` itself: the relay sends `to` a dial-back Notice;
 //   link      a peer relay: the connection becomes a link between the two
 //             relays that carries many pair streams as frames (below);
 //   control   a rank of the site, to mpirun: the relay connects to mpirun's
@@ -81,7 +78,7 @@ inline constexpr std::uint32_t kWindow = 512 * 1024;
 inline constexpr std::uint32_t kReasonMax = 512;
 
 enum class Kind : std::uint32_t {
-    attach = 1, pair = 2, accept = 3, callback = 4, link = 5, control = 6, egress = 7, ingress = 8
+    attach = 1, pair = 2, accept = 3, link = 5, control = 6, egress = 7, ingress = 8  // 4: none
 };
 
 // An IPv4 address and port, in host order (the TCP method publishes IPv4).
@@ -96,8 +93,8 @@ std::string endpoint_text(const Endpoint& e);
 
 struct Open {
     Kind kind = Kind::attach;
-    std::uint32_t from = 0;    // attach, pair: the connecting rank; callback: the rank to dial
-    std::uint32_t to = 0;      // pair: the rank at the other end; callback: the rank asked to dial
+    std::uint32_t from = 0;    // the connecting rank
+    std::uint32_t to = 0;      // pair, egress, ingress: the rank at the other end
     std::uint32_t stream = 0;  // pair: which stream of the link (0: the link itself)
     std::uint64_t token = 0;   // accept: the Notice's token
     security::Nonce nonce{};
@@ -114,7 +111,6 @@ security::Proof open_proof(const std::string& job_key, security::ProofRole role,
 // relay -> attached rank.
 enum class NoticeType : std::uint32_t {
     accept = 1,     // rank `from` opened stream `stream` of its link to you: connect with kind accept, `token`
-    dial_back = 2,  // rank `from` (at a site that accepts connections) asks you to dial it directly
 };
 struct Notice {
     NoticeType type = NoticeType::accept;

@@ -19,10 +19,11 @@
 //   pair      spliced to a new stream of the link to the relay the Open
 //             names (dialled on first use: one link per peer endpoint);
 //   accept    spliced to the stream the Notice's token names;
-//   callback  a dial-back Notice to the rank asked, Answer 1 if it is
-//             attached, then closed;
 //   link      a peer relay's link, as usable as one this relay dialled;
-//   control   spliced to mpirun's wire-up listener (Options::wireup).
+//   control   spliced to mpirun's wire-up listener (Options::wireup);
+//   egress    spliced to the public rank's listener the Open names;
+//   ingress   offered to the attached rank it names (an accept Notice),
+//             and spliced to the connection that takes it.
 //
 // Bounds: every stream buffers at most kWindow bytes each way, so the bytes
 // the relay holds stay below streams * 2 * kWindow plus, per link, one

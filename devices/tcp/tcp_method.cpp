@@ -357,7 +357,6 @@ void TcpMethod::relay_notices() {
 
 void TcpMethod::relay_notice(const relay::Notice& n) {
     const int peer = static_cast<int>(n.from);
-    if (n.type != relay::NoticeType::accept) return;  // a dial-back: no route here uses it
     relay::Open open;
     open.kind = relay::Kind::accept;
     open.from = static_cast<std::uint32_t>(ctx_.rank);

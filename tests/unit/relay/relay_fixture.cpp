@@ -38,9 +38,10 @@ std::string LogLines::all() const {
     return out;
 }
 
-RunningRelay::RunningRelay(const std::string& key) {
+RunningRelay::RunningRelay(const std::string& key, std::optional<relay::Endpoint> wireup) {
     relay::Options o;
     o.job_key = key;
+    o.wireup = wireup;
     o.listen_address = kLoopback;
     o.log = [this](const std::string& line) { log.add(line); };
     auto opened = relay::Relay::open(std::move(o));

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,7 +37,8 @@ private:
 
 class RunningRelay {
 public:
-    explicit RunningRelay(const std::string& key);
+    // `wireup`: where control connections go (none: they are refused).
+    explicit RunningRelay(const std::string& key, std::optional<relay::Endpoint> wireup = std::nullopt);
     ~RunningRelay();
     int port() const { return port_; }
     relay::Endpoint endpoint() const { return relay::Endpoint{kLoopback, static_cast<std::uint16_t>(port())}; }

@@ -62,7 +62,7 @@ TEST_CASE("relay protocol: proofs bind the Open's kind, ranks and stream", "[rel
     const strata::security::Nonce relay_nonce{};
     const auto proof = open_proof("key", strata::security::ProofRole::relay_connector, o, relay_nonce);
     Open other = o;
-    other.kind = Kind::callback;
+    other.kind = Kind::egress;
     CHECK_FALSE(strata::security::proof_equal(
         proof, open_proof("key", strata::security::ProofRole::relay_connector, other, relay_nonce)));
     other = o;
@@ -76,7 +76,7 @@ TEST_CASE("relay protocol: proofs bind the Open's kind, ranks and stream", "[rel
 }
 
 TEST_CASE("relay protocol: a Notice encodes and decodes back; others are refused", "[relay][protocol]") {
-    const Notice n{NoticeType::dial_back, 5, 6, 0xabcdef0123456789ull};
+    const Notice n{NoticeType::accept, 5, 6, 0xabcdef0123456789ull};
     const auto bytes = notice_encode(n);
     const auto back = notice_decode(bytes);
     REQUIRE(back);
@@ -85,7 +85,7 @@ TEST_CASE("relay protocol: a Notice encodes and decodes back; others are refused
     CHECK(back->stream == n.stream);
     CHECK(back->token == n.token);
     auto bad = bytes;
-    le32_put(&bad[0], 3);
+    le32_put(&bad[0], 2);  // no Notice of type 2
     CHECK_FALSE(notice_decode(bad));
     bad = bytes;
     bad[12] = 1;  // the pad

@@ -152,18 +152,92 @@ TEST_CASE("relay: a pair whose reader stalls does not stop another pair, and mem
     for (const int fd : {flood.here, flood.there, other.here, other.there, d1, d2}) ::close(fd);
 }
 
-TEST_CASE("relay: a callback reaches the attached rank as a dial-back Notice", "[relay]") {
+TEST_CASE("relay: ingress: a public site's rank reaches an attached rank, both ways", "[relay]") {
     RunningRelay r(kKey);
     const int d = attach(r.port(), kKey, 4);
-    const Handshake asked = handshake(r.port(), kKey, open_of(Kind::callback, 9, 4));
-    CHECK(asked.answer == 1);
-    CHECK(read_end(asked.fd) == 0);  // and the relay closes it
+    relay::Open in = open_of(Kind::ingress, 9, 4);
+    in.stream = 2;
+    const Handshake opened = handshake(r.port(), kKey, in);
+    REQUIRE(opened.answer == 1);
     const relay::Notice n = notice_read(d);
-    CHECK(n.type == relay::NoticeType::dial_back);
+    CHECK(n.type == relay::NoticeType::accept);
     CHECK(n.from == 9);
-    const Handshake nobody = handshake(r.port(), kKey, open_of(Kind::callback, 9, 5));
+    CHECK(n.stream == 2);
+    relay::Open take = open_of(Kind::accept, 4, 9);
+    take.token = n.token;
+    const Handshake taken = handshake(r.port(), kKey, take);
+    REQUIRE(taken.answer == 1);
+    bool back = false;
+    std::thread other([&] { back = exchange(taken.fd, 2, 1, 3 << 20); });
+    CHECK(exchange(opened.fd, 1, 2, 3 << 20));
+    other.join();
+    CHECK(back);
+    ::shutdown(opened.fd, SHUT_WR);
+    CHECK(read_end(taken.fd) == 0);  // the end passes too
+    CHECK(r.stats().bytes_from_ranks == 3u << 20);
+    // To a rank not attached here: refused.
+    const Handshake nobody = handshake(r.port(), kKey, open_of(Kind::ingress, 9, 5));
     CHECK(nobody.answer == 0);
-    for (const int fd : {d, asked.fd, nobody.fd}) ::close(fd);
+    for (const int fd : {d, opened.fd, taken.fd, nobody.fd}) ::close(fd);
+}
+
+namespace {
+
+// A listening socket on loopback (a public rank's listener, mpirun's).
+struct Listener {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    relay::Endpoint endpoint;
+    Listener() {
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(kLoopback);
+        socklen_t len = sizeof a;
+        ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+        ::listen(fd, 4);
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+        endpoint = relay::Endpoint{kLoopback, ntohs(a.sin_port)};
+    }
+    ~Listener() { ::close(fd); }
+};
+
+}  // namespace
+
+TEST_CASE("relay: egress: a rank reaches a public site's rank at its listener", "[relay]") {
+    RunningRelay r(kKey);
+    Listener rank7;
+    relay::Open out = open_of(Kind::egress, 1, 7);
+    out.relay = rank7.endpoint;
+    const Handshake h = handshake(r.port(), kKey, out);
+    REQUIRE(h.answer == 1);
+    const int there = ::accept(rank7.fd, nullptr, nullptr);
+    REQUIRE(there >= 0);
+    bool back = false;
+    std::thread other([&] { back = exchange(there, 4, 3, 2 << 20); });
+    CHECK(exchange(h.fd, 3, 4, 2 << 20));
+    other.join();
+    CHECK(back);
+    ::close(there);
+    CHECK(read_end(h.fd) == 0);
+    ::close(h.fd);
+}
+
+TEST_CASE("relay: control: a rank reaches mpirun's listener, and only a relay told where it is", "[relay]") {
+    Listener mpirun;
+    RunningRelay told(kKey, mpirun.endpoint);
+    const Handshake h = handshake(told.port(), kKey, open_of(Kind::control, 3, 0));
+    REQUIRE(h.answer == 1);
+    const int there = ::accept(mpirun.fd, nullptr, nullptr);
+    REQUIRE(there >= 0);
+    bool back = false;
+    std::thread other([&] { back = exchange(there, 6, 5, 100000); });
+    CHECK(exchange(h.fd, 5, 6, 100000));
+    other.join();
+    CHECK(back);
+    RunningRelay untold(kKey);
+    const Handshake refused = handshake(untold.port(), kKey, open_of(Kind::control, 3, 0));
+    CHECK(refused.answer == 0);
+    CHECK(untold.log.wait_for("refused a connection").find("not told where mpirun is") != std::string::npos);
+    for (const int fd : {h.fd, there, refused.fd}) ::close(fd);
 }
 
 TEST_CASE("relay: a second attach replaces the first; an unknown token is refused", "[relay]") {

@@ -1,6 +1,6 @@
 // strata-gatekeeper -c CONFIG [--port-file FILE]
 // strata-gatekeeper --stdio
-// strata-gatekeeper --relay [--listen ADDR] [--port-range LOW:HIGH]
+// strata-gatekeeper --relay [--listen ADDR] [--port-range LOW:HIGH] [--wireup ADDR:PORT]
 //
 // Runs a site's gatekeeper in the foreground until SIGTERM or SIGINT: then
 // every connected mpirun hears its subjob FAILED ("site shutting down"), every
@@ -25,6 +25,7 @@
 
 #include "gram/gram.hpp"
 #include "relay/process.hpp"
+#include "wireup/environment.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -46,7 +47,7 @@ namespace {
 const char* const kUsage =
     "usage: strata-gatekeeper -c CONFIG [--port-file FILE]\n"
     "       strata-gatekeeper --stdio\n"
-    "       strata-gatekeeper --relay [--listen ADDR] [--port-range LOW:HIGH]\n"
+    "       strata-gatekeeper --relay [--listen ADDR] [--port-range LOW:HIGH] [--wireup ADDR:PORT]\n"
     "  -c, --config FILE   the gatekeeper's YAML configuration (see README, \"Run across sites\")\n"
     "  --port-file FILE    write the port it listens on to FILE once it listens\n"
     "  --stdio             serve the one mpirun on stdin and stdout (mpirun starts it so over ssh)\n"
@@ -203,6 +204,6 @@ int gatekeeper_main(int argc, char** argv) {
 int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (std::find(args.begin(), args.end(), "--relay") != args.end())
-        return strata::relay::relay_process_main(argc, argv);
+        return strata::relay::relay_process_main(argc, argv, strata::wireup::env::kJobKey);
     return gatekeeper_main(argc, argv);
 }

@@ -26,8 +26,9 @@ const char* const kUsage =
     "  --port-range LOW:HIGH  the ports it may listen on (default: any)\n"
     "  --wireup ADDR:PORT     mpirun's wire-up listener, where the site's ranks' control\n"
     "                         connections go (default: none, they are refused)\n"
-    "The job key comes from STRATA_JOB_KEY. Prints the port on standard output, then serves\n"
-    "until standard input reads EOF or SIGTERM, SIGINT or SIGHUP.\n";
+    "The job key comes from the environment, where the gatekeeper puts it (STRATA_JOB_KEY).\n"
+    "Prints the port on standard output, then serves until standard input reads EOF or\n"
+    "SIGTERM, SIGINT or SIGHUP.\n";
 
 std::optional<std::uint32_t> address_parse(const std::string& text) {
     in_addr a{};
@@ -100,7 +101,7 @@ bool port_announce(int port) {
 
 }  // namespace
 
-int relay_process_main(int argc, char** argv) {
+int relay_process_main(int argc, char** argv, const char* key_variable) {
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (std::find(args.begin(), args.end(), "--help") != args.end()) {
         std::fputs(kUsage, stdout);
@@ -108,10 +109,10 @@ int relay_process_main(int argc, char** argv) {
     }
     std::optional<Options> options = options_parse(args);
     if (!options) return 2;
-    const char* key = std::getenv("STRATA_JOB_KEY");
+    const char* key = std::getenv(key_variable);
     if (key == nullptr || *key == '\0') {
-        std::fprintf(stderr, "strata-relay: STRATA_JOB_KEY is not set: the relay needs the job's key to prove "
-                             "every connection; its gatekeeper sets it\n");
+        std::fprintf(stderr, "strata-relay: %s is not set: the relay needs the job's key to prove every connection; "
+                             "its gatekeeper sets it\n", key_variable);
         return 2;
     }
     options->job_key = key;

@@ -252,7 +252,7 @@ def main():
           "\n".join(f"{n}: {', '.join(w)}" for n, w in sorted(twice.items())))
     badly_named = sorted(n for n in declared if not re.fullmatch(r"STRATA_[A-Z0-9_]+", n))
     check(not badly_named, "every knob is named STRATA_<UPPER_CASE>", ", ".join(badly_named))
-    check(contract == {"STRATA_WIREUP", "STRATA_RANK", "STRATA_SIZE", "STRATA_JOB_KEY", "STRATA_SUBJOB"},
+    check(contract == {"STRATA_WIREUP", "STRATA_RANK", "STRATA_SIZE", "STRATA_JOB_KEY", "STRATA_SUBJOB", "STRATA_RELAY"},
           f"{CONTRACT_HEADER} declares the wire-up contract", f"found {sorted(contract)}")
     check(not (contract & set(declared)), "no wire-up contract variable is also a knob",
           ", ".join(sorted(contract & set(declared))))

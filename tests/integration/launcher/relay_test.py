@@ -156,6 +156,20 @@ class LoopbackCapture:
             except socket.timeout:
                 continue
 
+    def payloads(self, ports):
+        """The TCP payloads of the IPv4 packets to or from one of `ports`, joined: the rest of
+        the machine's loopback traffic (other programs') is left out."""
+        out = []
+        for p in self.packets:
+            ip = p[14:]  # loopback's Ethernet header is 14 zero bytes
+            if len(ip) < 20 or ip[0] >> 4 != 4 or ip[9] != 6:
+                continue
+            tcp = ip[(ip[0] & 15) * 4:]
+            if len(tcp) < 20 or not {int.from_bytes(tcp[0:2], "big"), int.from_bytes(tcp[2:4], "big")} & ports:
+                continue
+            out.append(tcp[(tcp[12] >> 4) * 4:])
+        return b"".join(out)
+
     def stop(self):
         self.done.set()
         self.thread.join()
@@ -166,7 +180,6 @@ class LoopbackCapture:
             except (BlockingIOError, socket.timeout):
                 break
         self.sock.close()
-        return b"".join(self.packets)
 
 
 def ring_pattern_in(blob):
@@ -177,9 +190,9 @@ def ring_pattern_in(blob):
 
 def tls_through_relays(grid):
     """With security: {data: tls} the TLS session is between the two ranks: the relays forward
-    ciphertext only. Every packet on loopback is captured while the ring passes its megabyte
-    through two relays: with TLS the ring's bytes show nowhere; without it, the same capture
-    finds them (the check can fail)."""
+    ciphertext only. Every packet to or from a relay is captured on loopback while the ring
+    passes its megabyte through two relays: with TLS the ring's bytes show nowhere; without it,
+    the same capture finds them (the check can fail)."""
     if os.geteuid() != 0:
         print("SKIP: capturing loopback packets needs root")
         sys.exit(77)
@@ -193,15 +206,52 @@ def tls_through_relays(grid):
         try:
             r = grid.run(["-jobfile", job])
         finally:
-            blob = capture.stop()
+            capture.stop()
         expect_code(r, 0)
+        ports = {int(p) for g in (a, b) for p in re.findall(r"started the relay of this private site, pid \d+, at "
+                                                             r"127\.0\.0\.1:(\d+)$", g.log(), re.M)}
+        blob = capture.payloads(ports)
         check("1 MB message passed around 4 ranks intact" in r.stdout, "the ring's data check", r)
         carried = relay_bytes(a) - before
-        check(carried > 1024 * 1024 and len(blob) > 2 * carried,
+        check(carried > 1024 * 1024 and len(blob) > carried,
               f"the capture saw what the relays carried ({len(capture.packets)} packets, {len(blob)} bytes; "
               f"site A's relay carried {carried} bytes)")
         check(ring_pattern_in(blob) != tls, "the ring's bytes " + ("do not show on the wire with TLS" if tls else
                                                                    "show on the wire without TLS"))
+    expect_nobody_left(grid.ctx)
+
+
+def conformance_programs():
+    """The point-to-point and collective conformance programs (their areas' ranks.txt) as
+    (name, process count): each plain entry once, at its largest count of 2 or more."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    found = {}
+    for area in ("pt2pt", "coll"):
+        with open(os.path.join(here, "..", area, "ranks.txt")) as f:
+            for line in f:
+                words = line.split()
+                if not words or words[0].startswith("#") or any("=" in w for w in words[1:]):
+                    continue
+                counts = [int(w) for w in words[1:] if int(w) >= 2]
+                if counts and words[0] not in found:
+                    found[words[0]] = max(counts)
+    return sorted(found.items())
+
+
+def conformance(grid):
+    """Every point-to-point and collective conformance program across two private sites (its
+    processes split between them), all traffic between the sites through both relays: each
+    checks its own results."""
+    a = grid.start("siteA")
+    b = grid.start("siteB")
+    for name, n in conformance_programs():
+        program = grid.publish(os.path.join(grid.built, name), "t/x")
+        subjobs = [(a.contact, (n + 1) // 2, "A", "private"), (b.contact, n // 2, "B", "private")]
+        r = grid.run(["-jobfile", job_file(grid, "conformance.yaml", program, subjobs)])
+        expect_code(r, 0)
+        check(f"{name}: ok ({n} processes)" in r.stdout, f"{name} checked itself across two private sites", r)
+    for g in (a, b):
+        check(relay_bytes(g) > 0, f"the relay carried the programs' traffic:\n{g.log()}")
     expect_nobody_left(grid.ctx)
 
 
@@ -229,7 +279,7 @@ def relay_killed(grid):
 
 
 SCENARIOS = {f.__name__: f for f in [two_private, private_and_public, refused, ssh_private_sites, relay_killed,
-                                     tls_through_relays]}
+                                     tls_through_relays, conformance]}
 
 
 def main():

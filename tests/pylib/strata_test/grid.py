@@ -130,6 +130,8 @@ class Grid:
         self.fake_rank = self.publish(ctx.fake_rank, "bin")
         self.ring = self.publish(os.path.abspath(args.ring), "bin")
         self.alltoall = self.publish(os.path.abspath(args.alltoall), "t/x")
+        # Where the integration test programs are built (publish() those a scenario runs).
+        self.built = os.path.dirname(os.path.abspath(args.alltoall))
         self.slurm_task = self.publish(os.path.abspath(args.slurm_task), "bin")
         libdir = os.path.join(os.path.dirname(os.path.dirname(self.ring_source)), "mpi")
         for name in os.listdir(libdir):

@@ -19,8 +19,9 @@ import sys
 import threading
 
 from ssh_sites_test import with_ssh_grid
-from strata_test.grid import fake_args, grid_main, when_ready
-from strata_test.harness import check, expect_code, expect_nobody_left, expect_stderr
+from strata_test.grid import fake_args, finish, grid_main, run_ip, when_ready
+from strata_test.harness import GUARD, check, expect_code, expect_nobody_left, expect_stderr
+from strata_test.ssh import netns_id, processes
 
 
 def job_file(grid, name, program, subjobs, top="", arguments=()):
@@ -117,6 +118,55 @@ def ssh_private_sites(grid):
     three."""
     run = with_ssh_grid(ssh_private_scenario, private=("s1", "s2"))
     run(grid)
+
+
+def ssh_private_faults(grid):
+    """The fault matrix of the ssh sites, at two private sites whose processes run on their
+    clusters: Ctrl-C, mpirun killed, s1's relay killed and s1's login node cut off the network
+    mid-job each end the job, and leave no process at any site or cluster and no Slurm job."""
+    run = with_ssh_grid(ssh_faults_scenario, private=("s1", "s2"))
+    run(grid)
+
+
+def ssh_faults_scenario(sg):
+    args = fake_args(sg.ctx, "init", "print:ready {rank}", "sleep")
+    subjobs = [("s1/ssh+slurm", 2, "A", "private"), ("s2/ssh+slurm", 2, "B", "private")]
+    text = open(ssh_job(sg, "faults.yaml", sg.grid.fake_rank, subjobs)).read()
+    text = text.replace("subjobs:", "arguments: [" + ", ".join(f'"{a}"' for a in args) + "]\n"
+                        'environment: {STRATA_PEER_TIMEOUT_S: "6"}\nsubjobs:')
+    job = sg.ctx.file("faults.yaml", text)
+    s1 = netns_id(sg.nets.ns("s1"))
+    veth = f"v{sg.nets.tag}0"  # s1's end of its link to the other sites
+    for fault in ("interrupt", "mpirun", "relay", "network"):
+        p = sg.popen(["-jobfile", job], extra_env={"STRATA_PEER_TIMEOUT_S": "6"})
+        try:
+            ready = [p.stdout.readline() for _ in range(4)]
+            check(all(ready), f"every rank was ready before the {fault} fault: {ready}")
+            if fault == "interrupt":
+                p.send_signal(signal.SIGINT)
+            elif fault == "mpirun":
+                p.kill()
+            elif fault == "relay":
+                relays = [q for q in processes() if q.netns == s1 and "strata-relay --relay" in q.cmdline]
+                check(len(relays) == 1, f"one relay at s1: {[q.cmdline for q in relays]}")
+                os.kill(relays[0].pid, signal.SIGKILL)
+            else:
+                run_ip("-n", sg.nets.ns("s1"), "link", "set", veth, "down")
+            r = finish(p, timeout=GUARD * 2)
+        except BaseException:
+            p.kill()
+            p.wait()
+            raise
+        finally:
+            if fault == "network":
+                run_ip("-n", sg.nets.ns("s1"), "link", "set", veth, "up")
+        check(r.returncode != 0, f"mpirun fails the job ({fault})", r)
+        if fault == "relay":
+            expect_stderr(r, r"^mpirun: subjob 0 \(site A, contact s1/ssh\+slurm\) failed: this site's relay "
+                             r"\(10\.77\.0\.1:\d+\) was killed by signal 9 \(Killed\): ")
+        sg.expect_nothing_left()
+        for cluster in sg.clusters.values():
+            cluster.expect_no_jobs()
 
 
 def ssh_private_scenario(sg):
@@ -279,7 +329,7 @@ def relay_killed(grid):
 
 
 SCENARIOS = {f.__name__: f for f in [two_private, private_and_public, refused, ssh_private_sites, relay_killed,
-                                     tls_through_relays, conformance]}
+                                     tls_through_relays, conformance, ssh_private_faults]}
 
 
 def main():

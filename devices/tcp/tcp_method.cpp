@@ -378,7 +378,7 @@ void TcpMethod::relay_lost(const std::string& why) {
     ::close(attach_fd_);
     attach_fd_ = -1;
     const std::string text = "this site's relay at " + relay::endpoint_text(*my_relay_) + " is gone (" + why +
-                             "): no link to another private site can be made or kept";
+                             "): no link to another site can be made or kept";
     for (std::size_t i = 0; i < peers_.size(); ++i) {
         if (peers_[i].route != wireup::Route::direct && peers_[i].c.state != Link::closed)
             link_failed(static_cast<int>(i), text, nullptr);

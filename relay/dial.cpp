@@ -1,24 +1,18 @@
 #include "relay/dial.hpp"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
-#include <netinet/tcp.h>
-
-#include "base/unique_fd.hpp"
+#include "relay/io.hpp"
 
 namespace strata::relay {
 
 namespace {
-
-std::string errno_text(int e) { return std::strerror(e); }
 
 using Clock = std::chrono::steady_clock;
 
@@ -37,85 +31,103 @@ bool await(int fd, short events, Clock::time_point deadline) {
     }
 }
 
-base::Status send_all(int fd, const std::uint8_t* data, std::size_t n, Clock::time_point deadline) {
-    std::size_t sent = 0;
-    while (sent < n) {
-        const ssize_t w = ::send(fd, data + sent, n - sent, MSG_NOSIGNAL);
-        if (w > 0) {
-            sent += static_cast<std::size_t>(w);
-        } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
-            return base::Error{errno_text(errno)};
-        } else if (!await(fd, POLLOUT, deadline)) {
-            return base::Error{"timed out"};
-        }
-    }
-    return {};
-}
+}  // namespace
 
-base::Status recv_all(int fd, std::uint8_t* data, std::size_t n, Clock::time_point deadline) {
-    std::size_t got = 0;
-    while (got < n) {
-        const ssize_t r = ::recv(fd, data + got, n - got, 0);
-        if (r > 0) {
-            got += static_cast<std::size_t>(r);
-        } else if (r == 0) {
-            return base::Error{"it closed the connection"};
-        } else if (errno != EAGAIN && errno != EINTR) {
-            return base::Error{errno_text(errno)};
-        } else if (!await(fd, POLLIN, deadline)) {
-            return base::Error{"timed out"};
-        }
-    }
-    return {};
-}
-
-base::Status connect_to(int fd, const Endpoint& at, Clock::time_point deadline) {
+base::Result<Dialer> Dialer::start(const Endpoint& at, Open open, const std::string& job_key) {
+    Dialer d;
+    d.at_ = at;
+    d.open_ = open;
+    d.key_ = job_key;
+    const std::string where = "the relay at " + endpoint_text(at) + ": ";
+    if (!security::nonce_fill(d.open_.nonce)) return base::Error{where + "the OpenSSL random generator is not seeded"};
+    d.fd_.reset(socket_open());
+    if (d.fd_.get() < 0) return base::Error{where + "cannot create a socket: " + errno_text(errno)};
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(at.port);
     addr.sin_addr.s_addr = htonl(at.address);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return {};
-    if (errno != EINPROGRESS) return base::Error{errno_text(errno)};
-    if (!await(fd, POLLOUT, deadline)) return base::Error{"timed out"};
-    int err = 0;
-    socklen_t len = sizeof err;
-    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-    return err == 0 ? base::Status{} : base::Status{base::Error{errno_text(err)}};
+    if (::connect(d.fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 && errno != EINPROGRESS)
+        return base::Error{where + errno_text(errno)};
+    return d;
 }
 
-// The handshake on a connected socket: Open, Challenge, Response, Answer.
-base::Status handshake(int fd, Open& open, const std::string& job_key, Clock::time_point deadline) {
-    if (!security::nonce_fill(open.nonce)) return base::Error{"the OpenSSL random generator is not seeded"};
-    const auto hello = open_encode(open);
-    if (base::Status s = send_all(fd, hello.data(), hello.size(), deadline); !s) return s;
-    std::array<std::uint8_t, kChallengeSize> challenge{};
-    if (base::Status s = recv_all(fd, challenge.data(), challenge.size(), deadline); !s) return s;
-    security::Nonce theirs{};
+base::Result<bool> Dialer::fail(const std::string& why) const {
+    return base::Error{"the relay at " + endpoint_text(at_) + ": " + why};
+}
+
+base::Result<bool> Dialer::step() {
+    switch (state_) {
+        case State::connecting: return connected();
+        case State::open_sent: {
+            base::Result<bool> whole = read_toward(kChallengeSize);
+            if (!whole || !*whole) return whole;
+            return challenged();
+        }
+        case State::response_sent: {
+            base::Result<bool> whole = read_toward(kAnswerSize);
+            if (!whole || !*whole) return whole;
+            if (le32(got_.data()) != 1) return fail("it refused the connection (see its log)");
+            state_ = State::done;
+            return true;
+        }
+        case State::done: return true;
+    }
+    return false;
+}
+
+// Writable: connected, or failed to. The Open goes.
+base::Result<bool> Dialer::connected() {
+    if (const int err = socket_error(fd_.get()); err != 0) return fail(errno_text(err));
+    const auto hello = open_encode(open_);
+    if (!send_small(fd_.get(), hello.data(), hello.size())) return fail("the connection broke: " + errno_text(errno));
+    state_ = State::open_sent;
+    return step();  // the Challenge may be there already
+}
+
+// The Challenge is whole: check the relay's proof, answer with ours.
+base::Result<bool> Dialer::challenged() {
     security::Proof proof{};
-    std::memcpy(theirs.data(), challenge.data(), theirs.size());
-    std::memcpy(proof.data(), challenge.data() + theirs.size(), proof.size());
-    if (!security::proof_equal(open_proof(job_key, security::ProofRole::relay_acceptor, open, theirs), proof))
-        return base::Error{"it does not know this job's key: it is not this job's relay"};
-    const auto mine = open_proof(job_key, security::ProofRole::relay_connector, open, theirs);
-    if (base::Status s = send_all(fd, mine.data(), mine.size(), deadline); !s) return s;
-    std::array<std::uint8_t, kAnswerSize> answer{};
-    if (base::Status s = recv_all(fd, answer.data(), answer.size(), deadline); !s) return s;
-    if (le32(answer.data()) != 1) return base::Error{"it refused the connection (see its log)"};
-    return {};
+    std::memcpy(relay_nonce_.data(), got_.data(), relay_nonce_.size());
+    std::memcpy(proof.data(), got_.data() + relay_nonce_.size(), proof.size());
+    got_.clear();
+    if (!security::proof_equal(open_proof(key_, security::ProofRole::relay_acceptor, open_, relay_nonce_), proof))
+        return fail("it does not know this job's key: it is not this job's relay");
+    const auto mine = open_proof(key_, security::ProofRole::relay_connector, open_, relay_nonce_);
+    if (!send_small(fd_.get(), mine.data(), mine.size())) return fail("the connection broke: " + errno_text(errno));
+    state_ = State::response_sent;
+    return step();
 }
 
-}  // namespace
+base::Result<bool> Dialer::read_toward(std::size_t need) {
+    while (got_.size() < need) {
+        std::uint8_t buf[kChallengeSize];
+        const ssize_t r = ::recv(fd_.get(), buf, need - got_.size(), 0);
+        if (r > 0) {
+            got_.insert(got_.end(), buf, buf + r);
+        } else if (r == 0) {
+            return fail("it closed the connection");
+        } else if (errno == EINTR) {
+            continue;
+        } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            return false;
+        } else {
+            return fail(errno_text(errno));
+        }
+    }
+    return true;
+}
 
 base::Result<int> dial(const Endpoint& at, Open open, const std::string& job_key, std::chrono::milliseconds timeout) {
     const Clock::time_point deadline = Clock::now() + timeout;
-    base::UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-    if (fd.get() < 0) return base::Error{"cannot create a socket: " + errno_text(errno)};
-    int one = 1;
-    setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    base::Status s = connect_to(fd.get(), at, deadline);
-    if (s) s = handshake(fd.get(), open, job_key, deadline);
-    if (!s) return base::Error{"the relay at " + endpoint_text(at) + ": " + s.error()};
-    return fd.release();
+    base::Result<Dialer> d = Dialer::start(at, open, job_key);
+    if (!d) return d.failure();
+    for (;;) {
+        const base::Result<bool> done = d->step();
+        if (!done) return done.failure();
+        if (*done) return d->take();
+        if (!await(d->fd(), d->wants_write() ? POLLOUT : POLLIN, deadline))
+            return base::Error{"the relay at " + endpoint_text(at) + ": timed out"};
+    }
 }
 
 }  // namespace strata::relay

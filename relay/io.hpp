@@ -1,5 +1,6 @@
 // The relay's socket plumbing: a socket's place in the epoll set, the bytes
-// that wait in order, and reading a fixed-size handshake message.
+// that wait in order, and reading a fixed-size handshake message; the
+// socket helpers are the ranks' side's too (dial.cpp).
 #pragma once
 
 #include <sys/uio.h>

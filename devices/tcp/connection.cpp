@@ -69,6 +69,8 @@ void Connection::set_want_in(bool on) {
 
 void Connection::close() {
     tls.reset();
+    if (dialer) fd = dialer->take();  // the socket is the connection's to close
+    dialer.reset();
     if (fd >= 0) {
         epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nullptr);
         ::close(fd);
@@ -97,12 +99,13 @@ base::Status Connection::connect_start(const Remote& r) {
     return {};
 }
 
-void Connection::connected_to(int connected_fd) {
-    fd = connected_fd;
+void Connection::relay_start(relay::Dialer d) {
+    dialer = std::make_unique<relay::Dialer>(std::move(d));
+    fd = dialer->fd();
     want_out = true;
     want_in = true;
     watch(true);
-    state = State::connecting;
+    state = State::relay_handshake;
 }
 
 base::Status Connection::hello_send(const Remote& r, std::uint32_t me) {

@@ -54,6 +54,7 @@
 #include "base/result.hpp"
 #include "devices/tcp/stripes.hpp"
 #include "devices/tcp/tls_link.hpp"
+#include "relay/dial.hpp"
 #include "security/challenge.hpp"
 
 namespace strata::dev::tcp {
@@ -119,6 +120,7 @@ std::string errno_text(int e);
 struct Connection {
     enum class State {
         idle,
+        relay_handshake,  // through a relay: its handshake first (the dialer's)
         connecting,
         hello_sent,
         response_sent,
@@ -144,6 +146,7 @@ struct Connection {
     bool want_in = true;    // EPOLLIN registered (off while another stream's bytes come first)
     Staging rx;
     std::unique_ptr<TlsLink> tls;  // set on links that STRATA_DATA_TLS covers
+    std::unique_ptr<relay::Dialer> dialer;  // relay_handshake: the relay's handshake, step by step
     bool established = false;      // it was connected once
     std::uint64_t reads = 0;       // recv/readv once connected
     std::uint64_t writes = 0;      // send/sendmsg once connected
@@ -173,9 +176,9 @@ struct Connection {
     // acceptor's replies. `me` is this process's rank, `job_key` the secret
     // the proofs are made with.
     base::Status connect_start(const Remote& r);
-    // The same for a socket that is connected already (one a relay handed
-    // over, relay_client.hpp): the Hello goes at the next poll.
-    void connected_to(int connected_fd);
+    // Through a relay (relay/dial.hpp): relay_handshake until the relay
+    // answered, then connecting (the Hello goes).
+    void relay_start(relay::Dialer d);
     base::Status hello_send(const Remote& r, std::uint32_t me);
     base::Result<Reply> reply_read(const Remote& r, const std::string& job_key, std::uint32_t me);
     // Accepting side: a proven connection (handshake.hpp) becomes this one.

@@ -23,12 +23,14 @@
 #pragma once
 
 #include "base/result.hpp"
+#include "relay/dial.hpp"
 #include "security/challenge.hpp"
 
 #include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -102,6 +104,8 @@ struct Incoming {
     std::uint32_t stream = 0;
     security::Nonce connector_nonce{};
     security::Nonce acceptor_nonce{};
+    // A stream a relay offered: the relay's handshake comes first.
+    std::unique_ptr<relay::Dialer> dialer;
 
     // Reads towards the message awaited (the Hello, then the Response):
     // whole, not yet (again), or the connector closed or broke the

@@ -321,13 +321,29 @@ void TcpMethod::relay_connect(int peer, Connection& c) {
     } else {
         open.kind = relay::Kind::ingress;
     }
-    base::Result<int> fd = relay::dial(via, open, ctx_.job_key);
-    if (!fd) {
-        link_failed(peer, "cannot reach rank " + std::to_string(peer) + " through " + fd.error(), nullptr);
+    base::Result<relay::Dialer> d = relay::Dialer::start(via, open, ctx_.job_key);
+    if (!d) {
+        link_failed(peer, "cannot reach rank " + std::to_string(peer) + " through " + d.error(), nullptr);
         return;
     }
-    // Connected as far as this end can tell: the rank's Hello goes next.
-    c.connected_to(*fd);
+    // The relay's handshake, then (relay_step) the rank's Hello.
+    c.relay_start(std::move(*d));
+}
+
+void TcpMethod::relay_step(int peer, Connection& c) {
+    const base::Result<bool> done = c.dialer->step();
+    if (!done) {
+        link_failed(peer, "cannot reach rank " + std::to_string(peer) + " through " + done.error(), nullptr);
+        return;
+    }
+    if (!*done) {
+        c.set_want_out(c.dialer->wants_write());
+        return;
+    }
+    c.fd = c.dialer->take();
+    c.dialer.reset();
+    c.state = Link::connecting;
+    on_connected(peer, c);
 }
 
 void TcpMethod::relay_notices() {
@@ -363,14 +379,19 @@ void TcpMethod::relay_notice(const relay::Notice& n) {
     open.to = n.from;
     open.stream = n.stream;
     open.token = n.token;
-    base::Result<int> fd = relay::dial(*my_relay_, open, ctx_.job_key);
-    if (!fd) {
+    base::Result<relay::Dialer> d = relay::Dialer::start(*my_relay_, open, ctx_.job_key);
+    if (!d) {
         std::fprintf(stderr, "strata: rank %d: cannot take rank %d's connection from this site's relay: %s\n",
-                     ctx_.rank, peer, fd.error().c_str());
+                     ctx_.rank, peer, d.error().c_str());
         return;
     }
-    // From here it is any accepted connection: the peer's Hello comes first.
-    incoming_add(*fd, "rank " + std::to_string(peer) + " through the relay " + relay::endpoint_text(*my_relay_));
+    // Once the relay answered it is any accepted connection: the peer's
+    // Hello comes first (on_incoming).
+    const int fd = d->fd();
+    incoming_add(fd, "rank " + std::to_string(peer) + " through the relay " + relay::endpoint_text(*my_relay_));
+    Incoming& in = incoming_.at(fd);
+    in.dialer = std::make_unique<relay::Dialer>(std::move(*d));
+    incoming_watch(in);
 }
 
 void TcpMethod::relay_lost(const std::string& why) {
@@ -500,6 +521,7 @@ void TcpMethod::incoming_drop(int fd, const char* why) {
         std::fprintf(stderr, "strata: rank %d: refused a TCP connection from %s: %s\n", ctx_.rank,
                      it->second.from.c_str(), why);
     epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
+    if (it->second.dialer) it->second.dialer->take();  // closed once, here
     ::close(fd);
     incoming_.erase(it);
 }
@@ -516,6 +538,14 @@ void TcpMethod::on_incoming(int fd) {
     auto it = incoming_.find(fd);
     if (it == incoming_.end()) return;
     Incoming& in = it->second;
+    if (in.dialer) {
+        const base::Result<bool> done = in.dialer->step();
+        if (!done) return incoming_drop(fd, done.error().c_str());
+        if (*done) in.dialer->take();
+        if (*done) in.dialer.reset();
+        incoming_watch(in);
+        return;  // the Hello, when it comes, is reported at a later poll
+    }
     switch (in.read()) {
         case Incoming::Read::again: return;
         case Incoming::Read::closed:
@@ -547,7 +577,7 @@ void TcpMethod::decide_incoming(Incoming& in) {
     bool accept = false;
     if (stream == 0) {
         accept = p.c.state == Link::idle || p.c.state == Link::awaiting_incoming ||
-                 ((p.c.state == Link::connecting || p.c.state == Link::hello_sent ||
+                 ((p.c.state == Link::relay_handshake || p.c.state == Link::connecting || p.c.state == Link::hello_sent ||
                    p.c.state == Link::response_sent) &&
                   peer < ctx_.rank);
     } else {
@@ -912,6 +942,13 @@ void TcpMethod::link_failed(int peer, const std::string& why, adi::Upcalls* up) 
     }
 }
 
+void TcpMethod::incoming_watch(const Incoming& in) {
+    epoll_event ev{};
+    ev.events = EPOLLIN | (in.dialer && in.dialer->wants_write() ? static_cast<std::uint32_t>(EPOLLOUT) : 0u);
+    ev.data.u64 = kKeyIncoming | static_cast<std::uint32_t>(in.fd);
+    epoll_ctl(epfd_, EPOLL_CTL_MOD, in.fd, &ev);
+}
+
 void TcpMethod::incoming_add(int fd, std::string from) {
     incoming_expire();
     Incoming in;
@@ -934,6 +971,7 @@ void TcpMethod::incoming_add(int fd, std::string from) {
         case Link::hello_sent:
         case Link::response_sent: on_reply(peer, c, up); break;
         case Link::tls_handshake: tls_step(peer, c, up); break;
+        case Link::relay_handshake: relay_step(peer, c); break;
         default: break;
     }
 }
@@ -1031,7 +1069,10 @@ bool TcpMethod::has_queued_sends() const {
 
 void TcpMethod::shutdown() {
     for (Peer& p : peers_) peer_close(p);
-    for (auto& [fd, in] : incoming_) ::close(fd);
+    for (auto& [fd, in] : incoming_) {
+        if (in.dialer) in.dialer->take();  // closed once, here
+        ::close(fd);
+    }
     incoming_.clear();
     if (attach_fd_ >= 0) ::close(attach_fd_);
     attach_fd_ = -1;

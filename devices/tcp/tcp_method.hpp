@@ -131,6 +131,8 @@ private:
     // A connection of a link whose route is not direct: through this site's
     // relay, the peer's, or both (wireup/routes.hpp).
     void relay_connect(int peer, Connection& c);
+    // relay_handshake: the relay's next step; once it answered, the Hello.
+    void relay_step(int peer, Connection& c);
     // The relay's Notices on the attach connection: a stream to take.
     void relay_notices();
     void relay_notice(const relay::Notice& n);
@@ -155,6 +157,9 @@ private:
     // Adds an accepted connection (or one a relay handed over) to the
     // handshakes in progress; `from` names it in the log.
     void incoming_add(int fd, std::string from);
+    // Its epoll interest: readable, and writable while a relay's handshake
+    // waits to connect.
+    void incoming_watch(const Incoming& in);
     // Drops accepted connections that have not finished the handshake in
     // time, so silent strangers cannot pile up.
     void incoming_expire();

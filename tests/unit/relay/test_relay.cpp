@@ -12,6 +12,7 @@
 #include <cstring>
 #include <thread>
 
+#include "relay/dial.hpp"
 #include "relay_fixture.hpp"
 
 using namespace strata;
@@ -307,4 +308,27 @@ TEST_CASE("relay: frames from a peer relay are checked (stream id parity, reset 
     CHECK(read_end(link.fd) <= 0);
     CHECK(r.log.wait_for("lost the link to relay 127.0.0.1:").find("not the peer's to open") != std::string::npos);
     ::close(link.fd);
+}
+
+TEST_CASE("relay::dial and Dialer: the ranks' side proves the key, checks the relay's, and says why it failed",
+          "[relay]") {
+    RunningRelay r(kKey);
+    base::Result<int> ok = relay::dial(r.endpoint(), open_of(Kind::attach, 3, 0), kKey);
+    REQUIRE(ok);
+    // A relay of another job: its proof does not hold, and nothing is sent after the Open.
+    RunningRelay other("the key of another job");
+    base::Result<int> stranger = relay::dial(other.endpoint(), open_of(Kind::attach, 3, 0), kKey);
+    REQUIRE_FALSE(stranger);
+    CHECK(stranger.error() == "the relay at " + relay::endpoint_text(other.endpoint()) +
+                                  ": it does not know this job's key: it is not this job's relay");
+    // Refused: an ingress to a rank not attached.
+    base::Result<int> refused = relay::dial(r.endpoint(), open_of(Kind::ingress, 3, 9), kKey);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().find("it refused the connection") != std::string::npos);
+    // Nobody listening.
+    const relay::Endpoint closed{kLoopback, 1};
+    base::Result<int> nobody = relay::dial(closed, open_of(Kind::attach, 3, 0), kKey);
+    REQUIRE_FALSE(nobody);
+    CHECK(nobody.error() == "the relay at 127.0.0.1:1: Connection refused");
+    ::close(*ok);
 }

@@ -18,10 +18,9 @@ import socket
 import sys
 import threading
 
-from ssh_sites_test import with_ssh_grid
-from strata_test.grid import fake_args, finish, grid_main, run_ip, when_ready
-from strata_test.harness import GUARD, check, expect_code, expect_nobody_left, expect_stderr
-from strata_test.ssh import netns_id, processes
+from ssh_sites_test import fault_run, with_ssh_grid
+from strata_test.grid import fake_args, grid_main, when_ready
+from strata_test.harness import check, expect_code, expect_nobody_left, expect_stderr
 
 
 def job_file(grid, name, program, subjobs, top="", arguments=()):
@@ -135,33 +134,11 @@ def ssh_faults_scenario(sg):
     text = text.replace("subjobs:", "arguments: [" + ", ".join(f'"{a}"' for a in args) + "]\n"
                         'environment: {STRATA_PEER_TIMEOUT_S: "6"}\nsubjobs:')
     job = sg.ctx.file("faults.yaml", text)
-    s1 = netns_id(sg.nets.ns("s1"))
-    veth = f"v{sg.nets.tag}0"  # s1's end of its link to the other sites
-    for fault in ("interrupt", "mpirun", "relay", "network"):
+    for fault in ("interrupt", "mpirun", "strata-relay --relay", "network"):
         p = sg.popen(["-jobfile", job], extra_env={"STRATA_PEER_TIMEOUT_S": "6"})
-        try:
-            ready = [p.stdout.readline() for _ in range(4)]
-            check(all(ready), f"every rank was ready before the {fault} fault: {ready}")
-            if fault == "interrupt":
-                p.send_signal(signal.SIGINT)
-            elif fault == "mpirun":
-                p.kill()
-            elif fault == "relay":
-                relays = [q for q in processes() if q.netns == s1 and "strata-relay --relay" in q.cmdline]
-                check(len(relays) == 1, f"one relay at s1: {[q.cmdline for q in relays]}")
-                os.kill(relays[0].pid, signal.SIGKILL)
-            else:
-                run_ip("-n", sg.nets.ns("s1"), "link", "set", veth, "down")
-            r = finish(p, timeout=GUARD * 2)
-        except BaseException:
-            p.kill()
-            p.wait()
-            raise
-        finally:
-            if fault == "network":
-                run_ip("-n", sg.nets.ns("s1"), "link", "set", veth, "up")
+        r = fault_run(sg, p, 4, fault)
         check(r.returncode != 0, f"mpirun fails the job ({fault})", r)
-        if fault == "relay":
+        if fault == "strata-relay --relay":
             expect_stderr(r, r"^mpirun: subjob 0 \(site A, contact s1/ssh\+slurm\) failed: this site's relay "
                              r"\(10\.77\.0\.1:\d+\) was killed by signal 9 \(Killed\): ")
         sg.expect_nothing_left()

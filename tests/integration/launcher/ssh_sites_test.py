@@ -14,6 +14,7 @@ import functools
 import os
 import pwd
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -104,6 +105,36 @@ class SshGrid:
         check(self.logins.leftovers() == [], f"processes left at the sites: {self.logins.leftovers()}")
         expect_nobody_left(self.ctx)
         check(self.logins.home_files() == [], f"files left in the account's home: {self.logins.home_files()}")
+
+
+def fault_run(sg, p, ranks, fault):
+    """Once the `ranks` ranks of the running job `p` (mpirun) said they are ready, `fault`:
+    "interrupt" (Ctrl-C), "mpirun" (killed), "network" (s1's login node cut off the network
+    until mpirun ends) or the process at s1's login node whose command line contains it
+    (killed); returns how mpirun ended."""
+    veth = f"v{sg.nets.tag}0"  # s1's end of its link
+    try:
+        ready = [p.stdout.readline() for _ in range(ranks)]
+        check(all(ready), f"every rank was ready before the fault ({fault}): {ready}")
+        if fault == "interrupt":
+            p.send_signal(signal.SIGINT)
+        elif fault == "mpirun":
+            p.kill()
+        elif fault == "network":
+            run_ip("-n", sg.nets.ns("s1"), "link", "set", veth, "down")
+        else:
+            s1 = netns_id(sg.nets.ns("s1"))
+            victims = [q for q in processes() if q.netns == s1 and fault in q.cmdline]
+            check(len(victims) == 1, f"one '{fault}' at s1: {[q.cmdline for q in victims]}")
+            os.kill(victims[0].pid, signal.SIGKILL)
+        return finish(p, timeout=GUARD * 2)
+    except BaseException:
+        p.kill()
+        p.wait()
+        raise
+    finally:
+        if fault == "network":
+            run_ip("-n", sg.nets.ns("s1"), "link", "set", veth, "up")
 
 
 def say_failure(r):
@@ -400,29 +431,9 @@ def slurm_site(sg):
     # the Slurm job ends each way.
     timeout = {"STRATA_PEER_TIMEOUT_S": "6"}
     cut = text.replace("subjobs:", 'environment: {STRATA_PEER_TIMEOUT_S: "6"}\nsubjobs:')
-    for victim in ("gatekeeper", "mpirun", "network"):
-        p = sg.popen(["-l", "-jobfile", ctx.file(f"slurm-{victim}.yaml", cut)], extra_env=timeout)
-        veth = f"v{sg.nets.tag}0"  # s1's end of its link
-        try:
-            ready = [p.stdout.readline() for _ in range(6)]
-            check(all(ready), f"mpirun ended before every rank was ready: {ready}")
-            if victim == "mpirun":
-                p.kill()
-            elif victim == "network":
-                run_ip("-n", sg.nets.ns("s1"), "link", "set", veth, "down")
-            else:
-                s1 = netns_id(sg.nets.ns("s1"))
-                gk = [q for q in processes() if q.netns == s1 and "strata-gatekeeper --stdio" in q.cmdline]
-                check(len(gk) == 1, f"one gatekeeper at s1: {[q.cmdline for q in gk]}")
-                os.kill(gk[0].pid, 9)
-            r = finish(p, timeout=GUARD * 2)
-        except BaseException:
-            p.kill()
-            p.wait()
-            raise
-        finally:
-            if victim == "network":
-                run_ip("-n", sg.nets.ns("s1"), "link", "set", veth, "up")
+    for victim in ("strata-gatekeeper --stdio", "mpirun", "network"):
+        p = sg.popen(["-l", "-jobfile", ctx.file("slurm-fault.yaml", cut)], extra_env=timeout)
+        r = fault_run(sg, p, 6, victim)
         check(r.returncode != 0, f"mpirun fails the job ({victim} killed)", r)
         if victim == "network":
             expect_stderr(r, r"^mpirun: (subjob 0 \(site s1, contact s1/ssh\+slurm\) failed: |rank [01]('s| \(pid)).*; "

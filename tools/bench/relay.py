@@ -49,6 +49,7 @@ import csv
 import io
 import os
 import platform
+import pwd
 import re
 import shlex
 import shutil
@@ -183,6 +184,13 @@ class Bench:
 
     def setup(self):
         self.grid = BenchGrid(self.ctx, self.build)
+        # mpirun runs as the account the gatekeepers map the user to: the emulated links' table
+        # it makes (/dev/shm/strata-links-*, mode 0600) must be the ranks' to open.
+        ids = pwd.getpwnam(self.grid.account)
+        for root, dirs, files in os.walk(self.grid.home):
+            for entry in [root, *(os.path.join(root, f) for f in files)]:
+                os.chown(entry, ids.pw_uid, ids.pw_gid)
+        self.as_user = ["setpriv", f"--reuid={ids.pw_uid}", f"--regid={ids.pw_gid}", "--clear-groups"]
         self.build_programs()
         for site in ("A", "B"):
             say(f"strata-gatekeeper of site {site}")
@@ -236,7 +244,7 @@ class Bench:
         return self.ctx.file(f"{test}-{route}-{net}.yaml", "\n".join(lines) + "\n")
 
     def command(self, item):
-        return [self.ctx.mpirun, "-v", "-jobfile", self.jobs[item]]
+        return [*self.as_user, self.ctx.mpirun, "-v", "-jobfile", self.jobs[item]]
 
     # --- running ---
 
@@ -267,7 +275,7 @@ class Bench:
         env.update(self.grid.env())
         try:
             r = subprocess.run(self.command(item), env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                               text=True, timeout=TIMEOUT)
+                               text=True, timeout=TIMEOUT, cwd=self.grid.shared)
         except subprocess.TimeoutExpired:
             self.sweep()
             raise RuntimeError(f"no end after {TIMEOUT} s (killed)")
@@ -457,7 +465,8 @@ class Bench:
             for item, why in self.failed.items():
                 out.append(f"- {'/'.join(item)}: {why}")
             out.append("")
-        out.append("Commands (this run's paths; `HOME` holds the CA, the user's certificate and trust, "
+        out.append("Commands (this run's paths; run as root, mpirun as `nobody` (uid 65534), the account the "
+                   "gatekeepers map the user to, with `HOME` holding the CA, the user's certificate and trust, "
                    "`X509_*` empty):")
         out.append("")
         out.append("```sh")

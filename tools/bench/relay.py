@@ -3,11 +3,23 @@
 through one relay and through two, an all-to-all across two sites direct and through two relays,
 and how much the relays buffer under a flood from every rank (docs/RELAYS.md).
 
-Two TLS strata-gatekeepers on loopback, each a site (the test fixture strata_test.grid: a CA,
-host and user certificates from strata-ca in a fresh HOME, the user mapped to `nobody`); every
-job gives each subjob its own `site` and `host`, so that nothing crosses sites by shared memory.
+Setups (--setup):
+
+  loopback  two TLS strata-gatekeepers on loopback, each a site (the test fixture
+            strata_test.grid: a CA, host and user certificates from strata-ca in a fresh HOME,
+            the user mapped to `nobody`); every job gives each subjob its own `site` and `host`,
+            so that nothing crosses sites by shared memory; mpirun runs as `nobody`
+  ssh       two sites in network namespaces on one bridge (strata_test.grid.Namespaces), each a
+            login node with sshd (strata_test.ssh.SshLogins) and a private cluster behind it
+            (its `compute` namespace, which reaches its login node and nothing else) running a
+            single-node Slurm (strata_test.grid.Slurm); a public subjob runs on the login node
+            (`sN/ssh`), a private one on the cluster (`sN/ssh+slurm`); mpirun runs in a third
+            namespace as the sites' account (ssh -F CONFIG with a copy of the key it owns)
+
 A subjob with `network: private` gets a relay from its gatekeeper and every connection of its
-ranks to the other site goes through it (wireup/routes.hpp). Routes:
+ranks to the other site goes through it (wireup/routes.hpp). mpirun runs as the account the
+ranks run as, because the emulated links' table it makes (/dev/shm/strata-links-*) is mode 0600.
+Routes:
 
   direct      both subjobs `network: public`: rank to rank
   one-relay   A private, B public: through A's relay
@@ -38,10 +50,12 @@ wide area; the latency a relay adds per message, (relayed - direct) / relays fro
 0 and 8 B one-way medians, <= 20 us), and the exact commands and job files used. Everything the
 run made (gatekeepers, relays, ranks, files) is removed at the end, after a failure or Ctrl-C too.
 
-usage: tools/bench/relay.py [--build DIR] [--runs N] [--only TESTS] [--nets NETS]
-                            [--env NAME=VALUE,...] [--out DIR]
+usage: tools/bench/relay.py [--build DIR] [--setup loopback|ssh] [--runs N] [--only TESTS]
+                            [--nets NETS] [--env NAME=VALUE,...] [--out DIR]
 
-Needs root (the gatekeepers change account). Python 3 standard library only.
+Needs root (the gatekeepers change account; namespaces, sshd, Slurm and an account made for
+the run with --setup ssh, which also needs build/adapters/strata-slurm-task). Python 3
+standard library only.
 """
 
 import argparse
@@ -65,8 +79,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "pylib"))
 
-from strata_test.grid import Grid  # noqa: E402
-from strata_test.ssh import describe, processes  # noqa: E402
+from strata_test.grid import Grid, Namespaces, Slurm  # noqa: E402
+from strata_test.ssh import SshLogins, describe, processes  # noqa: E402
 
 ROUTES = {  # route -> (site A's network, site B's network), the relays on the way
     "direct": ("public", "public", 0),
@@ -75,16 +89,17 @@ ROUTES = {  # route -> (site A's network, site B's network), the relays on the w
 }
 NETS = {
     "wan": "emulated wide area, 10 ms one way, 100 Mbit/s",
-    "unshaped": "unshaped (loopback)",
+    "unshaped": "unshaped",
 }
 TESTS = {  # test -> (program, ranks per site, routes, networks)
     "pingpong": ("pingpong", 1, ("direct", "one-relay", "two-relays"), ("wan", "unshaped")),
     "alltoall": ("collectives", 4, ("direct", "two-relays"), ("wan", "unshaped")),
     "flood": ("soak", 4, ("direct", "two-relays"), ("unshaped",)),
 }
+SSH_SITES = ("s1", "s2")  # --setup ssh: the namespaces of sites A and B
 PP_SIZES = [0, 8, 1 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20]
 A2A_SIZES = [8, 1 << 10, 64 << 10]
-TIMEOUT = 600  # seconds for one run; only ever reached by a hang
+TIMEOUT = 300  # seconds for one run; only ever reached by a hang
 WAIT = 30  # seconds for a gatekeeper to log its relay's end
 SUMMARY = re.compile(r"strata-relay: stopped: (\d+) streams opened, (\d+) bytes from ranks and (\d+) to ranks "
                      r"forwarded, peak (\d+) bytes buffered, (\d+) links")
@@ -170,7 +185,10 @@ class Bench:
         self.build = os.path.abspath(args.build)
         self.ctx = BenchCtx(self.build)
         self.grid = None
-        self.gk = {}  # site -> Gatekeeper
+        self.gk = {}  # site -> Gatekeeper (loopback)
+        self.nets = self.logins = None  # ssh
+        self.clusters = {}  # ssh: site -> Slurm
+        self.env = {}  # mpirun's environment beyond the grid's
         self.programs = {}  # program -> published executable
         self.items = []  # (test, route, net)
         self.failed = {}  # item -> why
@@ -192,9 +210,51 @@ class Bench:
                 os.chown(entry, ids.pw_uid, ids.pw_gid)
         self.as_user = ["setpriv", f"--reuid={ids.pw_uid}", f"--regid={ids.pw_gid}", "--clear-groups"]
         self.build_programs()
+        if self.args.setup == "ssh":
+            return self.setup_ssh()
         for site in ("A", "B"):
             say(f"strata-gatekeeper of site {site}")
             self.gk[site] = self.grid.start("gk-" + site)
+
+    def setup_ssh(self):
+        """Sites s1 (A) and s2 (B): a login node each with sshd, a cluster behind it with Slurm."""
+        grid, ctx = self.grid, self.ctx
+        grid.slurm_scripts = os.path.join(ROOT, "tests", "integration", "launcher", "slurm")
+        grid.slurm_task = grid.publish(os.path.join(self.build, "adapters", "strata-slurm-task"), "bin")
+        self.prefix = os.path.dirname(os.path.dirname(grid.publish(grid.gatekeeper, "bin")))
+        say("network namespaces")
+        self.nets = Namespaces.__new__(Namespaces)  # so that remove() knows those made before a failure
+        self.nets.names = []
+        self.nets.__init__(ctx, compute=SSH_SITES)
+        for k, site in enumerate(SSH_SITES):
+            say(f"Slurm on {site}'s cluster")
+            self.clusters[site] = Slurm(grid, netns=self.nets.ns(site + "c"), address=self.nets.compute_addr[site],
+                                        port=16827 + 10 * k)
+            os.chmod(self.clusters[site].dir, 0o755)
+        say("sshd at " + ", ".join(SSH_SITES))
+        self.logins = SshLogins(ctx, self.nets, list(SSH_SITES),
+                                environment={"PATH": f"{self.prefix}/bin:/usr/local/bin:/usr/bin:/bin"},
+                                # A cluster is one node of this machine's 2 cores: without --overcommit, Slurm
+                                # would want 2 nodes for 4 tasks and keep the job pending.
+                                site_environment={s: {**c.env, "STRATA_SLURM_SBATCH_ARGS": "--overcommit"}
+                                                  for s, c in self.clusters.items()})
+        # mpirun runs as the account: its own copies of the key, known hosts and client config.
+        ids = pwd.getpwnam(self.logins.account)
+        own = os.path.join(self.logins.home, ".ssh")
+        key, known = os.path.join(own, "id_bench"), os.path.join(own, "known_hosts_bench")
+        shutil.copyfile(self.logins.key, key)
+        shutil.copyfile(self.logins.known_hosts, known)
+        self.ssh_config = os.path.join(own, "config_bench")
+        with open(self.logins.config) as f:
+            text = f.read().replace(self.logins.key, key).replace(self.logins.known_hosts, known)
+        with open(self.ssh_config, "w") as f:
+            f.write(text)
+        for path in (key, known, self.ssh_config):
+            os.chmod(path, 0o600)
+            os.chown(path, ids.pw_uid, ids.pw_gid)
+        self.as_user = ["ip", "netns", "exec", self.nets.ns("user"), "setpriv", f"--reuid={ids.pw_uid}",
+                        f"--regid={ids.pw_gid}", "--clear-groups"]
+        self.env = {"HOME": self.logins.home, "STRATA_SSH": f"ssh -F {self.ssh_config}"}
 
     def build_programs(self):
         out = os.path.join(self.ctx.tmp, "build")
@@ -233,14 +293,20 @@ class Bench:
         lines = [f"executable: {self.programs[program]}",
                  "arguments: [" + ", ".join(f"'{w}'" for w in self.arguments(*item)) + "]",
                  f"directory: {self.grid.shared}"]
+        if self.args.setup == "ssh":
+            lines.append(f"strata: {self.prefix}")
         if self.args.env:
             lines.append("environment: {" + ", ".join(f"{k}: '{v}'" for k, v in self.args.env.items()) + "}")
         if net == "wan":
             lines.append("network: {wan: {latency_ms: 10, bandwidth_mbit: 100}}")
         lines.append("subjobs:")
-        for site, network in (("A", a), ("B", b)):
-            lines.append(f"  - {{contact: '{self.gk[site].contact}', count: {count}, site: {site}, "
-                         f"host: h{site}, network: {network}}}")
+        for k, (site, network) in enumerate((("A", a), ("B", b))):
+            if self.args.setup == "ssh":  # a private site's ranks run on its cluster, a public one's on its login node
+                contact = SSH_SITES[k] + ("/ssh+slurm" if network == "private" else "/ssh")
+                lines.append(f"  - {{contact: '{contact}', count: {count}, site: {site}, network: {network}}}")
+            else:
+                lines.append(f"  - {{contact: '{self.gk[site].contact}', count: {count}, site: {site}, "
+                             f"host: h{site}, network: {network}}}")
         return self.ctx.file(f"{test}-{route}-{net}.yaml", "\n".join(lines) + "\n")
 
     def command(self, item):
@@ -273,6 +339,7 @@ class Bench:
         before_log = {s: len(g.log()) for s, g in self.gk.items()}
         env = dict(os.environ)
         env.update(self.grid.env())
+        env.update(self.env)
         try:
             r = subprocess.run(self.command(item), env=env, stdin=subprocess.DEVNULL, capture_output=True,
                                text=True, timeout=TIMEOUT, cwd=self.grid.shared)
@@ -288,6 +355,9 @@ class Bench:
                 "two-relays": "A <-> B through both relays"}[route]
         if want is None and routes or want is not None and not any(want in l for l in routes):
             raise RuntimeError(f"mpirun -v said {routes or 'no route line'}, not the route {route}")
+        if self.args.setup == "ssh":
+            # mpirun -v shows each site's gatekeeper log, the relay's lines among them.
+            return self.parse(test, r.stdout), self.summaries_ssh(r.stderr, route, private)
         # Each private site's relay ends with its subjob; its summary is in the gatekeeper's log.
         deadline = time.monotonic() + WAIT
         while any(self.ended()[s] <= before_end[s] for s in private):
@@ -312,6 +382,26 @@ class Bench:
         if len(summaries) != nrelays:
             raise RuntimeError(f"{len(summaries)} relays for route {route}")
         return self.parse(test, r.stdout), summaries
+
+    def summaries_ssh(self, stderr, route, private):
+        summaries = []
+        for k, s in enumerate(("A", "B")):
+            lines = [l for l in stderr.splitlines() if l.startswith(f"mpirun: {SSH_SITES[k]}: ")]
+            found = [SUMMARY.search(l) for l in lines]
+            found = [m.groups() for m in found if m]
+            if s in private and len(found) != 1:
+                raise RuntimeError(f"site {s}: {len(found)} relay summaries in mpirun -v's output, not 1")
+            if s not in private and found:
+                raise RuntimeError(f"site {s} is public but ran a relay")
+            for f in found:
+                streams, from_ranks, to_ranks, peak, links = (int(x) for x in f)
+                if from_ranks == 0:
+                    raise RuntimeError(f"site {s}'s relay carried nothing")
+                summaries.append({"site": s, "streams": streams, "from": from_ranks, "to": to_ranks, "peak": peak,
+                                  "links": links})
+        if len(summaries) != ROUTES[route][2]:
+            raise RuntimeError(f"{len(summaries)} relays for route {route}")
+        return summaries
 
     def parse(self, test, stdout):
         if test == "flood":
@@ -403,16 +493,26 @@ class Bench:
                 self.grid.stop()
         except Exception as e:
             problems.append(f"gatekeepers: {e}")
-        try:
-            self.kill_leftovers()
-        except Exception as e:
-            problems.append(f"processes: {e}")
+        for what, step in (("sshd and the account", lambda: self.logins and self.logins.stop()),
+                           ("Slurm", lambda: [c.stop() for c in self.clusters.values()]),
+                           ("processes", self.kill_leftovers), ("namespaces", self.remove_namespaces)):
+            try:
+                step()
+            except Exception as e:  # go on: the rest must be removed too
+                problems.append(f"{what}: {e}")
         shutil.rmtree(self.ctx.tmp, ignore_errors=True)
         if os.path.exists(self.ctx.tmp):
             problems.append(f"{self.ctx.tmp} is still there")
         for p in problems:
             say("cleaning up: " + p)
         return not problems
+
+    def remove_namespaces(self):
+        if self.nets is not None:
+            self.nets.remove()
+            left = [ns for ns in self.nets.names if os.path.exists(os.path.join("/run/netns", ns))]
+            if left:
+                raise RuntimeError("not removed: " + ", ".join(left))
 
     def leftovers(self):
         """The run's processes: whatever names a file of ours, and the relays the gatekeepers
@@ -447,7 +547,10 @@ class Bench:
         mine = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h"], capture_output=True,
                               text=True).stdout.strip() or "?"
         env = (", environment " + ", ".join(f"{k}={v}" for k, v in self.args.env.items())) if self.args.env else ""
-        out.append(f"{time.strftime('%Y-%m-%d %H:%M')}, {platform.system()} {platform.release()}, "
+        setup = {"loopback": "two TLS gatekeepers on loopback",
+                 "ssh": "two ssh sites in network namespaces, private ranks on Slurm clusters behind the login nodes"}
+        out.append(f"Setup: {setup[self.args.setup]}. "
+                   f"{time.strftime('%Y-%m-%d %H:%M')}, {platform.system()} {platform.release()}, "
                    f"{os.cpu_count()} cores, load (1, 5, 15 min) {fmt_load(self.load_start)} at the start and "
                    f"{fmt_load(os.getloadavg())} at the end; Strata {self.build} (source tree at {mine}){env}; "
                    f"{self.args.runs} runs per item after one warm-up, rounds interleaved; "
@@ -465,9 +568,14 @@ class Bench:
             for item, why in self.failed.items():
                 out.append(f"- {'/'.join(item)}: {why}")
             out.append("")
-        out.append("Commands (this run's paths; run as root, mpirun as `nobody` (uid 65534), the account the "
-                   "gatekeepers map the user to, with `HOME` holding the CA, the user's certificate and trust, "
-                   "`X509_*` empty):")
+        if self.args.setup == "ssh":
+            out.append(f"Commands (this run's paths and namespaces; run as root, mpirun as the sites' account "
+                       f"{self.logins.account}, with `HOME={self.logins.home}` and "
+                       f"`STRATA_SSH='ssh -F {self.ssh_config}'`):")
+        else:
+            out.append("Commands (this run's paths; run as root, mpirun as `nobody` (uid 65534), the account the "
+                       "gatekeepers map the user to, with `HOME` holding the CA, the user's certificate and trust, "
+                       "`X509_*` empty):")
         out.append("")
         out.append("```sh")
         for item in self.jobs:
@@ -477,9 +585,12 @@ class Bench:
         shown = [i for i in self.jobs if i[1] == "two-relays" and (i[2] == "wan" or i[0] == "flood")]
         for item in shown:
             out += fenced(self.jobs[item], os.path.basename(self.jobs[item]), "yaml")
+        if self.args.setup == "ssh":
+            out += fenced(self.ssh_config, self.ssh_config, "")
         out.append("")
-        out.append("The other job files differ only in `network:` of each subjob (public/private) and in the "
-                   "top-level `network` key (absent when unshaped).")
+        out.append("The other job files differ only in `network:` of each subjob (public/private"
+                   + (", and its contact: sN/ssh+slurm or sN/ssh" if self.args.setup == "ssh" else "")
+                   + ") and in the top-level `network` key (absent when unshaped).")
         print("\n".join(out))
         if self.args.out:
             with open(os.path.join(self.args.out, "results.md"), "w") as f:
@@ -634,6 +745,8 @@ def parse(argv):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", metavar="DIR", default=os.path.join(ROOT, "build"),
                     help="Strata's build tree (default: %(default)s)")
+    ap.add_argument("--setup", choices=("loopback", "ssh"), default="loopback",
+                    help="where the sites are (default: %(default)s)")
     ap.add_argument("--runs", metavar="N", type=int, default=5,
                     help="timed runs per item, after one warm-up (default: %(default)s)")
     ap.add_argument("--only", metavar="TESTS", default=",".join(TESTS),
@@ -680,7 +793,10 @@ def preflight(args):
     if os.geteuid() != 0:
         sys.exit("relay: needs root (the gatekeepers run the ranks and relays as nobody)")
     build = os.path.abspath(args.build)
-    for path in ("launcher/mpirun", "tools/mpicc", "tools/strata-ca/strata-ca", "gatekeeper/strata-gatekeeper", "mpi"):
+    needed = ["launcher/mpirun", "tools/mpicc", "tools/strata-ca/strata-ca", "gatekeeper/strata-gatekeeper", "mpi"]
+    if args.setup == "ssh":
+        needed.append("adapters/strata-slurm-task")
+    for path in needed:
         if not os.path.exists(os.path.join(build, path)):
             sys.exit(f"relay: {os.path.join(build, path)} is missing: is {build} a built Strata tree? (--build)")
 

@@ -43,12 +43,14 @@ carried bytes), then --runs times, the order of the items rotating each round so
 the machine hits them alike. Per size: the minimum over rounds of each run's minimum, and the
 median of each run's median (over its trials). Each relay's summary line at its exit
 (`strata-relay: stopped: N streams opened, X bytes from ranks and Y to ranks forwarded, peak P
-bytes buffered, L links`, in its gatekeeper's log) gives P for every relayed run.
+bytes buffered, L links`, in its gatekeeper's log, or with --setup ssh in mpirun -v's output,
+which shows each site's gatekeeper log) gives P for every relayed run.
 
 Prints markdown tables, the targets (relayed bandwidth >= 90% of direct from 64 KiB up on the
 wide area; the latency a relay adds per message, (relayed - direct) / relays from the unshaped
 0 and 8 B one-way medians, <= 20 us), and the exact commands and job files used. Everything the
-run made (gatekeepers, relays, ranks, files) is removed at the end, after a failure or Ctrl-C too.
+run made (gatekeepers, relays, ranks, files; with --setup ssh the namespaces, sshd, the Slurm
+daemons and the account) is removed at the end, after a failure or Ctrl-C too.
 
 usage: tools/bench/relay.py [--build DIR] [--setup loopback|ssh] [--runs N] [--only TESTS]
                             [--nets NETS] [--env NAME=VALUE,...] [--out DIR]

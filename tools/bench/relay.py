@@ -342,12 +342,23 @@ class Bench:
         env = dict(os.environ)
         env.update(self.grid.env())
         env.update(self.env)
+        tables = shared_tables()
+        p = subprocess.Popen(self.command(item), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, cwd=self.grid.shared)
         try:
-            r = subprocess.run(self.command(item), env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                               text=True, timeout=TIMEOUT, cwd=self.grid.shared)
+            out, err = p.communicate(timeout=TIMEOUT)
         except subprocess.TimeoutExpired:
+            # SIGTERM first: mpirun then ends the job and removes the emulated links' table.
+            p.terminate()
+            try:
+                p.communicate(timeout=WAIT)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.communicate()
             self.sweep()
-            raise RuntimeError(f"no end after {TIMEOUT} s (killed)")
+            self.remove_tables(tables)
+            raise RuntimeError(f"no end after {TIMEOUT} s (stopped)")
+        r = subprocess.CompletedProcess(p.args, p.returncode, out, err)
         if r.returncode != 0:
             self.sweep()
             raise RuntimeError(f"exit status {r.returncode}: {tail(r.stdout + r.stderr)}")
@@ -461,6 +472,15 @@ class Bench:
                 f.write(f"{rnd + 1},{','.join(item)},{what},{size},{lo},{med}\n")
             for s in summaries:
                 f.write(f"{rnd + 1},{','.join(item)},relay-{s['site']}-peak,0,{s['peak']},{s['peak']}\n")
+
+    def remove_tables(self, before):
+        """Removes emulated links' tables (/dev/shm/strata-links-*) that appeared during a run whose
+        mpirun was killed, and so could not remove its own."""
+        for name in shared_tables() - before:
+            try:
+                os.unlink(os.path.join("/dev/shm", name))
+            except FileNotFoundError:
+                pass
 
     def sweep(self):
         """After a failed run: ends the run's ranks (programs published under our directory)."""
@@ -720,6 +740,13 @@ class Bench:
                                f"(minimums: {(xl - dl) / n:.1f}) | <= 20 us | {'met' if added <= 20 else 'missed'} |")
         out.append("")
         return out
+
+
+def shared_tables():
+    try:
+        return {n for n in os.listdir("/dev/shm") if n.startswith("strata-links-")}
+    except FileNotFoundError:
+        return set()
 
 
 def fmt_load(load):

@@ -1,5 +1,7 @@
 #include "adapters/fork_adapter.hpp"
 
+#include "adapters/leftovers.hpp"
+
 #include "adapters/process_env.hpp"
 #include "adapters/program_check.hpp"
 #include "adapters/redirect.hpp"
@@ -196,6 +198,7 @@ ForkAdapter::~ForkAdapter() {
         int status = 0;
         while (::waitpid(p->pid, &status, 0) < 0 && errno == EINTR) {
         }
+        shm_leftovers_remove(p->pid, owner());
     }
 }
 
@@ -398,6 +401,7 @@ void ForkAdapter::reap_exited() {
             r = ::waitpid(p->pid, &status, 0);
         } while (r < 0 && errno == EINTR);
         p->reaped = true;
+        shm_leftovers_remove(p->pid, owner());
         ProcessExit how;
         if (WIFSIGNALED(status)) {
             how.signaled = true;

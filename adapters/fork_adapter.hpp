@@ -10,6 +10,8 @@
 // reused, so the kill cannot hit a stranger).
 #pragma once
 
+#include <unistd.h>
+
 #include "base/result.hpp"
 #include "adapters/scheduler_adapter.hpp"
 #include "base/lifeline.hpp"
@@ -82,6 +84,8 @@ private:
     std::array<std::string, 3> files_;  // its stdin, stdout and stderr files (adapters/redirect.hpp); empty: pipes
     int subjob_index_ = 0;
     std::optional<RunAs> run_as_;
+    // The account the processes run as (what they leave behind is its).
+    uid_t owner() const { return run_as_ ? static_cast<uid_t>(run_as_->uid) : ::geteuid(); }
     std::optional<JobState> reported_;  // the last state told to events_
     bool started_ = false;
     std::array<char, 65536> buf_{};  // shared by all reads: one read completes at a time

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "adapters/redirect.hpp"
+#include "adapters/leftovers.hpp"
 #include "wireup/environment.hpp"
 
 namespace {
@@ -150,6 +151,7 @@ int main(int argc, char** argv) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    strata::adapters::shm_leftovers_remove(pid, ::getuid());
     if (n > 0) {
         file_publish(prefix + ".status", "error " + std::to_string(child_errno) + "\n");
         return 127;

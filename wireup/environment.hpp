@@ -17,6 +17,12 @@ inline std::string wireup_at(const std::string& address, const std::string& list
     return (v6 ? "[" + address + "]" : address) + ":" + port;
 }
 
+// The shared-memory segments (under /dev/shm) a process of the job makes
+// (devices/shm) are named with this prefix of its pid. A process killed
+// before its local peers attached leaves its segment behind: whoever reaps a
+// process removes what it left under that prefix (adapters/leftovers.hpp).
+inline std::string shm_segment_prefix(long pid) { return "strata-" + std::to_string(pid) + "-"; }
+
 }  // namespace strata::wireup
 
 namespace strata::wireup::env {

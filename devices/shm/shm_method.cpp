@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "base/knob.hpp"
+#include "wireup/environment.hpp"
 
 namespace strata::dev::shm {
 
@@ -189,10 +190,9 @@ base::Status ShmMethod::publish(wireup::BusinessCard& card) {
     const std::uint64_t salt = dist(rd);
     g_probe_word = dist(rd) | 1;
     probe_value_ = g_probe_word;
-    char name[64];
-    std::snprintf(name, sizeof name, "/strata-%d-%d-%016llx", static_cast<int>(getpid()), ctx_.rank,
-                  static_cast<unsigned long long>(salt));
-    name_ = name;
+    char tail[48];
+    std::snprintf(tail, sizeof tail, "%d-%016llx", ctx_.rank, static_cast<unsigned long long>(salt));
+    name_ = "/" + wireup::shm_segment_prefix(getpid()) + tail;
     bell_fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     socklen_t len = 0;
     sockaddr_un a = bell_address(name_, len);

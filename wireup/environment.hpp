@@ -21,7 +21,12 @@ inline std::string wireup_at(const std::string& address, const std::string& list
 // (devices/shm) are named with this prefix of its pid. A process killed
 // before its local peers attached leaves its segment behind: whoever reaps a
 // process removes what it left under that prefix (adapters/leftovers.hpp).
-inline std::string shm_segment_prefix(long pid) { return "strata-" + std::to_string(pid) + "-"; }
+inline std::string shm_segment_prefix(long pid) {
+    std::string prefix = "strata-";  // appended: GCC 12 at -O3 warns falsely (-Wrestrict) on "..." + a temporary
+    prefix += std::to_string(pid);
+    prefix += '-';
+    return prefix;
+}
 
 }  // namespace strata::wireup
 

@@ -190,9 +190,11 @@ base::Status ShmMethod::publish(wireup::BusinessCard& card) {
     const std::uint64_t salt = dist(rd);
     g_probe_word = dist(rd) | 1;
     probe_value_ = g_probe_word;
-    char tail[48];
-    std::snprintf(tail, sizeof tail, "%d-%016llx", ctx_.rank, static_cast<unsigned long long>(salt));
-    name_ = "/" + wireup::shm_segment_prefix(getpid()) + tail;
+    const std::string prefix = wireup::shm_segment_prefix(getpid());
+    char name[96];
+    std::snprintf(name, sizeof name, "/%s%d-%016llx", prefix.c_str(), ctx_.rank,
+                  static_cast<unsigned long long>(salt));
+    name_ = name;
     bell_fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     socklen_t len = 0;
     sockaddr_un a = bell_address(name_, len);

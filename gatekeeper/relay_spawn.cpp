@@ -22,6 +22,7 @@ namespace strata::gatekeeper {
 namespace {
 
 constexpr int kStartMs = 5000;
+constexpr int kStopMs = 1000;
 
 // In the child between fork and exec: async-signal-safe calls only.
 [[noreturn]] void relay_exec(int exe, int lifeline, int port_out, const adapters::RunAs* run_as,
@@ -112,12 +113,16 @@ std::string RelayProcess::reap() {
 }
 
 RelayProcess::~RelayProcess() {
-    if (pidfd_ >= 0) ::close(pidfd_);
     if (lifeline_ >= 0) ::close(lifeline_);
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    if (pid_ > 0) {
+        // The lifeline's end stops the relay; SIGTERM only if it has not
+        // within a moment (it is stuck, or it never read its stdin).
+        pollfd exited{pidfd_, POLLIN, 0};
+        if (pidfd_ < 0 || ::poll(&exited, 1, kStopMs) <= 0) ::kill(pid_, SIGTERM);
+        while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+        }
     }
+    if (pidfd_ >= 0) ::close(pidfd_);
 }
 
 }  // namespace strata::gatekeeper

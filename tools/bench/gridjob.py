@@ -1,6 +1,7 @@
 """What the emulated-grid benchmarks (multilevel, plogp) share: their
 options' syntax, the job file of an emulated grid, one mpirun run, and
-gnuplot. Each script sets PROG, the name its messages start with."""
+gnuplot (sizes written and read as benchlib does). Each script sets PROG, the
+name its messages start with."""
 
 import csv
 import io
@@ -11,6 +12,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from benchlib import human_size, size_of  # noqa: F401  (human_size: for the scripts)
 
 PROG = "bench"
 NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -50,10 +53,10 @@ def parse_link(text, option):
 
 
 def parse_size(text):
-    m = re.fullmatch(r"(\d+)([KkMm]?)", text.strip())
-    if not m:
+    size = size_of(text)
+    if size is None:
         fail(f"bad size '{text}' in --sizes (example: 1,1K,1M)")
-    return int(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20}[m.group(2).lower()]
+    return size
 
 
 def yaml_str(text):
@@ -98,13 +101,6 @@ def run(mpirun, text, log, header="impl,"):
     log.flush()
     rows = list(csv.DictReader(io.StringIO(p.stdout))) if p.stdout.startswith(header) else []
     return rows, p.stdout, wall, p.stderr, p.returncode
-
-
-def human_size(size):
-    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= scale and size % scale == 0:
-            return f"{size // scale} {unit}"
-    return f"{size} B"
 
 
 def human_us(us):

@@ -60,7 +60,6 @@ the run with --setup ssh, which also needs build/adapters/strata-slurm-task). Py
 standard library only.
 """
 
-import argparse
 import csv
 import io
 import os
@@ -69,20 +68,21 @@ import pwd
 import re
 import shlex
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tests", "pylib"))
+sys.path.insert(0, HERE)
 
-from strata_test.grid import Grid, Namespaces, Slurm  # noqa: E402
-from strata_test.ssh import SshLogins, describe, processes  # noqa: E402
+import benchlib  # noqa: E402  (it also puts tests/pylib on sys.path)
+from benchlib import BenchCtx, TimedOut, fenced, human_size, say, tail  # noqa: E402
+from strata_test.grid import Slurm  # noqa: E402
+from strata_test.ssh import SshLogins, processes  # noqa: E402
+
+benchlib.PROG = "relay"
 
 ROUTES = {  # route -> (site A's network, site B's network), the relays on the way
     "direct": ("public", "public", 0),
@@ -108,84 +108,15 @@ SUMMARY = re.compile(r"strata-relay: stopped: (\d+) streams opened, (\d+) bytes 
 KWINDOW, KWRITEBATCH = 512 << 10, 64 << 10  # relay/relay.hpp, for the bound of docs/RELAYS.md
 
 
-def say(text):
-    print(f"relay: {text}", file=sys.stderr, flush=True)
-
-
-def human(size):
-    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= scale and size % scale == 0:
-            return f"{size // scale} {unit}"
-    return f"{size} B"
-
-
 def us(x):
     return f"{x:.0f}" if x >= 1000 else f"{x:.1f}"
-
-
-def fenced(path, title, lang):
-    with open(path) as f:
-        text = f.read().rstrip()
-    return ["", f"`{title}`:", "", "```" + lang, text, "```"]
-
-
-class Interrupted(Exception):
-    pass
-
-
-def on_signal(sig, frame):
-    raise Interrupted(f"signal {sig}")
-
-
-class BenchCtx:
-    """What strata_test.grid takes from a test's Ctx: a world-readable directory of the run and a
-    unique marker, and file()."""
-
-    def __init__(self, build):
-        self.mpirun = os.path.join(build, "launcher", "mpirun")
-        self.marker = "strata-bench-" + uuid.uuid4().hex
-        self.tmp = tempfile.mkdtemp(prefix="strata-relay-bench.")
-        os.chmod(self.tmp, 0o755)
-
-    def file(self, name, text):
-        path = os.path.join(self.tmp, name)
-        with open(path, "w") as f:
-            f.write(text)
-        os.chmod(path, 0o644)
-        return path
-
-
-class BenchGrid(Grid):
-    """strata_test.grid.Grid without the test programs: a HOME with the CA, trust in it, the
-    user's certificate and the host certificate of `localhost` (strata-ca), a directory every
-    account can write, libstrata published where every account can read it."""
-
-    def __init__(self, ctx, build):
-        self.ctx = ctx
-        self.gatekeeper = os.path.join(build, "gatekeeper", "strata-gatekeeper")
-        self.strata_ca = os.path.join(build, "tools", "strata-ca", "strata-ca")
-        self.home = os.path.join(ctx.tmp, "home")
-        os.mkdir(self.home)
-        self.certdir = os.path.join(self.home, ".strata", "certificates")
-        self.account = "nobody"
-        self.shared = os.path.join(ctx.tmp, "shared")
-        os.mkdir(self.shared)
-        os.chmod(self.shared, 0o777)
-        libdir = os.path.join(build, "mpi")
-        for name in sorted(os.listdir(libdir)):
-            if name.startswith("libstrata.so") and os.path.isfile(os.path.join(libdir, name)):
-                self.publish(os.path.join(libdir, name), "mpi")
-        self.gatekeepers = []
-        self.ca("create-ca")
-        self.ca("host", "--name", "localhost")
-        self.ca("user", "--name", "Jane Doe")
 
 
 class Bench:
     def __init__(self, args):
         self.args = args
         self.build = os.path.abspath(args.build)
-        self.ctx = BenchCtx(self.build)
+        self.ctx = BenchCtx(self.build, "strata-relay-bench.")
         self.grid = None
         self.gk = {}  # site -> Gatekeeper (loopback)
         self.nets = self.logins = None  # ssh
@@ -203,14 +134,14 @@ class Bench:
     # --- setting up ---
 
     def setup(self):
-        self.grid = BenchGrid(self.ctx, self.build)
+        self.grid = benchlib.bench_grid(self.ctx, self.build, hosts=("localhost",))
         # mpirun runs as the account the gatekeepers map the user to: the emulated links' table
         # it makes (/dev/shm/strata-links-*, mode 0600) must be the ranks' to open.
         ids = pwd.getpwnam(self.grid.account)
         for root, dirs, files in os.walk(self.grid.home):
             for entry in [root, *(os.path.join(root, f) for f in files)]:
                 os.chown(entry, ids.pw_uid, ids.pw_gid)
-        self.as_user = ["setpriv", f"--reuid={ids.pw_uid}", f"--regid={ids.pw_gid}", "--clear-groups"]
+        self.as_user = benchlib.as_account(ids)
         self.build_programs()
         if self.args.setup == "ssh":
             return self.setup_ssh()
@@ -225,8 +156,7 @@ class Bench:
         grid.slurm_task = grid.publish(os.path.join(self.build, "adapters", "strata-slurm-task"), "bin")
         self.prefix = os.path.dirname(os.path.dirname(grid.publish(grid.gatekeeper, "bin")))
         say("network namespaces")
-        self.nets = Namespaces.__new__(Namespaces)  # so that remove() knows those made before a failure
-        self.nets.names = []
+        self.nets = benchlib.empty_namespaces()
         self.nets.__init__(ctx, compute=SSH_SITES)
         for k, site in enumerate(SSH_SITES):
             say(f"Slurm on {site}'s cluster")
@@ -254,8 +184,7 @@ class Bench:
         for path in (key, known, self.ssh_config):
             os.chmod(path, 0o600)
             os.chown(path, ids.pw_uid, ids.pw_gid)
-        self.as_user = ["ip", "netns", "exec", self.nets.ns("user"), "setpriv", f"--reuid={ids.pw_uid}",
-                        f"--regid={ids.pw_gid}", "--clear-groups"]
+        self.as_user = ["ip", "netns", "exec", self.nets.ns("user"), *benchlib.as_account(ids)]
         self.env = {"HOME": self.logins.home, "STRATA_SSH": f"ssh -F {self.ssh_config}"}
 
     def build_programs(self):
@@ -335,7 +264,7 @@ class Bench:
     def run_once(self, item):
         """One run: (rows, relay summaries) or raises RuntimeError with why."""
         test, route, net = item
-        a, b, nrelays = ROUTES[route]
+        a, b, _ = ROUTES[route]
         private = [s for s, n in (("A", a), ("B", b)) if n == "private"]
         before_end = self.ended()
         before_log = {s: len(g.log()) for s, g in self.gk.items()}
@@ -343,22 +272,13 @@ class Bench:
         env.update(self.grid.env())
         env.update(self.env)
         tables = shared_tables()
-        p = subprocess.Popen(self.command(item), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, cwd=self.grid.shared)
         try:
-            out, err = p.communicate(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            # SIGTERM first: mpirun then ends the job and removes the emulated links' table.
-            p.terminate()
-            try:
-                p.communicate(timeout=WAIT)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.communicate()
+            # SIGTERM first (grace): mpirun then ends the job and removes the emulated links' table.
+            r, _ = benchlib.run_timed(self.command(item), env, TIMEOUT, grace=WAIT, cwd=self.grid.shared)
+        except TimedOut:
             self.sweep()
             self.remove_tables(tables)
             raise RuntimeError(f"no end after {TIMEOUT} s (stopped)")
-        r = subprocess.CompletedProcess(p.args, p.returncode, out, err)
         if r.returncode != 0:
             self.sweep()
             raise RuntimeError(f"exit status {r.returncode}: {tail(r.stdout + r.stderr)}")
@@ -377,36 +297,31 @@ class Bench:
             if time.monotonic() > deadline:
                 raise RuntimeError("a gatekeeper did not log its relay's end within {WAIT} s")
             time.sleep(0.02)
-        summaries = []
+        found = {}
         for s in ("A", "B"):
             new = self.gk[s].log()[before_log[s]:]
             self.relay_pids.update(int(p) for p in re.findall(r"started the relay of this private site, pid (\d+)", new))
-            found = SUMMARY.findall(new)
-            if s in private and len(found) != 1:
-                raise RuntimeError(f"site {s}: {len(found)} relay summaries in the gatekeeper's log, not 1")
-            if s not in private and found:
-                raise RuntimeError(f"site {s} is public but its gatekeeper ran a relay")
-            for f in found:
-                streams, from_ranks, to_ranks, peak, links = (int(x) for x in f)
-                if from_ranks == 0:
-                    raise RuntimeError(f"site {s}'s relay carried nothing")
-                summaries.append({"site": s, "streams": streams, "from": from_ranks, "to": to_ranks, "peak": peak,
-                                  "links": links})
-        if len(summaries) != nrelays:
-            raise RuntimeError(f"{len(summaries)} relays for route {route}")
-        return self.parse(test, r.stdout), summaries
+            found[s] = SUMMARY.findall(new)
+        return self.parse(test, r.stdout), self.summaries(found, route, private, "in the gatekeeper's log",
+                                                          "its gatekeeper ran a relay")
 
     def summaries_ssh(self, stderr, route, private):
-        summaries = []
+        found = {}
         for k, s in enumerate(("A", "B")):
             lines = [l for l in stderr.splitlines() if l.startswith(f"mpirun: {SSH_SITES[k]}: ")]
-            found = [SUMMARY.search(l) for l in lines]
-            found = [m.groups() for m in found if m]
-            if s in private and len(found) != 1:
-                raise RuntimeError(f"site {s}: {len(found)} relay summaries in mpirun -v's output, not 1")
-            if s not in private and found:
-                raise RuntimeError(f"site {s} is public but ran a relay")
-            for f in found:
+            found[s] = [m.groups() for m in map(SUMMARY.search, lines) if m]
+        return self.summaries(found, route, private, "in mpirun -v's output", "ran a relay")
+
+    def summaries(self, found, route, private, where, public_relay):
+        """The relays' summaries of one run from the SUMMARY matches `found` per site, checked:
+        one for each private site, where each carried bytes, none for a public one."""
+        summaries = []
+        for s in ("A", "B"):
+            if s in private and len(found[s]) != 1:
+                raise RuntimeError(f"site {s}: {len(found[s])} relay summaries {where}, not 1")
+            if s not in private and found[s]:
+                raise RuntimeError(f"site {s} is public but {public_relay}")
+            for f in found[s]:
                 streams, from_ranks, to_ranks, peak, links = (int(x) for x in f)
                 if from_ranks == 0:
                     raise RuntimeError(f"site {s}'s relay carried nothing")
@@ -444,22 +359,19 @@ class Bench:
                 say(f"{'/'.join(item)}: n/a: {e}")
                 self.failed[item] = str(e)
                 self.items.remove(item)
-        for rnd in range(self.args.runs):
-            say(f"round {rnd + 1} of {self.args.runs} (load {os.getloadavg()[0]:.2f})")
-            k = rnd % max(1, len(self.items))
-            for item in self.items[k:] + self.items[:k]:
-                if item in self.failed:
-                    continue
-                try:
-                    rows, summaries = self.run_once(item)
-                except RuntimeError as e:
-                    say(f"{'/'.join(item)}: failed: {e}")
-                    self.failed[item] = str(e)
-                    continue
-                self.rows[item].append(rows)
-                self.relays[item].append(summaries)
-                if self.args.out:
-                    self.save(rnd, item, rows, summaries)
+        for rnd, item in benchlib.rounds(self.items, self.args.runs, self.failed,
+                                         lambda rnd: f"round {rnd + 1} of {self.args.runs} "
+                                                     f"(load {os.getloadavg()[0]:.2f})"):
+            try:
+                rows, summaries = self.run_once(item)
+            except RuntimeError as e:
+                say(f"{'/'.join(item)}: failed: {e}")
+                self.failed[item] = str(e)
+                continue
+            self.rows[item].append(rows)
+            self.relays[item].append(summaries)
+            if self.args.out:
+                self.save(rnd, item, rows, summaries)
 
     def save(self, rnd, item, rows, summaries):
         os.makedirs(self.args.out, exist_ok=True)
@@ -485,12 +397,7 @@ class Bench:
     def sweep(self):
         """After a failed run: ends the run's ranks (programs published under our directory)."""
         pub = os.path.join(self.ctx.tmp, "pub") + "/"
-        for p in processes():
-            if p.state != "Z" and p.exe and p.exe.startswith(pub):
-                try:
-                    os.kill(p.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+        benchlib.kill(p.pid for p in processes() if p.state != "Z" and p.exe and p.exe.startswith(pub))
 
     # --- the figures ---
 
@@ -503,38 +410,25 @@ class Bench:
             return min(r[key][0] for r in runs)
         return statistics.median(r[key][1] for r in runs)
 
+    def time_cells(self, test, net, size):
+        """Per route of `test` on `net` at `size`: the median and the minimum (figure()), and the
+        table's cells "median (min)" in us."""
+        routes = TESTS[test][2]
+        med = {r: self.figure((test, r, net), (test, size), "median") for r in routes}
+        lo = {r: self.figure((test, r, net), (test, size), "min") for r in routes}
+        return med, lo, [f"{us(med[r])} ({us(lo[r])})" if med[r] is not None else "n/a" for r in routes]
+
     def peaks(self, item, site):
         return [s["peak"] for run in self.relays.get(item, []) for s in run if s["site"] == site]
 
     # --- the end ---
 
     def stop(self):
-        problems = []
-        try:
-            if self.grid is not None:
-                self.grid.stop()
-        except Exception as e:
-            problems.append(f"gatekeepers: {e}")
-        for what, step in (("sshd and the account", lambda: self.logins and self.logins.stop()),
-                           ("Slurm", lambda: [c.stop() for c in self.clusters.values()]),
-                           ("processes", self.kill_leftovers), ("namespaces", self.remove_namespaces)):
-            try:
-                step()
-            except Exception as e:  # go on: the rest must be removed too
-                problems.append(f"{what}: {e}")
-        shutil.rmtree(self.ctx.tmp, ignore_errors=True)
-        if os.path.exists(self.ctx.tmp):
-            problems.append(f"{self.ctx.tmp} is still there")
-        for p in problems:
-            say("cleaning up: " + p)
-        return not problems
-
-    def remove_namespaces(self):
-        if self.nets is not None:
-            self.nets.remove()
-            left = [ns for ns in self.nets.names if os.path.exists(os.path.join("/run/netns", ns))]
-            if left:
-                raise RuntimeError("not removed: " + ", ".join(left))
+        return benchlib.stop_all((("gatekeepers", lambda: self.grid is not None and self.grid.stop()),
+                                  ("sshd and the account", lambda: self.logins and self.logins.stop()),
+                                  ("Slurm", lambda: [c.stop() for c in self.clusters.values()]),
+                                  ("processes", lambda: benchlib.kill_until_gone(self.leftovers)),
+                                  ("namespaces", lambda: benchlib.remove_namespaces(self.nets))), self.ctx.tmp)
 
     def leftovers(self):
         """The run's processes: whatever names a file of ours, and the relays the gatekeepers
@@ -547,27 +441,11 @@ class Bench:
                 left.append(p)
         return left
 
-    def kill_leftovers(self):
-        deadline = time.monotonic() + 30
-        while True:
-            left = self.leftovers()
-            if not left:
-                return
-            if time.monotonic() > deadline:
-                raise RuntimeError("left running: " + "; ".join(describe(p) for p in left))
-            for p in left:
-                try:
-                    os.kill(p.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.05)
-
     # --- the report ---
 
     def report(self):
         out = []
-        mine = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h"], capture_output=True,
-                              text=True).stdout.strip() or "?"
+        mine = benchlib.commit_of(ROOT)
         env = (", environment " + ", ".join(f"{k}={v}" for k, v in self.args.env.items())) if self.args.env else ""
         setup = {"loopback": "two TLS gatekeepers on loopback",
                  "ssh": "two ssh sites in network namespaces, private ranks on Slurm clusters behind the login nodes"}
@@ -622,7 +500,6 @@ class Bench:
         out = []
         routes = TESTS["pingpong"][2]
         for net in self.args.nets:
-            items = {r: ("pingpong", r, net) for r in routes}
             out.append(f"**Ping-pong, {NETS[net]}**, 1 rank per site: one-way time (us), median (min); "
                        "bandwidth = size / median one-way time (MB/s) and its ratio to direct (from the "
                        "minimums in brackets)")
@@ -632,40 +509,25 @@ class Bench:
                        + " | ".join(f"{r} / direct" for r in routes[1:]) + " |")
             out.append("|---" * (1 + 2 * len(routes) + len(routes) - 1) + "|")
             for size in self.args.sizes:
-                key = ("pingpong", size)
-                med = {r: self.figure(items[r], key, "median") for r in routes}
-                lo = {r: self.figure(items[r], key, "min") for r in routes}
-                cells = [f"{us(med[r])} ({us(lo[r])})" if med[r] is not None else "n/a" for r in routes]
+                med, lo, cells = self.time_cells("pingpong", net, size)
                 cells += [f"{size / med[r]:.1f}" if med[r] and size else "-" for r in routes]
-                for r in routes[1:]:
-                    if size and med[r] and med["direct"]:
-                        cells.append(f"{med['direct'] / med[r]:.3f} ({lo['direct'] / lo[r]:.3f})")
-                    else:
-                        cells.append("-")
-                out.append(f"| {human(size)} | " + " | ".join(cells) + " |")
+                cells += [ratio_cell(med, lo, r) if size and med[r] and med["direct"] else "-" for r in routes[1:]]
+                out.append(f"| {human_size(size)} | " + " | ".join(cells) + " |")
             out.append("")
         return out
 
     def report_alltoall(self):
         out = []
-        routes = TESTS["alltoall"][2]
         for net in self.args.nets:
-            items = {r: ("alltoall", r, net) for r in routes}
             out.append(f"**MPI_Alltoall, {NETS[net]}**, 4 + 4 ranks: time per operation (us), median (min), "
                        "and direct / relayed (the relayed bandwidth as a fraction of direct)")
             out.append("")
             out.append("| block | direct us | two-relays us | direct / two-relays |")
             out.append("|---|---|---|---|")
             for size in self.args.coll_sizes:
-                key = ("alltoall", size)
-                med = {r: self.figure(items[r], key, "median") for r in routes}
-                lo = {r: self.figure(items[r], key, "min") for r in routes}
-                cells = [f"{us(med[r])} ({us(lo[r])})" if med[r] is not None else "n/a" for r in routes]
-                if med["direct"] and med["two-relays"]:
-                    cells.append(f"{med['direct'] / med['two-relays']:.3f} ({lo['direct'] / lo['two-relays']:.3f})")
-                else:
-                    cells.append("-")
-                out.append(f"| {human(size)} | " + " | ".join(cells) + " |")
+                med, lo, cells = self.time_cells("alltoall", net, size)
+                cells.append(ratio_cell(med, lo, "two-relays") if med["direct"] and med["two-relays"] else "-")
+                out.append(f"| {human_size(size)} | " + " | ".join(cells) + " |")
             out.append("")
         return out
 
@@ -721,7 +583,7 @@ class Bench:
                     out.append(f"| wide-area bandwidth {r} / direct, 64 KiB up | n/a | >= 0.90 | n/a |")
                 else:
                     out.append(f"| wide-area bandwidth {r} / direct, 64 KiB up (lowest) | {worst[0]:.3f} at "
-                               f"{human(worst[1])} | >= 0.90 | {'met' if worst[0] >= 0.9 else 'missed'} |")
+                               f"{human_size(worst[1])} | >= 0.90 | {'met' if worst[0] >= 0.9 else 'missed'} |")
         if "unshaped" in self.args.nets:
             for r in ("one-relay", "two-relays"):
                 n = ROUTES[r][2]
@@ -742,6 +604,11 @@ class Bench:
         return out
 
 
+def ratio_cell(med, lo, route):
+    """The cell "direct / route" of the medians (of the minimums)."""
+    return f"{med['direct'] / med[route]:.3f} ({lo['direct'] / lo[route]:.3f})"
+
+
 def shared_tables():
     try:
         return {n for n in os.listdir("/dev/shm") if n.startswith("strata-links-")}
@@ -753,27 +620,18 @@ def fmt_load(load):
     return ", ".join(f"{x:.2f}" for x in load)
 
 
-def tail(text, lines=6):
-    kept = [l.strip() for l in text.splitlines() if l.strip()][-lines:]
-    return " / ".join(kept) if kept else "(no output)"
-
-
 def parse_sizes(text, option, ap):
     sizes = []
     for word in text.split(","):
-        m = re.fullmatch(r"(\d+)([KkMm]?)", word.strip())
-        if not m:
+        size = benchlib.size_of(word)
+        if size is None:
             ap.error(f"{option}: bad size '{word}' (example: 0,8,1K,64K,1M)")
-        sizes.append(int(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20}[m.group(2).lower()])
+        sizes.append(size)
     return sizes
 
 
 def parse(argv):
-    ap = argparse.ArgumentParser(prog="tools/bench/relay.py", description=__doc__.split("\n\n")[0],
-                                 epilog="\n\n".join(__doc__.split("\n\n")[1:]),
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--build", metavar="DIR", default=os.path.join(ROOT, "build"),
-                    help="Strata's build tree (default: %(default)s)")
+    ap = benchlib.argument_parser("tools/bench/relay.py", __doc__)
     ap.add_argument("--setup", choices=("loopback", "ssh"), default="loopback",
                     help="where the sites are (default: %(default)s)")
     ap.add_argument("--runs", metavar="N", type=int, default=5,
@@ -792,14 +650,8 @@ def parse(argv):
                     help="environment of every rank (the job file's environment), e.g. STRATA_TCP_STREAMS=2")
     ap.add_argument("--out", metavar="DIR", help="also write results.md and raw.csv (every run's lines) there")
     args = ap.parse_args(argv)
-    args.only = [t.strip() for t in args.only.split(",") if t.strip()]
-    bad = [t for t in args.only if t not in TESTS]
-    if bad or not args.only:
-        ap.error(f"--only: unknown test(s) {', '.join(bad) or '(none)'}; tests: {', '.join(TESTS)}")
-    args.nets = [n.strip() for n in args.nets.split(",") if n.strip()]
-    bad = [n for n in args.nets if n not in NETS]
-    if bad or not args.nets:
-        ap.error(f"--nets: unknown network(s) {', '.join(bad) or '(none)'}; networks: {', '.join(NETS)}")
+    args.only = benchlib.names_of(ap, args.only, TESTS, "--only", ("test", "tests"))
+    args.nets = benchlib.names_of(ap, args.nets, NETS, "--nets", ("network", "networks"))
     args.sizes = parse_sizes(args.sizes, "--sizes", ap)
     args.coll_sizes = parse_sizes(args.coll_sizes, "--coll-sizes", ap)
     env = {}
@@ -809,8 +661,7 @@ def parse(argv):
             ap.error(f"--env: write NAME=VALUE,..., e.g. STRATA_TCP_STREAMS=2, not '{word}'")
         env[name] = value
     args.env = env
-    if args.runs < 1:
-        ap.error("--runs must be at least 1")
+    benchlib.check_runs(ap, args)
     if args.out:
         args.out = os.path.abspath(args.out)
         if os.path.exists(os.path.join(args.out, "raw.csv")):
@@ -819,46 +670,12 @@ def parse(argv):
 
 
 def preflight(args):
-    if os.geteuid() != 0:
-        sys.exit("relay: needs root (the gatekeepers run the ranks and relays as nobody)")
-    build = os.path.abspath(args.build)
+    benchlib.need_root("the gatekeepers run the ranks and relays as nobody")
     needed = ["launcher/mpirun", "tools/mpicc", "tools/strata-ca/strata-ca", "gatekeeper/strata-gatekeeper", "mpi"]
     if args.setup == "ssh":
         needed.append("adapters/strata-slurm-task")
-    for path in needed:
-        if not os.path.exists(os.path.join(build, path)):
-            sys.exit(f"relay: {os.path.join(build, path)} is missing: is {build} a built Strata tree? (--build)")
-
-
-def main():
-    args = parse(sys.argv[1:])
-    preflight(args)
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, on_signal)  # SIGINT too: a shell starts background jobs with it ignored
-    bench = Bench(args)
-    status = 0
-    try:
-        bench.setup()
-        bench.run()
-    except (KeyboardInterrupt, Interrupted) as e:
-        say(f"interrupted ({e}); cleaning up")
-        status = 130
-    except Exception as e:
-        say(f"failed: {e}")
-        status = 1
-    finally:
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, signal.SIG_IGN)  # a second Ctrl-C must not stop the cleanup
-        try:
-            if status == 0:
-                bench.report()
-        finally:
-            if not bench.stop():
-                status = status or 1
-            else:
-                say("cleaned up: nothing of the run is left")
-    return status
+    benchlib.need_build(args.build, needed)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(benchlib.main(Bench, parse(sys.argv[1:]), preflight))

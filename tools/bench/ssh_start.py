@@ -39,25 +39,23 @@ Needs root, iproute2, openssh-server and -client; MPICH and Open MPI are optiona
 Python 3 standard library only.
 """
 
-import argparse
 import os
 import platform
 import shlex
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tests", "pylib"))
+sys.path.insert(0, HERE)
 
-from strata_test.grid import Grid, Namespaces  # noqa: E402
-from strata_test.ssh import SSH, SSHD, SshLogins, describe, processes  # noqa: E402
+import benchlib  # noqa: E402  (it also puts tests/pylib on sys.path)
+from benchlib import BenchCtx, TimedOut, fenced, say, tail  # noqa: E402
+from strata_test.ssh import SSH, SSHD, SshLogins, processes  # noqa: E402
+
+benchlib.PROG = "ssh_start"
 
 SITES = ["s1", "s2", "s3"]
 PPN = 2
@@ -74,82 +72,12 @@ CASES = {
 PER_SITES = ("ssh-login", "strata-ssh", "strata-ssh-cm", "strata-tls", "hydra-ssh", "openmpi-ssh")  # the others: once
 
 
-def say(text):
-    print(f"ssh_start: {text}", file=sys.stderr, flush=True)
-
-
-
-def fenced(path, title, lang):
-    """The lines that show file `path` under the name `title`, fenced as `lang`."""
-    with open(path) as f:
-        text = f.read().rstrip()
-    return ["", f"`{title}`:", "", "```" + lang, text, "```"]
-
-class Interrupted(Exception):
-    pass
-
-
-def on_signal(sig, frame):
-    raise Interrupted(f"signal {sig}")
-
-
-class BenchCtx:
-    """What the test fixtures take from a test's strata_test.harness.Ctx: a world-readable
-    directory of the run (tmp) and a unique marker (the fixtures name their namespaces and
-    account after it), the mpirun to use, and file()."""
-
-    def __init__(self, build):
-        self.mpirun = os.path.join(build, "launcher", "mpirun")
-        self.mpiexec = os.path.join(build, "launcher", "mpiexec")
-        self.fake_rank = None
-        self.marker = "strata-bench-" + uuid.uuid4().hex
-        self.tmp = tempfile.mkdtemp(prefix="strata-ssh-bench.")
-        os.chmod(self.tmp, 0o755)
-
-    def file(self, name, text):
-        path = os.path.join(self.tmp, name)
-        with open(path, "w") as f:
-            f.write(text)
-        os.chmod(path, 0o644)
-        return path
-
-    def leftovers(self):
-        """Processes of the run besides sshd: whatever names a file of ours on its command line."""
-        return [p for p in processes() if self.tmp in p.cmdline and p.exe != SSHD and p.state != "Z"]
-
-
-class BenchGrid(Grid):
-    """strata_test.grid.Grid without the test programs: a HOME with the CA, trust in it and the
-    user's certificate (strata-ca), a directory every account can write, libstrata published
-    where every account can read it; gatekeepers from Grid.start."""
-
-    def __init__(self, ctx, build, certificates):
-        self.ctx = ctx
-        self.gatekeeper = os.path.join(build, "gatekeeper", "strata-gatekeeper")
-        self.strata_ca = os.path.join(build, "tools", "strata-ca", "strata-ca")
-        self.home = os.path.join(ctx.tmp, "home")
-        os.mkdir(self.home)
-        self.certdir = os.path.join(self.home, ".strata", "certificates")
-        self.account = "nobody"
-        self.shared = os.path.join(ctx.tmp, "shared")
-        os.mkdir(self.shared)
-        os.chmod(self.shared, 0o777)
-        libdir = os.path.join(build, "mpi")
-        for name in sorted(os.listdir(libdir)):
-            if name.startswith("libstrata.so") and os.path.isfile(os.path.join(libdir, name)):
-                self.publish(os.path.join(libdir, name), "mpi")
-        self.gatekeepers = []
-        if certificates:
-            self.ca("create-ca")
-            self.ca("user", "--name", "Jane Doe")
-
-
 class Bench:
     def __init__(self, args):
         self.args = args
         self.build = os.path.abspath(args.build)
         self.cases = args.only
-        self.ctx = BenchCtx(self.build)
+        self.ctx = BenchCtx(self.build, "strata-ssh-bench.")
         self.grid = self.nets = self.logins = None
         self.programs = {}  # mpi -> published init_finalize
         self.items = []  # (case, sites): what runs
@@ -164,12 +92,11 @@ class Bench:
 
     def setup(self):
         ctx = self.ctx
-        self.grid = BenchGrid(ctx, self.build, "strata-tls" in self.cases)
+        self.grid = benchlib.bench_grid(ctx, self.build, certificates="strata-tls" in self.cases)
         self.build_programs()
         self.prefix = os.path.dirname(os.path.dirname(self.grid.publish(self.grid.gatekeeper, "bin")))
         say("network namespaces")
-        self.nets = Namespaces.__new__(Namespaces)  # so that remove() knows those made before a failure
-        self.nets.names = []
+        self.nets = benchlib.empty_namespaces()
         self.nets.__init__(ctx)
         say("sshd at " + ", ".join(SITES))
         self.logins = SshLogins(ctx, self.nets, SITES)
@@ -313,19 +240,15 @@ exec {SSH} -F {self.logins.config} $opts "$host" \\
         if case == "strata-ssh-cm" and not warmup:
             self.open_masters(self.site_list(n))  # the warm-up opened them, unless they expired
         before = self.accepted()
-        t0 = time.monotonic()
         try:
-            r = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                               timeout=TIMEOUT)
-        except subprocess.TimeoutExpired as e:
+            r, seconds = benchlib.run_timed(argv, env, TIMEOUT)
+        except TimedOut as e:
             self.sweep()
-            said = "".join(x.decode(errors="replace") if isinstance(x, bytes) else x or ""
-                           for x in (e.stdout, e.stderr))
-            return None, f"no end after {TIMEOUT} s (killed): " + tail(said), None
-        ms = (time.monotonic() - t0) * 1000
+            return None, f"no end after {TIMEOUT} s (killed): " + tail(e.said, rules=True), None
+        ms = seconds * 1000
         if r.returncode != 0:
             self.sweep()
-            return None, f"exit status {r.returncode}: " + tail(r.stdout + r.stderr), None
+            return None, f"exit status {r.returncode}: " + tail(r.stdout + r.stderr, rules=True), None
         after = self.accepted()
         return ms, None, {s: after[s] - before[s] for s in SITES}
 
@@ -375,87 +298,41 @@ exec {SSH} -F {self.logins.config} $opts "$host" \\
                 self.notes.append(f"strata-ssh-cm at {key[1]} site(s): the warm-up, which opened the ControlMaster "
                                   f"connections to the sites that had none ({sum(logins.values())} new), "
                                   f"took {ms:.1f} ms")
-        for round in range(self.args.runs):
-            say(f"round {round + 1} of {self.args.runs}")
-            k = round % max(1, len(self.items))
-            for key in self.items[k:] + self.items[:k]:
-                if key in self.failed:
-                    continue
-                ms, why, logins = self.run_once(key)
-                if why is not None:
-                    say(f"{key[0]} at {key[1]} site(s): failed: {why}")
-                    self.failed[key] = why
-                    continue
-                self.times[key].append(ms)
-                self.logins_seen.setdefault(key, []).append(sum(logins.values()))
+        for _, key in benchlib.rounds(self.items, self.args.runs, self.failed,
+                                      lambda rnd: f"round {rnd + 1} of {self.args.runs}"):
+            ms, why, logins = self.run_once(key)
+            if why is not None:
+                say(f"{key[0]} at {key[1]} site(s): failed: {why}")
+                self.failed[key] = why
+                continue
+            self.times[key].append(ms)
+            self.logins_seen.setdefault(key, []).append(sum(logins.values()))
 
     def sweep(self):
         """After a failed run: ends the account's processes and the run's ssh clients (not the
         ControlMaster connections), so that the next run starts clean."""
         masters = [p.pid for p in processes() if p.exe == SSH and "[mux]" in p.cmdline]
-        for p in processes():
-            if p.state == "Z" or p.pid in masters:
-                continue
-            if (self.logins.uid in p.uids and p.exe != SSHD) or (p.exe == SSH and self.ctx.tmp in p.cmdline):
-                try:
-                    os.kill(p.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+        benchlib.kill(p.pid for p in processes() if p.state != "Z" and p.pid not in masters and (
+            (self.logins.uid in p.uids and p.exe != SSHD) or (p.exe == SSH and self.ctx.tmp in p.cmdline)))
 
     # --- the end ---
 
     def stop(self):
         """Removes everything the run made; says what could not be removed."""
-        problems = []
-        for what, step in (("gatekeepers", self.stop_gatekeepers), ("sshd and the account", self.stop_logins),
-                           ("processes", self.kill_leftovers), ("namespaces", self.remove_namespaces)):
-            try:
-                step()
-            except Exception as e:  # go on: the rest must be removed too
-                problems.append(f"{what}: {e}")
-        shutil.rmtree(self.ctx.tmp, ignore_errors=True)
-        if os.path.exists(self.ctx.tmp):
-            problems.append(f"{self.ctx.tmp} is still there")
-        for p in problems:
-            say("cleaning up: " + p)
-        return not problems
+        return benchlib.stop_all((("gatekeepers", lambda: self.grid is not None and self.grid.stop()),
+                                  ("sshd and the account", lambda: self.logins is not None and self.logins.stop()),
+                                  ("processes", lambda: benchlib.kill_until_gone(self.leftovers)),
+                                  ("namespaces", lambda: benchlib.remove_namespaces(self.nets))), self.ctx.tmp)
 
-    def stop_gatekeepers(self):
-        if self.grid is not None:
-            self.grid.stop()
-
-    def stop_logins(self):
-        if self.logins is not None:
-            self.logins.stop()
-
-    def kill_leftovers(self):
-        deadline = time.monotonic() + 30
-        while True:
-            left = self.ctx.leftovers()
-            if not left:
-                return
-            if time.monotonic() > deadline:
-                raise RuntimeError("left running: " + "; ".join(describe(p) for p in left))
-            for p in left:
-                try:
-                    os.kill(p.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.05)
-
-    def remove_namespaces(self):
-        if self.nets is not None:
-            self.nets.remove()
-            left = [ns for ns in self.nets.names if os.path.exists(os.path.join("/run/netns", ns))]
-            if left:
-                raise RuntimeError("not removed: " + ", ".join(left))
+    def leftovers(self):
+        """Processes of the run besides sshd: whatever names a file of ours on its command line."""
+        return [p for p in processes() if self.ctx.tmp in p.cmdline and p.exe != SSHD and p.state != "Z"]
 
     # --- the report ---
 
     def report(self):
         out = []
-        mine = subprocess.run(["git", "-C", os.path.dirname(self.build), "log", "-1", "--format=%h"],
-                              capture_output=True, text=True).stdout.strip() or "?"
+        mine = benchlib.commit_of(os.path.dirname(self.build))
         out.append(f"{time.strftime('%Y-%m-%d %H:%M')}, {platform.system()} {platform.release()}, "
                    f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f} at the end, Strata {self.build} "
                    f"(its source tree at {mine}), {versions()}; {self.args.runs} timed runs per row after one warm-up, "
@@ -522,11 +399,6 @@ exec {SSH} -F {self.logins.config} $opts "$host" \\
         print("\n".join(out))
 
 
-def tail(text, lines=6):
-    kept = [l.strip() for l in text.splitlines() if l.strip().strip("-")][-lines:]  # not Open MPI's rules
-    return " / ".join(kept) if kept else "(no output)"
-
-
 def versions():
     found = []
     for name, argv in (("MPICH", ["mpiexec.mpich", "--version"]), ("Open MPI", ["mpirun.openmpi", "--version"])):
@@ -544,11 +416,7 @@ def versions():
 
 
 def parse(argv):
-    ap = argparse.ArgumentParser(prog="tools/bench/ssh_start.py", description=__doc__.split("\n\n")[0],
-                                 epilog="\n\n".join(__doc__.split("\n\n")[1:]),
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--build", metavar="DIR", default=os.path.join(ROOT, "build"),
-                    help="Strata's build tree (default: %(default)s)")
+    ap = benchlib.argument_parser("tools/bench/ssh_start.py", __doc__)
     ap.add_argument("--runs", metavar="N", type=int, default=10,
                     help="timed runs per case and site count, after one warm-up (default: %(default)s)")
     ap.add_argument("--sites", metavar="LIST", default="1,2,3", help="site counts, from 1,2,3 (default: %(default)s)")
@@ -562,59 +430,22 @@ def parse(argv):
         ap.error(f"--sites {text}: write site counts from 1 to 3, e.g. 1,3")
     if any(n not in (1, 2, 3) for n in args.sites):
         ap.error(f"--sites {text}: site counts go from 1 to 3")
-    args.only = [c.strip() for c in args.only.split(",") if c.strip()]
-    unknown = [c for c in args.only if c not in CASES]
-    if unknown or not args.only:
-        ap.error(f"--only: unknown case(s) {', '.join(unknown) or '(none)'}; cases: {', '.join(CASES)}")
-    if args.runs < 1:
-        ap.error("--runs must be at least 1")
+    args.only = benchlib.names_of(ap, args.only, CASES, "--only", ("case", "cases"))
+    benchlib.check_runs(ap, args)
     return args
 
 
 def preflight(args):
-    if os.geteuid() != 0:
-        sys.exit("ssh_start: needs root (network namespaces, sshd, an account made for the run)")
+    benchlib.need_root("network namespaces, sshd, an account made for the run")
     for program in (SSHD, SSH, "/usr/bin/ssh-keygen"):
         if not os.access(program, os.X_OK):
             sys.exit(f"ssh_start: {program} is missing (Debian: openssh-server, openssh-client)")
     for program in ("ip", "useradd", "usermod", "userdel"):
         if shutil.which(program) is None:
             sys.exit(f"ssh_start: {program} is missing")
-    build = os.path.abspath(args.build)
-    for path in ("launcher/mpirun", "tools/mpicc", "tools/strata-ca/strata-ca", "gatekeeper/strata-gatekeeper", "mpi"):
-        if not os.path.exists(os.path.join(build, path)):
-            sys.exit(f"ssh_start: {os.path.join(build, path)} is missing: is {build} a built Strata tree? (--build)")
-
-
-def main():
-    args = parse(sys.argv[1:])
-    preflight(args)
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, on_signal)  # SIGINT too: a shell starts background jobs with it ignored
-    bench = Bench(args)
-    status = 0
-    try:
-        bench.setup()
-        bench.run()
-    except (KeyboardInterrupt, Interrupted) as e:
-        say(f"interrupted ({e}); cleaning up")
-        status = 130
-    except Exception as e:
-        say(f"failed: {e}")
-        status = 1
-    finally:
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, signal.SIG_IGN)  # a second Ctrl-C must not stop the cleanup
-        try:
-            if status == 0:
-                bench.report()
-        finally:
-            if not bench.stop():
-                status = status or 1
-            else:
-                say("cleaned up: nothing of the run is left")
-    return status
+    benchlib.need_build(args.build, ("launcher/mpirun", "tools/mpicc", "tools/strata-ca/strata-ca",
+                                     "gatekeeper/strata-gatekeeper", "mpi"))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(benchlib.main(Bench, parse(sys.argv[1:]), preflight))

@@ -295,7 +295,7 @@ class Bench:
         deadline = time.monotonic() + WAIT
         while any(self.ended()[s] <= before_end[s] for s in private):
             if time.monotonic() > deadline:
-                raise RuntimeError("a gatekeeper did not log its relay's end within {WAIT} s")
+                raise RuntimeError(f"a gatekeeper did not log its relay's end within {WAIT} s")
             time.sleep(0.02)
         found = {}
         for s in ("A", "B"):

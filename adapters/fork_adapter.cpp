@@ -188,6 +188,14 @@ private:
 ForkAdapter::ForkAdapter(boost::asio::io_context& io)
     : io_(io), sigchld_(io, SIGCHLD), drain_timer_(io), wall_timer_(io) {}
 
+void ForkAdapter::leftovers_remove(pid_t pid) const {
+    if (run_as_) {
+        shm_leftovers_remove_as(pid, *run_as_);
+    } else {
+        shm_leftovers_remove(pid, ::geteuid());
+    }
+}
+
 ForkAdapter::~ForkAdapter() {
     stdin_.reset();
     // The last line of defence for "no process left behind": whatever path
@@ -198,7 +206,7 @@ ForkAdapter::~ForkAdapter() {
         int status = 0;
         while (::waitpid(p->pid, &status, 0) < 0 && errno == EINTR) {
         }
-        shm_leftovers_remove(p->pid, owner());
+        leftovers_remove(p->pid);
     }
 }
 
@@ -401,7 +409,7 @@ void ForkAdapter::reap_exited() {
             r = ::waitpid(p->pid, &status, 0);
         } while (r < 0 && errno == EINTR);
         p->reaped = true;
-        shm_leftovers_remove(p->pid, owner());
+        leftovers_remove(p->pid);
         ProcessExit how;
         if (WIFSIGNALED(status)) {
             how.signaled = true;

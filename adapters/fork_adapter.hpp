@@ -84,8 +84,9 @@ private:
     std::array<std::string, 3> files_;  // its stdin, stdout and stderr files (adapters/redirect.hpp); empty: pipes
     int subjob_index_ = 0;
     std::optional<RunAs> run_as_;
-    // The account the processes run as (what they leave behind is its).
-    uid_t owner() const { return run_as_ ? static_cast<uid_t>(run_as_->uid) : ::geteuid(); }
+    // What a reaped process left behind (adapters/leftovers.hpp), removed as
+    // the account it ran as.
+    void leftovers_remove(pid_t pid) const;
     std::optional<JobState> reported_;  // the last state told to events_
     bool started_ = false;
     std::array<char, 65536> buf_{};  // shared by all reads: one read completes at a time

@@ -2,9 +2,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <vector>
 
 #include "wireup/environment.hpp"
@@ -33,6 +36,25 @@ int shm_leftovers_remove(pid_t pid, uid_t owner, const std::string& dir) {
     }
     ::closedir(d);  // closes fd too
     return removed;
+}
+
+void shm_leftovers_remove_as(pid_t pid, const RunAs& run_as, const std::string& dir) {
+    const auto owner = static_cast<uid_t>(run_as.uid);
+    if (::geteuid() != 0) {
+        shm_leftovers_remove(pid, owner, dir);
+        return;
+    }
+    std::vector<gid_t> groups(run_as.groups.begin(), run_as.groups.end());
+    const pid_t child = ::fork();
+    if (child == 0) {
+        if (::setgroups(groups.size(), groups.data()) != 0 || ::setgid(run_as.gid) != 0 || ::setuid(run_as.uid) != 0)
+            ::_exit(1);
+        shm_leftovers_remove(pid, owner, dir);
+        ::_exit(0);
+    }
+    if (child < 0) return;
+    while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+    }
 }
 
 }  // namespace strata::adapters

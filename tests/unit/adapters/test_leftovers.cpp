@@ -51,3 +51,22 @@ TEST_CASE("shm leftovers: a reaped process's segments go, nothing else does", "[
     CHECK(strata::adapters::shm_leftovers_remove(123, ::geteuid(), dir + "/missing") == 0);
     REQUIRE(std::system(("rm -rf '" + dir + "'").c_str()) == 0);
 }
+
+TEST_CASE("shm leftovers: as root, removed by a child switched to the account, which can touch only its own",
+          "[adapters]") {
+    if (::geteuid() != 0) return;  // the switch is root's only
+    char tmpl[] = "/tmp/strata-leftovers-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl) != nullptr);
+    const std::string dir = tmpl;
+    REQUIRE(::chmod(dir.c_str(), 01777) == 0);  // as /dev/shm: everyone's, sticky
+    touch(dir + "/strata-321-0-theirs");
+    REQUIRE(::chown((dir + "/strata-321-0-theirs").c_str(), 65534, 65534) == 0);
+    touch(dir + "/strata-321-1-roots");  // named alike, root's: the account cannot remove it
+    strata::adapters::RunAs nobody;
+    nobody.uid = 65534;
+    nobody.gid = 65534;
+    strata::adapters::shm_leftovers_remove_as(321, nobody, dir);
+    CHECK_FALSE(exists(dir + "/strata-321-0-theirs"));
+    CHECK(exists(dir + "/strata-321-1-roots"));
+    REQUIRE(std::system(("rm -rf '" + dir + "'").c_str()) == 0);
+}

@@ -13,6 +13,8 @@
 // handlers, never concurrently.
 #pragma once
 
+#include <cstdint>
+
 #include "job/process_state.hpp"
 #include "job/subjob.hpp"
 
@@ -75,6 +77,10 @@ struct LaunchSpec {
     // Queue, project and wall time; the slurm adapter asks sbatch for them,
     // the fork adapter ends the processes at the wall time.
     job::Batch batch;
+    // A private site's relay links through mpirun's hub at this port (of
+    // mpirun's wire-up address) where it cannot dial; 0: no hub. Only a
+    // gatekeeper, which starts the relay, uses it.
+    std::uint16_t relay_hub_port = 0;
 };
 
 enum class SubjobState {

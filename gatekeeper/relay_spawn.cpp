@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -50,10 +51,11 @@ base::Result<int> port_read(int fd) {
         pollfd p{fd, POLLIN, 0};
         if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0)
             return base::Error{"the relay did not say its port within 5 s"};
-        char buf[16];
-        const ssize_t n = ::read(fd, buf, sizeof buf);
+        // A byte at a time: what follows the line is the relay's reports.
+        char c = 0;
+        const ssize_t n = ::read(fd, &c, 1);
         if (n <= 0) return base::Error{"the relay exited before it listened (its log says why)"};
-        got.append(buf, static_cast<std::size_t>(n));
+        got.push_back(c);
     }
     int port = 0;
     std::size_t i = 0;
@@ -66,7 +68,8 @@ base::Result<int> port_read(int fd) {
 }  // namespace
 
 base::Result<std::unique_ptr<RelayProcess>> RelayProcess::spawn(const std::string& address, const std::string& wireup,
-                                                                 const std::string& job_key,
+                                                                 const std::string& hub, const std::string& job_key,
+                                                                 const std::string& peer_timeout,
                                                                  const std::optional<adapters::RunAs>& run_as) {
     // This program, by descriptor: the account need not reach its path.
     base::UniqueFd exe(::open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
@@ -77,16 +80,19 @@ base::Result<std::unique_ptr<RelayProcess>> RelayProcess::spawn(const std::strin
     if (::pipe2(port, O_CLOEXEC) != 0) return base::Error{"cannot start the relay: " + std::string(std::strerror(errno))};
     base::UniqueFd port_r(port[0]), port_w(port[1]);
     std::string key_env = std::string(wireup::env::kJobKey) + "=" + job_key;
-    std::string wireup_arg = wireup;
-    char* argv[] = {const_cast<char*>("strata-relay"), const_cast<char*>("--relay"), const_cast<char*>("--wireup"),
-                    wireup_arg.data(), nullptr};
-    char* envp[] = {key_env.data(), nullptr};
+    std::vector<std::string> args{"strata-relay", "--relay", "--wireup", wireup};
+    if (!hub.empty()) args.insert(args.end(), {"--hub", hub, "--advertise", address});
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::string timeout_env = std::string(kPeerTimeoutVariable) + "=" + peer_timeout;
+    char* envp[] = {key_env.data(), peer_timeout.empty() ? nullptr : timeout_env.data(), nullptr};
     std::vector<gid_t> groups;
     if (run_as)
         for (unsigned g : run_as->groups) groups.push_back(static_cast<gid_t>(g));
     const pid_t pid = ::fork();
     if (pid < 0) return base::Error{"cannot start the relay: fork: " + std::string(std::strerror(errno))};
-    if (pid == 0) relay_exec(exe.get(), life_r.get(), port_w.get(), run_as ? &*run_as : nullptr, groups, argv, envp);
+    if (pid == 0) relay_exec(exe.get(), life_r.get(), port_w.get(), run_as ? &*run_as : nullptr, groups, argv.data(), envp);
     std::unique_ptr<RelayProcess> relay(new RelayProcess);
     relay->pid_ = pid;
     relay->pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
@@ -95,6 +101,8 @@ base::Result<std::unique_ptr<RelayProcess>> RelayProcess::spawn(const std::strin
     const base::Result<int> listening = port_read(port_r.get());
     if (!listening) return listening.failure();  // the destructor ends the process
     relay->endpoint_ = address + ":" + std::to_string(*listening);
+    ::fcntl(port_r.get(), F_SETFL, O_NONBLOCK);
+    relay->reports_ = port_r.release();
     return relay;
 }
 
@@ -123,6 +131,22 @@ RelayProcess::~RelayProcess() {
         }
     }
     if (pidfd_ >= 0) ::close(pidfd_);
+    if (reports_ >= 0) ::close(reports_);
+}
+
+std::vector<std::string> RelayProcess::reports_read() {
+    std::vector<std::string> lines;
+    char buf[512];
+    ssize_t n = 0;
+    // At most 16 KiB a call: a relay that keeps writing does not keep the gatekeeper here.
+    for (int reads = 0; reports_ >= 0 && reads < 32 && (n = ::read(reports_, buf, sizeof buf)) > 0; ++reads) {
+        partial_.append(buf, static_cast<std::size_t>(n));
+        // A report is one short line; a relay that writes more is cut short.
+        if (partial_.size() > 4096 && partial_.find('\n') == std::string::npos) partial_ += '\n';
+    }
+    for (std::size_t end; (end = partial_.find('\n')) != std::string::npos; partial_.erase(0, end + 1))
+        lines.push_back(partial_.substr(0, std::min<std::size_t>(end, 1024)));
+    return lines;
 }
 
 }  // namespace strata::gatekeeper

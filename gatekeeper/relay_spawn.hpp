@@ -14,18 +14,26 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "adapters/scheduler_adapter.hpp"
 #include "base/result.hpp"
 
 namespace strata::gatekeeper {
 
+inline constexpr const char* kPeerTimeoutVariable = "STRATA_PEER_TIMEOUT_S";
+
 class RelayProcess {
 public:
     // Starts the relay and waits (at most a few seconds) for its port. Its
-    // ranks' control connections go to `wireup` (mpirun's "a.b.c.d:port").
+    // ranks' control connections go to `wireup` (mpirun's "a.b.c.d:port");
+    // links it cannot dial go through mpirun's hub at `hub` (the same form;
+    // empty: none), which knows the relay by `address`. `peer_timeout`: the
+    // job's STRATA_PEER_TIMEOUT_S (empty: the default), after which a silent
+    // link to another relay counts as lost (base/keepalive.hpp).
     static base::Result<std::unique_ptr<RelayProcess>> spawn(const std::string& address, const std::string& wireup,
-                                                             const std::string& job_key,
+                                                             const std::string& hub, const std::string& job_key,
+                                                             const std::string& peer_timeout,
                                                              const std::optional<adapters::RunAs>& run_as);
     // Ends it: the lifeline closes, SIGTERM, and the process is reaped.
     ~RelayProcess();
@@ -37,6 +45,10 @@ public:
     pid_t pid() const { return pid_; }
     // Readable once the relay has exited (a pidfd; -1 if the kernel has none).
     int exit_fd() const { return pidfd_; }
+    // Readable when the relay reported something (relay::Options::report);
+    // reports_read() takes the whole lines that came, without blocking.
+    int reports_fd() const { return reports_; }
+    std::vector<std::string> reports_read();
     // After exit_fd() became readable: reaps the relay and says how it ended
     // ("exited with status 1", "was killed by signal 9 (Killed)").
     std::string reap();
@@ -46,6 +58,8 @@ private:
     pid_t pid_ = -1;
     int pidfd_ = -1;
     int lifeline_ = -1;
+    int reports_ = -1;
+    std::string partial_;  // a report not yet whole
     std::string endpoint_;
 };
 

@@ -12,6 +12,7 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -199,6 +200,7 @@ void Session::on_output_closed(int rank, adapters::Stream stream) {
 }
 
 void Session::on_exited(int rank, long pid, adapters::ProcessExit how) {
+    relay_check();
     send(gram::encode(gram::Exited{static_cast<std::uint32_t>(rank), static_cast<std::uint32_t>(pid), how}));
     maybe_end();
 }
@@ -398,6 +400,7 @@ void Session::login_prepare(const gram::Submit& m, const Account& account) {
     spec_.command = m.command;
     spec_.batch = m.batch;
     relay_wanted_ = m.relay;
+    hub_port_ = m.hub_port;
     if (stdio_) {
         // The ssh session's environment is the login's (an srun step's, what
         // srun passed on). mpirun is reached at the address the channel came from.
@@ -471,7 +474,11 @@ base::Status Session::relay_start() {
     const std::string mpirun = value(wireup::env::kWireup);
     if (key.empty() || mpirun.empty())
         return base::Error{"a private site's relay needs the job's key and mpirun's address, which the submission lacks"};
-    base::Result<std::unique_ptr<RelayProcess>> relay = RelayProcess::spawn(own_address(), mpirun, key, spec_.run_as);
+    // mpirun's hub is at its wire-up listener's address.
+    const std::string hub = hub_port_ == 0 ? std::string()
+                                           : mpirun.substr(0, mpirun.rfind(':') + 1) + std::to_string(hub_port_);
+    base::Result<std::unique_ptr<RelayProcess>> relay =
+        RelayProcess::spawn(own_address(), mpirun, hub, key, value(kPeerTimeoutVariable), spec_.run_as);
     if (!relay) return base::Error{"cannot start this site's relay: " + relay.error()};
     relay_ = std::move(*relay);
     log("started the relay of this private site, pid " + std::to_string(relay_->pid()) + ", at " + relay_->endpoint());
@@ -481,19 +488,60 @@ base::Status Session::relay_start() {
 }
 
 void Session::relay_watch() {
+    // Duplicates: the RelayProcess keeps (and closes) its own descriptors.
+    relay_reports_ = std::make_unique<asio::posix::stream_descriptor>(gk_.io(), ::dup(relay_->reports_fd()));
+    relay_reports_wait();
     if (relay_->exit_fd() < 0) return;
-    // A duplicate: the RelayProcess keeps (and closes) its own descriptor.
     relay_exit_ = std::make_unique<asio::posix::stream_descriptor>(gk_.io(), ::dup(relay_->exit_fd()));
     auto self = shared_from_this();
     relay_exit_->async_wait(asio::posix::stream_descriptor::wait_read, [this, self](const boost::system::error_code& ec) {
-        if (ec || !relay_) return;
-        const std::string how = relay_->reap();
-        const std::string why = "this site's relay (" + relay_->endpoint() + ") " + how +
-                                ": its processes lost their way to other sites and to mpirun";
-        log(why);
-        relay_.reset();
-        if (!final_sent_) finish_failed(why);
+        if (!ec) relay_ended();
     });
+}
+
+void Session::relay_reports_wait() {
+    auto self = shared_from_this();
+    relay_reports_->async_wait(asio::posix::stream_descriptor::wait_read,
+                               [this, self](const boost::system::error_code& ec) {
+                                   if (ec || !relay_) return;
+                                   relay_reported();
+                                   if (relay_ && relay_reports_) relay_reports_wait();
+                               });
+}
+
+// What the relay reported: the subjob fails with the first such report.
+void Session::relay_reported() {
+    for (const std::string& line : relay_->reports_read()) {
+        const std::string why = "this site's relay (" + relay_->endpoint() + ") " + line;
+        log(why);
+        if (!final_sent_) finish_failed(why);
+        if (!relay_) return;
+    }
+}
+
+// The relay ended before the subjob: the subjob fails, naming it.
+void Session::relay_ended() {
+    if (!relay_) return;
+    relay_reported();  // what it said before it ended came first
+    if (!relay_) return;
+    const std::string how = relay_->reap();
+    const std::string why = "this site's relay (" + relay_->endpoint() + ") " + how +
+                            ": its processes lost their way to other sites and to mpirun";
+    log(why);
+    relay_.reset();
+    if (!final_sent_) finish_failed(why);
+}
+
+// Whether the relay reported a failure or ended, checked before a process's
+// exit is reported: a process that lost its way through the relay exits
+// after the relay reported or ended, and mpirun must hear the cause (the
+// relay) before the effect.
+void Session::relay_check() {
+    if (!relay_) return;
+    relay_reported();
+    if (!relay_ || relay_->exit_fd() < 0) return;
+    pollfd ended{relay_->exit_fd(), POLLIN, 0};
+    if (::poll(&ended, 1, 0) == 1) relay_ended();
 }
 
 // Makes the per-job directory (mode 0700) once. It stays this process's
@@ -636,6 +684,7 @@ void Session::maybe_end() {
     if (ended_ || !closed_ || running()) return;
     ended_ = true;
     if (relay_exit_) relay_exit_->close();
+    if (relay_reports_) relay_reports_->close();
     if (relay_) {
         relay_.reset();
         log("ended the relay");

@@ -103,6 +103,11 @@ private:
     // A private site's subjob: its relay, before its processes, which get
     // its address. The address is this gatekeeper's as mpirun reached it.
     base::Status relay_start();
+    void relay_watch();
+    void relay_reports_wait();
+    void relay_reported();
+    void relay_ended();
+    void relay_check();
     std::string own_address() const;
     base::Status job_dir_make(const Account& account);
     base::Status delegation_ask(const Account& account);
@@ -142,10 +147,11 @@ private:
 
     job::Subjob subjob_;
     bool relay_wanted_ = false;
+    std::uint16_t hub_port_ = 0;  // mpirun's hub (gram::Submit::hub_port)
     std::unique_ptr<RelayProcess> relay_;  // ends with the session
     // Watches the relay's exit: a relay that ends before its subjob fails it.
     std::unique_ptr<boost::asio::posix::stream_descriptor> relay_exit_;
-    void relay_watch();
+    std::unique_ptr<boost::asio::posix::stream_descriptor> relay_reports_;  // and its reports
     adapters::LaunchSpec spec_;
     base::DirFd job_fd_;   // the job directory, reached only through its descriptor
     std::string job_dir_;  // its path (staged files, the proxy); removed with the session

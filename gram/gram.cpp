@@ -71,6 +71,7 @@ std::vector<std::uint8_t> encode(const Submit& m) {
     w.str(m.command.stdout_file);
     w.str(m.command.stderr_file);
     w.u32(m.relay ? 1 : 0);
+    w.u32(m.hub_port);
     return w.finish();
 }
 
@@ -182,6 +183,9 @@ std::optional<Submit> decode_submit(const std::vector<std::uint8_t>& payload) {
     const std::uint32_t relay = r.u32();
     m.relay = relay == 1;
     valid = valid && relay <= 1;
+    const std::uint32_t hub_port = r.u32();
+    m.hub_port = static_cast<std::uint16_t>(hub_port);
+    valid = valid && hub_port <= 65535;
     return finish(r, valid, std::move(m));
 }
 

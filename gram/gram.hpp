@@ -104,6 +104,10 @@ struct Submit {
     job::Batch batch;  // queue, project, wall time, for the site's scheduler
     // The subjob's site is private: start a relay for its processes.
     bool relay = false;
+    // mpirun's hub (relay/protocol.hpp), at the address of STRATA_WIREUP
+    // with this port, through which the relay links to relays it cannot
+    // dial; 0: none.
+    std::uint16_t hub_port = 0;
 };
 
 struct Hello {

@@ -133,6 +133,10 @@ int CoAllocator::run() {
         say(listening.error());
         return 1;
     }
+    if (base::Status hub = hub_start(remote); !hub) {
+        say(hub.error());
+        return 1;
+    }
     for (int sig : kStopSignals) {
         struct sigaction old;
         if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
@@ -159,6 +163,7 @@ int CoAllocator::run() {
         adapters::LaunchSpec spec;
         spec.command = s.command;
         spec.batch = s.batch;
+        if (hub_) spec.relay_hub_port = static_cast<std::uint16_t>(hub_->port());
         if (s.command.program.empty()) {
             spec.command.program = options_.program;
             spec.command.args = options_.args;
@@ -176,8 +181,26 @@ int CoAllocator::run() {
     // Now, while mpirun -v can still say them: the sites' last log lines
     // (an ssh or srun channel reads the rest of its stderr as it goes).
     adapters_.clear();
+    hub_.reset();
     output_.close_all();
     return exit_code_;
+}
+
+base::Status CoAllocator::hub_start(bool all_interfaces) {
+    std::vector<std::string> sites;
+    for (const job::Subjob& s : plan_.subjobs)
+        if (s.network_private && std::find(sites.begin(), sites.end(), s.site) == sites.end()) sites.push_back(s.site);
+    if (sites.size() < 2) return {};
+    auto log = [this](const std::string& line) {
+        const std::string prefix = "strata-relay: ";
+        narrate("relay hub: " + (line.rfind(prefix, 0) == 0 ? line.substr(prefix.size()) : line));
+    };
+    base::Result<std::unique_ptr<RelayHub>> hub = RelayHub::start(job_key_, all_interfaces, std::move(log));
+    if (!hub) return hub.failure();
+    hub_ = std::move(*hub);
+    narrate("relay hub on port " + std::to_string(hub_->port()) + ", for links between the " +
+            std::to_string(sites.size()) + " private sites' relays that cannot reach each other");
+    return {};
 }
 
 base::Result<std::unique_ptr<adapters::SchedulerAdapter>> CoAllocator::adapter_make(const job::Subjob& subjob) {
@@ -224,7 +247,12 @@ void CoAllocator::on_subjob_state(int subjob, adapters::JobState state, const st
     narrate("subjob " + std::to_string(subjob) + " (" + s.contact + "): " + adapters::job_state_name(state) +
             (detail.empty() ? "" : ": " + detail));
     if (state == adapters::JobState::active) watch_startup(s);
-    if (state == adapters::JobState::failed) end_job(1, messages::subjob_failed(s.index, s.site, s.contact, detail));
+    if (state == adapters::JobState::failed) {
+        // A relay's report names other relays by endpoint: say their sites.
+        std::vector<wireup::BusinessCard> cards;
+        for (const RankState& r : ranks_) cards.push_back(r.card);
+        end_job(1, messages::subjob_failed(s.index, s.site, s.contact, wireup::relays_named(detail, cards)));
+    }
     check_done();
 }
 

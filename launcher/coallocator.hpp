@@ -27,6 +27,7 @@
 #include "launcher/command_plan.hpp"
 #include "launcher/options.hpp"
 #include "launcher/output_forwarder.hpp"
+#include "launcher/relay_hub.hpp"
 #include "security/challenge.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -82,6 +83,9 @@ private:
     // The adapter for `subjob`: the embedded fork adapter for this machine,
     // a gatekeeper adapter for every other contact.
     base::Result<std::unique_ptr<adapters::SchedulerAdapter>> adapter_make(const job::Subjob& subjob);
+    // mpirun's hub, when two or more sites are private (their relays may
+    // not reach each other).
+    base::Status hub_start(bool all_interfaces);
     void handle_hello(ControlServer::ConnectionId id, const wireup::Frame& frame);
     void handle_checkin(ControlServer::ConnectionId id, const wireup::Frame& frame);
     void handle_abort(int rank, ControlServer::ConnectionId id, const wireup::Frame& frame);
@@ -108,6 +112,7 @@ private:
     boost::asio::steady_timer kill_timer_;
     GatekeeperTls gatekeeper_tls_;
     std::vector<std::unique_ptr<adapters::SchedulerAdapter>> adapters_;
+    std::unique_ptr<RelayHub> hub_;
     std::vector<RankState> ranks_;
     std::vector<std::unique_ptr<boost::asio::steady_timer>> startup_timers_;  // per subjob, from ACTIVE
     std::map<ControlServer::ConnectionId, int> conn_rank_;

@@ -199,6 +199,7 @@ void GatekeeperAdapter::submit() {
     m.command = spec_.command;
     m.batch = spec_.batch;
     m.relay = subjob_.network_private;
+    m.hub_port = spec_.relay_hub_port;
     if (tls_conn_) {
         boost::system::error_code lec;
         const tcp::endpoint local = tls_conn_->stream().lowest_layer().local_endpoint(lec);

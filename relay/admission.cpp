@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/keepalive.hpp"
 #include "relay/engine.hpp"
 
 namespace strata::relay {
@@ -34,6 +35,10 @@ std::string open_check(const Open& o) {
         case Kind::egress:
             if (o.relay.address == 0 || o.relay.port == 0) return "an egress Open without the rank's endpoint";
             if (o.from == o.to) return "an Open from a rank to itself";
+            break;
+        case Kind::hub_attach:
+        case Kind::hub_link:
+            if (o.relay.address == 0 || o.relay.port == 0) return "a hub Open without a relay's endpoint";
             break;
         case Kind::attach:
         case Kind::link:
@@ -128,6 +133,7 @@ void Engine::pending_answer(std::uint64_t key, Pending& p) {
 
 // Whether a proven Open can be served now; why not otherwise.
 std::string Engine::admissible(const Open& o) const {
+    if (options_.is_hub) return hub_admissible(o);
     const std::string rank = "rank " + std::to_string(o.to);
     switch (o.kind) {
         case Kind::attach:
@@ -135,7 +141,7 @@ std::string Engine::admissible(const Open& o) const {
             break;
         case Kind::pair:
             if (streams_.size() >= kStreamsMax) return std::to_string(kStreamsMax) + " streams are open already";
-            if (links_.size() >= kLinksMax && dialled_.count(std::uint64_t{o.relay.address} << 16 | o.relay.port) == 0)
+            if (links_.size() >= kLinksMax && dialled_.count(endpoint_key(o.relay)) == 0)
                 return std::to_string(kLinksMax) + " links are open already";
             break;
         case Kind::accept: {
@@ -162,6 +168,8 @@ std::string Engine::admissible(const Open& o) const {
             if (attached_.count(o.to) == 0) return rank + " is not attached here (a stream from rank " +
                                                    std::to_string(o.from) + ")";
             break;
+        case Kind::hub_attach:
+        case Kind::hub_link: return "a hub's Open, but this is a site's relay, not mpirun's hub";
     }
     return {};
 }
@@ -175,22 +183,31 @@ void Engine::admit(Pending& p) {
         case Kind::link: link_admit(p); break;
         case Kind::control: splice_dial(p, *options_.wireup, "mpirun"); break;
         case Kind::egress: splice_dial(p, p.open.relay, "rank " + std::to_string(p.open.to)); break;
-        case Kind::ingress: splice_offer(p); break;
+        case Kind::ingress:
+            splice_offer(p, attached_.at(p.open.to), "rank " + std::to_string(p.open.to));
+            break;
+        case Kind::hub_attach:
+        case Kind::hub_link: hub_admit(p); break;
     }
 }
 
+// A rank attached to this relay (attach), or a relay to mpirun's hub
+// (hub_attach): a second attach of the same one replaces the first.
 void Engine::attach_admit(Pending& p) {
-    const std::uint32_t rank = p.open.from;
-    if (const auto old = attached_.find(rank); old != attached_.end())
+    const bool relay = p.open.kind == Kind::hub_attach;
+    auto& by = relay ? relays_attached_ : attached_;
+    const std::uint64_t id = relay ? endpoint_key(p.open.relay) : p.open.from;
+    if (const auto old = by.find(id); old != by.end())
         attach_drop(old->second, "attached again from " + p.peer + ": the previous attach connection is closed");
     Attach a;
-    a.rank = rank;
+    a.rank = p.open.from;
+    if (relay) a.relay = p.open.relay;
     a.peer = p.peer;
     a.w = watch_take(epoll_.get(), p.w, key_make(Role::attach));
     watch_set(epoll_.get(), a.w, EPOLLIN);
     const std::uint64_t key = a.w.key;
     attaches_.emplace(key, std::move(a));
-    attached_[rank] = key;
+    by[id] = key;
 }
 
 void Engine::accept_admit(Pending& p) {
@@ -210,10 +227,19 @@ void Engine::link_admit(Pending& p) {
     l.dialled = false;
     l.state = Link::State::up;
     l.next_id = 2;
+    l.endpoint = p.open.relay;
     l.w = watch_take(epoll_.get(), p.w, key_make(Role::link));
+    base::socket_keepalive(l.w.fd.get());  // as a dialled link (link_dial)
     watch_set(epoll_.get(), l.w, EPOLLIN);
-    log("accepted a link from relay " + l.peer);
+    // Named by the relay's own endpoint where the Open gives it, not the
+    // connection's source port, so that its log and reports name it as the
+    // ranks' cards do.
+    const bool named = l.endpoint.port != 0;
+    if (named) l.peer = endpoint_text(l.endpoint);
+    log("accepted a link from relay " + l.peer + (named ? " (connected from " + p.peer + ")" : ""));
     const std::uint64_t key = l.w.key;
+    // This relay's own streams to that relay may use it too.
+    if (named) dialled_.emplace(endpoint_key(l.endpoint), key);
     links_.emplace(key, std::move(l));
     ++counters_.links_opened;
     ++counters_.links;
@@ -236,8 +262,11 @@ void Engine::attach_drop(std::uint64_t key, const std::string& why) {
     const auto it = attaches_.find(key);
     if (it == attaches_.end()) return;
     Attach& a = it->second;
-    log("rank " + std::to_string(a.rank) + " detached (" + a.peer + "): " + why);
-    if (const auto r = attached_.find(a.rank); r != attached_.end() && r->second == key) attached_.erase(r);
+    auto& by = a.relay ? relays_attached_ : attached_;
+    const std::uint64_t id = a.relay ? endpoint_key(*a.relay) : a.rank;
+    log((a.relay ? "relay " + endpoint_text(*a.relay) : "rank " + std::to_string(a.rank)) + " detached (" + a.peer +
+        "): " + why);
+    if (const auto r = by.find(id); r != by.end() && r->second == key) by.erase(r);
     watch_close(epoll_.get(), a.w);
     attaches_.erase(it);
 }
@@ -255,8 +284,10 @@ void Engine::attach_flush(std::uint64_t key) {
 
 bool Engine::notice_send(std::uint32_t rank, const Notice& n) {
     const auto r = attached_.find(rank);
-    if (r == attached_.end()) return false;
-    const std::uint64_t key = r->second;
+    return r != attached_.end() && notice_to(r->second, n);
+}
+
+bool Engine::notice_to(std::uint64_t key, const Notice& n) {
     Attach& a = attaches_.at(key);
     if (a.out.size() + kNoticeSize > kNoticeBacklog) {
         attach_drop(key, "it leaves its notices unread");

@@ -94,6 +94,10 @@ base::Result<std::unique_ptr<Engine>> Engine::open(Options options) {
         base::Status s = foreign_watch(epfd, lifeline_fd, engine->key_make(Role::lifeline), "lifeline");
         if (!s) return s.failure();
     }
+    if (engine->options_.hub) {
+        base::Status s = engine->hub_attach();
+        if (!s) return s.failure();
+    }
     return engine;
 }
 
@@ -108,6 +112,7 @@ base::Status Engine::run() {
         dirty_flush();
         if (Clock::now() - last_sweep_ >= std::chrono::seconds(1)) sweep();
     }
+    links_bye();
     const Stats s = stats();
     log("stopped: " + std::to_string(s.streams_opened) + " streams opened, " + std::to_string(s.bytes_from_ranks) +
         " bytes from ranks and " + std::to_string(s.bytes_to_ranks) + " to ranks forwarded, peak " +
@@ -125,6 +130,8 @@ void Engine::event(std::uint64_t key, std::uint32_t events) {
         case Role::rank: rank_event(key, events); break;
         case Role::splice_rank:
         case Role::splice_far: splice_event(key, events); break;
+        case Role::hub: hub_event(events); break;
+        case Role::hub_dial: hub_dial_event(key); break;
         case Role::wake: control_event(role, wake_.fd.get()); break;
         case Role::stop: control_event(role, options_.stop_fd); break;
         case Role::lifeline: control_event(role, options_.lifeline_fd); break;
@@ -173,9 +180,17 @@ void Engine::sweep() {
         if (now - p.since > kHandshakeTimeout) late.push_back(key);
     for (const std::uint64_t key : late) pending_drop(key, "no handshake within 10 s");
     late.clear();
-    for (const auto& [key, l] : links_)
-        if (l.state != Link::State::up && now - l.since > kHandshakeTimeout) late.push_back(key);
-    for (const std::uint64_t key : late) link_lost(key, "no handshake within 10 s");
+    // A link still connecting is late sooner when the hub offers another way.
+    const std::chrono::seconds connect_limit = options_.hub ? kLinkConnectTimeout : kHandshakeTimeout;
+    for (const auto& [key, l] : links_) {
+        const auto limit = l.state == Link::State::connecting ? connect_limit : kHandshakeTimeout;
+        if (l.state != Link::State::up && now - l.since > limit) late.push_back(key);
+    }
+    for (const std::uint64_t key : late) {
+        const bool connecting = links_.at(key).state == Link::State::connecting;
+        link_lost(key, connecting ? "no connection within " + std::to_string(connect_limit.count()) + " s"
+                                  : "no handshake within 10 s");
+    }
     late.clear();
     for (const auto& [token, key] : tokens_)
         if (now - streams_.at(key).since > kAcceptTimeout) late.push_back(key);

@@ -7,6 +7,8 @@
 //   link.cpp       links: dialling one, reading frames, the fair writer
 //   stream.cpp     pair streams: the rank's socket, credit, close, reset
 //   splice.cpp     control connections: a rank spliced to mpirun
+//   hub.cpp        mpirun's hub (relays joined where they cannot dial each
+//                  other), and a relay's side of it
 //
 // Every socket's epoll key is its role (top byte) and a serial number, so
 // an event for a socket closed earlier in the same batch finds nothing
@@ -19,12 +21,14 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "relay/dial.hpp"
 #include "relay/io.hpp"
 #include "relay/protocol.hpp"
 #include "relay/relay.hpp"
@@ -35,6 +39,9 @@ using Clock = std::chrono::steady_clock;
 // A handshake not finished by then, or a stream nobody accepted, is dropped.
 inline constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 inline constexpr auto kAcceptTimeout = std::chrono::seconds(10);
+// A relay that knows mpirun's hub waits this long for a link's connection
+// (a firewall that drops it says nothing), then links through the hub.
+inline constexpr auto kLinkConnectTimeout = std::chrono::seconds(3);
 // A link writes frames in batches of about this much (the per-link part of
 // the memory bound), and drops a peer that leaves this much control unread.
 inline constexpr std::size_t kWriteBatch = 64 * 1024;
@@ -42,8 +49,11 @@ inline constexpr std::size_t kControlMax = 4 * 1024 * 1024;
 // An attached rank that leaves this many bytes of Notices unread is detached.
 inline constexpr std::size_t kNoticeBacklog = 64 * 1024;
 
+// An endpoint as one word, the key of the maps by endpoint.
+inline std::uint64_t endpoint_key(const Endpoint& e) { return std::uint64_t{e.address} << 16 | e.port; }
+
 enum class Role : std::uint8_t {
-    listener = 1, wake, stop, lifeline, pending, link, attach, rank, splice_rank, splice_far
+    listener = 1, wake, stop, lifeline, pending, link, attach, rank, splice_rank, splice_far, hub, hub_dial
 };
 
 // An accepted connection in its handshake.
@@ -58,13 +68,17 @@ struct Pending {
 };
 
 // A link between two relays. The dialling side goes through its own
-// handshake first (connecting, open_sent, response_sent).
+// handshake first (connecting, open_sent, response_sent); through mpirun's
+// hub, the hub's handshake comes before (hub_leg).
 struct Link {
-    enum class State { connecting, open_sent, response_sent, up };
+    enum class State { connecting, hub_leg, open_sent, response_sent, up };
     Watch w;
     std::string peer;  // the endpoint dialled, or the accepted connection's address
-    Endpoint endpoint;
+    Endpoint endpoint;  // the peer relay's, when known (0 otherwise)
     bool dialled = false;
+    bool via_hub = false;
+    bool farewell = false;      // the peer said bye: its end is no failure
+    std::optional<Dialer> leg;  // hub_leg: the hub's handshake
     State state = State::up;
     Clock::time_point since;
     Open open;                      // dialled: the Open sent
@@ -120,9 +134,11 @@ struct Splice {
     bool connecting = false;        // mpirun's side not connected yet
 };
 
+// A rank attached to this relay, or (at mpirun's hub) a relay.
 struct Attach {
     Watch w;
     std::uint32_t rank = 0;
+    std::optional<Endpoint> relay;  // a relay attached to the hub: its endpoint
     std::string peer;
     std::vector<std::uint8_t> out;  // Notices not yet written
 };
@@ -169,6 +185,7 @@ private:
     void attach_drop(std::uint64_t key, const std::string& why);
     void attach_flush(std::uint64_t key);
     bool notice_send(std::uint32_t rank, const Notice& n);
+    bool notice_to(std::uint64_t attach_key, const Notice& n);
 
     // link.cpp
     std::uint64_t link_for(const Endpoint& e);
@@ -189,10 +206,11 @@ private:
     void link_control(std::uint64_t key, FrameType type, std::uint32_t id, std::span<const std::uint8_t> payload);
     void link_interest(Link& l);
     void link_lost(std::uint64_t key, const std::string& why);
+    void links_bye();
 
     // splice.cpp
     void splice_dial(Pending& p, const Endpoint& to, const std::string& far);
-    void splice_offer(Pending& p);
+    void splice_offer(Pending& p, std::uint64_t attach_key, std::string far);
     void splice_accept(Pending& p, std::uint64_t serial);
     std::uint64_t splice_add(Pending& p, std::string far);
     void splice_event(std::uint64_t key, std::uint32_t events);
@@ -200,6 +218,16 @@ private:
     bool splice_write(std::uint64_t serial, int side);
     void splice_interest(Splice& s);
     void splice_close(std::uint64_t serial, const std::string& why);
+
+    // hub.cpp
+    std::string hub_admissible(const Open& o) const;
+    void hub_admit(Pending& p);
+    base::Status hub_attach();
+    void hub_event(std::uint32_t events);
+    void hub_accept(const Notice& n);
+    void hub_dial_event(std::uint64_t key);
+    bool link_via_hub(std::uint64_t key, Link& l, const std::string& why);
+    void link_leg_step(std::uint64_t key, Link& l);
 
     // stream.cpp
     void pair_admit(Pending& p);
@@ -231,14 +259,23 @@ private:
 
     std::unordered_map<std::uint64_t, Pending> pending_;
     std::unordered_map<std::uint64_t, Link> links_;
-    std::unordered_map<std::uint64_t, std::uint64_t> dialled_;  // endpoint (address << 16 | port) -> link
+    // The link to use to a peer relay's endpoint (address << 16 | port): one
+    // this relay dialled, or one the peer dialled naming its endpoint.
+    std::unordered_map<std::uint64_t, std::uint64_t> dialled_;
     std::unordered_map<std::uint64_t, Stream> streams_;
     std::unordered_map<std::uint64_t, std::uint64_t> tokens_;  // accept token -> stream
     std::unordered_map<std::uint64_t, Splice> splices_;  // by serial (the key's low 56 bits)
     std::unordered_map<std::uint64_t, std::uint64_t> splice_tokens_;  // accept token -> splice
     std::unordered_map<std::uint64_t, Attach> attaches_;
-    std::unordered_map<std::uint32_t, std::uint64_t> attached_;  // rank -> attach
+    std::unordered_map<std::uint64_t, std::uint64_t> attached_;  // rank -> attach
     std::unordered_set<std::uint64_t> dirty_;                    // links with frames to write
+    // At mpirun's hub: attached relays by endpoint. At a relay: its attach
+    // connection to the hub, the Notices read so far, and the accepts
+    // dialled to the hub for the links it offers.
+    std::unordered_map<std::uint64_t, std::uint64_t> relays_attached_;
+    Watch hub_;
+    std::vector<std::uint8_t> hub_got_;
+    std::unordered_map<std::uint64_t, Dialer> hub_dials_;
     Counters counters_;
 };
 

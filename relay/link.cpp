@@ -9,15 +9,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/keepalive.hpp"
 #include "relay/engine.hpp"
 
 namespace strata::relay {
-
-namespace {
-
-std::uint64_t endpoint_key(const Endpoint& e) { return std::uint64_t{e.address} << 16 | e.port; }
-
-}  // namespace
 
 // The link this relay dialled to `e`, dialling it if there is none; 0 when
 // the dial failed at once.
@@ -35,12 +30,16 @@ std::uint64_t Engine::link_dial(const Endpoint& e) {
     l.since = Clock::now();
     l.next_id = 1;
     l.open.kind = Kind::link;
+    // Named, the relay it dials uses this link for its own streams too.
+    if (options_.advertise != 0) l.open.relay = Endpoint{options_.advertise, static_cast<std::uint16_t>(port_)};
     base::UniqueFd fd(socket_open());
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(e.address);
     addr.sin_port = htons(e.port);
-    const bool started = fd && security::nonce_fill(l.open.nonce) &&
+    // A link that goes silent (a partition between the sites) is lost
+    // within the job's peer timeout, as a control connection is.
+    const bool started = fd && base::socket_keepalive(fd.get()) && security::nonce_fill(l.open.nonce) &&
                          (::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 ||
                           errno == EINPROGRESS);
     if (!started) {
@@ -69,6 +68,7 @@ void Engine::link_event(std::uint64_t key, std::uint32_t events) {
 // relay checks: a relay that does not know the key gets nothing), the
 // Response, the Answer.
 void Engine::link_handshake(std::uint64_t key, Link& l, std::uint32_t events) {
+    if (l.state == Link::State::hub_leg) return link_leg_step(key, l);
     if (l.state == Link::State::connecting) {
         if ((events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) link_connected(key, l);
         return;
@@ -112,7 +112,7 @@ void Engine::link_answered(std::uint64_t key, Link& l) {
     l.state = Link::State::up;
     ++counters_.links_opened;
     ++counters_.links;
-    log("linked to relay " + l.peer);
+    log("linked to relay " + l.peer + (l.via_hub ? " through mpirun's hub" : ""));
     dirty_.insert(key);
 }
 
@@ -153,6 +153,13 @@ bool Engine::frames_parse(std::uint64_t key, Link& l) {
 // One frame; false when it broke the protocol and the link is gone.
 bool Engine::frame_handle(std::uint64_t key, Link& l, const FrameHeader& h, std::span<const std::uint8_t> payload) {
     if (h.type == FrameType::open) return frame_open(key, l, h.id, payload);
+    if (h.type == FrameType::bye) {
+        // An orderly end: what is still open on the link ends with it, and
+        // the relay that stopped says why to its own gatekeeper if need be.
+        l.farewell = true;
+        link_lost(key, "the relay stopped (its subjob ended)");
+        return false;
+    }
     const auto s = l.streams.find(h.id);
     // Frames of a stream this relay already reset may still be on their way.
     if (s == l.streams.end()) return true;
@@ -167,7 +174,8 @@ bool Engine::frame_handle(std::uint64_t key, Link& l, const FrameHeader& h, std:
             stream_free(stream);
             break;
         }
-        case FrameType::open: break;
+        case FrameType::open:
+        case FrameType::bye: break;
     }
     return true;
 }
@@ -196,6 +204,21 @@ void Engine::link_write(std::uint64_t key) {
         buffered_sub(static_cast<std::size_t>(n));
     }
     link_interest(l);
+}
+
+// The relay stops: each link that is up gets the rest of its batch and a
+// bye, as far as its socket takes them now, so the relay at the other end
+// sees an orderly end (nothing to report), not a lost link.
+void Engine::links_bye() {
+    const auto bye = frame_header_encode(FrameHeader{FrameType::bye, 0, 0});
+    for (auto& [key, l] : links_) {
+        if (l.state != Link::State::up) continue;
+        const std::size_t left = l.out.size() - l.out_at;
+        if (left != 0 && ::send(l.w.fd.get(), l.out.data() + l.out_at, left, MSG_NOSIGNAL | MSG_DONTWAIT) !=
+                             static_cast<ssize_t>(left))
+            continue;
+        ::send(l.w.fd.get(), bye.data(), bye.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
 }
 
 // Takes frames into the write batch once it has been written: control
@@ -284,19 +307,21 @@ void Engine::link_interest(Link& l) {
 // later pair to that relay dials again.
 void Engine::link_lost(std::uint64_t key, const std::string& why) {
     const auto it = links_.find(key);
-    if (it == links_.end()) return;
+    if (it == links_.end() || link_via_hub(key, it->second, why)) return;
     Link l = std::move(it->second);
     links_.erase(it);
     dirty_.erase(key);
-    if (l.dialled) {
-        const auto d = dialled_.find(endpoint_key(l.endpoint));
-        if (d != dialled_.end() && d->second == key) dialled_.erase(d);
-    }
+    if (const auto d = dialled_.find(endpoint_key(l.endpoint)); d != dialled_.end() && d->second == key)
+        dialled_.erase(d);
     const bool was_up = l.state == Link::State::up;
     if (was_up) --counters_.links;
     buffered_sub(l.control_bytes + (l.out.size() - l.out_at));
-    const std::string count = std::to_string(l.streams.size()) + " streams reset";
-    log((was_up ? "lost the link to relay " : "cannot link to relay ") + l.peer + ": " + why + " (" + count + ")");
+    const std::string what = l.peer + ": " + why + " (" + std::to_string(l.streams.size()) + " streams reset)";
+    log((was_up ? "lost the link to relay " : "cannot link to relay ") + what);
+    // Before the streams end: whoever started the relay hears the cause
+    // before the ranks' connections close and they exit.
+    if (!l.streams.empty() && options_.report && !l.farewell)
+        options_.report((was_up ? "lost its link to relay " : "could not link to relay ") + what);
     for (const auto& [id, stream] : l.streams) stream_free(stream);
     watch_close(epoll_.get(), l.w);
 }

@@ -1,7 +1,6 @@
 #include "relay/process.hpp"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -22,13 +21,18 @@ namespace {
 
 const char* const kUsage =
     "usage: strata-gatekeeper --relay [--listen ADDR] [--port-range LOW:HIGH] [--wireup ADDR:PORT]\n"
+    "                                 [--hub ADDR:PORT --advertise ADDR]\n"
     "  --listen ADDR          the IPv4 address to listen on (default: every address)\n"
     "  --port-range LOW:HIGH  the ports it may listen on (default: any)\n"
     "  --wireup ADDR:PORT     mpirun's wire-up listener, where the site's ranks' control\n"
     "                         connections go (default: none, they are refused)\n"
+    "  --hub ADDR:PORT        mpirun's hub, through which links go that cannot be dialled\n"
+    "                         directly (default: none, such links fail)\n"
+    "  --advertise ADDR       this relay's address as its ranks know it (needed with --hub)\n"
     "The job key comes from the environment, where the gatekeeper puts it (STRATA_JOB_KEY).\n"
     "Prints the port on standard output, then serves until standard input reads EOF or\n"
-    "SIGTERM, SIGINT or SIGHUP.\n";
+    "SIGTERM, SIGINT or SIGHUP; later lines on standard output report what the job cannot\n"
+    "survive (a link to another relay lost while streams were on it).\n";
 
 std::optional<std::uint32_t> address_parse(const std::string& text) {
     in_addr a{};
@@ -67,6 +71,13 @@ std::optional<Options> options_parse(const std::vector<std::string>& args) {
         } else if (a == "--wireup" && has_value) {
             o.wireup = endpoint_parse(args[++i]);
             if (!o.wireup) return refused("--wireup " + args[i] + ": expected an IPv4 address and port, a.b.c.d:port");
+        } else if (a == "--hub" && has_value) {
+            o.hub = endpoint_parse(args[++i]);
+            if (!o.hub) return refused("--hub " + args[i] + ": expected an IPv4 address and port, a.b.c.d:port");
+        } else if (a == "--advertise" && has_value) {
+            const auto address = address_parse(args[++i]);
+            if (!address) return refused("--advertise " + args[i] + ": expected an IPv4 address");
+            o.advertise = *address;
         } else if (a == "--port-range" && has_value) {
             if (!range_parse(args[++i], o))
                 return refused("--port-range " + args[i] + ": expected LOW:HIGH, 0 < LOW <= HIGH < 65536");
@@ -74,6 +85,7 @@ std::optional<Options> options_parse(const std::vector<std::string>& args) {
             return refused("unexpected argument '" + a + "'");
         }
     }
+    if (o.hub && o.advertise == 0) return refused("--hub needs --advertise: the hub finds a relay by its address");
     return o;
 }
 
@@ -88,15 +100,14 @@ base::UniqueFd signals_open() {
     return base::UniqueFd(signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
 }
 
-// The port, then standard output closed (pointed at /dev/null), so that
-// whoever reads it sees the line end and EOF.
-bool port_announce(int port) {
-    if (std::printf("%d\n", port) < 0 || std::fflush(stdout) != 0) return false;
-    const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (null < 0) return false;
-    const bool moved = ::dup2(null, 1) == 1;
-    ::close(null);
-    return moved;
+// The port, as one line on standard output; what the relay reports comes
+// after it, a line each (Options::report), for its gatekeeper.
+bool port_announce(int port) { return std::printf("%d\n", port) >= 0 && std::fflush(stdout) == 0; }
+
+void report_write(const std::string& line) {
+    const std::string whole = line + "\n";
+    // A gatekeeper that is gone reads nothing: the lifeline stops the relay.
+    [[maybe_unused]] const ssize_t n = ::write(1, whole.data(), whole.size());
 }
 
 }  // namespace
@@ -124,6 +135,7 @@ int relay_process_main(int argc, char** argv, const char* key_variable) {
     }
     options->stop_fd = signals.get();
     options->lifeline_fd = 0;
+    options->report = report_write;
     base::Result<std::unique_ptr<Relay>> relay = Relay::open(std::move(*options));
     if (!relay) {
         std::fprintf(stderr, "strata-relay: %s\n", relay.error().c_str());

@@ -83,7 +83,7 @@ std::optional<Open> open_decode(std::span<const std::uint8_t, kOpenSize> bytes) 
     const std::uint8_t* p = bytes.data();
     if (le32(p) != kOpenMagic || le32(p + 36) != 0) return std::nullopt;
     const std::uint32_t kind = le32(p + 4);
-    if (kind < static_cast<std::uint32_t>(Kind::attach) || kind == 4 || kind > static_cast<std::uint32_t>(Kind::ingress))
+    if (kind < static_cast<std::uint32_t>(Kind::attach) || kind == 4 || kind > static_cast<std::uint32_t>(Kind::hub_link))
         return std::nullopt;
     const std::uint32_t port = le32(p + 20);
     if (port > 65535) return std::nullopt;
@@ -149,6 +149,7 @@ std::optional<FrameHeader> frame_header_decode(std::span<const std::uint8_t, kFr
         case static_cast<std::uint8_t>(FrameType::credit): fits = h.length == 4; break;
         case static_cast<std::uint8_t>(FrameType::close): fits = h.length == 0; break;
         case static_cast<std::uint8_t>(FrameType::reset): fits = h.length <= kReasonMax; break;
+        case static_cast<std::uint8_t>(FrameType::bye): fits = h.length == 0 && h.id == 0; break;
         default: return std::nullopt;
     }
     if (!fits) return std::nullopt;

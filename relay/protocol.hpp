@@ -37,6 +37,19 @@
 //   ingress   a rank of a public site opens stream `stream` of its link to
 //             rank `to`, attached here: the relay offers it to `to` (an
 //             accept Notice) and forwards between the two connections.
+// Where two relays cannot reach each other, mpirun's hub (a relay run by
+// mpirun, which every relay can reach, as it reaches mpirun's wire-up
+// listener) joins them; it serves only these and accept:
+//   hub_attach  a relay, for as long as it lives: `relay` is its own
+//               endpoint (as its ranks publish it); the hub sends it Notices;
+//   hub_link    a relay that could not dial the relay at `relay`: the hub
+//               offers the connection to that relay (an accept Notice, which
+//               it takes with an accept Open to the hub) and forwards between
+//               the two; the relays then run a link's handshake over it as if
+//               they were connected directly.
+// A link's Open carries the dialling relay's own endpoint in `relay` (0
+// when it does not know it), so the relay it dials uses the same link for
+// its own streams to it.
 //
 // On a link, pair streams are multiplexed in frames (12-byte header: u8
 // type, 3 zero bytes, u32 stream id, u32 payload length). The relay that
@@ -78,7 +91,8 @@ inline constexpr std::uint32_t kWindow = 512 * 1024;
 inline constexpr std::uint32_t kReasonMax = 512;
 
 enum class Kind : std::uint32_t {
-    attach = 1, pair = 2, accept = 3, link = 5, control = 6, egress = 7, ingress = 8  // 4: none
+    attach = 1, pair = 2, accept = 3, link = 5, control = 6, egress = 7, ingress = 8,  // 4: none
+    hub_attach = 9, hub_link = 10
 };
 
 // An IPv4 address and port, in host order (the TCP method publishes IPv4).
@@ -98,7 +112,9 @@ struct Open {
     std::uint32_t stream = 0;  // pair: which stream of the link (0: the link itself)
     std::uint64_t token = 0;   // accept: the Notice's token
     security::Nonce nonce{};
-    Endpoint relay;  // pair: the relay `to` sits behind; egress: `to`'s listener
+    // pair: the relay `to` sits behind; egress: `to`'s listener; link,
+    // hub_attach: the connecting relay's own; hub_link: the relay to reach.
+    Endpoint relay;
 };
 std::array<std::uint8_t, kOpenSize> open_encode(const Open& o);
 // nullopt: not an Open (another magic, an unknown kind, a nonzero pad).
@@ -128,6 +144,7 @@ enum class FrameType : std::uint8_t {
     credit = 3,  // payload: u32 bytes the sender may send more
     close = 4,   // no payload: the sender's direction of the stream ended (the rank closed it)
     reset = 5,   // payload: why (0..kReasonMax bytes of text): the stream is over both ways
+    bye = 6,     // id 0, no payload: the sender stops (its subjob ended); the link ends with it
 };
 struct FrameHeader {
     FrameType type = FrameType::data;

@@ -23,7 +23,12 @@
 //   control   spliced to mpirun's wire-up listener (Options::wireup);
 //   egress    spliced to the public rank's listener the Open names;
 //   ingress   offered to the attached rank it names (an accept Notice),
-//             and spliced to the connection that takes it.
+//             and spliced to the connection that takes it;
+//   hub_attach, hub_link (mpirun's hub only, Options::is_hub): a relay
+//             kept, and a relay's connection offered to the relay it names
+//             and spliced to it (hub.cpp).
+// A link that cannot be dialled directly within kLinkConnectTimeout goes
+// through mpirun's hub when the relay knows one (Options::hub).
 //
 // Bounds: every stream buffers at most kWindow bytes each way, so the bytes
 // the relay holds stay below streams * 2 * kWindow plus, per link, one
@@ -59,8 +64,22 @@ struct Options {
     // else (unset: they are refused).
     std::optional<Endpoint> wireup;
     int stop_fd = -1;      // when it is readable (a signalfd), the relay stops; -1: none
+    // mpirun's hub: where a link this relay cannot dial directly goes
+    // instead (relay/protocol.hpp, hub_link). open() attaches to it, and
+    // fails if it cannot. Needs `advertise`.
+    std::optional<Endpoint> hub;
+    // This relay's address as its ranks publish it (IPv4, host order; 0:
+    // unknown): with the port, how the hub and other relays know it.
+    std::uint32_t advertise = 0;
+    // This relay is mpirun's hub: it serves hub_attach, hub_link and the
+    // accepts of its offers, and refuses the ranks' kinds.
+    bool is_hub = false;
     // Receives each log line whole ("strata-relay: ..."); empty: standard error.
     std::function<void(const std::string&)> log;
+    // Receives what the job cannot survive, as one line for whoever started
+    // the relay ("lost its link to relay A.B.C.D:P: WHY (N streams reset)"):
+    // a link lost, or never made, while streams were on it. Empty: none.
+    std::function<void(const std::string&)> report;
 };
 
 struct Stats {

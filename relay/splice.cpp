@@ -58,10 +58,11 @@ void Engine::splice_dial(Pending& p, const Endpoint& to, const std::string& far)
     splice_interest(s);
 }
 
-// ingress: side 1 is the connection rank `to` of this site makes when it
-// takes the offer (splice_accept); until then side 0 waits, unread.
-void Engine::splice_offer(Pending& p) {
-    const std::uint64_t serial = splice_add(p, "rank " + std::to_string(p.open.to));
+// ingress (and a hub_link at mpirun's hub): side 1 is the connection the
+// one attached by `attach_key` makes when it takes the offer
+// (splice_accept); until then side 0 waits, unread.
+void Engine::splice_offer(Pending& p, std::uint64_t attach_key, std::string far) {
+    const std::uint64_t serial = splice_add(p, std::move(far));
     Splice& s = splices_.at(serial);
     while (s.token == 0 || tokens_.count(s.token) != 0 || splice_tokens_.count(s.token) != 0) {
         security::Nonce random{};
@@ -70,7 +71,7 @@ void Engine::splice_offer(Pending& p) {
     }
     splice_tokens_[s.token] = serial;
     const Notice notice{NoticeType::accept, s.rank, p.open.stream, s.token};
-    if (!notice_send(s.to, notice)) return splice_close(serial, "rank " + std::to_string(s.to) + " is not attached here");
+    if (!notice_to(attach_key, notice)) return splice_close(serial, s.far + " is no longer attached here");
     splice_interest(splices_.at(serial));
 }
 

@@ -8,7 +8,7 @@ of a folder in the table is refused. The table is the order the folders are
 built in:
 
     base <- security <- wireup <- job, gram <- adapters <- launcher, gatekeeper
-    security <- relay <- wireup, gatekeeper
+    security <- relay <- wireup, launcher, gatekeeper
     base <- commfile;  wireup <- adi <- devices <- collectives <- mpi <- fortran
 
 Prints each refused include as FILE:LINE: FOLDER includes OTHER/... and exits
@@ -32,7 +32,7 @@ LAYERS = {
     "job": {"base", "wireup"},
     "gram": {"base", "wireup", "job"},
     "adapters": {"base", "wireup", "job"},
-    "launcher": {"base", "security", "wireup", "commfile", "job", "gram", "adapters"},
+    "launcher": {"base", "security", "relay", "wireup", "commfile", "job", "gram", "adapters"},
     "gatekeeper": {"base", "security", "wireup", "job", "gram", "adapters", "relay"},
     "adi": {"base", "wireup"},
     "devices": {"base", "security", "relay", "wireup", "adi"},

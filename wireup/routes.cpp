@@ -27,4 +27,22 @@ std::string routes_text(const std::vector<BusinessCard>& cards) {
     return out;
 }
 
+std::string relays_named(std::string text, const std::vector<BusinessCard>& cards) {
+    std::map<std::string, std::string> sites;  // "relay ENDPOINT" -> site
+    for (const BusinessCard& c : cards)
+        if (is_private(c)) sites.emplace("relay " + c.relay, c.site);
+    for (const auto& [named, site] : sites) {
+        const std::string tag = " (site " + site + ")";
+        for (std::size_t at = text.find(named); at != std::string::npos; at = text.find(named, at)) {
+            at += named.size();
+            // Not another endpoint that starts alike (port 4001 in "...:40011").
+            if (at < text.size() && text[at] >= '0' && text[at] <= '9') continue;
+            if (text.compare(at, tag.size(), tag) == 0) continue;
+            text.insert(at, tag);
+            at += tag.size();
+        }
+    }
+    return text;
+}
+
 }  // namespace strata::wireup

@@ -50,4 +50,9 @@ inline Route route_between(const BusinessCard& me, const BusinessCard& them) {
 // Empty when every pair connects directly.
 std::string routes_text(const std::vector<BusinessCard>& cards);
 
+// `text` with the site added after each relay it names ("relay
+// 10.0.0.2:4001" becomes "relay 10.0.0.2:4001 (site s2)"), for messages
+// that come from a relay, which knows endpoints, not sites.
+std::string relays_named(std::string text, const std::vector<BusinessCard>& cards);
+
 }  // namespace strata::wireup

@@ -15,12 +15,13 @@ import os
 import re
 import signal
 import socket
+import subprocess
 import sys
 import threading
 
 from ssh_sites_test import fault_run, with_ssh_grid
 from strata_test.grid import fake_args, grid_main, when_ready
-from strata_test.harness import check, expect_code, expect_nobody_left, expect_stderr
+from strata_test.harness import GUARD, check, expect_code, expect_nobody_left, expect_stderr
 
 
 def job_file(grid, name, program, subjobs, top="", arguments=()):
@@ -108,6 +109,13 @@ def ssh_job(sg, name, program, subjobs):
     return sg.ctx.file(name, "\n".join(lines) + "\n")
 
 
+def expect_clean(sg):
+    """Nothing of the job at any site or cluster, and no Slurm job."""
+    sg.expect_nothing_left()
+    for cluster in sg.clusters.values():
+        cluster.expect_no_jobs()
+
+
 def ssh_private_sites(grid):
     """Three ssh sites; s1's and s2's processes run on clusters behind their login nodes
     (Slurm in a namespace that reaches its login node and nothing else), s3's on its login
@@ -117,6 +125,29 @@ def ssh_private_sites(grid):
     three."""
     run = with_ssh_grid(ssh_private_scenario, private=("s1", "s2"))
     run(grid)
+
+
+def ssh_relays_through_mpirun(grid):
+    """Two private ssh sites whose login nodes cannot reach each other (their firewalls let
+    in the user's ssh alone): neither relay accepts the other's link, so the link goes
+    through mpirun's hub, which both relays reach as they reach mpirun. The ring and the
+    all-to-all check their data, and mpirun -v says the link went through mpirun."""
+    run = with_ssh_grid(relays_through_mpirun_scenario, private=("s1", "s2"), isolated=True)
+    run(grid)
+
+
+def relays_through_mpirun_scenario(sg):
+    # The emulation first: s1's login node cannot open a connection to s2's sshd.
+    probe = subprocess.run(["ip", "netns", "exec", sg.nets.ns("s1"), "python3", "-c",
+                            "import socket; socket.create_connection(('10.77.0.2', 22), timeout=2)"],
+                           capture_output=True, text=True, timeout=GUARD)
+    check(probe.returncode != 0, "s1's login node must not reach s2's", probe)
+    subjobs = [("s1/ssh+slurm", 2, "A", "private"), ("s2/ssh+slurm", 2, "B", "private")]
+    ring_and_alltoall(sg, "isolated.yaml", subjobs, [
+        r"^mpirun: routes: A <-> B through both relays \(10\.77\.0\.1:\d+, 10\.77\.0\.2:\d+\)$",
+        r"^mpirun: relay hub: the relay at 10\.77\.0\.[12]:\d+ cannot reach relay "
+        r"10\.77\.0\.[12]:\d+ directly: their link goes through mpirun$",
+        r"^mpirun: s[12]: .*linked to relay 10\.77\.0\.[12]:\d+ through mpirun's hub$"])
 
 
 def ssh_private_faults(grid):
@@ -141,25 +172,56 @@ def ssh_faults_scenario(sg):
         if fault == "strata-relay --relay":
             expect_stderr(r, r"^mpirun: subjob 0 \(site A, contact s1/ssh\+slurm\) failed: this site's relay "
                              r"\(10\.77\.0\.1:\d+\) was killed by signal 9 \(Killed\): ")
-        sg.expect_nothing_left()
-        for cluster in sg.clusters.values():
-            cluster.expect_no_jobs()
+        expect_clean(sg)
+
+
+def ssh_relays_partitioned(grid):
+    """Two private ssh sites whose relays lose each other mid-job (a partition between the
+    sites; both still reach mpirun), while the ranks of a real MPI program have links through
+    them: the silent link fails within the job's peer timeout, the relay that notices reports
+    it to its gatekeeper before it closes the ranks' streams, and mpirun ends the job naming
+    both sites and the cause. Nothing is left anywhere."""
+    run = with_ssh_grid(relays_partitioned_scenario, private=("s1", "s2"))
+    run(grid)
+
+
+def relays_partitioned_scenario(sg):
+    failing = sg.grid.publish(os.path.join(sg.grid.built, "failures", "failing"), "t/x/y")
+    subjobs = [("s1/ssh+slurm", 2, "A", "private"), ("s2/ssh+slurm", 2, "B", "private")]
+    text = open(ssh_job(sg, "partition.yaml", failing, subjobs)).read()
+    text = text.replace("subjobs:", f'arguments: ["{sg.ctx.marker}", "wait"]\n'
+                        'environment: {STRATA_PEER_TIMEOUT_S: "6"}\nsubjobs:')
+    job = sg.ctx.file("partition.yaml", text)
+    p = sg.popen(["-jobfile", job], extra_env={"STRATA_PEER_TIMEOUT_S": "6"})
+    r = fault_run(sg, p, 4, "partition")
+    check(r.returncode != 0, "mpirun fails the job", r)
+    expect_stderr(r, r"^mpirun: subjob [01] \(site [AB], contact s[12]/ssh\+slurm\) failed: this site's relay "
+                     r"\(10\.77\.0\.[12]:\d+\) lost its link to relay 10\.77\.0\.[12]:\d+ \(site [AB]\): "
+                     r".* \(\d+ streams reset\); ending the job$")
+    expect_clean(sg)
 
 
 def ssh_private_scenario(sg):
     subjobs = [("s1/ssh+slurm", 2, "A", "private"), ("s2/ssh+slurm", 2, "B", "private"), ("s3/ssh", 2, "C", "public")]
-    for program, expect in ((sg.grid.ring, "1 MB message passed around 6 ranks intact"),
-                            (sg.grid.alltoall, "ok (6 processes)")):
-        r = sg.run(["-v", "-jobfile", ssh_job(sg, "private.yaml", program, subjobs)])
+    ring_and_alltoall(sg, "private.yaml", subjobs, [
+        r"^mpirun: routes: A <-> B through both relays \(10\.77\.0\.1:\d+, 10\.77\.0\.2:\d+\)$",
+        r"^mpirun: routes: A <-> C through A's relay \(10\.77\.0\.1:\d+\)$",
+        r"^mpirun: routes: B <-> C through B's relay \(10\.77\.0\.2:\d+\)$",
+        r"^mpirun: s1: .* started the relay of this private site, pid \d+, at 10\.77\.0\.1:\d+$"])
+
+
+def ring_and_alltoall(sg, name, subjobs, lines):
+    """The ring and the all-to-all across the ssh sites' `subjobs` with mpirun -v: each passes
+    its own check, mpirun's stderr has every one of `lines` (patterns), nothing is left."""
+    n = sum(count for _, count, _, _ in subjobs)
+    for program, expect in ((sg.grid.ring, f"1 MB message passed around {n} ranks intact"),
+                            (sg.grid.alltoall, f"ok ({n} processes)")):
+        r = sg.run(["-v", "-jobfile", ssh_job(sg, name, program, subjobs)])
         expect_code(r, 0)
         check(expect in r.stdout, f"the program's own check: '{expect}'", r)
-        expect_stderr(r, r"^mpirun: routes: A <-> B through both relays \(10\.77\.0\.1:\d+, 10\.77\.0\.2:\d+\)$")
-        expect_stderr(r, r"^mpirun: routes: A <-> C through A's relay \(10\.77\.0\.1:\d+\)$")
-        expect_stderr(r, r"^mpirun: routes: B <-> C through B's relay \(10\.77\.0\.2:\d+\)$")
-        expect_stderr(r, r"^mpirun: s1: .* started the relay of this private site, pid \d+, at 10\.77\.0\.1:\d+$")
-        sg.expect_nothing_left()
-        for cluster in sg.clusters.values():
-            cluster.expect_no_jobs()
+        for line in lines:
+            expect_stderr(r, line)
+        expect_clean(sg)
 
 
 class LoopbackCapture:
@@ -297,19 +359,19 @@ def relay_killed(grid):
 
     r = when_ready(grid, job, 4, kill_relay)
     check(r.returncode != 0, "mpirun fails the job", r)
-    # Which report reaches mpirun first is a race: the subjob's failure naming the relay, or the
-    # exit of a rank of site B that lost its control connection through it (issue 33 point 3:
-    # mpirun should then still name the relay; not yet).
-    expect_stderr(r, r"^mpirun: (subjob 1 \(site B, contact .*\) failed: this site's relay \(127\.0\.0\.1:\d+\) was "
-                     r"killed by signal 9 \(Killed\): its processes lost their way to other sites and to mpirun|"
-                     r"rank [23] \(pid \d+\) exited with code 1 before MPI_Finalize); ending the job$")
+    # The cause, not its effect: site B's ranks exit when their control connections through
+    # the relay close, but their gatekeeper reports the relay's end first.
+    expect_stderr(r, r"^mpirun: subjob 1 \(site B, contact .*\) failed: this site's relay \(127\.0\.0\.1:\d+\) was "
+                     r"killed by signal 9 \(Killed\): its processes lost their way to other sites and to mpirun; "
+                     r"ending the job$")
     b.expect_log(r"this site's relay \(127\.0\.0\.1:\d+\) was killed by signal 9")
     a.expect_log(r"ended the relay$")
     expect_nobody_left(grid.ctx)
 
 
 SCENARIOS = {f.__name__: f for f in [two_private, private_and_public, refused, ssh_private_sites, relay_killed,
-                                     tls_through_relays, conformance, ssh_private_faults]}
+                                     tls_through_relays, conformance, ssh_private_faults, ssh_relays_through_mpirun,
+                                     ssh_relays_partitioned]}
 
 
 def main():

@@ -28,16 +28,17 @@ class SshGrid:
     """Three sites s1..s3 behind sshd, the user's namespace for mpirun, and Strata published
     where the sites' account can run it (PREFIX/bin/strata-gatekeeper)."""
 
-    def __init__(self, grid, slurm=False, ports=None, private=()):
+    def __init__(self, grid, slurm=False, ports=None, private=(), isolated=False):
         """`slurm`: a private Slurm behind s1's login node (in its namespace), which the
         logins reach through SLURM_CONF. `ports`: sshd's ports besides 22 (SshLogins).
         `private`: sites whose processes run on a cluster behind the login node that no
         other site reaches (Namespaces' compute namespaces), each with its own Slurm there
-        (clusters[site]), which that site's logins reach through SLURM_CONF."""
+        (clusters[site]), which that site's logins reach through SLURM_CONF. `isolated`: the
+        sites' login nodes cannot reach each other, only mpirun's namespace (Namespaces)."""
         skip_unless_possible()
         self.grid, self.ctx = grid, grid.ctx
         self.prefix = os.path.dirname(os.path.dirname(grid.publish(grid.gatekeeper, "bin")))
-        self.nets = Namespaces(grid.ctx, compute=private)
+        self.nets = Namespaces(grid.ctx, compute=private, isolated=isolated)
         self.logins = self.slurm = None
         self.clusters = {}
         try:
@@ -110,8 +111,9 @@ class SshGrid:
 def fault_run(sg, p, ranks, fault):
     """Once the `ranks` ranks of the running job `p` (mpirun) said they are ready, `fault`:
     "interrupt" (Ctrl-C), "mpirun" (killed), "network" (s1's login node cut off the network
-    until mpirun ends) or the process at s1's login node whose command line contains it
-    (killed); returns how mpirun ended."""
+    until mpirun ends), "partition" (s1 and s2 cut off from each other, each still reaching
+    mpirun) or the process at s1's login node whose command line contains it (killed);
+    returns how mpirun ended."""
     veth = f"v{sg.nets.tag}0"  # s1's end of its link
     try:
         ready = [p.stdout.readline() for _ in range(ranks)]
@@ -122,6 +124,8 @@ def fault_run(sg, p, ranks, fault):
             p.kill()
         elif fault == "network":
             run_ip("-n", sg.nets.ns("s1"), "link", "set", veth, "down")
+        elif fault == "partition":
+            sg.nets.isolate(["s1", "s2"])
         else:
             s1 = netns_id(sg.nets.ns("s1"))
             victims = [q for q in processes() if q.netns == s1 and fault in q.cmdline]
@@ -135,6 +139,8 @@ def fault_run(sg, p, ranks, fault):
     finally:
         if fault == "network":
             run_ip("-n", sg.nets.ns("s1"), "link", "set", veth, "up")
+        if fault == "partition":
+            sg.nets.isolate(["s1", "s2"], on=False)
 
 
 def say_failure(r):
@@ -144,10 +150,10 @@ def say_failure(r):
             print(line)
 
 
-def with_ssh_grid(scenario, slurm=False, ports=None, private=()):
+def with_ssh_grid(scenario, slurm=False, ports=None, private=(), isolated=False):
     @functools.wraps(scenario)
     def run(grid):
-        sg = SshGrid(grid, slurm=slurm, ports=ports, private=private)
+        sg = SshGrid(grid, slurm=slurm, ports=ports, private=private, isolated=isolated)
         try:
             scenario(sg)
         finally:

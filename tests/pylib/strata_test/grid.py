@@ -241,9 +241,13 @@ class Namespaces:
     A site named in `compute` also gets a private cluster behind it: a namespace "<site>c"
     linked to the site's namespace alone (10.88.K.2, the site's end 10.88.K.1, its default
     route), which the site's namespace does not forward for. Its nodes reach their login node
-    and nothing else; no other site reaches them (compute_addr[site])."""
+    and nothing else; no other site reaches them (compute_addr[site]).
 
-    def __init__(self, ctx, compute=()):
+    `isolated`: the sites cannot reach each other at all (their bridge ports are isolated),
+    only the user's namespace, and the user's namespace reaches every site: sites whose
+    firewalls let in the user's ssh and nothing from another site."""
+
+    def __init__(self, ctx, compute=(), isolated=False):
         self.tag = ctx.marker[-5:]
         self.names = []
         self.hub = self.add("hub")
@@ -259,9 +263,20 @@ class Namespaces:
             run_ip("-n", ns, "addr", "add", self.addr[name] + "/24", "dev", inside)
             run_ip("-n", ns, "link", "set", inside, "up")
             run_ip("-n", ns, "link", "set", "lo", "up")
+        if isolated:
+            self.isolate(["s1", "s2", "s3"])
         self.compute_addr = {}
         for site in compute:
             self.add_compute(site)
+
+    def isolate(self, sites, on=True):
+        """Sites cut off from each other (their bridge ports isolated), each still reaching the
+        user's namespace; on=False joins them again."""
+        for site in sites:
+            port = f"h{self.tag}{['s1', 's2', 's3'].index(site)}"
+            r = subprocess.run(["bridge", "-n", self.hub, "link", "set", "dev", port, "isolated", "on" if on else "off"],
+                               capture_output=True, text=True, timeout=GUARD)
+            check(r.returncode == 0, f"bridge link set dev {port} isolated: {r.stderr.strip()}")
 
     def add_compute(self, site):
         k = ["s1", "s2", "s3"].index(site) + 1

@@ -81,6 +81,7 @@ Submit sample_submit() {
     m.has_stdin = true;
     m.batch = {"short", "phys-123", 90, 4, 2048};
     m.relay = true;
+    m.hub_port = 40123;
     return m;
 }
 
@@ -105,6 +106,7 @@ TEST_CASE("gram: Submit round trip", "[gram]") {
     CHECK(d->batch == m.batch);
     CHECK(d->batch.max_wall_time_min == 90);
     CHECK(d->relay);
+    CHECK(d->hub_port == 40123);
 
     // The smallest Submit: no args, env, account or directory, no stdin.
     Submit small;
@@ -359,6 +361,7 @@ TEST_CASE("gram: a Submit must name a program, at least one rank, and stdin as 0
             w.str("");      // stdout file
             w.str("");      // stderr file
             w.u32(0);       // no relay
+            w.u32(0);       // no hub
         }));
     };
     REQUIRE(submit(1, "a.out", 1));

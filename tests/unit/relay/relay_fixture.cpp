@@ -38,12 +38,18 @@ std::string LogLines::all() const {
     return out;
 }
 
-RunningRelay::RunningRelay(const std::string& key, std::optional<relay::Endpoint> wireup) {
-    relay::Options o;
-    o.job_key = key;
-    o.wireup = wireup;
+RunningRelay::RunningRelay(const std::string& key, std::optional<relay::Endpoint> wireup)
+    : RunningRelay([&] {
+          relay::Options o;
+          o.job_key = key;
+          o.wireup = wireup;
+          return o;
+      }()) {}
+
+RunningRelay::RunningRelay(relay::Options o) : advertise_(o.advertise) {
     o.listen_address = kLoopback;
     o.log = [this](const std::string& line) { log.add(line); };
+    o.report = [this](const std::string& line) { reports.add(line); };
     auto opened = relay::Relay::open(std::move(o));
     if (!opened) throw std::runtime_error(opened.error());
     relay_ = std::move(*opened);
@@ -74,6 +80,14 @@ int connect_to(int port) {
 }
 
 }  // namespace
+
+relay::Open open_of(relay::Kind kind, std::uint32_t from, std::uint32_t to) {
+    relay::Open o;
+    o.kind = kind;
+    o.from = from;
+    o.to = to;
+    return o;
+}
 
 Handshake handshake(int port, const std::string& key, relay::Open open) {
     Handshake h;

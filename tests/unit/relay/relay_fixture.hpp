@@ -39,20 +39,30 @@ class RunningRelay {
 public:
     // `wireup`: where control connections go (none: they are refused).
     explicit RunningRelay(const std::string& key, std::optional<relay::Endpoint> wireup = std::nullopt);
+    // Any options (a hub, a relay told of one); it listens on loopback.
+    explicit RunningRelay(relay::Options options);
     ~RunningRelay();
     int port() const { return port_; }
-    relay::Endpoint endpoint() const { return relay::Endpoint{kLoopback, static_cast<std::uint16_t>(port())}; }
+    // Where other relays are told it is: its advertised address, else loopback.
+    relay::Endpoint endpoint() const {
+        return relay::Endpoint{advertise_ != 0 ? advertise_ : kLoopback, static_cast<std::uint16_t>(port())};
+    }
     relay::Stats stats() const { return relay_ ? relay_->stats() : final_; }
     // Stops the relay and closes all its sockets (stats() stays).
     void kill();
     LogLines log;
+    LogLines reports;  // what it reported (relay::Options::report)
 
 private:
     std::unique_ptr<relay::Relay> relay_;
     std::thread thread_;
     int port_ = 0;
+    std::uint32_t advertise_ = 0;
     relay::Stats final_;
 };
+
+// An Open of `kind` from rank `from` to rank `to`, the rest zero.
+relay::Open open_of(relay::Kind kind, std::uint32_t from, std::uint32_t to);
 
 // One connection's handshake as a rank (or anyone) makes it.
 struct Handshake {

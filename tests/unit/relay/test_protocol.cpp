@@ -44,7 +44,7 @@ TEST_CASE("relay protocol: open_decode refuses another magic, kind, pad or port"
     auto bad = good;
     bad[0] ^= 1;
     CHECK_FALSE(open_decode(as_open(bad)));
-    for (const std::uint32_t kind : {0u, 9u, 0xffffffffu}) {
+    for (const std::uint32_t kind : {0u, 4u, 11u, 0xffffffffu}) {
         bad = good;
         le32_put(&bad[4], kind);
         CHECK_FALSE(open_decode(as_open(bad)));
@@ -112,8 +112,11 @@ TEST_CASE("relay protocol: frame headers allow each type's lengths only", "[rela
     CHECK(fits(FrameType::reset, 0));
     CHECK(fits(FrameType::reset, kReasonMax));
     CHECK_FALSE(fits(FrameType::reset, kReasonMax + 1));
+    CHECK_FALSE(fits(FrameType::bye, 0));  // on stream 42: a bye is the link's, id 0
+    CHECK(frame_header_decode(frame_header_encode(FrameHeader{FrameType::bye, 0, 0})));
+    CHECK_FALSE(frame_header_decode(frame_header_encode(FrameHeader{FrameType::bye, 0, 1})));
     auto bad = frame_header_encode(FrameHeader{FrameType::close, 1, 0});
-    bad[0] = 6;
+    bad[0] = 7;
     CHECK_FALSE(frame_header_decode(bad));
     bad[0] = static_cast<std::uint8_t>(FrameType::close);
     bad[2] = 1;

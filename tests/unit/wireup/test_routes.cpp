@@ -40,3 +40,16 @@ TEST_CASE("routes: mpirun -v's lines name the pairs of sites that are not direct
           "routes: b <-> c through b's relay (10.0.0.2:4001)");
     CHECK(strata::wireup::routes_text({card("c"), card("d")}).empty());
 }
+
+TEST_CASE("routes: a relay's report gets the sites of the relays it names", "[routes]") {
+    const std::vector<BusinessCard> cards = {card("a", "10.0.0.1:4000"), card("b", "10.0.0.2:4001"),
+                                             card("b", "10.0.0.2:4001"), card("c"), BusinessCard{}};
+    using strata::wireup::relays_named;
+    CHECK(relays_named("this site's relay (10.0.0.1:4000) lost its link to relay 10.0.0.2:4001: timed out", cards) ==
+          "this site's relay (10.0.0.1:4000) lost its link to relay 10.0.0.2:4001 (site b): timed out");
+    // Twice, at the end, and not an endpoint that only starts alike.
+    CHECK(relays_named("relay 10.0.0.2:4001, relay 10.0.0.2:40011, relay 10.0.0.1:4000", cards) ==
+          "relay 10.0.0.2:4001 (site b), relay 10.0.0.2:40011, relay 10.0.0.1:4000 (site a)");
+    CHECK(relays_named("relay 10.0.0.2:4001 (site b)", cards) == "relay 10.0.0.2:4001 (site b)");
+    CHECK(relays_named("no relay here", {}) == "no relay here");
+}

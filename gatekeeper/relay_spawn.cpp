@@ -134,18 +134,27 @@ RelayProcess::~RelayProcess() {
     if (reports_ >= 0) ::close(reports_);
 }
 
-std::vector<std::string> RelayProcess::reports_read() {
+std::vector<std::string> RelayProcess::reports_read() { return report_lines(reports_, partial_); }
+
+std::vector<std::string> report_lines(int& fd, std::string& partial) {
     std::vector<std::string> lines;
     char buf[512];
-    ssize_t n = 0;
+    ssize_t n = -1;
     // At most 16 KiB a call: a relay that keeps writing does not keep the gatekeeper here.
-    for (int reads = 0; reports_ >= 0 && reads < 32 && (n = ::read(reports_, buf, sizeof buf)) > 0; ++reads) {
-        partial_.append(buf, static_cast<std::size_t>(n));
+    for (int reads = 0; fd >= 0 && reads < 32 && (n = ::read(fd, buf, sizeof buf)) > 0; ++reads) {
+        partial.append(buf, static_cast<std::size_t>(n));
+        for (std::size_t end; (end = partial.find('\n')) != std::string::npos; partial.erase(0, end + 1))
+            lines.push_back(partial.substr(0, std::min(end, kReportMax)));
         // A report is one short line; a relay that writes more is cut short.
-        if (partial_.size() > 4096 && partial_.find('\n') == std::string::npos) partial_ += '\n';
+        if (partial.size() > kReportMax) {
+            lines.push_back(partial.substr(0, kReportMax));
+            partial.clear();
+        }
     }
-    for (std::size_t end; (end = partial_.find('\n')) != std::string::npos; partial_.erase(0, end + 1))
-        lines.push_back(partial_.substr(0, std::min<std::size_t>(end, 1024)));
+    if (n == 0 && fd >= 0) {  // the relay is gone: nothing more will come
+        ::close(fd);
+        fd = -1;
+    }
     return lines;
 }
 

@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,7 +47,8 @@ public:
     // Readable once the relay has exited (a pidfd; -1 if the kernel has none).
     int exit_fd() const { return pidfd_; }
     // Readable when the relay reported something (relay::Options::report);
-    // reports_read() takes the whole lines that came, without blocking.
+    // reports_read() takes the whole lines that came, without blocking, and
+    // closes it (-1 from then on) once the relay's end has closed.
     int reports_fd() const { return reports_; }
     std::vector<std::string> reports_read();
     // After exit_fd() became readable: reaps the relay and says how it ended
@@ -62,5 +64,12 @@ private:
     std::string partial_;  // a report not yet whole
     std::string endpoint_;
 };
+
+// The whole lines a relay reported on `fd` (non-blocking) since the last
+// call, `partial` keeping what is not whole yet; each at most kReportMax
+// bytes (a longer one is cut), at most 16 KiB read per call. At EOF it
+// closes `fd` and sets it to -1.
+inline constexpr std::size_t kReportMax = 1024;
+std::vector<std::string> report_lines(int& fd, std::string& partial);
 
 }  // namespace strata::gatekeeper

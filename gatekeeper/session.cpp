@@ -505,16 +505,18 @@ void Session::relay_reports_wait() {
                                [this, self](const boost::system::error_code& ec) {
                                    if (ec || !relay_) return;
                                    relay_reported();
-                                   if (relay_ && relay_reports_) relay_reports_wait();
+                                   if (relay_ && relay_->reports_fd() >= 0) relay_reports_wait();
                                });
 }
 
-// What the relay reported: the subjob fails with the first such report.
+// What the relay reported: the subjob fails with the first report; later
+// ones (and empty lines) change nothing and are not logged.
 void Session::relay_reported() {
     for (const std::string& line : relay_->reports_read()) {
+        if (line.empty() || final_sent_) continue;
         const std::string why = "this site's relay (" + relay_->endpoint() + ") " + line;
         log(why);
-        if (!final_sent_) finish_failed(why);
+        finish_failed(why);
         if (!relay_) return;
     }
 }

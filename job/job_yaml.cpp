@@ -237,6 +237,9 @@ template <std::optional<wireup::LinkShape> wireup::Emulation::*level>
 Status level_read(const yaml::Entry& e, Top& top) {
     Result<Shape> shape = shape_read(e.value, e.key);
     if (!shape) return shape.failure();
+    if (const std::string fault = wireup::uplink_fault(shape->shape);
+        level == &wireup::Emulation::uplink && !fault.empty())
+        return e.value.fail("'uplink': " + fault);
     top.emulation.*level = shape->shape;
     return {};
 }
@@ -262,6 +265,7 @@ Status streams_read(const yaml::Entry& e, Top& top) {
 const yaml::Field<Top> kNetworkFields[] = {
     {"wan", level_read<&wireup::Emulation::wan>, nullptr, "between sites"},
     {"lan", level_read<&wireup::Emulation::lan>, nullptr, "between machines of a site"},
+    {"uplink", level_read<&wireup::Emulation::uplink>, nullptr, "each site's own, shared by all it sends to other sites"},
     {"links", links_read},
     {"streams", streams_read},
 };

@@ -117,15 +117,15 @@ int CoAllocator::run() {
         return 1;
     }
     job_key_ = std::move(*key);
-    // Emulated links are shared by the job's processes: their table lives as long as the job.
-    std::unique_ptr<wireup::SharedLinks> links;
+    // Emulated links are shared by the job's processes: their table lives
+    // as long as the job, its name until every process has attached.
     if (plan_emulated(plan_, options_)) {
         base::Result<std::unique_ptr<wireup::SharedLinks>> made = wireup::SharedLinks::create(job_key_);
         if (!made) {
             say(made.error());
             return 1;
         }
-        links = std::move(*made);
+        links_ = std::move(*made);
     }
     bool remote = false;
     for (const job::Subjob& s : plan_.subjobs) remote = remote || s.contact != job::kLocalContact;
@@ -182,6 +182,7 @@ int CoAllocator::run() {
     // (an ssh or srun channel reads the rest of its stderr as it goes).
     adapters_.clear();
     hub_.reset();
+    links_.reset();
     output_.close_all();
     return exit_code_;
 }
@@ -452,6 +453,8 @@ void CoAllocator::handle_checkin(ConnectionId id, const wireup::Frame& frame) {
 }
 
 void CoAllocator::release_barrier() {
+    // Every process attached to the emulated links' table before it checked in.
+    if (links_) links_->unlink_name();
     wireup::Release release;
     release.cards.reserve(ranks_.size());
     for (const RankState& r : ranks_) release.cards.push_back(r.card);

@@ -29,6 +29,7 @@
 #include "launcher/output_forwarder.hpp"
 #include "launcher/relay_hub.hpp"
 #include "security/challenge.hpp"
+#include "wireup/shared_links.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -113,6 +114,7 @@ private:
     GatekeeperTls gatekeeper_tls_;
     std::vector<std::unique_ptr<adapters::SchedulerAdapter>> adapters_;
     std::unique_ptr<RelayHub> hub_;
+    std::unique_ptr<wireup::SharedLinks> links_;  // the emulated links' table (wireup/shared_links.hpp)
     std::vector<RankState> ranks_;
     std::vector<std::unique_ptr<boost::asio::steady_timer>> startup_timers_;  // per subjob, from ACTIVE
     std::map<ControlServer::ConnectionId, int> conn_rank_;

@@ -93,7 +93,7 @@ void model_measure() {
     const base::Result<coll::plogp::Params> measured =
         coll::plogp::measure(group_of(*comm_get(MPI_COMM_WORLD)), where, {});
     if (!measured.ok()) init_failed(rt().world_rank, "STRATA_PLOGP=measure: " + measured.error());
-    const base::Status installed = coll::plogp::WideArea::install(*measured, where.sites);
+    const base::Status installed = coll::plogp::WideArea::install(*measured, where.sites, where.gateways);
     if (!installed.ok()) init_failed(rt().world_rank, "STRATA_PLOGP=measure: " + installed.error());
     if (verbose.get() != 0 && rt().world_rank == 0) {
         std::fprintf(stderr, "strata: measured P-LogP parameters (STRATA_PLOGP=measure):\n%s",
@@ -228,7 +228,8 @@ int init(const char* fn) {
     phases.end("connections");
     if (base::Status rules = coll::RegistryBase::rules_configure(); !rules)
         init_failed(r->world_rank, rules.error());
-    if (base::Status model = coll::plogp::WideArea::configure(coll::plogp::layout_of(world).sites); !model)
+    const coll::plogp::Layout layout = coll::plogp::layout_of(world);
+    if (base::Status model = coll::plogp::WideArea::configure(layout.sites, layout.gateways); !model)
         init_failed(r->world_rank, model.error());
     const wireup::BusinessCard& mine = world.cards[static_cast<std::size_t>(r->world_rank)];
     const auto local = std::count_if(world.cards.begin(), world.cards.end(),

@@ -112,6 +112,13 @@ base::Result<int> streams_check(const std::string& text) {
     return static_cast<int>(v);
 }
 
+std::string uplink_fault(const LinkShape& shape) {
+    if (shape.latency_s != 0 || shape.window_bytes != 0)
+        return "an uplink has a bandwidth only (bandwidth_mbit): latency and window are the wide area's (wan)";
+    if (shape.bytes_per_s <= 0) return "an uplink needs a bandwidth (bandwidth_mbit)";
+    return "";
+}
+
 bool emulation_site_valid(const std::string& site) {
     return !site.empty() && site.find_first_of("/:,;=") == std::string::npos;
 }
@@ -121,6 +128,7 @@ std::optional<LinkShape> Emulation::link(int level, const std::string& a, const 
         for (const SitePair& p : pairs) {
             if ((p.a == a && p.b == b) || (p.a == b && p.b == a)) return p.shape;
         }
+        if (!wan && uplink) return LinkShape{};
         return wan;
     }
     return level == 1 ? lan : std::nullopt;
@@ -134,6 +142,7 @@ std::string Emulation::text() const {
     if (wan) add("wan", *wan);
     if (lan) add("lan", *lan);
     for (const SitePair& p : pairs) add(p.a + "/" + p.b, p.shape);
+    if (uplink) add("uplink", *uplink);
     return out;
 }
 
@@ -146,18 +155,21 @@ base::Result<Emulation> emulation_parse(const std::string& text) {
         const std::string name = trim(entry.substr(0, colon));
         if (colon == std::string::npos)
             return base::Error{"'" + entry +
-                               "': expected LINK:latency_ms=N,bandwidth_mbit=N with LINK wan, lan or SITE/SITE"};
+                               "': expected LINK:latency_ms=N,bandwidth_mbit=N with LINK wan, lan, uplink or SITE/SITE"};
         LinkShape shape;
         if (base::Status parsed = shape_parse(entry.substr(colon + 1), shape); !parsed)
             return std::move(parsed).failure().prefixed("'" + name + "': ");
         const std::size_t slash = name.find('/');
         if (name == "wan" || name == "lan") {
             (name == "wan" ? e.wan : e.lan) = shape;
+        } else if (name == "uplink") {
+            if (const std::string fault = uplink_fault(shape); !fault.empty()) return base::Error{"'uplink': " + fault};
+            e.uplink = shape;
         } else if (slash != std::string::npos && emulation_site_valid(name.substr(0, slash)) &&
                    emulation_site_valid(name.substr(slash + 1))) {
             e.pairs.push_back({name.substr(0, slash), name.substr(slash + 1), shape});
         } else {
-            return base::Error{"unknown link '" + name + "'; expected wan, lan or SITE/SITE"};
+            return base::Error{"unknown link '" + name + "'; expected wan, lan, uplink or SITE/SITE"};
         }
     }
     return e;

@@ -9,7 +9,12 @@
 //
 // `wan` shapes links between sites (topology level 0), `lan` links between
 // machines of one site (level 1); `SITE/SITE` overrides `wan` between two
-// sites (either order). The figures (kFigures below, one table for this text
+// sites (either order). `uplink` (a bandwidth only) is each site's own link
+// to the wide area, which everything the site sends to any other site
+// crosses too: its processes share it whatever the destination, as those of
+// a site behind one gateway (a private site's relay) do.
+//
+//   wan:latency_ms=10,bandwidth_mbit=1000;uplink:bandwidth_mbit=100 The figures (kFigures below, one table for this text
 // and for the job file):
 //   latency_ms      one-way latency, milliseconds
 //   bandwidth_mbit  the link's bandwidth, shared by every stream and every
@@ -67,10 +72,12 @@ struct Emulation {
     std::optional<LinkShape> wan;
     std::optional<LinkShape> lan;
     std::vector<SitePair> pairs;
+    std::optional<LinkShape> uplink;  // bytes_per_s only
 
-    bool empty() const { return !wan && !lan && pairs.empty(); }
+    bool empty() const { return !wan && !lan && pairs.empty() && !uplink; }
     // The shape of a link at topology level `level` between sites `a` and `b`,
-    // or nullopt for an unshaped link.
+    // or nullopt for an unshaped link (between sites with an uplink, the
+    // link is shaped, if only by the uplink: an empty shape).
     std::optional<LinkShape> link(int level, const std::string& a, const std::string& b) const;
     // The STRATA_EMULATION text.
     std::string text() const;
@@ -90,6 +97,10 @@ base::Result<Emulation> emulation_parse(const std::string& text);
 inline constexpr int kStreamsMax = 16;
 // `text` as a whole number from 1 to kStreamsMax; fails saying what is wrong.
 base::Result<int> streams_check(const std::string& text);
+
+// What is wrong with an uplink's shape (it has a bandwidth and nothing else),
+// or "".
+std::string uplink_fault(const LinkShape& shape);
 
 // A site name an override may use: not empty, none of '/', ':', ',', ';', '='.
 bool emulation_site_valid(const std::string& site);

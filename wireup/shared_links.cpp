@@ -61,7 +61,12 @@ base::Result<std::unique_ptr<SharedLinks>> SharedLinks::attach(const std::string
 
 SharedLinks::~SharedLinks() {
     ::munmap(slots_, kBytes);
+    unlink_name();
+}
+
+void SharedLinks::unlink_name() {
     if (owner_) ::shm_unlink(name_.c_str());
+    owner_ = false;
 }
 
 std::uint64_t SharedLinks::reserve(std::size_t link, std::uint64_t now, std::uint64_t ns) {

@@ -6,8 +6,10 @@
 // machines of its site one network interface. So the TCP method's emulation
 // keeps, per link, the time it is next free in a POSIX shared memory segment
 // that mpirun creates for the job before anything starts and unlinks when the
-// job ends; every process attaches to it and reserves the link for each
-// packet it sends. Links are numbered by the topology's colours (so every
+// job ends, or sooner: once every process has checked in, each has attached
+// (the TCP method attaches before it checks in), so mpirun unlinks the name
+// at the startup barrier and a job whose mpirun is killed leaves nothing in
+// /dev/shm. Every process reserves the link for each packet it sends. Links are numbered by the topology's colours (so every
 // process numbers them alike): site s to site t is s * sites + t, machine m's
 // interface is sites * sites + m. The segment's name derives from the job key
 // (a hash; the key itself stays secret), mode 0600.
@@ -34,6 +36,9 @@ public:
     // A process: maps the segment mpirun made.
     static base::Result<std::unique_ptr<SharedLinks>> attach(const std::string& job_key);
     ~SharedLinks();
+    // mpirun, once every process has attached: removes the name (the mapped
+    // table stays); nothing is left to remove at the end.
+    void unlink_name();
     SharedLinks(const SharedLinks&) = delete;
     SharedLinks& operator=(const SharedLinks&) = delete;
 

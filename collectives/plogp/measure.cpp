@@ -243,6 +243,7 @@ Layout layout_of(const adi::World& world) {
     for (int r = 0; r < world.topology.size(); ++r) {
         out.sites.push_back(world.cards[static_cast<std::size_t>(r)].site);
         out.machines.push_back(world.topology.color(r, wireup::kSystem));
+        out.gateways.push_back(!world.cards[static_cast<std::size_t>(r)].relay.empty());
     }
     return out;
 }

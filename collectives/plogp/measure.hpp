@@ -37,6 +37,9 @@ namespace strata::coll::plogp {
 struct Layout {
     std::vector<std::string> sites;
     std::vector<int> machines;
+    // Whether world rank r's site sends to other sites through a gateway
+    // (its card names a relay: a private site): the model's gateway term.
+    std::vector<bool> gateways;
     // Whether every process is at one site: there is no wide area to measure.
     bool one_site() const;
 };

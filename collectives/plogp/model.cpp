@@ -48,6 +48,11 @@ double Link::transfer(std::size_t bytes) const {
     return (bytes > eager_limit ? 3 : 1) * latency + gap.at(bytes);
 }
 
+double Tree::Edge::send_cost(std::size_t bytes) const {
+    const double os = link->send_overhead.at(bytes);
+    return gateway != nullptr ? std::max(os, gateway->gap.at(bytes)) : os;
+}
+
 std::string TreeShape::name() const {
     switch (kind) {
         case ShapeKind::flat: return "flat";
@@ -143,8 +148,9 @@ Estimate bcast_time(const Tree& tree, std::size_t bytes, std::size_t segment) {
     Estimate est;
     for (std::size_t i = 0; i < order.size(); ++i) {
         const auto v = static_cast<std::size_t>(order[i]);
-        // The node's processor issues one send after another, os(s) each; a
-        // link carries one message after another, g(s) each. Children behind
+        // The node's processor issues one send after another, os(s) each
+        // (s_w(s) through a gateway); a link carries one message after
+        // another, g(s) each. Children behind
         // one link share it; children behind different links do not.
         double cpu = has[v];
         double cpu_busy = in[v] != nullptr ? in[v]->recv_overhead.at(s) : 0;
@@ -154,9 +160,9 @@ Estimate bcast_time(const Tree& tree, std::size_t bytes, std::size_t segment) {
             const double start = std::max(cpu, free[e.link]);
             has[c] = start + e.link->transfer(s);
             in[c] = e.link;
-            cpu += e.link->send_overhead.at(s);
+            cpu += e.send_cost(s);
             free[e.link] = start + e.link->gap.at(s);
-            cpu_busy += e.link->send_overhead.at(s);
+            cpu_busy += e.send_cost(s);
             link_busy[e.link] += e.link->gap.at(s);
             order.push_back(e.child);
         }

@@ -10,6 +10,14 @@
 // A message of m bytes takes L + g(m) from the start of its send until the
 // receiver has it (the overheads are part of the gap).
 //
+// MagPIe's gateway term: where a message leaves its sender's site through a
+// gateway (Strata: the relay of a private site), the sender first pushes it
+// over its own site's network, so a wide-area send costs the sender
+// s_w(m) = max(os_w(m), g_l(m)), g_l the gap of the sender's site's own link
+// class: d sends to other sites from one node take at least d * g_l(m), even
+// over d different wide-area links. (The relay's own hop is part of the
+// relayed links' L and g, measured over the routes the job uses.)
+//
 // For a tree and a segment size s, let lambda be the time until the first
 // segment has reached every node, and gamma the time the busiest node spends
 // per segment. A node's processor receives a segment (or(s)) and issues one
@@ -78,6 +86,12 @@ struct Tree {
     struct Edge {
         int child;
         const Link* link;
+        // The sender's site's own link class when the message leaves the
+        // site through its gateway (null: it goes out directly).
+        const Link* gateway = nullptr;
+        // What one send on this edge costs the sender's processor: os(m),
+        // or s_w(m) = max(os_w(m), g_l(m)) through a gateway.
+        double send_cost(std::size_t bytes) const;
     };
     std::vector<std::vector<Edge>> children;  // one list per node
     int size() const { return static_cast<int>(children.size()); }

@@ -31,14 +31,14 @@ const std::vector<TreeShape> kSiteShapes{
 
 }  // namespace
 
-base::Status WideArea::configure(const std::vector<std::string>& sites) {
+base::Status WideArea::configure(const std::vector<std::string>& sites, const std::vector<bool>& gateway) {
     const std::string& path = params_file.get();
     if (path.empty() || path == kMeasure) return {};
     base::Result<std::string> text = base::file_read(path, "the parameter file");
     if (!text.ok()) return std::move(text).failure().prefixed("STRATA_PLOGP: ");
     base::Result<Params> params = Params::parse(*text, path);
     if (!params.ok()) return std::move(params).failure().prefixed("STRATA_PLOGP: ");
-    base::Status installed = install(std::move(*params), sites);
+    base::Status installed = install(std::move(*params), sites, gateway);
     if (!installed.ok()) {
         std::string what = "STRATA_PLOGP: ";
         what += path;
@@ -52,23 +52,30 @@ base::Status WideArea::configure(const std::vector<std::string>& sites) {
 
 bool WideArea::measuring() { return params_file.get() == kMeasure; }
 
-base::Status WideArea::install(Params params, const std::vector<std::string>& sites) {
-    base::Result<std::unique_ptr<WideArea>> model = make(std::move(params), sites);
+base::Status WideArea::install(Params params, const std::vector<std::string>& sites,
+                               const std::vector<bool>& gateway) {
+    base::Result<std::unique_ptr<WideArea>> model = make(std::move(params), sites, gateway);
     if (!model.ok()) return std::move(model).failure();
     current() = std::move(*model);
     return {};
 }
 
-base::Result<std::unique_ptr<WideArea>> WideArea::make(Params params, const std::vector<std::string>& sites) {
+base::Result<std::unique_ptr<WideArea>> WideArea::make(Params params, const std::vector<std::string>& sites,
+                                                       const std::vector<bool>& gateway) {
     base::Status covered = params.covers(sites);
     if (!covered.ok()) return std::move(covered).failure();
     auto model = std::make_unique<WideArea>();
     model->params_ = std::move(params);
     std::vector<std::string> names;
-    for (const std::string& s : sites) {
-        auto at = std::find(names.begin(), names.end(), s);
-        if (at == names.end()) at = names.insert(names.end(), s);
-        model->site_of_.push_back(static_cast<int>(at - names.begin()));
+    for (std::size_t r = 0; r < sites.size(); ++r) {
+        auto at = std::find(names.begin(), names.end(), sites[r]);
+        if (at == names.end()) {
+            at = names.insert(names.end(), sites[r]);
+            model->gateway_.push_back(false);
+        }
+        const auto index = static_cast<std::size_t>(at - names.begin());
+        model->site_of_.push_back(static_cast<int>(index));
+        if (r < gateway.size() && gateway[r]) model->gateway_[index] = true;
     }
     for (const std::string& a : names) {
         auto& row = model->link_.emplace_back();
@@ -140,9 +147,19 @@ Candidates WideArea::candidates(std::span<const int> world, int root) const {
     const auto world_of = [&](int node) {
         return world[static_cast<std::size_t>(c.member[static_cast<std::size_t>(node)])];
     };
+    // An edge out of a site with a gateway pays the site's own link first
+    // (null when the parameters have none for it: one machine there).
+    const auto gateway_of = [&](int node) -> const Link* {
+        const int w = world_of(node);
+        return gateway_[static_cast<std::size_t>(site_of_[static_cast<std::size_t>(w)])] ? link(w, w) : nullptr;
+    };
     for (Tree& t : c.trees) {
         for (int v = 0; v < p; ++v) {
-            for (Tree::Edge& e : t.children[static_cast<std::size_t>(v)]) e.link = link(world_of(v), world_of(e.child));
+            for (Tree::Edge& e : t.children[static_cast<std::size_t>(v)]) {
+                e.link = link(world_of(v), world_of(e.child));
+                if (site(c.member[static_cast<std::size_t>(v)]) != site(c.member[static_cast<std::size_t>(e.child)]))
+                    e.gateway = gateway_of(v);
+            }
         }
     }
     return c;

@@ -51,20 +51,25 @@ class WideArea {
 public:
     // Reads STRATA_PLOGP's file, if the variable names one, and checks that
     // it has a link between every two of `sites` (world rank -> site label).
-    // Called once by MPI_Init, before any collective; fails with
-    // "STRATA_PLOGP: FILE:LINE: what".
-    static base::Status configure(const std::vector<std::string>& sites);
+    // `gateway` (world rank -> whether its site's traffic to other sites
+    // leaves through a gateway, a private site's relay; empty: none does)
+    // gives the model's gateway term (model.hpp). Called once by MPI_Init,
+    // before any collective; fails with "STRATA_PLOGP: FILE:LINE: what".
+    static base::Status configure(const std::vector<std::string>& sites, const std::vector<bool>& gateway = {});
     // Whether STRATA_PLOGP is "measure": MPI_Init measures the parameters
     // (plogp::measure over MPI_COMM_WORLD) once the world can communicate,
     // then installs them.
     static bool measuring();
     // Makes the model of `params` (make) this job's.
-    static base::Status install(Params params, const std::vector<std::string>& sites);
+    static base::Status install(Params params, const std::vector<std::string>& sites,
+                                const std::vector<bool>& gateway = {});
     // The model, or null when the job gave no parameters.
     static const WideArea* get();
-    // The model of `params` for a job whose world rank r is at site sites[r];
-    // the failure names the first pair of sites it has no link for.
-    static base::Result<std::unique_ptr<WideArea>> make(Params params, const std::vector<std::string>& sites);
+    // The model of `params` for a job whose world rank r is at site sites[r]
+    // (and sends to other sites through a gateway when gateway[r]); the
+    // failure names the first pair of sites it has no link for.
+    static base::Result<std::unique_ptr<WideArea>> make(Params params, const std::vector<std::string>& sites,
+                                                        const std::vector<bool>& gateway = {});
 
     // The link class between two world ranks, or null when the file has none
     // (two ranks of one site without a line for the site with itself).
@@ -82,6 +87,7 @@ public:
 private:
     Params params_;
     std::vector<int> site_of_;                    // world rank -> site index
+    std::vector<bool> gateway_;                   // site index -> its traffic out goes through a gateway
     std::vector<std::vector<const Link*>> link_;  // site index x site index
     // plan()'s memory, looked up by a view of the group (Probe) so that a
     // repeated call allocates nothing.

@@ -32,7 +32,18 @@ std::uint64_t Emulator::now_ns() {
     return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-base::Status Emulator::configure(const adi::World& world, const std::string& text, const std::string& job_key) {
+base::Status Emulator::attach(const std::string& text, const std::string& job_key) {
+    if (text.empty()) return {};
+    base::Result<wireup::Emulation> e = wireup::emulation_parse(text);
+    if (!e) return std::move(e).failure().prefixed("STRATA_EMULATION: ");
+    if (e->empty()) return {};
+    base::Result<std::unique_ptr<wireup::SharedLinks>> table = wireup::SharedLinks::attach(job_key);
+    if (!table) return std::move(table).failure().prefixed("STRATA_EMULATION: ");
+    table_ = std::move(*table);
+    return {};
+}
+
+base::Status Emulator::configure(const adi::World& world, const std::string& text) {
     links_.clear();
     links_.resize(world.cards.size());
     if (text.empty()) return {};
@@ -42,7 +53,11 @@ base::Status Emulator::configure(const adi::World& world, const std::string& tex
     const wireup::BusinessCard& mine = world.cards[me];
     const wireup::Topology& t = world.topology;
     int sites = 0;
-    for (int r = 0; r < t.size(); ++r) sites = std::max(sites, t.color(r, wireup::kLan) + 1);
+    int machines = 0;
+    for (int r = 0; r < t.size(); ++r) {
+        sites = std::max(sites, t.color(r, wireup::kLan) + 1);
+        machines = std::max(machines, t.color(r, wireup::kSystem) + 1);
+    }
     bool any = false;
     for (std::size_t peer = 0; peer < world.cards.size() && static_cast<int>(peer) < world.topology.size(); ++peer) {
         if (peer == me) continue;
@@ -57,10 +72,13 @@ base::Status Emulator::configure(const adi::World& world, const std::string& tex
                                "machine (it stamps packets with the shared monotonic clock)"};
         }
         // Between sites: the link from our site to theirs; inside a site: our machine's interface.
+        // With an uplink, our site's own too: after the pairs and the machines.
         const int shared = level == wireup::kWan
                                ? t.color(world.rank, wireup::kLan) * sites + t.color(static_cast<int>(peer), wireup::kLan)
                                : sites * sites + t.color(world.rank, wireup::kSystem);
-        if (shared < 0 || static_cast<std::size_t>(shared) >= wireup::SharedLinks::kLinks) {
+        const bool up = level == wireup::kWan && e->uplink.has_value();
+        const int uplink = up ? sites * sites + machines + t.color(world.rank, wireup::kLan) : -1;
+        if (shared < 0 || std::max(shared, uplink) >= static_cast<int>(wireup::SharedLinks::kLinks)) {
             return base::Error{
                 "STRATA_EMULATION: the job has too many sites and machines to emulate their links (at most " +
                 std::to_string(wireup::SharedLinks::kLinks) + " links)"};
@@ -68,6 +86,8 @@ base::Status Emulator::configure(const adi::World& world, const std::string& tex
         links_[peer].reset(new ShapedLink(*this, static_cast<int>(peer)));
         ShapedLink& l = *links_[peer];
         l.shared_ = shared;
+        l.uplink_ = uplink;
+        l.pace_.uplink_ns_per_byte = up ? 1e9 / e->uplink->bytes_per_s : 0;
         l.pace_.latency_ns = shape->latency_s * 1e9;
         l.pace_.ns_per_byte = shape->bytes_per_s > 0 ? 1e9 / shape->bytes_per_s : 0;
         l.pace_.window_ns_per_byte = shape->window_bytes > 0 ? 2 * l.pace_.latency_ns / shape->window_bytes : 0;
@@ -76,9 +96,7 @@ base::Status Emulator::configure(const adi::World& world, const std::string& tex
         any = true;
     }
     if (!any) return {};
-    base::Result<std::unique_ptr<wireup::SharedLinks>> table = wireup::SharedLinks::attach(job_key);
-    if (!table) return std::move(table).failure().prefixed("STRATA_EMULATION: ");
-    table_ = std::move(*table);
+    if (!table_) return base::Error{"STRATA_EMULATION: the emulated links' shared table was not attached before the startup barrier"};
     timer_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (timer_fd_ < 0)
         return base::Error{std::string("STRATA_EMULATION: cannot create a timer: ") + std::strerror(errno)};
@@ -86,10 +104,13 @@ base::Status Emulator::configure(const adi::World& world, const std::string& tex
 }
 
 std::uint64_t ShapedLink::stamp(int stream, std::size_t bytes) {
-    return pace_due(pace_, Emulator::now_ns(), bytes, stream_free_[static_cast<std::size_t>(stream)],
-                    [&](std::uint64_t start, std::uint64_t ns) {
-                        return owner_.table_->reserve(static_cast<std::size_t>(shared_), start, ns);
-                    });
+    const auto on = [&](int link) {
+        return [this, link](std::uint64_t start, std::uint64_t ns) {
+            return owner_.table_->reserve(static_cast<std::size_t>(link), start, ns);
+        };
+    };
+    return pace_due(pace_, Emulator::now_ns(), bytes, stream_free_[static_cast<std::size_t>(stream)], on(shared_),
+                    on(uplink_));
 }
 
 bool ShapedLink::head_take(StreamIn& s, const std::byte*& data, std::size_t& n) {

@@ -13,7 +13,8 @@
 // shared as on a real grid (wireup/shared_links.hpp): every process of a site
 // sending to another site uses one wide-area link (per ordered pair of
 // sites), every process of a machine sending to the other machines of its
-// site that machine's local-area interface. The stamp travels as 8 bytes
+// site that machine's local-area interface, and with an uplink every
+// process of a site sending to any other site that site's uplink too. The stamp travels as 8 bytes
 // (little-endian) before the packet's header (only on shaped links; both ends decide alike
 // from the cards). The receiver reads packets as they come, holds each whole
 // until its stamp, and only then hands it to the engine, in order per peer.
@@ -48,6 +49,7 @@ struct Pace {
     double latency_ns = 0;
     double ns_per_byte = 0;         // on the shared link; 0: unlimited
     double window_ns_per_byte = 0;  // on one stream, RTT / window; 0: no window
+    double uplink_ns_per_byte = 0;  // on the sender's site's uplink; 0: none
 };
 
 // The stamp of a packet of `bytes` handed to a stream at `now` (ns): the
@@ -65,6 +67,22 @@ std::uint64_t pace_due(const Pace& p, std::uint64_t now, std::size_t bytes, std:
     stream_free = start + static_cast<std::uint64_t>(static_cast<double>(bytes) * p.window_ns_per_byte);
     const std::uint64_t left = reserve(start, on_link);
     return (left > stream_free ? left : stream_free) + latency;
+}
+
+// The same with the sender's site's uplink (`uplink(start, ns)` reserves
+// it as `reserve` does the link): a packet between sites occupies both from
+// its start, each at its own rate, and has left when both are done; every
+// process of the site shares the uplink whatever its destination.
+template <class Reserve, class ReserveUplink>
+std::uint64_t pace_due(const Pace& p, std::uint64_t now, std::size_t bytes, std::uint64_t& stream_free,
+                       Reserve&& reserve, ReserveUplink&& uplink) {
+    const auto on_uplink = static_cast<std::uint64_t>(static_cast<double>(bytes) * p.uplink_ns_per_byte);
+    return pace_due(p, now, bytes, stream_free, [&](std::uint64_t start, std::uint64_t ns) {
+        const std::uint64_t left = reserve(start, ns);
+        if (p.uplink_ns_per_byte <= 0) return left;
+        const std::uint64_t up = uplink(start, on_uplink);
+        return left > up ? left : up;
+    });
 }
 
 class Emulator;
@@ -115,6 +133,7 @@ private:
     Emulator& owner_;
     int peer_;
     int shared_ = -1;  // the link in the shared table
+    int uplink_ = -1;  // the sender's site's uplink in it (-1: none)
     Pace pace_;
     std::vector<std::uint64_t> stream_free_;  // sender: by stream
     std::vector<StreamIn> in_;                // receiver: by stream
@@ -132,10 +151,14 @@ public:
     Emulator(const Emulator&) = delete;
     Emulator& operator=(const Emulator&) = delete;
 
-    // Shapes the links STRATA_EMULATION (`text`) covers; fails when the text
-    // is malformed or a shaped peer is on another machine.
-    // `job_key` names the job's shared link table (mpirun made it).
-    base::Status configure(const adi::World& world, const std::string& text, const std::string& job_key);
+    // Before the startup barrier: attaches to the job's shared link table
+    // when STRATA_EMULATION (`text`) shapes anything (mpirun removes its name
+    // once every process has checked in: wireup/shared_links.hpp). `job_key`
+    // names the table (mpirun made it).
+    base::Status attach(const std::string& text, const std::string& job_key);
+    // Shapes the links `text` covers, on the table attach() took; fails when
+    // the text is malformed or a shaped peer is on another machine.
+    base::Status configure(const adi::World& world, const std::string& text);
     bool active() const { return timer_fd_ >= 0; }
     // The link to `peer` when it is shaped, else nullptr.
     ShapedLink* shaping(int peer) const { return active() ? links_[static_cast<std::size_t>(peer)].get() : nullptr; }

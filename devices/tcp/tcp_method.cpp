@@ -167,6 +167,8 @@ base::Status TcpMethod::publish(wireup::BusinessCard& card) {
         text += a;
     }
     card.addresses.emplace_back("tcp", text + ":" + std::to_string(port_));
+    // Before the barrier, after which mpirun removes the table's name.
+    if (base::Status shared = emulator_.attach(wireup::emulation_setting(), ctx_.job_key); !shared) return shared;
     // At a private site the gatekeeper started a relay and said where.
     if (const char* relay = std::getenv(wireup::env::kRelay); relay != nullptr && *relay != '\0') {
         my_relay_ = relay::endpoint_parse(relay);
@@ -251,7 +253,7 @@ base::Status TcpMethod::connect_world(const adi::World& world) {
         }
     }
     if (base::Status routed = routes_set(cards, me); !routed) return routed;
-    if (base::Status shaped = emulator_.configure(world, wireup::emulation_setting(), ctx_.job_key); !shaped)
+    if (base::Status shaped = emulator_.configure(world, wireup::emulation_setting()); !shaped)
         return shaped;
     if (emulator_.active()) {
         epoll_event ev{};

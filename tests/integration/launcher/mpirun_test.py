@@ -16,11 +16,10 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
 
-from strata_test.harness import (GUARD, Ctx, check, expect_code, expect_nobody_left, expect_stderr, mpirun_lines,
-                                 run_scenario, scenario_parser)
+from strata_test.harness import (GUARD, Ctx, check, expect_code, expect_nobody_left, expect_stderr, kill_when_ready,
+                                 mpirun_lines, run_scenario, scenario_parser)
 
 
 # ---- normal runs ------------------------------------------------------------
@@ -217,21 +216,14 @@ def mpirun_killed(ctx):
     """Even a SIGKILLed mpirun (no chance to clean up) leaves nothing behind."""
     p = subprocess.Popen([ctx.mpirun, "-np", "3", *ctx.fake("init", "print:ready {rank}", "sleep")],
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+
+    def ready():
         for _ in range(3):
             check(p.stdout.readline() != "", "mpirun ended before every rank was ready")
-        p.kill()
-        p.wait(timeout=GUARD)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    # PR_SET_PDEATHSIG delivers SIGKILL to the ranks asynchronously: wait for
-    # it (the guard only bounds a failure).
-    deadline = time.monotonic() + GUARD
-    while ctx.leftovers() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    expect_nobody_left(ctx)
+
+    kill_when_ready(p, ready)
+    # PR_SET_PDEATHSIG delivers SIGKILL to the ranks asynchronously: wait for it.
+    expect_nobody_left(ctx, within=GUARD)
 
 
 def nonzero_exit_after_finalize(ctx):

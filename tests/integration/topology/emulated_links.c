@@ -76,6 +76,8 @@ int main(int argc, char **argv)
     /* With four processes (0 and 2 at one site, 1 and 3 at the other), 0 and
      * 2 send to 1 and 3 at once: both cross the one link between the sites,
      * so together they take at least as long as their bytes at its bandwidth.
+     * (With 3 at a third site and BANDWIDTH_MBIT the sites' uplink, they
+     * cross two links but share their site's uplink: the same bound.)
      * Rank 2 may leave the barrier up to a latency before rank 0 starts its
      * clock; rank 0 hears from both receivers one latency after they got all. */
     if (pt_size >= 4) {

@@ -11,9 +11,11 @@ wide-area emulation in the TCP method.
 import os
 import re
 import shutil
+import subprocess
 import sys
 
-from strata_test.harness import check, expect_stderr, expect_code, expect_nobody_left, program_main
+from strata_test.harness import (GUARD, check, expect_code, expect_nobody_left, expect_stderr, kill_when_ready,
+                                 program_main)
 
 # MPICH-G2's published layout: 4 ranks on one machine at site A sharing a fast
 # method (depth 4), 4 + 4 on two machines at site B with TCP only (depth 3).
@@ -173,29 +175,74 @@ subjobs:
     expect_nobody_left(ctx)
 
 
+def links_tables():
+    """The emulated links' tables in /dev/shm now (wireup/shared_links.hpp)."""
+    return {n for n in os.listdir("/dev/shm") if n.startswith("strata-links-")}
+
+
+def emulated_job(ctx, a, latency_ms, mbit, subjobs):
+    """A job file running the emulated_links program over a wide area of `latency_ms` and
+    `mbit`, at the (site, host) places of `subjobs`, one process each."""
+    lines = [f"  - {{count: 1, site: {site}, machine: {host}, host: {host}}}" for site, host in subjobs]
+    return ctx.file("job.yaml", f"executable: {a.links}\n"
+                                f'arguments: ["{latency_ms}", "{mbit}", {ctx.marker}]\n'
+                                f"network:\n  wan: {{latency_ms: {latency_ms}, bandwidth_mbit: {mbit}}}\n"
+                                "subjobs:\n" + "\n".join(lines) + "\n")
+
+
 def emulation_shared(ctx, a):
     """Processes of one site share its wide-area link: two transfers between
     the sites at once take as long as their bytes at the link's bandwidth
     (the program checks that lower bound), and mpirun removes the job's shared
     link table when the job ends."""
-    before = {n for n in os.listdir("/dev/shm") if n.startswith("strata-links-")}
-    path = ctx.file("job.yaml", f"""\
-executable: {a.links}
-arguments: ["20", "80", {ctx.marker}]
-network:
-  wan: {{latency_ms: 20, bandwidth_mbit: 80}}
-subjobs:
-  - {{count: 1, site: A, machine: a1, host: a1}}
-  - {{count: 1, site: B, machine: b1, host: b1}}
-  - {{count: 1, site: A, machine: a2, host: a2}}
-  - {{count: 1, site: B, machine: b2, host: b2}}
-""")
+    before = links_tables()
+    path = emulated_job(ctx, a, 20, 80, [("A", "a1"), ("B", "b1"), ("A", "a2"), ("B", "b2")])
     r = ctx.run(["-jobfile", path])
     expect_code(r, 0)
     check("emulated_links: ok (4 processes)" in r.stdout, f"the program checked itself:\n{r.stdout}\n{r.stderr}")
-    after = {n for n in os.listdir("/dev/shm") if n.startswith("strata-links-")}
+    after = links_tables()
     check(after <= before, f"mpirun removed the shared link table: {sorted(after - before)}")
     expect_nobody_left(ctx)
+
+
+def emulation_uplink(ctx, a):
+    """A site's uplink is shared by everything it sends to other sites: two transfers from
+    site A, one to B and one to C, cross two wide-area links but one uplink, so together
+    they take at least their bytes at the uplink's bandwidth (the program checks that lower
+    bound; the wide-area links themselves have no bandwidth limit here)."""
+    lines = [f"  - {{count: 1, site: {site}, machine: {site.lower()}{k}, host: {site.lower()}{k}}}"
+             for k, site in enumerate(["A", "B", "A", "C"])]
+    path = ctx.file("job.yaml", f"executable: {a.links}\n"
+                                f'arguments: ["20", "80", {ctx.marker}]\n'
+                                "network: {wan: {latency_ms: 20}, uplink: {bandwidth_mbit: 80}}\n"
+                                "subjobs:\n" + "\n".join(lines) + "\n")
+    r = ctx.run(["-jobfile", path])
+    expect_code(r, 0)
+    check("emulated_links: ok (4 processes)" in r.stdout, f"the program checked itself:\n{r.stdout}\n{r.stderr}")
+    expect_nobody_left(ctx)
+
+
+def emulation_table_unlinked(ctx, a):
+    """The shared link table's name is gone once the startup barrier opens (every process
+    attached before it checked in), so an mpirun killed mid-job leaves nothing in /dev/shm;
+    the job's processes keep their mapping and go on until mpirun's end ends them."""
+    before = links_tables()
+    path = emulated_job(ctx, a, 200, 1, [("A", "a1"), ("B", "b1")])
+    p = subprocess.Popen([ctx.mpirun, "-v", "-jobfile", path], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+
+    def released():
+        check(any("startup barrier released" in line for line in p.stderr),
+              "mpirun -v said the startup barrier was released")
+        # mpirun removes the name right before it releases the barrier.
+        after = links_tables()
+        check(after <= before, f"the table's name is gone once the barrier opened: {sorted(after - before)}")
+
+    kill_when_ready(p, released)
+    after = links_tables()
+    check(after <= before, f"nothing left in /dev/shm after mpirun was killed: {sorted(after - before)}")
+    # The processes end once they find mpirun gone.
+    expect_nobody_left(ctx, within=GUARD)
 
 
 def emulation_conformance(ctx, a):
@@ -226,8 +273,8 @@ def emulation_errors(ctx, a):
     place)."""
     cases = [
         ("wan:latency_ms=-3", "STRATA_EMULATION='wan:latency_ms=-3': 'wan': 'latency_ms' must not be negative, got -3"),
-        ("wide:latency_ms=3", "STRATA_EMULATION='wide:latency_ms=3': unknown link 'wide'; expected wan, lan or "
-                              "SITE/SITE"),
+        ("wide:latency_ms=3", "STRATA_EMULATION='wide:latency_ms=3': unknown link 'wide'; expected wan, lan, "
+                              "uplink or SITE/SITE"),
         ("wan:bandwidth_mbit=x", "STRATA_EMULATION='wan:bandwidth_mbit=x': 'wan': 'bandwidth_mbit' must be a number, "
                                  "not 'x'"),
         ("A/B:latency_ms=3", "STRATA_EMULATION='A/B:latency_ms=3' names site 'A', which no subjob is at"),
@@ -244,11 +291,12 @@ def emulation_errors(ctx, a):
     r = ctx.run(["-jobfile", path])
     expect_code(r, 1)
     check(r.stderr.strip() == f"mpirun: {path}:2:33: unknown level 'lans' in 'network'; expected wan (between sites), "
-                              "lan (between machines of a site), links or streams", f"a job file: {r.stderr!r}")
+                              "lan (between machines of a site), uplink (each site's own, shared by all it sends to "
+                              "other sites), links or streams", f"a job file: {r.stderr!r}")
     check(ctx.leftovers() == [], "nothing started")
 
 
-SCENARIOS = {f.__name__: f for f in (mpichg2_example, attributes, host_identity, vendor_per_subjob, hwloc_levels, emulation_bounds,
+SCENARIOS = {f.__name__: f for f in (mpichg2_example, attributes, host_identity, vendor_per_subjob, hwloc_levels, emulation_bounds, emulation_table_unlinked, emulation_uplink,
                                      emulation_conformance, emulation_errors, emulation_shared)}
 
 

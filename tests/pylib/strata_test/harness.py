@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 
 GUARD = 45  # seconds; only ever reached by a hang
@@ -98,7 +99,25 @@ def expect_stderr(r, pattern):
     check(re.search(pattern, r.stderr, re.M) is not None, f"stderr should match /{pattern}/", r)
 
 
-def expect_nobody_left(ctx):
+def kill_when_ready(p, ready):
+    """SIGKILLs mpirun `p` (a Popen) once `ready()` returns (it reads p's output until the job
+    is where the test wants it to die) and reaps it; kills it too when `ready` fails."""
+    try:
+        ready()
+        p.kill()
+        p.wait(timeout=GUARD)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def expect_nobody_left(ctx, within=0):
+    """No process of the test left, waiting up to `within` seconds for them to end (the
+    wait only bounds a failure)."""
+    deadline = time.monotonic() + within
+    while within and ctx.leftovers() and time.monotonic() < deadline:
+        time.sleep(0.05)
     left = ctx.leftovers()
     check(not left, f"processes left behind: {left}")
 

@@ -352,3 +352,56 @@ TEST_CASE("every process plans the same tree, site by site from the root, each s
     CHECK_FALSE(uncovered.ok());
     CHECK(uncovered.error() == "no parameters for the link between sites A and D");
 }
+
+TEST_CASE("the gateway term: wide-area sends through a gateway cost the sender its site's gap", "[plogp]") {
+    // The root sends to three sites over three wide-area links (not shared):
+    // directly its processor issues them 5 us apart and each link carries a
+    // segment per 50 us; through its gateway each first crosses the site's own
+    // network, whose gap is 100 us: s_w = max(os_w, g_l) = 100 per send.
+    const Link a = constant(1000, 5, 5, 50);
+    const Link b = constant(1000, 5, 5, 50);
+    const Link c = constant(1000, 5, 5, 50);
+    const Link lan = constant(50, 2, 2, 100);
+    Tree direct;
+    direct.children = {{{1, &a}, {2, &b}, {3, &c}}, {}, {}, {}};
+    const Estimate d = bcast_time(direct, 4000, 1000);
+    CHECK(d.per_segment == Approx(50));              // the links' gap, not the 3 x 5 us of sends
+    CHECK(d.first == Approx(10 + 1050));             // the third send starts after two of 5 us
+    Tree through = direct;
+    for (Tree::Edge& e : through.children[0]) e.gateway = &lan;
+    const Estimate g = bcast_time(through, 4000, 1000);
+    CHECK(g.per_segment == Approx(300));             // 3 x max(5, 100)
+    CHECK(g.first == Approx(200 + 1050));
+    CHECK(g.total == Approx(g.first + 3 * 300));
+    CHECK(Tree::Edge{1, &a, &lan}.send_cost(1000) == Approx(100));
+    CHECK(Tree::Edge{1, &a}.send_cost(1000) == Approx(5));
+}
+
+TEST_CASE("a model told which sites send through a gateway gives their wide-area edges its term", "[plogp]") {
+    // World ranks 0..3 at sites A B B C; B is private (its relay is its gateway).
+    const std::vector<std::string> sites{"A", "B", "B", "C"};
+    strata::base::Result<std::unique_ptr<WideArea>> made = WideArea::make(three_sites(), sites, {false, true, true, false});
+    strata::base::Result<std::unique_ptr<WideArea>> plain = WideArea::make(three_sites(), sites);
+    REQUIRE(made.ok());
+    REQUIRE(plain.ok());
+    const std::vector<int> world{0, 1, 2, 3};
+    for (const int root : {0, 1}) {
+        const Candidates gated = (*made)->candidates(world, root);
+        for (const Tree& t : gated.trees) {
+            for (int v = 0; v < t.size(); ++v) {
+                const int from = gated.member[static_cast<std::size_t>(v)];
+                for (const Tree::Edge& e : t.children[static_cast<std::size_t>(v)]) {
+                    const int to = gated.member[static_cast<std::size_t>(e.child)];
+                    const bool out_of_b = sites[static_cast<std::size_t>(from)] == "B" &&
+                                          sites[static_cast<std::size_t>(to)] != "B";
+                    CHECK((e.gateway != nullptr) == out_of_b);
+                    if (out_of_b) CHECK(e.gateway == (*made)->link(1, 2));  // B's own link class
+                }
+            }
+        }
+    }
+    // From B, a megabyte's predicted time can only grow with the term.
+    const Plan& with = (*made)->plan(world, 1, 1 << 20, 8);
+    const Plan& without = (*plain)->plan(world, 1, 1 << 20, 8);
+    CHECK(with.choice.time >= without.choice.time);
+}

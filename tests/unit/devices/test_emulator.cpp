@@ -81,3 +81,25 @@ TEST_CASE("emulation: streams share the link, each paced by its own window") {
         CHECK(last == 8ull * (1 << 20) * 80 + 10'000'000);
     }
 }
+
+TEST_CASE("emulation: a site's uplink is shared by its links to every other site") {
+    // Two links out of one site, to two other sites, 1000 Mbit/s each (8 ns
+    // per byte), no latency; the site's uplink 100 Mbit/s (80 ns per byte).
+    Pace p;
+    p.ns_per_byte = 8;
+    FakeLink to_b, to_c, uplink;
+    std::uint64_t sb = 0, sc = 0;
+    // Without the uplink term each link moves its megabyte on its own.
+    CHECK(pace_due(p, 0, 1 << 20, sb, to_b) == 8ull << 20);
+    CHECK(pace_due(p, 0, 1 << 20, sc, to_c) == 8ull << 20);
+    // With it, both megabytes cross the uplink one after the other.
+    p.uplink_ns_per_byte = 80;
+    to_b = to_c = FakeLink{};
+    CHECK(pace_due(p, 0, 1 << 20, sb, to_b, uplink) == 80ull << 20);
+    CHECK(pace_due(p, 0, 1 << 20, sc, to_c, uplink) == 160ull << 20);
+    // Without an uplink figure the uplink is never reserved.
+    p.uplink_ns_per_byte = 0;
+    FakeLink untouched;
+    CHECK(pace_due(p, 0, 1000, sb, to_b, untouched) == to_b.free);
+    CHECK(untouched.free == 0);
+}

@@ -388,6 +388,14 @@ TEST_CASE("job request: the network key sets STRATA_EMULATION in every subjob", 
               .subjobs.size() == 2);
 }
 
+TEST_CASE("job request: network's uplink, shared by everything a site sends to other sites", "[jobrequest]") {
+    const JobRequest job = yaml("executable: /bin/app\n"
+                                "network: {wan: {latency_ms: 10}, uplink: {bandwidth_mbit: 100}}\n"
+                                "subjobs: [{count: 1, site: A}, {count: 1, site: B}]\n");
+    CHECK(env_of(job.subjobs[0]) ==
+          std::vector<std::string>{"STRATA_EMULATION=wan:latency_ms=10;uplink:bandwidth_mbit=100"});
+}
+
 TEST_CASE("job request: network's window and streams", "[jobrequest]") {
     const JobRequest job = yaml("executable: /bin/app\n"
                                 "network:\n"
@@ -410,7 +418,10 @@ TEST_CASE("job request: a bad network key names the place and what is wrong", "[
     const std::string subjobs = "subjobs: [{count: 1, site: A}, {count: 1, site: B}]\n";
     CHECK(yaml_error("executable: x\nnetwork: {man: {latency_ms: 1}}\n" + subjobs) ==
           "job.yaml:2:11: unknown level 'man' in 'network'; expected wan (between sites), lan (between machines of a "
-          "site), links or streams");
+          "site), uplink (each site's own, shared by all it sends to other sites), links or streams");
+    CHECK(yaml_error("executable: x\nnetwork: {uplink: {latency_ms: 1, bandwidth_mbit: 10}}\n" + subjobs) ==
+          "job.yaml:2:19: 'uplink': an uplink has a bandwidth only (bandwidth_mbit): latency and window are the wide "
+          "area's (wan)");
     CHECK(yaml_error("executable: x\nnetwork: {wan: {latency_ms: -1}}\n" + subjobs) ==
           "job.yaml:2:29: 'latency_ms' must not be negative, got -1");
     CHECK(yaml_error("executable: x\nnetwork: {wan: {bandwidth_mbit: fast}}\n" + subjobs) ==

@@ -56,10 +56,28 @@ TEST_CASE("emulation: the shared link table") {
     CHECK(SharedLinks::name_for(key).find(key) == std::string::npos);
 }
 
+TEST_CASE("emulation: a site's uplink, a bandwidth only") {
+    const auto e = emulation_parse("wan:latency_ms=10;uplink:bandwidth_mbit=100");
+    REQUIRE(e);
+    REQUIRE(e->uplink);
+    CHECK(e->uplink->bytes_per_s == 12.5e6);
+    CHECK(e->text() == "wan:latency_ms=10;uplink:bandwidth_mbit=100");
+    // With an uplink alone, links between sites are shaped (by it alone), not those inside one.
+    const auto alone = emulation_parse("uplink:bandwidth_mbit=100");
+    REQUIRE(alone);
+    CHECK_FALSE(alone->empty());
+    CHECK(alone->link(0, "A", "B") == LinkShape{});
+    CHECK_FALSE(alone->link(1, "A", "A"));
+    CHECK(emulation_parse("uplink:latency_ms=1,bandwidth_mbit=100").error() ==
+          "'uplink': an uplink has a bandwidth only (bandwidth_mbit): latency and window are the wide area's (wan)");
+    CHECK(emulation_parse("uplink:window_kib=64").error() ==
+          "'uplink': an uplink has a bandwidth only (bandwidth_mbit): latency and window are the wide area's (wan)");
+}
+
 TEST_CASE("emulation text: what is wrong is named") {
     CHECK(emulation_parse("wan").error() ==
-          "'wan': expected LINK:latency_ms=N,bandwidth_mbit=N with LINK wan, lan or SITE/SITE");
-    CHECK(emulation_parse("man:latency_ms=1").error() == "unknown link 'man'; expected wan, lan or SITE/SITE");
+          "'wan': expected LINK:latency_ms=N,bandwidth_mbit=N with LINK wan, lan, uplink or SITE/SITE");
+    CHECK(emulation_parse("man:latency_ms=1").error() == "unknown link 'man'; expected wan, lan, uplink or SITE/SITE");
     CHECK(emulation_parse("wan:latency_ms=-1").error() == "'wan': 'latency_ms' must not be negative, got -1");
     CHECK(emulation_parse("wan:bandwidth_mbit=lots").error() == "'wan': 'bandwidth_mbit' must be a number, not 'lots'");
     CHECK(emulation_parse("wan:latency_ms").error() == "'wan': 'latency_ms' has no value; write latency_ms=N");
@@ -67,7 +85,7 @@ TEST_CASE("emulation text: what is wrong is named") {
           "'wan': unknown figure 'jitter_ms'; expected latency_ms, bandwidth_mbit or window_kib");
     CHECK(emulation_parse("wan:").error() ==
           "'wan': no figures; give latency_ms, bandwidth_mbit and/or window_kib (each =N)");
-    CHECK(emulation_parse("A/:latency_ms=1").error() == "unknown link 'A/'; expected wan, lan or SITE/SITE");
+    CHECK(emulation_parse("A/:latency_ms=1").error() == "unknown link 'A/'; expected wan, lan, uplink or SITE/SITE");
     CHECK_FALSE(emulation_parse("wan:latency_ms=inf"));
 }
 

@@ -35,6 +35,10 @@ struct Account {
 
 namespace {
 
+// How long a session waits, at most, for a relay whose reports ended (it is
+// exiting) to become reapable, before it reports a process's exit.
+constexpr int kRelayExitingMs = 200;
+
 // The account's passwd entry and groups.
 base::Result<Account> account_lookup(const std::string& name) {
     std::array<char, 16384> buf{};
@@ -542,8 +546,12 @@ void Session::relay_check() {
     if (!relay_) return;
     relay_reported();
     if (!relay_ || relay_->exit_fd() < 0) return;
+    // An exiting relay closes its standard output (the reports) before its
+    // sockets, whose end its processes see: once the reports ended, wait
+    // the moment until the relay can be reaped.
+    const int wait_ms = relay_->reports_fd() < 0 ? kRelayExitingMs : 0;
     pollfd ended{relay_->exit_fd(), POLLIN, 0};
-    if (::poll(&ended, 1, 0) == 1) relay_ended();
+    if (::poll(&ended, 1, wait_ms) == 1) relay_ended();
 }
 
 // Makes the per-job directory (mode 0700) once. It stays this process's

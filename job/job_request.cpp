@@ -83,6 +83,14 @@ base::Result<int> memory_parse(const std::string& text, const std::string& key) 
     return static_cast<int>(*n);
 }
 
+MemoryOutcome memory_choose(int most_mb, int least_mb, AdapterKind adapter, int& asked_mb) {
+    asked_mb = 0;
+    if (most_mb > 0 && least_mb > most_mb) return MemoryOutcome::least_above_most;
+    if ((most_mb > 0 || least_mb > 0) && adapter == AdapterKind::fork) return MemoryOutcome::ignored;
+    asked_mb = most_mb > 0 ? most_mb : least_mb;
+    return MemoryOutcome::asked;
+}
+
 base::Status job_type_check(const std::string& text, const std::string& key) {
     std::string lower = text;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -65,6 +65,19 @@ base::Result<int> host_count_parse(const std::string& text, int count, const std
 // Megabytes per process as RSL's maxMemory/minMemory and YAML's
 // max_memory/min_memory take them: 1 to kMaxMemoryMb.
 base::Result<int> memory_parse(const std::string& text, const std::string& key);
+
+// The rules both readers apply to those figures against the subjob's
+// contact; each reader says where, in its own syntax.
+// More than one host: the fork adapter runs every process on one.
+inline constexpr const char* kForkOneHost = "the fork adapter runs every process on one host";
+inline bool host_count_allowed(int hosts, AdapterKind adapter) { return hosts <= 1 || adapter != AdapterKind::fork; }
+// Memory per process (MB; 0: not given): what Slurm is asked for (the most,
+// else the least, which Slurm reserves), nothing at a fork contact (which
+// has no scheduler: the reader says so on stderr, kMemoryIgnored), or a
+// refusal when the least is above the most.
+enum class MemoryOutcome { asked, ignored, least_above_most };
+inline constexpr const char* kMemoryIgnored = "memory is asked of Slurm; the fork adapter sets no limit";
+MemoryOutcome memory_choose(int most_mb, int least_mb, AdapterKind adapter, int& asked_mb);
 // GRAM's jobType as Strata reads it: "mpi" and "multiple" start `count`
 // ranks (what Strata does); "single" and "condor" are refused with the reason.
 base::Status job_type_check(const std::string& text, const std::string& key);

@@ -547,17 +547,18 @@ Status memory_resolve(Reading& r, const Values& places) {
         if (!mb) return places.fail(later->at, mb.error());
         *out = *mb;
     }
-    if (most > 0 && least > most)
-        return places.fail(r.min_memory.at, "'" + r.min_memory.attribute + "' (" + r.min_memory.text +
-                                                ") is more than '" + r.max_memory.attribute + "' (" +
-                                                r.max_memory.text + ")");
-    if ((most > 0 || least > 0) && r.s.contact.adapter == AdapterKind::fork) {
-        const Later& said = most > 0 ? r.max_memory : r.min_memory;
-        r.ignored.push_back(said.at.text() + ": '" + said.attribute +
-                            "': memory is asked of Slurm; the fork adapter sets no limit");
-        return {};
+    switch (memory_choose(most, least, r.s.contact.adapter, r.s.batch.memory_mb)) {
+        case MemoryOutcome::least_above_most:
+            return places.fail(r.min_memory.at, "'" + r.min_memory.attribute + "' (" + r.min_memory.text +
+                                                    ") is more than '" + r.max_memory.attribute + "' (" +
+                                                    r.max_memory.text + ")");
+        case MemoryOutcome::ignored: {
+            const Later& said = most > 0 ? r.max_memory : r.min_memory;
+            r.ignored.push_back(said.at.text() + ": '" + said.attribute + "': " + kMemoryIgnored);
+            break;
+        }
+        case MemoryOutcome::asked: break;
     }
-    r.s.batch.memory_mb = most > 0 ? most : least;
     return {};
 }
 
@@ -603,9 +604,9 @@ Status later_resolve(Reading& r, const Values& places) {
     if (r.host_count.given()) {
         const Result<int> hosts = host_count_parse(r.host_count.text, r.s.count, r.host_count.attribute);
         if (!hosts) return places.fail(r.host_count.at, hosts.error());
-        if (*hosts > 1 && r.s.contact.adapter == AdapterKind::fork)
-            return places.fail(r.host_count.at, "'" + r.host_count.attribute + "=" + r.host_count.text +
-                                                    "': the fork adapter runs every process on one host");
+        if (!host_count_allowed(*hosts, r.s.contact.adapter))
+            return places.fail(r.host_count.at,
+                               "'" + r.host_count.attribute + "=" + r.host_count.text + "': " + kForkOneHost);
         r.s.batch.host_count = *hosts;
     }
     if (!r.library_path.empty()) library_path_add(r);

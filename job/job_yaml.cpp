@@ -402,23 +402,24 @@ Status batch_resolve(const Top& top, const Sub& sub, SubjobRequest& s, std::vect
     if (const std::optional<yaml::Value> hosts = given(&Common::host_count)) {
         const Result<int> n = host_count_parse(scalar_of(*hosts), s.count, "host_count");
         if (!n) return hosts->fail(n.error());
-        if (*n > 1 && s.contact.adapter == AdapterKind::fork)
-            return hosts->fail("'host_count: " + scalar_of(*hosts) + "': the fork adapter runs every process on one host");
+        if (!host_count_allowed(*n, s.contact.adapter))
+            return hosts->fail("'host_count: " + scalar_of(*hosts) + "': " + kForkOneHost);
         s.batch.host_count = *n;
     }
     const std::optional<yaml::Value> most = given(&Common::max_memory);
     const std::optional<yaml::Value> least = given(&Common::min_memory);
     const int most_mb = most ? *memory_parse(scalar_of(*most), "max_memory") : 0;
     const int least_mb = least ? *memory_parse(scalar_of(*least), "min_memory") : 0;
-    if (most && least && least_mb > most_mb)
-        return least->fail("'min_memory' (" + scalar_of(*least) + ") is more than 'max_memory' (" + scalar_of(*most) + ")");
-    if ((most || least) && s.contact.adapter == AdapterKind::fork) {
-        const yaml::Value& said = most ? *most : *least;
-        ignored.push_back(said.position().text() + ": '" + std::string(most ? "max_memory" : "min_memory") +
-                          "': memory is asked of Slurm; the fork adapter sets no limit");
-        return {};
+    switch (memory_choose(most_mb, least_mb, s.contact.adapter, s.batch.memory_mb)) {
+        case MemoryOutcome::least_above_most:
+            return least->fail("'min_memory' (" + scalar_of(*least) + ") is more than 'max_memory' (" +
+                               scalar_of(*most) + ")");
+        case MemoryOutcome::ignored:
+            ignored.push_back((most ? *most : *least).position().text() + ": '" +
+                              std::string(most ? "max_memory" : "min_memory") + "': " + kMemoryIgnored);
+            break;
+        case MemoryOutcome::asked: break;
     }
-    s.batch.memory_mb = most ? most_mb : least_mb;
     return {};
 }
 

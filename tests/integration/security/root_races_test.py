@@ -7,14 +7,20 @@ The gatekeeper maps the user to 'nobody'. Every round runs a job whose ranks
 plant symbolic and hard links to a root-only file (and a root-owned directory)
 under every name the gatekeeper or its slurm adapter uses in the job's
 directories, while a watcher process, also running as 'nobody', keeps planting
-them in every directory of the scratch area it can write. After each round the
-root-only file must have kept its owner, mode and content, the root-owned
-directory its entries, and nothing of the file may have reached mpirun's output.
+them in every directory of the scratch area it can write. In /dev/shm, where
+whoever reaps a rank removes the shared-memory segments it left (strata-PID-*,
+adapters/leftovers.hpp), each rank leaves one of its own and plants links to a
+root-only file there under such names, and a racer it starts keeps swapping a
+name between its own file and a link to that file while the rank is reaped.
+After each round the root-only files must have kept their owner, mode and
+content, the root-owned directory its entries, nothing of the files may have
+reached mpirun's output, and the rank's own leftover must be gone.
 STRATA_RACE_ROUNDS sets the number of rounds (default: the scenario's).
 Hard links to another account's file need fs.protected_hardlinks=0: the test
 sets it for its duration when it can, and says when it cannot.
 """
 
+import atexit
 import os
 import pwd
 import re
@@ -101,9 +107,24 @@ while not os.path.exists(stop):
             plant(watched[wd], name)
 """
 
-# A rank: links under the names of its own directory and of its own output files.
+# A rank: links under the names of its own directory and of its own output files;
+# with a fourth argument (a root-only file in /dev/shm), its shared-memory
+# leftovers' names too, and a racer swapping one of them while it is reaped.
 RANK = r"""#!/bin/sh
-secret="$1"; canary="$2"
+secret="$1"; canary="$2"; shmvictim="$4"
+if [ -n "$shmvictim" ]; then
+    tag=${shmvictim##*-}; shm=/dev/shm/strata-$$-
+    : > "${shm}seg-$tag"
+    ln "$shmvictim" "${shm}hard-$tag" 2>/dev/null
+    ln -s "$shmvictim" "${shm}sym-$tag" 2>/dev/null
+    # In the sticky /dev/shm a link to root's file cannot be renamed or removed by the
+    # account once made: the racer swaps a symbolic link and a file of its own.
+    ( i=0; while [ $i -lt 100 ]; do
+        ln -s "$shmvictim" "${shm}swap-$tag.s" 2>/dev/null; mv -f "${shm}swap-$tag.s" "${shm}swap-$tag" 2>/dev/null
+        : > "${shm}swap-$tag.f" && mv -f "${shm}swap-$tag.f" "${shm}swap-$tag" 2>/dev/null
+        i=$((i + 1))
+      done; rm -f "${shm}swap-$tag" "${shm}swap-$tag.s" "${shm}swap-$tag.f" ) >/dev/null 2>&1 &
+fi
 echo "rank $STRATA_RANK planted"
 out=$(readlink /proc/$$/fd/1); err=$(readlink /proc/$$/fd/2)
 for f in "$out" "$err"; do
@@ -134,6 +155,25 @@ class Victims:
         with open(os.path.join(self.canary, "keep"), "w") as f:
             f.write("keep\n")
         self.entries = sorted(os.listdir(self.canary))
+        # The root-only file in /dev/shm; its name's last part tags what the ranks plant there.
+        self.tag = secrets.token_hex(8)
+        self.shm = f"/dev/shm/strata-victim-{self.tag}"
+        with open(self.shm, "w") as f:
+            f.write(self.text)
+        os.chmod(self.shm, 0o600)
+        atexit.register(self.remove_shm)  # after a failure too
+
+    def shm_names(self):
+        return [n for n in os.listdir("/dev/shm") if self.tag in n and n.startswith("strata-") and
+                not n.startswith("strata-victim-")]
+
+    def remove_shm(self):
+        """What the ranks planted in /dev/shm, and the victim."""
+        for n in self.shm_names() + [os.path.basename(self.shm)]:
+            try:
+                os.unlink(os.path.join("/dev/shm", n))
+            except OSError:
+                pass
 
     def check(self, r, round_no):
         st = os.lstat(self.secret)
@@ -146,6 +186,14 @@ class Victims:
               f"round {round_no}: the root-owned directory kept its owner and mode (uid {st.st_uid}, {oct(st.st_mode)})")
         entries = sorted(os.listdir(self.canary))
         check(entries == self.entries, f"round {round_no}: the root-owned directory kept its entries: {entries}")
+        st = os.lstat(self.shm)
+        check(stat.S_ISREG(st.st_mode) and st.st_uid == 0 and stat.S_IMODE(st.st_mode) == 0o600,
+              f"round {round_no}: the root-only file in /dev/shm kept its owner and mode ({st.st_uid}, {oct(st.st_mode)})")
+        with open(self.shm) as f:
+            check(f.read() == self.text, f"round {round_no}: the root-only file in /dev/shm kept its content")
+        # Each rank's own leftover was removed when it was reaped.
+        left = [n for n in self.shm_names() if "-seg-" in n]
+        check(left == [], f"round {round_no}: the ranks' own leftovers in /dev/shm were removed: {left}")
         check(self.text.strip() not in r.stdout + r.stderr, f"round {round_no}: the root-only file was not read", r)
 
 
@@ -234,7 +282,7 @@ def fork_gatekeeper(grid):
         f.write("input\n")
     job = ctx.file("job.yaml", f"""\
 executable: {program}
-arguments: ["{victims.secret}", "{victims.canary}", "--marker={ctx.marker}"]
+arguments: ["{victims.secret}", "{victims.canary}", "--marker={ctx.marker}", "{victims.shm}"]
 subjobs:
   - contact: {a.contact}
     count: 2
@@ -250,9 +298,13 @@ subjobs:
                 # Nothing can be planted before the processes start: every job runs.
                 expect_code(r, 0)
                 check(sorted(r.stdout.splitlines()) == ["rank 0 planted", "rank 1 planted"], "both ranks ran", r)
+                # Their symbolic links in /dev/shm stay (not a rank's file): both ranks planted there.
+                planted = [n for n in victims.shm_names() if "-sym-" in n]
+                check(len(planted) == 2 * (i + 1), f"round {i}: both ranks planted in /dev/shm: {planted}")
         finally:
             stop_watcher(w, stop)
     victims.check(subprocess.CompletedProcess([], 0, "", ""), n)
+    victims.remove_shm()
     scratch_empty(a)
     check(re.search(r"cannot remove", a.log()) is None, f"every job directory was removed:\n{a.log()}")
     check(len(re.findall(r"removed the job directory", a.log())) == n, "one job directory per round")
@@ -273,7 +325,7 @@ def slurm_gatekeeper(grid):
         program = grid.publish(hostile_program(grid), "bin")
         job = ctx.file("job.yaml", f"""\
 executable: {program}
-arguments: ["{victims.secret}", "{victims.canary}", "--marker={ctx.marker}"]
+arguments: ["{victims.secret}", "{victims.canary}", "--marker={ctx.marker}", "{victims.shm}"]
 directory: {grid.shared}
 subjobs:
   - contact: localhost:{a.port}/slurm
@@ -304,6 +356,7 @@ subjobs:
             finally:
                 stop_watcher(w, stop)
         victims.check(subprocess.CompletedProcess([], 0, "", ""), n)
+        victims.remove_shm()
         check(refused > 0, "the adapter refused the planted output files and said so")
         scratch_empty(a)
         expect_nobody_left(ctx)

@@ -24,6 +24,8 @@ Routes:
   direct      both subjobs `network: public`: rank to rank
   one-relay   A private, B public: through A's relay
   two-relays  both private: through A's relay, a relay link, B's relay
+  hub         (--setup ssh) both private, the two login nodes cut off from each other for the
+              run (their bridge ports isolated): the relays' link goes through mpirun's hub
 
 Networks (--nets): `wan`, the job file's `network: {wan: {latency_ms: 10, bandwidth_mbit: 100}}`
 (wide-area emulation inside the ranks' TCP method), and `unshaped` (no `network` key).
@@ -88,13 +90,14 @@ ROUTES = {  # route -> (site A's network, site B's network), the relays on the w
     "direct": ("public", "public", 0),
     "one-relay": ("private", "public", 1),
     "two-relays": ("private", "private", 2),
+    "hub": ("private", "private", 2),  # --setup ssh: the login nodes cut off from each other
 }
 NETS = {
     "wan": "emulated wide area, 10 ms one way, 100 Mbit/s",
     "unshaped": "unshaped",
 }
 TESTS = {  # test -> (program, ranks per site, routes, networks)
-    "pingpong": ("pingpong", 1, ("direct", "one-relay", "two-relays"), ("wan", "unshaped")),
+    "pingpong": ("pingpong", 1, ("direct", "one-relay", "two-relays", "hub"), ("wan", "unshaped")),
     "alltoall": ("collectives", 4, ("direct", "two-relays"), ("wan", "unshaped")),
     "flood": ("soak", 4, ("direct", "two-relays"), ("unshaped",)),
 }
@@ -252,6 +255,8 @@ class Bench:
                 if net not in self.args.nets:
                     continue
                 for route in routes:
+                    if route == "hub" and self.args.setup != "ssh":
+                        continue  # only namespaces can keep the login nodes apart
                     item = (test, route, net)
                     self.items.append(item)
                     self.jobs[item] = self.job_file(item)
@@ -273,8 +278,15 @@ class Bench:
         env.update(self.env)
         tables = shared_tables()
         try:
-            # SIGTERM first (grace): mpirun then ends the job and removes the emulated links' table.
-            r, _ = benchlib.run_timed(self.command(item), env, TIMEOUT, grace=WAIT, cwd=self.grid.shared)
+            # The hub: the sites' bridge ports isolated for the run, each still reaching mpirun.
+            if route == "hub":
+                self.nets.isolate(SSH_SITES)
+            try:
+                # SIGTERM first (grace): mpirun then ends the job and removes the emulated links' table.
+                r, _ = benchlib.run_timed(self.command(item), env, TIMEOUT, grace=WAIT, cwd=self.grid.shared)
+            finally:
+                if route == "hub":
+                    self.nets.isolate(SSH_SITES, on=False)
         except TimedOut:
             self.sweep()
             self.remove_tables(tables)
@@ -285,9 +297,13 @@ class Bench:
         # The route mpirun -v names.
         routes = [l for l in r.stderr.splitlines() if l.startswith("mpirun: routes: ")]
         want = {"direct": None, "one-relay": "A <-> B through A's relay",
-                "two-relays": "A <-> B through both relays"}[route]
+                "two-relays": "A <-> B through both relays", "hub": "A <-> B through both relays"}[route]
         if want is None and routes or want is not None and not any(want in l for l in routes):
             raise RuntimeError(f"mpirun -v said {routes or 'no route line'}, not the route {route}")
+        through_hub = "their link goes through mpirun" in r.stderr
+        if through_hub != (route == "hub"):
+            raise RuntimeError(f"the relays' link {'went' if through_hub else 'did not go'} through mpirun's hub "
+                               f"on the route {route}")
         if self.args.setup == "ssh":
             # mpirun -v shows each site's gatekeeper log, the relay's lines among them.
             return self.parse(test, r.stdout), self.summaries_ssh(r.stderr, route, private)
@@ -413,10 +429,14 @@ class Bench:
     def time_cells(self, test, net, size):
         """Per route of `test` on `net` at `size`: the median and the minimum (figure()), and the
         table's cells "median (min)" in us."""
-        routes = TESTS[test][2]
+        routes = self.routes(test)
         med = {r: self.figure((test, r, net), (test, size), "median") for r in routes}
         lo = {r: self.figure((test, r, net), (test, size), "min") for r in routes}
         return med, lo, [f"{us(med[r])} ({us(lo[r])})" if med[r] is not None else "n/a" for r in routes]
+
+    def routes(self, test):
+        """The routes of `test` this run measures, in TESTS' order."""
+        return [r for r in TESTS[test][2] if any(item[:2] == (test, r) for item in self.rows)]
 
     def peaks(self, item, site):
         return [s["peak"] for run in self.relays.get(item, []) for s in run if s["site"] == site]
@@ -498,7 +518,7 @@ class Bench:
 
     def report_pingpong(self):
         out = []
-        routes = TESTS["pingpong"][2]
+        routes = self.routes("pingpong")
         for net in self.args.nets:
             out.append(f"**Ping-pong, {NETS[net]}**, 1 rank per site: one-way time (us), median (min); "
                        "bandwidth = size / median one-way time (MB/s) and its ratio to direct (from the "

@@ -1,7 +1,8 @@
 """What the benchmark scripts share: the run of a benchmark that sets up sites as root (relay.py,
-ssh_start.py: the checks before it, its signals, its fixtures, its timed commands, its cleanup),
-and the sizes and report pieces every script writes (gridjob.py's users too). Each script sets
-PROG, the name its messages start with. Python 3 standard library only.
+ssh_start.py, grid_start.py: the checks before it, its signals, its fixtures, its programs, its
+timed commands, its cleanup), and the sizes and report pieces every script writes (gridjob.py's
+users too). Each script sets PROG, the name its messages start with. Python 3 standard library
+only.
 
 The run (main): preflight(args), which exits if the run cannot be; setup(), run(), then
 report() if both succeeded, and stop() always, after a failure or a signal too; a second signal
@@ -14,7 +15,10 @@ must not see."""
 
 import argparse
 import os
+import platform
+import pwd
 import re
+import selectors
 import shutil
 import signal
 import subprocess
@@ -73,6 +77,20 @@ def commit_of(directory):
                           text=True).stdout.strip() or "?"
 
 
+def load_text(load):
+    """(1, 5, 15 min) load averages as "0.52, 0.61, 0.70"."""
+    return ", ".join(f"{x:.2f}" for x in load)
+
+
+def conditions(build, load_start, tree):
+    """The conditions of a run as a report states them: date, kernel, cores, the load averages
+    `load_start` at the start and now at the end, the build and the commit of the source tree
+    `tree`."""
+    return (f"{time.strftime('%Y-%m-%d %H:%M')}, {platform.system()} {platform.release()}, "
+            f"{os.cpu_count()} cores, load (1, 5, 15 min) {load_text(load_start)} at the start and "
+            f"{load_text(os.getloadavg())} at the end; Strata {build} (source tree at {commit_of(tree)})")
+
+
 # --- options and the checks before a run ---
 
 def argument_parser(prog, doc):
@@ -123,16 +141,21 @@ class TimedOut(Exception):
         self.said = said
 
 
-def run_timed(argv, env, timeout, grace=None, cwd=None):
+def run_timed(argv, env, timeout, grace=None, cwd=None, stamped=None):
     """Runs `argv` with no input, its output captured as text: (CompletedProcess, seconds from
     its start to its end). After `timeout` seconds it is stopped and TimedOut raised: with
     `grace`, SIGTERM and that many seconds to end (so that it can clean up) before SIGKILL;
-    without, SIGKILL at once."""
+    without, SIGKILL at once. `stamped`: a list that gets each line of its standard error as it
+    arrives, as (seconds from the start to the moment this process read it, line): an upper
+    bound of when the command wrote it."""
     t0 = time.monotonic()
     with subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True, cwd=cwd) as p:
         try:
-            out, err = p.communicate(timeout=timeout)
+            if stamped is None:
+                out, err = p.communicate(timeout=timeout)
+            else:
+                out, err = read_stamped(p, t0, timeout, stamped)
         except subprocess.TimeoutExpired as e:
             if grace is None:
                 p.kill()
@@ -148,6 +171,39 @@ def run_timed(argv, env, timeout, grace=None, cwd=None):
                                    for x in (e.stdout, e.stderr)))
     seconds = time.monotonic() - t0
     return subprocess.CompletedProcess(p.args, p.returncode, out, err), seconds
+
+
+def read_stamped(p, t0, timeout, stamped):
+    """communicate() for run_timed(stamped=...): reads `p`'s output and error as they come, each
+    whole line of its error appended to `stamped` with its arrival (seconds from `t0`); raises
+    subprocess.TimeoutExpired `timeout` seconds from `t0`."""
+    got = {p.stdout.fileno(): bytearray(), p.stderr.fileno(): bytearray()}
+    pending = bytearray()  # the error's unfinished line
+    with selectors.DefaultSelector() as sel:
+        for fd in got:
+            sel.register(fd, selectors.EVENT_READ)
+        while sel.get_map():
+            left = t0 + timeout - time.monotonic()
+            ready = sel.select(timeout=max(0, left)) if left > 0 else []
+            if not ready:
+                raise subprocess.TimeoutExpired(p.args, timeout, output=got[p.stdout.fileno()].decode(errors="replace"),
+                                                stderr=got[p.stderr.fileno()].decode(errors="replace"))
+            for key, _ in ready:
+                chunk = os.read(key.fd, 65536)
+                at = time.monotonic() - t0
+                if not chunk:
+                    sel.unregister(key.fd)
+                    continue
+                got[key.fd] += chunk
+                if key.fd == p.stderr.fileno():
+                    pending += chunk
+                    *lines, rest = pending.split(b"\n")
+                    stamped.extend((at, line.decode(errors="replace")) for line in lines)
+                    pending = bytearray(rest)
+    if pending:
+        stamped.append((time.monotonic() - t0, pending.decode(errors="replace")))
+    p.wait(timeout=max(0, t0 + timeout - time.monotonic()))
+    return tuple(got[f.fileno()].decode(errors="replace") for f in (p.stdout, p.stderr))
 
 
 def rounds(items, runs, failed, heading):
@@ -259,6 +315,39 @@ def remove_namespaces(nets):
 def as_account(ids):
     """The words that run a command as the account of `ids` (a pwd entry), without its groups."""
     return ["setpriv", f"--reuid={ids.pw_uid}", f"--regid={ids.pw_gid}", "--clear-groups"]
+
+
+def home_to_account(grid):
+    """Gives the grid's HOME (the CA, the user's certificate and trust) to the account the
+    gatekeepers map the user to, for an mpirun run as that account; returns its pwd entry."""
+    ids = pwd.getpwnam(grid.account)
+    for root, dirs, files in os.walk(grid.home):
+        for entry in [root, *(os.path.join(root, f) for f in files)]:
+            os.chown(entry, ids.pw_uid, ids.pw_gid)
+    return ids
+
+
+def build_published(grid, build, program, timeout):
+    """tools/bench/`program`.c built with the build's tools/mpicc into the run's directory and
+    published where every account can run it (its rpath finds the published libstrata); returns
+    the published path."""
+    out = os.path.join(grid.ctx.tmp, "build")
+    os.makedirs(out, exist_ok=True)
+    exe = os.path.join(out, program)
+    cmd = [os.path.join(build, "tools", "mpicc"), "-O2", os.path.join(HERE, program + ".c"), "-o", exe,
+           "-Wl,-rpath,$ORIGIN/../mpi"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {r.stderr.strip()}")
+    return grid.publish(exe, "bin")
+
+
+def kill_published(ctx):
+    """After a failed run: ends the processes running a program published under the run's
+    directory (its ranks), so that the next run starts clean."""
+    from strata_test.ssh import processes
+    pub = os.path.join(ctx.tmp, "pub") + "/"
+    kill(p.pid for p in processes() if p.state != "Z" and p.exe and p.exe.startswith(pub))
 
 
 # --- the run ---

@@ -65,13 +65,11 @@ standard library only.
 import csv
 import io
 import os
-import platform
 import pwd
 import re
 import shlex
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 
@@ -140,12 +138,11 @@ class Bench:
         self.grid = benchlib.bench_grid(self.ctx, self.build, hosts=("localhost",))
         # mpirun runs as the account the gatekeepers map the user to: the emulated links' table
         # it makes (/dev/shm/strata-links-*, mode 0600) must be the ranks' to open.
-        ids = pwd.getpwnam(self.grid.account)
-        for root, dirs, files in os.walk(self.grid.home):
-            for entry in [root, *(os.path.join(root, f) for f in files)]:
-                os.chown(entry, ids.pw_uid, ids.pw_gid)
-        self.as_user = benchlib.as_account(ids)
-        self.build_programs()
+        self.as_user = benchlib.as_account(benchlib.home_to_account(self.grid))
+        for test in self.args.only:
+            program = TESTS[test][0]
+            if program not in self.programs:
+                self.programs[program] = benchlib.build_published(self.grid, self.build, program, TIMEOUT)
         if self.args.setup == "ssh":
             return self.setup_ssh()
         for site in ("A", "B"):
@@ -189,22 +186,6 @@ class Bench:
             os.chown(path, ids.pw_uid, ids.pw_gid)
         self.as_user = ["ip", "netns", "exec", self.nets.ns("user"), *benchlib.as_account(ids)]
         self.env = {"HOME": self.logins.home, "STRATA_SSH": f"ssh -F {self.ssh_config}"}
-
-    def build_programs(self):
-        out = os.path.join(self.ctx.tmp, "build")
-        os.mkdir(out)
-        mpicc = os.path.join(self.build, "tools", "mpicc")
-        for test in self.args.only:
-            program = TESTS[test][0]
-            if program in self.programs:
-                continue
-            exe = os.path.join(out, program)
-            # $ORIGIN/../mpi: the published libstrata, which `nobody` can read.
-            cmd = [mpicc, "-O2", os.path.join(HERE, program + ".c"), "-o", exe, "-Wl,-rpath,$ORIGIN/../mpi"]
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
-            if r.returncode != 0:
-                raise RuntimeError(f"{' '.join(cmd)} failed: {r.stderr.strip()}")
-            self.programs[program] = self.grid.publish(exe, "bin")
 
     # --- the jobs ---
 
@@ -288,11 +269,11 @@ class Bench:
                 if route == "hub":
                     self.nets.isolate(SSH_SITES, on=False)
         except TimedOut:
-            self.sweep()
+            benchlib.kill_published(self.ctx)
             self.remove_tables(tables)
             raise RuntimeError(f"no end after {TIMEOUT} s (stopped)")
         if r.returncode != 0:
-            self.sweep()
+            benchlib.kill_published(self.ctx)
             raise RuntimeError(f"exit status {r.returncode}: {tail(r.stdout + r.stderr)}")
         # The route mpirun -v names.
         routes = [l for l in r.stderr.splitlines() if l.startswith("mpirun: routes: ")]
@@ -410,11 +391,6 @@ class Bench:
             except FileNotFoundError:
                 pass
 
-    def sweep(self):
-        """After a failed run: ends the run's ranks (programs published under our directory)."""
-        pub = os.path.join(self.ctx.tmp, "pub") + "/"
-        benchlib.kill(p.pid for p in processes() if p.state != "Z" and p.exe and p.exe.startswith(pub))
-
     # --- the figures ---
 
     def figure(self, item, key, kind):
@@ -465,14 +441,10 @@ class Bench:
 
     def report(self):
         out = []
-        mine = benchlib.commit_of(ROOT)
         env = (", environment " + ", ".join(f"{k}={v}" for k, v in self.args.env.items())) if self.args.env else ""
         setup = {"loopback": "two TLS gatekeepers on loopback",
                  "ssh": "two ssh sites in network namespaces, private ranks on Slurm clusters behind the login nodes"}
-        out.append(f"Setup: {setup[self.args.setup]}. "
-                   f"{time.strftime('%Y-%m-%d %H:%M')}, {platform.system()} {platform.release()}, "
-                   f"{os.cpu_count()} cores, load (1, 5, 15 min) {fmt_load(self.load_start)} at the start and "
-                   f"{fmt_load(os.getloadavg())} at the end; Strata {self.build} (source tree at {mine}){env}; "
+        out.append(f"Setup: {setup[self.args.setup]}. {benchlib.conditions(self.build, self.load_start, ROOT)}{env}; "
                    f"{self.args.runs} runs per item after one warm-up, rounds interleaved; "
                    f"median of the runs' medians (minimum of their minimums)")
         out.append("")
@@ -634,10 +606,6 @@ def shared_tables():
         return {n for n in os.listdir("/dev/shm") if n.startswith("strata-links-")}
     except FileNotFoundError:
         return set()
-
-
-def fmt_load(load):
-    return ", ".join(f"{x:.2f}" for x in load)
 
 
 def parse_sizes(text, option, ap):

@@ -118,6 +118,17 @@ def check_runs(ap, args):
         ap.error("--runs must be at least 1")
 
 
+def site_counts(ap, text, most):
+    """--sites LIST: the site counts it names, each from 1 to `most`, sorted and once each."""
+    try:
+        counts = sorted({int(s) for s in text.split(",")})
+    except ValueError:
+        ap.error(f"--sites {text}: write site counts from 1 to {most}, e.g. 1,{most}")
+    if any(n < 1 or n > most for n in counts):
+        ap.error(f"--sites {text}: site counts go from 1 to {most}")
+    return counts
+
+
 def need_root(why):
     if os.geteuid() != 0:
         sys.exit(f"{PROG}: needs root ({why})")

@@ -376,13 +376,7 @@ def parse(argv):
     ap.add_argument("--sites", metavar="LIST", default="1,2,4,8",
                     help=f"site counts, from 1 to {MAX_SITES} (default: %(default)s)")
     args = ap.parse_args(argv)
-    text = args.sites
-    try:
-        args.sites = sorted({int(s) for s in text.split(",")})
-    except ValueError:
-        ap.error(f"--sites {text}: write site counts from 1 to {MAX_SITES}, e.g. 1,2,4,8")
-    if any(n < 1 or n > MAX_SITES for n in args.sites):
-        ap.error(f"--sites {text}: site counts go from 1 to {MAX_SITES}")
+    args.sites = benchlib.site_counts(ap, args.sites, MAX_SITES)
     benchlib.check_runs(ap, args)
     return args
 

@@ -423,13 +423,7 @@ def parse(argv):
     ap.add_argument("--only", metavar="CASES", default=",".join(CASES),
                     help="cases, comma-separated, from those below (default: all)")
     args = ap.parse_args(argv)
-    text = args.sites
-    try:
-        args.sites = sorted({int(s) for s in text.split(",")})
-    except ValueError:
-        ap.error(f"--sites {text}: write site counts from 1 to 3, e.g. 1,3")
-    if any(n not in (1, 2, 3) for n in args.sites):
-        ap.error(f"--sites {text}: site counts go from 1 to 3")
+    args.sites = benchlib.site_counts(ap, args.sites, 3)
     args.only = benchlib.names_of(ap, args.only, CASES, "--only", ("case", "cases"))
     benchlib.check_runs(ap, args)
     return args

@@ -12,7 +12,7 @@ namespace strata::base {
 
 namespace {
 
-const KnobInt kPeerTimeout("STRATA_PEER_TIMEOUT_S", 30,
+const KnobInt kPeerTimeout(kPeerTimeoutKnob, 30,
                            "seconds after which a silent control connection (mpirun to a rank or a gatekeeper, "
                            "either end) counts as lost: TCP keepalive and TCP_USER_TIMEOUT");
 

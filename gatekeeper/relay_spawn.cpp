@@ -15,6 +15,7 @@
 #include <cstring>
 #include <vector>
 
+#include "base/keepalive.hpp"
 #include "base/unique_fd.hpp"
 #include "wireup/environment.hpp"
 
@@ -85,7 +86,7 @@ base::Result<std::unique_ptr<RelayProcess>> RelayProcess::spawn(const std::strin
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    std::string timeout_env = std::string(kPeerTimeoutVariable) + "=" + peer_timeout;
+    std::string timeout_env = std::string(base::kPeerTimeoutKnob) + "=" + peer_timeout;
     char* envp[] = {key_env.data(), peer_timeout.empty() ? nullptr : timeout_env.data(), nullptr};
     std::vector<gid_t> groups;
     if (run_as)

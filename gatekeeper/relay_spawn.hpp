@@ -22,8 +22,6 @@
 
 namespace strata::gatekeeper {
 
-inline constexpr const char* kPeerTimeoutVariable = "STRATA_PEER_TIMEOUT_S";
-
 class RelayProcess {
 public:
     // Starts the relay and waits (at most a few seconds) for its port. Its

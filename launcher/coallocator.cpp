@@ -192,10 +192,7 @@ base::Status CoAllocator::hub_start(bool all_interfaces) {
     for (const job::Subjob& s : plan_.subjobs)
         if (s.network_private && std::find(sites.begin(), sites.end(), s.site) == sites.end()) sites.push_back(s.site);
     if (sites.size() < 2) return {};
-    auto log = [this](const std::string& line) {
-        const std::string prefix = "strata-relay: ";
-        narrate("relay hub: " + (line.rfind(prefix, 0) == 0 ? line.substr(prefix.size()) : line));
-    };
+    auto log = [this](const std::string& line) { narrate("relay hub: " + line); };
     base::Result<std::unique_ptr<RelayHub>> hub = RelayHub::start(job_key_, all_interfaces, std::move(log));
     if (!hub) return hub.failure();
     hub_ = std::move(*hub);

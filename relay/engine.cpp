@@ -213,12 +213,11 @@ void Engine::dirty_flush() {
 }
 
 void Engine::log(const std::string& line) const {
-    const std::string whole = "strata-relay: " + line;
     if (options_.log) {
-        options_.log(whole);
+        options_.log(line);
         return;
     }
-    std::fprintf(stderr, "%s\n", whole.c_str());
+    std::fprintf(stderr, "strata-relay: %s\n", line.c_str());
     std::fflush(stderr);
 }
 

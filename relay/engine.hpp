@@ -42,6 +42,10 @@ inline constexpr auto kAcceptTimeout = std::chrono::seconds(10);
 // A relay that knows mpirun's hub waits this long for a link's connection
 // (a firewall that drops it says nothing), then links through the hub.
 inline constexpr auto kLinkConnectTimeout = std::chrono::seconds(3);
+// A relay's attach to mpirun's hub, made before it announces its port: within
+// the gatekeeper's wait for that port (5 s), so that a hub it cannot reach is
+// the reason it gives.
+inline constexpr auto kHubAttachTimeout = std::chrono::seconds(4);
 // A link writes frames in batches of about this much (the per-link part of
 // the memory bound), and drops a peer that leaves this much control unread.
 inline constexpr std::size_t kWriteBatch = 64 * 1024;

@@ -74,7 +74,7 @@ base::Status Engine::hub_attach() {
     Open o;
     o.kind = Kind::hub_attach;
     o.relay = Endpoint{options_.advertise, static_cast<std::uint16_t>(port_)};
-    base::Result<int> fd = dial(*options_.hub, o, options_.job_key);
+    base::Result<int> fd = dial(*options_.hub, o, options_.job_key, kHubAttachTimeout);
     if (!fd) return base::Error{"cannot attach to mpirun's hub: " + fd.error()};
     hub_.fd.reset(*fd);
     hub_.key = key_make(Role::hub);

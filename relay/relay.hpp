@@ -74,7 +74,8 @@ struct Options {
     // This relay is mpirun's hub: it serves hub_attach, hub_link and the
     // accepts of its offers, and refuses the ranks' kinds.
     bool is_hub = false;
-    // Receives each log line whole ("strata-relay: ..."); empty: standard error.
+    // Receives each log line ("listening on port P"); empty: standard error,
+    // each line after "strata-relay: ".
     std::function<void(const std::string&)> log;
     // Receives what the job cannot survive, as one line for whoever started
     // the relay ("lost its link to relay A.B.C.D:P: WHY (N streams reset)"):

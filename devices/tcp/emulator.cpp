@@ -36,19 +36,19 @@ base::Status Emulator::attach(const std::string& text, const std::string& job_ke
     if (text.empty()) return {};
     base::Result<wireup::Emulation> e = wireup::emulation_parse(text);
     if (!e) return std::move(e).failure().prefixed("STRATA_EMULATION: ");
-    if (e->empty()) return {};
+    emulation_ = std::move(*e);
+    if (emulation_.empty()) return {};
     base::Result<std::unique_ptr<wireup::SharedLinks>> table = wireup::SharedLinks::attach(job_key);
     if (!table) return std::move(table).failure().prefixed("STRATA_EMULATION: ");
     table_ = std::move(*table);
     return {};
 }
 
-base::Status Emulator::configure(const adi::World& world, const std::string& text) {
+base::Status Emulator::configure(const adi::World& world) {
     links_.clear();
     links_.resize(world.cards.size());
-    if (text.empty()) return {};
-    base::Result<wireup::Emulation> e = wireup::emulation_parse(text);
-    if (!e) return std::move(e).failure().prefixed("STRATA_EMULATION: ");
+    if (emulation_.empty()) return {};
+    const wireup::Emulation& e = emulation_;
     const auto me = static_cast<std::size_t>(world.rank);
     const wireup::BusinessCard& mine = world.cards[me];
     const wireup::Topology& t = world.topology;
@@ -63,7 +63,7 @@ base::Status Emulator::configure(const adi::World& world, const std::string& tex
         if (peer == me) continue;
         const wireup::BusinessCard& theirs = world.cards[peer];
         const int level = world.topology.link_level(world.rank, static_cast<int>(peer));
-        const std::optional<wireup::LinkShape> shape = e->link(level, mine.site, theirs.site);
+        const std::optional<wireup::LinkShape> shape = e.link(level, mine.site, theirs.site);
         if (!shape) continue;
         if (machine_of(theirs.host) != machine_of(mine.host)) {
             return base::Error{"STRATA_EMULATION shapes the link to rank " + std::to_string(peer) + " (host " +
@@ -76,7 +76,7 @@ base::Status Emulator::configure(const adi::World& world, const std::string& tex
         const int shared = level == wireup::kWan
                                ? t.color(world.rank, wireup::kLan) * sites + t.color(static_cast<int>(peer), wireup::kLan)
                                : sites * sites + t.color(world.rank, wireup::kSystem);
-        const bool up = level == wireup::kWan && e->uplink.has_value();
+        const bool up = level == wireup::kWan && e.uplink.has_value();
         const int uplink = up ? sites * sites + machines + t.color(world.rank, wireup::kLan) : -1;
         if (shared < 0 || std::max(shared, uplink) >= static_cast<int>(wireup::SharedLinks::kLinks)) {
             return base::Error{
@@ -87,7 +87,7 @@ base::Status Emulator::configure(const adi::World& world, const std::string& tex
         ShapedLink& l = *links_[peer];
         l.shared_ = shared;
         l.uplink_ = uplink;
-        l.pace_.uplink_ns_per_byte = up ? 1e9 / e->uplink->bytes_per_s : 0;
+        l.pace_.uplink_ns_per_byte = up ? 1e9 / e.uplink->bytes_per_s : 0;
         l.pace_.latency_ns = shape->latency_s * 1e9;
         l.pace_.ns_per_byte = shape->bytes_per_s > 0 ? 1e9 / shape->bytes_per_s : 0;
         l.pace_.window_ns_per_byte = shape->window_bytes > 0 ? 2 * l.pace_.latency_ns / shape->window_bytes : 0;
@@ -96,7 +96,6 @@ base::Status Emulator::configure(const adi::World& world, const std::string& tex
         any = true;
     }
     if (!any) return {};
-    if (!table_) return base::Error{"STRATA_EMULATION: the emulated links' shared table was not attached before the startup barrier"};
     timer_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (timer_fd_ < 0)
         return base::Error{std::string("STRATA_EMULATION: cannot create a timer: ") + std::strerror(errno)};

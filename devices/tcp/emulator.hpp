@@ -151,14 +151,14 @@ public:
     Emulator(const Emulator&) = delete;
     Emulator& operator=(const Emulator&) = delete;
 
-    // Before the startup barrier: attaches to the job's shared link table
-    // when STRATA_EMULATION (`text`) shapes anything (mpirun removes its name
-    // once every process has checked in: wireup/shared_links.hpp). `job_key`
-    // names the table (mpirun made it).
+    // Before the startup barrier: reads STRATA_EMULATION (`text`; fails when
+    // it is malformed) and, when it shapes anything, attaches to the job's
+    // shared link table (mpirun removes its name once every process has
+    // checked in: wireup/shared_links.hpp). `job_key` names the table.
     base::Status attach(const std::string& text, const std::string& job_key);
-    // Shapes the links `text` covers, on the table attach() took; fails when
-    // the text is malformed or a shaped peer is on another machine.
-    base::Status configure(const adi::World& world, const std::string& text);
+    // Shapes the links that text covers, on that table; fails when a shaped
+    // peer is on another machine.
+    base::Status configure(const adi::World& world);
     bool active() const { return timer_fd_ >= 0; }
     // The link to `peer` when it is shaped, else nullptr.
     ShapedLink* shaping(int peer) const { return active() ? links_[static_cast<std::size_t>(peer)].get() : nullptr; }
@@ -188,6 +188,7 @@ private:
     // false when a stripe is out of order (the peer failed).
     bool deliver_first(ShapedLink& l, adi::Upcalls& up);
     std::vector<std::unique_ptr<ShapedLink>> links_;  // by peer; nullptr: not shaped
+    wireup::Emulation emulation_;  // attach()'s reading of STRATA_EMULATION
     std::unique_ptr<wireup::SharedLinks> table_;
     std::vector<int> holding_;  // peers with held packets
     int timer_fd_ = -1;

@@ -253,7 +253,7 @@ base::Status TcpMethod::connect_world(const adi::World& world) {
         }
     }
     if (base::Status routed = routes_set(cards, me); !routed) return routed;
-    if (base::Status shaped = emulator_.configure(world, wireup::emulation_setting()); !shaped)
+    if (base::Status shaped = emulator_.configure(world); !shaped)
         return shaped;
     if (emulator_.active()) {
         epoll_event ev{};

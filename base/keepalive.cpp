@@ -12,7 +12,7 @@ namespace strata::base {
 
 namespace {
 
-const KnobInt kPeerTimeout(kPeerTimeoutKnob, 30,
+const KnobInt kPeerTimeout("STRATA_PEER_TIMEOUT_S", 30,
                            "seconds after which a silent control connection (mpirun to a rank or a gatekeeper, "
                            "either end) counts as lost: TCP keepalive and TCP_USER_TIMEOUT");
 
@@ -21,6 +21,8 @@ bool option_set(int fd, int level, int name, int value) {
 }
 
 }  // namespace
+
+const char* peer_timeout_knob_name() { return kPeerTimeout.name(); }
 
 int peer_timeout_s() { return static_cast<int>(std::clamp<std::int64_t>(kPeerTimeout.get(), 3, 24 * 3600)); }
 

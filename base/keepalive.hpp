@@ -15,7 +15,7 @@
 namespace strata::base {
 
 // The setting's name, for whoever passes it on (a gatekeeper to its relay).
-inline constexpr const char* kPeerTimeoutKnob = "STRATA_PEER_TIMEOUT_S";
+const char* peer_timeout_knob_name();
 
 // The setting in seconds (at least 3).
 int peer_timeout_s();

@@ -86,7 +86,7 @@ base::Result<std::unique_ptr<RelayProcess>> RelayProcess::spawn(const std::strin
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    std::string timeout_env = std::string(base::kPeerTimeoutKnob) + "=" + peer_timeout;
+    std::string timeout_env = std::string(base::peer_timeout_knob_name()) + "=" + peer_timeout;
     char* envp[] = {key_env.data(), peer_timeout.empty() ? nullptr : timeout_env.data(), nullptr};
     std::vector<gid_t> groups;
     if (run_as)

@@ -483,7 +483,7 @@ base::Status Session::relay_start() {
     const std::string hub = hub_port_ == 0 ? std::string()
                                            : mpirun.substr(0, mpirun.rfind(':') + 1) + std::to_string(hub_port_);
     base::Result<std::unique_ptr<RelayProcess>> relay =
-        RelayProcess::spawn(own_address(), mpirun, hub, key, value(base::kPeerTimeoutKnob), spec_.run_as);
+        RelayProcess::spawn(own_address(), mpirun, hub, key, value(base::peer_timeout_knob_name()), spec_.run_as);
     if (!relay) return base::Error{"cannot start this site's relay: " + relay.error()};
     relay_ = std::move(*relay);
     log("started the relay of this private site, pid " + std::to_string(relay_->pid()) + ", at " + relay_->endpoint());

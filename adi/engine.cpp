@@ -87,6 +87,9 @@ base::Status Engine::connect_world(const World& world) {
     for (std::size_t peer = 0; peer < cards.size() && static_cast<int>(peer) < world.topology.size(); ++peer) {
         peer_level_[peer] = static_cast<std::uint8_t>(world.topology.link_level(world.rank, static_cast<int>(peer)));
     }
+    for (int l = 0; l < wireup::kLevels; ++l) {
+        level_kinds_[static_cast<std::size_t>(l)] = world.rank < world.topology.size() ? world.topology.kind(world.rank, l) : l;
+    }
     route_.assign(cards.size(), -1);
     for (std::size_t peer = 0; peer < cards.size(); ++peer) {
         for (std::size_t i = 0; i < methods_.size(); ++i) {
@@ -761,7 +764,8 @@ std::string Engine::traffic_text() const {
     };
     for (int l = 0; l < wireup::kLevels; ++l) {
         if (by_level_[static_cast<std::size_t>(l)].messages == 0) continue;
-        one("level " + std::to_string(l) + " (" + wireup::level_name(l) + ")", by_level_[static_cast<std::size_t>(l)]);
+        one("level " + std::to_string(l) + " (" + wireup::level_name(level_kinds_[static_cast<std::size_t>(l)]) + ")",
+            by_level_[static_cast<std::size_t>(l)]);
     }
     for (std::size_t i = 0; i < methods_.size(); ++i) {
         if (by_method_[i].messages != 0) one(methods_[i]->caps().name, by_method_[i]);

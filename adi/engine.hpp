@@ -401,6 +401,7 @@ private:
     std::vector<std::uint8_t> peer_level_;  // by world rank: the topology level of the link to it
     std::vector<std::uint8_t> peer_relayed_;  // by world rank: 1 when its link passes a relay
     std::array<Traffic, wireup::kLevels> by_level_{};
+    std::array<int, wireup::kLevels> level_kinds_{};  // this process's levels' kinds (wireup::Topology::kind)
     std::vector<Traffic> by_method_;
     Traffic relayed_;
     bool counting_ = false;

@@ -36,9 +36,15 @@ void Hierarchy::refine(const std::vector<int>& labels, int level) {
     partitions_.push_back(std::move(next));
 }
 
-void Hierarchy::finish() {
+void Hierarchy::finish(const std::function<int(int rank, int level)>& kind) {
     std::vector<int> singles(static_cast<std::size_t>(size_), -1);
     refine(singles, partitions_.back().level);
+    // Every member of a cluster shares its colours down to the partition's
+    // level, so its lowest rank tells that level's kind for all.
+    for (Partition& p : partitions_) {
+        p.kinds.clear();
+        for (int r : p.lowest) p.kinds.push_back(kind ? kind(r, p.level) : p.level);
+    }
     // Sub-clusters, and the members of every cluster in travel order, finest first.
     for (std::size_t k = partitions_.size(); k-- > 0;) {
         Partition& p = partitions_[k];
@@ -98,7 +104,7 @@ std::vector<Stage> Hierarchy::plan_make(int rank, int root) const {
         if (kids.size() < 2) continue;
         Stage s;
         s.index = k;
-        s.level = p.level;
+        s.level = p.kinds[static_cast<std::size_t>(cluster)];
         const int head = at(finer.of, rep(p, cluster));
         for (int child : kids) {
             if (child == mine) s.me = static_cast<int>(s.members.size());
@@ -125,7 +131,8 @@ Levels levels_of(const wireup::Topology& t, const std::vector<int>& world) {
         out.shapes[static_cast<int>(Shape::multilevel)].refine(labels(level), level);
     out.shapes[static_cast<int>(Shape::site)].refine(labels(wireup::kLan), wireup::kLan);
     out.shapes[static_cast<int>(Shape::machine)].refine(labels(wireup::kSystem), wireup::kSystem);
-    for (Hierarchy& h : out.shapes) h.finish();
+    const auto kind = [&](int rank, int level) { return t.kind(world[static_cast<std::size_t>(rank)], level); };
+    for (Hierarchy& h : out.shapes) h.finish(kind);
     return out;
 }
 

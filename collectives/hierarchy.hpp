@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "wireup/topology.hpp"
@@ -37,7 +38,7 @@ inline constexpr int kShapes = 3;
 // One stage that a process takes part in.
 struct Stage {
     int index = 0;              // k: 0 the coarsest
-    int level = -1;             // the topology level of the links between the members
+    int level = -1;             // the kind of topology level of the links between the members
     std::vector<int> members;   // communicator ranks, ordered by their sub-clusters' lowest rank
     std::vector<int> clusters;  // members[i] represents sub-cluster clusters[i] of partition k+1
     // The members' world ranks, when the hierarchy knows the communicator's
@@ -58,8 +59,10 @@ public:
     // refinement that splits nothing only says the clusters' links are that fast.
     // Aborts (collectives/invariant.hpp) when the labels are not one per rank.
     void refine(const std::vector<int>& labels, int level);
-    // Ends the chain with single ranks.
-    void finish();
+    // Ends the chain with single ranks. `kind` (rank, level index -> the kind
+    // of that rank's level, wireup::Topology::kind) names the links of each
+    // cluster for Stage::level and top_level(); without it a level is its kind.
+    void finish(const std::function<int(int rank, int level)>& kind = {});
 
     int size() const { return size_; }
     // Stages: 1 when the communicator is one cluster (a flat algorithm is the
@@ -68,8 +71,11 @@ public:
     bool spans() const { return stages() > 1; }
     // Whether every cluster is a run of consecutive ranks.
     bool ordered() const { return ordered_; }
-    // The level of the slowest link inside the communicator.
-    int top_level() const { return partitions_.front().level; }
+    // The kind of level of the slowest link inside the communicator.
+    int top_level() const {
+        const Partition& p = partitions_.front();
+        return p.kinds.empty() ? p.level : p.kinds.front();
+    }
 
     // The stages `rank` takes part in when `root` is the root, coarse to fine
     // (stages of one member are left out). Computed on the first call for a
@@ -87,7 +93,8 @@ public:
 
 private:
     struct Partition {
-        int level = -1;
+        int level = -1;                          // the level index of the links inside each cluster
+        std::vector<int> kinds;                  // cluster -> that level's kind (built by finish())
         std::vector<int> of;                     // rank -> cluster
         std::vector<int> lowest;                 // cluster -> its lowest rank
         std::vector<std::vector<int>> members;   // cluster -> ranks, in travel order (built by finish())

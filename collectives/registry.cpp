@@ -51,8 +51,10 @@ Situation situation_of(const Group& g, std::size_t bytes, std::size_t elements, 
         }
         s.level = g.levels->of(Shape::multilevel).top_level();
     }
+    // The model has link classes between sites and inside a site (between its
+    // machines); the links inside a machine are no class of it.
     const plogp::WideArea* model = plogp::WideArea::get();
-    if (model == nullptr || s.level != wireup::kWan) return s;
+    if (model == nullptr || (s.level != wireup::kWan && s.level != wireup::kLan)) return s;
     if (g.levels == nullptr) {
         s.modelled = model->covers(g.world);
     } else {
@@ -153,7 +155,7 @@ const RuleField kRuleFields[] = {
      [](Rule& r, std::int64_t v) { r.min_procs = static_cast<int>(v); }},
     {"max_procs", 1, INT32_MAX, "a process count from 1",
      [](Rule& r, std::int64_t v) { r.max_procs = static_cast<int>(v); }},
-    {"level", 0, wireup::kLevels - 1, "a topology level, 0 to 5",
+    {"level", 0, wireup::kLevels - 1, "a kind of topology level, 0 to 6",
      [](Rule& r, std::int64_t v) { r.level = static_cast<int>(v); }},
 };
 

@@ -45,8 +45,9 @@ struct Situation {
     std::size_t bytes = 0;
     std::size_t elements = 0;  // reductions: elements in the vector
     bool commutative = true;   // reductions: whether the operation is
-    // The slowest link inside the group: a topology level (wireup/topology.hpp,
-    // 0 the wide area), or -1 when the group does not say.
+    // The slowest link inside the group: the kind of its topology level
+    // (wireup::Level: 0 the wide area, ... 3 vendor, 4 node), or -1 when the
+    // group does not say.
     int level = -1;
     // Per shape (hierarchy.hpp): whether the communicator splits into more than
     // one cluster, and whether its clusters are runs of consecutive ranks (so a
@@ -54,14 +55,15 @@ struct Situation {
     std::array<bool, kShapes> spans{};
     std::array<bool, kShapes> ordered{};
     // Whether the job's wide-area model (STRATA_PLOGP) has the links of every
-    // two members of a group that spans sites.
+    // two members of a group whose slowest link is a wide-area or a
+    // local-area one (it spans sites, or the machines of one site).
     bool modelled = false;
 };
 
 inline constexpr std::size_t KiB = 1024;  // for the rules' sizes
 
 // "From `min_bytes` and `min_procs` up to `max_procs` (0: no limit), on a
-// group whose slowest link is at `level` (-1: any), use `algorithm`."
+// group whose slowest link is of level kind `level` (-1: any), use `algorithm`."
 struct Rule {
     const char* algorithm;
     std::size_t min_bytes = 0;
@@ -126,7 +128,7 @@ public:
     static base::Status rules_configure();
     // Parses a rules file's text: one rule per line, "OPERATION ALGORITHM
     // [min_bytes=SIZE] [min_procs=N] [max_procs=N] [level=L]" (SIZE takes K, M, G; L a
-    // topology level 0..5), '#' to the end of a line a comment. Each
+    // kind of topology level 0..6), '#' to the end of a line a comment. Each
     // operation's rules are its lines in order; its last must name an
     // algorithm without restrictions and have no thresholds, so a choice always
     // exists. `where` prefixes errors ("file:line: ..."). All or nothing: a

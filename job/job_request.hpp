@@ -68,9 +68,15 @@ base::Result<int> memory_parse(const std::string& text, const std::string& key);
 
 // The rules both readers apply to those figures against the subjob's
 // contact; each reader says where, in its own syntax.
-// More than one host: the fork adapter runs every process on one.
-inline constexpr const char* kForkOneHost = "the fork adapter runs every process on one host";
-inline bool host_count_allowed(int hosts, AdapterKind adapter) { return hosts <= 1 || adapter != AdapterKind::fork; }
+// More than one host: the fork adapter runs every process on this one, so
+// only an emulated host identity (`host`) can be spread over nodes
+// (Subjob::host_nodes).
+inline constexpr const char* kForkOneHost =
+    "the fork adapter runs every process on this host; to spread the subjob over emulated nodes, give it a host "
+    "identity ('host')";
+inline bool host_count_allowed(int hosts, AdapterKind adapter, const std::string& host) {
+    return hosts <= 1 || adapter != AdapterKind::fork || !host.empty();
+}
 // Memory per process (MB; 0: not given): what Slurm is asked for (the most,
 // else the least, which Slurm reserves), nothing at a fork contact (which
 // has no scheduler: the reader says so on stderr, kMemoryIgnored), or a

@@ -604,7 +604,7 @@ Status later_resolve(Reading& r, const Values& places) {
     if (r.host_count.given()) {
         const Result<int> hosts = host_count_parse(r.host_count.text, r.s.count, r.host_count.attribute);
         if (!hosts) return places.fail(r.host_count.at, hosts.error());
-        if (!host_count_allowed(*hosts, r.s.contact.adapter))
+        if (!host_count_allowed(*hosts, r.s.contact.adapter, r.s.host))
             return places.fail(r.host_count.at,
                                "'" + r.host_count.attribute + "=" + r.host_count.text + "': " + kForkOneHost);
         r.s.batch.host_count = *hosts;

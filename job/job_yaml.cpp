@@ -402,7 +402,7 @@ Status batch_resolve(const Top& top, const Sub& sub, SubjobRequest& s, std::vect
     if (const std::optional<yaml::Value> hosts = given(&Common::host_count)) {
         const Result<int> n = host_count_parse(scalar_of(*hosts), s.count, "host_count");
         if (!n) return hosts->fail(n.error());
-        if (!host_count_allowed(*n, s.contact.adapter))
+        if (!host_count_allowed(*n, s.contact.adapter, s.host))
             return hosts->fail("'host_count: " + scalar_of(*hosts) + "': " + kForkOneHost);
         s.batch.host_count = *n;
     }

@@ -25,6 +25,11 @@ struct Subjob {
     std::string machine_label;
     std::string host;
     std::string processor_name;
+    // With a host identity at a fork contact, hostCount: the subjob's ranks
+    // are spread over this many emulated nodes of that host (identities
+    // HOST/1..HOST/N), in blocks as Slurm's default distribution places
+    // tasks, so one machine stands for a cluster of nodes. 0: one host.
+    int host_nodes = 0;
     int count = 0;
     int first_rank = 0;
     // From a job file; an empty program means the command line's program and
@@ -42,6 +47,10 @@ struct Subjob {
     // No other site can connect to the processes: the gatekeeper starts a
     // relay (relay/protocol.hpp) and hands its address to them.
     bool network_private = false;
+
+    // The emulated node (0 to host_nodes - 1) of the subjob's `index`-th
+    // process: the first count % host_nodes nodes take one process more.
+    int host_node(int index) const;
 };
 
 // The contact of subjobs started on this machine by the embedded fork adapter.

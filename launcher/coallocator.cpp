@@ -431,7 +431,13 @@ void CoAllocator::handle_checkin(ConnectionId id, const wireup::Frame& frame) {
         r.card.processor_name = s.processor_name.empty() ? r.card.hostname : s.processor_name;
         // An emulated host refines the real one: processes of two identities
         // never share memory, and one identity on two real hosts stays two.
-        if (!s.host.empty()) r.card.host += "#" + s.host;
+        if (s.host.empty()) continue;
+        r.card.host += '#';
+        r.card.host += s.host;
+        if (s.host_nodes > 1) {
+            r.card.host += '/';
+            r.card.host += std::to_string(s.host_node(rank - s.first_rank) + 1);
+        }
     }
     conn_rank_[id] = rank;
     ++checked_in_;

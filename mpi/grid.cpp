@@ -43,7 +43,7 @@ void traffic_report(const Runtime& r) {
 void topology_report(const wireup::Topology& t) {
     std::string out = "strata: topology (levels:";
     for (int l = 0; l < std::max(t.max_depth(), wireup::kVendor + 1); ++l)
-        out += std::string(l == 0 ? " " : ", ") + std::to_string(l) + " " + wireup::level_name(l);
+        out += std::string(l == 0 ? " " : ", ") + std::to_string(l) + " " + t.level_text(l);
     out += "):\n";
     const std::string text = t.text();
     for (std::size_t at = 0; at < text.size();) {
@@ -58,6 +58,8 @@ void topology_report(const wireup::Topology& t) {
 
 using namespace strata;
 using namespace strata::mpi;
+
+static_assert(MPIX_TOPOLOGY_MAX_LEVELS == wireup::kLevels, "mpi.h's level count is the topology's");
 
 extern "C" {
 

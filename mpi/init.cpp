@@ -86,10 +86,10 @@ std::thread::id g_main_thread;
 
 // STRATA_PLOGP=measure: the wide-area model's parameters, measured over
 // MPI_COMM_WORLD (rank 0 prints them with STRATA_VERBOSE, to keep as a file).
-// A job at one site has no wide area to model.
+// A job on one machine has no link the model has.
 void model_measure() {
     const coll::plogp::Layout where = coll::plogp::layout_of(rt().world);
-    if (where.one_site()) return;
+    if (where.one_machine()) return;
     const base::Result<coll::plogp::Params> measured =
         coll::plogp::measure(group_of(*comm_get(MPI_COMM_WORLD)), where, {});
     if (!measured.ok()) init_failed(rt().world_rank, "STRATA_PLOGP=measure: " + measured.error());

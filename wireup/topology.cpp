@@ -1,8 +1,10 @@
 #include "wireup/topology.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <numeric>
+#include <set>
 #include <tuple>
 
 namespace strata::wireup {
@@ -38,12 +40,13 @@ private:
 
 }  // namespace
 
-const char* level_name(int level) {
-    switch (level) {
+const char* level_name(int kind) {
+    switch (kind) {
         case kWan: return "wide area";
         case kLan: return "local area";
         case kSystem: return "system area";
         case kVendor: return "vendor";
+        case kNode: return "node";
         case kPackage: return "package";
         case kNuma: return "NUMA node";
         default: return "unknown";
@@ -53,23 +56,39 @@ const char* level_name(int level) {
 Topology Topology::build(const std::vector<BusinessCard>& cards, const FastLink& fast) {
     const std::size_t n = cards.size();
     Topology t;
-    t.depths_.assign(n, kVendor);
+    t.depths_.assign(n, 0);
     t.colors_.assign(n, std::vector<int>(kLevels, -1));
+    t.kinds_.assign(n, std::vector<int>(kLevels, -1));
     t.sites_.reserve(n);
     Numbering<std::string> lan;
-    Numbering<std::pair<int, std::string>> system;
+    // A machine is its label, else its subjob (the flag keeps a label apart from a subjob).
+    Numbering<std::tuple<int, bool, std::string, std::uint32_t>> system;
     for (std::size_t r = 0; r < n; ++r) {
         const BusinessCard& c = cards[r];
         t.sites_.push_back(c.site);
-        auto& col = t.colors_[r];
-        col[kWan] = 0;
-        col[kLan] = lan(c.site);
-        col[kSystem] = system({col[kLan], c.machine.empty() ? "host " + c.host : "machine " + c.machine});
+        const int site = lan(c.site);
+        const bool labelled = !c.machine.empty();
+        t.add_level(r, kWan, 0);
+        t.add_level(r, kLan, site);
+        t.add_level(r, kSystem, system({site, labelled, c.machine, labelled ? 0 : c.subjob}));
     }
-    // Vendor level: the groups of one machine linked by fast methods. A
-    // process linked to nobody has no vendor level.
+    t.vendor_levels(cards, fast);
+    t.lower_levels(cards);
+    return t;
+}
+
+void Topology::add_level(std::size_t rank, int kind, int color) {
+    const auto at = static_cast<std::size_t>(depths_[rank]++);
+    colors_[rank][at] = color;
+    kinds_[rank][at] = kind;
+}
+
+void Topology::vendor_levels(const std::vector<BusinessCard>& cards, const FastLink& fast) {
+    // The groups of one machine linked by fast methods. A process linked to
+    // nobody has no vendor level.
+    const std::size_t n = cards.size();
     std::map<int, std::vector<std::size_t>> by_machine;
-    for (std::size_t r = 0; r < n; ++r) by_machine[t.colors_[r][kSystem]].push_back(r);
+    for (std::size_t r = 0; r < n; ++r) by_machine[colors_[r][kSystem]].push_back(r);
     Components groups(n);
     std::vector<int> linked(n, 0);
     for (const auto& [machine, members] : by_machine) {
@@ -84,24 +103,58 @@ Topology Topology::build(const std::vector<BusinessCard>& cards, const FastLink&
         }
     }
     Numbering<std::size_t> vendor;
-    // Packages are numbered per host: package 0 of two hosts that one vendor
-    // fabric links are two packages.
-    Numbering<std::tuple<int, std::string, int>> package;
-    Numbering<std::tuple<int, int>> numa;
     for (std::size_t r = 0; r < n; ++r) {
-        if (linked[r] == 0) continue;
-        auto& col = t.colors_[r];
-        col[kVendor] = vendor(groups.find(r));
-        t.depths_[r] = kVendor + 1;
+        if (linked[r] != 0) add_level(r, kVendor, vendor(groups.find(r)));
+    }
+}
+
+void Topology::lower_levels(const std::vector<BusinessCard>& cards) {
+    // The vendor groups with a node level: spread over hosts, two on one somewhere.
+    std::map<int, std::map<std::string, int>> hosts;  // vendor colour -> host -> its processes
+    for (std::size_t r = 0; r < cards.size(); ++r) {
+        if (depths_[r] > kVendor) ++hosts[colors_[r][kVendor]][cards[r].host];
+    }
+    std::set<int> noded;
+    for (const auto& [group, on] : hosts) {
+        const bool shared = std::any_of(on.begin(), on.end(), [](const auto& h) { return h.second > 1; });
+        if (on.size() > 1 && shared) noded.insert(group);
+    }
+    // Colours per level, keyed by the kind, the colour above, the host and the
+    // object's index: package 0 of two hosts one fabric links are two packages.
+    std::vector<Numbering<std::tuple<int, int, std::string, int>>> numbering(kLevels);
+    const auto below = [&](std::size_t r, int kind, int index) {
+        const auto level = static_cast<std::size_t>(depths_[r]);
+        add_level(r, kind, numbering[level]({kind, colors_[r][level - 1], cards[r].host, index}));
+    };
+    for (std::size_t r = 0; r < cards.size(); ++r) {
+        if (depths_[r] <= kVendor) continue;
+        if (noded.count(colors_[r][kVendor]) != 0) below(r, kNode, 0);
         // The hwloc levels, where the process's binding lies inside one object.
         if (cards[r].package < 0) continue;
-        col[kPackage] = package({col[kVendor], cards[r].host, cards[r].package});
-        t.depths_[r] = kPackage + 1;
-        if (cards[r].numa < 0) continue;
-        col[kNuma] = numa({col[kPackage], cards[r].numa});
-        t.depths_[r] = kNuma + 1;
+        below(r, kPackage, cards[r].package);
+        if (cards[r].numa >= 0) below(r, kNuma, cards[r].numa);
     }
-    return t;
+}
+
+int Topology::level_of(int rank, int kind) const {
+    for (int l = 0; l < depth(rank); ++l) {
+        if (this->kind(rank, l) == kind) return l;
+    }
+    return -1;
+}
+
+std::string Topology::level_text(int level) const {
+    if (level <= kVendor) return level_name(level);
+    std::set<int> kinds;
+    for (int r = 0; r < size(); ++r) {
+        if (level < depth(r)) kinds.insert(kind(r, level));
+    }
+    std::string out;
+    for (int k : kinds) {
+        if (!out.empty()) out += " or ";
+        out += level_name(k);
+    }
+    return out;
 }
 
 int Topology::link_level(int a, int b) const {

@@ -34,6 +34,7 @@ const Registry<AllreduceFn> allreduce_algorithms{
         // Short vectors on 3 or 4 processes of one host: the same two rounds,
         // with only rank 0 busy between them.
         {"linear", 0, 3, wireup::kVendor, 4},
+        {"linear", 0, 3, wireup::kNode, 4},
         {"recursive_doubling"},
     }};
 

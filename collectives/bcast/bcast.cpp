@@ -26,12 +26,17 @@ const Registry<BcastFn> bcast_algorithms{
         // Between sites and between the machines of a site the message crosses each
         // link once (the stages of the representatives of sites and machines).
         {"multilevel"},
+        // Between the machines of one site (a multilevel stage, or a group
+        // without more levels), where the parameters have the site's own
+        // links: the segments and the tree the model finds fastest there too.
+        {"segmented", 0, 1, 1},
         {"binomial", 0, 1, 0},
         {"binomial", 0, 1, 1},
         // Inside one host (every process reaches the others over a fast method),
         // 3 or 4 processes: each receiver copies from the root's buffer at the
         // same time, in one round instead of the tree's two dependent ones.
         {"linear", 0, 3, wireup::kVendor, 4},
+        {"linear", 0, 3, wireup::kNode, 4},
         // Long messages on enough processes: scatter + ring allgather beats the tree.
         {"scatter_allgather", 12 * KiB, 8},
         {"binomial"},

@@ -234,8 +234,9 @@ adi::Error text_receive(const Group& g, int from, std::string& text) {
 
 }  // namespace
 
-bool Layout::one_site() const {
-    return std::all_of(sites.begin(), sites.end(), [&](const std::string& s) { return s == sites.front(); });
+bool Layout::one_machine() const {
+    const bool one_place = std::all_of(sites.begin(), sites.end(), [&](const std::string& s) { return s == sites.front(); });
+    return one_place && std::all_of(machines.begin(), machines.end(), [&](int m) { return m == machines.front(); });
 }
 
 Layout layout_of(const adi::World& world) {

@@ -40,8 +40,9 @@ struct Layout {
     // Whether world rank r's site sends to other sites through a gateway
     // (its card names a relay: a private site): the model's gateway term.
     std::vector<bool> gateways;
-    // Whether every process is at one site: there is no wide area to measure.
-    bool one_site() const;
+    // Whether every process is on one machine: the model has no link there
+    // (it has those between sites and between the machines of a site).
+    bool one_machine() const;
 };
 Layout layout_of(const adi::World& world);
 

@@ -129,10 +129,14 @@ typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, 
  * value of MPICHX_TOPOLOGY_DEPTHS is an int * (depths[rank], the number of
  * levels of each rank), that of MPICHX_TOPOLOGY_COLORS an int **
  * (colors[rank][level], equal for two ranks exactly when they can talk at that
- * level). Levels: 0 wide area, 1 local area, 2 system area, 3 vendor (ranks
- * linked by shared memory or a vendor fabric), then with STRATA_TOPOLOGY_HWLOC=1
- * 4 processor package and 5 NUMA node. Read-only; valid until the
- * communicator is freed. */
+ * level). Levels: 0 wide area, 1 local area, 2 system area (a machine: the
+ * subjob's machine label, else the subjob), 3 vendor (ranks linked by shared
+ * memory or a vendor fabric), then from 4 on, each where it applies: the node
+ * (where a vendor level spans hosts) and, with STRATA_TOPOLOGY_HWLOC=1, the
+ * processor package and the NUMA node. A rank has at most
+ * MPIX_TOPOLOGY_MAX_LEVELS levels. Read-only; valid until the communicator is
+ * freed. */
+#define MPIX_TOPOLOGY_MAX_LEVELS 7
 #define MPICHX_TOPOLOGY_DEPTHS STRATA_HANDLE(7, 5)
 #define MPICHX_TOPOLOGY_COLORS STRATA_HANDLE(7, 6)
 #define MPIX_TOPOLOGY_DEPTHS MPICHX_TOPOLOGY_DEPTHS
@@ -515,7 +519,7 @@ STRATA_API(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
  * collective counts the messages it sends): by the topology level of the link
  * each took, the deepest level both ends share (0 between sites, see
  * MPICHX_TOPOLOGY_COLORS), or by communication method ("self", "shm", "ofi",
- * "tcp"). MPI_ERR_ARG for a level outside 0..5 or a method not in use; a
+ * "tcp"). MPI_ERR_ARG for a level outside 0..MPIX_TOPOLOGY_MAX_LEVELS-1 or a method not in use; a
  * level no link has counts nothing. */
 #define STRATA_APIX(ret, name, args) \
     __attribute__((visibility("default"))) ret MPIX_##name args; \
@@ -549,7 +553,8 @@ STRATA_APIX(int, Traffic_method, (const char *method, long long *messages, long 
  * process p of comm (its group; an intercommunicator's local group), and
  * colors[p * maxlevels + l] (Fortran's COLORS(MAXLEVELS, *), COLORS(L+1, P+1))
  * its colour at level l, -1 beyond its depth. MPI_ERR_ARG when maxlevels is
- * less than the deepest process's depth (6 is always enough). */
+ * less than the deepest process's depth (MPIX_TOPOLOGY_MAX_LEVELS is always
+ * enough). */
 STRATA_APIX(int, Topology_get, (MPI_Comm comm, int depths[], int colors[], int maxlevels))
 STRATA_APIX(int, Comm_create_named, (MPI_Comm parent, const char *name, int color, MPI_Comm *newcomm))
 STRATA_APIX(int, Comm_named_count, (int *count))

@@ -321,9 +321,11 @@ def main():
           "README.md's collective table is what strata-info --collectives prints",
           "replace the table under '## Collective algorithms' with strata-info --collectives's output:\n" + table.stdout)
     rules = values.get("collective:bcast:rule", [])
-    check(rules == ["segmented on wide area links", "multilevel", "binomial on wide area links",
+    check(rules == ["segmented on wide area links", "multilevel", "segmented on local area links",
+                    "binomial on wide area links",
                     "binomial on local area links",
-                    "linear from 3 to 4 processes on vendor links", "scatter_allgather from 12288 bytes, 8 processes",
+                    "linear from 3 to 4 processes on vendor links",
+                    "linear from 3 to 4 processes on node links", "scatter_allgather from 12288 bytes, 8 processes",
                     "binomial"],
           "bcast's rules are listed in order", str(rules))
 

@@ -141,7 +141,8 @@ int main(int argc, char** argv) {
     if (!o.predict.empty()) return predict(o, rank, size);
 
     const strata::coll::plogp::Layout where = strata::coll::plogp::layout_of(strata::mpi::rt().world);
-    if (where.one_site()) usage_error(rank, "the job has one site: there is no link between sites to measure");
+    if (where.one_machine())
+        usage_error(rank, "the job runs on one machine: there is no link between sites or machines to measure");
 
     const strata::base::Result<Params> params =
         strata::coll::plogp::measure(strata::mpi::group_of(*strata::mpi::comm_get(MPI_COMM_WORLD)), where, o.measure);

@@ -121,12 +121,12 @@ def main():
     check(r.returncode != 0 and "--predict needs STRATA_PLOGP" in r.stderr, "--predict without a file is refused",
           r.stderr)
 
-    # One site: nothing to measure, said plainly.
+    # One machine: nothing to measure, said plainly.
     single = os.path.join(tmp, "single.yaml")
     with open(single, "w") as f:
         f.write(f"executable: {os.path.abspath(a.plogp)}\nsubjobs:\n  - {{count: 2, site: A}}\n")
     r = run(a.mpirun, single)
-    check(r.returncode != 0 and "the job has one site" in r.stderr, "a one-site job is refused", r.stderr)
+    check(r.returncode != 0 and "the job runs on one machine" in r.stderr, "a one-machine job is refused", r.stderr)
     return 1 if failures else 0
 
 

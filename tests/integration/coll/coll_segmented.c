@@ -10,7 +10,9 @@
  * (the parameters cover the links inside sites), the broadcast runs on a
  * two-layer tree over the whole job, so the links inside the sites carry
  * segments too: more messages than there are ranks outside the sites'
- * coordinators.
+ * coordinators. With COLL_SEGMENTED_MACHINES set (a job at one site whose
+ * parameters have the site's own links), a long broadcast crosses the links
+ * between the machines in more messages than there are other machines.
  *
  *   coll_segmented
  */
@@ -163,15 +165,29 @@ static void user_triples(MPI_Comm comm, int count)
     free(out);
 }
 
-/* Messages this process has sent inside its site (topology levels 1 to 5). */
+/* Messages this process has sent inside its site (every topology level from 1). */
 static long long messages_inside_sites(void)
 {
     long long total = 0, messages, bytes;
     int level;
-    for (level = 1; level < 6; level++) {
+    for (level = 1; level < MPIX_TOPOLOGY_MAX_LEVELS; level++) {
         CK(MPIX_Traffic_level(level, &messages, &bytes));
         total += messages;
     }
+    return total;
+}
+
+/* The messages every process together sent at topology level `level` for a
+ * 1 MB broadcast of `buf` from rank 0 (collective). */
+static long long bcast_messages_at(int level, unsigned char *buf)
+{
+    long long before, after, bytes, mine, total;
+    CK(MPI_Barrier(MPI_COMM_WORLD));
+    CK(MPIX_Traffic_level(level, &before, &bytes));
+    CK(MPI_Bcast(buf, 1 << 20, MPI_BYTE, 0, MPI_COMM_WORLD));
+    CK(MPIX_Traffic_level(level, &after, &bytes));
+    mine = after - before;
+    CK(MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG_INT, MPI_SUM, MPI_COMM_WORLD));
     return total;
 }
 
@@ -206,12 +222,7 @@ int main(int argc, char **argv)
         unsigned char *buf = (unsigned char *)pt_malloc(1u << 20);
         pt_set_phase("segments");
         memset(buf, 0, 1u << 20);
-        CK(MPI_Barrier(MPI_COMM_WORLD));
-        CK(MPIX_Traffic_level(0, &before, &bytes));
-        CK(MPI_Bcast(buf, 1 << 20, MPI_BYTE, 0, MPI_COMM_WORLD));
-        CK(MPIX_Traffic_level(0, &after, &bytes));
-        mine = after - before;
-        CK(MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG_INT, MPI_SUM, MPI_COMM_WORLD));
+        total = bcast_messages_at(0, buf);
         EXPECT(total > remote, "a 1 MB broadcast crossed the wide area in %lld messages, %lld remote sites", total,
                remote);
         if (getenv("COLL_SEGMENTED_LAYERED") != NULL) {
@@ -242,6 +253,19 @@ int main(int argc, char **argv)
             }
             free(r);
         }
+        free(buf);
+    }
+    if (getenv("COLL_SEGMENTED_MACHINES") != NULL && coll_clusters(MPI_COMM_WORLD, 1) == 1) {
+        /* One site of several machines whose links the parameters have: the
+         * broadcast's stage between the machines is segmented too. */
+        const long long others = coll_clusters(MPI_COMM_WORLD, 2) - 1;
+        unsigned char *buf = (unsigned char *)pt_malloc(1u << 20);
+        long long total;
+        pt_set_phase("segments between machines");
+        memset(buf, 0, 1u << 20);
+        total = bcast_messages_at(1, buf);
+        EXPECT(total > others, "a 1 MB broadcast crossed the site's local area in %lld messages, %lld other machines",
+               total, others);
         free(buf);
     }
     return pt_finish();

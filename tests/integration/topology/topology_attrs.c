@@ -133,7 +133,7 @@ int main(int argc, char **argv)
     check_traffic(4, 5, 300, 2, "tcp");   /* one machine over TCP: the system area */
     check_traffic(0, 1, 400, 3, "shm");   /* shared memory: the vendor level */
     check_traffic(5, 5, 500, 2, "self");  /* to itself: its deepest level */
-    EXPECT_CLASS(MPIX_Traffic_level(6, &m, &b), MPI_ERR_ARG, "level 6");
+    EXPECT_CLASS(MPIX_Traffic_level(MPIX_TOPOLOGY_MAX_LEVELS, &m, &b), MPI_ERR_ARG, "level past the last");
     EXPECT_CLASS(MPIX_Traffic_level(-1, &m, &b), MPI_ERR_ARG, "level -1");
     EXPECT_CLASS(MPIX_Traffic_method("carrier-pigeon", &m, &b), MPI_ERR_ARG, "an unknown method");
     return pt_finish();

@@ -108,3 +108,24 @@ TEST_CASE("clusters out of rank order travel in cluster order", "[hierarchy]") {
     CHECK(p[0].root == 0);
     CHECK(p[1].members == std::vector<int>{1, 3, 5});
 }
+
+TEST_CASE("a stage's level is the kind of its links, which the topology names per cluster", "[hierarchy]") {
+    // Two vendor groups at level 3: {0 1 2 3} spans two nodes, so its level 4 is
+    // a node; {4 5} lies on one host, so its level 4 is a package.
+    Hierarchy h(6, 0);
+    h.refine({0, 0, 0, 0, 1, 1}, 3);
+    h.refine({0, 0, 1, 1, 2, 3}, 4);
+    const auto kind = [](int rank, int level) { return level == 4 ? (rank < 4 ? 4 : 5) : level; };
+    h.finish(kind);
+    CHECK(h.top_level() == 0);
+    std::vector<Stage> p = h.plan(0, 0);
+    REQUIRE(p.size() == 3);
+    CHECK(p[0].level == 0);  // between the vendor groups: the links above them
+    CHECK(p[1].level == 3);  // between the nodes of the first
+    CHECK(p[2].level == 4);  // inside a node: 4 is a node there
+    CHECK(p[2].members == std::vector<int>{0, 1});
+    p = h.plan(4, 4);
+    REQUIRE(p.size() == 2);
+    CHECK(p[1].level == 3);  // the second group's packages meet at its vendor level
+    CHECK(p[1].members == std::vector<int>{4, 5});
+}

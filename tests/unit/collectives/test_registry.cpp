@@ -207,7 +207,7 @@ TEST_CASE("rules from a file replace the built-in ones of the operations it name
     rejected("bcast binomial min_bytes=lots\n",
              "rules.txt:1: 'min_bytes=lots': min_bytes takes a size (123, 64K, 8M)");
     rejected("bcast binomial min_procs=0\n", "rules.txt:1: 'min_procs=0': min_procs takes a process count from 1");
-    rejected("bcast binomial level=9\n", "rules.txt:1: 'level=9': level takes a topology level, 0 to 5");
+    rejected("bcast binomial level=9\n", "rules.txt:1: 'level=9': level takes a kind of topology level, 0 to 6");
     rejected("bcast binomial max_procs=0\n", "rules.txt:1: 'max_procs=0': max_procs takes a process count from 1");
     rejected("bcast binomial fast\n",
              "rules.txt:1: 'fast' is not min_bytes=SIZE, min_procs=N, max_procs=N or level=L");

@@ -1,6 +1,7 @@
 #include "job/job_request.hpp"
 
 #include <catch2/catch.hpp>
+#include "job/job_plan.hpp"
 #include "tests/unit/result_check.hpp"
 
 using namespace strata::job;
@@ -560,7 +561,8 @@ TEST_CASE("job request: GRAM attributes Strata cannot honour are refused with wh
           "job.rsl:1:33: subjob 0: 'dryRun=yes': Strata has no dry run; mpirun -dumprsl prints the job without "
           "running it");
     CHECK(rsl_error(head + "(hostCount=2)") ==
-          "job.rsl:1:36: subjob 0: 'hostCount=2': the fork adapter runs every process on one host");
+          "job.rsl:1:36: subjob 0: 'hostCount=2': the fork adapter runs every process on this host; to spread the "
+          "subjob over emulated nodes, give it a host identity ('host')");
     CHECK(rsl_error("&(resourceManagerContact=\"h/slurm\")" + head.substr(1) + "(hostCount=5)") ==
           "job.rsl:1:70: subjob 0: 'hostCount' must be a number of hosts from 1 to the subjob's count (4), got '5'");
     CHECK(rsl_error("&(resourceManagerContact=\"h/slurm\")" + head.substr(1) + "(maxMemory=100)(minMemory=200)") ==
@@ -605,4 +607,27 @@ TEST_CASE("job request: a private site, in YAML and RSL alike, and back", "[jobr
     CHECK(rsl_error("&(executable=x)(count=1)(network=nat)") ==
           "job.rsl:1:34: subjob 0: 'network' is 'nat'; expected private (no other site can connect to its "
           "processes: a relay carries their traffic) or public");
+}
+
+TEST_CASE("hostCount with an emulated host at a fork contact: that many emulated nodes, filled as Slurm's blocks") {
+    const JobRequest r = yaml("executable: /bin/x\nsubjobs:\n  - {count: 5, host: sp, host_count: 3}\n"
+                              "  - {count: 4, host: o2k}\n");
+    const strata::job::JobPlan plan = strata::job::JobPlan::from_request(r, kHere);
+    REQUIRE(plan.subjobs.size() == 2);
+    const Subjob& sp = plan.subjobs[0];
+    CHECK(sp.host_nodes == 3);
+    CHECK(sp.batch.host_count == 0);  // mpirun's doing: the fork adapter starts them here
+    std::vector<int> nodes;
+    for (int i = 0; i < sp.count; ++i) nodes.push_back(sp.host_node(i));
+    CHECK(nodes == std::vector<int>{0, 0, 1, 1, 2});
+    CHECK(plan.subjobs[1].host_nodes == 0);
+    CHECK(plan.subjobs[1].host_node(3) == 0);
+    // RSL alike; -dumprsl still shows the hostCount asked for.
+    const JobRequest same = rsl("&(count=5)(executable=/bin/x)(host=sp)(hostCount=3)");
+    CHECK(strata::job::JobPlan::from_request(same, kHere).subjobs[0].host_nodes == 3);
+    // 16 over 4 nodes: 4 each.
+    Subjob llnl;
+    llnl.count = 16;
+    llnl.host_nodes = 4;
+    for (int i = 0; i < 16; ++i) CHECK(llnl.host_node(i) == i / 4);
 }

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,11 +11,12 @@ using namespace strata::wireup;
 namespace {
 
 BusinessCard card(const std::string& site, const std::string& machine, const std::string& host, bool fast,
-                  const std::string& group = "g") {
+                  const std::string& group = "g", std::uint32_t subjob = 0) {
     BusinessCard c;
     c.site = site;
     c.machine = machine;
     c.host = host;
+    c.subjob = subjob;
     if (fast) c.addresses.emplace_back("fast", group);
     return c;
 }
@@ -28,6 +30,13 @@ bool fast_rule(const BusinessCard& a, const BusinessCard& b) {
 std::vector<int> colors_at(const Topology& t, int level) {
     std::vector<int> out;
     for (int r = 0; r < t.size(); ++r) out.push_back(t.color(r, level));
+    return out;
+}
+
+// Each rank's colour at its level of `kind`, -1 where it has none.
+std::vector<int> colors_of(const Topology& t, int kind) {
+    std::vector<int> out;
+    for (int r = 0; r < t.size(); ++r) out.push_back(t.level_of(r, kind) < 0 ? -1 : t.color(r, t.level_of(r, kind)));
     return out;
 }
 
@@ -54,16 +63,25 @@ TEST_CASE("MPICH-G2's example: 4 ranks with a vendor method at site A, 4 + 4 TCP
 }
 
 TEST_CASE("colours number by first appearance, and each level refines the one above") {
-    // Sites interleaved; no machine label: the host stands for the machine.
-    // The same host name at two sites is two machines.
-    std::vector<BusinessCard> cards = {card("y", "", "h", false), card("x", "", "h", false),
-                                       card("y", "", "k", false), card("y", "", "h", false)};
+    // Sites interleaved; no machine label: the subjob is the machine (as in
+    // MPICH-G2), whatever hosts it spans. One subjob at two sites is two machines.
+    std::vector<BusinessCard> cards = {card("y", "", "h", false, "g", 0), card("x", "", "h", false, "g", 1),
+                                       card("y", "", "k", false, "g", 2), card("y", "", "k", false, "g", 0)};
     const Topology t = Topology::build(cards, fast_rule);
     CHECK(colors_at(t, kLan) == std::vector<int>{0, 1, 0, 0});
     CHECK(colors_at(t, kSystem) == std::vector<int>{0, 1, 2, 0});
-    // A machine label groups hosts; a label equal to a host name is not that host.
-    cards = {card("s", "m", "h1", false), card("s", "m", "h2", false), card("s", "", "m", false)};
+    // A machine label groups subjobs; a label is never a subjob.
+    cards = {card("s", "m", "h1", false, "g", 0), card("s", "m", "h2", false, "g", 1),
+             card("s", "", "m", false, "g", 0)};
     CHECK(colors_at(Topology::build(cards, fast_rule), kSystem) == std::vector<int>{0, 0, 1});
+}
+
+TEST_CASE("two subjobs on one host are two machines: their shared memory makes no vendor level across them") {
+    const std::vector<BusinessCard> cards = {card("s", "", "h", true, "g", 0), card("s", "", "h", true, "g", 0),
+                                             card("s", "", "h", true, "g", 1)};
+    const Topology t = Topology::build(cards, fast_rule);
+    CHECK(colors_at(t, kSystem) == std::vector<int>{0, 0, 1});
+    CHECK(t.depths() == std::vector<int>{4, 4, 3});
 }
 
 TEST_CASE("vendor level: the groups one machine's fast methods link; a process linked to nobody has none") {
@@ -94,16 +112,21 @@ TEST_CASE("hwloc levels below the vendor level, where the binding lies in one ob
     cards.back().numa = 0;
     const Topology t = Topology::build(cards, fast_rule);
     CHECK(t.depths() == std::vector<int>{6, 6, 6, 4, 5, 6, 3});
-    CHECK(colors_at(t, kPackage) == std::vector<int>{0, 1, 0, -1, 1, 0, -1});
-    CHECK(colors_at(t, kNuma) == std::vector<int>{0, 1, 0, -1, -1, 0, -1});
-    CHECK(t.link_level(0, 2) == kNuma);
-    CHECK(t.link_level(1, 4) == kPackage);
+    CHECK(colors_at(t, 4) == std::vector<int>{0, 1, 0, -1, 1, 0, -1});
+    CHECK(colors_at(t, 5) == std::vector<int>{0, 1, 0, -1, -1, 0, -1});
+    CHECK(t.kind(0, 4) == kPackage);
+    CHECK(t.kind(0, 5) == kNuma);
+    CHECK(t.kind(3, 4) == -1);
+    CHECK(t.link_level(0, 2) == 5);
+    CHECK(t.link_level(1, 4) == 4);
     CHECK(t.link_level(0, 1) == kVendor);
     CHECK(t.link_level(0, 3) == kVendor);
 }
 
 TEST_CASE("hwloc levels are per host: package 0 of two hosts one vendor fabric links are two packages") {
-    // A fabric that reaches across hosts (as ofi does); each host has packages 0 and 1.
+    // A fabric that reaches across hosts (as ofi does); each host has packages 0
+    // and 1. The vendor group spans two hosts, two processes on each: a node
+    // level (the host) comes between the vendor level and the packages.
     const FastLink fabric = [](const BusinessCard&, const BusinessCard&) { return true; };
     std::vector<BusinessCard> cards;
     for (const char* host : {"h1", "h1", "h2", "h2"}) {
@@ -112,16 +135,50 @@ TEST_CASE("hwloc levels are per host: package 0 of two hosts one vendor fabric l
         cards.back().numa = cards.back().package;
     }
     const Topology t = Topology::build(cards, fabric);
+    CHECK(t.depths() == std::vector<int>{7, 7, 7, 7});
     CHECK(colors_at(t, kVendor) == std::vector<int>{0, 0, 0, 0});
-    CHECK(colors_at(t, kPackage) == std::vector<int>{0, 1, 2, 3});
-    CHECK(colors_at(t, kNuma) == std::vector<int>{0, 1, 2, 3});
+    CHECK(colors_of(t, kNode) == std::vector<int>{0, 0, 1, 1});
+    CHECK(colors_of(t, kPackage) == std::vector<int>{0, 1, 2, 3});
+    CHECK(colors_of(t, kNuma) == std::vector<int>{0, 1, 2, 3});
+    CHECK(t.level_of(0, kNode) == 4);
+    CHECK(t.level_of(0, kPackage) == 5);
     CHECK(t.link_level(0, 2) == kVendor);
+    CHECK(t.link_level(1, 0) == 4);
     CHECK(t.link_level(1, 3) == kVendor);
+}
+
+TEST_CASE("seed 000's grid: the LLNL SP's switch spans its 4-way nodes, the ANL machines have no node level") {
+    // 16 processes on the LLNL SP (subjob 0, four nodes of four, a fabric across
+    // them and shared memory inside each), 8 on ANL's Origin2000 (subjob 1, one
+    // host) and 8 on ANL's SP (subjob 2, one per node). No machine labels.
+    const FastLink fabric = [](const BusinessCard& a, const BusinessCard& b) {
+        return a.subjob == b.subjob && (a.subjob != 1 || a.host == b.host);
+    };
+    std::vector<BusinessCard> cards;
+    for (int i = 0; i < 16; ++i) cards.push_back(card("LLNL", "", "sp" + std::to_string(i / 4), true, "g", 0));
+    for (int i = 0; i < 8; ++i) cards.push_back(card("ANL", "", "o2k", true, "g", 1));
+    for (int i = 0; i < 8; ++i) cards.push_back(card("ANL", "", "anl-sp" + std::to_string(i), true, "g", 2));
+    const Topology t = Topology::build(cards, fabric);
+    for (int r = 0; r < 32; ++r) {
+        INFO("rank " << r);
+        const int site = r < 16 ? 0 : 1;
+        const int machine = r < 16 ? 0 : r < 24 ? 1 : 2;
+        std::vector<int> want = {0, site, machine, machine};
+        if (r < 16) want.push_back(r / 4);
+        CHECK(t.depth(r) == static_cast<int>(want.size()));
+        for (int l = 0; l < t.depth(r); ++l) CHECK(t.color(r, l) == want[static_cast<std::size_t>(l)]);
+    }
+    CHECK(t.kind(0, 4) == kNode);
+    CHECK(t.level_text(4) == "node");
+    CHECK(t.level_text(3) == "vendor");
+    CHECK(t.link_level(0, 3) == kNode);
+    CHECK(t.link_level(0, 4) == kVendor);
+    CHECK(t.link_level(16, 24) == kLan);
 }
 
 TEST_CASE("the table as text") {
     const std::vector<BusinessCard> cards = {card("A", "", "h", true), card("A", "", "h", true),
-                                             card("B", "", "k", false)};
+                                             card("B", "", "k", false, "g", 1)};
     CHECK(Topology::build(cards, fast_rule).text() ==
           "rank 0: depth 4, colours 0 0 0 0 (site A)\n"
           "rank 1: depth 4, colours 0 0 0 0 (site A)\n"

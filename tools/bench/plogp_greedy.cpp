@@ -3,7 +3,7 @@
 // shapes under the P-LogP model, offline: no MPI job, only the model's
 // arithmetic on a parameter file's links.
 //
-//   plogp-greedy --params FILE [--quick] [--time]
+//   plogp-greedy --params FILE [--quick]
 //
 // FILE is a parameter file (strata-plogp writes one) with a link inside site
 // A ("link A A") and one between sites A and B ("link A B"); every site of the
@@ -19,13 +19,12 @@
 //    S * R <= 64, with and without gateways: the plan against the catalogue's
 //    choice, and inside the sites against a catalogue that also had the k-ary
 //    trees there.
-// 3. With --time: the time plan() takes for 64 ranks (fresh models, one plan
-//    each), per grid and size.
+//
+// What a plan costs to make is plogp-plan-time's (plogp_plan_time.cpp).
 //
 // Sizes 1 KiB to 4 MiB by factors of 4 (--quick: 1 KiB, 64 KiB, 4 MiB and
 // fewer node counts). Markdown tables on standard output.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -45,11 +44,10 @@ using namespace strata::coll::plogp;
 struct Options {
     std::string params;
     bool quick = false;
-    bool time = false;
 };
 
 [[noreturn]] void usage(const std::string& what) {
-    std::fprintf(stderr, "plogp-greedy: %s\nusage: plogp-greedy --params FILE [--quick] [--time]\n", what.c_str());
+    std::fprintf(stderr, "plogp-greedy: %s\nusage: plogp-greedy --params FILE [--quick]\n", what.c_str());
     std::exit(2);
 }
 
@@ -61,8 +59,6 @@ Options parse(int argc, char** argv) {
             o.params = argv[++i];
         } else if (a == "--quick") {
             o.quick = true;
-        } else if (a == "--time") {
-            o.time = true;
         } else {
             usage("unknown argument '" + a + "'");
         }
@@ -254,39 +250,6 @@ void plans(const Link& lan, const Link& wan, const std::vector<std::size_t>& mea
     }
 }
 
-// ---- 3. Planning time ----
-
-// Microseconds per plan() for `bytes` over `g`: fresh models (plan() remembers
-// its plans), 20 plans timed together, the fastest of 3 such rounds.
-double plan_time(Grid g, const Link& lan, const Link& wan, const std::vector<std::size_t>& measured,
-                 std::size_t bytes) {
-    constexpr int kModels = 20;
-    const std::vector<std::string> labels = site_labels(g.sites, g.ranks);
-    std::vector<int> world(labels.size());
-    for (std::size_t r = 0; r < world.size(); ++r) world[r] = static_cast<int>(r);
-    double best = 0;
-    for (int round = 0; round < 3; ++round) {
-        std::vector<std::unique_ptr<WideArea>> models;
-        for (int i = 0; i < kModels; ++i) {
-            models.push_back(std::move(*WideArea::make(grid_params(g.sites, lan, wan, measured), labels)));
-        }
-        const auto start = std::chrono::steady_clock::now();
-        for (const auto& m : models) (void)m->plan(world, 0, bytes, 1);
-        const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
-        if (round == 0 || took.count() / kModels < best) best = took.count() / kModels;
-    }
-    return best;
-}
-
-void timing(const Link& lan, const Link& wan, const std::vector<std::size_t>& measured,
-            const std::vector<std::size_t>& sizes) {
-    for (const Grid g : {Grid{64, 1}, Grid{8, 8}, Grid{2, 32}}) {
-        std::printf("| %dx%d |", g.sites, g.ranks);
-        for (std::size_t bytes : sizes) std::printf(" %.0f |", plan_time(g, lan, wan, measured, bytes));
-        std::printf("\n");
-    }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -320,15 +283,5 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < sizes.size(); ++i) std::printf("---|");
     std::printf("\n");
     plans(*lan, *wan, params->sizes(), sizes, o.quick);
-
-    if (o.time) {
-        std::printf("\nPlanning time, microseconds per plan() (a fresh model each; 20 timed together, the fastest "
-                    "of 3 rounds):\n\n| grid |");
-        for (std::size_t bytes : sizes) std::printf(" %s |", human(bytes).c_str());
-        std::printf("\n|---|");
-        for (std::size_t i = 0; i < sizes.size(); ++i) std::printf("---|");
-        std::printf("\n");
-        timing(*lan, *wan, params->sizes(), sizes);
-    }
     return 0;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 
 #include "collectives/invariant.hpp"
@@ -60,6 +61,7 @@ std::string TreeShape::name() const {
         case ShapeKind::binary: return "binary";
         case ShapeKind::binomial: return "binomial";
         case ShapeKind::kary: return std::to_string(degree) + "-ary";
+        case ShapeKind::greedy: return "greedy-" + std::to_string(degree);
     }
     return "unknown";
 }
@@ -75,7 +77,37 @@ void complete(Tree& t, int d, const Link& link) {
     }
 }
 
+// One sender's next send in a greedy tree: when its receiver would have the
+// segment, and the sender.
+struct Slot {
+    long long at;
+    int node;
+    bool operator<(const Slot& o) const { return at < o.at || (at == o.at && node < o.node); }
+};
+
+// make_tree's greedy construction. `first` holds each new node's first send,
+// `next` each sender's following one; both only grow, in (time, node) order,
+// since what enters them is the slot just taken plus reach or spacing.
+void greedy(Tree& t, int d, Pace pace, const Link& link) {
+    std::deque<Slot> first{{pace.reach, 0}}, next;
+    for (int c = 1; c < t.size(); ++c) {
+        std::deque<Slot>& q = next.empty() || (!first.empty() && first.front() < next.front()) ? first : next;
+        const Slot s = q.front();
+        q.pop_front();
+        auto& kids = t.children[static_cast<std::size_t>(s.node)];
+        kids.push_back({c, &link});
+        first.push_back({s.at + pace.reach, c});
+        if (static_cast<int>(kids.size()) < d) next.push_back({s.at + pace.spacing, s.node});
+    }
+}
+
 }  // namespace
+
+Pace pace_of(const Link& link, std::size_t segment, bool shared, const Link* gateway) {
+    const double send = Tree::Edge{0, &link, gateway}.send_cost(segment);
+    const double spacing = shared ? std::max(send, link.gap.at(segment)) : send;
+    return {std::llround(link.transfer(segment) * 1000), std::llround(spacing * 1000)};
+}
 
 Tree make_tree(TreeShape shape, int n, const Link& link) {
     invariant(n >= 1, "a tree needs a node");
@@ -94,6 +126,10 @@ Tree make_tree(TreeShape shape, int n, const Link& link) {
         case ShapeKind::kary:
             invariant(shape.degree >= 2, "a k-ary tree needs a degree of 2 or more");
             complete(t, shape.degree, link);
+            break;
+        case ShapeKind::greedy:
+            invariant(shape.degree >= 1, "a greedy tree needs a degree of 1 or more");
+            greedy(t, shape.degree, shape.pace, link);
             break;
         case ShapeKind::binomial:
             // As coll::bcast_binomial: node v's children are v + mask for the
@@ -257,7 +293,7 @@ Choice all_segments(std::size_t index, const Tree& tree, std::size_t bytes, std:
     return best;
 }
 
-Choice pick(const std::vector<Tree>& trees, std::size_t unit,
+Choice pick(std::span<const Tree> trees, std::size_t unit,
             Choice (*per_tree)(std::size_t, const Tree&, std::size_t, std::size_t), std::size_t bytes) {
     invariant(!trees.empty(), "no tree to choose from");
     invariant(unit != 0, "a unit holds at least one byte");
@@ -271,17 +307,49 @@ Choice pick(const std::vector<Tree>& trees, std::size_t unit,
 
 }  // namespace
 
-Choice choose(const std::vector<Tree>& trees, std::size_t bytes, std::size_t unit) {
+Choice choose(std::span<const Tree> trees, std::size_t bytes, std::size_t unit) {
     return pick(trees, unit, best_segment, bytes);
 }
 
-Choice optimum(const std::vector<Tree>& trees, std::size_t bytes, std::size_t unit) {
+Choice optimum(std::span<const Tree> trees, std::size_t bytes, std::size_t unit) {
     return pick(trees, unit, all_segments, bytes);
 }
 
 std::vector<TreeShape> candidate_shapes(int n) {
     std::vector<TreeShape> out{{ShapeKind::flat}, {ShapeKind::chain}, {ShapeKind::binary}, {ShapeKind::binomial}};
     for (int d = 3; d <= n - 2; ++d) out.push_back({ShapeKind::kary, d});
+    return out;
+}
+
+namespace {
+
+// The least height of a tree over n nodes whose nodes have at most d
+// children: the least h with 1 + d + ... + d^h >= n.
+int least_height(int d, int n) {
+    int h = 0;
+    for (long long level = 1, total = 1; total < n; ++h) {
+        level *= d;
+        total += level;
+    }
+    return h;
+}
+
+}  // namespace
+
+std::vector<TreeShape> greedy_shapes(int n, const Link& link, std::size_t segment, bool shared,
+                                     const Link* gateway) {
+    std::vector<TreeShape> out;
+    if (n < 3) return out;  // one child at most: the chain
+    const Pace pace = pace_of(link, segment, shared, gateway);
+    const long long gap = std::llround(link.gap.at(segment) * 1000);
+    // ceil(g / s), as integers; no spacing at all: every child costs nothing.
+    const long long least = pace.spacing > 0 ? (gap + pace.spacing - 1) / pace.spacing : n - 1;
+    int d = static_cast<int>(std::clamp<long long>(least, 2, n - 1));
+    for (int height = least_height(d, n); d <= n - 1; ++d) {
+        if (!out.empty() && least_height(d, n) >= height) continue;
+        height = least_height(d, n);
+        out.push_back({ShapeKind::greedy, d, pace});
+    }
     return out;
 }
 

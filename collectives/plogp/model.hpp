@@ -37,6 +37,7 @@
 
 #include <cstddef>
 #include <limits>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -97,13 +98,33 @@ struct Tree {
     int size() const { return static_cast<int>(children.size()); }
 };
 
+// How fast a node passes a segment on, as bcast_time counts it where every
+// edge is alike: a child has the segment `reach` after its parent began that
+// send, and a parent begins one send every `spacing`. In nanoseconds, as
+// integers, so that building a tree compares times exactly and alike on every
+// process.
+struct Pace {
+    long long reach = 0;
+    long long spacing = 0;
+    bool operator==(const Pace&) const = default;
+};
+
+// The pace of segments of `segment` bytes over `link`: reach is
+// link.transfer(segment); spacing is what one send costs the sender
+// (Tree::Edge::send_cost: os, or s_w through `gateway`) where every child has
+// a link of its own, and at least the link's gap where the children share it
+// (`shared`: the machines of one site behind their interface).
+Pace pace_of(const Link& link, std::size_t segment, bool shared, const Link* gateway = nullptr);
+
 // The shapes the optimizer tries: flat (the root sends to everyone), chain,
-// binary, binomial, and k-ary for a degree k.
-enum class ShapeKind { flat, chain, binary, binomial, kary };
+// binary, binomial, k-ary for a degree k, and seed 002's greedy tree for a
+// degree bound d and a pace (make_tree says how it is built).
+enum class ShapeKind { flat, chain, binary, binomial, kary, greedy };
 struct TreeShape {
     ShapeKind kind = ShapeKind::binomial;
-    int degree = 0;  // kary only: children per node, 3 or more
-    std::string name() const;  // "flat", "chain", "binary", "binomial", "4-ary"
+    int degree = 0;  // kary: children per node, 3 or more; greedy: at most that many (1: the chain)
+    Pace pace{};     // greedy only: the pace the tree is built for
+    std::string name() const;  // "flat", "chain", "binary", "binomial", "4-ary", "greedy-4"
     bool operator==(const TreeShape&) const = default;
 };
 
@@ -113,6 +134,18 @@ struct TreeShape {
 // The tree of `shape` over n >= 1 nodes, every edge over `link` (which must
 // outlive the tree). Complete trees number their nodes breadth first; each
 // node sends to the child with the largest subtree first.
+//
+// A greedy tree is seed 002's construction for one degree d (section 3.1:
+// "having identical links inside a network, the actual broadcast tree can be
+// constructed from d in O(P) time by keeping track of each node's degree while
+// assigning receivers to senders"): the receivers are assigned one by one, in
+// the order they get the segment, each to the sender that would have it to
+// them first at shape.pace among the nodes that have it and fewer than d
+// children, ties to the sender that had it first. Node v's j-th child (from
+// 0) has it at has(v) + reach + j * spacing, so the earliest sender is the
+// smallest of two queues whose times only grow: each new node's first send,
+// and each sender's next one. O(n), in integer times; the first child has the
+// largest subtree, as in the complete trees.
 Tree make_tree(TreeShape shape, int n, const Link& link);
 
 // MagPIe's two layers: a tree of `wan_shape` over the coordinators of the
@@ -149,15 +182,27 @@ std::size_t segment_of(std::size_t bytes, std::size_t unit, std::size_t k);
 // count k over k-5, k-1, k+1, k+5 while one of them is faster. The fastest of
 // all candidates wins; ties go to the earlier candidate, then the larger
 // segment. `trees` not empty; unit at least 1.
-Choice choose(const std::vector<Tree>& trees, std::size_t bytes, std::size_t unit);
+Choice choose(std::span<const Tree> trees, std::size_t bytes, std::size_t unit);
 
 // The exhaustive optimum the heuristic approximates: every segment count of
 // every candidate (for checking the heuristic offline; its cost grows with
 // bytes/unit).
-Choice optimum(const std::vector<Tree>& trees, std::size_t bytes, std::size_t unit);
+Choice optimum(std::span<const Tree> trees, std::size_t bytes, std::size_t unit);
 
 // The shapes worth trying on n nodes: flat, chain, binary, binomial, and
 // k-ary for every degree from 3 to n - 2 (degree n - 1 is flat).
 std::vector<TreeShape> candidate_shapes(int n);
+
+// Seed 002's greedy trees (section 3.1) on n nodes for segments of `segment`
+// bytes over `link` (pace_of's `shared` and `gateway`): one per degree d from
+// ceil(g(m) / s(m)) up to n - 1, only the degrees where the least height of a
+// tree of that degree over n nodes shrinks (a degree between two of them
+// cannot shorten the tree, only load its nodes more), and none below 2 (the
+// chain). s(m) is the pace's spacing: the paper's send overhead where every
+// child has its own link (fewer children than g/s leave the sender's
+// bandwidth unused); where they share one it is at least the gap, so every
+// degree from 2 counts.
+std::vector<TreeShape> greedy_shapes(int n, const Link& link, std::size_t segment, bool shared,
+                                     const Link* gateway = nullptr);
 
 }  // namespace strata::coll::plogp

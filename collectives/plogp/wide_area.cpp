@@ -1,6 +1,8 @@
 #include "collectives/plogp/wide_area.hpp"
 
 #include <algorithm>
+#include <numeric>
+#include <optional>
 
 #include "base/file.hpp"
 #include "base/knob.hpp"
@@ -104,64 +106,132 @@ bool WideArea::covers(std::span<const int> world) const {
     return true;
 }
 
-Candidates WideArea::candidates(std::span<const int> world, int root) const {
-    Candidates c;
-    const int p = static_cast<int>(world.size());
-    const auto site = [&](int rank) {
-        return site_of_[static_cast<std::size_t>(world[static_cast<std::size_t>(rank)])];
-    };
-    // Sites in the order their first member follows the root, then the nodes site by site.
+namespace {
+
+// A plan's nodes: the group's ranks site by site, the sites in the order their
+// first member follows the root, and how many each site has.
+struct Order {
+    std::vector<int> member;  // node -> group rank
+    std::vector<int> sizes;   // per site, in that order
+};
+
+Order order_of(const std::vector<int>& site, int root) {  // site: group rank -> site index
+    const int p = static_cast<int>(site.size());
     std::vector<int> sites;
     std::vector<std::vector<int>> members;
     for (int i = 0; i < p; ++i) {
         const int r = (root + i) % p;
-        auto at = std::find(sites.begin(), sites.end(), site(r));
+        auto at = std::find(sites.begin(), sites.end(), site[static_cast<std::size_t>(r)]);
         if (at == sites.end()) {
-            sites.push_back(site(r));
+            sites.push_back(site[static_cast<std::size_t>(r)]);
             members.emplace_back();
             at = sites.end() - 1;
         }
         members[static_cast<std::size_t>(at - sites.begin())].push_back(r);
     }
-    std::vector<int> sizes;
+    Order o;
     for (const std::vector<int>& m : members) {
-        c.member.insert(c.member.end(), m.begin(), m.end());
-        sizes.push_back(static_cast<int>(m.size()));
+        o.member.insert(o.member.end(), m.begin(), m.end());
+        o.sizes.push_back(static_cast<int>(m.size()));
     }
+    return o;
+}
 
-    // The trees, built over a placeholder link, then each edge given the
-    // link class between its ends.
+// One candidate's shapes: over the sites, and inside them (none: one layer).
+struct Shapes {
+    TreeShape wan;
+    std::optional<TreeShape> lan;
+};
+
+// Builds the trees of `shapes` over the nodes of `o` into c, over a
+// placeholder link (WideArea::wire gives the edges theirs).
+void add_trees(Candidates& c, const std::vector<Shapes>& shapes, const Order& o) {
     static const Link placeholder;
-    const bool layered = std::any_of(sizes.begin(), sizes.end(), [](int s) { return s > 1; });
-    for (const TreeShape& wan : candidate_shapes(static_cast<int>(sites.size()))) {
-        if (!layered) {
-            c.trees.push_back(make_tree(wan, p, placeholder));
-            c.names.push_back(wan.name());
-            continue;
-        }
-        for (const TreeShape& lan : kSiteShapes) {
-            c.trees.push_back(make_two_layer(wan, placeholder, lan, placeholder, sizes));
-            c.names.push_back(wan.name() + "+" + lan.name());
+    const int p = static_cast<int>(o.member.size());
+    for (const Shapes& s : shapes) {
+        if (s.lan) {
+            c.trees.push_back(make_two_layer(s.wan, placeholder, *s.lan, placeholder, o.sizes));
+            c.names.push_back(s.wan.name() + "+" + s.lan->name());
+        } else {
+            c.trees.push_back(make_tree(s.wan, p, placeholder));
+            c.names.push_back(s.wan.name());
         }
     }
+}
+
+}  // namespace
+
+const Link* WideArea::gateway_of(std::span<const int> world, const Candidates& c, int node) const {
+    const int w = world[static_cast<std::size_t>(c.member[static_cast<std::size_t>(node)])];
+    return gateway_[static_cast<std::size_t>(site_of_[static_cast<std::size_t>(w)])] ? link(w, w) : nullptr;
+}
+
+void WideArea::wire(Candidates& c, std::span<const int> world, std::size_t from) const {
     const auto world_of = [&](int node) {
         return world[static_cast<std::size_t>(c.member[static_cast<std::size_t>(node)])];
     };
-    // An edge out of a site with a gateway pays the site's own link first
-    // (null when the parameters have none for it: one machine there).
-    const auto gateway_of = [&](int node) -> const Link* {
-        const int w = world_of(node);
-        return gateway_[static_cast<std::size_t>(site_of_[static_cast<std::size_t>(w)])] ? link(w, w) : nullptr;
-    };
-    for (Tree& t : c.trees) {
-        for (int v = 0; v < p; ++v) {
+    const auto site = [&](int node) { return site_of_[static_cast<std::size_t>(world_of(node))]; };
+    for (std::size_t i = from; i < c.trees.size(); ++i) {
+        Tree& t = c.trees[i];
+        for (int v = 0; v < t.size(); ++v) {
             for (Tree::Edge& e : t.children[static_cast<std::size_t>(v)]) {
                 e.link = link(world_of(v), world_of(e.child));
-                if (site(c.member[static_cast<std::size_t>(v)]) != site(c.member[static_cast<std::size_t>(e.child)]))
-                    e.gateway = gateway_of(v);
+                // An edge out of a site with a gateway pays the site's own
+                // link first (null when the parameters have none for it: one
+                // machine there).
+                if (site(v) != site(e.child)) e.gateway = gateway_of(world, c, v);
             }
         }
     }
+}
+
+Candidates WideArea::candidates(std::span<const int> world, int root, std::size_t bytes, std::size_t unit) const {
+    std::vector<int> site;  // group rank -> site index
+    for (int w : world) site.push_back(site_of_[static_cast<std::size_t>(w)]);
+    const Order o = order_of(site, root);
+    const auto sites = static_cast<int>(o.sizes.size());
+    const bool layered = std::any_of(o.sizes.begin(), o.sizes.end(), [](int s) { return s > 1; });
+    const auto world_of = [&](int node) {
+        return world[static_cast<std::size_t>(o.member[static_cast<std::size_t>(node)])];
+    };
+
+    Candidates c;
+    c.member = o.member;
+    std::vector<Shapes> shapes;
+    for (const TreeShape& wan : candidate_shapes(sites)) {
+        if (!layered) {
+            shapes.push_back({wan, std::nullopt});
+            continue;
+        }
+        for (const TreeShape& lan : kSiteShapes) shapes.push_back({wan, lan});
+    }
+    add_trees(c, shapes, o);
+    wire(c, world, 0);
+    c.catalogue = c.trees.size();
+    c.catalogue_choice = choose(c.trees, bytes, unit);
+
+    // The greedy trees for the chosen segment size, each beside the chosen
+    // tree's other layer. Over the sites the root's coordinator (node 0)
+    // sends to a site of its own per child, with the gateway term.
+    const Shapes& best = shapes[c.catalogue_choice.tree];
+    const std::size_t segment = c.catalogue_choice.segment;
+    std::vector<Shapes> more;
+    if (sites >= 3) {
+        const Link& wan = *link(world_of(0), world_of(o.sizes[0]));
+        for (const TreeShape& g : greedy_shapes(sites, wan, segment, false, gateway_of(world, c, 0)))
+            more.push_back({g, best.lan});
+    }
+    if (layered) {
+        // Inside a site the children share its link; the largest site's link
+        // paces the trees of every site.
+        const auto largest = std::max_element(o.sizes.begin(), o.sizes.end()) - o.sizes.begin();
+        const int coordinator = std::accumulate(o.sizes.begin(), o.sizes.begin() + largest, 0);
+        const Link& lan = *link(world_of(coordinator), world_of(coordinator));
+        for (const TreeShape& g : greedy_shapes(o.sizes[static_cast<std::size_t>(largest)], lan, segment, true))
+            more.push_back({best.wan, g});
+    }
+    add_trees(c, more, o);
+    wire(c, world, c.catalogue);
     return c;
 }
 
@@ -170,13 +240,19 @@ const Plan& WideArea::plan(std::span<const int> world, int root, std::size_t byt
     if (plans_.size() >= kPlans) plans_.clear();
     Key key{std::vector<int>(world.begin(), world.end()), root, bytes, unit};
 
-    Candidates c = candidates(world, root);
+    Candidates c = candidates(world, root, bytes, unit);
     auto plan = std::make_unique<Plan>();
     const int p = static_cast<int>(world.size());
     plan->member = std::move(c.member);
     plan->node.assign(static_cast<std::size_t>(p), 0);
     for (int v = 0; v < p; ++v) plan->node[static_cast<std::size_t>(plan->member[static_cast<std::size_t>(v)])] = v;
-    plan->choice = choose(c.trees, bytes, unit);
+    // choose() over all of c.trees, without searching the catalogue's again:
+    // the earlier tree wins a tie.
+    plan->choice = c.catalogue_choice;
+    if (c.trees.size() > c.catalogue) {
+        const Choice g = choose(std::span<const Tree>(c.trees).subspan(c.catalogue), bytes, unit);
+        if (g.time < plan->choice.time) plan->choice = {c.catalogue + g.tree, g.segment, g.time};
+    }
     plan->name = c.names[plan->choice.tree];
     plan->tree = std::move(c.trees[plan->choice.tree]);
     plan->parent.assign(static_cast<std::size_t>(p), -1);

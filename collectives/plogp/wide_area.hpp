@@ -27,8 +27,9 @@ namespace strata::coll::plogp {
 // member per site the tree is one of candidate_shapes over the sites; with
 // more, MagPIe's two layers: a wide-area tree over the coordinators and one
 // tree inside every site, the segments pipelined through the coordinators.
+// Either layer may instead be one of seed 002's greedy trees (Candidates).
 struct Plan {
-    std::string name;         // "binomial", or "4-ary+chain" (wide area + inside sites)
+    std::string name;         // "binomial", "4-ary+chain" (wide area + inside sites), "flat+greedy-6"
     Choice choice;            // the segment size and the predicted time
     Tree tree;                // over the nodes
     std::vector<int> member;  // node -> group rank
@@ -40,11 +41,22 @@ struct Plan {
     }
 };
 
-// The trees a plan chooses among, over nodes in a plan's order.
+// The trees a plan chooses among for one message, over nodes in a plan's
+// order. First the catalogue: every shape of candidate_shapes over the sites,
+// and with several members in a site, each with every one of flat, chain,
+// binary and binomial inside the sites. Then seed 002's greedy trees
+// (greedy_shapes) for the segment size of the catalogue's choice: over the
+// sites, each with the chosen tree inside them, paced by the link from the
+// root's site to the next one; and inside the sites, each under the chosen
+// tree over them, paced by the largest site's own link. (The paper builds its
+// trees for a segment size; the catalogue's search gives the one to build
+// for, and the greedy trees then have their own segment search.)
 struct Candidates {
     std::vector<Tree> trees;
     std::vector<std::string> names;  // one per tree
     std::vector<int> member;         // node -> group rank
+    std::size_t catalogue = 0;       // trees[0, catalogue) are the catalogue's
+    Choice catalogue_choice;         // choose() among the catalogue's trees
 };
 
 class WideArea {
@@ -81,10 +93,19 @@ public:
     // `world` (group rank -> world rank), which covers() must vouch for.
     // Computed once per group, root and size, then remembered.
     const Plan& plan(std::span<const int> world, int root, std::size_t bytes, std::size_t unit) const;
-    // The trees plan() chooses among (for checking its choice: optimum()).
-    Candidates candidates(std::span<const int> world, int root) const;
+    // The trees plan() chooses among for `bytes` (for checking its choice:
+    // optimum()). The plan is the fastest of them; a greedy tree only where it
+    // is faster than the catalogue's choice.
+    Candidates candidates(std::span<const int> world, int root, std::size_t bytes, std::size_t unit) const;
 
 private:
+    // Gives the edges of c.trees[from...] the link classes between their ends
+    // (the trees are built over a placeholder), and the gateway term.
+    void wire(Candidates& c, std::span<const int> world, std::size_t from) const;
+    // What sends from the group's `node` to another site pay first: its site's
+    // own link when the site's traffic leaves through a gateway, else null.
+    const Link* gateway_of(std::span<const int> world, const Candidates& c, int node) const;
+
     Params params_;
     std::vector<int> site_of_;                    // world rank -> site index
     std::vector<bool> gateway_;                   // site index -> its traffic out goes through a gateway

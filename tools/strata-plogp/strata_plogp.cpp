@@ -18,7 +18,8 @@
 // --predict reads STRATA_PLOGP's file instead and prints, for an MPI_Bcast of
 // each size from --root (default 0) over MPI_COMM_WORLD, what the model
 // chooses (the tree, the segment size, the time it predicts) and the
-// exhaustive optimum over the same trees, as CSV on rank 0, times in the
+// exhaustive optimum over the same trees (the catalogue's and the greedy
+// trees built for that size), as CSV on rank 0, times in the
 // shortest form that reads back exactly (so two runs compare bit for bit):
 //   size,plan,segment,predicted_us,optimum_plan,optimum_segment,optimum_us
 #include <mpi.h>
@@ -116,10 +117,10 @@ int predict(const Options& o, int rank, int size) {
                     "MPI_COMM_WORLD runs the multilevel algorithm then, which --predict does not model");
     }
     if (rank == 0) {
-        const Candidates all = model->candidates(world, o.root);
         std::printf("size,plan,segment,predicted_us,optimum_plan,optimum_segment,optimum_us\n");
         for (std::size_t bytes : o.predict) {
             const Plan& plan = model->plan(world, o.root, bytes, 1);
+            const Candidates all = model->candidates(world, o.root, bytes, 1);
             const Choice best = optimum(all.trees, bytes, 1);
             std::printf("%zu,%s,%zu,%s,%s,%zu,%s\n", bytes, plan.name.c_str(), plan.choice.segment,
                         shortest(plan.choice.time).c_str(), all.names[best.tree].c_str(), best.segment,

@@ -386,7 +386,7 @@ TEST_CASE("a model told which sites send through a gateway gives their wide-area
     REQUIRE(plain.ok());
     const std::vector<int> world{0, 1, 2, 3};
     for (const int root : {0, 1}) {
-        const Candidates gated = (*made)->candidates(world, root);
+        const Candidates gated = (*made)->candidates(world, root, 1 << 20, 8);
         for (const Tree& t : gated.trees) {
             for (int v = 0; v < t.size(); ++v) {
                 const int from = gated.member[static_cast<std::size_t>(v)];
@@ -404,4 +404,271 @@ TEST_CASE("a model told which sites send through a gateway gives their wide-area
     const Plan& with = (*made)->plan(world, 1, 1 << 20, 8);
     const Plan& without = (*plain)->plan(world, 1, 1 << 20, 8);
     CHECK(with.choice.time >= without.choice.time);
+}
+
+namespace {
+
+// The children of every node, as node numbers.
+std::vector<std::vector<int>> kids_of(const Tree& t) {
+    std::vector<std::vector<int>> out;
+    for (const std::vector<Tree::Edge>& edges : t.children) {
+        out.emplace_back();
+        for (const Tree::Edge& e : edges) out.back().push_back(e.child);
+    }
+    return out;
+}
+
+// The height of a tree (edges from the root to its deepest node), or -1 when
+// some node is not reached exactly once from the root.
+int height_of(const Tree& t) {
+    std::vector<int> depth(static_cast<std::size_t>(t.size()), -1);
+    depth[0] = 0;
+    std::vector<int> order{0};
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        for (const Tree::Edge& e : t.children[static_cast<std::size_t>(order[i])]) {
+            if (e.child <= 0 || e.child >= t.size() || depth[static_cast<std::size_t>(e.child)] != -1) return -1;
+            depth[static_cast<std::size_t>(e.child)] = depth[static_cast<std::size_t>(order[i])] + 1;
+            order.push_back(e.child);
+        }
+    }
+    if (static_cast<int>(order.size()) != t.size()) return -1;
+    return *std::max_element(depth.begin(), depth.end());
+}
+
+// The least height of a tree over n nodes with at most d children per node.
+int least_height(int d, int n) {
+    int h = 0;
+    for (long long level = 1, total = 1; total < n; ++h) total += level *= d;
+    return h;
+}
+
+// Every edge of `t` given a link of its own (a copy of `l` per child): the
+// children of a node do not share a link, as between the sites of a grid.
+Tree own_links(Tree t, std::vector<Link>& store, const Link& l) {
+    store.assign(static_cast<std::size_t>(t.size()), l);
+    for (auto& edges : t.children) {
+        for (Tree::Edge& e : edges) e.link = &store[static_cast<std::size_t>(e.child)];
+    }
+    return t;
+}
+
+// The catalogue's k-ary tree of degree d over n nodes (binary, or flat for n - 1).
+TreeShape kary(int d, int n) {
+    if (d == 2) return {ShapeKind::binary};
+    if (d >= n - 1) return {ShapeKind::flat};
+    return {ShapeKind::kary, d};
+}
+
+// A greedy tree of degree d over n nodes on `link` (a copy per child when
+// `own`): every node reached once, at most d children; its first segment
+// reaches the last node no later than down the catalogue's tree of the same
+// degree; and where a child needs longer to forward than its parent to send
+// to all n (reach > n * spacing), the levels fill one after another: the
+// least height of degree d.
+void check_greedy(const Link& link, bool own, int n, int d) {
+    const Pace pace = pace_of(link, 100, !own);
+    INFO("reach " << pace.reach << " ns, spacing " << pace.spacing << " ns, " << n << " nodes, degree " << d
+                  << (own ? ", a link per child" : ", one link"));
+    std::vector<Link> store;
+    const Tree t = make_tree({ShapeKind::greedy, d, pace}, n, link);
+    const Tree g = own ? own_links(t, store, link) : t;
+    const int h = height_of(g);
+    REQUIRE(h >= 0);
+    for (const auto& edges : g.children) CHECK(static_cast<int>(edges.size()) <= d);
+    if (pace.reach > n * pace.spacing) CHECK(h == least_height(d, n));
+    if (d < 2) return;
+    std::vector<Link> store2;
+    const Tree k = make_tree(kary(d, n), n, link);
+    const Tree k2 = own ? own_links(k, store2, link) : k;
+    CHECK(bcast_time(g, 100, 100).first <= bcast_time(k2, 100, 100).first + 1e-9);
+}
+
+}  // namespace
+
+TEST_CASE("a greedy tree gives each receiver, in turn, to the sender that reaches it first", "[plogp][greedy]") {
+    // transfer L + g = 10, gap 3, os 1. The children of a node share its
+    // link: it begins a send every 3 us; each child has the segment 10 us
+    // after its send began.
+    const Link l = constant(7, 1, 0, 3);
+    const Pace shared = pace_of(l, 100, true);
+    CHECK(shared == Pace{10000, 3000});
+    CHECK(pace_of(l, 100, false) == Pace{10000, 1000});  // a link per child: one send overhead apart
+    Link gated_link = l;
+    const Link site = constant(1, 1, 1, 5);
+    CHECK(pace_of(gated_link, 100, false, &site) == Pace{10000, 5000});  // s_w = max(os_w, g_l)
+    gated_link.eager_limit = 50;
+    CHECK(pace_of(gated_link, 100, true).reach == 24000);  // the rendezvous's two latencies
+
+    // Degree 3 over 7 nodes: the root's children have it at 10, 13, 16; node
+    // 1's first child at 20, its second and node 2's first at 23 (node 1's
+    // first: it had the segment first), then node 2's.
+    const Tree g = make_tree({ShapeKind::greedy, 3, shared}, 7, l);
+    CHECK(kids_of(g) == std::vector<std::vector<int>>{{1, 2, 3}, {4, 5}, {6}, {}, {}, {}, {}});
+    CHECK(bcast_time(g, 100, 100).first == Approx(23));
+    // The catalogue's 3-ary tree gives node 1 all three: the last has it at 26.
+    CHECK(bcast_time(make_tree({ShapeKind::kary, 3}, 7, l), 100, 100).first == Approx(26));
+    CHECK(TreeShape{ShapeKind::greedy, 3, shared}.name() == "greedy-3");
+    // Degree 1 is the chain; one node is a root alone.
+    CHECK(kids_of(make_tree({ShapeKind::greedy, 1, shared}, 4, l)) == kids_of(make_tree({ShapeKind::chain}, 4, l)));
+    CHECK(make_tree({ShapeKind::greedy, 2, shared}, 1, l).children[0].empty());
+
+    // The properties below, over links whose transfer is long or short
+    // against the sender's pace.
+    for (const Link& link :
+         {constant(7, 1, 0, 3), constant(100, 1, 0, 3), constant(2, 4, 0, 3), constant(0, 0, 0, 1)}) {
+        for (bool own : {false, true}) {
+            for (int n : {2, 3, 5, 8, 13, 31, 64}) {
+                for (int d = 1; d < n; d += d < 4 ? 1 : 5) check_greedy(link, own, n, d);
+            }
+        }
+    }
+}
+
+TEST_CASE("greedy trees come in the paper's degrees: from g/s up, only where the height shrinks", "[plogp][greedy]") {
+    const auto degrees = [](const std::vector<TreeShape>& shapes) {
+        std::vector<int> out;
+        for (const TreeShape& s : shapes) {
+            CHECK(s.kind == ShapeKind::greedy);
+            out.push_back(s.degree);
+        }
+        return out;
+    };
+    // g / os = 20 on links of their own: degree 20 (height 2 over 64 nodes),
+    // then 63 (height 1); 21 to 62 keep height 2.
+    const Link l = constant(1000, 1, 1, 20);
+    CHECK(degrees(greedy_shapes(64, l, 1000, false)) == std::vector<int>{20, 63});
+    // One shared link: a send every gap, so no degree is too small: 2 (height
+    // 6 over 64 nodes), 3 (4), 4 (3), 8 (2), 63 (1).
+    CHECK(degrees(greedy_shapes(64, l, 1000, true)) == std::vector<int>{2, 3, 4, 8, 63});
+    CHECK(greedy_shapes(64, l, 1000, true)[0].pace == pace_of(l, 1000, true));
+    CHECK(degrees(greedy_shapes(3, l, 1000, true)) == std::vector<int>{2});
+    CHECK(greedy_shapes(2, l, 1000, true).empty());  // the chain and flat tree are the same
+    CHECK(degrees(greedy_shapes(64, constant(1000, 0, 0, 20), 1000, false)) == std::vector<int>{63});
+    // Through a gateway a send costs the site's gap (5): from degree 4.
+    const Link site = constant(1, 1, 1, 5);
+    CHECK(degrees(greedy_shapes(64, l, 1000, false, &site)) == std::vector<int>{4, 8, 63});
+}
+
+namespace {
+
+// Seed 002 Figure 2's links as strata-plogp measured them on the emulated grid
+// (docs/PERFORMANCE.md; docs/perf/plogp-fig2-params.txt): inside a site
+// (0.5 ms, 1 Gbit/s) and between two (10 ms, 100 Mbit/s), for the sites
+// `names` (each with its own link inside, every two with theirs).
+Params figure2(const std::vector<std::string>& names) {
+    const std::string inside =
+        "latency 499.3909378051758\n"
+        "os 3.5149993896484375 3.4150009155273438 5.4080047607421875 5.086997985839844 5.197998046875 "
+        "9.91400146484375 4.247001647949219 3.996002197265625\n"
+        "or 1.2719955444335938 1.9530029296875 1.2620010375976562 0.5699996948242188 0.84100341796875 "
+        "1.2819976806640625 3.0459747314453125 10.101882934570312\n"
+        "g 1.1855621337890625 3.4683127403259277 8.4701247215271 33.096187114715576 132.21037435531616 "
+        "528.8337497711182 2120.6529998779297 8517.180751800537\n"
+        "eager 65536\n";
+    const std::string between =
+        "latency 10000.528184890747\n"
+        "os 3.7959976196289062 4.08599853515625 3.925994873046875 4.3459930419921875 6.819999694824219 "
+        "18.36699676513672 5.857994079589844 5.377998352050781\n"
+        "or 1.2919998168945312 3.6049957275390625 1.5330047607421875 1.983001708984375 9.173004150390625 "
+        "11.317001342773438 19.892990112304688 54.19694519042969\n"
+        "g 3.212312698364258 23.690374851226807 85.11575031280518 330.8941249847412 1316.103000164032 "
+        "5249.7293128967285 21002.755500793457 84000.2577495575\n"
+        "eager 65536\n";
+    std::string text = "sizes 0 256 1K 4K 16K 64K 256K 1M\n";
+    const auto add = [&](const std::string& a, const std::string& b, const std::string& fields) {
+        for (std::size_t at = 0; at < fields.size();) {
+            const std::size_t end = fields.find('\n', at);
+            text += "link " + a + " " + b + " " + fields.substr(at, end - at) + "\n";
+            at = end + 1;
+        }
+    };
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        add(names[i], names[i], inside);
+        for (std::size_t j = i + 1; j < names.size(); ++j) add(names[i], names[j], between);
+    }
+    strata::base::Result<Params> p = Params::parse(text, "figure 2");
+    REQUIRE(p.ok());
+    return std::move(*p);
+}
+
+}  // namespace
+
+TEST_CASE("greedy trees against the catalogue on Figure 2's links", "[plogp][greedy]") {
+    const Params p = figure2({"A", "B"});
+    const Link& lan = *p.link("A", "A");
+    const Link& wan = *p.link("A", "B");
+    const auto catalogue = [](int n, const Link& link, std::vector<Link>* own) {
+        std::vector<Tree> trees;
+        for (const TreeShape& s : candidate_shapes(n)) {
+            trees.push_back(make_tree(s, n, link));
+            if (own != nullptr) trees.back() = own_links(trees.back(), *own, link);
+        }
+        return trees;
+    };
+
+    SECTION("machines behind one link (a site): the greedy tree wins where the catalogue's last level is ragged") {
+        // 24 nodes, 4 KiB: the catalogue's best is 20-ary in 4 KiB segments;
+        // the greedy trees built for that segment size beat it by 2.6%.
+        const std::vector<Tree> trees = catalogue(24, lan, nullptr);
+        const Choice best = choose(trees, 4096, 1);
+        CHECK(candidate_shapes(24)[best.tree].name() == "20-ary");
+        std::vector<Tree> greedy;
+        for (const TreeShape& s : greedy_shapes(24, lan, best.segment, true)) greedy.push_back(make_tree(s, 24, lan));
+        const Choice g = choose(greedy, 4096, 1);
+        INFO("catalogue " << best.time << " us, greedy " << g.time << " us");
+        CHECK(g.time < best.time * 0.98);
+    }
+    SECTION("sites with a link each (the wide area): the flat tree is never beaten") {
+        for (int n : {3, 8, 24, 64}) {
+            std::vector<Link> store;
+            const std::vector<Tree> trees = catalogue(n, wan, &store);
+            for (std::size_t bytes : {std::size_t{1} << 10, std::size_t{1} << 16, std::size_t{1} << 22}) {
+                const Choice best = choose(trees, bytes, 1);
+                std::vector<Tree> greedy;
+                std::vector<std::vector<Link>> stores;
+                for (const TreeShape& s : greedy_shapes(n, wan, best.segment, false)) {
+                    stores.emplace_back();
+                    greedy.push_back(own_links(make_tree(s, n, wan), stores.back(), wan));
+                }
+                INFO(n << " nodes, " << bytes << " bytes");
+                CHECK(candidate_shapes(n)[best.tree].name() == "flat");
+                CHECK(choose(greedy, bytes, 1).time >= best.time);
+            }
+        }
+    }
+}
+
+TEST_CASE("plans take a greedy tree only where it is faster, and every process takes the same", "[plogp][greedy]") {
+    // Two sites of 32 ranks each: inside them the catalogue has flat, chain,
+    // binary and binomial; a greedy tree of degree 6 beats them by 10% at 16 KiB.
+    std::vector<std::string> sites(64, "A");
+    std::fill(sites.begin() + 32, sites.end(), "B");
+    const auto made = WideArea::make(figure2({"A", "B"}), sites);
+    const auto elsewhere = WideArea::make(figure2({"A", "B"}), sites);
+    REQUIRE(made.ok());
+    REQUIRE(elsewhere.ok());
+    std::vector<int> world(64);
+    for (int r = 0; r < 64; ++r) world[static_cast<std::size_t>(r)] = r;
+    for (std::size_t bytes : {std::size_t{1} << 10, std::size_t{1} << 14, std::size_t{1} << 20}) {
+        const Plan& plan = (*made)->plan(world, 0, bytes, 1);
+        const Candidates c = (*made)->candidates(world, 0, bytes, 1);
+        INFO(bytes << " bytes: " << plan.name << " " << plan.choice.time << " us; catalogue "
+                   << c.names[c.catalogue_choice.tree] << " " << c.catalogue_choice.time << " us");
+        REQUIRE(c.trees.size() > c.catalogue);
+        CHECK(c.catalogue_choice.tree < c.catalogue);
+        CHECK(plan.choice.time <= c.catalogue_choice.time);
+        CHECK(plan.choice.time >= optimum(c.trees, bytes, 1).time);
+        const bool greedy = plan.choice.tree >= c.catalogue;
+        CHECK(greedy == (plan.choice.time < c.catalogue_choice.time));
+        CHECK((plan.name.find("greedy") != std::string::npos) == greedy);
+        if (bytes == std::size_t{1} << 14) {
+            CHECK(plan.name == "flat+greedy-6");
+            CHECK(plan.choice.time < c.catalogue_choice.time * 0.92);
+        }
+        const Plan& again = (*elsewhere)->plan(world, 0, bytes, 1);
+        CHECK(again.name == plan.name);
+        CHECK(again.choice.segment == plan.choice.segment);
+        CHECK(again.choice.time == plan.choice.time);
+        CHECK(again.parent == plan.parent);
+    }
 }

@@ -7,6 +7,7 @@
 #include "adapters/program_check.hpp"
 #include "base/dir_fd.hpp"
 #include "base/knob.hpp"
+#include "base/numbers.hpp"
 #include "wireup/environment.hpp"
 
 #include <boost/asio/posix/stream_descriptor.hpp>
@@ -23,7 +24,6 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -55,13 +55,6 @@ std::string_view trim(std::string_view s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) s.remove_prefix(1);
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.remove_suffix(1);
     return s;
-}
-
-std::optional<long> number_parse(std::string_view s) {
-    long v = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
-    return v;
 }
 
 std::string shell_quote(const std::string& s) {
@@ -206,10 +199,10 @@ std::optional<long> slurm_job_id_parse(std::string_view sbatch_output) {
     if (at != std::string_view::npos) {
         std::string_view rest = text.substr(at + kPrefix.size());
         const std::size_t end = rest.find_first_not_of("0123456789");
-        return number_parse(rest.substr(0, end));
+        return base::parse_int<long>(rest.substr(0, end)).as_optional();
     }
     // --parsable: "<id>" or "<id>;<cluster>", alone on its line.
-    return number_parse(text.substr(0, text.find(';')));
+    return base::parse_int<long>(text.substr(0, text.find(';'))).as_optional();
 }
 
 SlurmJobState slurm_job_state_parse(std::string_view text) {
@@ -239,17 +232,17 @@ std::optional<SlurmTaskStatus> slurm_task_status_parse(std::string_view text) {
     const std::size_t space = text.find(' ');
     if (space == std::string_view::npos) return std::nullopt;
     const std::string_view word = text.substr(0, space);
-    const auto value = number_parse(trim(text.substr(space + 1)));
-    if (!value || *value < 0 || *value > 4095) return std::nullopt;
+    const base::ParsedInt<int> value = base::parse_int<int>(trim(text.substr(space + 1)), 0, 4095);
+    if (!value) return std::nullopt;
     SlurmTaskStatus s;
     if (word == "exit") {
-        s.exit.value = static_cast<int>(*value);
+        s.exit.value = *value;
     } else if (word == "signal") {
         s.exit.signaled = true;
-        s.exit.value = static_cast<int>(*value);
+        s.exit.value = *value;
     } else if (word == "error") {
         s.exec_failed = true;
-        s.error = static_cast<int>(*value);
+        s.error = *value;
     } else {
         return std::nullopt;
     }
@@ -568,7 +561,7 @@ void SlurmAdapter::tasks_read() {
         }
         if (!t.started && !(t.status && t.status->exec_failed)) {
             const auto text = work_.file_read_owned(task_file(i, ".pid"), tasks_owner_);
-            const auto pid = text && *text ? number_parse(trim(**text)) : std::nullopt;
+            const auto pid = text && *text ? base::parse_int<long>(trim(**text)).as_optional() : std::nullopt;
             if (pid || t.status) {
                 t.started = true;
                 t.pid = pid.value_or(-1);

@@ -21,6 +21,7 @@
 
 #include "adapters/redirect.hpp"
 #include "adapters/leftovers.hpp"
+#include "base/numbers.hpp"
 #include "wireup/environment.hpp"
 
 namespace {
@@ -80,13 +81,24 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "strata-slurm-task: SLURM_PROCID is not set; run it through srun\n");
         return 2;
     }
-    const long task = std::strtol(procid, nullptr, 10);
-    const long rank = std::strtol(argv[2], nullptr, 10) + task;
+    // Slurm and the adapter's batch script write these: anything but a number
+    // would start the program as some other rank.
+    const strata::base::ParsedInt<int> task = strata::base::parse_int<int>(procid, 0);
+    if (!task) {
+        std::fprintf(stderr, "strata-slurm-task: SLURM_PROCID='%s' is not a task number (0 or more)\n", procid);
+        return 2;
+    }
+    const strata::base::ParsedInt<int> first = strata::base::parse_int<int>(argv[2], 0);
+    if (!first) {
+        std::fprintf(stderr, "strata-slurm-task: the first rank '%s' is not a number (0 or more)\n", argv[2]);
+        return 2;
+    }
+    const long rank = static_cast<long>(*first) + *task;
     ::setenv(strata::wireup::env::kRank, std::to_string(rank).c_str(), 1);
     ::setenv(strata::wireup::env::kSubjob, argv[3], 1);
     const char* dir = argv[4];
     const char* path = argv[5];
-    const std::string prefix = work + "/task" + std::to_string(task);
+    const std::string prefix = work + "/task" + std::to_string(*task);
     const Files files = files_take();
 
     const int in_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);

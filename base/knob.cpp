@@ -12,42 +12,19 @@ std::vector<KnobInfo>& registry() {
 }
 
 // An integer knob's text: optionally negative, K/M/G only where `sizes`.
-std::optional<std::int64_t> int_parse(std::string text, bool sizes) {
-    const bool negative = !text.empty() && text[0] == '-';
-    if (negative) text.erase(0, 1);
-    if (!sizes && text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-    const std::optional<std::int64_t> parsed = parse_size(text);
-    if (!parsed) return std::nullopt;
-    return negative ? -*parsed : *parsed;
+std::optional<std::int64_t> int_parse(std::string_view text, bool sizes) {
+    if (!sizes) return parse_int<std::int64_t>(text).as_optional();
+    const bool negative = text.starts_with('-');
+    if (negative) text.remove_prefix(1);
+    const std::optional<std::int64_t> size = parse_size(text);
+    if (!size) return std::nullopt;
+    return negative ? -*size : *size;
 }
 }  // namespace
 
 const std::vector<KnobInfo>& knobs_all() { return registry(); }
 
 void knob_register(KnobInfo info) { registry().push_back(std::move(info)); }
-
-std::optional<std::int64_t> parse_size(const std::string& text) {
-    if (text.empty()) return std::nullopt;
-    std::size_t pos = 0;
-    std::int64_t value = 0;
-    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
-        if (value > (INT64_MAX - 9) / 10) return std::nullopt;
-        value = value * 10 + (text[pos] - '0');
-        ++pos;
-    }
-    if (pos == 0) return std::nullopt;
-    if (pos == text.size()) return value;
-    if (pos + 1 != text.size()) return std::nullopt;
-    int shift = 0;
-    switch (text[pos]) {
-        case 'k': case 'K': shift = 10; break;
-        case 'm': case 'M': shift = 20; break;
-        case 'g': case 'G': shift = 30; break;
-        default: return std::nullopt;
-    }
-    if (value > (INT64_MAX >> shift)) return std::nullopt;
-    return value << shift;
-}
 
 std::optional<KnobSetting> knob_setting(const KnobInfo& info) {
     const char* env = std::getenv(info.name.c_str());

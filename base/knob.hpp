@@ -7,6 +7,8 @@
 // knob in a program's main file never reaches its list (its test says so).
 #pragma once
 
+#include "base/numbers.hpp"  // parse_size, the reader of a size knob
+
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -34,9 +36,6 @@ struct KnobSetting {
     bool valid = true;
 };
 std::optional<KnobSetting> knob_setting(const KnobInfo& info);
-
-// Parses "123", "64K", "8M", "1G". nullopt on anything else.
-std::optional<std::int64_t> parse_size(const std::string& text);
 
 class KnobInt {
 public:

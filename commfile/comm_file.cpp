@@ -75,7 +75,7 @@ private:
                 return fail(c.line, "the processor '" + m.text.substr(0, 20) + "...' is longer than 510 characters");
             }
             if (const auto k = c.fields.find("key"); k != c.fields.end()) {
-                m.key = std::stoi(k->second.value);
+                m.key = k->second.number;
                 if (const auto [it, fresh] = keys.emplace(m.key, c.line); !fresh) {
                     return fail(c.line, "key " + k->second.value + " is given twice in comm '" + d.name +
                                             "' (first at line " + std::to_string(it->second) + ")");
@@ -140,7 +140,7 @@ private:
         }
         if (same.empty()) return fail(side.line, "no comm is named '" + name + "'");
         int color = 0;
-        if (const auto c = side.fields.find("color"); c != side.fields.end()) color = std::stoi(c->second.value);
+        if (const auto c = side.fields.find("color"); c != side.fields.end()) color = c->second.number;
         if (color >= static_cast<int>(same.size())) {
             return fail(side.line, "color " + std::to_string(color) +
                                        " is out of range: " + std::to_string(same.size()) + " comm(s) are named '" +

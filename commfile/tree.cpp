@@ -1,7 +1,8 @@
 #include "commfile/tree.hpp"
 
+#include "base/numbers.hpp"
+
 #include <array>
-#include <charconv>
 
 namespace strata::commfile {
 
@@ -43,26 +44,26 @@ base::Error field_fail(const std::string& where, int line, const std::string& wh
     return base::Error{where + ":" + std::to_string(line) + ": " + what};
 }
 
-// A field's value well formed.
-base::Status field_check(const Node& node, const FieldSpec& f, const Field& field, const std::string& where) {
+// A field's value well formed; a number's read into the field.
+base::Status field_check(const Node& node, const FieldSpec& f, Field& field, const std::string& where) {
     const std::string& v = field.value;
     if (!f.number) {
         if (!v.empty()) return {};
         return field_fail(where, field.line, "the " + std::string(f.name) + " of a " + node.element + " is empty");
     }
-    int n = 0;
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (ec != std::errc() || end != v.data() + v.size() || n < 0 || v.empty()) {
+    const base::ParsedInt<int> n = base::parse_int<int>(v, 0);
+    if (!n) {
         return field_fail(
             where, field.line,
             "the " + std::string(f.name) + " of a " + node.element + " must be a number from 0, not '" + v + "'");
     }
+    field.number = *n;
     return {};
 }
 
 }  // namespace
 
-base::Status fields_check(const Node& node, const std::string& where) {
+base::Status fields_check(Node& node, const std::string& where) {
     const ElementSpec* spec = element_spec(node.element);
     for (const FieldSpec& f : spec->fields) {
         const auto it = node.fields.find(f.name);
@@ -72,7 +73,7 @@ base::Status fields_check(const Node& node, const std::string& where) {
         }
         if (base::Status s = field_check(node, f, it->second, where); !s) return s;
     }
-    for (const Node& c : node.children) {
+    for (Node& c : node.children) {
         if (base::Status s = fields_check(c, where); !s) return s;
     }
     return {};

@@ -26,6 +26,7 @@ namespace strata::commfile {
 struct Field {
     std::string value;
     int line = 0;
+    int number = 0;  // a number field's value, set by fields_check
 };
 
 struct Node {
@@ -67,7 +68,8 @@ std::string element_expects(const ElementSpec& spec, bool yaml);
 base::Result<Node> xml_read(const std::string& text, const std::string& where);
 base::Result<Node> yaml_read(const std::string& text, const std::string& where);
 
-// Required fields present, numbers well formed, in the whole tree.
-base::Status fields_check(const Node& node, const std::string& where);
+// Required fields present, numbers well formed (and read into Field::number),
+// in the whole tree.
+base::Status fields_check(Node& node, const std::string& where);
 
 }  // namespace strata::commfile

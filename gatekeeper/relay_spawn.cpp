@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/keepalive.hpp"
+#include "base/numbers.hpp"
 #include "base/unique_fd.hpp"
 #include "wireup/environment.hpp"
 
@@ -58,12 +59,11 @@ base::Result<int> port_read(int fd) {
         if (n <= 0) return base::Error{"the relay exited before it listened (its log says why)"};
         got.push_back(c);
     }
-    int port = 0;
-    std::size_t i = 0;
-    for (; i < got.size() && got[i] >= '0' && got[i] <= '9' && port < 65536; ++i) port = port * 10 + (got[i] - '0');
-    if (i == 0 || i >= got.size() || got[i] != '\n' || port <= 0 || port > 65535)
-        return base::Error{"the relay said '" + got.substr(0, got.find('\n')) + "' instead of its port"};
-    return port;
+    const std::size_t nl = got.find('\n');
+    const std::string line = got.substr(0, nl);
+    const base::ParsedInt<int> port = base::parse_int<int>(line, 1, 65535);
+    if (nl == std::string::npos || !port) return base::Error{"the relay said '" + line + "' instead of its port"};
+    return *port;
 }
 
 }  // namespace

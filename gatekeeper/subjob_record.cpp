@@ -3,6 +3,7 @@
 #include "adapters/slurm_adapter.hpp"
 #include "base/dir_fd.hpp"
 #include "base/file.hpp"
+#include "base/numbers.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -12,7 +13,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <sstream>
 
@@ -30,10 +30,12 @@ constexpr TextField kTextFields[] = {
     {"job_dir", &SubjobRecord::job_dir}, {"work_dir", &SubjobRecord::work_dir},
 };
 
+// A whole decimal number of out's type (base::parse_int).
 template <typename T>
 bool number_parse(std::string_view s, T& out) {
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return ec == std::errc() && end == s.data() + s.size() && !s.empty();
+    const base::ParsedInt<T> n = base::parse_int<T>(s);
+    if (n) out = *n;
+    return n.ok();
 }
 
 constexpr const char* kSuffix = ".record";

@@ -1,5 +1,7 @@
 #include "job/contact.hpp"
 
+#include "base/numbers.hpp"
+
 #include <arpa/inet.h>
 
 #include <algorithm>
@@ -76,12 +78,10 @@ base::Status port_parse(const std::string& text, std::size_t& i, Contact& c, con
     const std::size_t begin = i + 1;
     const std::size_t end = std::min(text.find('/', begin), text.size());
     const std::string port = text.substr(begin, end - begin);
-    bool digits = !port.empty() && port.size() <= 5;
-    for (unsigned char ch : port) digits = digits && std::isdigit(ch);
-    const long value = digits ? std::stol(port) : 0;
-    if (value < 1 || value > 65535)
+    const base::ParsedInt<int> value = base::parse_int<int>(port, 1, 65535);
+    if (!value)
         return fail(begin, "bad port '" + port + "' in contact '" + text + "'; expected a number from 1 to 65535");
-    c.port = static_cast<int>(value);
+    c.port = *value;
     c.port_given = true;
     i = end;
     return {};

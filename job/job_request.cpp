@@ -2,9 +2,9 @@
 
 #include <cctype>
 #include <cerrno>
-#include <optional>
 
 #include "base/file.hpp"
+#include "base/numbers.hpp"
 
 namespace strata::job {
 
@@ -36,51 +36,35 @@ bool env_name_valid(const std::string& n) {
 }
 
 base::Result<int> subjob_count_parse(const std::string& text) {
-    bool digits = !text.empty();
-    for (unsigned char c : text) digits = digits && std::isdigit(c);
-    if (!digits || text.find_first_not_of('0') == std::string::npos)
-        return base::Error{"'count' must be a positive integer, got '" + text + "'"};
-    if (text.size() > 9 || std::stol(text) > MachineFile::kMaxSlots)
+    const base::ParsedInt<unsigned> n = base::parse_int<unsigned>(text, 1, MachineFile::kMaxSlots);
+    if (n.fault == base::IntFault::above)
         return base::Error{"'count' " + text + " is too large; at most " + std::to_string(MachineFile::kMaxSlots)};
-    return std::stoi(text);
+    if (!n) return base::Error{"'count' must be a positive integer, got '" + text + "'"};
+    return static_cast<int>(*n);
 }
-
-namespace {
-
-// A whole number from 1 to `most` written as decimal digits, or nothing.
-std::optional<long> bounded_count(const std::string& text, long most) {
-    bool digits = !text.empty() && text.size() <= 10;
-    for (unsigned char c : text) digits = digits && std::isdigit(c);
-    if (!digits) return std::nullopt;
-    const long n = std::stol(text);
-    if (n < 1 || n > most) return std::nullopt;
-    return n;
-}
-
-}  // namespace
 
 base::Result<int> wall_time_parse(const std::string& text, const std::string& key) {
-    const std::optional<long> minutes = bounded_count(text, kMaxWallTimeMin);
+    const base::ParsedInt<int> minutes = base::parse_int<int>(text, 1, kMaxWallTimeMin);
     if (!minutes)
         return base::Error{"'" + key + "' must be minutes from 1 to " + std::to_string(kMaxWallTimeMin) + ", got '" +
                            text + "'"};
-    return static_cast<int>(*minutes);
+    return *minutes;
 }
 
 base::Result<int> host_count_parse(const std::string& text, int count, const std::string& key) {
-    const std::optional<long> n = bounded_count(text, count > 0 ? count : 1);
+    const base::ParsedInt<int> n = base::parse_int<int>(text, 1, count > 0 ? count : 1);
     if (!n)
         return base::Error{"'" + key + "' must be a number of hosts from 1 to the subjob's count (" +
                            std::to_string(count) + "), got '" + text + "'"};
-    return static_cast<int>(*n);
+    return *n;
 }
 
 base::Result<int> memory_parse(const std::string& text, const std::string& key) {
-    const std::optional<long> n = bounded_count(text, kMaxMemoryMb);
+    const base::ParsedInt<int> n = base::parse_int<int>(text, 1, kMaxMemoryMb);
     if (!n)
         return base::Error{"'" + key + "' must be megabytes per process from 1 to " + std::to_string(kMaxMemoryMb) +
                            ", got '" + text + "'"};
-    return static_cast<int>(*n);
+    return *n;
 }
 
 MemoryOutcome memory_choose(int most_mb, int least_mb, AdapterKind adapter, int& asked_mb) {

@@ -3,11 +3,11 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <sstream>
 
 #include "base/file.hpp"
+#include "base/numbers.hpp"
 
 namespace strata::job {
 
@@ -47,14 +47,15 @@ struct LineAt {
 base::Result<int> parse_count(const std::string& text) {
     if (text.empty())
         return base::Error{"missing process count; " + std::string(kForms) + " with N a positive integer"};
-    for (unsigned char c : text)
-        if (!std::isdigit(c)) return base::Error{"'" + text + "' is not a process count; expected a positive integer"};
-    if (text.size() > 9 || std::stol(text) > MachineFile::kMaxSlots)
+    // Unsigned, so that "-1" is not a count at all rather than one too small.
+    const base::ParsedInt<unsigned> n = base::parse_int<unsigned>(text, 1, MachineFile::kMaxSlots);
+    if (n.fault == base::IntFault::malformed)
+        return base::Error{"'" + text + "' is not a process count; expected a positive integer"};
+    if (n.fault == base::IntFault::above)
         return base::Error{"process count " + text + " is too large; at most " +
                            std::to_string(MachineFile::kMaxSlots) + " per line"};
-    const int n = std::stoi(text);
-    if (n < 1) return base::Error{"process count must be at least 1"};
-    return n;
+    if (!n) return base::Error{"process count must be at least 1"};
+    return static_cast<int>(*n);
 }
 
 base::Status count_set(const std::string& text, const LineAt& where, int& out) {

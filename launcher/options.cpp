@@ -11,6 +11,7 @@
 // messages are fixed.
 #include "launcher/options.hpp"
 
+#include "base/numbers.hpp"
 #include "job/job_request.hpp"
 
 #include "wireup/binding.hpp"
@@ -20,7 +21,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cstdlib>
 #include <string_view>
 
 namespace strata::launcher {
@@ -30,13 +30,9 @@ namespace {
 constexpr int kMaxProcesses = 1000000;  // the -np row below says it in words
 
 bool parse_positive(const std::string& text, int max, int& out) {
-    if (text.empty() || text.size() > 9) return false;
-    for (unsigned char c : text)
-        if (!std::isdigit(c)) return false;
-    const long v = std::strtol(text.c_str(), nullptr, 10);
-    if (v < 1 || v > max) return false;
-    out = static_cast<int>(v);
-    return true;
+    const base::ParsedInt<int> v = base::parse_int<int>(text, 1, max);
+    if (v) out = *v;
+    return v.ok();
 }
 
 // IFACE, ADDRESS or ADDRESS/PREFIX.
@@ -60,13 +56,7 @@ bool network_valid(const std::string& t) {
     return true;
 }
 
-bool port_range_valid(const std::string& t) {
-    const std::size_t colon = t.find(':');
-    if (colon == std::string::npos) return false;
-    int lo = 0;
-    int hi = 0;
-    return parse_positive(t.substr(0, colon), 65535, lo) && parse_positive(t.substr(colon + 1), 65535, hi) && lo <= hi;
-}
+bool port_range_valid(const std::string& t) { return base::parse_port_range(t).has_value(); }
 
 // NAME[,NAME...]; the library checks that each name is a method.
 bool method_list_valid(const std::string& t) {

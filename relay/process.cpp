@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "base/numbers.hpp"
 #include "base/unique_fd.hpp"
 #include "relay/relay.hpp"
 
@@ -43,13 +44,11 @@ std::optional<std::uint32_t> address_parse(const std::string& text) {
 // "LOW:HIGH" with 0 < LOW <= HIGH < 65536, or "0".
 bool range_parse(const std::string& text, Options& o) {
     if (text == "0") return true;
-    const std::size_t colon = text.find(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == text.size() || text.size() > 11) return false;
-    for (std::size_t i = 0; i < text.size(); ++i)
-        if (i != colon && (text[i] < '0' || text[i] > '9')) return false;
-    o.port_low = std::atoi(text.substr(0, colon).c_str());
-    o.port_high = std::atoi(text.substr(colon + 1).c_str());
-    return o.port_low > 0 && o.port_low <= o.port_high && o.port_high < 65536;
+    const std::optional<std::pair<int, int>> range = base::parse_port_range(text);
+    if (!range) return false;
+    o.port_low = range->first;
+    o.port_high = range->second;
+    return true;
 }
 
 std::optional<Options> refused(const std::string& why) {

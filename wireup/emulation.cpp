@@ -1,6 +1,7 @@
 #include "wireup/emulation.hpp"
 
 #include "base/knob.hpp"
+#include "base/numbers.hpp"
 
 #include <cmath>
 #include <cstdlib>
@@ -105,11 +106,9 @@ base::Status emulation_figure_set(LinkShape& shape, const std::string& key, cons
 }
 
 base::Result<int> streams_check(const std::string& text) {
-    char* end = nullptr;
-    const long v = std::strtol(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || v < 1 || v > kStreamsMax)
-        return base::Error{"'" + text + "' is not a number of streams; expected 1 to " + std::to_string(kStreamsMax)};
-    return static_cast<int>(v);
+    const base::ParsedInt<int> v = base::parse_int<int>(text, 1, kStreamsMax);
+    if (!v) return base::Error{"'" + text + "' is not a number of streams; expected 1 to " + std::to_string(kStreamsMax)};
+    return *v;
 }
 
 std::string uplink_fault(const LinkShape& shape) {

@@ -4,6 +4,7 @@
 
 #include "base/keepalive.hpp"
 #include "base/knob.hpp"
+#include "base/numbers.hpp"
 #include "wireup/codec.hpp"
 #include "wireup/environment.hpp"
 
@@ -110,14 +111,12 @@ base::Status write_all(int fd, const std::vector<std::uint8_t>& bytes) {
     return {};
 }
 
-bool parse_int(const char* text, long lo, long hi, int& out) {
-    if (text == nullptr || *text == '\0') return false;
-    char* end = nullptr;
-    errno = 0;
-    const long v = std::strtol(text, &end, 10);
-    if (errno != 0 || *end != '\0' || v < lo || v > hi) return false;
-    out = static_cast<int>(v);
-    return true;
+// An environment variable's value (null: unset) that is an int from `lo` to `hi`.
+bool env_int_read(const char* text, int lo, int hi, int& out) {
+    if (text == nullptr) return false;
+    const base::ParsedInt<int> v = base::parse_int<int>(text, lo, hi);
+    if (v) out = *v;
+    return v.ok();
 }
 
 // Splits "host:port" or "[v6]:port".
@@ -134,8 +133,7 @@ bool split_host_port(const std::string& text, std::string& host, std::string& po
         host = text.substr(0, colon);
     }
     port = text.substr(colon + 1);
-    int ignored = 0;
-    return !host.empty() && parse_int(port.c_str(), 1, 65535, ignored);
+    return !host.empty() && base::parse_int<int>(port, 1, 65535);
 }
 
 // The connected descriptor; the failure is the reason alone.
@@ -316,12 +314,12 @@ base::Result<std::optional<Client>> Client::from_environment() {
     const std::string set_by = "; this variable is set by mpirun";
     if (!split_host_port(wireup, host, port))
         return base::Error{std::string(env::kWireup) + "='" + wireup + "' is not host:port" + set_by};
-    if (!parse_int(std::getenv(env::kSize), 1, std::numeric_limits<int>::max(), c.size_))
+    if (!env_int_read(std::getenv(env::kSize), 1, std::numeric_limits<int>::max(), c.size_))
         return base::Error{std::string(env::kSize) + " is missing or not a positive integer" + set_by};
-    if (!parse_int(std::getenv(env::kRank), 0, c.size_ - 1, c.rank_))
+    if (!env_int_read(std::getenv(env::kRank), 0, c.size_ - 1, c.rank_))
         return base::Error{std::string(env::kRank) + " is missing or not a rank below " + env::kSize + set_by};
     const char* subjob = std::getenv(env::kSubjob);
-    if (subjob != nullptr && !parse_int(subjob, 0, c.size_ - 1, c.subjob_))
+    if (subjob != nullptr && !env_int_read(subjob, 0, c.size_ - 1, c.subjob_))
         return base::Error{std::string(env::kSubjob) + "='" + subjob + "' is not a subjob index" + set_by};
     const char* key = std::getenv(env::kJobKey);
     if (key == nullptr || *key == '\0') return base::Error{std::string(env::kJobKey) + " is missing" + set_by};

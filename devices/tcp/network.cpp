@@ -1,12 +1,13 @@
 #include "devices/tcp/network.hpp"
 
+#include "base/numbers.hpp"
+
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
 
 #include <algorithm>
-#include <charconv>
 
 namespace strata::dev::tcp {
 
@@ -48,11 +49,6 @@ std::string interfaces_text(const std::vector<Interface>& ifs) {
     return s.empty() ? "none" : s;
 }
 
-bool parse_int(std::string_view t, int& out) {
-    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
-    return ec == std::errc() && p == t.data() + t.size();
-}
-
 }  // namespace
 
 base::Result<NetworkChoice> network_choose(const std::string& spec, const std::vector<Interface>& ifs) {
@@ -67,13 +63,12 @@ base::Result<NetworkChoice> network_choose(const std::string& spec, const std::v
     const Interface* hit = nullptr;
     if (auto slash = spec.find('/'); slash != std::string::npos) {
         in_addr net{};
-        int bits = -1;
-        if (inet_pton(AF_INET, spec.substr(0, slash).c_str(), &net) != 1 ||
-            !parse_int(std::string_view(spec).substr(slash + 1), bits) || bits < 0 || bits > 32) {
+        const base::ParsedInt<int> bits = base::parse_int<int>(std::string_view(spec).substr(slash + 1), 0, 32);
+        if (inet_pton(AF_INET, spec.substr(0, slash).c_str(), &net) != 1 || !bits) {
             return base::Error{"STRATA_NETWORK=" + spec +
                                " is neither an interface name nor an IPv4 subnet such as 10.0.0.0/24"};
         }
-        std::uint32_t mask = bits == 0 ? 0 : ~0u << (32 - bits);
+        std::uint32_t mask = *bits == 0 ? 0 : ~0u << (32 - *bits);
         std::uint32_t want = ntohl(net.s_addr) & mask;
         for (const auto& i : ifs) {
             if ((i.address & mask) == want) {
@@ -102,14 +97,32 @@ base::Result<NetworkChoice> network_choose(const std::string& spec, const std::v
 base::Result<PortRange> port_range_parse(const std::string& spec) {
     PortRange r;
     if (spec.empty()) return r;
-    auto colon = spec.find(':');
-    if (colon == std::string::npos || !parse_int(std::string_view(spec).substr(0, colon), r.low) ||
-        !parse_int(std::string_view(spec).substr(colon + 1), r.high) || r.low < 1 || r.high > 65535 ||
-        r.low > r.high) {
+    const std::optional<std::pair<int, int>> range = base::parse_port_range(spec);
+    if (!range) {
         return base::Error{"STRATA_PORT_RANGE=" + spec +
                            " is not LOW:HIGH with 1 <= LOW <= HIGH <= 65535 (e.g. 50000:50100)"};
     }
+    r.low = range->first;
+    r.high = range->second;
     return r;
+}
+
+base::Result<CardAddress> card_address_parse(const std::string& text) {
+    const std::size_t colon = text.rfind(':');
+    if (colon == std::string::npos) return base::Error{"expected ADDRESS[,ADDRESS...]:PORT"};
+    const std::string port = text.substr(colon + 1);
+    const base::ParsedInt<int> parsed = base::parse_int<int>(port, 1, 65535);
+    if (!parsed) return base::Error{"the port '" + port + "' is not a number from 1 to 65535"};
+    CardAddress out;
+    out.port = *parsed;
+    std::size_t start = 0;
+    while (start < colon) {
+        const std::size_t comma = std::min(text.find(',', start), colon);
+        if (comma > start) out.addresses.push_back(text.substr(start, comma - start));
+        start = comma + 1;
+    }
+    if (out.addresses.empty()) return base::Error{"no address before the port"};
+    return out;
 }
 
 }  // namespace strata::dev::tcp

@@ -5,7 +5,9 @@
 // that address is published. Unset: listen on all addresses and publish every
 // IPv4 address of every interface that is up, loopback last.
 // STRATA_PORT_RANGE (mpirun -port-range) "LOW:HIGH" restricts listening ports
-// for firewalls; unset lets the kernel pick.
+// for firewalls; unset lets the kernel pick. Each process publishes where it
+// listens in its card as "ADDRESS[,ADDRESS...]:PORT", its addresses
+// preferred first.
 #pragma once
 
 #include <cstdint>
@@ -41,5 +43,15 @@ struct PortRange {
 };
 
 base::Result<PortRange> port_range_parse(const std::string& spec);
+
+// Where a peer listens, as its card says.
+struct CardAddress {
+    std::vector<std::string> addresses;  // preferred first; never empty
+    int port = 0;
+};
+
+// "ADDRESS[,ADDRESS...]:PORT" as publish() writes it; fails with what is
+// wrong, for the caller to say whose card it is.
+base::Result<CardAddress> card_address_parse(const std::string& text);
 
 }  // namespace strata::dev::tcp

@@ -230,24 +230,19 @@ base::Status TcpMethod::connect_world(const adi::World& world) {
         p.site = cards[i].site;
         // Several streams for the links that cross the wide area.
         p.streams = p.site != my_site_ ? static_cast<int>(streams) : 1;
-        std::string a = cards[i].address_of("tcp");
-        auto colon = a.rfind(':');
-        if (colon == std::string::npos) continue;
-        p.remote.port = std::atoi(a.c_str() + colon + 1);
-        std::vector<std::string> list;
-        std::size_t start = 0;
-        std::string addrs = a.substr(0, colon);
-        while (start <= addrs.size()) {
-            auto comma = addrs.find(',', start);
-            if (comma == std::string::npos) comma = addrs.size();
-            if (comma > start) list.push_back(addrs.substr(start, comma - start));
-            start = comma + 1;
+        const std::string a = cards[i].address_of("tcp");
+        if (a.empty()) continue;  // no TCP at that rank
+        const base::Result<CardAddress> where = card_address_parse(a);
+        if (!where) {
+            std::string rank = "rank ";
+            rank += std::to_string(i);
+            return where.failure().prefixed(rank + " publishes the TCP address '" + a + "': ");
         }
-        if (list.empty()) continue;
-        p.remote.address = list.front();
+        p.remote.port = where->port;
+        p.remote.address = where->addresses.front();
         // On one host the loopback path is the shortest, when the peer listens on it.
         if (!my_host.empty() && cards[i].host == my_host) {
-            for (const auto& x : list) {
+            for (const auto& x : where->addresses) {
                 if (x == "127.0.0.1") p.remote.address = x;
             }
         }

@@ -8,6 +8,7 @@
 //
 // The work is done by security/cert_authority.hpp; this file reads options,
 // picks the default paths and prints what happened.
+#include "base/numbers.hpp"
 #include "security/cert_authority.hpp"
 #include "security/x509.hpp"
 
@@ -132,11 +133,9 @@ base::Result<std::chrono::days> days_parse(const Options& opts, int fallback) {
     auto it = opts.values.find("days");
     if (it == opts.values.end()) return std::chrono::days{fallback};
     const std::string& text = it->second;
-    char* end = nullptr;
-    long n = std::strtol(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || n <= 0 || n > 36500)
-        return base::Error{"--days must be a whole number of days from 1 to 36500, not \"" + text + "\""};
-    return std::chrono::days{n};
+    const base::ParsedInt<int> n = base::parse_int<int>(text, 1, 36500);
+    if (!n) return base::Error{"--days must be a whole number of days from 1 to 36500, not \"" + text + "\""};
+    return std::chrono::days{*n};
 }
 
 fs::path path_or(const Options& opts, const std::string& key, const fs::path& fallback) {

@@ -61,6 +61,11 @@ has "create-ca names the subject" "subject: *\/O=Strata Grid\/CN=Strata CA"
 hashed=$(ls "$strata/certificates" | grep -E '^[0-9a-f]{8}\.0$')
 [ -n "$hashed" ] && pass "hashed CA entry $hashed" || fail "hashed CA entry in $strata/certificates"
 refuse "create-ca twice" "already exists" "$ca" create-ca
+# --days is refused before anything is looked at; strtol took a sign and spaces.
+for days in 0 36501 +30 " 30" 30x 99999999999999999999; do
+    refuse "--days '$days'" "--days must be a whole number of days from 1 to 36500, not \"$days\"" \
+        "$ca" create-ca --days "$days"
+done
 
 check "host" "$ca" host --name node1.example.org
 has "host subject" "subject: *\/O=Strata Grid\/CN=host\/node1.example.org"

@@ -5,11 +5,14 @@
 #include "security/proxy.hpp"
 #include "security/x509.hpp"
 
+#include "hours_minutes.hpp"
+
 #include <openssl/evp.h>
 
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,11 +66,8 @@ struct Options {
 
 // "-valid H:M" in seconds; nullopt when it is not H:M.
 std::optional<long> valid_parse(const std::string& text) {
-    int h = 0;
-    int m = 0;
-    char extra = 0;
-    if (std::sscanf(text.c_str(), "%d:%d%c", &h, &m, &extra) != 2 || h < 0 || m < 0 || m > 59) return std::nullopt;
-    return h * 3600L + m * 60L;
+    if (text.find(':') == std::string::npos) return std::nullopt;
+    return strata::proxy_tools::hours_minutes_parse(text, std::numeric_limits<int>::max());
 }
 
 // The command line; the failure is a usage error.
@@ -87,9 +87,9 @@ base::Result<Options> options_parse(const std::vector<std::string>& args) {
         } else if (a == "-exists") {
             o.exists = true;
         } else if (a == "-valid") {
-            const std::optional<long> want = i + 1 < args.size() ? valid_parse(args[i + 1]) : std::nullopt;
-            if (!want) return base::Error{"-valid needs H:M"};
-            ++i;
+            if (i + 1 >= args.size()) return base::Error{"-valid needs H:M"};
+            const std::optional<long> want = valid_parse(args[++i]);
+            if (!want) return base::Error{"-valid needs H:M, not '" + args[i] + "'"};
             o.want = *want;
         } else {
             return base::Error{"unknown option '" + a + "'"};

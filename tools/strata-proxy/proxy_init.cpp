@@ -5,6 +5,8 @@
 #include "security/proxy.hpp"
 #include "security/x509.hpp"
 
+#include "hours_minutes.hpp"
+
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 
@@ -52,18 +54,10 @@ int failure(const std::string& text) {
 
 // "H:M" or whole hours; at most a year, at least a minute.
 std::optional<long> lifetime_parse(const std::string& text, bool hours_only) {
-    char* end = nullptr;
-    const long h = std::strtol(text.c_str(), &end, 10);
-    long m = 0;
-    if (end == text.c_str() || h < 0) return std::nullopt;
-    if (!hours_only && *end == ':') {
-        const char* mins = end + 1;
-        m = std::strtol(mins, &end, 10);
-        if (end == mins || m < 0 || m > 59) return std::nullopt;
-    }
-    if (*end != '\0') return std::nullopt;
-    const long seconds = h * 3600 + m * 60;
-    if (seconds < 60 || seconds > 366L * 24 * 3600) return std::nullopt;
+    constexpr unsigned kYearHours = 366 * 24;
+    if (hours_only && text.find(':') != std::string::npos) return std::nullopt;
+    const std::optional<long> seconds = strata::proxy_tools::hours_minutes_parse(text, kYearHours);
+    if (!seconds || *seconds < 60 || *seconds > kYearHours * 3600L) return std::nullopt;
     return seconds;
 }
 

@@ -99,6 +99,18 @@ def main():
         r = run(args.init, "-pwstdin", "-valid", "100000:00", stdin="open sesame\n")
         check(r.returncode == 2 and "-valid needs H:M between one minute and a year" in r.stderr,
               "a lifetime beyond a year is refused", r.stderr)
+        # Plain digits only: strtol took a sign or a space, and overflowed quietly.
+        for valid in (" 1:30", "+1:30", "1:+30", "1: 30", "1:30 ", "99999999999999999999"):
+            r = run(args.init, "-pwstdin", "-valid", valid, stdin="open sesame\n")
+            check(r.returncode == 2 and f"-valid needs H:M between one minute and a year, not '{valid}'" in r.stderr,
+                  f"strata-proxy-init -valid '{valid}' is refused", r.stdout + r.stderr)
+        r = run(args.init, "-pwstdin", "-hours", "1:30", stdin="open sesame\n")
+        check(r.returncode == 2 and "-hours needs whole hours between one minute and a year, not '1:30'" in r.stderr,
+              "strata-proxy-init -hours takes no minutes", r.stdout + r.stderr)
+        for valid in (" 1:30", "+1:30", "1:-0", "1: 30", "2", "1:60", "99999999999:00"):
+            r = run(args.info, "-exists", "-valid", valid)
+            check(r.returncode == 2 and f"-valid needs H:M, not '{valid}'" in r.stderr,
+                  f"strata-proxy-info -valid '{valid}' is refused", r.stdout + r.stderr)
         short = os.path.join(tmp, "short")
         r = run(args.ca, "user", "--name", "Short Lived", "--days", "1", "--out", short)
         check(r.returncode == 0, "a one-day user certificate", r.stderr)

@@ -2,20 +2,6 @@
 
 #include "base/knob.hpp"
 
-using strata::base::parse_size;
-
-TEST_CASE("sizes parse with K/M/G suffixes and reject junk") {
-    CHECK(parse_size("0") == 0);
-    CHECK(parse_size("64K") == 65536);
-    CHECK(parse_size("8m") == 8 << 20);
-    CHECK(parse_size("1G") == 1 << 30);
-    CHECK_FALSE(parse_size(""));
-    CHECK_FALSE(parse_size("K"));
-    CHECK_FALSE(parse_size("12KB"));
-    CHECK_FALSE(parse_size("1x"));
-    CHECK_FALSE(parse_size("99999999999999999999"));
-}
-
 TEST_CASE("knobs read the environment once and fall back to the default") {
     setenv("STRATA_TEST_KNOB_A", "123", 1);
     setenv("STRATA_TEST_KNOB_B", "12KB", 1);

@@ -438,6 +438,21 @@ intercomms:
                           Contains("color 2 is out of range: 2 comm(s) are named 'B' (colors 0 to 1)"));
 }
 
+TEST_CASE("a side's color must be a number from 0", "[commfile][errors]") {
+    for (const char* color : {"-1", "one", "1x", "99999999999"}) {
+        const std::string error = parse_error(std::string(R"(comms:
+  - {name: A, processors: [a]}
+  - {name: B, processors: [b]}
+intercomms:
+  - name: X
+    first: A
+    second: {name: B, color: ")") + color + "\"}\n",
+                                              "e.yaml");
+        CHECK_THAT(error, StartsWith("e.yaml:7: ") &&
+                              Contains("the color of a second must be a number from 0, not '" + std::string(color) + "'"));
+    }
+}
+
 TEST_CASE("a key given twice in one comm is an error", "[commfile][errors]") {
     const std::string error = parse_error(R"(<communicators>
   <comm name="A">
@@ -471,6 +486,15 @@ TEST_CASE("a key must be a number from 0", "[commfile][errors]") {
     CHECK_THAT(negative, StartsWith("e.yaml:6: ") && Contains("must be a number from 0, not '-1'"));
     const std::string trailing = parse_error(R"(<comm name="A"><processor key="1x">a</processor></comm>)", "e.xml");
     CHECK_THAT(trailing, StartsWith("e.xml:1: ") && Contains("not '1x'"));
+    // Past an int: refused at its line, never thrown.
+    const std::string huge =
+        parse_error(R"(<comm name="A"><processor key="99999999999">a</processor></comm>)", "e.xml");
+    CHECK_THAT(huge, StartsWith("e.xml:1: ") && Contains("must be a number from 0, not '99999999999'"));
+    for (const char* key : {"+1", " 1"}) {
+        const std::string signed_key =
+            parse_error(std::string(R"(<comm name="A"><processor key=")") + key + R"(">a</processor></comm>)", "e.xml");
+        CHECK_THAT(signed_key, StartsWith("e.xml:1: ") && Contains("must be a number from 0, not '" + std::string(key) + "'"));
+    }
 }
 
 TEST_CASE("a comm without processors is an error", "[commfile][errors]") {

@@ -59,3 +59,23 @@ TEST_CASE("port ranges") {
         CHECK(r.error().find("LOW:HIGH") != std::string::npos);
     }
 }
+
+TEST_CASE("a card's TCP address: addresses, preferred first, and a port") {
+    auto one = card_address_parse("10.0.0.5:40123");
+    REQUIRE(one);
+    CHECK(one->addresses == std::vector<std::string>{"10.0.0.5"});
+    CHECK(one->port == 40123);
+    auto two = card_address_parse("10.0.0.5,127.0.0.1:1");
+    REQUIRE(two);
+    CHECK(two->addresses == std::vector<std::string>{"10.0.0.5", "127.0.0.1"});
+    CHECK(two->port == 1);
+    CHECK(card_address_parse("10.0.0.5").error() == "expected ADDRESS[,ADDRESS...]:PORT");
+    CHECK(card_address_parse(":40123").error() == "no address before the port");
+    CHECK(card_address_parse(",:40123").error() == "no address before the port");
+    // atoi read these as 0, 12 and whatever overflow gave, and the rank dialled that.
+    for (const char* port : {"", "x", "12abc", "0", "65536", "-1", "+80", " 80", "99999999999999999999"}) {
+        INFO(port);
+        CHECK(card_address_parse(std::string("10.0.0.5:") + port).error() ==
+              std::string("the port '") + port + "' is not a number from 1 to 65535");
+    }
+}

@@ -4,6 +4,8 @@
 // decide a test.
 #include <catch2/catch.hpp>
 
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "conformance.hpp"
@@ -33,4 +35,20 @@ TEST_CASE("tcp: a small message costs one write and one read") {
         // again would only return EAGAIN and add a system call to every message.
         CHECK(w.at(1).counters().reads - before_rx.reads == 1);
     }
+}
+
+TEST_CASE("tcp: a card whose address is not ADDRESS:PORT fails the connection, naming the rank") {
+    std::vector<wireup::BusinessCard> cards = cards_local(2);
+    std::vector<std::unique_ptr<TcpMethod>> m;
+    for (int r = 0; r < 2; ++r) {
+        m.push_back(std::make_unique<TcpMethod>(adi::MethodContext{r, 2, "unit-test-key", "localhost"}));
+        REQUIRE(m.back()->publish(cards[static_cast<std::size_t>(r)]).ok());
+    }
+    for (auto& [method, address] : cards[1].addresses) {
+        if (method == "tcp") address = "127.0.0.1:4x";
+    }
+    const base::Status connected = m[0]->connect_world(adi::World{cards, {}, 0});
+    CHECK(connected.error() ==
+          "rank 1 publishes the TCP address '127.0.0.1:4x': the port '4x' is not a number from 1 to 65535");
+    for (auto& method : m) method->shutdown();
 }

@@ -131,4 +131,9 @@ TEST_CASE("streams: the number a link may use") {
     CHECK(streams_check("17").error() == "'17' is not a number of streams; expected 1 to 16");
     CHECK(streams_check("2x").error() == "'2x' is not a number of streams; expected 1 to 16");
     CHECK(streams_check("").error() == "'' is not a number of streams; expected 1 to 16");
+    // strtol skipped leading spaces and took a '+'.
+    CHECK(streams_check(" 4").error() == "' 4' is not a number of streams; expected 1 to 16");
+    CHECK(streams_check("+4").error() == "'+4' is not a number of streams; expected 1 to 16");
+    CHECK(streams_check("99999999999999999999").error() ==
+          "'99999999999999999999' is not a number of streams; expected 1 to 16");
 }

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "base/knob.hpp"
+#include "base/numbers.hpp"
 #include "collectives/plogp/measure.hpp"
 #include "collectives/plogp/wide_area.hpp"
 #include "mpi/coll_support.hpp"
@@ -93,10 +94,13 @@ Options parse(int argc, char** argv, int rank) {
         } else if (a == "--predict" && has_value) {
             o.predict = size_list(argv[++i], rank);
         } else if (a == "--root" && has_value) {
-            o.root = std::atoi(argv[++i]);
+            const auto root = strata::base::parse_int<int>(argv[++i], 0);
+            if (!root) usage_error(rank, "--root takes a rank of MPI_COMM_WORLD, not '" + std::string(argv[i]) + "'");
+            o.root = *root;
         } else if (a == "--reps" && has_value) {
-            o.measure.reps = std::atoi(argv[++i]);
-            if (o.measure.reps < 1) usage_error(rank, "--reps takes a count from 1");
+            const auto reps = strata::base::parse_int<int>(argv[++i], 1);
+            if (!reps) usage_error(rank, "--reps takes a count from 1, not '" + std::string(argv[i]) + "'");
+            o.measure.reps = *reps;
         } else {
             usage_error(rank, "unknown argument '" + a + "'");
         }

@@ -121,6 +121,15 @@ def main():
     check(r.returncode != 0 and "--predict needs STRATA_PLOGP" in r.stderr, "--predict without a file is refused",
           r.stderr)
 
+    # A count or a rank that is no number is refused, naming it (atoi made them 0).
+    for args, want in ((("--reps", "x"), "--reps takes a count from 1, not 'x'"),
+                       (("--predict", "1K", "--root", "2abc"), "--root takes a rank of MPI_COMM_WORLD, not '2abc'")):
+        bad = os.path.join(tmp, "bad.yaml")
+        with open(bad, "w") as f:
+            f.write(JOB.format(plogp=os.path.abspath(a.plogp), args=arguments(*args)))
+        r = run(a.mpirun, bad, {"STRATA_PLOGP": out})
+        check(r.returncode != 0 and want in r.stderr, f"refused: {want}", r.stderr)
+
     # One machine: nothing to measure, said plainly.
     single = os.path.join(tmp, "single.yaml")
     with open(single, "w") as f:

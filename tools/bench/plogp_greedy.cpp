@@ -36,6 +36,7 @@
 #include "collectives/plogp/model.hpp"
 #include "collectives/plogp/params.hpp"
 #include "collectives/plogp/wide_area.hpp"
+#include "tools/bench/plogp_grid.hpp"
 
 namespace {
 
@@ -160,24 +161,6 @@ void one_layer(const Network& nw, const Link& lan, const Link& wan, const std::v
 
 // ---- 2. Strata's plans ----
 
-Params grid_params(int sites, const Link& lan, const Link& wan, const std::vector<std::size_t>& measured) {
-    Params p;
-    p.set_sizes(measured);
-    for (int a = 0; a < sites; ++a) {
-        p.set("S" + std::to_string(a), "S" + std::to_string(a), lan);
-        for (int b = a + 1; b < sites; ++b) p.set("S" + std::to_string(a), "S" + std::to_string(b), wan);
-    }
-    return p;
-}
-
-std::vector<std::string> site_labels(int sites, int ranks) {
-    std::vector<std::string> out;
-    for (int s = 0; s < sites; ++s) {
-        for (int r = 0; r < ranks; ++r) out.push_back("S" + std::to_string(s));
-    }
-    return out;
-}
-
 // The best two-layer tree with every shape of candidate_shapes over the sites
 // and every one of candidate_shapes(ranks) inside them (the k-ary trees too),
 // wired as WideArea wires it (a link per pair of sites, one per site inside).
@@ -235,8 +218,8 @@ void plans(const Link& lan, const Link& wan, const std::vector<std::size_t>& mea
            const std::vector<std::size_t>& sizes, bool quick) {
     for (bool gateways : {false, true}) {
         for (const Grid& g : grids(quick)) {
-            const std::vector<std::string> labels = site_labels(g.sites, g.ranks);
-            const auto made = WideArea::make(grid_params(g.sites, lan, wan, measured), labels,
+            const std::vector<std::string> labels = strata::bench::site_labels(g.sites, g.ranks);
+            const auto made = WideArea::make(strata::bench::uniform_grid(g.sites, lan, wan, measured), labels,
                                              std::vector<bool>(labels.size(), gateways));
             if (!made.ok()) usage(made.error());
             std::vector<int> world(labels.size());

@@ -20,6 +20,7 @@
 #include "base/file.hpp"
 #include "collectives/plogp/params.hpp"
 #include "collectives/plogp/wide_area.hpp"
+#include "tools/bench/plogp_grid.hpp"
 
 namespace {
 
@@ -29,30 +30,16 @@ struct Grid {
     int sites, ranks;
 };
 
-Params grid_params(Grid g, const Params& file) {
-    Params p;
-    p.set_sizes(file.sizes());
-    for (int a = 0; a < g.sites; ++a) {
-        p.set("S" + std::to_string(a), "S" + std::to_string(a), *file.link("A", "A"));
-        for (int b = a + 1; b < g.sites; ++b) {
-            p.set("S" + std::to_string(a), "S" + std::to_string(b), *file.link("A", "B"));
-        }
-    }
-    return p;
-}
-
 double plan_time(Grid g, const Params& file, std::size_t bytes) {
     constexpr int kModels = 20;
-    std::vector<std::string> labels;
-    for (int s = 0; s < g.sites; ++s) {
-        labels.insert(labels.end(), static_cast<std::size_t>(g.ranks), "S" + std::to_string(s));
-    }
+    const std::vector<std::string> labels = strata::bench::site_labels(g.sites, g.ranks);
+    const Params grid = strata::bench::uniform_grid(g.sites, *file.link("A", "A"), *file.link("A", "B"), file.sizes());
     std::vector<int> world(labels.size());
     for (std::size_t r = 0; r < world.size(); ++r) world[r] = static_cast<int>(r);
     double best = 0;
     for (int round = 0; round < 3; ++round) {
         std::vector<std::unique_ptr<WideArea>> models;
-        for (int i = 0; i < kModels; ++i) models.push_back(std::move(*WideArea::make(grid_params(g, file), labels)));
+        for (int i = 0; i < kModels; ++i) models.push_back(std::move(*WideArea::make(grid, labels)));
         const auto start = std::chrono::steady_clock::now();
         for (const auto& m : models) (void)m->plan(world, 0, bytes, 1);
         const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;

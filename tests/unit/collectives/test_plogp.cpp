@@ -641,8 +641,8 @@ TEST_CASE("greedy trees against the catalogue on Figure 2's links", "[plogp][gre
 TEST_CASE("plans take a greedy tree only where it is faster, and every process takes the same", "[plogp][greedy]") {
     // Two sites of 32 ranks each: inside them the catalogue has flat, chain,
     // binary and binomial; a greedy tree of degree 6 beats them by 10% at 16 KiB.
-    std::vector<std::string> sites(64, "A");
-    std::fill(sites.begin() + 32, sites.end(), "B");
+    std::vector<std::string> sites(32, std::string("A"));
+    sites.insert(sites.end(), 32, std::string("B"));
     const auto made = WideArea::make(figure2({"A", "B"}), sites);
     const auto elsewhere = WideArea::make(figure2({"A", "B"}), sites);
     REQUIRE(made.ok());

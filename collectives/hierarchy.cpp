@@ -1,5 +1,6 @@
 #include "collectives/hierarchy.hpp"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -36,15 +37,9 @@ void Hierarchy::refine(const std::vector<int>& labels, int level) {
     partitions_.push_back(std::move(next));
 }
 
-void Hierarchy::finish(const std::function<int(int rank, int level)>& kind) {
+void Hierarchy::finish(const LinkKind& kind) {
     std::vector<int> singles(static_cast<std::size_t>(size_), -1);
     refine(singles, partitions_.back().level);
-    // Every member of a cluster shares its colours down to the partition's
-    // level, so its lowest rank tells that level's kind for all.
-    for (Partition& p : partitions_) {
-        p.kinds.clear();
-        for (int r : p.lowest) p.kinds.push_back(kind ? kind(r, p.level) : p.level);
-    }
     // Sub-clusters, and the members of every cluster in travel order, finest first.
     for (std::size_t k = partitions_.size(); k-- > 0;) {
         Partition& p = partitions_[k];
@@ -66,6 +61,10 @@ void Hierarchy::finish(const std::function<int(int rank, int level)>& kind) {
         for (const std::vector<int>& m : p.members) {
             for (std::size_t i = 1; i < m.size(); ++i) ordered_ = ordered_ && m[i] == m[i - 1] + 1;
         }
+    }
+    for (Partition& p : partitions_) {
+        p.kinds.clear();
+        for (const std::vector<int>& m : p.members) p.kinds.push_back(kind ? kind(m, p.level) : p.level);
     }
 }
 
@@ -131,7 +130,17 @@ Levels levels_of(const wireup::Topology& t, const std::vector<int>& world) {
         out.shapes[static_cast<int>(Shape::multilevel)].refine(labels(level), level);
     out.shapes[static_cast<int>(Shape::site)].refine(labels(wireup::kLan), wireup::kLan);
     out.shapes[static_cast<int>(Shape::machine)].refine(labels(wireup::kSystem), wireup::kSystem);
-    const auto kind = [&](int rank, int level) { return t.kind(world[static_cast<std::size_t>(rank)], level); };
+    // A cluster's links are at the deepest level all its members share: for
+    // the multilevel shape the partition's level, for MagPIe's shapes maybe
+    // deeper (a site whose processes share one host links them by its vendor
+    // level, though the shape splits only by site).
+    const auto kind = [&](const std::vector<int>& members, int level) {
+        const int first = world[static_cast<std::size_t>(members.front())];
+        int deepest = members.size() < 2 ? level : wireup::kLevels;
+        for (std::size_t i = 1; i < members.size(); ++i)
+            deepest = std::min(deepest, t.link_level(first, world[static_cast<std::size_t>(members[i])]));
+        return t.kind(first, deepest);
+    };
     for (Hierarchy& h : out.shapes) h.finish(kind);
     return out;
 }

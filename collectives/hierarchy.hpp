@@ -59,10 +59,12 @@ public:
     // refinement that splits nothing only says the clusters' links are that fast.
     // Aborts (collectives/invariant.hpp) when the labels are not one per rank.
     void refine(const std::vector<int>& labels, int level);
-    // Ends the chain with single ranks. `kind` (rank, level index -> the kind
-    // of that rank's level, wireup::Topology::kind) names the links of each
-    // cluster for Stage::level and top_level(); without it a level is its kind.
-    void finish(const std::function<int(int rank, int level)>& kind = {});
+    // Ends the chain with single ranks. `kind` (a cluster's members and its
+    // partition's level index -> the kind of the links inside the cluster,
+    // from wireup::Topology) names each cluster's links for Stage::level and
+    // top_level(); without it a level is its kind.
+    using LinkKind = std::function<int(const std::vector<int>& members, int level)>;
+    void finish(const LinkKind& kind = {});
 
     int size() const { return size_; }
     // Stages: 1 when the communicator is one cluster (a flat algorithm is the

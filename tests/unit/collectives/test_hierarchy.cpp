@@ -115,7 +115,9 @@ TEST_CASE("a stage's level is the kind of its links, which the topology names pe
     Hierarchy h(6, 0);
     h.refine({0, 0, 0, 0, 1, 1}, 3);
     h.refine({0, 0, 1, 1, 2, 3}, 4);
-    const auto kind = [](int rank, int level) { return level == 4 ? (rank < 4 ? 4 : 5) : level; };
+    const auto kind = [](const std::vector<int>& members, int level) {
+        return level == 4 ? (members.front() < 4 ? 4 : 5) : level;
+    };
     h.finish(kind);
     CHECK(h.top_level() == 0);
     std::vector<Stage> p = h.plan(0, 0);
@@ -128,4 +130,26 @@ TEST_CASE("a stage's level is the kind of its links, which the topology names pe
     REQUIRE(p.size() == 2);
     CHECK(p[1].level == 3);  // the second group's packages meet at its vendor level
     CHECK(p[1].members == std::vector<int>{4, 5});
+}
+
+TEST_CASE("MagPIe's shapes name a cluster's links by the deepest level its members share", "[hierarchy]") {
+    // Two sites of 4 processes, each site one machine on one host whose shared
+    // memory links its processes: inside a site the links are vendor links
+    // for every shape, though the site shape splits by site alone.
+    using namespace strata::wireup;
+    std::vector<BusinessCard> cards(8);
+    for (std::size_t r = 0; r < cards.size(); ++r) {
+        cards[r].site = r < 4 ? "A" : "B";
+        cards[r].host = r < 4 ? "ha" : "hb";
+        cards[r].subjob = r < 4 ? 0 : 1;
+    }
+    const Topology t = Topology::build(cards, [](const BusinessCard& a, const BusinessCard& b) { return a.host == b.host; });
+    const Levels levels = levels_of(t, {0, 1, 2, 3, 4, 5, 6, 7});
+    for (const Shape shape : {Shape::multilevel, Shape::site, Shape::machine}) {
+        INFO("shape " << static_cast<int>(shape));
+        const std::vector<Stage>& plan = levels.of(shape).plan(0, 0);
+        REQUIRE(plan.size() == 2);
+        CHECK(plan[0].level == kWan);
+        CHECK(plan[1].level == kVendor);
+    }
 }

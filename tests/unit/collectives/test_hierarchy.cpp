@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <string>
 #include <vector>
 
 #include "collectives/hierarchy.hpp"
@@ -139,8 +140,9 @@ TEST_CASE("MagPIe's shapes name a cluster's links by the deepest level its membe
     using namespace strata::wireup;
     std::vector<BusinessCard> cards(8);
     for (std::size_t r = 0; r < cards.size(); ++r) {
-        cards[r].site = r < 4 ? "A" : "B";
-        cards[r].host = r < 4 ? "ha" : "hb";
+        // Moved in whole: GCC 12 at -O3 warns -Wrestrict on assigning a literal (GCC bug 105329).
+        cards[r].site = std::string(r < 4 ? "A" : "B");
+        cards[r].host = std::string(r < 4 ? "ha" : "hb");
         cards[r].subjob = r < 4 ? 0 : 1;
     }
     const Topology t = Topology::build(cards, [](const BusinessCard& a, const BusinessCard& b) { return a.host == b.host; });

@@ -82,6 +82,8 @@ base::Status Engine::connect_world(const World& world) {
         if (base::Status connected = m->connect_world(world); !connected) return connected;
     }
     const auto& cards = world.cards;
+    if (world.rank >= 0 && static_cast<std::size_t>(world.rank) < cards.size())
+        my_site_ = cards[static_cast<std::size_t>(world.rank)].site;
     peer_level_.assign(cards.size(), 0);
     by_method_.assign(methods_.size(), Traffic{});
     for (std::size_t peer = 0; peer < cards.size() && static_cast<int>(peer) < world.topology.size(); ++peer) {
@@ -121,6 +123,45 @@ base::Status Engine::connect_world(const World& world) {
     if (world.rank >= 0 && static_cast<std::size_t>(world.rank) < route_.size())
         reaching_mask_ |= 1u << route_[static_cast<std::size_t>(world.rank)];
     return {};
+}
+
+base::Status Engine::peers_add(const PeerSet& set) {
+    std::vector<int> takers;
+    for (std::size_t i = 0; i < methods_.size(); ++i) {
+        if (methods_[i]->peers_add(set)) takers.push_back(static_cast<int>(i));
+    }
+    std::vector<int> routes(set.cards.size(), -1);
+    for (std::size_t k = 0; k < set.cards.size(); ++k) {
+        const int peer = set.first + static_cast<int>(k);
+        for (const int i : takers) {
+            if (methods_[static_cast<std::size_t>(i)]->reaches(peer)) {
+                routes[k] = i;
+                break;
+            }
+        }
+        if (routes[k] < 0) {
+            peers_close(set.first, static_cast<int>(set.cards.size()));
+            return base::Error{"no communication method reaches process " + std::to_string(set.first_rank + k) +
+                               " of the other job (host " + set.cards[k].hostname +
+                               "); it needs a TCP address this process can use"};
+        }
+    }
+    // A process of another job counts as across the wide area, or the local
+    // area when its site has this process's site's label.
+    for (std::size_t k = 0; k < routes.size(); ++k) {
+        const auto m = static_cast<std::size_t>(routes[k]);
+        const int peer = set.first + static_cast<int>(k);
+        route_.push_back(routes[k]);
+        peer_level_.push_back(!my_site_.empty() && set.cards[k].site == my_site_ ? wireup::kLan : wireup::kWan);
+        peer_relayed_.push_back(methods_[m]->relays(peer) ? 1 : 0);
+        reaching_mask_ |= 1u << m;
+        if (!slow_[m]) fast_mask_ |= 1u << m;
+    }
+    return {};
+}
+
+void Engine::peers_close(int first, int count) {
+    for (auto& m : methods_) m->peers_close(first, count);
 }
 
 void Engine::slots_grow() {

@@ -80,6 +80,14 @@ public:
         return methods_[static_cast<std::size_t>(route_[static_cast<std::size_t>(world_peer)])].get();
     }
     int world_size() const { return static_cast<int>(route_.size()); }
+    // Adds the processes of another job (PeerSet; `set.first` must be
+    // world_size()): each is routed over the first method that takes the set
+    // and reaches it. Fails, adding nothing, naming a process no method
+    // reaches.
+    base::Status peers_add(const PeerSet& set);
+    // MPI_Comm_disconnect's last step: the methods may close the links to
+    // [first, first + count); sending to them again is an error of the caller.
+    void peers_close(int first, int count);
 
     // A request of `kind` from the pool: a slot a destroyed request left
     // (its storage used again), its id fresh. Inline, and with what is
@@ -400,6 +408,7 @@ private:
     std::vector<int> route_;  // by world rank: index into methods_
     std::vector<std::uint8_t> peer_level_;  // by world rank: the topology level of the link to it
     std::vector<std::uint8_t> peer_relayed_;  // by world rank: 1 when its link passes a relay
+    std::string my_site_;  // this process's site label (peers_add levels other jobs' processes by it)
     std::array<Traffic, wireup::kLevels> by_level_{};
     std::array<int, wireup::kLevels> level_kinds_{};  // this process's levels' kinds (wireup::Topology::kind)
     std::vector<Traffic> by_method_;

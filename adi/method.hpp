@@ -125,6 +125,22 @@ struct World {
     int rank = 0;
 };
 
+// Processes of another job joined to this one (MPI_Comm_accept and
+// MPI_Comm_connect, mpi/port.cpp): both jobs number the processes of the
+// connection alike, the accepting group first (set ranks), and each process
+// adds the other group's processes to its engine after its own job's (their
+// engine indexes from `first`, in set-rank order from `first_rank`).
+// Connections between them prove `key` (derived from the port's secret)
+// instead of the job key; `id` names the set in their handshakes.
+struct PeerSet {
+    std::uint64_t id = 0;
+    std::string key;
+    std::uint32_t my_rank = 0;     // this process's set rank
+    std::uint32_t first_rank = 0;  // set rank of cards[0]
+    int first = 0;                 // engine index of cards[0]
+    std::vector<wireup::BusinessCard> cards;  // the other group's processes
+};
+
 // What a method learns about its process when it is created.
 struct MethodContext {
     int rank = 0;
@@ -149,6 +165,17 @@ public:
     virtual base::Status connect_world(const World& world) = 0;
     // Whether this method can carry packets to world rank `peer`.
     virtual bool reaches(int peer) const = 0;
+    // Processes of another job (PeerSet), numbered after every peer the
+    // engine holds: true when the method takes them, reaches() then answering
+    // for their indexes (it may still reach none of them). A method that
+    // returns false is never asked about those indexes. When the engine could
+    // not add a set (some process reached by no method), the next set takes
+    // its indexes again: the method forgets what it had from set.first on.
+    // Called between polls, never from inside one.
+    virtual bool peers_add(const PeerSet& /*set*/) { return false; }
+    // The connections to the processes [first, first + count) of a set may
+    // close: nothing more is sent to them (MPI_Comm_disconnect).
+    virtual void peers_close(int /*first*/, int /*count*/) {}
     // Whether what it carries to `peer` is encrypted (TLS on a TCP link); only
     // shown to the user (mpirun -v).
     virtual bool encrypts(int /*peer*/) const { return false; }

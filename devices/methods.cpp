@@ -26,7 +26,9 @@ const MethodEntry kTable[] = {
 #if STRATA_HAVE_OFI  // built only where libfabric is (meson option 'ofi')
     {"ofi", &ofi::create, false, &ofi::OfiMethod::links},
 #endif
-    {"tcp", &tcp::create, false, nullptr},
+    // TCP also in a job of one process: it carries the links to other jobs'
+    // processes (MPI_Comm_accept, MPI_Comm_connect).
+    {"tcp", &tcp::create, true, nullptr},
 };
 
 std::vector<std::string> split_list(const std::string& text) {

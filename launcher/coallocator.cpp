@@ -41,6 +41,8 @@ const char* type_name(wireup::Type t) {
         case wireup::Type::finalize_done: return "FinalizeDone";
         case wireup::Type::hello: return "Hello";
         case wireup::Type::challenge: return "Challenge";
+        case wireup::Type::names: return "Names";
+        case wireup::Type::names_reply: return "NamesReply";
     }
     return "unknown";
 }
@@ -344,6 +346,8 @@ void CoAllocator::on_frame(ConnectionId id, const wireup::Frame& frame) {
             handle_hello(id, frame);
         else if (frame.type == wireup::Type::checkin)
             handle_checkin(id, frame);
+        else if (frame.type == wireup::Type::names)
+            handle_names(id, frame);
         else
             drop(id, std::string("a ") + type_name(frame.type) + " message before Checkin");
         return;
@@ -379,6 +383,26 @@ void CoAllocator::handle_hello(ConnectionId id, const wireup::Frame& frame) {
         security::proof_make(job_key_, security::ProofRole::control_mpirun, c.rank_nonce, c.mpirun_nonce, 0, 0);
     challenged_[id] = c;
     server_.send(id, std::make_shared<const std::vector<std::uint8_t>>(wireup::encode(answer)));
+}
+
+void CoAllocator::handle_names(ConnectionId id, const wireup::Frame& frame) {
+    std::optional<wireup::Names> m = wireup::decode_names(frame.payload);
+    const auto challenged = challenged_.find(id);
+    if (!m || challenged == challenged_.end()) {
+        drop(id, m ? "a name service request before any Challenge" : "a malformed name service request");
+        return;
+    }
+    const Challenged c = challenged->second;
+    challenged_.erase(challenged);
+    const auto expected = security::proof_make(job_key_, security::ProofRole::control_names, c.rank_nonce,
+                                               c.mpirun_nonce, m->rank, m->pid);
+    if (!security::proof_equal(expected, m->proof) || m->rank >= static_cast<std::uint32_t>(plan_.size)) {
+        drop(id, "a name service request (claiming rank " + std::to_string(m->rank) +
+                     ") that fails the job-key challenge");
+        return;
+    }
+    const wireup::NamesReply r = names_.handle(*m);
+    server_.send(id, std::make_shared<const std::vector<std::uint8_t>>(wireup::encode(r)));
 }
 
 void CoAllocator::handle_checkin(ConnectionId id, const wireup::Frame& frame) {

@@ -24,6 +24,7 @@
 #include "adapters/scheduler_adapter.hpp"
 #include "launcher/control_server.hpp"
 #include "launcher/gatekeeper_adapter.hpp"
+#include "launcher/name_service.hpp"
 #include "launcher/command_plan.hpp"
 #include "launcher/options.hpp"
 #include "launcher/output_forwarder.hpp"
@@ -89,6 +90,9 @@ private:
     base::Status hub_start(bool all_interfaces);
     void handle_hello(ControlServer::ConnectionId id, const wireup::Frame& frame);
     void handle_checkin(ControlServer::ConnectionId id, const wireup::Frame& frame);
+    // A process's request to the name service, on a connection of its own
+    // that it proved with the job key like a Checkin.
+    void handle_names(ControlServer::ConnectionId id, const wireup::Frame& frame);
     void handle_abort(int rank, ControlServer::ConnectionId id, const wireup::Frame& frame);
     void handle_finalize(int rank, ControlServer::ConnectionId id, const wireup::Frame& frame);
     void release_barrier();
@@ -125,6 +129,7 @@ private:
         security::Nonce mpirun_nonce{};
     };
     std::map<ControlServer::ConnectionId, Challenged> challenged_;
+    NameService names_;
     int checked_in_ = 0;
     // When mpirun -v's startup trace saw each phase end, as "+12.3 ms" texts
     // since mpirun began: the last rank started, the first check-in.

@@ -25,6 +25,22 @@ adi::Error agree_allgather(const coll::Group& g, std::span<const std::byte> mine
     return coll::allgather(g, mine.data(), mine.size(), all.data(), mine.size());
 }
 
+
+// Bitwise AND of 64-bit words: a context pair is free for a new communicator
+// exactly when it is free at every member. The AND of wire masks is the wire
+// mask of the AND (it is bytewise), so every process combines them alike.
+class MaskAnd final : public coll::ReduceOp {
+public:
+    MaskAnd() : ReduceOp(sizeof(std::uint64_t), true) {}
+    void apply(const void* in, void* inout, std::size_t count) const override {
+        const auto* a = static_cast<const std::uint64_t*>(in);
+        auto* b = static_cast<std::uint64_t*>(inout);
+        for (std::size_t i = 0; i < count; ++i) b[i] &= a[i];
+    }
+};
+
+}  // namespace
+
 // `buf` of `root` reaches every member.
 adi::Error agree_bcast(const coll::Group& g, std::vector<std::byte>& buf, int root) {
     // The length travels first: only the root knows it.
@@ -49,19 +65,6 @@ adi::Error agree_swap(const coll::Group& g, int peer, int tag, const std::vector
     return coll::wait_all(g, reqs);
 }
 
-// Bitwise AND of 64-bit words: a context pair is free for a new communicator
-// exactly when it is free at every member. The AND of wire masks is the wire
-// mask of the AND (it is bytewise), so every process combines them alike.
-class MaskAnd final : public coll::ReduceOp {
-public:
-    MaskAnd() : ReduceOp(sizeof(std::uint64_t), true) {}
-    void apply(const void* in, void* inout, std::size_t count) const override {
-        const auto* a = static_cast<const std::uint64_t*>(in);
-        auto* b = static_cast<std::uint64_t*>(inout);
-        for (std::size_t i = 0; i < count; ++i) b[i] &= a[i];
-    }
-};
-
 // The pairs free at every member of `g`.
 adi::Error mask_agree(const coll::Group& g, ContextPool::Mask& agreed) {
     const ContextPool::Mask mine = ContextPool::to_wire(rt().contexts.mask());
@@ -70,7 +73,6 @@ adi::Error mask_agree(const coll::Group& g, ContextPool::Mask& agreed) {
     return e;
 }
 
-}  // namespace
 
 adi::Error agree_intra(const Comm& c, std::span<const std::byte> mine, Agreement& out) {
     const coll::Group g = group_local(c);

@@ -27,6 +27,16 @@ coll::Group group_local(const Comm& c);
 // our envelopes carry our local rank.
 coll::Group group_remote(const Comm& c);
 
+// The pieces of the agreements below, for other exchanges while a
+// communicator is built (mpi/port.cpp): `buf` of `root` reaches every member
+// of `g` (its length too); the leaders of two groups swap byte strings of any
+// length, `peer` being the other leader's rank in `g`; the context pairs free
+// at every member of `g`.
+adi::Error agree_bcast(const coll::Group& g, std::vector<std::byte>& buf, int root);
+adi::Error agree_swap(const coll::Group& g, int peer, int tag, const std::vector<std::byte>& out,
+                      std::vector<std::byte>& in);
+adi::Error mask_agree(const coll::Group& g, ContextPool::Mask& agreed);
+
 // Members of intracommunicator `c` agree on a free context pair and see each
 // other's contributions. `pair` is -1 when no pair is free everywhere.
 struct Agreement {

@@ -7,6 +7,7 @@
 
 #include "mpi/comm.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/port.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"
 #include "wireup/emulation.hpp"
@@ -38,7 +39,7 @@ constexpr int kGridKeys[] = {MPICHX_TOPOLOGY_DEPTHS, MPICHX_TOPOLOGY_COLORS, MPI
 
 // The world ranks `c` addresses that are at another site than this process.
 std::vector<int> other_sites(const Comm& c) {
-    const wireup::Topology& topo = rt().world.topology;
+    const wireup::Topology& topo = topology_all();
     const int me = rt().world_rank;
     std::vector<int> out;
     if (topo.depth(me) <= wireup::kLan) return out;
@@ -74,7 +75,7 @@ int* streams_get(Comm& c) {
 // appearance in the communicator's rank order.
 GridAttributes& grid_attributes(Comm& c) {
     if (c.grid) return *c.grid;
-    const wireup::Topology& topo = rt().world.topology;
+    const wireup::Topology& topo = topology_all();
     auto g = std::make_unique<GridAttributes>();
     const std::vector<int>& members = c.group();
     std::vector<std::map<int, int>> renumber(wireup::kLevels);

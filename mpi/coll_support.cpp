@@ -4,6 +4,7 @@
 
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/port.hpp"
 #include "mpi/foreign.hpp"
 
 namespace strata::mpi {
@@ -101,7 +102,7 @@ CollChecks& CollChecks::op(MPI_Op op, MPI_Datatype handle, const Datatype* t,
 int CollChecks::raise() const { return error_raise(handle_, cls_, fn_, detail_); }
 
 coll::Group group_of(Comm& c) {
-    if (!c.levels) c.levels = std::make_unique<coll::Levels>(coll::levels_of(rt().world.topology, c.world));
+    if (!c.levels) c.levels = std::make_unique<coll::Levels>(coll::levels_of(topology_all(), c.world));
     return coll::Group{*rt().engine, c.context + 1, c.rank, c.world, c.levels.get()};
 }
 

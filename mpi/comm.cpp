@@ -1,4 +1,5 @@
 #include "mpi/comm.hpp"
+#include "mpi/port.hpp"
 
 #include <algorithm>
 
@@ -65,11 +66,13 @@ std::unique_ptr<Comm> comm_make(const Comm& parent, int pair, std::vector<int> w
     c->rank = rank;
     c->errhandler = parent.errhandler;
     ++rt().errhandlers.get(c->errhandler)->refs;
+    c->peer_set = parent.peer_set;
     return c;
 }
 
 MPI_Comm comm_register(std::unique_ptr<Comm> c) {
     rt().contexts.take(ContextPool::pair_of(c->context));
+    if (c->peer_set != 0) peer_set_hold(c->peer_set);
     return rt().comms.add(std::move(c));
 }
 
@@ -83,6 +86,7 @@ int comm_destroy(MPI_Comm handle) {
         r.errhandlers.remove(c->errhandler);
     }
     r.contexts.release(ContextPool::pair_of(c->context));
+    if (c->peer_set != 0) peer_set_drop(c->peer_set);
     r.comms.remove(handle);
     return e;
 }

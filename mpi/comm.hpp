@@ -61,6 +61,10 @@ struct Comm {
     // The engine's methods that reach `world` (adi::Engine::methods_reaching),
     // what a receive from MPI_ANY_SOURCE polls: 0 until first asked.
     mutable std::uint32_t any_methods = 0;
+    // The other job's processes it holds, if made from a communicator that
+    // MPI_Comm_accept or MPI_Comm_connect returned (mpi/port.hpp): their set's
+    // id, 0 for none.
+    std::uint64_t peer_set = 0;
     int size() const { return static_cast<int>(inter ? local.size() : world.size()); }
     // How many ranks point-to-point can address (the remote group's size on an intercommunicator).
     int peers() const { return static_cast<int>(world.size()); }

@@ -42,6 +42,9 @@ const ClassText kTexts[] = {
     {MPI_ERR_IN_STATUS, "error code is in the status (MPI_ERR_IN_STATUS)"},
     {MPI_ERR_PENDING, "request pending (MPI_ERR_PENDING)"},
     {MPI_ERR_NO_MEM, "out of memory (MPI_ERR_NO_MEM)"},
+    {MPI_ERR_PORT, "invalid port name, or the port refused the connection (MPI_ERR_PORT)"},
+    {MPI_ERR_NAME, "no service published under that name (MPI_ERR_NAME)"},
+    {MPI_ERR_SERVICE, "the service name could not be published or unpublished (MPI_ERR_SERVICE)"},
 };
 
 }  // namespace

@@ -69,6 +69,12 @@ public:
         live_[static_cast<std::size_t>(index)] = nullptr;
         free_.push_back(index);
     }
+    // Calls f(object) for every live object.
+    template <class F>
+    void each(F&& f) const {
+        for (T* obj : live_)
+            if (obj != nullptr) f(*obj);
+    }
     // Keeps indexes below `n` out of the free list (room for predefined objects).
     void reserve_predefined(int n) {
         if (slots_.size() < static_cast<std::size_t>(n)) resize(static_cast<std::size_t>(n));

@@ -26,6 +26,7 @@
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/request.hpp"
 #include "mpi/runtime.hpp"
+#include "mpi/port.hpp"
 #include "mpi/setup.hpp"
 #include "wireup/placement.hpp"
 
@@ -47,6 +48,20 @@ Runtime::Runtime()
       keyvals(kKeyval),
       ops(kOp) {}
 Runtime::~Runtime() = default;
+
+base::Status representation_add(Runtime& r, const wireup::BusinessCard& card, const std::string& who) {
+    const Representation& mine = Representation::native();
+    base::Result<Representation> peer = Representation::from_bytes(card.representation);
+    if (!peer) return peer.failure().prefixed(who + "'s business card holds ");
+    if (base::Status can = convertible(*peer, mine); !can) {
+        return base::Error{unconvertible_refusal(who, *peer, mine, can.error())};
+    }
+    r.foreign.push_back(*peer == mine ? 0 : 1);
+    if (std::find(r.forms.begin(), r.forms.end(), *peer) == r.forms.end()) r.forms.push_back(*peer);
+    r.representations.push_back(*peer);
+    r.heterogeneous = r.heterogeneous || *peer != mine;
+    return {};
+}
 
 namespace {
 State g_state = State::fresh;
@@ -101,28 +116,19 @@ void model_measure() {
     }
 }
 
-// Every process's representation from its card, which differ from how this
-// process stores data (their data is converted on receipt, mpi/foreign.hpp),
-// and whether each can be converted at all: a job with a representation that
-// cannot is refused here, before any message could arrive garbled.
+// Every process's representation from its card (representation_add): a job
+// with a representation that cannot be converted is refused here, before
+// any message could arrive garbled.
 base::Status representations_read(Runtime& r) {
-    const Representation& mine = Representation::native();
     r.representations.clear();
     r.foreign.clear();
     r.forms.clear();
+    r.heterogeneous = false;
     for (std::size_t i = 0; i < r.world.cards.size(); ++i) {
-        const std::string& bytes = r.world.cards[i].representation;
-        base::Result<Representation> peer = Representation::from_bytes(bytes);
-        if (!peer) return peer.failure().prefixed("rank " + std::to_string(i) + "'s business card holds ");
-        if (base::Status can = convertible(*peer, mine); !can) {
-            return base::Error{unconvertible_refusal(i, *peer, mine, can.error())};
-        }
-        r.foreign.push_back(*peer == mine ? 0 : 1);
-        if (std::find(r.forms.begin(), r.forms.end(), *peer) == r.forms.end()) r.forms.push_back(*peer);
-        r.representations.push_back(*peer);
+        if (base::Status read = representation_add(r, r.world.cards[i], "rank " + std::to_string(i)); !read)
+            return read;
     }
-    r.heterogeneous = std::find(r.foreign.begin(), r.foreign.end(), 1) != r.foreign.end();
-    r.sends_foreign = Representation::published() != mine;
+    r.sends_foreign = Representation::published() != Representation::native();
     return {};
 }
 

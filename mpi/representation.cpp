@@ -157,10 +157,10 @@ std::string Representation::text() const {
     return out;
 }
 
-std::string unconvertible_refusal(std::size_t rank, const Representation& theirs, const Representation& mine,
+std::string unconvertible_refusal(const std::string& who, const Representation& theirs, const Representation& mine,
                                   const std::string& why) {
-    std::string text = "rank " + std::to_string(rank);
-    text += " stores data in a way this process cannot convert (rank " + std::to_string(rank) + ": ";
+    std::string text = who;
+    text += " stores data in a way this process cannot convert (" + who + ": ";
     text += theirs.text();
     text += "; this process: " + mine.text();
     text += "): " + why;

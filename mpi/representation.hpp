@@ -74,7 +74,7 @@ struct Representation {
 
 // Why MPI_Init refuses a job: rank `rank` stores data as `theirs`, which
 // this process (`mine`) cannot convert, for the reason `why`.
-std::string unconvertible_refusal(std::size_t rank, const Representation& theirs, const Representation& mine,
+std::string unconvertible_refusal(const std::string& who, const Representation& theirs, const Representation& mine,
                                   const std::string& why);
 
 }  // namespace strata::mpi

@@ -26,6 +26,8 @@ struct Errhandler;   // mpi/errhandler.hpp
 struct Group;        // mpi/group.hpp
 struct Keyval;       // mpi/attr.hpp
 struct NamedComms;   // mpi/named.hpp
+struct Port;         // mpi/port.hpp
+struct PeerSetUse;   // mpi/port.hpp
 
 enum class State { fresh, running, finalized };
 
@@ -65,6 +67,16 @@ struct Runtime {
     BsendBuffer bsend;
     std::unordered_set<void*> allocations;  // MPI_Alloc_mem's, until MPI_Free_mem
     std::shared_ptr<NamedComms> named;      // the communicator file, if the job has one
+    // Client/server (mpi/port.hpp): the ports this process opened, and the
+    // other jobs' processes it joined, whose indexes follow the world ranks
+    // (their cards by index - world_size; representations and foreign above
+    // hold them too).
+    std::vector<std::unique_ptr<Port>> ports;
+    std::vector<PeerSetUse> peer_sets;
+    std::vector<wireup::BusinessCard> peer_cards;
+    // The topology of the world and those processes together (built when
+    // some join; mpi/port.hpp topology_all() says which to use).
+    wireup::Topology joined_topology;
 };
 
 State state();

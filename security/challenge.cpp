@@ -17,11 +17,15 @@ std::string_view role_name(ProofRole role) {
     switch (role) {
         case ProofRole::control_mpirun: return "strata control mpirun";
         case ProofRole::control_rank: return "strata control rank";
+        case ProofRole::control_names: return "strata control names";
         case ProofRole::link_acceptor: return "strata link acceptor";
         case ProofRole::link_connector: return "strata link connector";
         case ProofRole::link_tls_key: return "strata link tls key";
         case ProofRole::relay_acceptor: return "strata relay acceptor";
         case ProofRole::relay_connector: return "strata relay connector";
+        case ProofRole::port_acceptor: return "strata port acceptor";
+        case ProofRole::port_connector: return "strata port connector";
+        case ProofRole::port_set_key: return "strata port set key";
     }
     return {};
 }

@@ -31,11 +31,15 @@ using Proof = std::array<std::uint8_t, kProofBytes>;
 enum class ProofRole {
     control_mpirun,  // mpirun answering a rank's Hello
     control_rank,    // a rank's Checkin
+    control_names,   // a rank's request to mpirun's name service
     link_acceptor,   // the rank that accepted a TCP link
     link_connector,  // the rank that opened it
     link_tls_key,    // not a proof: the TLS key of a link (devices/tcp/tls_link.hpp)
     relay_acceptor,  // a site's relay answering a connection (relay/protocol.hpp)
     relay_connector, // a rank or a peer relay connecting to a relay
+    port_acceptor,   // MPI_Comm_accept's root answering a client (mpi/port.cpp)
+    port_connector,  // MPI_Comm_connect's root proving the port's secret
+    port_set_key,    // not a proof: the key of the connection's links (adi::PeerSet)
 };
 
 // Fills `out` from the OpenSSL CSPRNG; false if it is not seeded.

@@ -5,6 +5,7 @@
 #include "base/keepalive.hpp"
 #include "base/knob.hpp"
 #include "base/numbers.hpp"
+#include "base/unique_fd.hpp"
 #include "wireup/codec.hpp"
 #include "wireup/environment.hpp"
 
@@ -38,57 +39,13 @@ const base::KnobInt kAbortWaitMs("STRATA_ABORT_WAIT_MS", 2000,
 class Writer : public codec::Writer {
 public:
     explicit Writer(Type t) : codec::Writer(static_cast<std::uint8_t>(t)) {}
-    void card(const BusinessCard& c) {
-        str(c.hostname);
-        str(c.host);
-        str(c.vendor);
-        str(c.data_tls);
-        str(c.relay);
-        u32(static_cast<std::uint32_t>(c.package));
-        u32(static_cast<std::uint32_t>(c.numa));
-        str(c.site);
-        str(c.machine);
-        str(c.processor_name);
-        u32(c.subjob);
-        str(c.representation);
-        pairs(c.addresses);
-        u32(static_cast<std::uint32_t>(c.bind_cores));
-        u32(static_cast<std::uint32_t>(c.bind_slots.size()));
-        for (const auto& [package, numa] : c.bind_slots) {
-            u32(static_cast<std::uint32_t>(package));
-            u32(static_cast<std::uint32_t>(numa));
-        }
-    }
+    void card(const BusinessCard& c) { card_write(*this, c); }
 };
 
 class Reader : public codec::Reader {
 public:
     using codec::Reader::Reader;
-    BusinessCard card() {
-        BusinessCard c;
-        c.hostname = str();
-        c.host = str();
-        c.vendor = str();
-        c.data_tls = str();
-        c.relay = str();
-        c.package = static_cast<std::int32_t>(u32());
-        c.numa = static_cast<std::int32_t>(u32());
-        c.site = str();
-        c.machine = str();
-        c.processor_name = str();
-        c.subjob = u32();
-        c.representation = str();
-        c.addresses = pairs();
-        c.bind_cores = static_cast<std::int32_t>(u32());
-        // No reserve: the count is untrusted; the loop stops at the first short read.
-        const std::uint32_t slots = u32();
-        for (std::uint32_t i = 0; ok() && i < slots; ++i) {
-            const auto package = static_cast<std::int32_t>(u32());
-            const auto numa = static_cast<std::int32_t>(u32());
-            if (ok()) c.bind_slots.emplace_back(package, numa);
-        }
-        return c;
-    }
+    BusinessCard card() { return card_read(*this); }
 };
 
 // ---- socket helpers for the Client ------------------------------------------
@@ -192,6 +149,54 @@ base::Result<int> mpirun_connect(const std::string& host, const std::string& por
 
 }  // namespace
 
+void card_write(codec::Writer& w, const BusinessCard& c) {
+    w.str(c.hostname);
+    w.str(c.host);
+    w.str(c.vendor);
+    w.str(c.data_tls);
+    w.str(c.relay);
+    w.u32(static_cast<std::uint32_t>(c.package));
+    w.u32(static_cast<std::uint32_t>(c.numa));
+    w.str(c.site);
+    w.str(c.machine);
+    w.str(c.processor_name);
+    w.u32(c.subjob);
+    w.str(c.representation);
+    w.pairs(c.addresses);
+    w.u32(static_cast<std::uint32_t>(c.bind_cores));
+    w.u32(static_cast<std::uint32_t>(c.bind_slots.size()));
+    for (const auto& [package, numa] : c.bind_slots) {
+        w.u32(static_cast<std::uint32_t>(package));
+        w.u32(static_cast<std::uint32_t>(numa));
+    }
+}
+
+BusinessCard card_read(codec::Reader& r) {
+    BusinessCard c;
+    c.hostname = r.str();
+    c.host = r.str();
+    c.vendor = r.str();
+    c.data_tls = r.str();
+    c.relay = r.str();
+    c.package = static_cast<std::int32_t>(r.u32());
+    c.numa = static_cast<std::int32_t>(r.u32());
+    c.site = r.str();
+    c.machine = r.str();
+    c.processor_name = r.str();
+    c.subjob = r.u32();
+    c.representation = r.str();
+    c.addresses = r.pairs();
+    c.bind_cores = static_cast<std::int32_t>(r.u32());
+    // No reserve: the count is untrusted; the loop stops at the first short read.
+    const std::uint32_t slots = r.u32();
+    for (std::uint32_t i = 0; r.ok() && i < slots; ++i) {
+        const auto package = static_cast<std::int32_t>(r.u32());
+        const auto numa = static_cast<std::int32_t>(r.u32());
+        if (r.ok()) c.bind_slots.emplace_back(package, numa);
+    }
+    return c;
+}
+
 std::string BusinessCard::address_of(const std::string& method) const {
     for (const auto& [m, a] : addresses)
         if (m == method) return a;
@@ -289,8 +294,50 @@ std::optional<Abort> decode_abort(const std::vector<std::uint8_t>& payload) {
     return m;
 }
 
+std::vector<std::uint8_t> encode(const Names& m) {
+    Writer w(Type::names);
+    w.u32(m.rank);
+    w.u32(m.pid);
+    w.bytes(m.proof.data(), m.proof.size());
+    w.u32(static_cast<std::uint32_t>(m.op));
+    w.str(m.service);
+    w.str(m.port);
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode(const NamesReply& m) {
+    Writer w(Type::names_reply);
+    w.u32(static_cast<std::uint32_t>(m.status));
+    w.str(m.text);
+    return w.finish();
+}
+
+std::optional<Names> decode_names(const std::vector<std::uint8_t>& payload) {
+    Reader r(payload);
+    Names m;
+    m.rank = r.u32();
+    m.pid = r.u32();
+    m.proof = r.fixed<security::kProofBytes>();
+    const std::uint32_t op = r.u32();
+    m.service = r.str();
+    m.port = r.str();
+    if (!r.done() || op < 1 || op > static_cast<std::uint32_t>(NameOp::unpublish)) return std::nullopt;
+    m.op = static_cast<NameOp>(op);
+    return m;
+}
+
+std::optional<NamesReply> decode_names_reply(const std::vector<std::uint8_t>& payload) {
+    Reader r(payload);
+    NamesReply m;
+    const std::uint32_t status = r.u32();
+    m.text = r.str();
+    if (!r.done() || status > static_cast<std::uint32_t>(NamesReply::Status::refused)) return std::nullopt;
+    m.status = static_cast<NamesReply::Status>(status);
+    return m;
+}
+
 codec::FrameSplitter frame_splitter() {
-    return codec::FrameSplitter(static_cast<std::uint8_t>(Type::checkin), static_cast<std::uint8_t>(Type::challenge),
+    return codec::FrameSplitter(static_cast<std::uint8_t>(Type::checkin), static_cast<std::uint8_t>(Type::names_reply),
                                 kMaxFrame);
 }
 
@@ -331,6 +378,8 @@ base::Result<std::optional<Client>> Client::from_environment() {
                            "; was this process started by a running mpirun?"};
     }
     c.fd_ = *fd;
+    c.host_ = host;
+    c.port_ = port;
     base::socket_keepalive(c.fd_);
     return std::optional<Client>(std::move(c));
 }
@@ -399,7 +448,9 @@ Client::Client(Client&& o) noexcept
       job_key_(std::move(o.job_key_)),
       reader_(std::move(o.reader_)),
       checked_in_(o.checked_in_),
-      watch_(std::move(o.watch_)) {
+      watch_(std::move(o.watch_)),
+      host_(std::move(o.host_)),
+      port_(std::move(o.port_)) {
     o.fd_ = -1;
 }
 
@@ -415,6 +466,8 @@ Client& Client::operator=(Client&& o) noexcept {
         reader_ = std::move(o.reader_);
         checked_in_ = o.checked_in_;
         watch_ = std::move(o.watch_);
+        host_ = std::move(o.host_);
+        port_ = std::move(o.port_);
         o.fd_ = -1;
     }
     return *this;
@@ -427,32 +480,33 @@ Client::~Client() {
 
 void Client::watch_stop() { watch_.reset(); }
 
-base::Result<Frame> Client::frame_read(const char* during) {
+base::Result<Frame> Client::frame_read_from(int fd, FrameReader& reader, const char* during) {
     std::uint8_t buf[16384];
     for (;;) {
         bool bad = false;
-        if (std::optional<Frame> f = reader_.next(bad)) return std::move(*f);
+        if (std::optional<Frame> f = reader.next(bad)) return std::move(*f);
         if (bad) return base::Error{"protocol error: malformed frame from mpirun"};
-        const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            pollfd p{fd_, POLLIN, 0};
+            pollfd p{fd, POLLIN, 0};
             ::poll(&p, 1, -1);
             continue;
         }
         if (n < 0)
             return base::Error{std::string("lost the connection to mpirun ") + during + ": " + std::strerror(errno)};
         if (n == 0) return base::Error{std::string("mpirun closed the connection ") + during + " (the job is ending)"};
-        reader_.feed(buf, static_cast<std::size_t>(n));
+        reader.feed(buf, static_cast<std::size_t>(n));
     }
 }
 
-base::Result<Release> Client::checkin(const BusinessCard& card) {
+base::Result<std::pair<security::Nonce, security::Nonce>> Client::challenge_run(int fd, FrameReader& reader,
+                                                                              const char* during) const {
     Hello hello;
     if (!security::nonce_fill(hello.nonce))
-        return base::Error{"the OpenSSL random generator is not seeded; cannot make a nonce for the checkin"};
-    if (base::Status sent = write_all(fd_, encode(hello)); !sent) return sent.failure();
-    base::Result<Frame> frame = frame_read("before the startup barrier opened");
+        return base::Error{std::string("the OpenSSL random generator is not seeded; cannot make a nonce ") + during};
+    if (base::Status sent = write_all(fd, encode(hello)); !sent) return sent.failure();
+    base::Result<Frame> frame = frame_read_from(fd, reader, during);
     if (!frame) return frame.failure();
     std::optional<Challenge> challenge;
     if (frame->type != Type::challenge || !(challenge = decode_challenge(frame->payload)))
@@ -463,17 +517,23 @@ base::Result<Release> Client::checkin(const BusinessCard& card) {
         return base::Error{std::string("mpirun at ") + env::kWireup + " did not prove this job's key (" + env::kJobKey +
                            "): the key was altered, or what listens there is not this job's mpirun"};
     }
+    return std::make_pair(hello.nonce, challenge->nonce);
+}
+
+base::Result<Release> Client::checkin(const BusinessCard& card) {
+    const auto nonces = challenge_run(fd_, reader_, "before the startup barrier opened");
+    if (!nonces) return nonces.failure();
 
     Checkin m;
     m.rank = static_cast<std::uint32_t>(rank_);
     m.pid = static_cast<std::uint32_t>(::getpid());
-    m.proof = security::proof_make(job_key_, security::ProofRole::control_rank, hello.nonce, challenge->nonce, m.rank,
-                                   m.pid);
+    m.proof = security::proof_make(job_key_, security::ProofRole::control_rank, nonces->first, nonces->second,
+                                   m.rank, m.pid);
     m.card = card;
     if (base::Status sent = write_all(fd_, encode(m)); !sent) return sent.failure();
     checked_in_ = true;
 
-    frame = frame_read("before the startup barrier opened");
+    base::Result<Frame> frame = frame_read("before the startup barrier opened");
     if (!frame) return frame.failure();
     if (frame->type != Type::release)
         return base::Error{"protocol error: mpirun sent an unexpected message before the startup barrier opened"};
@@ -482,6 +542,31 @@ base::Result<Release> Client::checkin(const BusinessCard& card) {
         return base::Error{"protocol error: malformed Release from mpirun"};
     watch_ = std::make_unique<Watch>(fd_, rank_);
     return std::move(*r);
+}
+
+base::Result<NamesReply> Client::names(NameOp op, const std::string& service, const std::string& port) {
+    const base::Result<int> fd = mpirun_connect(host_, port_, rank_, job_key_);
+    if (!fd) return base::Error{"cannot reach mpirun's name service: " + fd.error()};
+    const base::UniqueFd owned(*fd);
+    FrameReader reader;
+    const char* during = "while asking mpirun's name service";
+    const auto nonces = challenge_run(owned.get(), reader, during);
+    if (!nonces) return nonces.failure();
+    Names m;
+    m.rank = static_cast<std::uint32_t>(rank_);
+    m.pid = static_cast<std::uint32_t>(::getpid());
+    m.proof = security::proof_make(job_key_, security::ProofRole::control_names, nonces->first, nonces->second, m.rank,
+                                   m.pid);
+    m.op = op;
+    m.service = service;
+    m.port = port;
+    if (base::Status sent = write_all(owned.get(), encode(m)); !sent) return sent.failure();
+    base::Result<Frame> frame = frame_read_from(owned.get(), reader, during);
+    if (!frame) return frame.failure();
+    std::optional<NamesReply> reply;
+    if (frame->type != Type::names_reply || !(reply = decode_names_reply(frame->payload)))
+        return base::Error{"protocol error: mpirun's name service sent a malformed answer"};
+    return std::move(*reply);
 }
 
 void Client::abort(int code, const std::string& message) {

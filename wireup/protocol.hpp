@@ -10,6 +10,11 @@
 //   process -> mpirun  Abort          (MPI_Abort or a fatal error; mpirun ends the job)
 //   process -> mpirun  Finalize       (from MPI_Finalize, after local sends drained)
 //   mpirun  -> process FinalizeDone   (all processes reached MPI_Finalize)
+// A process asks mpirun's name service (MPI_Publish_name, MPI_Lookup_name,
+// MPI_Unpublish_name; launcher/name_service.hpp) on a connection of its own:
+//   process -> mpirun  Hello, mpirun -> process Challenge (as above)
+//   process -> mpirun  Names          (its proof, as a Checkin's, and the request)
+//   mpirun  -> process NamesReply     (then the process closes the connection)
 // Closing the connection without Finalize means the process is going away early.
 // Nothing comes from mpirun between Release and FinalizeDone: the connection
 // ending (or failing, see base/keepalive.hpp) in that time means mpirun, or
@@ -46,6 +51,8 @@ enum class Type : std::uint8_t {
     finalize_done = 5,
     hello = 6,
     challenge = 7,
+    names = 8,
+    names_reply = 9,
 };
 
 // How to reach one process and where it sits. Before the startup barrier the
@@ -92,6 +99,12 @@ struct BusinessCard {
     bool operator==(const BusinessCard&) const = default;
 };
 
+// A card in a frame, as every message that carries cards writes it (the
+// Checkin, the Release, MPI_Comm_accept's exchange); card_read leaves the
+// reader failed on a short or malformed card.
+void card_write(codec::Writer& w, const BusinessCard& c);
+BusinessCard card_read(codec::Reader& r);
+
 // Whether the processes of two cards store data alike (equal representation
 // bytes): only those may link by a method that moves records in host byte
 // order (shared memory, libfabric); others use TCP, whose records are
@@ -130,6 +143,27 @@ struct Abort {
     std::string message;  // already formatted for the user, may be empty
 };
 
+enum class NameOp : std::uint32_t { publish = 1, lookup = 2, unpublish = 3 };
+
+struct Names {
+    std::uint32_t rank = 0;
+    std::uint32_t pid = 0;
+    security::Proof proof{};  // control_names over (Hello's nonce, Challenge's nonce, rank, pid)
+    NameOp op = NameOp::lookup;
+    std::string service;
+    std::string port;  // publish and unpublish
+};
+
+struct NamesReply {
+    enum class Status : std::uint32_t {
+        ok = 0,
+        no_name = 1,   // lookup: nothing published under the name (MPI_ERR_NAME)
+        refused = 2,   // publish or unpublish could not be done (MPI_ERR_SERVICE)
+    };
+    Status status = Status::ok;
+    std::string text;  // lookup: the port name; otherwise why not
+};
+
 // A decoded frame: its type and raw payload.
 struct Frame {
     Type type;
@@ -141,6 +175,8 @@ std::vector<std::uint8_t> encode(const Challenge& m);
 std::vector<std::uint8_t> encode(const Checkin& m);
 std::vector<std::uint8_t> encode(const Release& m);
 std::vector<std::uint8_t> encode(const Abort& m);
+std::vector<std::uint8_t> encode(const Names& m);
+std::vector<std::uint8_t> encode(const NamesReply& m);
 std::vector<std::uint8_t> encode_empty(Type t);  // finalize, finalize_done
 
 // Decoders return nullopt on malformed payloads.
@@ -149,6 +185,8 @@ std::optional<Challenge> decode_challenge(const std::vector<std::uint8_t>& paylo
 std::optional<Checkin> decode_checkin(const std::vector<std::uint8_t>& payload);
 std::optional<Release> decode_release(const std::vector<std::uint8_t>& payload);
 std::optional<Abort> decode_abort(const std::vector<std::uint8_t>& payload);
+std::optional<Names> decode_names(const std::vector<std::uint8_t>& payload);
+std::optional<NamesReply> decode_names_reply(const std::vector<std::uint8_t>& payload);
 
 // The frames of this protocol: any of its types, up to kMaxFrame.
 codec::FrameSplitter frame_splitter();
@@ -203,6 +241,10 @@ public:
     // Non-blocking check for FinalizeDone: true when it arrived, false while
     // it has not; fails if the launcher went away.
     base::Result<bool> poll_finalize_done();
+    // Asks mpirun's name service on a connection of its own (the conversation
+    // above) and returns its answer; fails when mpirun cannot be reached or
+    // breaks the conversation. After checkin.
+    base::Result<NamesReply> names(NameOp op, const std::string& service, const std::string& port);
     int fd() const { return fd_; }
 
 private:
@@ -211,7 +253,11 @@ private:
     void watch_stop();
     // Blocks until the next frame; fails ("... `during`") when the connection
     // fails or the frame is malformed.
-    base::Result<Frame> frame_read(const char* during);
+    base::Result<Frame> frame_read(const char* during) { return frame_read_from(fd_, reader_, during); }
+    static base::Result<Frame> frame_read_from(int fd, FrameReader& reader, const char* during);
+    // Hello and Challenge on `fd`: the two nonces, once mpirun proved the job key.
+    base::Result<std::pair<security::Nonce, security::Nonce>> challenge_run(int fd, FrameReader& reader,
+                                                                           const char* during) const;
     int fd_ = -1;
     int rank_ = 0;
     int size_ = 1;
@@ -220,6 +266,8 @@ private:
     FrameReader reader_;
     bool checked_in_ = false;  // abort() is meaningful only after checkin
     std::unique_ptr<Watch> watch_;  // from the Release to Finalize or Abort
+    std::string host_;  // mpirun's control listener (env::kWireup)
+    std::string port_;
 };
 
 }  // namespace strata::wireup

@@ -122,7 +122,7 @@ base::Status Connection::hello_send(const Remote& r, std::uint32_t me) {
         return base::Error{"cannot make a nonce for the handshake with rank " + std::to_string(r.rank) +
                            ": the OpenSSL random generator is not seeded"};
     }
-    const auto hello = hello_encode(Hello{me, static_cast<std::uint32_t>(r.rank), stream, nonce});
+    const auto hello = hello_encode(Hello{me, static_cast<std::uint32_t>(r.rank), stream, nonce, r.set});
     if (!send_small(fd, hello.data(), hello.size()))
         return base::Error{"handshake with rank " + std::to_string(r.rank) + " failed: " + errno_text(errno)};
     state = State::hello_sent;

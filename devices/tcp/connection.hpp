@@ -61,10 +61,11 @@ namespace strata::dev::tcp {
 
 // The rank at the other end, as the handshake and the messages name it.
 struct Remote {
-    int rank = -1;
+    int rank = -1;  // in its set: a world rank, or a set rank (adi::PeerSet)
     std::string hostname;
     std::string address;  // where to connect: "a.b.c.d"
     int port = 0;
+    std::uint64_t set = 0;  // 0: this job
 };
 
 // The packets of one send spread over several connections (a striped

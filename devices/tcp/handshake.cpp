@@ -36,26 +36,30 @@ Incoming::Read Incoming::read() {
     return Read::whole;
 }
 
-base::Status Incoming::challenge(const std::string& job_key, std::uint32_t me, std::size_t ranks) {
+base::Status Incoming::hello_take() {
     const std::optional<Hello> hello = hello_decode(std::span<const std::uint8_t, kHelloSize>(got.data(), kHelloSize));
-    if (!hello) {
-        return base::Error{"not a Strata handshake"};
-    }
+    if (!hello) return base::Error{"not a Strata handshake"};
     from_rank = hello->from;
+    to_rank = hello->to;
     stream = hello->stream;
+    set = hello->set;
     connector_nonce = hello->nonce;
-    const std::uint32_t to = hello->to;
-    if (to != me || from_rank >= ranks || from_rank == me) {
+    if (stream >= static_cast<std::uint32_t>(wireup::kStreamsMax)) return base::Error{"invalid stream in the handshake"};
+    return {};
+}
+
+base::Status Incoming::claim_check(std::uint32_t me, std::uint32_t first, std::uint32_t count) const {
+    if (to_rank != me || from_rank == me || from_rank < first || from_rank - first >= count)
         return base::Error{"invalid ranks in the handshake"};
-    }
-    if (stream >= static_cast<std::uint32_t>(wireup::kStreamsMax)) {
-        return base::Error{"invalid stream in the handshake"};
-    }
+    return {};
+}
+
+base::Status Incoming::challenge(const std::string& key) {
     if (!security::nonce_fill(acceptor_nonce)) {
         return base::Error{"cannot make a nonce (the OpenSSL random generator is not seeded)"};
     }
-    const auto proof =
-        link_proof(job_key, security::ProofRole::link_acceptor, connector_nonce, acceptor_nonce, from_rank, to, stream);
+    const auto proof = link_proof(key, security::ProofRole::link_acceptor, connector_nonce, acceptor_nonce, from_rank,
+                                  to_rank, stream);
     std::array<std::uint8_t, kChallengeSize> message{};
     std::memcpy(message.data(), acceptor_nonce.data(), acceptor_nonce.size());
     std::memcpy(message.data() + acceptor_nonce.size(), proof.data(), proof.size());
@@ -67,11 +71,11 @@ base::Status Incoming::challenge(const std::string& job_key, std::uint32_t me, s
     return {};
 }
 
-bool Incoming::proven(const std::string& job_key, std::uint32_t me) const {
+bool Incoming::proven(const std::string& key) const {
     security::Proof proof{};
     std::memcpy(proof.data(), got.data(), proof.size());
-    const auto expected =
-        link_proof(job_key, security::ProofRole::link_connector, connector_nonce, acceptor_nonce, from_rank, me, stream);
+    const auto expected = link_proof(key, security::ProofRole::link_connector, connector_nonce, acceptor_nonce,
+                                     from_rank, to_rank, stream);
     return security::proof_equal(expected, proof);
 }
 

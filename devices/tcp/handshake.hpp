@@ -1,6 +1,6 @@
 // The job-key handshake that opens every TCP connection between ranks
 // (security/challenge.hpp), in fixed-size messages:
-//   connector -> acceptor  Hello     magic, from rank, to rank, stream, nonce (48 B)
+//   connector -> acceptor  Hello     magic, from rank, to rank, stream, set, nonce (56 B)
 //   acceptor -> connector  Challenge nonce, acceptor's proof (64 B)
 //   connector -> acceptor  Response  connector's proof (32 B)
 //   acceptor -> connector  Answer    u32: 1 = this link, 0 = the other (4 B)
@@ -16,10 +16,13 @@
 //
 // The Hello is the first bytes a rank's listener reads from whoever
 // connects, before anything is proven, so its decoding is fuzzed
-// (tests/fuzz/fuzz_tcp_hello.cpp). Layout, little endian: magic "STR3", from
-// rank, to rank, stream, 32-byte nonce. Stream 0 is a link's first
+// (tests/fuzz/fuzz_tcp_hello.cpp). Layout, little endian: magic "STR4", from
+// rank, to rank, stream, set (u64), 32-byte nonce. Stream 0 is a link's first
 // connection; 1 and up are the extra connections its sender opens to stripe
-// large payloads (stripes.hpp).
+// large payloads (stripes.hpp). Set 0 is the job: ranks are world ranks and
+// the proofs use the job key. Another set is a connection between two jobs
+// (adi::PeerSet, MPI_Comm_accept): ranks are set ranks and the proofs use the
+// set's key.
 #pragma once
 
 #include "base/result.hpp"
@@ -38,8 +41,8 @@
 
 namespace strata::dev::tcp {
 
-inline constexpr std::uint32_t kHelloMagic = 0x33525453;  // "STR3"
-inline constexpr std::size_t kHelloSize = 16 + security::kNonceBytes;
+inline constexpr std::uint32_t kHelloMagic = 0x34525453;  // "STR4"
+inline constexpr std::size_t kHelloSize = 24 + security::kNonceBytes;
 inline constexpr std::size_t kChallengeSize = security::kNonceBytes + security::kProofBytes;
 inline constexpr std::size_t kResponseSize = security::kProofBytes;
 inline constexpr std::size_t kAnswerSize = 4;  // the acceptor's u32, little-endian: 1 accepts the connection
@@ -52,14 +55,16 @@ struct Hello {
     std::uint32_t to = 0;
     std::uint32_t stream = 0;
     security::Nonce nonce{};
+    std::uint64_t set = 0;  // 0: the job
 };
 
 inline std::array<std::uint8_t, kHelloSize> hello_encode(const Hello& h) {
     std::array<std::uint8_t, kHelloSize> out{};
-    const std::uint32_t words[4] = {kHelloMagic, h.from, h.to, h.stream};
-    for (std::size_t w = 0; w < 4; ++w)
+    const std::uint32_t words[6] = {kHelloMagic, h.from, h.to, h.stream, static_cast<std::uint32_t>(h.set),
+                                    static_cast<std::uint32_t>(h.set >> 32)};
+    for (std::size_t w = 0; w < 6; ++w)
         for (std::size_t i = 0; i < 4; ++i) out[4 * w + i] = static_cast<std::uint8_t>(words[w] >> (8 * i));
-    std::memcpy(out.data() + 16, h.nonce.data(), h.nonce.size());
+    std::memcpy(out.data() + 24, h.nonce.data(), h.nonce.size());
     return out;
 }
 
@@ -75,7 +80,8 @@ inline std::optional<Hello> hello_decode(std::span<const std::uint8_t, kHelloSiz
     h.from = word(4);
     h.to = word(8);
     h.stream = word(12);
-    std::memcpy(h.nonce.data(), bytes.data() + 16, h.nonce.size());
+    h.set = word(16) | static_cast<std::uint64_t>(word(20)) << 32;
+    std::memcpy(h.nonce.data(), bytes.data() + 24, h.nonce.size());
     return h;
 }
 
@@ -101,7 +107,10 @@ struct Incoming {
     std::vector<std::uint8_t> got;
     bool challenged = false;
     std::uint32_t from_rank = 0;
+    std::uint32_t to_rank = 0;
     std::uint32_t stream = 0;
+    std::uint64_t set = 0;
+    int peer = -1;  // the owner's index of the connector, once it knows it
     security::Nonce connector_nonce{};
     security::Nonce acceptor_nonce{};
     // A stream a relay offered: the relay's handshake comes first.
@@ -111,12 +120,20 @@ struct Incoming {
     // whole, not yet (again), or the connector closed or broke the
     // connection (closed).
     Read read();
-    // A whole Hello: checks it claims a link to rank `me` from another of
-    // the job's `ranks` ranks, on a stream below wireup::kStreamsMax, and
-    // sends the challenge; fails saying why the connection must be dropped.
-    base::Status challenge(const std::string& job_key, std::uint32_t me, std::size_t ranks);
-    // A whole Response: whether it proves the job key.
-    bool proven(const std::string& job_key, std::uint32_t me) const;
+    // A whole Hello: takes what it claims (from_rank, to_rank, stream, set);
+    // fails when it is not a Strata Hello or names a stream at or above
+    // wireup::kStreamsMax.
+    base::Status hello_take();
+    // Whether the Hello taken claims a link to rank `me` from another rank
+    // among `count` from `first` (the job: 0 and its size; another job's
+    // processes: their set ranks); fails saying the ranks are invalid.
+    base::Status claim_check(std::uint32_t me, std::uint32_t first, std::uint32_t count) const;
+    // Once the owner checked the claimed ranks against the set's: sends the
+    // challenge under the set's `key`; fails saying why the connection must
+    // be dropped.
+    base::Status challenge(const std::string& key);
+    // A whole Response: whether it proves `key`.
+    bool proven(const std::string& key) const;
     // Sends the Answer; false when the connection broke.
     bool answer(bool accept) const;
 };

@@ -1,6 +1,13 @@
 #include "devices/tcp/network.hpp"
 
+#include "base/knob.hpp"
 #include "base/numbers.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -10,6 +17,66 @@
 #include <algorithm>
 
 namespace strata::dev::tcp {
+
+namespace {
+
+const base::KnobString network_knob{"STRATA_NETWORK", "",
+                                    "network for TCP traffic: interface name or IPv4 subnet (mpirun -net)"};
+const base::KnobString port_range_knob{"STRATA_PORT_RANGE", "",
+                                       "TCP listening ports LOW:HIGH, for firewalls (mpirun -port-range)"};
+
+// Binds `fd` to `addr` at the first free port of `range` from the
+// `start`-th on (any port for an empty range); the last errno, 0 when bound.
+int port_bind(int fd, sockaddr_in addr, const PortRange& range, int start) {
+    if (range.low == 0) {
+        addr.sin_port = 0;
+        return ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 ? 0 : errno;
+    }
+    const int span = range.high - range.low + 1;
+    int last_errno = 0;
+    for (int i = 0; i < span; ++i) {
+        addr.sin_port = htons(static_cast<std::uint16_t>(range.low + (start + i) % span));
+        if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return 0;
+        last_errno = errno;
+    }
+    return last_errno;
+}
+
+}  // namespace
+
+base::Result<Listening> listener_open(int start) {
+    const auto choice = network_choose(network_knob.get(), interfaces_list());
+    if (!choice) return choice.failure();
+    const auto range = port_range_parse(port_range_knob.get());
+    if (!range) return range.failure();
+    Listening l;
+    l.fd = base::UniqueFd(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (!l.fd) return base::Error{std::string("cannot create a TCP socket: ") + std::strerror(errno)};
+    int one = 1;
+    setsockopt(l.fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(choice->any ? INADDR_ANY : choice->bind_address);
+    const std::string where = choice->any ? "all addresses" : ipv4_text(choice->bind_address);
+    if (const int e = port_bind(l.fd.get(), addr, *range, start); e != 0) {
+        return base::Error{range->low == 0 ? "cannot bind a TCP listener on " + where + ": " + std::strerror(e)
+                                           : "no free port in STRATA_PORT_RANGE=" + port_range_knob.get() + " on " +
+                                                 where + " (last error: " + std::strerror(e) + "); widen the range"};
+    }
+    if (::listen(l.fd.get(), 1024) != 0) {
+        return base::Error{std::string("cannot listen on TCP port: ") + std::strerror(errno)};
+    }
+    socklen_t len = sizeof addr;
+    getsockname(l.fd.get(), reinterpret_cast<sockaddr*>(&addr), &len);
+    l.port = ntohs(addr.sin_port);
+    for (const auto& a : choice->publish) {
+        if (!l.address.empty()) l.address += ',';
+        l.address += a;
+    }
+    l.address += ':';
+    l.address += std::to_string(l.port);
+    return l;
+}
 
 std::vector<Interface> interfaces_list() {
     std::vector<Interface> out;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/result.hpp"
+#include "base/unique_fd.hpp"
 
 namespace strata::dev::tcp {
 
@@ -53,5 +54,17 @@ struct CardAddress {
 // "ADDRESS[,ADDRESS...]:PORT" as publish() writes it; fails with what is
 // wrong, for the caller to say whose card it is.
 base::Result<CardAddress> card_address_parse(const std::string& text);
+
+// A listening socket (non-blocking, close-on-exec) on the network that
+// STRATA_NETWORK selects, at a port of STRATA_PORT_RANGE tried from the
+// `start`-th on (so processes of one host rarely collide), and the card
+// address that reaches it ("ADDRESS[,ADDRESS...]:PORT"). The TCP method's
+// listener, and MPI_Open_port's.
+struct Listening {
+    base::UniqueFd fd;
+    int port = 0;
+    std::string address;
+};
+base::Result<Listening> listener_open(int start);
 
 }  // namespace strata::dev::tcp

@@ -27,10 +27,6 @@ namespace {
 
 const base::KnobInt eager_limit{"STRATA_TCP_EAGER_LIMIT", 65536,
                                 "TCP: messages up to this size go eagerly, larger ones by rendezvous", true};
-const base::KnobString network_knob{"STRATA_NETWORK", "",
-                                    "network for TCP traffic: interface name or IPv4 subnet (mpirun -net)"};
-const base::KnobString port_range_knob{"STRATA_PORT_RANGE", "",
-                                       "TCP listening ports LOW:HIGH, for firewalls (mpirun -port-range)"};
 
 const base::KnobString data_tls_knob{
     "STRATA_DATA_TLS", "off",
@@ -80,15 +76,40 @@ TcpMethod::TcpMethod(adi::MethodContext ctx) : ctx_(std::move(ctx)) {
     caps_.poll_cost = 100;
     stripe_unit_ = static_cast<std::size_t>(std::clamp<std::int64_t>(stripe_unit_knob.get(), 512, 1 << 30));
     epfd_ = epoll_create1(EPOLL_CLOEXEC);
-    peers_ = std::vector<Peer>(static_cast<std::size_t>(ctx_.size));
-    for (std::size_t i = 0; i < peers_.size(); ++i) {
-        peers_[i].c.epfd = epfd_;
-        peers_[i].c.key = kKeyPeer | static_cast<std::uint32_t>(i);
-        peers_[i].remote.rank = static_cast<int>(i);
-    }
+    trusts_.push_back(Trust{0, ctx_.job_key, static_cast<std::uint32_t>(ctx_.rank), 0, 0, ctx_.size, ""});
+    for (int i = 0; i < ctx_.size; ++i) peer_new(i, 0);
 }
 
 TcpMethod::~TcpMethod() { shutdown(); }
+
+void TcpMethod::peer_new(int peer, std::uint32_t trust) {
+    auto p = std::make_unique<Peer>();
+    const Trust& t = trusts_[trust];
+    p->c.epfd = epfd_;
+    p->c.key = kKeyPeer | static_cast<std::uint32_t>(peer);
+    p->remote.rank = static_cast<int>(t.first_rank) + (peer - t.first);
+    p->remote.set = t.id;
+    p->trust = trust;
+    peers_.push_back(std::move(p));
+}
+
+base::Status TcpMethod::peer_address_set(Peer& p, const wireup::BusinessCard& card, const std::string& index) {
+    p.remote.hostname = card.hostname;
+    p.site = card.site;
+    const std::string a = card.address_of("tcp");
+    if (a.empty()) return {};  // no TCP there
+    const base::Result<CardAddress> where = card_address_parse(a);
+    if (!where) return where.failure().prefixed(index + " publishes the TCP address '" + a + "': ");
+    p.remote.port = where->port;
+    p.remote.address = where->addresses.front();
+    // On one host the loopback path is the shortest, when the peer listens on it.
+    if (!my_host_.empty() && card.host == my_host_) {
+        for (const auto& x : where->addresses) {
+            if (x == "127.0.0.1") p.remote.address = x;
+        }
+    }
+    return {};
+}
 
 std::unique_ptr<Connection> TcpMethod::conn_make(int peer, std::uint64_t kind, std::uint32_t stream) const {
     auto c = std::make_unique<Connection>();
@@ -99,57 +120,18 @@ std::unique_ptr<Connection> TcpMethod::conn_make(int peer, std::uint64_t kind, s
 }
 
 Connection* TcpMethod::conn_of(int peer, std::uint64_t key) {
-    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    Peer& p = peer_at(peer);
     const std::size_t k = static_cast<std::size_t>((key >> 24) & 0xff);
     auto& list = (key & kKindBits) == kKeyOut ? p.sends : p.recvs;
     return k >= 1 && k <= list.size() ? list[k - 1].get() : nullptr;
 }
 
 base::Status TcpMethod::listen_open() {
-    auto ifs = interfaces_list();
-    auto choice = network_choose(network_knob.get(), ifs);
-    if (!choice) return choice.failure();
-    auto range = port_range_parse(port_range_knob.get());
-    if (!range) return range.failure();
-
-    listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (listen_fd_ < 0) {
-        return base::Error{"cannot create a TCP socket: " + errno_text(errno)};
-    }
-    int one = 1;
-    setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(choice->any ? INADDR_ANY : choice->bind_address);
-    const std::string where = choice->any ? "all addresses" : ipv4_text(choice->bind_address);
-    int last_errno = 0;
-    bool bound = false;
-    if (range->low == 0) {
-        addr.sin_port = 0;
-        bound = ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-        last_errno = errno;
-    } else {
-        // Start at a rank-dependent port so processes on one host rarely collide.
-        const int span = range->high - range->low + 1;
-        for (int i = 0; i < span && !bound; ++i) {
-            int port = range->low + (ctx_.rank + i) % span;
-            addr.sin_port = htons(static_cast<std::uint16_t>(port));
-            bound = ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-            if (!bound) last_errno = errno;
-        }
-    }
-    if (!bound) {
-        return base::Error{range->low == 0
-                               ? "cannot bind a TCP listener on " + where + ": " + errno_text(last_errno)
-                               : "no free port in STRATA_PORT_RANGE=" + port_range_knob.get() + " on " + where +
-                                     " (last error: " + errno_text(last_errno) + "); widen the range"};
-    }
-    if (::listen(listen_fd_, 1024) != 0) {
-        return base::Error{"cannot listen on TCP port: " + errno_text(errno)};
-    }
-    socklen_t len = sizeof addr;
-    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    base::Result<Listening> l = listener_open(ctx_.rank);
+    if (!l) return l.failure();
+    listen_fd_ = l->fd.release();
+    port_ = l->port;
+    address_ = l->address;
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u64 = kKeyListener;
@@ -159,14 +141,7 @@ base::Status TcpMethod::listen_open() {
 
 base::Status TcpMethod::publish(wireup::BusinessCard& card) {
     if (base::Status opened = listen_open(); !opened) return opened;
-    auto ifs = interfaces_list();
-    auto choice = network_choose(network_knob.get(), ifs);
-    std::string text;
-    for (const auto& a : choice->publish) {
-        if (!text.empty()) text += ',';
-        text += a;
-    }
-    card.addresses.emplace_back("tcp", text + ":" + std::to_string(port_));
+    card.addresses.emplace_back("tcp", address_);
     // Before the barrier, after which mpirun removes the table's name.
     if (base::Status shared = emulator_.attach(wireup::emulation_setting(), ctx_.job_key); !shared) return shared;
     // At a private site the gatekeeper started a relay and said where.
@@ -216,6 +191,7 @@ base::Status TcpMethod::connect_world(const adi::World& world) {
     const auto& cards = world.cards;
     const int my_rank = world.rank;
     ctx_.rank = my_rank;
+    trusts_[0].me = static_cast<std::uint32_t>(my_rank);
     data_tls_ = data_tls_knob.get();
     if (base::Status valid = settings_check(cards, my_rank); !valid) return valid;
     const std::int64_t streams = streams_knob.get();
@@ -223,29 +199,12 @@ base::Status TcpMethod::connect_world(const adi::World& world) {
     if (me < cards.size()) my_site_ = cards[me].site;
     // Equal "host" labels mean the same kernel and network namespace, where
     // loopback reaches; equal host names do not (namespaces share them).
-    const std::string my_host = me < cards.size() ? cards[me].host : "";
+    my_host_ = me < cards.size() ? cards[me].host : "";
     for (std::size_t i = 0; i < cards.size() && i < peers_.size(); ++i) {
-        Peer& p = peers_[i];
-        p.remote.hostname = cards[i].hostname;
-        p.site = cards[i].site;
+        Peer& p = *peers_[i];
+        if (base::Status placed = peer_address_set(p, cards[i], "rank " + std::to_string(i)); !placed) return placed;
         // Several streams for the links that cross the wide area.
         p.streams = p.site != my_site_ ? static_cast<int>(streams) : 1;
-        const std::string a = cards[i].address_of("tcp");
-        if (a.empty()) continue;  // no TCP at that rank
-        const base::Result<CardAddress> where = card_address_parse(a);
-        if (!where) {
-            std::string rank = "rank ";
-            rank += std::to_string(i);
-            return where.failure().prefixed(rank + " publishes the TCP address '" + a + "': ");
-        }
-        p.remote.port = where->port;
-        p.remote.address = where->addresses.front();
-        // On one host the loopback path is the shortest, when the peer listens on it.
-        if (!my_host.empty() && cards[i].host == my_host) {
-            for (const auto& x : where->addresses) {
-                if (x == "127.0.0.1") p.remote.address = x;
-            }
-        }
     }
     if (base::Status routed = routes_set(cards, me); !routed) return routed;
     if (base::Status shaped = emulator_.configure(world); !shaped)
@@ -255,7 +214,7 @@ base::Status TcpMethod::connect_world(const adi::World& world) {
         ev.events = EPOLLIN;
         ev.data.u64 = kKeyTimer;
         epoll_ctl(epfd_, EPOLL_CTL_ADD, emulator_.timer_fd(), &ev);
-        for (std::size_t i = 0; i < peers_.size(); ++i) peers_[i].shaping = emulator_.shaping(static_cast<int>(i));
+        for (std::size_t i = 0; i < peers_.size(); ++i) peers_[i]->shaping = emulator_.shaping(static_cast<int>(i));
     }
     return {};
 }
@@ -263,7 +222,7 @@ base::Status TcpMethod::connect_world(const adi::World& world) {
 base::Status TcpMethod::routes_set(const std::vector<wireup::BusinessCard>& cards, std::size_t me) {
     if (me >= cards.size()) return {};
     for (std::size_t i = 0; i < cards.size() && i < peers_.size(); ++i) {
-        Peer& p = peers_[i];
+        Peer& p = *peers_[i];
         p.route = wireup::route_between(cards[me], cards[i]);
         if (p.route == wireup::Route::direct || p.route == wireup::Route::out_relayed) continue;
         const std::optional<relay::Endpoint> theirs = relay::endpoint_parse(cards[i].relay);
@@ -291,7 +250,7 @@ base::Status TcpMethod::relay_attach() {
 }
 
 void TcpMethod::relay_connect(int peer, Connection& c) {
-    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    Peer& p = peer_at(peer);
     relay::Open open;
     open.from = static_cast<std::uint32_t>(ctx_.rank);
     open.to = static_cast<std::uint32_t>(peer);
@@ -398,7 +357,7 @@ void TcpMethod::relay_lost(const std::string& why) {
     const std::string text = "this site's relay at " + relay::endpoint_text(*my_relay_) + " is gone (" + why +
                              "): no link to another site can be made or kept";
     for (std::size_t i = 0; i < peers_.size(); ++i) {
-        if (peers_[i].route != wireup::Route::direct && peers_[i].c.state != Link::closed)
+        if (peers_[i]->route != wireup::Route::direct && peers_[i]->c.state != Link::closed)
             link_failed(static_cast<int>(i), text, nullptr);
     }
 }
@@ -407,19 +366,19 @@ bool TcpMethod::streams_set(int peer, int n) {
     if (n < 1 || n > wireup::kStreamsMax || peer < 0 || static_cast<std::size_t>(peer) >= peers_.size()) return false;
     // Packets already handed over keep the layout they were queued with
     // (each plan names its streams): the count applies from the next one.
-    peers_[static_cast<std::size_t>(peer)].streams = n;
+    peer_at(peer).streams = n;
     return true;
 }
 
 int TcpMethod::streams_out(int peer) const {
-    const Peer& p = peers_[static_cast<std::size_t>(peer)];
+    const Peer& p = peer_at(peer);
     int n = 1;
     for (const auto& c : p.sends) n += c != nullptr && c->established ? 1 : 0;
     return n;
 }
 
 int TcpMethod::streams_in(int peer) const {
-    const Peer& p = peers_[static_cast<std::size_t>(peer)];
+    const Peer& p = peer_at(peer);
     int n = 1;
     for (const auto& c : p.recvs) n += c != nullptr && c->established ? 1 : 0;
     return n;
@@ -438,8 +397,8 @@ std::string TcpMethod::report() const {
     };
     for (std::size_t i = 0; i < peers_.size(); ++i) {
         const int peer = static_cast<int>(i);
-        if (!peers_[i].sends.empty()) add("to", i, static_cast<std::size_t>(streams_out(peer)));
-        if (!peers_[i].recvs.empty()) add("from", i, static_cast<std::size_t>(streams_in(peer)));
+        if (!peers_[i]->sends.empty()) add("to", i, static_cast<std::size_t>(streams_out(peer)));
+        if (!peers_[i]->recvs.empty()) add("from", i, static_cast<std::size_t>(streams_in(peer)));
     }
     // Stripes received: taken straight from the streams, or held by the emulation.
     const std::uint64_t received = counters().stripes_received + emulator_.stripes_delivered();
@@ -462,30 +421,65 @@ bool TcpMethod::sleep_prepare() {
 }
 
 bool TcpMethod::reaches(int peer) const {
-    return peer != ctx_.rank && !peers_[static_cast<std::size_t>(peer)].remote.address.empty();
+    return peer != ctx_.rank && !peer_at(peer).remote.address.empty();
+}
+
+bool TcpMethod::peers_add(const adi::PeerSet& set) {
+    if (set.first < ctx_.size || static_cast<std::size_t>(set.first) > peers_.size() ||
+        static_cast<std::size_t>(set.first) + set.cards.size() > kPeerBits)
+        return false;
+    // The indexes of a set the engine could not add (peers_add below left
+    // them here) are taken again, with the set's trust, the last ones.
+    peers_.resize(static_cast<std::size_t>(set.first));
+    while (trusts_.back().id != 0 && trusts_.back().first >= set.first) trusts_.pop_back();
+    const auto trust = static_cast<std::uint32_t>(trusts_.size());
+    trusts_.push_back(Trust{set.id, set.key, set.my_rank, set.first_rank, set.first,
+                            static_cast<int>(set.cards.size()), set.cards.empty() ? "" : set.cards.front().data_tls});
+    for (std::size_t k = 0; k < set.cards.size(); ++k) {
+        const int peer = set.first + static_cast<int>(k);
+        peer_new(peer, trust);
+        Peer& p = peer_at(peer);
+        // Another job's site behind a relay, or this one's, is out of reach:
+        // relays carry only their own job's links.
+        if (!set.cards[k].relay.empty() || my_relay_) continue;
+        if (!peer_address_set(p, set.cards[k], "process " + std::to_string(set.first_rank + k))) {
+            p.remote.address.clear();
+            continue;
+        }
+        p.streams = p.site != my_site_ ? static_cast<int>(streams_knob.get()) : 1;
+    }
+    return true;
+}
+
+void TcpMethod::peers_close(int first, int count) {
+    for (int peer = first; peer < first + count && peer < static_cast<int>(peers_.size()); ++peer) {
+        if (peer_at(peer).trust == 0) continue;
+        peer_close(peer_at(peer));
+        peer_at(peer).remote.address.clear();
+    }
 }
 
 void TcpMethod::start_connect(int peer, Connection& c) {
-    const wireup::Route route = peers_[static_cast<std::size_t>(peer)].route;
+    const wireup::Route route = peer_at(peer).route;
     if (route != wireup::Route::direct) {
         relay_connect(peer, c);
         return;
     }
-    if (base::Status started = c.connect_start(peers_[static_cast<std::size_t>(peer)].remote); !started)
+    if (base::Status started = c.connect_start(peer_at(peer).remote); !started)
         link_failed(peer, started.error(), nullptr);
 }
 
 void TcpMethod::on_connected(int peer, Connection& c) {
-    const auto me = static_cast<std::uint32_t>(ctx_.rank);
-    if (base::Status sent = c.hello_send(peers_[static_cast<std::size_t>(peer)].remote, me); !sent)
+    const std::uint32_t me = trust_of(peer).me;
+    if (base::Status sent = c.hello_send(peer_at(peer).remote, me); !sent)
         link_failed(peer, sent.error(), nullptr);
 }
 
 void TcpMethod::on_reply(int peer, Connection& c, adi::Upcalls& up) {
-    const auto me = static_cast<std::uint32_t>(ctx_.rank);
-    const auto them = static_cast<std::uint32_t>(peer);
-    const base::Result<Connection::Reply> reply =
-        c.reply_read(peers_[static_cast<std::size_t>(peer)].remote, ctx_.job_key, me);
+    const Trust& t = trust_of(peer);
+    const std::uint32_t me = t.me;
+    const auto them = static_cast<std::uint32_t>(peer_at(peer).remote.rank);
+    const base::Result<Connection::Reply> reply = c.reply_read(peer_at(peer).remote, t.key, me);
     if (!reply) {
         link_failed(peer, reply.error(), &up);
         return;
@@ -553,30 +547,42 @@ void TcpMethod::on_incoming(int fd) {
         case Incoming::Read::whole: break;
     }
     if (!in.challenged) {
-        const base::Status challenged =
-            in.challenge(ctx_.job_key, static_cast<std::uint32_t>(ctx_.rank), peers_.size());
+        const base::Status challenged = incoming_claim(in);
         if (!challenged) incoming_drop(fd, challenged.error().c_str());
         return;
     }
     decide_incoming(in);
 }
 
+base::Status TcpMethod::incoming_claim(Incoming& in) {
+    if (base::Status taken = in.hello_take(); !taken) return taken;
+    const auto t = std::find_if(trusts_.begin(), trusts_.end(), [&](const Trust& x) { return x.id == in.set; });
+    if (t == trusts_.end()) return base::Error{"it names a connection between jobs that this process does not have"};
+    if (base::Status claim = in.claim_check(t->me, t->first_rank, static_cast<std::uint32_t>(t->count)); !claim)
+        return claim;
+    in.peer = t->first + static_cast<int>(in.from_rank - t->first_rank);
+    if (static_cast<std::size_t>(in.peer) >= peers_.size()) return base::Error{"that process was disconnected"};
+    if (t->id != 0 && peer_at(in.peer).remote.address.empty()) return base::Error{"that process was disconnected"};
+    return in.challenge(t->key);
+}
+
 void TcpMethod::decide_incoming(Incoming& in) {
     const std::uint32_t from = in.from_rank;
     const std::uint32_t stream = in.stream;
     const int fd = in.fd;
-    if (!in.proven(ctx_.job_key, static_cast<std::uint32_t>(ctx_.rank))) {
-        incoming_drop(fd, "it failed the job-key challenge");
+    const int peer = in.peer;
+    const Trust& t = trust_of(peer);
+    if (!in.proven(t.key)) {
+        incoming_drop(fd, t.id == 0 ? "it failed the job-key challenge" : "it failed the challenge of its connection");
         return;
     }
-    const int peer = static_cast<int>(from);
-    Peer& p = peers_[from];
+    Peer& p = peer_at(peer);
     bool accept = false;
     if (stream == 0) {
         accept = p.c.state == Link::idle || p.c.state == Link::awaiting_incoming ||
                  ((p.c.state == Link::relay_handshake || p.c.state == Link::connecting || p.c.state == Link::hello_sent ||
                    p.c.state == Link::response_sent) &&
-                  peer < ctx_.rank);
+                  from < t.me);
     } else {
         // The sender opens each of its streams once.
         accept = p.c.state != Link::failed && (p.recvs.size() < stream || p.recvs[stream - 1] == nullptr);
@@ -597,19 +603,23 @@ void TcpMethod::decide_incoming(Incoming& in) {
         c = p.recvs[stream - 1].get();
     }
     c->adopt(fd);
-    link_established(peer, *c, true, connector_nonce, acceptor_nonce, from, static_cast<std::uint32_t>(ctx_.rank));
+    link_established(peer, *c, true, connector_nonce, acceptor_nonce, from, t.me);
 }
 
 bool TcpMethod::wants_tls(int peer) const {
-    if (data_tls_ == "all") return true;
-    return data_tls_ == "wan" && peers_[static_cast<std::size_t>(peer)].site != my_site_;
+    // Both ends decide alike: on a link between jobs, TLS when either job's
+    // setting asks for it.
+    const auto asks = [&](const std::string& setting) {
+        return setting == "all" || (setting == "wan" && peer_at(peer).site != my_site_);
+    };
+    return asks(data_tls_) || asks(trust_of(peer).data_tls);
 }
 
 void TcpMethod::link_established(int peer, Connection& c, bool server, const security::Nonce& connector,
                                  const security::Nonce& acceptor, std::uint32_t from, std::uint32_t to) {
     std::optional<TlsLink::Key> key;
     if (wants_tls(peer))
-        key = link_proof(ctx_.job_key, security::ProofRole::link_tls_key, connector, acceptor, from, to, c.stream);
+        key = link_proof(trust_of(peer).key, security::ProofRole::link_tls_key, connector, acceptor, from, to, c.stream);
     if (base::Status established = c.establish(server, key, peer); !established)
         link_failed(peer, established.error(), nullptr);
 }
@@ -624,7 +634,7 @@ void TcpMethod::tls_step(int peer, Connection& c, adi::Upcalls& up) {
 }
 
 void TcpMethod::conn_ready(int peer, Connection& c, adi::Upcalls& up) {
-    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    Peer& p = peer_at(peer);
     flush(peer, c, &up);
     if (c.state != Link::connected) return;
     // TLS may already hold the first data; a stream a striped payload waits
@@ -637,7 +647,7 @@ void TcpMethod::conn_ready(int peer, Connection& c, adi::Upcalls& up) {
 }
 
 adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) {
-    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    Peer& p = peer_at(peer);
     Connection& c = p.c;
     if (c.state == Link::failed || c.state == Link::closed) return adi::SendStatus::failed;
 
@@ -685,7 +695,7 @@ adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const 
 }
 
 bool TcpMethod::streams_open(int peer, int n) {
-    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    Peer& p = peer_at(peer);
     if (p.sends.size() < static_cast<std::size_t>(n - 1)) p.sends.resize(static_cast<std::size_t>(n - 1));
     for (int k = 1; k < n; ++k) {
         std::unique_ptr<Connection>& s = p.sends[static_cast<std::size_t>(k - 1)];
@@ -706,7 +716,7 @@ bool TcpMethod::streams_open(int peer, int n) {
 
 adi::SendStatus TcpMethod::send_striped(int peer, const adi::Header& h, std::span<const iovec> data,
                                         std::uint64_t token, std::uint64_t payload) {
-    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    Peer& p = peer_at(peer);
     const int n = p.streams;
     if (!streams_open(peer, n)) return adi::SendStatus::failed;
     // This call holds one count of the group until it has tried to write, so
@@ -733,7 +743,7 @@ adi::SendStatus TcpMethod::send_striped(int peer, const adi::Header& h, std::spa
 }
 
 bool TcpMethod::send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) {
-    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    Peer& p = peer_at(peer);
     Connection& c = p.c;
     if (c.state != Link::connected || !c.out.empty() || c.tls || p.shaping != nullptr ||
         (p.streams > 1 && n > stripe_unit_))
@@ -772,7 +782,7 @@ void TcpMethod::flush(int peer, Connection& c, adi::Upcalls* up) {
                                                          adi::Upcalls& up) {
     const Connection::ReadEnd end = Connection::read_end(n);
     if (end == Connection::ReadEnd::failed)
-        link_failed(peer, c.read_failure(peers_[static_cast<std::size_t>(peer)].remote, n), &up);
+        link_failed(peer, c.read_failure(peer_at(peer).remote, n), &up);
     return end == Connection::ReadEnd::retry;
 }
 
@@ -787,7 +797,7 @@ void TcpMethod::flush(int peer, Connection& c, adi::Upcalls* up) {
 }
 
 bool TcpMethod::stripes_go(int peer, adi::Upcalls& up) {
-    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    Peer& p = peer_at(peer);
     while (p.reader.striped()) {
         const base::Result<bool> complete = p.stripes.read(p.remote, p.reader, p.c, p.recvs, up);
         if (!complete) {
@@ -805,7 +815,7 @@ bool TcpMethod::stripes_go(int peer, adi::Upcalls& up) {
 }
 
 void TcpMethod::read_stream(int peer, Connection& c, adi::Upcalls& up) {
-    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    Peer& p = peer_at(peer);
     const bool ours = c.key == stream_key(kKeyOut, c.stream, peer);
     if (!ours && p.shaping == nullptr) {
         if (p.reader.striped() && p.stripes.stream_next(p.reader) == c.stream) {
@@ -852,7 +862,7 @@ void TcpMethod::peer_close(Peer& p) {
 }
 
 [[gnu::always_inline]] inline void TcpMethod::peer_closed(int peer, adi::Upcalls& up) {
-    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    Peer& p = peer_at(peer);
     // Normal after MPI_Finalize, fatal for anything still owed.
     bool owed = !p.c.out.empty() || p.reader.in_payload();
     for (const auto& s : p.sends) owed = owed || (s != nullptr && !s->out.empty());
@@ -864,7 +874,7 @@ void TcpMethod::peer_close(Peer& p) {
 }
 
 void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
-    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    Peer& p = peer_at(peer);
     Connection& c = p.c;
     if (p.reader.striped() && !stripes_go(peer, up)) return;
     while (c.state == Link::connected) {
@@ -906,7 +916,7 @@ void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
 }
 
 void TcpMethod::link_failed(int peer, const std::string& why, adi::Upcalls* up) {
-    Peer& p = peers_[static_cast<std::size_t>(peer)];
+    Peer& p = peer_at(peer);
     if (p.c.state == Link::failed) return;
     p.c.state = Link::failed;
     p.error = why;
@@ -974,7 +984,7 @@ void TcpMethod::incoming_add(int fd, std::string from) {
 }
 
 [[gnu::always_inline]] inline void TcpMethod::peer_event(int peer, std::uint32_t events, adi::Upcalls& up) {
-    Connection& c = peers_[static_cast<std::size_t>(peer)].c;
+    Connection& c = peer_at(peer).c;
     if (c.state != Link::connected) {
         handshake_event(peer, c, events, up);
         return;
@@ -1044,28 +1054,28 @@ TcpMethod::Counters TcpMethod::counters() const {
         all.reads += c.reads;
         all.writes += c.writes;
     };
-    for (const Peer& p : peers_) {
-        add(p.c);
-        for (const auto* list : {&p.sends, &p.recvs})
+    for (const auto& p : peers_) {
+        add(p->c);
+        for (const auto* list : {&p->sends, &p->recvs})
             for (const auto& s : *list)
                 if (s != nullptr) add(*s);
-        all.stripes_received += p.stripes.received();
+        all.stripes_received += p->stripes.received();
     }
     return all;
 }
 
 bool TcpMethod::has_queued_sends() const {
-    for (const Peer& p : peers_) {
-        if (p.c.state == Link::failed) continue;
-        if (!p.c.out.empty()) return true;
-        for (const auto& s : p.sends)
+    for (const auto& p : peers_) {
+        if (p->c.state == Link::failed) continue;
+        if (!p->c.out.empty()) return true;
+        for (const auto& s : p->sends)
             if (s != nullptr && !s->out.empty()) return true;
     }
     return false;
 }
 
 void TcpMethod::shutdown() {
-    for (Peer& p : peers_) peer_close(p);
+    for (auto& p : peers_) peer_close(*p);
     for (auto& [fd, in] : incoming_) {
         if (in.dialer) in.dialer->take();  // closed once, here
         ::close(fd);

@@ -64,6 +64,10 @@ public:
     base::Status publish(wireup::BusinessCard& card) override;
     base::Status connect_world(const adi::World& world) override;
     bool reaches(int peer) const override;
+    // Another job's processes: reached directly at the TCP address of their
+    // card (not through relays), their links proven by the set's key.
+    bool peers_add(const adi::PeerSet& set) override;
+    void peers_close(int first, int count) override;
     adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;
     bool send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) override;
     int poll(adi::Upcalls& up) override;
@@ -75,7 +79,7 @@ public:
     bool sleep_prepare() override;
     bool has_queued_sends() const override;
     void shutdown() override;
-    int streams(int peer) const override { return peers_[static_cast<std::size_t>(peer)].streams; }
+    int streams(int peer) const override { return peer_at(peer).streams; }
     bool streams_set(int peer, int n) override;
     std::string report() const override;
 
@@ -102,6 +106,19 @@ public:
 private:
     using Link = Connection::State;
 
+    // Whom a link's handshake proves itself to: the job (trusts_[0], world
+    // ranks, the job key) or a set of another job's processes (set ranks,
+    // the set's key; adi::PeerSet).
+    struct Trust {
+        std::uint64_t id = 0;
+        std::string key;
+        std::uint32_t me = 0;          // this process's rank in it
+        std::uint32_t first_rank = 0;  // the rank of its peer `first`
+        int first = 0;
+        int count = 0;                 // its peers, from `first`
+        std::string data_tls;          // the other job's STRATA_DATA_TLS ("" in the job)
+    };
+
     struct Peer {
         Connection c;  // stream 0
         std::vector<std::unique_ptr<Connection>> sends;  // [k - 1]: our stream k to the peer
@@ -120,7 +137,20 @@ private:
         wireup::Route route = wireup::Route::direct;
         relay::Endpoint relay;
         ShapedLink* shaping = nullptr;  // wide-area emulation, on a link it shapes
+        std::uint32_t trust = 0;  // index into trusts_
     };
+
+    Peer& peer_at(int peer) { return *peers_[static_cast<std::size_t>(peer)]; }
+    const Peer& peer_at(int peer) const { return *peers_[static_cast<std::size_t>(peer)]; }
+    const Trust& trust_of(int peer) const { return trusts_[peer_at(peer).trust]; }
+    // A new peer at index `peer` (peers_.size()) of trusts_[trust].
+    void peer_new(int peer, std::uint32_t trust);
+    // Where `card` says the peer listens (a rank of the job or of another);
+    // `index` names it in the error.
+    base::Status peer_address_set(Peer& p, const wireup::BusinessCard& card, const std::string& index);
+    // The Hello of `in` read: which trust and peer it claims, checked; then
+    // the challenge.
+    base::Status incoming_claim(Incoming& in);
 
     base::Status listen_open();
     // connect_world's part for the routes: each peer's.
@@ -206,7 +236,7 @@ private:
     bool wants_tls(int peer) const;
     bool encrypts(int peer) const override { return wants_tls(peer); }
     bool relays(int peer) const override {
-        return peers_[static_cast<std::size_t>(peer)].route != wireup::Route::direct;
+        return peer_at(peer).route != wireup::Route::direct;
     }
     // After the answer: TLS on the link (tls_handshake), or connected at once.
     void link_established(int peer, Connection& c, bool server, const security::Nonce& connector,
@@ -224,7 +254,12 @@ private:
     int epfd_ = -1;
     int listen_fd_ = -1;
     int port_ = 0;
-    std::vector<Peer> peers_;
+    std::string address_;  // the listener's card address
+    // By peer index: the job's ranks, then other jobs' processes (peers_add).
+    // Each peer in its own allocation, so that adding peers moves none.
+    std::vector<std::unique_ptr<Peer>> peers_;
+    std::vector<Trust> trusts_;
+    std::string my_host_;  // this process's card's host (loopback reaches peers with the same)
     std::unordered_map<int, Incoming> incoming_;
     // At a private site: its relay, and the attach connection to it with the
     // part of a Notice read so far.

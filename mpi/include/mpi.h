@@ -217,7 +217,10 @@ extern __attribute__((visibility("default"))) MPI_Status STRATA_status_ignore[];
 #define MPI_ERR_IN_STATUS 18
 #define MPI_ERR_PENDING 19
 #define MPI_ERR_NO_MEM 20 /* MPI-2: MPI_Alloc_mem found no memory */
-#define MPI_ERR_LASTCODE 20
+#define MPI_ERR_PORT 25    /* MPI-2: a port name that names no open port, or a refused connect */
+#define MPI_ERR_NAME 26    /* MPI-2: MPI_Lookup_name found nothing under the name */
+#define MPI_ERR_SERVICE 27 /* MPI-2: MPI_Publish_name or MPI_Unpublish_name refused */
+#define MPI_ERR_LASTCODE 27
 
 /* Each function is declared twice: MPI_name and its profiling twin PMPI_name. */
 #define STRATA_API(ret, name, args) \
@@ -488,6 +491,23 @@ STRATA_API(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
 STRATA_API(int, Free_mem, (void *base))
 STRATA_API(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
 STRATA_API(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
+
+/* Client/server between separately started jobs (MPI-2 5.4; README
+ * "Client/server"). A port name is a capability: whoever holds it may
+ * connect. MPI_Comm_accept and MPI_Comm_connect return an intercommunicator
+ * whose remote group is the other job's; errors of the port (no such port,
+ * closed, wrong secret, timed out) are MPI_ERR_PORT. */
+#define MPI_MAX_PORT_NAME 1024
+STRATA_API(int, Open_port, (MPI_Info info, char *port_name))
+STRATA_API(int, Close_port, (const char *port_name))
+STRATA_API(int, Comm_accept, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm))
+STRATA_API(int, Comm_connect, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm))
+STRATA_API(int, Comm_disconnect, (MPI_Comm *comm))
+/* mpirun's name service: names are shared by the jobs whose mpirun sees the
+ * same name directory (README "Client/server"). */
+STRATA_API(int, Publish_name, (const char *service_name, MPI_Info info, const char *port_name))
+STRATA_API(int, Lookup_name, (const char *service_name, MPI_Info info, char *port_name))
+STRATA_API(int, Unpublish_name, (const char *service_name, MPI_Info info, const char *port_name))
 
 /* Handles between C and Fortran (MPI-2 4.12.4). A Fortran handle is a
  * default INTEGER holding the same value as the C handle, so each conversion

@@ -17,6 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)decode_checkin(f->payload);
         (void)decode_release(f->payload);
         (void)decode_abort(f->payload);
+        (void)decode_names(f->payload);
+        (void)decode_names_reply(f->payload);
     }
     return 0;
 }

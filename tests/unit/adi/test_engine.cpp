@@ -639,6 +639,75 @@ TEST_CASE("a peer that no method reaches is an error naming it") {
     CHECK(connected.error().find("no communication method reaches rank 0") != std::string::npos);
 }
 
+namespace {
+
+// A method that takes other jobs' processes (PeerSet) and reaches those of
+// them whose card names its host, from their index on.
+class JoiningMethod final : public Method {
+public:
+    JoiningMethod() {
+        caps_.name = "joining";
+        caps_.poll_cost = 100;
+    }
+    const Capabilities& caps() const override { return caps_; }
+    strata::base::Status publish(wireup::BusinessCard&) override { return {}; }
+    strata::base::Status connect_world(const World& w) override {
+        reached_.assign(w.cards.size(), true);
+        return {};
+    }
+    bool reaches(int peer) const override { return reached_[static_cast<std::size_t>(peer)]; }
+    bool peers_add(const PeerSet& set) override {
+        reached_.resize(static_cast<std::size_t>(set.first));
+        for (const auto& c : set.cards) reached_.push_back(c.hostname == "reachable");
+        return true;
+    }
+    void peers_close(int first, int count) override { closed.emplace_back(first, count); }
+    SendStatus send(int, const Header&, std::span<const iovec>, std::uint64_t) override { return SendStatus::done; }
+    int poll(Upcalls&) override { return 0; }
+    std::vector<std::pair<int, int>> closed;
+
+private:
+    std::vector<bool> reached_;
+    Capabilities caps_;
+};
+
+}  // namespace
+
+TEST_CASE("another job's processes join after the world, over the first method that takes them") {
+    std::vector<std::unique_ptr<Method>> v;
+    v.push_back(std::make_unique<CountingMethod>("self", 0, 1));  // takes no set: never asked about them
+    auto* joining = new JoiningMethod;
+    v.push_back(std::unique_ptr<Method>(joining));
+    Engine e(std::move(v));
+    REQUIRE(e.connect_world(World{std::vector<wireup::BusinessCard>(2), {}, 0}));
+    PeerSet set;
+    set.id = 7;
+    set.first = e.world_size();
+    set.cards.resize(3);
+    for (auto& c : set.cards) c.hostname = "reachable";
+    REQUIRE(e.peers_add(set));
+    CHECK(e.world_size() == 5);
+    CHECK(e.method_for(4) == joining);
+    CHECK(e.methods_reaching(std::vector<int>{2, 3, 4}) == 2u);
+    e.peers_close(2, 3);
+    CHECK(joining->closed == std::vector<std::pair<int, int>>{{2, 3}});
+    // A set with a process no method reaches adds nothing and names it.
+    PeerSet far = set;
+    far.first = e.world_size();
+    far.first_rank = 4;
+    far.cards[1].hostname = "far";
+    const strata::base::Status added = e.peers_add(far);
+    REQUIRE_FALSE(added);
+    CHECK(added.error().find("no communication method reaches process 5 of the other job (host far)") !=
+          std::string::npos);
+    CHECK(e.world_size() == 5);
+    // The next set takes those indexes.
+    far.cards[1].hostname = "reachable";
+    REQUIRE(e.peers_add(far));
+    CHECK(e.world_size() == 8);
+    CHECK(e.method_for(7) == joining);
+}
+
 TEST_CASE("selective polling: skip-poll ratio, and only the needed methods") {
     std::vector<std::unique_ptr<Method>> v;
     v.push_back(std::make_unique<CountingMethod>("cheap", 1, 1));

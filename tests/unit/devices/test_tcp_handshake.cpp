@@ -144,7 +144,12 @@ struct Dial {
         REQUIRE(hello.ok());
         CHECK(c.state == State::hello_sent);
         REQUIRE(incoming_wait(in) == Incoming::Read::whole);
-        const base::Status challenged = in.challenge(acceptor_key, 1, 2);
+        const base::Status taken = in.hello_take();
+        INFO(taken.error());
+        REQUIRE(taken.ok());
+        CHECK(in.to_rank == 1);
+        CHECK(in.set == 0);
+        const base::Status challenged = in.challenge(acceptor_key);
         INFO(challenged.error());
         REQUIRE(challenged.ok());
     }
@@ -166,9 +171,11 @@ TEST_CASE("tcp handshake: a connection and the listener it dials prove the job k
         REQUIRE(incoming_wait(d.in) == Incoming::Read::whole);
         CHECK(d.in.from_rank == 0);
         CHECK(d.in.stream == stream);
-        CHECK(d.in.proven(kKey, 1));
+        CHECK(d.in.proven(kKey));
         // The proofs bind the ranks: the same response does not prove a link to rank 0.
-        CHECK_FALSE(d.in.proven(kKey, 0));
+        d.in.to_rank = 0;
+        CHECK_FALSE(d.in.proven(kKey));
+        d.in.to_rank = 1;
         REQUIRE(d.in.answer(true));
         const auto answer = reply_wait(d.c, d.remote, kKey, State::response_sent);
         REQUIRE(answer.ok());
@@ -222,7 +229,7 @@ TEST_CASE("tcp handshake: the acceptor's answer 0 on stream 0 is a refusal, not 
     Dial d(0);
     REQUIRE(reply_wait(d.c, d.remote, kKey, State::hello_sent).ok());
     REQUIRE(incoming_wait(d.in) == Incoming::Read::whole);
-    REQUIRE(d.in.proven(kKey, 1));
+    REQUIRE(d.in.proven(kKey));
     REQUIRE(d.in.answer(false));
     const auto answer = reply_wait(d.c, d.remote, kKey, State::response_sent);
     REQUIRE(answer.ok());
@@ -301,7 +308,9 @@ TEST_CASE("tcp handshake: the accepting side reads a Hello and a response that c
         send_bytes(pair.fd[0], hello.data() + i, 1);
     }
     REQUIRE(in.read() == Incoming::Read::whole);
-    REQUIRE(in.challenge(kKey, 1, 3).ok());
+    REQUIRE(in.hello_take().ok());
+    REQUIRE(in.claim_check(1, 0, 3).ok());
+    REQUIRE(in.challenge(kKey).ok());
     CHECK(in.from_rank == 2);
     const auto challenge = recv_bytes(pair.fd[0], kChallengeSize);
     security::Nonce theirs{};
@@ -314,8 +323,8 @@ TEST_CASE("tcp handshake: the accepting side reads a Hello and a response that c
         send_bytes(pair.fd[0], proof.data() + i, 1);
     }
     REQUIRE(in.read() == Incoming::Read::whole);
-    CHECK(in.proven(kKey, 1));
-    CHECK_FALSE(in.proven("another job's key", 1));
+    CHECK(in.proven(kKey));
+    CHECK_FALSE(in.proven("another job's key"));
     REQUIRE(in.answer(false));
     CHECK(recv_bytes(pair.fd[0], kAnswerSize) == std::vector<std::uint8_t>{0, 0, 0, 0});
 }
@@ -343,6 +352,15 @@ TEST_CASE("tcp handshake: a Hello that is not this job's link to this rank is re
         {kHelloMagic, 3, 1, 0, "invalid ranks in the handshake"},
         {kHelloMagic, 0, 1, 16, "invalid stream in the handshake"},
     };
+    // Another job's processes (set ranks 4..5 beside this process's 1).
+    Incoming other;
+    other.from_rank = 5;
+    other.to_rank = 1;
+    CHECK(other.claim_check(1, 4, 2).ok());
+    other.from_rank = 6;
+    CHECK(other.claim_check(1, 4, 2).error() == "invalid ranks in the handshake");
+    other.from_rank = 3;
+    CHECK_FALSE(other.claim_check(1, 4, 2).ok());
     for (const Case& k : cases) {
         INFO(k.why << ": from " << k.from << " to " << k.to << ", stream " << k.stream);
         Pair pair;
@@ -353,8 +371,9 @@ TEST_CASE("tcp handshake: a Hello that is not this job's link to this rank is re
         std::memcpy(bytes.data(), &magic, sizeof magic);
         send_bytes(pair.fd[0], bytes.data(), bytes.size());
         REQUIRE(in.read() == Incoming::Read::whole);
-        const base::Status challenged = in.challenge(kKey, 1, 3);
-        CHECK(challenged.error() == k.why);
+        base::Status claimed = in.hello_take();
+        if (claimed) claimed = in.claim_check(1, 0, 3);
+        CHECK(claimed.error() == k.why);
         CHECK_FALSE(in.challenged);
     }
 }

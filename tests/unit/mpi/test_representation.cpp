@@ -76,7 +76,7 @@ TEST_CASE("malformed representation bytes are refused with a reason") {
 
 TEST_CASE("MPI_Init's refusal names the rank, both representations and the reason") {
     const Representation& mine = Representation::native();
-    const std::string text = strata::mpi::unconvertible_refusal(2, s390x(), mine, "long double cannot be converted");
+    const std::string text = strata::mpi::unconvertible_refusal("rank 2", s390x(), mine, "long double cannot be converted");
     CHECK(text.rfind("rank 2 stores data in a way this process cannot convert (rank 2: big-endian; ", 0) == 0);
     CHECK(text.find("; this process: " + mine.text() + "): long double cannot be converted") != std::string::npos);
 }

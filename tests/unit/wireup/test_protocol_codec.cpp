@@ -115,6 +115,33 @@ TEST_CASE("Abort round trip keeps negative codes and the message", "[wireup]") {
     }
 }
 
+TEST_CASE("Names and NamesReply round trip; unknown operations and statuses are refused", "[wireup]") {
+    Names m;
+    m.rank = 3;
+    m.pid = 4242;
+    m.proof.fill(9);
+    m.op = NameOp::unpublish;
+    m.service = std::string("ocean\0deep", 10);
+    m.port = "strata-port:1:x";
+    const auto d = decode_names(payload_of(encode(m), Type::names));
+    REQUIRE(d);
+    CHECK(d->rank == 3);
+    CHECK(d->pid == 4242);
+    CHECK(d->proof == m.proof);
+    CHECK(d->op == NameOp::unpublish);
+    CHECK(d->service == m.service);
+    CHECK(d->port == m.port);
+    m.op = static_cast<NameOp>(4);
+    CHECK_FALSE(decode_names(payload_of(encode(m), Type::names)));
+    const NamesReply r{NamesReply::Status::no_name, "nothing"};
+    const auto e = decode_names_reply(payload_of(encode(r), Type::names_reply));
+    REQUIRE(e);
+    CHECK(e->status == NamesReply::Status::no_name);
+    CHECK(e->text == "nothing");
+    CHECK_FALSE(decode_names_reply(payload_of(encode(NamesReply{static_cast<NamesReply::Status>(3), ""}),
+                                              Type::names_reply)));
+}
+
 TEST_CASE("empty frames carry only a header", "[wireup]") {
     CHECK(payload_of(encode_empty(Type::finalize), Type::finalize).empty());
     CHECK(payload_of(encode_empty(Type::finalize_done), Type::finalize_done).empty());

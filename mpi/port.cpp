@@ -1,0 +1,533 @@
+// Client/server (MPI-2 §5.4): MPI_Open_port, MPI_Close_port,
+// MPI_Comm_accept, MPI_Comm_connect, MPI_Comm_disconnect. The design is in
+// mpi/port.hpp, the conversation between the roots in wireup/port.hpp.
+#include "mpi/port.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <optional>
+
+#include "collectives/collectives.hpp"
+#include "devices/methods.hpp"
+#include "devices/tcp/network.hpp"
+#include "mpi/agreement.hpp"
+#include "mpi/comm.hpp"
+#include "mpi/datatype.hpp"
+#include "mpi/errors.hpp"
+#include "mpi/pmpi_alias.hpp"
+#include "mpi/setup.hpp"
+
+using namespace strata;
+using namespace strata::mpi;
+namespace port = strata::wireup::port;
+
+namespace strata::mpi {
+
+const wireup::BusinessCard& card_of(int index) {
+    const Runtime& r = rt();
+    if (index < r.world_size) return r.world.cards[static_cast<std::size_t>(index)];
+    return r.peer_cards[static_cast<std::size_t>(index - r.world_size)];
+}
+
+const wireup::Topology& topology_all() {
+    const Runtime& r = rt();
+    return r.peer_cards.empty() ? r.world.topology : r.joined_topology;
+}
+
+void peer_set_hold(std::uint64_t id) {
+    for (PeerSetUse& s : rt().peer_sets)
+        if (s.id == id) ++s.refs;
+}
+
+int peer_set_drop(std::uint64_t id) {
+    for (PeerSetUse& s : rt().peer_sets)
+        if (s.id == id) return --s.refs;
+    return 0;
+}
+
+}  // namespace strata::mpi
+
+namespace {
+
+// What a root learned, as it hands it to its group: an error class and its
+// detail, or the new connection.
+struct Outcome {
+    int cls = MPI_SUCCESS;
+    std::string detail;
+    int pair = -1;
+    std::uint64_t set = 0;
+    std::string key;
+    std::uint32_t my_first = 0;      // set rank of this group's rank 0
+    std::uint32_t remote_first = 0;  // set rank of the other group's rank 0
+    std::vector<wireup::BusinessCard> cards;  // the other group's
+};
+
+Outcome failed(int cls, std::string detail) {
+    Outcome o;
+    o.cls = cls;
+    o.detail = std::move(detail);
+    return o;
+}
+
+std::vector<std::byte> outcome_encode(const Outcome& o) {
+    codec::Writer w(0);
+    w.u32(static_cast<std::uint32_t>(o.cls));
+    w.str(o.detail);
+    w.u32(static_cast<std::uint32_t>(o.pair));
+    w.u32(static_cast<std::uint32_t>(o.set));
+    w.u32(static_cast<std::uint32_t>(o.set >> 32));
+    w.str(o.key);
+    w.u32(o.my_first);
+    w.u32(o.remote_first);
+    w.u32(static_cast<std::uint32_t>(o.cards.size()));
+    for (const auto& c : o.cards) wireup::card_write(w, c);
+    const std::vector<std::uint8_t> frame = w.finish();
+    std::vector<std::byte> out(frame.size());
+    std::memcpy(out.data(), frame.data(), frame.size());
+    return out;
+}
+
+std::optional<Outcome> outcome_decode(const std::vector<std::byte>& bytes) {
+    if (bytes.size() < 5) return std::nullopt;
+    std::vector<std::uint8_t> payload(bytes.size() - 5);
+    std::memcpy(payload.data(), bytes.data() + 5, payload.size());
+    codec::Reader r(payload);
+    Outcome o;
+    o.cls = static_cast<int>(r.u32());
+    o.detail = r.str();
+    o.pair = static_cast<int>(r.u32());
+    const std::uint64_t lo = r.u32();
+    o.set = lo | static_cast<std::uint64_t>(r.u32()) << 32;
+    o.key = r.str();
+    o.my_first = r.u32();
+    o.remote_first = r.u32();
+    const std::uint32_t n = r.u32();
+    for (std::uint32_t i = 0; r.ok() && i < n; ++i) {
+        wireup::BusinessCard c = wireup::card_read(r);
+        if (r.ok()) o.cards.push_back(std::move(c));
+    }
+    if (!r.done()) return std::nullopt;
+    return o;
+}
+
+// Keeps this process's other communication going while a root waits on its port.
+void idle() { rt().engine->progress(); }
+
+std::vector<wireup::BusinessCard> group_cards(const Comm& c) {
+    std::vector<wireup::BusinessCard> out;
+    for (const int p : c.group()) out.push_back(card_of(p));
+    return out;
+}
+
+std::vector<std::uint8_t> mask_bytes(const ContextPool::Mask& m) {
+    const ContextPool::Mask wire = ContextPool::to_wire(m);
+    std::vector<std::uint8_t> out(sizeof wire);
+    std::memcpy(out.data(), wire.data(), sizeof wire);
+    return out;
+}
+
+std::uint64_t random_u64() {
+    security::Nonce n{};
+    std::uint64_t v = 0;
+    while (v == 0) {
+        if (!security::nonce_fill(n)) return 0;
+        std::memcpy(&v, n.data(), sizeof v);
+    }
+    return v;
+}
+
+Port* port_find(const std::string& text) {
+    for (auto& p : rt().ports)
+        if (p->text == text) return p.get();
+    return nullptr;
+}
+
+// ---- the server's root ------------------------------------------------------
+
+// One client, from its Hello to its Confirm. nullopt: a client that did not
+// prove the port's secret (refused; the root waits for the next one).
+std::optional<Outcome> serve_one(port::Channel& ch, const Port& p, const ContextPool::Mask& mine,
+                                 const Comm& c) {
+    auto deadline = port::Channel::Clock::now() + port::kStepTimeout;
+    auto f = ch.receive(deadline, idle);
+    if (!f || f->type != static_cast<std::uint8_t>(port::Type::hello)) return std::nullopt;
+    const auto hello = port::decode_hello(f->payload);
+    if (!hello) return std::nullopt;
+    if (hello->id != p.name.id) {
+        (void)ch.send(port::encode(port::Refusal{port::Refused::unknown_port, "no such port here"}));
+        return std::nullopt;
+    }
+    port::Challenge challenge;
+    if (!security::nonce_fill(challenge.nonce)) return failed(MPI_ERR_INTERN, "cannot make a nonce");
+    challenge.proof = port::port_proof(p.name.secret, security::ProofRole::port_acceptor, hello->nonce, challenge.nonce);
+    if (!ch.send(port::encode(challenge))) return std::nullopt;
+    f = ch.receive(deadline, idle);
+    if (!f || f->type != static_cast<std::uint8_t>(port::Type::offer)) return std::nullopt;
+    const auto offer = port::decode_offer(f->payload);
+    const auto expected =
+        port::port_proof(p.name.secret, security::ProofRole::port_connector, hello->nonce, challenge.nonce);
+    if (!offer || !security::proof_equal(expected, offer->proof) || offer->mask.size() != sizeof(ContextPool::Mask)) {
+        (void)ch.send(port::encode(port::Refusal{port::Refused::secret, "the client did not prove the port's secret"}));
+        return std::nullopt;
+    }
+    ContextPool::Mask theirs{};
+    std::memcpy(theirs.data(), offer->mask.data(), sizeof theirs);
+    theirs = ContextPool::from_wire(theirs);
+    ContextPool::Mask both = mine;
+    for (std::size_t i = 0; i < both.size(); ++i) both[i] &= theirs[i];
+    Outcome o;
+    o.pair = ContextPool::lowest(both);
+    if (o.pair < 0) {
+        (void)ch.send(port::encode(port::Refusal{port::Refused::no_context, "no context id is free in both jobs"}));
+        std::string detail;
+        const int cls = no_context(detail);
+        return failed(cls, detail);
+    }
+    o.set = random_u64();
+    o.key = port::set_key(p.name.secret, hello->nonce, challenge.nonce);
+    o.my_first = 0;
+    o.remote_first = static_cast<std::uint32_t>(c.size());
+    o.cards = offer->cards;
+    if (!ch.send(port::encode(port::Answer{static_cast<std::uint32_t>(o.pair), o.set, group_cards(c)})))
+        return failed(MPI_ERR_OTHER, "the client's root went away during the accept");
+    deadline = port::Channel::Clock::now() + port::kStepTimeout;
+    f = ch.receive(deadline, idle);
+    if (!f || f->type != static_cast<std::uint8_t>(port::Type::confirm))
+        return failed(MPI_ERR_OTHER, "the client's root went away during the accept" +
+                                         (f ? std::string() : ": " + f.error()));
+    return o;
+}
+
+Outcome serve(const Port& p, const ContextPool::Mask& mine, const Comm& c) {
+    for (;;) {
+        base::Result<port::Channel> ch = port::accept_next(p.listener.get(), std::nullopt, idle);
+        if (!ch) return failed(MPI_ERR_PORT, ch.error());
+        if (std::optional<Outcome> o = serve_one(*ch, p, mine, c)) return std::move(*o);
+    }
+}
+
+// ---- the client's root ------------------------------------------------------
+
+Outcome refusal_outcome(const codec::RawFrame& f) {
+    const auto r = port::decode_refusal(f.payload);
+    if (!r) return failed(MPI_ERR_PORT, "the server broke the conversation");
+    switch (r->why) {
+        case port::Refused::unknown_port: return failed(MPI_ERR_PORT, "the port was closed");
+        case port::Refused::secret: return failed(MPI_ERR_PORT, "the server refused the port's secret: " + r->text);
+        case port::Refused::no_context: {
+            std::string detail;
+            const int cls = no_context(detail);
+            return failed(cls, detail);
+        }
+        case port::Refused::malformed: break;
+    }
+    return failed(MPI_ERR_PORT, "the server refused the connection: " + r->text);
+}
+
+Outcome talk(port::Channel& ch, const port::Name& name, const ContextPool::Mask& mine, const Comm& c,
+             port::Channel::Clock::time_point deadline) {
+    port::Hello hello{name.id, {}};
+    if (!security::nonce_fill(hello.nonce)) return failed(MPI_ERR_INTERN, "cannot make a nonce");
+    if (base::Status sent = ch.send(port::encode(hello)); !sent) return failed(MPI_ERR_PORT, sent.error());
+    auto f = ch.receive(deadline, idle);
+    if (!f) return failed(MPI_ERR_PORT, f.error() == "timed out" ? "timed out waiting for the server to accept"
+                                                                  : "waiting for the server: " + f.error());
+    if (f->type == static_cast<std::uint8_t>(port::Type::refusal)) return refusal_outcome(*f);
+    const auto challenge = port::decode_challenge(f->payload);
+    if (f->type != static_cast<std::uint8_t>(port::Type::challenge) || !challenge ||
+        !security::proof_equal(challenge->proof, port::port_proof(name.secret, security::ProofRole::port_acceptor,
+                                                                  hello.nonce, challenge->nonce)))
+        return failed(MPI_ERR_PORT, "the process at the port did not prove the port's secret");
+    port::Offer offer;
+    offer.proof = port::port_proof(name.secret, security::ProofRole::port_connector, hello.nonce, challenge->nonce);
+    offer.mask = mask_bytes(mine);
+    offer.cards = group_cards(c);
+    if (base::Status sent = ch.send(port::encode(offer)); !sent) return failed(MPI_ERR_PORT, sent.error());
+    f = ch.receive(port::Channel::Clock::now() + port::kStepTimeout, idle);
+    if (!f) return failed(MPI_ERR_OTHER, "the server's root went away during the connect: " + f.error());
+    if (f->type == static_cast<std::uint8_t>(port::Type::refusal)) return refusal_outcome(*f);
+    const auto answer = port::decode_answer(f->payload);
+    if (f->type != static_cast<std::uint8_t>(port::Type::answer) || !answer)
+        return failed(MPI_ERR_OTHER, "the server broke the conversation");
+    (void)ch.send(port::encode_confirm());
+    Outcome o;
+    o.pair = static_cast<int>(answer->pair);
+    o.set = answer->set;
+    o.key = port::set_key(name.secret, hello.nonce, challenge->nonce);
+    o.my_first = static_cast<std::uint32_t>(answer->cards.size());
+    o.remote_first = 0;
+    o.cards = answer->cards;
+    return o;
+}
+
+Outcome dial_and_talk(const std::string& text, const ContextPool::Mask& mine, const Comm& c,
+                      std::optional<double> timeout) {
+    const base::Result<port::Name> name = port::name_parse(text);
+    if (!name) return failed(MPI_ERR_PORT, "'" + text + "': " + name.error());
+    const base::Result<dev::tcp::CardAddress> where = dev::tcp::card_address_parse(name->address);
+    if (!where) return failed(MPI_ERR_PORT, "'" + text + "': " + where.error());
+    using Clock = port::Channel::Clock;
+    const Clock::time_point deadline =
+        timeout ? Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*timeout))
+                : Clock::time_point::max();
+    base::Result<port::Channel> ch = port::dial(where->addresses, where->port, deadline, idle);
+    if (!ch) return failed(MPI_ERR_PORT, ch.error());
+    return talk(*ch, *name, mine, c, deadline);
+}
+
+// ---- both sides -------------------------------------------------------------
+
+// Every member: the other group's processes into the engine and the new
+// intercommunicator. Returns an error class (detail in `detail`).
+int join(const Comm& c, const Outcome& o, MPI_Comm* newcomm, std::string& detail) {
+    Runtime& r = rt();
+    adi::PeerSet set;
+    set.id = o.set;
+    set.key = o.key;
+    set.my_rank = o.my_first + static_cast<std::uint32_t>(c.rank);
+    set.first_rank = o.remote_first;
+    set.first = r.engine->world_size();
+    set.cards = o.cards;
+    const bool was_heterogeneous = r.heterogeneous;
+    // What is added for the set is taken back if it cannot join.
+    const auto undo = [&](std::string why) {
+        r.representations.resize(static_cast<std::size_t>(set.first));
+        r.foreign.resize(static_cast<std::size_t>(set.first));
+        r.heterogeneous = was_heterogeneous;
+        detail = std::move(why);
+        return MPI_ERR_OTHER;
+    };
+    for (std::size_t k = 0; k < o.cards.size(); ++k) {
+        const std::string who = "process " + std::to_string(o.remote_first + k) + " of the other job";
+        if (base::Status read = representation_add(r, o.cards[k], who); !read) return undo(read.error());
+    }
+    if (base::Status added = r.engine->peers_add(set); !added) return undo(added.error());
+    // Types made while every process stored data alike went straight
+    // between buffer and engine; from now on some may need converting.
+    if (r.heterogeneous && !was_heterogeneous) r.datatypes.each([](Datatype& t) { t.direct = false; });
+    // In the joined topology another job's subjobs are machines of their
+    // own, never this job's of the same index (every member of both groups
+    // splits the same way: its own job's subjobs apart from the other's).
+    for (wireup::BusinessCard card : o.cards) {
+        card.subjob += static_cast<std::uint32_t>(r.peer_sets.size() + 1) << 20;
+        r.peer_cards.push_back(std::move(card));
+    }
+    std::vector<wireup::BusinessCard> all = r.world.cards;
+    all.insert(all.end(), r.peer_cards.begin(), r.peer_cards.end());
+    r.joined_topology = wireup::Topology::build(all, dev::fast_link);
+    r.peer_sets.push_back(PeerSetUse{o.set, set.first, static_cast<int>(o.cards.size()), 0});
+    std::vector<int> remote(o.cards.size());
+    for (std::size_t k = 0; k < remote.size(); ++k) remote[k] = set.first + static_cast<int>(k);
+    auto ic = comm_make(c, o.pair, std::move(remote), c.rank);
+    ic->inter = true;
+    ic->local = c.group();
+    ic->peer_set = o.set;
+    *newcomm = comm_register(std::move(ic));
+    return MPI_SUCCESS;
+}
+
+// MPI_Comm_accept and MPI_Comm_connect, once their arguments are checked:
+// the group agrees on its free context pairs, the root talks over the port
+// (`root_talk`), and every member joins what the root learned.
+template <class RootTalk>
+int port_join(const char* fn, MPI_Comm comm, const Comm& c, int root, MPI_Comm* newcomm, RootTalk&& root_talk) {
+    const coll::Group g = group_local(c);
+    ContextPool::Mask mine{};
+    if (adi::Error e = mask_agree(g, mine); e != adi::Error::none) {
+        std::string detail;
+        return error_raise(comm, agreement_failed(e, detail), fn, detail);
+    }
+    std::vector<std::byte> bytes;
+    if (c.rank == root) bytes = outcome_encode(root_talk(mine));
+    if (adi::Error e = agree_bcast(g, bytes, root); e != adi::Error::none) {
+        std::string detail;
+        return error_raise(comm, agreement_failed(e, detail), fn, detail);
+    }
+    const std::optional<Outcome> o = outcome_decode(bytes);
+    if (!o) return error_raise(comm, MPI_ERR_INTERN, fn, "malformed outcome from the root");
+    if (o->cls != MPI_SUCCESS) return error_raise(comm, o->cls, fn, o->detail);
+    std::string detail;
+    if (int cls = join(c, *o, newcomm, detail); cls != MPI_SUCCESS) return error_raise(comm, cls, fn, detail);
+    return MPI_SUCCESS;
+}
+
+// Every process of both groups of `c` (of its one group, for an
+// intracommunicator) reached MPI_Comm_disconnect.
+adi::Error disconnect_barrier(const Comm& c) {
+    const coll::Group local = group_local(c);
+    if (adi::Error e = coll::barrier(local); e != adi::Error::none || !c.inter) return e;
+    if (c.rank == 0) {
+        std::vector<std::byte> none;
+        std::vector<std::byte> theirs;
+        if (adi::Error e = agree_swap(group_remote(c), 0, kTagAgreeLeaders, none, theirs); e != adi::Error::none)
+            return e;
+    }
+    return coll::barrier(local);
+}
+
+// The checks MPI_Comm_accept and MPI_Comm_connect share.
+int join_check(const char* fn, MPI_Comm comm, MPI_Info info, int root, MPI_Comm* newcomm, Comm*& c) {
+    if (int e = comm_check_intra(fn, comm, c)) return e;
+    if (newcomm == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
+    *newcomm = MPI_COMM_NULL;
+    if (root < 0 || root >= c->size())
+        return error_raise(comm, MPI_ERR_ROOT, fn,
+                           "root " + std::to_string(root) + " is not in comm of size " + std::to_string(c->size()));
+    if (info != MPI_INFO_NULL)
+        return error_raise(comm, MPI_ERR_ARG, fn, "info objects do not exist in Strata; pass MPI_INFO_NULL");
+    return MPI_SUCCESS;
+}
+
+// MPI_Publish_name, MPI_Lookup_name and MPI_Unpublish_name: a request to
+// mpirun's name service (launcher/name_service.hpp). `out` (lookup) receives
+// the port name. `fail_class`: the class of a refusal.
+int names_ask(const char* fn, wireup::NameOp op, const char* service, MPI_Info info, const char* port, char* out,
+              int fail_class) {
+    if (service == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "service_name is NULL");
+    if (port == nullptr && out == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "port_name is NULL");
+    if (info != MPI_INFO_NULL)
+        return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "info objects do not exist in Strata; pass MPI_INFO_NULL");
+    Runtime& r = rt();
+    if (!r.client)
+        return error_raise(MPI_COMM_WORLD, fail_class, fn,
+                           "no name service: the process was not started by mpirun (the name service is mpirun's)");
+    const base::Result<wireup::NamesReply> reply = r.client->names(op, service, port != nullptr ? port : "");
+    if (!reply) return error_raise(MPI_COMM_WORLD, fail_class, fn, reply.error());
+    if (reply->status != wireup::NamesReply::Status::ok) return error_raise(MPI_COMM_WORLD, fail_class, fn, reply->text);
+    if (out != nullptr) {
+        if (reply->text.size() >= MPI_MAX_PORT_NAME)
+            return error_raise(MPI_COMM_WORLD, MPI_ERR_NAME, fn, "the published port name is too long");
+        std::memcpy(out, reply->text.c_str(), reply->text.size() + 1);
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+STRATA_PMPI_ALIAS(MPI_Publish_name);
+int PMPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name) {
+    static const char* fn = "MPI_Publish_name";
+    return api(fn, [&] {
+        if (port_name == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "port_name is NULL");
+        return names_ask(fn, wireup::NameOp::publish, service_name, info, port_name, nullptr, MPI_ERR_SERVICE);
+    });
+}
+
+STRATA_PMPI_ALIAS(MPI_Lookup_name);
+int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name) {
+    static const char* fn = "MPI_Lookup_name";
+    return api(fn, [&] {
+        if (port_name == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "port_name is NULL");
+        return names_ask(fn, wireup::NameOp::lookup, service_name, info, nullptr, port_name, MPI_ERR_NAME);
+    });
+}
+
+STRATA_PMPI_ALIAS(MPI_Unpublish_name);
+int PMPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name) {
+    static const char* fn = "MPI_Unpublish_name";
+    return api(fn, [&] {
+        if (port_name == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "port_name is NULL");
+        return names_ask(fn, wireup::NameOp::unpublish, service_name, info, port_name, nullptr, MPI_ERR_SERVICE);
+    });
+}
+
+STRATA_PMPI_ALIAS(MPI_Open_port);
+int PMPI_Open_port(MPI_Info info, char* port_name) {
+    static const char* fn = "MPI_Open_port";
+    return api(fn, [&] {
+        if (port_name == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "port_name is NULL");
+        if (info != MPI_INFO_NULL)
+            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "info objects do not exist in Strata; pass MPI_INFO_NULL");
+        base::Result<dev::tcp::Listening> l = dev::tcp::listener_open(rt().world_rank);
+        if (!l) return error_raise(MPI_COMM_WORLD, MPI_ERR_OTHER, fn, "cannot open a port: " + l.error());
+        auto p = std::make_unique<Port>();
+        p->listener = std::move(l->fd);
+        p->name.address = l->address;
+        p->name.id = random_u64();
+        security::Nonce secret{};
+        if (p->name.id == 0 || !security::nonce_fill(secret))
+            return error_raise(MPI_COMM_WORLD, MPI_ERR_INTERN, fn, "the OpenSSL random generator is not seeded");
+        std::copy(secret.begin(), secret.end(), p->name.secret.begin());
+        p->text = port::name_format(p->name);
+        if (p->text.size() >= MPI_MAX_PORT_NAME)
+            return error_raise(MPI_COMM_WORLD, MPI_ERR_OTHER, fn,
+                               "the port name would exceed MPI_MAX_PORT_NAME; choose one network with STRATA_NETWORK");
+        std::memcpy(port_name, p->text.c_str(), p->text.size() + 1);
+        rt().ports.push_back(std::move(p));
+        return MPI_SUCCESS;
+    });
+}
+
+STRATA_PMPI_ALIAS(MPI_Close_port);
+int PMPI_Close_port(const char* port_name) {
+    static const char* fn = "MPI_Close_port";
+    return api(fn, [&] {
+        if (port_name == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "port_name is NULL");
+        auto& ports = rt().ports;
+        const auto it = std::find_if(ports.begin(), ports.end(), [&](const auto& p) { return p->text == port_name; });
+        if (it == ports.end())
+            return error_raise(MPI_COMM_WORLD, MPI_ERR_PORT, fn, "this process has no open port of that name");
+        ports.erase(it);
+        return MPI_SUCCESS;
+    });
+}
+
+STRATA_PMPI_ALIAS(MPI_Comm_accept);
+int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
+    static const char* fn = "MPI_Comm_accept";
+    return api(fn, [&] {
+        Comm* c = nullptr;
+        if (int e = join_check(fn, comm, info, root, newcomm, c)) return e;
+        return port_join(fn, comm, *c, root, newcomm, [&](const ContextPool::Mask& mine) {
+            const Port* p = port_name != nullptr ? port_find(port_name) : nullptr;
+            if (p == nullptr) return failed(MPI_ERR_PORT, "the root has no open port of that name (MPI_Open_port)");
+            return serve(*p, mine, *c);
+        });
+    });
+}
+
+STRATA_PMPI_ALIAS(MPI_Comm_connect);
+int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
+    static const char* fn = "MPI_Comm_connect";
+    return api(fn, [&] {
+        Comm* c = nullptr;
+        if (int e = join_check(fn, comm, info, root, newcomm, c)) return e;
+        return port_join(fn, comm, *c, root, newcomm, [&](const ContextPool::Mask& mine) {
+            if (port_name == nullptr) return failed(MPI_ERR_PORT, "port_name is NULL at the root");
+            return dial_and_talk(port_name, mine, *c, std::nullopt);
+        });
+    });
+}
+
+STRATA_PMPI_ALIAS(MPI_Comm_disconnect);
+int PMPI_Comm_disconnect(MPI_Comm* comm) {
+    static const char* fn = "MPI_Comm_disconnect";
+    return api(fn, [&] {
+        if (comm == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "comm is NULL");
+        Comm* c = nullptr;
+        if (int e = comm_check(fn, *comm, c)) return e;
+        if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+            return error_raise(*comm, MPI_ERR_COMM, fn, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be disconnected");
+        Runtime& r = rt();
+        // Pending communication completes first (MPI-2 §5.5.6): what this
+        // process sends has left, and both groups reached the call.
+        r.engine->wait([&] { return r.engine->sends_drained(); });
+        if (adi::Error e = disconnect_barrier(*c); e != adi::Error::none) {
+            std::string detail;
+            return error_raise(*comm, agreement_failed(e, detail), fn, detail);
+        }
+        const std::uint64_t set = c->peer_set;
+        const int e = comm_destroy(*comm);
+        *comm = MPI_COMM_NULL;
+        // The last communicator holding the other job's processes: their
+        // links may close.
+        for (const PeerSetUse& s : r.peer_sets)
+            if (s.id == set && s.refs == 0) r.engine->peers_close(s.first, s.count);
+        return e;
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,263 @@
+/* Client/server between two separately started jobs (MPI-2 5.4), run by
+ * clientserver_test.py as two mpiruns:
+ *
+ *   client_server server FILE [MODE]   opens a port, writes its name to FILE,
+ *                                      accepts, checks, disconnects
+ *   client_server client FILE [MODE]   reads the name from FILE, connects,
+ *                                      checks, disconnects
+ *
+ * MODE (default "full"): "full" checks point-to-point both ways (every pair,
+ * a rendezvous-sized message, MPI_ANY_SOURCE), MPI_Intercomm_merge and
+ * collectives on the merged communicator; "badsecret" (client) connects with
+ * the name's secret changed and expects MPI_ERR_PORT, then connects with the
+ * right one; "closed" (server) closes its port after writing the name, then
+ * opens a second one in FILE.2 and accepts there; (client) expects MPI_ERR_PORT
+ * from the first name, then connects to the second; "names": the server
+ * publishes its port as the service "ocean" (a second publication is
+ * MPI_ERR_SERVICE), the client looks it up (an unknown service is
+ * MPI_ERR_NAME) instead of reading FILE, and the server unpublishes it after
+ * the disconnect (twice is MPI_ERR_SERVICE).
+ * Each rank prints "ROLE RANK: ok ..." lines; any failure prints "FAIL ..."
+ * and aborts the job. */
+#define _POSIX_C_SOURCE 200809L
+#include <mpi.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *role;
+static int wrank;
+
+#define CHECK(cond, ...)                                         \
+    do {                                                         \
+        if (!(cond)) {                                           \
+            fprintf(stderr, "FAIL %s %d: ", role, wrank);        \
+            fprintf(stderr, __VA_ARGS__);                        \
+            fprintf(stderr, " (line %d)\n", __LINE__);           \
+            MPI_Abort(MPI_COMM_WORLD, 1);                        \
+        }                                                        \
+    } while (0)
+
+/* The text of error code `rc`, for the failure messages. */
+static const char *rc_text(int rc) {
+    static char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    return text;
+}
+
+static void name_write(const char *file, const char *name) {
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", file);
+    FILE *f = fopen(tmp, "w");
+    CHECK(f != NULL, "cannot write %s", tmp);
+    fprintf(f, "%s\n", name);
+    fclose(f);
+    CHECK(rename(tmp, file) == 0, "cannot rename %s", tmp);
+}
+
+static void name_read(const char *file, char *name) {
+    FILE *f = NULL;
+    for (int i = 0; i < 6000 && f == NULL; ++i) {
+        f = fopen(file, "r");
+        if (f == NULL) {
+            struct timespec ts = {0, 10000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    CHECK(f != NULL, "no port name in %s", file);
+    CHECK(fgets(name, MPI_MAX_PORT_NAME, f) != NULL, "empty %s", file);
+    fclose(f);
+    name[strcspn(name, "\n")] = '\0';
+}
+
+/* Every local rank sends to every remote rank and receives from each. */
+static void pairs_check(MPI_Comm inter, int server) {
+    int rank, size, rsize;
+    MPI_Comm_rank(inter, &rank);
+    MPI_Comm_size(inter, &size);
+    MPI_Comm_remote_size(inter, &rsize);
+    int *in = calloc((size_t)rsize, sizeof(int));
+    int *out = calloc((size_t)rsize, sizeof(int));
+    MPI_Request *reqs = calloc(2 * (size_t)rsize, sizeof(MPI_Request));
+    for (int r = 0; r < rsize; ++r) {
+        out[r] = (server ? 1000 : 2000) + rank * 10 + r;
+        MPI_Irecv(&in[r], 1, MPI_INT, r, 7, inter, &reqs[r]);
+        MPI_Isend(&out[r], 1, MPI_INT, r, 7, inter, &reqs[rsize + r]);
+    }
+    CHECK(MPI_Waitall(2 * rsize, reqs, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "waitall");
+    for (int r = 0; r < rsize; ++r)
+        CHECK(in[r] == (server ? 2000 : 1000) + r * 10 + rank, "from remote %d got %d", r, in[r]);
+    free(in);
+    free(out);
+    free(reqs);
+}
+
+/* A message above the eager limits from local 0 to remote 0 and back. */
+static void large_check(MPI_Comm inter, int server) {
+    int rank;
+    MPI_Comm_rank(inter, &rank);
+    if (rank != 0) return;
+    const int n = 1 << 18; /* 1 MiB of ints */
+    int *buf = malloc((size_t)n * sizeof(int));
+    if (server) {
+        for (int i = 0; i < n; ++i) buf[i] = i ^ 0x5a5a;
+        MPI_Send(buf, n, MPI_INT, 0, 8, inter);
+        MPI_Recv(buf, n, MPI_INT, 0, 9, inter, MPI_STATUS_IGNORE);
+        for (int i = 0; i < n; ++i) CHECK(buf[i] == i + 1, "large reply[%d] = %d", i, buf[i]);
+    } else {
+        MPI_Status st;
+        MPI_Recv(buf, n, MPI_INT, MPI_ANY_SOURCE, 8, inter, &st);
+        CHECK(st.MPI_SOURCE == 0, "large from %d", st.MPI_SOURCE);
+        for (int i = 0; i < n; ++i) CHECK(buf[i] == (i ^ 0x5a5a), "large[%d] = %d", i, buf[i]);
+        for (int i = 0; i < n; ++i) buf[i] = i + 1;
+        MPI_Send(buf, n, MPI_INT, 0, 9, inter);
+    }
+    free(buf);
+}
+
+/* The merged communicator: the server's ranks first. */
+static void merged_check(MPI_Comm inter, int server) {
+    int lsize, rsize, rank;
+    MPI_Comm_size(inter, &lsize);
+    MPI_Comm_remote_size(inter, &rsize);
+    MPI_Comm_rank(inter, &rank);
+    MPI_Comm merged;
+    CHECK(MPI_Intercomm_merge(inter, server ? 0 : 1, &merged) == MPI_SUCCESS, "merge");
+    int mrank, msize;
+    MPI_Comm_rank(merged, &mrank);
+    MPI_Comm_size(merged, &msize);
+    const int ssize = server ? lsize : rsize;
+    CHECK(msize == lsize + rsize, "merged size %d", msize);
+    CHECK(mrank == (server ? rank : ssize + rank), "merged rank %d", mrank);
+    int sum = 0;
+    MPI_Allreduce(&mrank, &sum, 1, MPI_INT, MPI_SUM, merged);
+    CHECK(sum == msize * (msize - 1) / 2, "allreduce sum %d", sum);
+    int token = mrank == msize - 1 ? 4242 : -1;
+    MPI_Bcast(&token, 1, MPI_INT, msize - 1, merged);
+    CHECK(token == 4242, "bcast got %d", token);
+    int *all = malloc((size_t)msize * sizeof(int));
+    MPI_Allgather(&mrank, 1, MPI_INT, all, 1, MPI_INT, merged);
+    for (int i = 0; i < msize; ++i) CHECK(all[i] == i, "allgather[%d] = %d", i, all[i]);
+    free(all);
+    MPI_Barrier(merged);
+    printf("%s %d: ok merged size %d rank %d sum %d\n", role, wrank, msize, mrank, sum);
+    MPI_Comm_free(&merged);
+}
+
+static void checks(MPI_Comm inter, int server) {
+    int flag = 0, rsize = 0;
+    MPI_Comm_test_inter(inter, &flag);
+    CHECK(flag, "not an intercommunicator");
+    MPI_Comm_remote_size(inter, &rsize);
+    pairs_check(inter, server);
+    large_check(inter, server);
+    merged_check(inter, server);
+    printf("%s %d: ok remote size %d\n", role, wrank, rsize);
+}
+
+static void serve(const char *file, const char *mode) {
+    char port[MPI_MAX_PORT_NAME] = "";
+    if (wrank == 0) {
+        CHECK(MPI_Open_port(MPI_INFO_NULL, port) == MPI_SUCCESS, "open port");
+        name_write(file, port);
+        if (strcmp(mode, "closed") == 0) {
+            CHECK(MPI_Close_port(port) == MPI_SUCCESS, "close port");
+            CHECK(MPI_Close_port(port) == MPI_ERR_PORT, "closing twice is not MPI_ERR_PORT");
+            char second[4096];
+            snprintf(second, sizeof second, "%s.2", file);
+            CHECK(MPI_Open_port(MPI_INFO_NULL, port) == MPI_SUCCESS, "open second port");
+            name_write(second, port);
+        }
+    }
+    const int names = strcmp(mode, "names") == 0;
+    if (names && wrank == 0) {
+        CHECK(MPI_Publish_name("ocean", MPI_INFO_NULL, port) == MPI_SUCCESS, "publish");
+        int cls = -1;
+        MPI_Error_class(MPI_Publish_name("ocean", MPI_INFO_NULL, port), &cls);
+        CHECK(cls == MPI_ERR_SERVICE, "a second publication gave class %d", cls);
+        printf("%s %d: ok published\n", role, wrank);
+    }
+    MPI_Comm inter;
+    int rc = MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+    CHECK(rc == MPI_SUCCESS, "accept: %s", rc_text(rc));
+    checks(inter, 1);
+    CHECK(MPI_Comm_disconnect(&inter) == MPI_SUCCESS && inter == MPI_COMM_NULL, "disconnect");
+    if (names && wrank == 0) {
+        CHECK(MPI_Unpublish_name("ocean", MPI_INFO_NULL, port) == MPI_SUCCESS, "unpublish");
+        int cls = -1;
+        MPI_Error_class(MPI_Unpublish_name("ocean", MPI_INFO_NULL, port), &cls);
+        CHECK(cls == MPI_ERR_SERVICE, "a second unpublication gave class %d", cls);
+        printf("%s %d: ok unpublished\n", role, wrank);
+    }
+    if (wrank == 0) CHECK(MPI_Close_port(port) == MPI_SUCCESS, "close port");
+}
+
+static void client(const char *file, const char *mode) {
+    char port[MPI_MAX_PORT_NAME] = "";
+    MPI_Comm inter = MPI_COMM_NULL;
+    if (strcmp(mode, "names") == 0 && wrank == 0) {
+        int cls = -1;
+        MPI_Error_class(MPI_Lookup_name("no-such-service", MPI_INFO_NULL, port), &cls);
+        CHECK(cls == MPI_ERR_NAME, "an unknown service gave class %d", cls);
+        /* The server publishes when it is ready: until then, MPI_ERR_NAME. */
+        int rc = MPI_ERR_NAME;
+        for (int i = 0; i < 6000 && rc != MPI_SUCCESS; ++i) {
+            rc = MPI_Lookup_name("ocean", MPI_INFO_NULL, port);
+            if (rc != MPI_SUCCESS) {
+                struct timespec ts = {0, 10000000};
+                nanosleep(&ts, NULL);
+            }
+        }
+        CHECK(rc == MPI_SUCCESS, "lookup of ocean");
+        printf("%s %d: ok looked up\n", role, wrank);
+    } else if (wrank == 0) {
+        name_read(file, port);
+    }
+    if (strcmp(mode, "badsecret") == 0) {
+        char bad[MPI_MAX_PORT_NAME];
+        strcpy(bad, port);
+        if (wrank == 0) {
+            char *last = bad + strlen(bad) - 1;
+            *last = *last == '0' ? '1' : '0';
+        }
+        const int rc = MPI_Comm_connect(bad, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+        int cls = -1;
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_PORT && inter == MPI_COMM_NULL, "wrong secret gave class %d", cls);
+        printf("%s %d: ok wrong secret refused\n", role, wrank);
+    }
+    if (strcmp(mode, "closed") == 0) {
+        const int rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+        int cls = -1;
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_PORT && inter == MPI_COMM_NULL, "closed port gave class %d", cls);
+        printf("%s %d: ok closed port refused\n", role, wrank);
+        char second[4096];
+        snprintf(second, sizeof second, "%s.2", file);
+        if (wrank == 0) name_read(second, port);
+    }
+    const int rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+    CHECK(rc == MPI_SUCCESS, "connect: %s", rc_text(rc));
+    checks(inter, 0);
+    CHECK(MPI_Comm_disconnect(&inter) == MPI_SUCCESS && inter == MPI_COMM_NULL, "disconnect");
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    role = argc > 1 ? argv[1] : "?";
+    CHECK(argc >= 3, "usage: client_server server|client FILE [MODE]");
+    const char *mode = argc > 3 ? argv[3] : "full";
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (strcmp(role, "server") == 0) {
+        serve(argv[2], mode);
+    } else {
+        client(argv[2], mode);
+    }
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Client/server between two separately started jobs (MPI-2 5.4): a server job
+opens a port and accepts, a client job started by a second mpirun connects, and
+both check point-to-point, MPI_Intercomm_merge and collectives over what they
+got (client_server.c), then disconnect. At one host, and across two emulated
+sites (site labels and host identities of their own, TLS between sites); and
+the port's errors.
+
+    clientserver_test.py SCENARIO --mpirun PATH --program PATH
+"""
+
+import os
+import subprocess
+
+from strata_test.harness import GUARD, check, expect_nobody_left, program_main, show
+
+
+def job(ctx, name, program, role, port_file, mode, count, extra=""):
+    text = (f"executable: {program}\narguments: [{role}, {port_file}, {mode}, {ctx.marker}]\n{extra}"
+            f"subjobs:\n  - {{count: {count}{', ' + extra_subjob(name) if name else ''}}}\n")
+    return ctx.file(f"{role}.yaml", text)
+
+
+def extra_subjob(name):
+    return f"site: {name}, host: host-{name}"
+
+
+def run_pair(ctx, args, server_np=3, client_np=2, mode="full", client_mode=None, sites=None, extra="", env=None):
+    """Starts the server's mpirun, then the client's; returns both results."""
+    env = dict(os.environ, **(env or {}))
+    port_file = os.path.join(ctx.tmp, "port")
+    server_site, client_site = sites or (None, None)
+    server_job = job(ctx, server_site, args.program, "server", port_file, mode, server_np, extra)
+    client_job = job(ctx, client_site, args.program, "client", port_file, client_mode or mode, client_np, extra)
+    server = subprocess.Popen([ctx.mpirun, "-jobfile", server_job], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, text=True, env=env)
+    try:
+        client = ctx.run(["-jobfile", client_job], guard=GUARD, env_extra=env)
+        out, err = server.communicate(timeout=GUARD)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    return subprocess.CompletedProcess(server.args, server.returncode, out, err), client
+
+
+def expect_ok(r, role, n, remote, lines=("merged size",)):
+    check(r.returncode == 0, f"the {role} job failed", r)
+    for rank in range(n):
+        check(f"{role} {rank}: ok remote size {remote}" in r.stdout, f"{role} rank {rank} did not finish", r)
+        for l in lines:
+            check(f"{role} {rank}: ok {l}" in r.stdout, f"{role} rank {rank}: no '{l}' line", r)
+
+
+def one_host(ctx, args):
+    server, client = run_pair(ctx, args)
+    expect_ok(server, "server", 3, 2)
+    expect_ok(client, "client", 2, 3)
+    check("server 0: ok merged size 5 rank 0 sum 10" in server.stdout, "merged ranks", server)
+    check("client 1: ok merged size 5 rank 4 sum 10" in client.stdout, "merged ranks", client)
+    expect_nobody_left(ctx, within=5)
+
+
+def two_sites(ctx, args):
+    # Different site labels and host identities: the links between the jobs
+    # are wide-area links, encrypted (security: {data: tls}).
+    server, client = run_pair(ctx, args, server_np=2, client_np=3, sites=("A", "B"),
+                              extra="security: {data: tls}\n")
+    expect_ok(server, "server", 2, 3)
+    expect_ok(client, "client", 3, 2)
+    expect_nobody_left(ctx, within=5)
+
+
+def wrong_secret(ctx, args):
+    server, client = run_pair(ctx, args, server_np=2, client_np=2, mode="full", client_mode="badsecret")
+    expect_ok(client, "client", 2, 2, lines=("wrong secret refused", "merged size"))
+    expect_ok(server, "server", 2, 2)
+    expect_nobody_left(ctx, within=5)
+
+
+def closed_port(ctx, args):
+    server, client = run_pair(ctx, args, server_np=1, client_np=2, mode="closed")
+    expect_ok(client, "client", 2, 1, lines=("closed port refused", "merged size"))
+    expect_ok(server, "server", 1, 2)
+    expect_nobody_left(ctx, within=5)
+
+
+def names(ctx, args):
+    # mpirun's name service, in a name directory of the test's own.
+    name_dir = os.path.join(ctx.tmp, "names")
+    server, client = run_pair(ctx, args, server_np=2, client_np=2, mode="names", env={"STRATA_NAME_DIR": name_dir})
+    expect_ok(server, "server", 2, 2, lines=("merged size",))
+    check("server 0: ok published" in server.stdout and "server 0: ok unpublished" in server.stdout,
+          "publish / unpublish", server)
+    expect_ok(client, "client", 2, 2)
+    check("client 0: ok looked up" in client.stdout, "lookup", client)
+    check(os.listdir(name_dir) == [], f"names left behind: {os.listdir(name_dir)}")
+    check(os.stat(name_dir).st_mode & 0o777 == 0o700, "the name directory is not private")
+    expect_nobody_left(ctx, within=5)
+
+
+SCENARIOS = {
+    "one_host": one_host,
+    "two_sites": two_sites,
+    "wrong_secret": wrong_secret,
+    "closed_port": closed_port,
+    "names": names,
+}
+
+if __name__ == "__main__":
+    raise SystemExit(program_main(SCENARIOS, ["program"]))

@@ -1,0 +1,304 @@
+#include "wireup/port.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace strata::wireup::port {
+
+namespace {
+
+constexpr std::string_view kPrefix = "strata-port:1:";
+constexpr char kHex[] = "0123456789abcdef";
+
+void hex_append(std::string& out, const std::uint8_t* p, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        out += kHex[p[i] >> 4];
+        out += kHex[p[i] & 15];
+    }
+}
+
+int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+// Exactly 2 * n lower-case hexadecimal digits into `out`.
+bool hex_read(std::string_view text, std::uint8_t* out, std::size_t n) {
+    if (text.size() != 2 * n) return false;
+    for (std::size_t i = 0; i < n; ++i) {
+        const int hi = hex_digit(text[2 * i]);
+        const int lo = hex_digit(text[2 * i + 1]);
+        if (hi < 0 || lo < 0) return false;
+        out[i] = static_cast<std::uint8_t>(hi << 4 | lo);
+    }
+    return true;
+}
+
+class Writer : public codec::Writer {
+public:
+    explicit Writer(Type t) : codec::Writer(static_cast<std::uint8_t>(t)) {}
+    void u64(std::uint64_t v) {
+        u32(static_cast<std::uint32_t>(v));
+        u32(static_cast<std::uint32_t>(v >> 32));
+    }
+    void cards(const std::vector<BusinessCard>& cs) {
+        u32(static_cast<std::uint32_t>(cs.size()));
+        for (const BusinessCard& c : cs) card_write(*this, c);
+    }
+};
+
+class Reader : public codec::Reader {
+public:
+    using codec::Reader::Reader;
+    std::uint64_t u64() {
+        const std::uint64_t lo = u32();
+        return lo | static_cast<std::uint64_t>(u32()) << 32;
+    }
+    std::vector<BusinessCard> cards() {
+        std::vector<BusinessCard> out;
+        const std::uint32_t n = u32();
+        for (std::uint32_t i = 0; ok() && i < n; ++i) {
+            BusinessCard c = card_read(*this);
+            if (ok()) out.push_back(std::move(c));
+        }
+        return out;
+    }
+};
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+// Waits for `events` on `fd` in slices of at most 10 ms, calling `idle`
+// between them; false at the deadline.
+bool wait_for(int fd, short events, std::optional<Channel::Clock::time_point> deadline, const Channel::Idle& idle) {
+    for (;;) {
+        pollfd p{fd, events, 0};
+        if (::poll(&p, 1, 10) > 0) return true;
+        if (idle) idle();
+        if (deadline && Channel::Clock::now() >= *deadline) return false;
+    }
+}
+
+}  // namespace
+
+std::string name_format(const Name& n) {
+    std::string out(kPrefix);
+    out += n.address;
+    out += ':';
+    std::uint8_t id[8];
+    for (int i = 0; i < 8; ++i) id[i] = static_cast<std::uint8_t>(n.id >> (56 - 8 * i));
+    hex_append(out, id, sizeof id);
+    out += ':';
+    hex_append(out, n.secret.data(), n.secret.size());
+    return out;
+}
+
+base::Result<Name> name_parse(std::string_view text) {
+    if (text.substr(0, kPrefix.size()) != kPrefix) {
+        return base::Error{"not a Strata port name (they start with 'strata-port:1:', as MPI_Open_port writes them)"};
+    }
+    text.remove_prefix(kPrefix.size());
+    const std::size_t secret_at = text.rfind(':');
+    if (secret_at == std::string_view::npos || secret_at == 0) return base::Error{"the port name is cut short"};
+    const std::size_t id_at = text.rfind(':', secret_at - 1);
+    if (id_at == std::string_view::npos || id_at == 0) return base::Error{"the port name is cut short"};
+    Name n;
+    std::uint8_t id[8];
+    if (!hex_read(text.substr(id_at + 1, secret_at - id_at - 1), id, sizeof id))
+        return base::Error{"the port name's id is not 16 hexadecimal digits"};
+    for (const std::uint8_t b : id) n.id = n.id << 8 | b;
+    if (!hex_read(text.substr(secret_at + 1), n.secret.data(), n.secret.size()))
+        return base::Error{"the port name's secret is not 64 hexadecimal digits"};
+    n.address = std::string(text.substr(0, id_at));
+    return n;
+}
+
+std::vector<std::uint8_t> encode(const Hello& m) {
+    Writer w(Type::hello);
+    w.u64(m.id);
+    w.bytes(m.nonce.data(), m.nonce.size());
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode(const Challenge& m) {
+    Writer w(Type::challenge);
+    w.bytes(m.nonce.data(), m.nonce.size());
+    w.bytes(m.proof.data(), m.proof.size());
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode(const Offer& m) {
+    Writer w(Type::offer);
+    w.bytes(m.proof.data(), m.proof.size());
+    w.bytes(m.mask.data(), m.mask.size());
+    w.cards(m.cards);
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode(const Answer& m) {
+    Writer w(Type::answer);
+    w.u32(m.pair);
+    w.u64(m.set);
+    w.cards(m.cards);
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode(const Refusal& m) {
+    Writer w(Type::refusal);
+    w.u32(static_cast<std::uint32_t>(m.why));
+    w.str(m.text);
+    return w.finish();
+}
+
+std::vector<std::uint8_t> encode_confirm() { return Writer(Type::confirm).finish(); }
+
+std::optional<Hello> decode_hello(const std::vector<std::uint8_t>& payload) {
+    Reader r(payload);
+    Hello m;
+    m.id = r.u64();
+    m.nonce = r.fixed<security::kNonceBytes>();
+    if (!r.done()) return std::nullopt;
+    return m;
+}
+
+std::optional<Challenge> decode_challenge(const std::vector<std::uint8_t>& payload) {
+    Reader r(payload);
+    Challenge m;
+    m.nonce = r.fixed<security::kNonceBytes>();
+    m.proof = r.fixed<security::kProofBytes>();
+    if (!r.done()) return std::nullopt;
+    return m;
+}
+
+std::optional<Offer> decode_offer(const std::vector<std::uint8_t>& payload) {
+    Reader r(payload);
+    Offer m;
+    m.proof = r.fixed<security::kProofBytes>();
+    const std::string mask = r.str();
+    m.mask.assign(mask.begin(), mask.end());
+    m.cards = r.cards();
+    if (!r.done() || m.cards.empty()) return std::nullopt;
+    return m;
+}
+
+std::optional<Answer> decode_answer(const std::vector<std::uint8_t>& payload) {
+    Reader r(payload);
+    Answer m;
+    m.pair = r.u32();
+    m.set = r.u64();
+    m.cards = r.cards();
+    if (!r.done() || m.cards.empty() || m.set == 0) return std::nullopt;
+    return m;
+}
+
+std::optional<Refusal> decode_refusal(const std::vector<std::uint8_t>& payload) {
+    Reader r(payload);
+    Refusal m;
+    const std::uint32_t why = r.u32();
+    m.text = r.str();
+    if (!r.done() || why < 1 || why > static_cast<std::uint32_t>(Refused::malformed)) return std::nullopt;
+    m.why = static_cast<Refused>(why);
+    return m;
+}
+
+security::Proof port_proof(const Secret& secret, security::ProofRole role, const security::Nonce& client,
+                           const security::Nonce& server) {
+    const std::string key(secret.begin(), secret.end());
+    return security::proof_make(key, role, client, server, 0, 0);
+}
+
+std::string set_key(const Secret& secret, const security::Nonce& client, const security::Nonce& server) {
+    const security::Proof k = port_proof(secret, security::ProofRole::port_set_key, client, server);
+    return std::string(k.begin(), k.end());
+}
+
+base::Status Channel::send(const std::vector<std::uint8_t>& frame) {
+    std::size_t at = 0;
+    while (at < frame.size()) {
+        const ssize_t n = ::send(fd_.get(), frame.data() + at, frame.size() - at, MSG_NOSIGNAL);
+        if (n > 0) {
+            at += static_cast<std::size_t>(n);
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            pollfd p{fd_.get(), POLLOUT, 0};
+            ::poll(&p, 1, 100);
+        } else {
+            return base::Error{"the connection broke: " + errno_text(errno)};
+        }
+    }
+    return {};
+}
+
+base::Result<codec::RawFrame> Channel::receive(Clock::time_point deadline, const Idle& idle) {
+    for (;;) {
+        bool bad = false;
+        if (std::optional<codec::RawFrame> f = split_.next(bad)) return std::move(*f);
+        if (bad) return base::Error{"the other side sent something that is not a Strata port message"};
+        if (!wait_for(fd_.get(), POLLIN, deadline, idle)) return base::Error{"timed out"};
+        std::uint8_t buf[4096];
+        const ssize_t n = ::recv(fd_.get(), buf, sizeof buf, 0);
+        if (n > 0) {
+            split_.feed(buf, static_cast<std::size_t>(n));
+        } else if (n == 0) {
+            return base::Error{"the other side closed the connection"};
+        } else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+            return base::Error{"the connection broke: " + errno_text(errno)};
+        }
+    }
+}
+
+base::Result<Channel> dial(const std::vector<std::string>& addresses, int port, Channel::Clock::time_point deadline,
+                           const Channel::Idle& idle) {
+    std::string failures;
+    for (const std::string& a : addresses) {
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_port = htons(static_cast<std::uint16_t>(port));
+        if (inet_pton(AF_INET, a.c_str(), &addr.sin_addr) != 1) continue;
+        base::UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+        if (!fd) return base::Error{"cannot create a TCP socket: " + errno_text(errno)};
+        int err = 0;
+        if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+            err = errno;
+            if (err == EINPROGRESS) {
+                if (!wait_for(fd.get(), POLLOUT, deadline, idle)) return base::Error{"timed out connecting to " + a};
+                socklen_t len = sizeof err;
+                getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
+            }
+        }
+        if (err == 0) {
+            int one = 1;
+            setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            return Channel(std::move(fd));
+        }
+        failures += failures.empty() ? "" : "; ";
+        failures += a + ":" + std::to_string(port) + ": " + errno_text(err);
+    }
+    if (failures.empty()) return base::Error{"the port name holds no IPv4 address"};
+    return base::Error{"nothing listens at the port (" + failures + "); was it closed?"};
+}
+
+base::Result<Channel> accept_next(int fd, std::optional<Channel::Clock::time_point> deadline,
+                                  const Channel::Idle& idle) {
+    for (;;) {
+        const int c = ::accept4(fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (c >= 0) {
+            int one = 1;
+            setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            return Channel(base::UniqueFd(c));
+        }
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED)
+            return base::Error{"cannot accept on the port: " + errno_text(errno)};
+        if (!wait_for(fd, POLLIN, deadline, idle)) return base::Error{"timed out"};
+    }
+}
+
+}  // namespace strata::wireup::port

@@ -1,0 +1,139 @@
+// Ports (MPI-2 §5.4): the names MPI_Open_port hands out and the
+// conversation by which MPI_Comm_connect's root joins MPI_Comm_accept's.
+//
+// A port name is a capability: "strata-port:1:ADDRESS[,ADDRESS...]:PORT:ID:SECRET"
+// with the listener's addresses as a card writes them (devices/tcp/
+// network.hpp), ID 16 and SECRET 64 hexadecimal digits. Whoever holds the
+// name may connect; nobody else can, since the secret never travels: the two
+// roots prove it to each other by the challenge-response of
+// security/challenge.hpp (roles port_acceptor, port_connector) and derive
+// from it, with both nonces, the key of the links between the two jobs'
+// processes (role port_set_key; adi::PeerSet).
+//
+// Conversation, one TCP connection from the client's root to the port, frames
+// as wireup/codec.hpp describes them:
+//   client -> server  Hello      port id, the client's nonce
+//   server -> client  Challenge  the server's nonce and its proof
+//   client -> server  Offer      the client's proof, its group's free context
+//                                pairs and cards
+//   server -> client  Answer     the context pair and set id of the new
+//                                connection, the server group's cards
+//   client -> server  Confirm    (empty) the client took the answer
+// or, instead of a Challenge or an Answer, a Refusal saying why. The server
+// reads nothing from a client that has not proven the secret beyond what
+// fits a Hello and an Offer (kMaxFrame), and gives each step kStepTimeout.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.hpp"
+#include "base/unique_fd.hpp"
+#include "security/challenge.hpp"
+#include "wireup/codec.hpp"
+#include "wireup/protocol.hpp"
+
+namespace strata::wireup::port {
+
+using Secret = std::array<std::uint8_t, 32>;
+
+struct Name {
+    std::string address;  // "ADDRESS[,ADDRESS...]:PORT"
+    std::uint64_t id = 0;
+    Secret secret{};
+};
+
+std::string name_format(const Name& n);
+// Reads what name_format wrote; fails saying what is wrong. Linear in the
+// text (fuzzed: tests/fuzz/fuzz_port.cpp).
+base::Result<Name> name_parse(std::string_view text);
+
+inline constexpr std::uint32_t kMaxFrame = 16u << 20;
+// How long one step of the conversation may take once it started.
+inline constexpr auto kStepTimeout = std::chrono::seconds(30);
+
+enum class Type : std::uint8_t { hello = 1, challenge = 2, offer = 3, answer = 4, confirm = 5, refusal = 6 };
+
+struct Hello {
+    std::uint64_t id = 0;
+    security::Nonce nonce{};
+};
+struct Challenge {
+    security::Nonce nonce{};
+    security::Proof proof{};
+};
+struct Offer {
+    security::Proof proof{};
+    std::vector<std::uint8_t> mask;  // mpi::ContextPool's wire mask
+    std::vector<BusinessCard> cards;
+};
+struct Answer {
+    std::uint32_t pair = 0;
+    std::uint64_t set = 0;
+    std::vector<BusinessCard> cards;
+};
+// Why the server turned the client away.
+enum class Refused : std::uint32_t {
+    unknown_port = 1,  // no port of that id here (closed)
+    secret = 2,        // the client's proof was wrong
+    no_context = 3,    // no context pair is free in both groups
+    malformed = 4,     // the client broke the conversation
+};
+struct Refusal {
+    Refused why = Refused::malformed;
+    std::string text;
+};
+
+std::vector<std::uint8_t> encode(const Hello& m);
+std::vector<std::uint8_t> encode(const Challenge& m);
+std::vector<std::uint8_t> encode(const Offer& m);
+std::vector<std::uint8_t> encode(const Answer& m);
+std::vector<std::uint8_t> encode(const Refusal& m);
+std::vector<std::uint8_t> encode_confirm();
+// nullopt on a malformed payload.
+std::optional<Hello> decode_hello(const std::vector<std::uint8_t>& payload);
+std::optional<Challenge> decode_challenge(const std::vector<std::uint8_t>& payload);
+std::optional<Offer> decode_offer(const std::vector<std::uint8_t>& payload);
+std::optional<Answer> decode_answer(const std::vector<std::uint8_t>& payload);
+std::optional<Refusal> decode_refusal(const std::vector<std::uint8_t>& payload);
+
+// The proofs of the two roots, and the key of the connection's links.
+security::Proof port_proof(const Secret& secret, security::ProofRole role, const security::Nonce& client,
+                           const security::Nonce& server);
+std::string set_key(const Secret& secret, const security::Nonce& client, const security::Nonce& server);
+
+// One end of the conversation over a blocking-free socket: each wait polls
+// the socket in short slices, calling `idle` between them (the MPI library
+// keeps its progress engine going), until `deadline`.
+class Channel {
+public:
+    using Idle = std::function<void()>;
+    using Clock = std::chrono::steady_clock;
+
+    explicit Channel(base::UniqueFd fd) : fd_(std::move(fd)) {}
+    int fd() const { return fd_.get(); }
+    base::Status send(const std::vector<std::uint8_t>& frame);
+    // The next frame; fails when the peer closed or broke the connection, or
+    // at the deadline ("timed out").
+    base::Result<codec::RawFrame> receive(Clock::time_point deadline, const Idle& idle);
+
+private:
+    base::UniqueFd fd_;
+    codec::FrameSplitter split_{1, static_cast<std::uint8_t>(Type::refusal), kMaxFrame};
+};
+
+// Connects to the first of `addresses` (IPv4, preferred first) that answers
+// at `port`, by `deadline`. Fails saying why (refused: nobody listens there).
+base::Result<Channel> dial(const std::vector<std::string>& addresses, int port, Channel::Clock::time_point deadline,
+                           const Channel::Idle& idle);
+// The next connection on listener `fd` (non-blocking), by `deadline` (none:
+// waits until one comes).
+base::Result<Channel> accept_next(int fd, std::optional<Channel::Clock::time_point> deadline, const Channel::Idle& idle);
+
+}  // namespace strata::wireup::port

@@ -16,7 +16,9 @@
  * publishes its port as the service "ocean" (a second publication is
  * MPI_ERR_SERVICE), the client looks it up (an unknown service is
  * MPI_ERR_NAME) instead of reading FILE, and the server unpublishes it after
- * the disconnect (twice is MPI_ERR_SERVICE).
+ * the disconnect (twice is MPI_ERR_SERVICE); "vanish" (server): the client
+ * (the test itself) leaves after proving the secret: the accept fails with
+ * MPI_ERR_OTHER at every rank.
  * Each rank prints "ROLE RANK: ok ..." lines; any failure prints "FAIL ..."
  * and aborts the job. */
 #define _POSIX_C_SOURCE 200809L
@@ -182,6 +184,14 @@ static void serve(const char *file, const char *mode) {
         printf("%s %d: ok published\n", role, wrank);
     }
     MPI_Comm inter;
+    if (strcmp(mode, "vanish") == 0) {
+        int cls = -1;
+        MPI_Error_class(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter), &cls);
+        CHECK(cls == MPI_ERR_OTHER && inter == MPI_COMM_NULL, "a client that vanished gave class %d", cls);
+        printf("%s %d: ok vanished client\n", role, wrank);
+        if (wrank == 0) CHECK(MPI_Close_port(port) == MPI_SUCCESS, "close port");
+        return;
+    }
     int rc = MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
     CHECK(rc == MPI_SUCCESS, "accept: %s", rc_text(rc));
     checks(inter, 1);

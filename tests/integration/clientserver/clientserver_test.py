@@ -9,8 +9,13 @@ the port's errors.
     clientserver_test.py SCENARIO --mpirun PATH --program PATH
 """
 
+import hashlib
+import hmac
 import os
+import socket
+import struct
 import subprocess
+import time
 
 from strata_test.harness import GUARD, check, expect_nobody_left, program_main, show
 
@@ -99,12 +104,79 @@ def names(ctx, args):
     expect_nobody_left(ctx, within=5)
 
 
+def frame(kind, payload):
+    return struct.pack("<IB", len(payload), kind) + payload
+
+
+def blob(b):
+    return struct.pack("<I", len(b)) + b
+
+
+def read_frame(s):
+    def exactly(n):
+        got = b""
+        while len(got) < n:
+            more = s.recv(n - len(got))
+            check(more, "the server closed the port's connection")
+            got += more
+        return got
+
+    length, kind = struct.unpack("<IB", exactly(5))
+    return kind, exactly(length)
+
+
+def vanish(ctx, args):
+    """The client's root proves the port's secret, takes the answer and leaves
+    without confirming: the accept fails with MPI_ERR_OTHER at every rank of
+    the server, which does not hang."""
+    port_file = os.path.join(ctx.tmp, "port")
+    server_job = job(ctx, None, args.program, "server", port_file, "vanish", 2)
+    server = subprocess.Popen([ctx.mpirun, "-jobfile", server_job], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, text=True)
+    try:
+        deadline = time.monotonic() + GUARD
+        while not os.path.exists(port_file) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        name = open(port_file).read().strip()
+        rest = name[len("strata-port:1:"):]
+        address, ident, secret = rest.rsplit(":", 2)
+        hosts, port = address.rsplit(":", 1)
+        secret = bytes.fromhex(secret)
+        s = socket.create_connection((hosts.split(",")[-1], int(port)), timeout=GUARD)
+        mine = os.urandom(32)
+        s.sendall(frame(1, struct.pack("<Q", int(ident, 16)) + blob(mine)))
+        kind, payload = read_frame(s)
+        check(kind == 2, f"expected a Challenge, got frame type {kind}")
+        theirs = payload[4:36]
+        proof = hmac.new(secret, b"strata port connector\0" + mine + theirs + struct.pack("<II", 0, 0),
+                         hashlib.sha256).digest()
+        card = b"".join(blob(x) for x in (b"ghost", b"ghost", b"", b"off", b"")) + struct.pack("<ii", -1, -1)
+        card += b"".join(blob(x) for x in (b"", b"", b"ghost")) + struct.pack("<I", 0) + blob(b"")
+        card += struct.pack("<I", 0) + struct.pack("<iI", 0, 0)
+        mask = blob(b"\xff" * 1024)
+        s.sendall(frame(3, blob(proof) + mask + struct.pack("<I", 1) + card))
+        kind, _ = read_frame(s)
+        check(kind == 4, f"expected an Answer, got frame type {kind}")
+        s.close()
+        out, err = server.communicate(timeout=GUARD)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    r = subprocess.CompletedProcess(server.args, server.returncode, out, err)
+    check(r.returncode == 0, "the server job failed", r)
+    for rank in range(2):
+        check(f"server {rank}: ok vanished client" in r.stdout, f"server rank {rank}", r)
+    expect_nobody_left(ctx, within=5)
+
+
 SCENARIOS = {
     "one_host": one_host,
     "two_sites": two_sites,
     "wrong_secret": wrong_secret,
     "closed_port": closed_port,
     "names": names,
+    "vanish": vanish,
 }
 
 if __name__ == "__main__":

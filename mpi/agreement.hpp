@@ -17,7 +17,9 @@ namespace strata::mpi {
 
 // The tag on which the leaders of two groups talk on an intercommunicator's
 // collective context: negative, so it never meets a user tag (>= 0), a
-// collective algorithm's tag, or MPI_ANY_TAG (-1).
+// collective algorithm's tag (the intracommunicator ones are positive, those
+// between an intercommunicator's groups from -200 up, InterTag in
+// collectives/inter/inter.hpp), or MPI_ANY_TAG (-1).
 inline constexpr int kTagAgreeLeaders = -103;
 
 // The collective view of intracommunicator `c` (or of the local group of an

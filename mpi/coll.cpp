@@ -1,9 +1,11 @@
 // Collective entry points that move data: argument checks and dense views
-// here, algorithms in collectives/. Reductions are in coll_reduce.cpp.
+// here, algorithms in collectives/. Reductions are in coll_reduce.cpp; on an
+// intercommunicator every entry point continues in coll_inter.cpp.
 #include <optional>
 #include <vector>
 
 #include "collectives/collectives.hpp"
+#include "mpi/coll_inter.hpp"
 #include "mpi/coll_support.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/pmpi_alias.hpp"
@@ -18,6 +20,7 @@ int PMPI_Barrier(MPI_Comm comm) {
     static const char* fn = "MPI_Barrier";
     return api(fn, [&] {
         CollChecks ck(comm, fn);
+        if (ck.inter()) return inter_barrier(ck);
         if (!ck.ok()) return ck.raise();
         return coll_finish(comm, fn, coll::barrier(group_of(ck.comm())), ck.form());
     });
@@ -29,6 +32,7 @@ int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     return api(fn, [&] {
         const Datatype* t = nullptr;
         CollChecks ck(comm, fn);
+        if (ck.inter()) return inter_bcast(ck, buffer, count, datatype, root);
         ck.count(count, "count").type(datatype, t).buffer(buffer, count, t, "buffer").not_in_place(buffer, "buffer");
         ck.root(root);
         if (!ck.ok()) return ck.raise();
@@ -48,6 +52,7 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         const Datatype* st = nullptr;
         const Datatype* rtp = nullptr;
         CollChecks ck(comm, fn);
+        if (ck.inter()) return inter_gather(ck, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
         ck.root(root);
         const bool is_root = ck.ok() && ck.is_root(root);
         // The root's MPI_IN_PLACE: its block is already in recvbuf.
@@ -81,6 +86,8 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         const Datatype* st = nullptr;
         const Datatype* rtp = nullptr;
         CollChecks ck(comm, fn);
+        if (ck.inter())
+            return inter_gatherv(ck, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
         ck.root(root);
         const bool is_root = ck.ok() && ck.is_root(root);
         const bool here = is_root && in_place(sendbuf);
@@ -113,6 +120,7 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         const Datatype* st = nullptr;
         const Datatype* rtp = nullptr;
         CollChecks ck(comm, fn);
+        if (ck.inter()) return inter_scatter(ck, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
         ck.root(root);
         const bool is_root = ck.ok() && ck.is_root(root);
         // The root's MPI_IN_PLACE: its block stays in sendbuf, nothing is received.
@@ -147,6 +155,8 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
         const Datatype* st = nullptr;
         const Datatype* rtp = nullptr;
         CollChecks ck(comm, fn);
+        if (ck.inter())
+            return inter_scatterv(ck, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
         ck.root(root);
         const bool is_root = ck.ok() && ck.is_root(root);
         const bool here = is_root && in_place(recvbuf);
@@ -180,6 +190,7 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         const Datatype* st = nullptr;
         const Datatype* rtp = nullptr;
         CollChecks ck(comm, fn);
+        if (ck.inter()) return inter_allgather(ck, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
         // MPI_IN_PLACE: each process's block is already in its recvbuf.
         const bool here = in_place(sendbuf);
         if (!here) ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, st, "sendbuf");
@@ -205,6 +216,8 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         const Datatype* st = nullptr;
         const Datatype* rtp = nullptr;
         CollChecks ck(comm, fn);
+        if (ck.inter())
+            return inter_allgatherv(ck, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
         const bool here = in_place(sendbuf);
         if (!here) ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, st, "sendbuf");
         ck.counts(recvcounts, "recvcounts").displs(displs, "displs").type(recvtype, rtp);
@@ -230,6 +243,7 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         const Datatype* st = nullptr;
         const Datatype* rtp = nullptr;
         CollChecks ck(comm, fn);
+        if (ck.inter()) return inter_alltoall(ck, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
         // MPI_IN_PLACE (MPI-2.2): the data goes out of recvbuf and is replaced there.
         const bool here = in_place(sendbuf);
         if (!here) ck.count(sendcount, "sendcount").type(sendtype, st).buffer(sendbuf, sendcount, st, "sendbuf");
@@ -258,6 +272,10 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
         const Datatype* st = nullptr;
         const Datatype* rtp = nullptr;
         CollChecks ck(comm, fn);
+        if (ck.inter()) {
+            return inter_alltoallv(ck, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                   recvtype);
+        }
         // MPI_IN_PLACE (MPI-2.2): the data goes out of recvbuf, laid out by
         // recvcounts and rdispls, and is replaced there.
         const bool here = in_place(sendbuf);

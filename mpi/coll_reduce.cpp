@@ -1,10 +1,13 @@
 // Reduction entry points: MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter,
-// MPI_Scan. The algorithms count elements of the reduction operation, which
-// for predefined operations are the datatype's basic elements.
+// MPI_Scan; on an intercommunicator they continue in coll_inter.cpp, but for
+// MPI_Scan, which MPI-2 leaves undefined there. The algorithms count
+// elements of the reduction operation, which for predefined operations are
+// the datatype's basic elements.
 #include <climits>
 #include <optional>
 
 #include "collectives/collectives.hpp"
+#include "mpi/coll_inter.hpp"
 #include "mpi/coll_support.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/pmpi_alias.hpp"
@@ -14,18 +17,14 @@ using namespace strata::mpi;
 
 namespace {
 
-std::size_t elements(const Datatype& t, int count, const coll::ReduceOp& op, const Form& form) {
-    return op.element_bytes() == 0 ? 0 : bytes_of(t, count, form) / op.element_bytes();
-}
-
 using Everyone = adi::Error (*)(const coll::Group&, const void*, void*, std::size_t, const coll::ReduceOp&);
 
-// MPI_Allreduce and MPI_Scan: every process gives `count` elements and gets `count` back.
-int reduce_everyone(const char* fn, Everyone run, const void* sendbuf, void* recvbuf, int count,
-                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+// MPI_Allreduce and MPI_Scan on an intracommunicator: every process gives
+// `count` elements and gets `count` back.
+int reduce_everyone(CollChecks& ck, Everyone run, const void* sendbuf, void* recvbuf, int count,
+                    MPI_Datatype datatype, MPI_Op op) {
     const Datatype* t = nullptr;
     std::unique_ptr<coll::ReduceOp> rop;
-    CollChecks ck(comm, fn);
     // MPI_IN_PLACE: the input is in recvbuf, which the result replaces.
     const bool here = in_place(sendbuf);
     ck.count(count, "count").type(datatype, t).buffer(sendbuf, count, t, "sendbuf");
@@ -34,9 +33,9 @@ int reduce_everyone(const char* fn, Everyone run, const void* sendbuf, void* rec
     if (!ck.ok()) return ck.raise();
     const DenseIn s = here ? DenseIn(*t, recvbuf, count, ck.form(), true) : DenseIn(*t, sendbuf, count, ck.form());
     DenseOut r(*t, recvbuf, count, ck.form());
-    const adi::Error e = run(group_of(ck.comm()), s.data(), r.data(), elements(*t, count, *rop, ck.form()), *rop);
+    const adi::Error e = run(group_of(ck.comm()), s.data(), r.data(), op_elements(*t, count, *rop, ck.form()), *rop);
     r.finish();
-    return coll_finish(comm, fn, e, ck.form());
+    return ck.finish(e);
 }
 
 }  // namespace
@@ -51,6 +50,7 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         const Datatype* t = nullptr;
         std::unique_ptr<coll::ReduceOp> rop;
         CollChecks ck(comm, fn);
+        if (ck.inter()) return inter_reduce(ck, sendbuf, recvbuf, count, datatype, op, root);
         ck.root(root).count(count, "count").type(datatype, t).buffer(sendbuf, count, t, "sendbuf");
         const bool is_root = ck.ok() && ck.is_root(root);
         // The root's MPI_IN_PLACE: its input is in recvbuf.
@@ -66,7 +66,7 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         std::optional<DenseOut> r;
         if (is_root) r.emplace(*t, recvbuf, count, ck.form());
         const adi::Error e = coll::reduce(group_of(ck.comm()), s.data(), r ? r->data() : nullptr,
-                                          elements(*t, count, *rop, ck.form()), *rop, root);
+                                          op_elements(*t, count, *rop, ck.form()), *rop, root);
         if (r) r->finish();
         return coll_finish(comm, fn, e, ck.form());
     });
@@ -74,8 +74,11 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 
 STRATA_PMPI_ALIAS(MPI_Allreduce);
 int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    return api("MPI_Allreduce", [&] {
-        return reduce_everyone("MPI_Allreduce", coll::allreduce, sendbuf, recvbuf, count, datatype, op, comm);
+    static const char* fn = "MPI_Allreduce";
+    return api(fn, [&] {
+        CollChecks ck(comm, fn);
+        if (ck.inter()) return inter_allreduce(ck, sendbuf, recvbuf, count, datatype, op);
+        return reduce_everyone(ck, coll::allreduce, sendbuf, recvbuf, count, datatype, op);
     });
 }
 
@@ -87,6 +90,7 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
         const Datatype* t = nullptr;
         std::unique_ptr<coll::ReduceOp> rop;
         CollChecks ck(comm, fn);
+        if (ck.inter()) return inter_reduce_scatter(ck, sendbuf, recvbuf, recvcounts, datatype, op);
         ck.counts(recvcounts, "recvcounts").type(datatype, t);
         long long total = 0;
         int mine = 0;
@@ -103,7 +107,7 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
         ck.distinct(sendbuf, recvbuf, static_cast<int>(total)).op(op, datatype, t, rop);
         if (!ck.ok()) return ck.raise();
         std::vector<std::size_t> counts(static_cast<std::size_t>(ck.comm().size()));
-        for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = elements(*t, recvcounts[i], *rop, ck.form());
+        for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = op_elements(*t, recvcounts[i], *rop, ck.form());
         const DenseIn s = here ? DenseIn(*t, recvbuf, static_cast<int>(total), ck.form(), true)
                                : DenseIn(*t, sendbuf, static_cast<int>(total), ck.form());
         DenseOut r(*t, recvbuf, mine, ck.form());
@@ -115,8 +119,12 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
 
 STRATA_PMPI_ALIAS(MPI_Scan);
 int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    return api("MPI_Scan",
-               [&] { return reduce_everyone("MPI_Scan", coll::scan, sendbuf, recvbuf, count, datatype, op, comm); });
+    static const char* fn = "MPI_Scan";
+    return api(fn, [&] {
+        CollChecks ck(comm, fn);
+        ck.intra();
+        return reduce_everyone(ck, coll::scan, sendbuf, recvbuf, count, datatype, op);
+    });
 }
 
 STRATA_PMPI_ALIAS(MPI_Reduce_local);
@@ -134,7 +142,7 @@ int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype
         // inoutbuf = inbuf op inoutbuf, inbuf the left operand.
         DenseIn in(*t, inbuf, count, ck.form());
         DenseOut inout(*t, inoutbuf, count, ck.form(), true);
-        rop->apply(in.data(), inout.data(), elements(*t, count, *rop, ck.form()));
+        rop->apply(in.data(), inout.data(), op_elements(*t, count, *rop, ck.form()));
         inout.finish();
         return MPI_SUCCESS;
     });

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "mpi/agreement.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/port.hpp"
@@ -9,14 +10,41 @@
 
 namespace strata::mpi {
 
+namespace {
+
+// The processes whose common form a collective on `c` moves data in
+// (collective_form takes the first one's byte order). On an
+// intercommunicator both groups must find the same form, although each sees
+// the other as remote and world ranks need not compare across groups: the
+// first is the member whose representation reads lowest, then the rest.
+std::vector<int> form_members(const Comm& c) {
+    if (!c.inter) return c.world;
+    std::vector<int> all = c.local;
+    all.insert(all.end(), c.world.begin(), c.world.end());
+    const auto lower = [](int a, int b) {
+        const auto& reps = rt().representations;
+        return reps[static_cast<std::size_t>(a)].bytes() < reps[static_cast<std::size_t>(b)].bytes();
+    };
+    std::iter_swap(all.begin(), std::min_element(all.begin(), all.end(), lower));
+    return all;
+}
+
+}  // namespace
+
 CollChecks::CollChecks(MPI_Comm comm, const char* fn, bool local) : handle_(comm), fn_(fn), comm_(comm_get(comm)) {
     if (comm_ == nullptr) {
         fail(MPI_ERR_COMM, "not a valid communicator");
-    } else if (comm_->inter) {
-        fail(MPI_ERR_COMM, "an intercommunicator; MPI-1 collectives need an intracommunicator");
-    } else {
-        if (!local && comm_spans(*comm_)) form_.rep = collective_form(comm_->world);
+    } else if (!local && comm_spans(*comm_)) {
+        form_.rep = collective_form(form_members(*comm_));
     }
+}
+
+CollChecks& CollChecks::intra() {
+    if (ok() && comm_->inter) {
+        fail(MPI_ERR_COMM, std::string("an intercommunicator; MPI-2 defines ") + fn_ +
+                               " on intracommunicators only");
+    }
+    return *this;
 }
 
 CollChecks& CollChecks::fail(int cls, std::string detail) {
@@ -32,10 +60,10 @@ CollChecks& CollChecks::count(int n, const char* what) {
     return *this;
 }
 
-CollChecks& CollChecks::counts(const int* n, const char* what) {
+CollChecks& CollChecks::counts(const int* n, const char* what, int procs) {
     if (!ok()) return *this;
     if (n == nullptr) return fail(MPI_ERR_ARG, std::string(what) + " is NULL");
-    for (int i = 0; i < comm_->size(); ++i) {
+    for (int i = 0; i < procs; ++i) {
         if (n[i] < 0)
             return fail(MPI_ERR_COUNT, std::string(what) + "[" + std::to_string(i) + "] is negative (" +
                                            std::to_string(n[i]) + ")");
@@ -68,16 +96,25 @@ CollChecks& CollChecks::buffer(const void* p, int n, const Datatype* t, const ch
 
 CollChecks& CollChecks::buffer_any(const void* p, const int* counts, const Datatype* t, const char* what) {
     if (!ok() || p != nullptr) return *this;
-    for (int i = 0; i < comm_->size(); ++i) {
+    for (int i = 0; i < comm_->peers(); ++i) {
         if (buffer_null(p, counts[i], *t->map)) return fail(MPI_ERR_BUFFER, null_detail(what));
     }
     return *this;
 }
 
 CollChecks& CollChecks::root(int root) {
-    if (ok() && (root < 0 || root >= comm_->size()))
+    if (!ok()) return *this;
+    if (!comm_->inter && (root < 0 || root >= comm_->size())) {
         fail(MPI_ERR_ROOT, "root " + std::to_string(root) + " is not a rank of the communicator (size " +
                                std::to_string(comm_->size()) + ")");
+    } else if (comm_->inter && root != MPI_ROOT && root != MPI_PROC_NULL && (root < 0 || root >= comm_->peers())) {
+        std::string detail = std::to_string(root);
+        detail.insert(0, "root ");
+        detail.append(" on an intercommunicator is neither MPI_ROOT, MPI_PROC_NULL nor a rank of the remote group");
+        detail.append(" (size ");
+        detail.append(std::to_string(comm_->peers())).append(")");
+        fail(MPI_ERR_ROOT, std::move(detail));
+    }
     return *this;
 }
 
@@ -101,10 +138,14 @@ CollChecks& CollChecks::op(MPI_Op op, MPI_Datatype handle, const Datatype* t,
 
 int CollChecks::raise() const { return error_raise(handle_, cls_, fn_, detail_); }
 
+int CollChecks::finish(adi::Error e) const { return coll_finish(handle_, fn_, e, form_); }
+
 coll::Group group_of(Comm& c) {
-    if (!c.levels) c.levels = std::make_unique<coll::Levels>(coll::levels_of(topology_all(), c.world));
-    return coll::Group{*rt().engine, c.context + 1, c.rank, c.world, c.levels.get()};
+    if (!c.levels) c.levels = std::make_unique<coll::Levels>(coll::levels_of(topology_all(), c.group()));
+    return coll::Group{*rt().engine, c.context + 1, c.rank, c.group(), c.levels.get()};
 }
+
+coll::inter::Groups groups_of(Comm& c) { return {group_of(c), group_remote(c)}; }
 
 int coll_finish(MPI_Comm comm, const char* fn, adi::Error e, const Form& form) {
     if (e == adi::Error::none && !form.fits) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
+#include "collectives/inter/inter.hpp"
 #include "collectives/reduce_op.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
@@ -33,6 +34,9 @@ struct Form {
 };
 
 // Checks in call order; after the first failure the rest are skipped.
+// Intra- and intercommunicators alike: where an argument has one entry per
+// process, the processes are those point-to-point addresses (the remote group
+// of an intercommunicator), unless a count of processes is given.
 class CollChecks {
 public:
     // `local`: the call moves no data between processes (MPI_Reduce_local,
@@ -40,17 +44,26 @@ public:
     CollChecks(MPI_Comm comm, const char* fn, bool local = false);
     bool ok() const { return cls_ == MPI_SUCCESS; }
     Comm& comm() const { return *comm_; }
+    MPI_Comm handle() const { return handle_; }
+    const char* fn() const { return fn_; }
+    // A valid intercommunicator: the entry point takes the path of coll_inter.hpp.
+    bool inter() const { return comm_ != nullptr && comm_->inter; }
     bool is_root(int root) const { return comm_->rank == root; }
     const Form& form() const { return form_; }
 
+    // MPI_ERR_COMM on an intercommunicator (MPI_Scan, which MPI-2 leaves undefined there).
+    CollChecks& intra();
     CollChecks& count(int n, const char* what);
-    CollChecks& counts(const int* n, const char* what);  // one per process
+    CollChecks& counts(const int* n, const char* what) { return counts(n, what, ok() ? comm_->peers() : 0); }
+    CollChecks& counts(const int* n, const char* what, int procs);  // one per process, `procs` of them
     CollChecks& displs(const int* d, const char* what);  // one per process
     CollChecks& type(MPI_Datatype t, const Datatype*& out);
     // `n` elements of `t` (checked before) from `p` hold no data at address 0
     // (buffer_null: MPI_BOTTOM with a type of absolute addresses is fine).
     CollChecks& buffer(const void* p, int n, const Datatype* t, const char* what);
     CollChecks& buffer_any(const void* p, const int* counts, const Datatype* t, const char* what);  // one per process
+    // A rank of the group; on an intercommunicator MPI_ROOT, MPI_PROC_NULL or
+    // a rank of the remote group.
     CollChecks& root(int root);
     // MPI-1 forbids aliased arguments; MPI_BOTTOM on both sides is not aliasing
     // (each side's datatype says where its data is).
@@ -62,6 +75,8 @@ public:
     CollChecks& op(MPI_Op op, MPI_Datatype handle, const Datatype* t, std::unique_ptr<coll::ReduceOp>& out);
 
     int raise() const;  // the failure through the error handler
+    // The entry point's return once the collective ran (coll_finish).
+    int finish(adi::Error e) const;
 
 private:
     CollChecks& fail(int cls, std::string detail);
@@ -73,7 +88,11 @@ private:
     Form form_;
 };
 
+// The collective view of `c`'s (local) group, with the levels of the topology
+// it spans (made on the first collective).
 coll::Group group_of(Comm& c);
+// Both groups of intercommunicator `c`, for collectives/inter/.
+coll::inter::Groups groups_of(Comm& c);
 
 // The entry point's return: success, or the collective's failure raised (a
 // value that did not fit `form` when the collective itself succeeded).
@@ -88,6 +107,13 @@ inline std::size_t bytes_of(const Datatype& t, int count) {
 }
 // The bytes `count` elements of `t` take as the collective moves them.
 std::size_t bytes_of(const Datatype& t, int count, const Form& form);
+
+// Elements of the reduction `op` in `count` elements of `t`, which for a
+// predefined operation are the datatype's basic elements: what the reduction
+// algorithms count.
+inline std::size_t op_elements(const Datatype& t, int count, const coll::ReduceOp& op, const Form& form) {
+    return op.element_bytes() == 0 ? 0 : bytes_of(t, count, form) / op.element_bytes();
+}
 
 inline bool in_place(const void* p) { return p == MPI_IN_PLACE; }
 

@@ -182,6 +182,9 @@ typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, 
 
 #define MPI_ANY_SOURCE (-2)
 #define MPI_PROC_NULL (-1)
+/* The root of a rooted collective on an intercommunicator (MPI-2): passed by
+ * the root itself; the other processes of its group pass MPI_PROC_NULL. */
+#define MPI_ROOT (-3)
 #define MPI_ANY_TAG (-1)
 #define MPI_UNDEFINED (-32766)
 #define MPI_BOTTOM ((void *)0)

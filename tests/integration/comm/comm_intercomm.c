@@ -1,7 +1,8 @@
 /* Intercommunicators: Intercomm_create between the even and the odd world
  * ranks (peer communicator MPI_COMM_WORLD, a user tag), point-to-point
  * across, remote size and group, dup, compare, and Intercomm_merge with
- * every combination of `high`. (MPICH 4.0.2's ch4 device fails an internal
+ * every combination of `high`; a collective across and the errors (the
+ * collectives themselves are mpi2_intercoll's). (MPICH 4.0.2's ch4 device fails an internal
  * assertion in MPI_Intercomm_merge, so run_with_mpich.sh cannot validate the
  * merge phase against it.) */
 #include "comm_common.h"
@@ -158,10 +159,17 @@ int main(int argc, char **argv)
     {
         int x = 0, y = 0;
         EXPECT_CLASS(MPI_Send(&x, 1, MPI_INT, remote_n, 0, inter), MPI_ERR_RANK, "send beyond the remote group");
-        /* MPI-1 defines collectives on intracommunicators only */
-        EXPECT_CLASS(MPI_Barrier(inter), MPI_ERR_COMM, "barrier on an intercommunicator");
-        EXPECT_CLASS(MPI_Bcast(&x, 1, MPI_INT, 0, inter), MPI_ERR_COMM, "bcast on an intercommunicator");
-        EXPECT_CLASS(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_COMM, "allreduce on an intercommunicator");
+        int i, want = 0;
+        /* MPI-2 defines the collectives on intercommunicators (mpi2_intercoll
+         * tests them all), but for MPI_Scan; a root must be MPI_ROOT,
+         * MPI_PROC_NULL or a rank of the remote group */
+        EXPECT_CLASS(MPI_Scan(&x, &y, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_COMM, "scan on an intercommunicator");
+        EXPECT_CLASS(MPI_Bcast(&x, 1, MPI_INT, remote_n, inter), MPI_ERR_ROOT, "bcast from beyond the remote group");
+        CK(MPI_Barrier(inter));
+        x = rank;
+        CK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, inter));
+        for (i = 1 - mine; i < size; i += 2) want += i;
+        EXPECT(y == want, "allreduce on an intercommunicator gave %d, the other group's sum is %d", y, want);
     }
     CK(MPI_Comm_free(&inter2));
     CK(MPI_Comm_free(&inter));

@@ -11,6 +11,9 @@
  * a user-defined operation on a struct, which must see this process's form)
  * through MPI_Reduce, MPI_Allreduce, MPI_Scan and MPI_Reduce_scatter, and
  * every data-moving collective on a struct with padding and on MPI_LONG.
+ * Then across two intercommunicators (MPI-2 7.3), one whose groups differ
+ * from each other and one whose groups are mixed: MPI_Bcast and
+ * MPI_Allgather of the struct, MPI_Allreduce of MPI_LONG and MPI_DOUBLE.
  */
 #include "hetero_common.h"
 
@@ -262,6 +265,60 @@ static void moves(MPI_Comm comm, MPI_Datatype rec) {
     }
 }
 
+/* Across an intercommunicator whose groups are the world ranks `cut`
+ * splits: {0,1} and {2,3} (each group alike, the two unlike), or {0,2} and
+ * {1,3} (each group mixed). Both groups must move data in one form. */
+static void across(int cut, MPI_Datatype rec) {
+    const int side = cut == 0 ? me / 2 : me % 2;
+    int remote_world[2], r, nr;
+    for (int w = 0, k = 0; w < 4; ++w)
+        if ((cut == 0 ? w / 2 : w % 2) != side) remote_world[k++] = w;
+    MPI_Comm local, ic;
+    CK(MPI_Comm_split(MPI_COMM_WORLD, side, me, &local));
+    CK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, remote_world[0], 7, &ic));
+    CK(MPI_Comm_rank(ic, &r));
+    CK(MPI_Comm_remote_size(ic, &nr));
+    EXPECT(nr == 2, "remote size %d", nr);
+    pt_set_phase("intercommunicator MPI_Bcast of recs");
+    for (int rg = 0; rg < 2; ++rg) {
+        for (int root = 0; root < 2; ++root) {
+            struct rec b[3], e;
+            const int arg = rg != side ? root : (r == root ? MPI_ROOT : MPI_PROC_NULL);
+            for (int k = 0; k < 3; ++k) rec_fill(&b[k], arg == MPI_ROOT ? me : 99, k);
+            CK(MPI_Bcast(b, 3, rec, arg, ic));
+            if (arg == MPI_ROOT || arg == MPI_PROC_NULL) continue;
+            for (int k = 0; k < 3; ++k) {
+                rec_fill(&e, remote_world[root], k);
+                EXPECT(rec_same(&b[k], &e), "intercommunicator broadcast rec %d from remote %d", k, root);
+            }
+        }
+    }
+    pt_set_phase("intercommunicator MPI_Allgather and MPI_Allreduce");
+    struct rec mine[2], all[4], e;
+    for (int k = 0; k < 2; ++k) rec_fill(&mine[k], me, k);
+    CK(MPI_Allgather(mine, 2, rec, all, 2, rec, ic));
+    for (int q = 0; q < 2; ++q) {
+        for (int k = 0; k < 2; ++k) {
+            rec_fill(&e, remote_world[q], k);
+            EXPECT(rec_same(&all[2 * q + k], &e), "intercommunicator allgather rec %d of remote %d", k, q);
+        }
+    }
+    long ls[N], lr[N];
+    double ds[N], dr[N];
+    for (int i = 0; i < N; ++i) {
+        ls[i] = VAL(me, i);
+        ds[i] = VAL(me, i) / 2.0;
+    }
+    CK(MPI_Allreduce(ls, lr, N, MPI_LONG, MPI_SUM, ic));
+    CK(MPI_Allreduce(ds, dr, N, MPI_DOUBLE, MPI_MAX, ic));
+    for (int i = 0; i < N; ++i) {
+        EXPECT(lr[i] == VAL(remote_world[0], i) + VAL(remote_world[1], i), "intercommunicator long SUM %d", i);
+        EXPECT(dr[i] == VAL(remote_world[1], i) / 2.0, "intercommunicator double MAX %d", i);
+    }
+    CK(MPI_Comm_free(&ic));
+    CK(MPI_Comm_free(&local));
+}
+
 int main(int argc, char **argv) {
     me = pt_init(&argc, &argv, "hetero_coll");
     pt_require_size(4);
@@ -278,6 +335,7 @@ int main(int argc, char **argv) {
         moves(comms[c], rec);
     }
     CK(MPI_Comm_free(&reversed));
+    for (int cut = 0; cut < 2; ++cut) across(cut, rec);
     CK(MPI_Type_free(&rec));
     return pt_finish();
 }

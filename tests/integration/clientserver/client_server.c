@@ -150,6 +150,42 @@ static void merged_check(MPI_Comm inter, int server) {
     MPI_Comm_free(&merged);
 }
 
+/* Collectives over the intercommunicator itself (MPI-2 7.3): each group
+ * roots in turn, the other receives. */
+static void inter_collectives_check(MPI_Comm inter, int server) {
+    int rank, lsize, rsize;
+    MPI_Comm_rank(inter, &rank);
+    MPI_Comm_size(inter, &lsize);
+    MPI_Comm_remote_size(inter, &rsize);
+    MPI_Barrier(inter);
+    for (int rooted = 0; rooted < 2; ++rooted) {
+        const int mine = rooted == server; /* this group holds the root */
+        int v = mine ? 77 + rooted : -1;
+        const int root = mine ? (rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+        MPI_Bcast(&v, 1, MPI_INT, root, inter);
+        if (!mine) CHECK(v == 77 + rooted, "inter bcast got %d", v);
+        int *all = calloc((size_t)rsize + 1, sizeof(int));
+        int x = 100 * server + rank;
+        MPI_Gather(&x, 1, MPI_INT, all, 1, MPI_INT, root, inter);
+        if (mine && rank == 0)
+            for (int i = 0; i < rsize; ++i) CHECK(all[i] == 100 * !server + i, "inter gather[%d] = %d", i, all[i]);
+        free(all);
+    }
+    int x = server ? 1 : 1000, sum = 0;
+    MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, inter);
+    CHECK(sum == (server ? 1000 * rsize : rsize), "inter allreduce %d", sum);
+    int *out = malloc((size_t)rsize * sizeof(int)), *in = malloc((size_t)rsize * sizeof(int));
+    for (int i = 0; i < rsize; ++i) out[i] = 10000 * server + 100 * rank + i;
+    MPI_Alltoall(out, 1, MPI_INT, in, 1, MPI_INT, inter);
+    for (int i = 0; i < rsize; ++i)
+        CHECK(in[i] == 10000 * !server + 100 * i + rank, "inter alltoall[%d] = %d", i, in[i]);
+    MPI_Allgather(&rank, 1, MPI_INT, in, 1, MPI_INT, inter);
+    for (int i = 0; i < rsize; ++i) CHECK(in[i] == i, "inter allgather[%d] = %d", i, in[i]);
+    free(out);
+    free(in);
+    printf("%s %d: ok inter collectives (local %d, remote %d)\n", role, wrank, lsize, rsize);
+}
+
 static void checks(MPI_Comm inter, int server) {
     int flag = 0, rsize = 0;
     MPI_Comm_test_inter(inter, &flag);
@@ -157,6 +193,7 @@ static void checks(MPI_Comm inter, int server) {
     MPI_Comm_remote_size(inter, &rsize);
     pairs_check(inter, server);
     large_check(inter, server);
+    inter_collectives_check(inter, server);
     merged_check(inter, server);
     printf("%s %d: ok remote size %d\n", role, wrank, rsize);
 }

@@ -49,7 +49,7 @@ def run_pair(ctx, args, server_np=3, client_np=2, mode="full", client_mode=None,
     return subprocess.CompletedProcess(server.args, server.returncode, out, err), client
 
 
-def expect_ok(r, role, n, remote, lines=("merged size",)):
+def expect_ok(r, role, n, remote, lines=("merged size", "inter collectives")):
     check(r.returncode == 0, f"the {role} job failed", r)
     for rank in range(n):
         check(f"{role} {rank}: ok remote size {remote}" in r.stdout, f"{role} rank {rank} did not finish", r)
@@ -78,14 +78,14 @@ def two_sites(ctx, args):
 
 def wrong_secret(ctx, args):
     server, client = run_pair(ctx, args, server_np=2, client_np=2, mode="full", client_mode="badsecret")
-    expect_ok(client, "client", 2, 2, lines=("wrong secret refused", "merged size"))
+    expect_ok(client, "client", 2, 2, lines=("wrong secret refused", "merged size", "inter collectives"))
     expect_ok(server, "server", 2, 2)
     expect_nobody_left(ctx, within=5)
 
 
 def closed_port(ctx, args):
     server, client = run_pair(ctx, args, server_np=1, client_np=2, mode="closed")
-    expect_ok(client, "client", 2, 1, lines=("closed port refused", "merged size"))
+    expect_ok(client, "client", 2, 1, lines=("closed port refused", "merged size", "inter collectives"))
     expect_ok(server, "server", 1, 2)
     expect_nobody_left(ctx, within=5)
 

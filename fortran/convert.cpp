@@ -26,9 +26,13 @@ StatusesOut::~StatusesOut() {
     for (MPI_Fint i = 0; i < n; ++i) mpi::status_c2f(&data_[i], f_ + static_cast<std::ptrdiff_t>(i) * mpi::kFortranStatusSize);
 }
 
-StringIn::StringIn(const char* f, std::size_t len) {
+StringIn::StringIn(const char* f, std::size_t len, Blanks strip) {
     while (len > 0 && f[len - 1] == ' ') --len;
-    s_.assign(f, len);
+    std::size_t start = 0;
+    if (strip == Blanks::both) {
+        while (start < len && f[start] == ' ') ++start;
+    }
+    s_.assign(f + start, len - start);
 }
 
 void string_to_fortran(const char* c, char* f, std::size_t len) {

@@ -135,9 +135,13 @@ private:
     MPI_Fint* count_;
 };
 
+// Which blanks of a CHARACTER argument are not part of its value: trailing
+// ones (names), or leading and trailing (info keys and values, MPI-2 4.10).
+enum class Blanks { trailing, both };
+
 class StringIn {
 public:
-    StringIn(const char* f, std::size_t len);
+    StringIn(const char* f, std::size_t len, Blanks strip = Blanks::trailing);
     const char* c() const { return s_.c_str(); }
 
 private:
@@ -159,6 +163,32 @@ public:
 private:
     char* f_;
     std::size_t len_;
+    std::array<char, Max> c_{};
+};
+
+// A string out that the call gives only when it has one (MPI_INFO_GET's
+// VALUE): C is offered *avail characters, at most Max - 1 (the NUL takes the
+// last byte), and the Fortran variable is written only when the call
+// succeeded and set *flag; otherwise it keeps what it held.
+template <int Max>
+class StringOutIf {
+public:
+    StringOutIf(char* f, std::size_t len, const MPI_Fint* avail, const MPI_Fint* flag, const MPI_Fint* ierr)
+        : f_(f), len_(len), avail_(avail), flag_(flag), ierr_(ierr) {}
+    StringOutIf(const StringOutIf&) = delete;
+    StringOutIf& operator=(const StringOutIf&) = delete;
+    ~StringOutIf() {
+        if (*ierr_ == MPI_SUCCESS && *flag_ != 0) string_to_fortran(c_.data(), f_, len_);
+    }
+    int available() const { return *avail_ < Max - 1 ? *avail_ : Max - 1; }
+    char* c() { return c_.data(); }
+
+private:
+    char* f_;
+    std::size_t len_;
+    const MPI_Fint* avail_;
+    const MPI_Fint* flag_;
+    const MPI_Fint* ierr_;
     std::array<char, Max> c_{};
 };
 

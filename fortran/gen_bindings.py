@@ -38,13 +38,13 @@ class Arg:
             return [f'MPI_Aint* {n}']
         if self.kind == 'fn':
             return [f'{self.param} {n}']
-        if self.kind in ('str_in', 'str_out'):
+        if self.kind in STRINGS:
             return [f'char* {n}']
         return [f'MPI_Fint* {n}']
 
     def hidden_params(self):
         """Hidden arguments, after IERROR: the lengths of CHARACTER arguments."""
-        if self.kind in ('str_in', 'str_out'):
+        if self.kind in STRINGS:
             return [f'std::size_t {self.name}_len']
         return []
 
@@ -65,6 +65,11 @@ class Arg:
             return f'fortran::IndicesOut c_{n}({n}, {p});'
         if self.kind == 'str_in':
             return f'fortran::StringIn c_{n}({n}, {n}_len);'
+        if self.kind == 'str_trim':
+            return f'fortran::StringIn c_{n}({n}, {n}_len, fortran::Blanks::both);'
+        if self.kind == 'str_out' and '/' in p:
+            size, length, flag = p.split('/')
+            return f'fortran::StringOutIf<{size}> c_{n}({n}, {n}_len, {length}, {flag}, ierr);'
         if self.kind == 'str_out':
             return f'fortran::StringOut<{p}> c_{n}({n}, {n}_len);'
         if self.kind == 'aint_out':
@@ -92,8 +97,9 @@ class Arg:
         return f'c_{n}.c()'
 
 
-KINDS = {'int', 'ref', 'buf', 'status', 'status_in', 'statuses', 'index', 'indices', 'str_in', 'str_out',
-         'aint', 'aint_out', 'aints', 'addr', 'fn'}
+KINDS = {'int', 'ref', 'buf', 'status', 'status_in', 'statuses', 'index', 'indices', 'str_in', 'str_trim',
+         'str_out', 'aint', 'aint_out', 'aints', 'addr', 'fn'}
+STRINGS = {'str_in', 'str_trim', 'str_out'}
 NEEDS_PARAM = {'statuses', 'indices', 'str_out', 'aints', 'fn'}
 
 
@@ -123,6 +129,11 @@ def read_table(path):
             names = [a.name for a in args]
             for a in args:
                 refs = a.param.split('/') if a.kind in ('statuses', 'indices', 'aints') else []
+                if a.kind == 'str_out' and '/' in a.param:
+                    refs = a.param.split('/')[1:]
+                    kinds = {b.name: b.kind for b in args}
+                    if len(refs) != 2 or kinds.get(refs[0]) != 'int' or kinds.get(refs[1]) != 'ref':
+                        sys.exit(f'{where}: {a.name}: str_out=MAX/LEN/FLAG needs LEN an INTEGER in and FLAG a ref')
                 for r in refs:
                     if r not in names:
                         sys.exit(f'{where}: {a.name} refers to "{r}", not an argument of {words[0]}')
@@ -166,7 +177,10 @@ def entry(c_name, args):
         local = a.local()
         if local:
             lines.append('    ' + local)
-    call = f'{c_function(c_name)}({", ".join(a.c_arg() for a in args)})'
+    # The length a str_out=MAX/LEN/FLAG gives C: LEN, at most what its buffer holds.
+    lengths = {a.param.split('/')[1]: f'c_{a.name}.available()'
+               for a in args if a.kind == 'str_out' and '/' in a.param}
+    call = f'{c_function(c_name)}({", ".join(lengths.get(a.name, a.c_arg()) for a in args)})'
     lines.append(f'    *ierr = {call};')
     lines.append('}')
     return lines + aliases(c_name)

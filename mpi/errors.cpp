@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 
 #include "mpi/runtime.hpp"
 
@@ -42,10 +43,16 @@ const ClassText kTexts[] = {
     {MPI_ERR_IN_STATUS, "error code is in the status (MPI_ERR_IN_STATUS)"},
     {MPI_ERR_PENDING, "request pending (MPI_ERR_PENDING)"},
     {MPI_ERR_NO_MEM, "out of memory (MPI_ERR_NO_MEM)"},
+    {MPI_ERR_INFO, "invalid info object (MPI_ERR_INFO)"},
+    {MPI_ERR_INFO_KEY, "invalid info key: empty, or longer than MPI_MAX_INFO_KEY - 1 characters (MPI_ERR_INFO_KEY)"},
+    {MPI_ERR_INFO_VALUE, "info value longer than MPI_MAX_INFO_VAL - 1 characters (MPI_ERR_INFO_VALUE)"},
+    {MPI_ERR_INFO_NOKEY, "the key is not set in the info object (MPI_ERR_INFO_NOKEY)"},
     {MPI_ERR_PORT, "invalid port name, or the port refused the connection (MPI_ERR_PORT)"},
     {MPI_ERR_NAME, "no service published under that name (MPI_ERR_NAME)"},
     {MPI_ERR_SERVICE, "the service name could not be published or unpublished (MPI_ERR_SERVICE)"},
 };
+// Every class from MPI_SUCCESS to MPI_ERR_LASTCODE has its text.
+static_assert(std::size(kTexts) == MPI_ERR_LASTCODE + 1, "an error class without a text, or a text too many");
 
 }  // namespace
 

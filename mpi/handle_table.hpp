@@ -9,7 +9,16 @@
 
 namespace strata::mpi {
 
-enum HandleKind : int { kComm = 1, kDatatype = 2, kGroup = 3, kRequest = 4, kOp = 5, kErrhandler = 6, kKeyval = 7 };
+enum HandleKind : int {
+    kComm = 1,
+    kDatatype = 2,
+    kGroup = 3,
+    kRequest = 4,
+    kOp = 5,
+    kErrhandler = 6,
+    kKeyval = 7,
+    kInfo = 8,
+};
 
 inline constexpr int handle_make(int kind, int index) { return (kind << 26) | index; }
 

@@ -22,6 +22,7 @@
 #include "mpi/errors.hpp"
 #include "mpi/grid.hpp"
 #include "mpi/group.hpp"
+#include "mpi/info.hpp"
 #include "mpi/named.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/request.hpp"
@@ -46,6 +47,7 @@ Runtime::Runtime()
       errhandlers(kErrhandler),
       groups(kGroup),
       keyvals(kKeyval),
+      infos(kInfo),
       ops(kOp) {}
 Runtime::~Runtime() = default;
 
@@ -303,8 +305,10 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
     static const char* fn = "MPI_Alloc_mem";
     return api(fn, [&] {
         if (size < 0) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "size " + std::to_string(size) + " is negative");
-        if (info != MPI_INFO_NULL) {
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "info objects do not exist in Strata; pass MPI_INFO_NULL");
+        // No key means anything to this call (MPI-2 4.10: unknown keys are ignored).
+        if (!info_lookup(info)) {
+            return error_raise(MPI_COMM_WORLD, MPI_ERR_INFO, fn,
+                               "info names no info object (never created, or freed); MPI_INFO_NULL will do");
         }
         if (baseptr == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "baseptr is NULL");
         // Plain memory: no method here needs registered buffers.

@@ -25,6 +25,7 @@ struct RequestSlot;  // mpi/request.hpp
 struct Errhandler;   // mpi/errhandler.hpp
 struct Group;        // mpi/group.hpp
 struct Keyval;       // mpi/attr.hpp
+class Info;          // mpi/info.hpp
 struct NamedComms;   // mpi/named.hpp
 struct Port;         // mpi/port.hpp
 struct PeerSetUse;   // mpi/port.hpp
@@ -62,6 +63,7 @@ struct Runtime {
     HandleTable<Errhandler> errhandlers;
     HandleTable<Group> groups;
     HandleTable<Keyval> keyvals;
+    HandleTable<Info> infos;
     ContextPool contexts;
     HandleTable<Operation> ops;
     BsendBuffer bsend;

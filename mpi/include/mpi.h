@@ -220,6 +220,12 @@ extern __attribute__((visibility("default"))) MPI_Status STRATA_status_ignore[];
 #define MPI_ERR_IN_STATUS 18
 #define MPI_ERR_PENDING 19
 #define MPI_ERR_NO_MEM 20 /* MPI-2: MPI_Alloc_mem found no memory */
+/* MPI-2: info objects, and the names and ports of MPI_Open_port,
+ * MPI_Comm_accept, MPI_Comm_connect and MPI_Publish_name */
+#define MPI_ERR_INFO 21       /* an invalid info handle */
+#define MPI_ERR_INFO_KEY 22   /* an empty key, or one longer than MPI_MAX_INFO_KEY - 1 */
+#define MPI_ERR_INFO_VALUE 23 /* a value longer than MPI_MAX_INFO_VAL - 1 */
+#define MPI_ERR_INFO_NOKEY 24 /* MPI_Info_delete of a key that is not set */
 #define MPI_ERR_PORT 25    /* MPI-2: a port name that names no open port, or a refused connect */
 #define MPI_ERR_NAME 26    /* MPI-2: MPI_Lookup_name found nothing under the name */
 #define MPI_ERR_SERVICE 27 /* MPI-2: MPI_Publish_name or MPI_Unpublish_name refused */
@@ -432,9 +438,19 @@ typedef MPI_Delete_function MPI_Comm_delete_attr_function;
 #define MPI_COMM_DUP_FN STRATA_Dup_fn
 #define MPI_COMM_NULL_DELETE_FN STRATA_Null_delete_fn
 
-/* Info objects do not exist: MPI_INFO_NULL is the only info a call accepts. */
+/* Info objects (MPI-2 4.10, handles of kind 8): ordered (key, value) pairs
+ * of strings. A key has 1 to MPI_MAX_INFO_KEY - 1 characters and a value at
+ * most MPI_MAX_INFO_VAL - 1, so that each fits its MPI_MAX_ buffer with the
+ * NUL; C strings are taken as they are (Fortran strips leading and trailing
+ * blanks). MPI_Info_get_nthkey numbers the keys in the order they were first
+ * set. Errors go to MPI_COMM_WORLD's handler: MPI_ERR_INFO for MPI_INFO_NULL
+ * or a handle of no live info, MPI_ERR_INFO_KEY, MPI_ERR_INFO_VALUE,
+ * MPI_ERR_INFO_NOKEY as the standard says, MPI_ERR_ARG for a null pointer, a
+ * negative valuelen or a key number outside 0..nkeys-1. */
 typedef int MPI_Info;
 #define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
 
 #define MPI_MAX_OBJECT_NAME 128
 
@@ -490,6 +506,15 @@ STRATA_API(int, Is_thread_main, (int *flag))
 
 STRATA_API(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
 STRATA_API(int, Op_commutative, (MPI_Op op, int *commute))
+STRATA_API(int, Info_create, (MPI_Info *info))
+STRATA_API(int, Info_set, (MPI_Info info, const char *key, const char *value))
+STRATA_API(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag))
+STRATA_API(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
+STRATA_API(int, Info_delete, (MPI_Info info, const char *key))
+STRATA_API(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
+STRATA_API(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+STRATA_API(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
+STRATA_API(int, Info_free, (MPI_Info *info))
 STRATA_API(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
 STRATA_API(int, Free_mem, (void *base))
 STRATA_API(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
@@ -499,7 +524,8 @@ STRATA_API(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
  * "Client/server"). A port name is a capability: whoever holds it may
  * connect. MPI_Comm_accept and MPI_Comm_connect return an intercommunicator
  * whose remote group is the other job's; errors of the port (no such port,
- * closed, wrong secret, timed out) are MPI_ERR_PORT. */
+ * closed, wrong secret, timed out) are MPI_ERR_PORT. MPI_Comm_connect takes
+ * the info key "timeout" (whole seconds). */
 #define MPI_MAX_PORT_NAME 1024
 STRATA_API(int, Open_port, (MPI_Info info, char *port_name))
 STRATA_API(int, Close_port, (const char *port_name))

@@ -77,7 +77,7 @@ int main(int argc, char **argv)
         EXPECT(pt_error_class(rc) == MPI_ERR_NO_MEM, "2^62 bytes gave class %d, expected MPI_ERR_NO_MEM",
                pt_error_class(rc));
         rc = MPI_Alloc_mem(16, (MPI_Info)12345, &huge);
-        EXPECT(pt_error_class(rc) == MPI_ERR_ARG, "an info handle gave class %d", pt_error_class(rc));
+        EXPECT(pt_error_class(rc) == MPI_ERR_INFO, "an invalid info handle gave class %d", pt_error_class(rc));
         {
             int local = 0;
             rc = MPI_Free_mem(&local);

@@ -36,6 +36,48 @@ TEST_CASE("CHARACTER out: cut to the Fortran length or padded with blanks", "[fo
     CHECK(padded(f, sizeof f) == "name    ");
 }
 
+TEST_CASE("CHARACTER in of an info key or value: leading blanks go too", "[fortran]") {
+    using fortran::Blanks;
+    CHECK(std::string(fortran::StringIn("  a b  ", 7, Blanks::both).c()) == "a b");
+    CHECK(std::string(fortran::StringIn("key", 3, Blanks::both).c()) == "key");
+    CHECK(std::string(fortran::StringIn("    ", 4, Blanks::both).c()).empty());
+    CHECK(std::string(fortran::StringIn("", 0, Blanks::both).c()).empty());
+}
+
+TEST_CASE("CHARACTER out of MPI_INFO_GET: VALUELEN bounds it, FLAG and IERROR say whether", "[fortran]") {
+    char f[8];
+    MPI_Fint avail = 100;
+    MPI_Fint flag = 1;
+    MPI_Fint ierr = MPI_SUCCESS;
+    std::memset(f, 'x', sizeof f);
+    {
+        fortran::StringOutIf<16> out(f, sizeof f, &avail, &flag, &ierr);
+        CHECK(out.available() == 15);  // the NUL takes the last byte
+        std::strcpy(out.c(), "value");
+    }
+    CHECK(padded(f, sizeof f) == "value   ");
+    avail = 3;
+    {
+        fortran::StringOutIf<16> out(f, sizeof f, &avail, &flag, &ierr);
+        CHECK(out.available() == 3);
+    }
+    // No value (FLAG .FALSE.) or an error: the variable keeps what it held.
+    std::memset(f, 'x', sizeof f);
+    flag = 0;
+    {
+        fortran::StringOutIf<16> out(f, sizeof f, &avail, &flag, &ierr);
+        std::strcpy(out.c(), "other");
+    }
+    CHECK(padded(f, sizeof f) == "xxxxxxxx");
+    flag = 1;
+    ierr = MPI_ERR_ARG;
+    {
+        fortran::StringOutIf<16> out(f, sizeof f, &avail, &flag, &ierr);
+        std::strcpy(out.c(), "other");
+    }
+    CHECK(padded(f, sizeof f) == "xxxxxxxx");
+}
+
 TEST_CASE("MPI_BOTTOM and MPI_IN_PLACE are known by address, in every spelling", "[fortran]") {
     int x = 0;
     CHECK(fortran::buffer(&x) == &x);

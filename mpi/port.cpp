@@ -15,6 +15,8 @@
 #include "mpi/comm.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/info.hpp"
+#include "base/numbers.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"
 
@@ -366,17 +368,33 @@ adi::Error disconnect_barrier(const Comm& c) {
     return coll::barrier(local);
 }
 
-// The checks MPI_Comm_accept and MPI_Comm_connect share.
-int join_check(const char* fn, MPI_Comm comm, MPI_Info info, int root, MPI_Comm* newcomm, Comm*& c) {
+// `info` as the port calls read it: MPI_INFO_NULL or a live info (else
+// MPI_ERR_INFO on `comm`), and its "timeout" key, whole seconds from 0 up
+// (MPI_Comm_connect's; another value is MPI_ERR_ARG).
+int info_read(const char* fn, MPI_Comm comm, MPI_Info info, std::optional<double>* timeout) {
+    const std::optional<const Info*> found = info_lookup(info);
+    if (!found) return error_raise(comm, MPI_ERR_INFO, fn, "info is not a valid info object");
+    if (*found == nullptr || timeout == nullptr) return MPI_SUCCESS;
+    const std::optional<std::string> text = (*found)->get("timeout");
+    if (!text) return MPI_SUCCESS;
+    const base::ParsedInt<int> seconds = base::parse_int<int>(*text, 0, 1000000);
+    if (!seconds)
+        return error_raise(comm, MPI_ERR_ARG, fn, "info key timeout='" + *text + "': expected whole seconds, 0 or more");
+    *timeout = *seconds;
+    return MPI_SUCCESS;
+}
+
+// The checks MPI_Comm_accept and MPI_Comm_connect share; `timeout` receives
+// the info's (connect only).
+int join_check(const char* fn, MPI_Comm comm, MPI_Info info, int root, MPI_Comm* newcomm, Comm*& c,
+               std::optional<double>* timeout = nullptr) {
     if (int e = comm_check_intra(fn, comm, c)) return e;
     if (newcomm == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
     *newcomm = MPI_COMM_NULL;
     if (root < 0 || root >= c->size())
         return error_raise(comm, MPI_ERR_ROOT, fn,
                            "root " + std::to_string(root) + " is not in comm of size " + std::to_string(c->size()));
-    if (info != MPI_INFO_NULL)
-        return error_raise(comm, MPI_ERR_ARG, fn, "info objects do not exist in Strata; pass MPI_INFO_NULL");
-    return MPI_SUCCESS;
+    return info_read(fn, comm, info, timeout);
 }
 
 // MPI_Publish_name, MPI_Lookup_name and MPI_Unpublish_name: a request to
@@ -386,8 +404,7 @@ int names_ask(const char* fn, wireup::NameOp op, const char* service, MPI_Info i
               int fail_class) {
     if (service == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "service_name is NULL");
     if (port == nullptr && out == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "port_name is NULL");
-    if (info != MPI_INFO_NULL)
-        return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "info objects do not exist in Strata; pass MPI_INFO_NULL");
+    if (int e = info_read(fn, MPI_COMM_WORLD, info, nullptr)) return e;
     Runtime& r = rt();
     if (!r.client)
         return error_raise(MPI_COMM_WORLD, fail_class, fn,
@@ -439,8 +456,7 @@ int PMPI_Open_port(MPI_Info info, char* port_name) {
     static const char* fn = "MPI_Open_port";
     return api(fn, [&] {
         if (port_name == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "port_name is NULL");
-        if (info != MPI_INFO_NULL)
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "info objects do not exist in Strata; pass MPI_INFO_NULL");
+        if (int e = info_read(fn, MPI_COMM_WORLD, info, nullptr)) return e;
         base::Result<dev::tcp::Listening> l = dev::tcp::listener_open(rt().world_rank);
         if (!l) return error_raise(MPI_COMM_WORLD, MPI_ERR_OTHER, fn, "cannot open a port: " + l.error());
         auto p = std::make_unique<Port>();
@@ -494,10 +510,11 @@ int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm c
     static const char* fn = "MPI_Comm_connect";
     return api(fn, [&] {
         Comm* c = nullptr;
-        if (int e = join_check(fn, comm, info, root, newcomm, c)) return e;
+        std::optional<double> timeout;
+        if (int e = join_check(fn, comm, info, root, newcomm, c, &timeout)) return e;
         return port_join(fn, comm, *c, root, newcomm, [&](const ContextPool::Mask& mine) {
             if (port_name == nullptr) return failed(MPI_ERR_PORT, "port_name is NULL at the root");
-            return dial_and_talk(port_name, mine, *c, std::nullopt);
+            return dial_and_talk(port_name, mine, *c, timeout);
         });
     });
 }

@@ -18,7 +18,10 @@
  * MPI_ERR_NAME) instead of reading FILE, and the server unpublishes it after
  * the disconnect (twice is MPI_ERR_SERVICE); "vanish" (server): the client
  * (the test itself) leaves after proving the secret: the accept fails with
- * MPI_ERR_OTHER at every rank.
+ * MPI_ERR_OTHER at every rank; "timeout": the server accepts only once
+ * FILE.go exists, which the client makes after its MPI_Comm_connect with the
+ * info key timeout=1 failed (MPI_ERR_PORT), before it connects again;
+ * "fortran" (server): the checks client.f makes, the other side of them.
  * Each rank prints "ROLE RANK: ok ..." lines; any failure prints "FAIL ..."
  * and aborts the job. */
 #define _POSIX_C_SOURCE 200809L
@@ -198,6 +201,33 @@ static void checks(MPI_Comm inter, int server) {
     printf("%s %d: ok remote size %d\n", role, wrank, rsize);
 }
 
+/* The server's side of client.f's checks. */
+static void fortran_client_check(MPI_Comm inter) {
+    int rank, rsize;
+    MPI_Comm_rank(inter, &rank);
+    MPI_Comm_remote_size(inter, &rsize);
+    for (int r = 0; r < rsize; ++r) {
+        const int v = 1000 + 10 * rank + r;
+        MPI_Send(&v, 1, MPI_INT, r, 7, inter);
+    }
+    for (int r = 0; r < rsize; ++r) {
+        int v = 0;
+        MPI_Recv(&v, 1, MPI_INT, r, 7, inter, MPI_STATUS_IGNORE);
+        CHECK(v == 2000 + 10 * r + rank, "from Fortran rank %d got %d", r, v);
+    }
+    MPI_Comm merged;
+    CHECK(MPI_Intercomm_merge(inter, 0, &merged) == MPI_SUCCESS, "merge");
+    int mrank, msize, sum = 0;
+    MPI_Comm_rank(merged, &mrank);
+    MPI_Comm_size(merged, &msize);
+    MPI_Allreduce(&mrank, &sum, 1, MPI_INT, MPI_SUM, merged);
+    CHECK(sum == msize * (msize - 1) / 2, "allreduce %d", sum);
+    MPI_Comm_free(&merged);
+    int token = 4242;
+    MPI_Bcast(&token, 1, MPI_INT, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
+    printf("%s %d: ok fortran client, remote size %d\n", role, wrank, rsize);
+}
+
 static void serve(const char *file, const char *mode) {
     char port[MPI_MAX_PORT_NAME] = "";
     if (wrank == 0) {
@@ -229,9 +259,18 @@ static void serve(const char *file, const char *mode) {
         if (wrank == 0) CHECK(MPI_Close_port(port) == MPI_SUCCESS, "close port");
         return;
     }
+    if (strcmp(mode, "timeout") == 0 && wrank == 0) {
+        char go[4096], text[MPI_MAX_PORT_NAME];
+        snprintf(go, sizeof go, "%s.go", file);
+        name_read(go, text);
+    }
     int rc = MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
     CHECK(rc == MPI_SUCCESS, "accept: %s", rc_text(rc));
-    checks(inter, 1);
+    if (strcmp(mode, "fortran") == 0) {
+        fortran_client_check(inter);
+    } else {
+        checks(inter, 1);
+    }
     CHECK(MPI_Comm_disconnect(&inter) == MPI_SUCCESS && inter == MPI_COMM_NULL, "disconnect");
     if (names && wrank == 0) {
         CHECK(MPI_Unpublish_name("ocean", MPI_INFO_NULL, port) == MPI_SUCCESS, "unpublish");
@@ -286,6 +325,24 @@ static void client(const char *file, const char *mode) {
         char second[4096];
         snprintf(second, sizeof second, "%s.2", file);
         if (wrank == 0) name_read(second, port);
+    }
+    if (strcmp(mode, "timeout") == 0) {
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "timeout", "1");
+        const double t0 = MPI_Wtime();
+        int cls = -1;
+        MPI_Error_class(MPI_Comm_connect(port, info, 0, MPI_COMM_WORLD, &inter), &cls);
+        CHECK(cls == MPI_ERR_PORT && inter == MPI_COMM_NULL, "a connect that timed out gave class %d", cls);
+        CHECK(MPI_Wtime() - t0 >= 0.9, "timed out after %.3f s", MPI_Wtime() - t0);
+        MPI_Info_set(info, "timeout", "soon");
+        MPI_Error_class(MPI_Comm_connect(port, info, 0, MPI_COMM_WORLD, &inter), &cls);
+        CHECK(cls == MPI_ERR_ARG, "timeout=soon gave class %d", cls);
+        MPI_Info_free(&info);
+        printf("%s %d: ok timed out\n", role, wrank);
+        char go[4096];
+        snprintf(go, sizeof go, "%s.go", file);
+        if (wrank == 0) name_write(go, "go");
     }
     const int rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
     CHECK(rc == MPI_SUCCESS, "connect: %s", rc_text(rc));

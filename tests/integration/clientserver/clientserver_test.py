@@ -6,7 +6,7 @@ got (client_server.c), then disconnect. At one host, and across two emulated
 sites (site labels and host identities of their own, TLS between sites); and
 the port's errors.
 
-    clientserver_test.py SCENARIO --mpirun PATH --program PATH
+    clientserver_test.py SCENARIO --mpirun PATH --program PATH --fortran-client PATH
 """
 
 import hashlib
@@ -87,6 +87,40 @@ def closed_port(ctx, args):
     server, client = run_pair(ctx, args, server_np=1, client_np=2, mode="closed")
     expect_ok(client, "client", 2, 1, lines=("closed port refused", "merged size", "inter collectives"))
     expect_ok(server, "server", 1, 2)
+    expect_nobody_left(ctx, within=5)
+
+
+def timeout(ctx, args):
+    # The server accepts only after the client's connect with timeout=1 failed.
+    server, client = run_pair(ctx, args, server_np=1, client_np=2, mode="timeout")
+    expect_ok(client, "client", 2, 1, lines=("timed out", "merged size", "inter collectives"))
+    expect_ok(server, "server", 1, 2)
+    expect_nobody_left(ctx, within=5)
+
+
+def fortran_client(ctx, args):
+    # client.f connects to the C server once the port name is in the file.
+    port_file = os.path.join(ctx.tmp, "port")
+    server_job = job(ctx, None, args.program, "server", port_file, "fortran", 2)
+    server = subprocess.Popen([ctx.mpirun, "-jobfile", server_job], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, text=True)
+    try:
+        deadline = time.monotonic() + GUARD
+        while not os.path.exists(port_file) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        client = ctx.run(["-np", "3", args.fortran_client, port_file, ctx.marker])
+        out, err = server.communicate(timeout=GUARD)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    server = subprocess.CompletedProcess(server.args, server.returncode, out, err)
+    check(client.returncode == 0, "the Fortran client failed", client)
+    check(server.returncode == 0, "the server failed", server)
+    for rank in range(3):
+        check(f"client {rank}: ok fortran" in client.stdout, f"Fortran client rank {rank}", client)
+    for rank in range(2):
+        check(f"server {rank}: ok fortran client, remote size 3" in server.stdout, f"server rank {rank}", server)
     expect_nobody_left(ctx, within=5)
 
 
@@ -175,9 +209,11 @@ SCENARIOS = {
     "two_sites": two_sites,
     "wrong_secret": wrong_secret,
     "closed_port": closed_port,
+    "timeout": timeout,
+    "fortran_client": fortran_client,
     "names": names,
     "vanish": vanish,
 }
 
 if __name__ == "__main__":
-    raise SystemExit(program_main(SCENARIOS, ["program"]))
+    raise SystemExit(program_main(SCENARIOS, ["program", "fortran-client"]))

@@ -162,6 +162,9 @@ base::Status Engine::peers_add(const PeerSet& set) {
 
 void Engine::peers_close(int first, int count) {
     for (auto& m : methods_) m->peers_close(first, count);
+    // Their links closed as agreed (a side that saw the other close first
+    // took it for a failure): no longer failed, nothing to refuse.
+    for (int p = first; p < first + count; ++p) failed_peers_.erase(p);
 }
 
 void Engine::slots_grow() {
@@ -407,12 +410,19 @@ void Engine::sent_queued(int peer) { owed_mask_ |= 1u << route_[static_cast<std:
 
 void Engine::recv_start(Request& r, int world_source, std::uint32_t from_methods) {
     RecvState& rs = r.recv();
-    rs = RecvState{.posted = true};  // posted below, unless a message waits
+    rs = RecvState{.posted = true, .source = world_source};  // posted below, unless a message waits
     r.stage.clear();
     r.status = Status{};
     r.pending = 1;
     need_set(r, need_of(world_source, from_methods));
     if (unexpected_.size() != 0 && recv_arrived(r)) return;
+    // What a failed peer sent before it failed was taken above; nothing more comes.
+    if (!failed_peers_.empty() && failed_peers_.count(world_source) != 0) [[unlikely]] {
+        rs.posted = false;
+        last_error_ = failed_peers_[world_source];
+        fail(r, Error::peer_failed);
+        return;
+    }
     posted_.push(&r);
 }
 
@@ -695,8 +705,14 @@ void Engine::on_peer_failed(int peer, const std::string& why) {
         if (r->pending > 0 && r->kind == Kind::send && r->send().world_peer == peer) victims.push_back(r);
         if (r->pending > 0 && r->kind == Kind::recv && r->recv().matched && r->recv().matched_peer == peer)
             victims.push_back(r);
+        // A receive posted for that peer alone waits for nothing any more.
+        if (r->pending > 0 && r->kind == Kind::recv && r->recv().posted && r->recv().source == peer)
+            victims.push_back(r);
     }
-    for (Request* r : victims) fail(*r, Error::peer_failed);
+    for (Request* r : victims) {
+        if (r->kind == Kind::recv && r->recv().posted) r->recv().posted = !posted_.remove(r);
+        fail(*r, Error::peer_failed);
+    }
 }
 
 int Engine::progress() {

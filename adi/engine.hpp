@@ -142,7 +142,7 @@ public:
     // path; nothing was sent).
     bool send_now(int world_peer, int context, int rank, int tag, const std::byte* buf, std::size_t bytes) {
         Method& m = *method_for(world_peer);
-        if (bytes > eager_limit_to(world_peer) || !failed_peers_.empty()) {
+        if (bytes > eager_limit_to(world_peer) || (!failed_peers_.empty() && failed_peers_.count(world_peer) != 0)) {
             return false;
         }
         Header h{};

@@ -61,6 +61,7 @@ struct SendState {
 struct RecvState {
     bool posted = false;      // sits in the posted queue
     bool matched = false;     // a message was bound to it
+    int source = -1;          // world rank it waits on (kAnySource: any)
     int matched_peer = -1;    // world rank of the matched sender
     void* unexpected = nullptr;  // the still-arriving unexpected message it waits for
     std::uint64_t msg_length = 0;  // size of the matched message, from its envelope

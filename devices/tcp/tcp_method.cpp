@@ -447,6 +447,10 @@ bool TcpMethod::peers_add(const adi::PeerSet& set) {
             continue;
         }
         p.streams = p.site != my_site_ ? static_cast<int>(streams_knob.get()) : 1;
+        // Opened at once, not on first use: a receive from a process of the
+        // other job must hear of its end (the link closing), and nothing
+        // else tells (its mpirun ends only its own job).
+        start_connect(peer, p.c);
     }
     return true;
 }
@@ -863,6 +867,16 @@ void TcpMethod::peer_close(Peer& p) {
 
 [[gnu::always_inline]] inline void TcpMethod::peer_closed(int peer, adi::Upcalls& up) {
     Peer& p = peer_at(peer);
+    if (p.trust != 0) {
+        // Another job's process: nobody ends this job when it goes (its
+        // mpirun ends its own), so what awaits it must fail, not wait. A
+        // disconnect closes the link at both ends (peers_close), and the end
+        // that hears the other first forgets the failure then.
+        std::string why = "process " + std::to_string(p.remote.rank);
+        why += " of the other job closed its connection (it disconnected, or its job ended)";
+        link_failed(peer, why, &up);
+        return;
+    }
     // Normal after MPI_Finalize, fatal for anything still owed.
     bool owed = !p.c.out.empty() || p.reader.in_payload();
     for (const auto& s : p.sends) owed = owed || (s != nullptr && !s->out.empty());

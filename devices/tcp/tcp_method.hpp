@@ -65,7 +65,9 @@ public:
     base::Status connect_world(const adi::World& world) override;
     bool reaches(int peer) const override;
     // Another job's processes: reached directly at the TCP address of their
-    // card (not through relays), their links proven by the set's key.
+    // card (not through relays), their links proven by the set's key and
+    // opened at once (a link's end is how a process hears that a process of
+    // the other job went away).
     bool peers_add(const adi::PeerSet& set) override;
     void peers_close(int first, int count) override;
     adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;

@@ -21,7 +21,10 @@
  * MPI_ERR_OTHER at every rank; "timeout": the server accepts only once
  * FILE.go exists, which the client makes after its MPI_Comm_connect with the
  * info key timeout=1 failed (MPI_ERR_PORT), before it connects again;
- * "fortran" (server): the checks client.f makes, the other side of them.
+ * "fortran" (server): the checks client.f makes, the other side of them;
+ * "peerdies": the client's rank 0 ends without MPI_Finalize once connected
+ * (its mpirun ends its job), while every server rank waits in MPI_Recv from
+ * it: the receive fails with MPI_ERR_OTHER instead of waiting for ever.
  * Each rank prints "ROLE RANK: ok ..." lines; any failure prints "FAIL ..."
  * and aborts the job. */
 #define _POSIX_C_SOURCE 200809L
@@ -266,7 +269,16 @@ static void serve(const char *file, const char *mode) {
     }
     int rc = MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
     CHECK(rc == MPI_SUCCESS, "accept: %s", rc_text(rc));
-    if (strcmp(mode, "fortran") == 0) {
+    if (strcmp(mode, "peerdies") == 0) {
+        int v = 0, cls = -1;
+        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        MPI_Error_class(MPI_Recv(&v, 1, MPI_INT, 0, 5, inter, MPI_STATUS_IGNORE), &cls);
+        CHECK(cls == MPI_ERR_OTHER, "a receive from a process that died gave class %d", cls);
+        printf("%s %d: ok peer died\n", role, wrank);
+        MPI_Comm_free(&inter);
+        if (wrank == 0) CHECK(MPI_Close_port(port) == MPI_SUCCESS, "close port");
+        return;
+    } else if (strcmp(mode, "fortran") == 0) {
         fortran_client_check(inter);
     } else {
         checks(inter, 1);
@@ -346,6 +358,11 @@ static void client(const char *file, const char *mode) {
     }
     const int rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
     CHECK(rc == MPI_SUCCESS, "connect: %s", rc_text(rc));
+    if (strcmp(mode, "peerdies") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (wrank == 0) _exit(3);
+        pause(); /* until mpirun ends the job */
+    }
     checks(inter, 0);
     CHECK(MPI_Comm_disconnect(&inter) == MPI_SUCCESS && inter == MPI_COMM_NULL, "disconnect");
 }

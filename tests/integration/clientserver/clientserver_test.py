@@ -98,6 +98,17 @@ def timeout(ctx, args):
     expect_nobody_left(ctx, within=5)
 
 
+def peer_dies(ctx, args):
+    # The client job loses its rank 0 after connecting; the server's receives
+    # from it fail, the server job finishes.
+    server, client = run_pair(ctx, args, server_np=2, client_np=2, mode="peerdies")
+    check(client.returncode != 0, "the client job should have failed", client)
+    check(server.returncode == 0, "the server job failed", server)
+    for rank in range(2):
+        check(f"server {rank}: ok peer died" in server.stdout, f"server rank {rank}", server)
+    expect_nobody_left(ctx, within=5)
+
+
 def fortran_client(ctx, args):
     # client.f connects to the C server once the port name is in the file.
     port_file = os.path.join(ctx.tmp, "port")
@@ -211,6 +222,7 @@ SCENARIOS = {
     "closed_port": closed_port,
     "timeout": timeout,
     "fortran_client": fortran_client,
+    "peer_dies": peer_dies,
     "names": names,
     "vanish": vanish,
 }

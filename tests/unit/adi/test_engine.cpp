@@ -673,6 +673,32 @@ private:
 
 }  // namespace
 
+TEST_CASE("a receive posted for a peer that fails fails, and so does one posted after; the others wait") {
+    auto e = counting_engine({{"self", 0, 1}, {"costly", 1, 100}, {"other", 2, 100}}, 3);
+    std::vector<std::byte> buf(8);
+    Request* from1 = post_recv(*e, 1, buf);
+    Request* from2 = post_recv(*e, 2, buf);
+    Request* any = post_recv(*e, kAnySource, buf);
+    e->on_peer_failed(1, "gone");
+    CHECK(from1->pending == 0);
+    CHECK(from1->status.error == Error::peer_failed);
+    CHECK(from2->pending == 1);
+    CHECK(any->pending == 1);
+    CHECK(e->posted_count() == 2);
+    Request* late = post_recv(*e, 1, buf);
+    CHECK(late->pending == 0);
+    CHECK(late->status.error == Error::peer_failed);
+    CHECK(e->last_error() == "gone");
+    // A disconnect that closed the link forgets the failure.
+    e->peers_close(1, 1);
+    Request* again = post_recv(*e, 1, buf);
+    CHECK(again->pending == 1);
+    for (Request* r : {from1, from2, any, late, again}) {
+        if (r->pending > 0) e->cancel(*r);
+        e->request_destroy(r);
+    }
+}
+
 TEST_CASE("another job's processes join after the world, over the first method that takes them") {
     std::vector<std::unique_ptr<Method>> v;
     v.push_back(std::make_unique<CountingMethod>("self", 0, 1));  // takes no set: never asked about them

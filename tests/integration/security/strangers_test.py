@@ -179,20 +179,26 @@ def probe_control(host, port, key, log):
                r"job-key challenge$")
 
 
-LINK_MAGIC = 0x33525453
+LINK_MAGIC = 0x34525453  # "STR4"
 
 
-def link_hello(from_rank, to_rank, nonce, stream=0):
-    return struct.pack("<IIII", LINK_MAGIC, from_rank, to_rank, stream) + nonce
+def link_hello(from_rank, to_rank, nonce, stream=0, link_set=0):
+    """A TCP link's Hello (devices/tcp/handshake.hpp): set 0 is the job."""
+    return struct.pack("<IIIIQ", LINK_MAGIC, from_rank, to_rank, stream, link_set) + nonce
 
 
 def probe_link(port, key, log):
     where = r"refused a TCP connection from 127\.0\.0\.1:\d+: "
     # 1. Not the protocol at all.
     s = connect("127.0.0.1", port)
-    s.sendall(b"GET / HTTP/1.0\r\n\r\n" + b"x" * 30)
+    s.sendall(b"GET / HTTP/1.0\r\n\r\n" + b"x" * 38)
     check(closed_by_peer(s), "link: junk must be answered by closing")
     log.append(r"^strata: rank 0: " + where + "not a Strata handshake$")
+    # 1b. A Hello for a connection between jobs (MPI_Comm_accept) that rank 0 does not have.
+    s = connect("127.0.0.1", port)
+    s.sendall(link_hello(1, 0, os.urandom(32), link_set=0x5EED))
+    check(closed_by_peer(s), "link: a Hello of an unknown connection between jobs must be answered by closing")
+    log.append(r"^strata: rank 0: " + where + "it names a connection between jobs that this process does not have$")
     # 2. A Hello, then a guessed proof; rank 0's own proof must be right.
     s = connect("127.0.0.1", port)
     nonce = os.urandom(32)

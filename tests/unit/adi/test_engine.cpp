@@ -646,7 +646,7 @@ namespace {
 class JoiningMethod final : public Method {
 public:
     JoiningMethod() {
-        caps_.name = "joining";
+        caps_.name = std::string("joining");
         caps_.poll_cost = 100;
     }
     const Capabilities& caps() const override { return caps_; }
@@ -710,7 +710,7 @@ TEST_CASE("another job's processes join after the world, over the first method t
     set.id = 7;
     set.first = e.world_size();
     set.cards.resize(3);
-    for (auto& c : set.cards) c.hostname = "reachable";
+    for (auto& c : set.cards) c.hostname = std::string("reachable");
     REQUIRE(e.peers_add(set));
     CHECK(e.world_size() == 5);
     CHECK(e.method_for(4) == joining);
@@ -721,14 +721,14 @@ TEST_CASE("another job's processes join after the world, over the first method t
     PeerSet far = set;
     far.first = e.world_size();
     far.first_rank = 4;
-    far.cards[1].hostname = "far";
+    far.cards[1].hostname = std::string("far");
     const strata::base::Status added = e.peers_add(far);
     REQUIRE_FALSE(added);
     CHECK(added.error().find("no communication method reaches process 5 of the other job (host far)") !=
           std::string::npos);
     CHECK(e.world_size() == 5);
     // The next set takes those indexes.
-    far.cards[1].hostname = "reachable";
+    far.cards[1].hostname = std::string("reachable");
     REQUIRE(e.peers_add(far));
     CHECK(e.world_size() == 8);
     CHECK(e.method_for(7) == joining);

@@ -18,7 +18,7 @@ namespace {
 
 Name sample() {
     Name n;
-    n.address = "10.0.0.7,127.0.0.1:40123";
+    n.address.append("10.0.0.7,127.0.0.1:40123");
     n.id = 0x0123456789abcdefULL;
     for (std::size_t i = 0; i < n.secret.size(); ++i) n.secret[i] = static_cast<std::uint8_t>(i * 7);
     return n;
@@ -28,7 +28,7 @@ wireup::BusinessCard card(const std::string& host) {
     wireup::BusinessCard c;
     c.hostname = host;
     c.host = host;
-    c.site = "A";
+    c.site.append("A");
     c.addresses = {{"tcp", "10.0.0.7:4000"}};
     return c;
 }
@@ -157,7 +157,7 @@ TEST_CASE("port channel: dial, accept, frames both ways, and what a closed port 
     CHECK(silent.error() == "timed out");
     CHECK(idles > before);
     // The peer goes away.
-    server = base::Error{"closed"};
+    server = base::Error{std::string("closed")};
     const auto gone = client->receive(soon(), idle);
     REQUIRE_FALSE(gone.ok());
     CHECK(gone.error().find("closed the connection") != std::string::npos);

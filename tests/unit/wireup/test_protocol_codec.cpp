@@ -122,7 +122,7 @@ TEST_CASE("Names and NamesReply round trip; unknown operations and statuses are 
     m.proof.fill(9);
     m.op = NameOp::unpublish;
     m.service = std::string("ocean\0deep", 10);
-    m.port = "strata-port:1:x";
+    m.port = std::string("strata-port:1:x");
     const auto d = decode_names(payload_of(encode(m), Type::names));
     REQUIRE(d);
     CHECK(d->rank == 3);

@@ -111,21 +111,8 @@ def peer_dies(ctx, args):
 
 def fortran_client(ctx, args):
     # client.f connects to the C server once the port name is in the file.
-    port_file = os.path.join(ctx.tmp, "port")
-    server_job = job(ctx, None, args.program, "server", port_file, "fortran", 2)
-    server = subprocess.Popen([ctx.mpirun, "-jobfile", server_job], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              stdin=subprocess.DEVNULL, text=True)
-    try:
-        deadline = time.monotonic() + GUARD
-        while not os.path.exists(port_file) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        client = ctx.run(["-np", "3", args.fortran_client, port_file, ctx.marker])
-        out, err = server.communicate(timeout=GUARD)
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
-    server = subprocess.CompletedProcess(server.args, server.returncode, out, err)
+    server, client = with_server(
+        ctx, args, "fortran", 2, lambda port_file: ctx.run(["-np", "3", args.fortran_client, port_file, ctx.marker]))
     check(client.returncode == 0, "the Fortran client failed", client)
     check(server.returncode == 0, "the server failed", server)
     for rank in range(3):
@@ -170,18 +157,31 @@ def read_frame(s):
     return kind, exactly(length)
 
 
-def vanish(ctx, args):
-    """The client's root proves the port's secret, takes the answer and leaves
-    without confirming: the accept fails with MPI_ERR_OTHER at every rank of
-    the server, which does not hang."""
+def with_server(ctx, args, mode, np, client):
+    """Starts a server job of `np` processes in `mode`, waits for its port
+    file, runs client(port_file) and returns (server result, client's)."""
     port_file = os.path.join(ctx.tmp, "port")
-    server_job = job(ctx, None, args.program, "server", port_file, "vanish", 2)
+    server_job = job(ctx, None, args.program, "server", port_file, mode, np)
     server = subprocess.Popen([ctx.mpirun, "-jobfile", server_job], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               stdin=subprocess.DEVNULL, text=True)
     try:
         deadline = time.monotonic() + GUARD
         while not os.path.exists(port_file) and time.monotonic() < deadline:
             time.sleep(0.02)
+        theirs = client(port_file)
+        out, err = server.communicate(timeout=GUARD)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    return subprocess.CompletedProcess(server.args, server.returncode, out, err), theirs
+
+
+def vanish(ctx, args):
+    """The client's root proves the port's secret, takes the answer and leaves
+    without confirming: the accept fails with MPI_ERR_OTHER at every rank of
+    the server, which does not hang."""
+    def client(port_file):
         name = open(port_file).read().strip()
         rest = name[len("strata-port:1:"):]
         address, ident, secret = rest.rsplit(":", 2)
@@ -203,12 +203,8 @@ def vanish(ctx, args):
         kind, _ = read_frame(s)
         check(kind == 4, f"expected an Answer, got frame type {kind}")
         s.close()
-        out, err = server.communicate(timeout=GUARD)
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
-    r = subprocess.CompletedProcess(server.args, server.returncode, out, err)
+
+    r, _ = with_server(ctx, args, "vanish", 2, client)
     check(r.returncode == 0, "the server job failed", r)
     for rank in range(2):
         check(f"server {rank}: ok vanished client" in r.stdout, f"server rank {rank}", r)

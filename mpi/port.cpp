@@ -4,9 +4,11 @@
 #include "mpi/port.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstring>
 #include <optional>
+#include <string_view>
 
 #include "collectives/collectives.hpp"
 #include "devices/methods.hpp"
@@ -137,6 +139,15 @@ std::uint64_t random_u64() {
         std::memcpy(&v, n.data(), sizeof v);
     }
     return v;
+}
+
+// A port name as the program passes it, less white space at its end: no
+// Strata port name ends in white space, and one read back from a file with
+// fgets keeps its line's end (MPICH's testconnect passes it so).
+std::string port_text(const char* given) {
+    std::string_view s(given);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.remove_suffix(1);
+    return std::string(s);
 }
 
 Port* port_find(const std::string& text) {
@@ -483,7 +494,8 @@ int PMPI_Close_port(const char* port_name) {
     return api(fn, [&] {
         if (port_name == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "port_name is NULL");
         auto& ports = rt().ports;
-        const auto it = std::find_if(ports.begin(), ports.end(), [&](const auto& p) { return p->text == port_name; });
+        const std::string text = port_text(port_name);
+        const auto it = std::find_if(ports.begin(), ports.end(), [&](const auto& p) { return p->text == text; });
         if (it == ports.end())
             return error_raise(MPI_COMM_WORLD, MPI_ERR_PORT, fn, "this process has no open port of that name");
         ports.erase(it);
@@ -498,7 +510,7 @@ int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm co
         Comm* c = nullptr;
         if (int e = join_check(fn, comm, info, root, newcomm, c)) return e;
         return port_join(fn, comm, *c, root, newcomm, [&](const ContextPool::Mask& mine) {
-            const Port* p = port_name != nullptr ? port_find(port_name) : nullptr;
+            const Port* p = port_name != nullptr ? port_find(port_text(port_name)) : nullptr;
             if (p == nullptr) return failed(MPI_ERR_PORT, "the root has no open port of that name (MPI_Open_port)");
             return serve(*p, mine, *c);
         });
@@ -514,7 +526,7 @@ int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm c
         if (int e = join_check(fn, comm, info, root, newcomm, c, &timeout)) return e;
         return port_join(fn, comm, *c, root, newcomm, [&](const ContextPool::Mask& mine) {
             if (port_name == nullptr) return failed(MPI_ERR_PORT, "port_name is NULL at the root");
-            return dial_and_talk(port_name, mine, *c, timeout);
+            return dial_and_talk(port_text(port_name), mine, *c, timeout);
         });
     });
 }

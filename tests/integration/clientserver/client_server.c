@@ -24,7 +24,9 @@
  * "fortran" (server): the checks client.f makes, the other side of them;
  * "peerdies": the client's rank 0 ends without MPI_Finalize once connected
  * (its mpirun ends its job), while every server rank waits in MPI_Recv from
- * it: the receive fails with MPI_ERR_OTHER instead of waiting for ever.
+ * it: the receive fails with MPI_ERR_OTHER instead of waiting for ever;
+ * "lineend": both roots pass the port name with a line's end after it, as
+ * fgets leaves a name read back from a file (MPICH's testconnect does so).
  * Each rank prints "ROLE RANK: ok ..." lines; any failure prints "FAIL ..."
  * and aborts the job. */
 #define _POSIX_C_SOURCE 200809L
@@ -236,6 +238,7 @@ static void serve(const char *file, const char *mode) {
     if (wrank == 0) {
         CHECK(MPI_Open_port(MPI_INFO_NULL, port) == MPI_SUCCESS, "open port");
         name_write(file, port);
+        if (strcmp(mode, "lineend") == 0) strcat(port, "\n");
         if (strcmp(mode, "closed") == 0) {
             CHECK(MPI_Close_port(port) == MPI_SUCCESS, "close port");
             CHECK(MPI_Close_port(port) == MPI_ERR_PORT, "closing twice is not MPI_ERR_PORT");
@@ -314,6 +317,7 @@ static void client(const char *file, const char *mode) {
         printf("%s %d: ok looked up\n", role, wrank);
     } else if (wrank == 0) {
         name_read(file, port);
+        if (strcmp(mode, "lineend") == 0) strcat(port, "\n");
     }
     if (strcmp(mode, "badsecret") == 0) {
         char bad[MPI_MAX_PORT_NAME];

@@ -109,6 +109,16 @@ def peer_dies(ctx, args):
     expect_nobody_left(ctx, within=5)
 
 
+def line_end(ctx, args):
+    # Both roots pass the port name followed by a newline (a name read back
+    # from a file with fgets): MPI_Comm_accept, MPI_Comm_connect and
+    # MPI_Close_port ignore white space at its end.
+    server, client = run_pair(ctx, args, server_np=1, client_np=2, mode="lineend")
+    expect_ok(server, "server", 1, 2)
+    expect_ok(client, "client", 2, 1)
+    expect_nobody_left(ctx, within=5)
+
+
 def fortran_client(ctx, args):
     # client.f connects to the C server once the port name is in the file.
     server, client = with_server(
@@ -217,6 +227,7 @@ SCENARIOS = {
     "wrong_secret": wrong_secret,
     "closed_port": closed_port,
     "timeout": timeout,
+    "line_end": line_end,
     "fortran_client": fortran_client,
     "peer_dies": peer_dies,
     "names": names,

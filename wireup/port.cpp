@@ -169,12 +169,7 @@ std::optional<Hello> decode_hello(const std::vector<std::uint8_t>& payload) {
 }
 
 std::optional<Challenge> decode_challenge(const std::vector<std::uint8_t>& payload) {
-    Reader r(payload);
-    Challenge m;
-    m.nonce = r.fixed<security::kNonceBytes>();
-    m.proof = r.fixed<security::kProofBytes>();
-    if (!r.done()) return std::nullopt;
-    return m;
+    return wireup::decode_challenge(payload);
 }
 
 std::optional<Offer> decode_offer(const std::vector<std::uint8_t>& payload) {

@@ -64,10 +64,8 @@ struct Hello {
     std::uint64_t id = 0;
     security::Nonce nonce{};
 };
-struct Challenge {
-    security::Nonce nonce{};
-    security::Proof proof{};
-};
+// The server's nonce and proof: the payload of the wire-up protocol's Challenge.
+using Challenge = wireup::Challenge;
 struct Offer {
     security::Proof proof{};
     std::vector<std::uint8_t> mask;  // mpi::ContextPool's wire mask

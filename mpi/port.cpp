@@ -18,6 +18,7 @@
 #include "mpi/datatype.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/info.hpp"
+#include "base/knob.hpp"
 #include "base/numbers.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"
@@ -53,6 +54,10 @@ int peer_set_drop(std::uint64_t id) {
 }  // namespace strata::mpi
 
 namespace {
+
+const base::KnobInt connect_timeout_knob{
+    "STRATA_CONNECT_TIMEOUT", 180,
+    "seconds MPI_Comm_connect waits for the server to accept when its info gives no 'timeout' (0: no limit)"};
 
 // What a root learned, as it hands it to its group: an error class and its
 // detail, or the new connection.
@@ -524,6 +529,9 @@ int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm c
         Comm* c = nullptr;
         std::optional<double> timeout;
         if (int e = join_check(fn, comm, info, root, newcomm, c, &timeout)) return e;
+        // MPI-2 5.4.2: without an accept, a connect times out after an
+        // implementation-defined time.
+        if (!timeout && connect_timeout_knob.get() > 0) timeout = static_cast<double>(connect_timeout_knob.get());
         return port_join(fn, comm, *c, root, newcomm, [&](const ContextPool::Mask& mine) {
             if (port_name == nullptr) return failed(MPI_ERR_PORT, "port_name is NULL at the root");
             return dial_and_talk(port_text(port_name), mine, *c, timeout);

@@ -92,7 +92,8 @@ def closed_port(ctx, args):
 
 def timeout(ctx, args):
     # The server accepts only after the client's connect with timeout=1 failed.
-    server, client = run_pair(ctx, args, server_np=1, client_np=2, mode="timeout")
+    server, client = run_pair(ctx, args, server_np=1, client_np=2, mode="timeout",
+                              env={"STRATA_CONNECT_TIMEOUT": "1"})
     expect_ok(client, "client", 2, 1, lines=("timed out", "merged size", "inter collectives"))
     expect_ok(server, "server", 1, 2)
     expect_nobody_left(ctx, within=5)

@@ -804,6 +804,42 @@ int Engine::method_index(const std::string& name) const {
     return -1;
 }
 
+void Engine::qos_owed(int method) {
+    // Moving traffic between lanes queues records (devices/tcp/stripes.hpp):
+    // the method is polled until they have left.
+    if (methods_[static_cast<std::size_t>(method)]->has_queued_sends()) owed_mask_ |= 1u << method;
+}
+
+base::Result<std::uint64_t> Engine::qos_reserve(std::span<const int> world_peers, std::span<const int> contexts,
+                                                std::uint64_t bytes_per_s) {
+    std::vector<std::vector<int>> by_method(methods_.size());
+    for (const int w : world_peers) by_method[static_cast<std::size_t>(route_[static_cast<std::size_t>(w)])].push_back(w);
+    std::vector<std::pair<int, std::uint64_t>> held;
+    for (std::size_t m = 0; m < methods_.size(); ++m) {
+        if (by_method[m].empty()) continue;
+        base::Result<std::uint64_t> h = methods_[m]->qos_reserve(by_method[m], contexts, bytes_per_s);
+        if (!h) {
+            for (const auto& [method, handle] : held) methods_[static_cast<std::size_t>(method)]->qos_release(handle);
+            return std::move(h).failure();
+        }
+        if (*h != 0) held.emplace_back(static_cast<int>(m), *h);
+        qos_owed(static_cast<int>(m));
+    }
+    const std::uint64_t handle = qos_next_++;
+    qos_.emplace(handle, std::move(held));
+    return handle;
+}
+
+void Engine::qos_release(std::uint64_t handle) {
+    const auto it = qos_.find(handle);
+    if (it == qos_.end()) return;
+    for (const auto& [method, h] : it->second) {
+        methods_[static_cast<std::size_t>(method)]->qos_release(h);
+        qos_owed(method);
+    }
+    qos_.erase(it);
+}
+
 std::vector<std::string> Engine::methods_report() const {
     std::vector<std::string> lines;
     for (const auto& m : methods_) {

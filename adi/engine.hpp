@@ -239,6 +239,13 @@ public:
     // method uses, and a new one (false when the method has none).
     int streams(int world_peer) const { return method_for(world_peer)->streams(world_peer); }
     bool streams_set(int world_peer, int n) { return method_for(world_peer)->streams_set(world_peer, n); }
+    // Premium service for `contexts` to `world_peers` (Method::qos_reserve),
+    // through each peer's method: a handle for qos_release, or why a method
+    // refused (then nothing is held). Methods without premium service leave
+    // their peers' traffic as it is.
+    base::Result<std::uint64_t> qos_reserve(std::span<const int> world_peers, std::span<const int> contexts,
+                                            std::uint64_t bytes_per_s);
+    void qos_release(std::uint64_t handle);
     // "tcp: <report>" per method that has something to tell (Method::report),
     // one line each (STRATA_STATS prints them at MPI_Finalize).
     std::vector<std::string> methods_report() const;
@@ -399,6 +406,7 @@ private:
     void sent_queued(int peer);
     // Methods the current pass must poll, as a bit set over method indexes.
     std::uint32_t poll_set() const { return need_mask_ | owed_mask_; }
+    void qos_owed(int method);
     // Pipelined sends of non-contiguous data: pack and hand over the next chunks.
     int pump(Request& r);
     void pump_finish(Request& r);
@@ -406,6 +414,9 @@ private:
 
     std::vector<std::unique_ptr<Method>> methods_;
     std::vector<int> route_;  // by world rank: index into methods_
+    // qos_reserve's handles: per method (index), the method's own handle.
+    std::unordered_map<std::uint64_t, std::vector<std::pair<int, std::uint64_t>>> qos_;
+    std::uint64_t qos_next_ = 1;
     std::vector<std::uint8_t> peer_level_;  // by world rank: the topology level of the link to it
     std::vector<std::uint8_t> peer_relayed_;  // by world rank: 1 when its link passes a relay
     std::string my_site_;  // this process's site label (peers_add levels other jobs' processes by it)

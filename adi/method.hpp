@@ -237,6 +237,18 @@ public:
     // either way). streams_set() returns false when the method has no streams.
     virtual int streams(int /*peer*/) const { return 1; }
     virtual bool streams_set(int /*peer*/, int /*n*/) { return false; }
+    // Premium service (MPIX_QOS in mpi.h; devices/tcp/stripes.hpp's lanes):
+    // the packets of `contexts` to `peers` (this method's) go ahead of the
+    // other traffic to them, at `bytes_per_s` reserved where the method
+    // knows the links' capacity (wide-area emulation), from the next packet
+    // on, MPI's order within each context kept. Returns a handle for
+    // qos_release (0: the method has no premium service, nothing held), or
+    // why the reservation was refused (nothing held then either).
+    virtual base::Result<std::uint64_t> qos_reserve(std::span<const int> /*peers*/, std::span<const int> /*contexts*/,
+                                                    std::uint64_t /*bytes_per_s*/) {
+        return std::uint64_t{0};
+    }
+    virtual void qos_release(std::uint64_t /*handle*/) {}
     // What the method has to tell at MPI_Finalize under STRATA_STATS, one line
     // without its name (empty: nothing).
     virtual std::string report() const { return {}; }

@@ -101,6 +101,13 @@ bool holds_pointer_array(int keyval) {
 
 template <class Value>
 int attr_put(const char* fn, int (*put)(MPI_Comm, int, void*), MPI_Fint comm, MPI_Fint keyval, Value value) {
+    if (keyval == MPIX_QOS) {
+        // The premium rate in Mbit/s, 0 for best effort (mpi.h); a negative
+        // rate reaches MPI_ERR_ARG as premium below 1 Mbit/s.
+        const int mbit = static_cast<int>(value);
+        MPIX_Qos q{mbit == 0 ? MPIX_QOS_BEST_EFFORT : MPIX_QOS_PREMIUM, mbit};
+        return put(comm, keyval, &q);
+    }
     if (holds_int_pointer(keyval)) {
         int v = static_cast<int>(value);
         return put(comm, keyval, &v);
@@ -120,8 +127,12 @@ int attr_get(const char* fn, int (*get)(MPI_Comm, int, void*, int*), MPI_Fint co
     }
     void* p = nullptr;
     const int rc = get(comm, keyval, &p, flag);
-    if (rc == MPI_SUCCESS && *flag != 0)
+    if (rc == MPI_SUCCESS && *flag != 0 && keyval == MPIX_QOS) {
+        const auto* q = static_cast<const MPIX_Qos*>(p);
+        *value = static_cast<Value>(q->service == MPIX_QOS_PREMIUM ? q->mbit : 0);
+    } else if (rc == MPI_SUCCESS && *flag != 0) {
         *value = holds_int_pointer(keyval) ? static_cast<Value>(*static_cast<int*>(p)) : from_pointer<Value>(p);
+    }
     return rc;
 }
 

@@ -35,7 +35,7 @@ const Predefined kPredefined[] = {
 };
 
 // The keys whose values are made per communicator on request.
-constexpr int kGridKeys[] = {MPICHX_TOPOLOGY_DEPTHS, MPICHX_TOPOLOGY_COLORS, MPIX_PARALLEL_STREAMS};
+constexpr int kGridKeys[] = {MPICHX_TOPOLOGY_DEPTHS, MPICHX_TOPOLOGY_COLORS, MPIX_PARALLEL_STREAMS, MPIX_QOS};
 
 // The world ranks `c` addresses that are at another site than this process.
 std::vector<int> other_sites(const Comm& c) {
@@ -68,6 +68,49 @@ int* streams_get(Comm& c) {
     c.streams = 1;
     for (const int w : other_sites(c)) c.streams = std::max(c.streams, rt().engine->streams(w));
     return &c.streams;
+}
+
+// A reservation for `q` (premium) of `c`'s traffic to its members at other
+// sites, on its point-to-point and collective contexts; the engine's handle.
+base::Result<std::uint64_t> qos_reserve(const Comm& c, const MPIX_Qos& q) {
+    const std::vector<int> peers = other_sites(c);
+    const int contexts[] = {c.context, c.context + 1};
+    const auto bytes_per_s = static_cast<std::uint64_t>(q.mbit) * 1000000 / 8;
+    return rt().engine->qos_reserve(peers, contexts, bytes_per_s);
+}
+
+// MPI_Attr_put of MPIX_QOS (mpi.h): premium service for `c`, or best effort.
+int qos_put(const char* fn, MPI_Comm comm, Comm& c, const void* value) {
+    if (value == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "MPIX_QOS takes a pointer to an MPIX_Qos, not NULL");
+    const MPIX_Qos q = *static_cast<const MPIX_Qos*>(value);
+    if (q.service != MPIX_QOS_BEST_EFFORT && q.service != MPIX_QOS_PREMIUM)
+        return error_raise(comm, MPI_ERR_ARG, fn,
+                           "MPIX_QOS service must be MPIX_QOS_BEST_EFFORT (0) or MPIX_QOS_PREMIUM (1), not " +
+                               std::to_string(q.service));
+    if (q.service == MPIX_QOS_PREMIUM && q.mbit < 1)
+        return error_raise(comm, MPI_ERR_ARG, fn,
+                           "premium service needs a rate of at least 1 Mbit/s, not " + std::to_string(q.mbit));
+    const MPIX_Qos before = c.qos;
+    qos_release(c);
+    if (q.service == MPIX_QOS_BEST_EFFORT) return MPI_SUCCESS;
+    base::Result<std::uint64_t> held = qos_reserve(c, q);
+    if (held) {
+        c.qos = q;
+        c.qos_handle = *held;
+        return MPI_SUCCESS;
+    }
+    std::string why = "premium service of " + std::to_string(q.mbit) + " Mbit/s refused: " + held.error();
+    if (before.service == MPIX_QOS_PREMIUM) {
+        // The earlier reservation stays, unless another process took its place meanwhile.
+        if (base::Result<std::uint64_t> again = qos_reserve(c, before); again) {
+            c.qos = before;
+            c.qos_handle = *again;
+        } else {
+            why += "; the communicator's earlier " + std::to_string(before.mbit) +
+                   " Mbit/s were taken meanwhile, so it is best effort now";
+        }
+    }
+    return error_raise(comm, MPIX_ERR_QOS, fn, why);
 }
 
 // The grid topology attributes of `c`, made on first use from the world's
@@ -117,8 +160,14 @@ int callback_class(int code) { return error_class_text(code) != nullptr ? code :
 
 }  // namespace
 
+void qos_release(Comm& c) {
+    if (c.qos_handle != 0) rt().engine->qos_release(c.qos_handle);
+    c.qos_handle = 0;
+    c.qos = MPIX_Qos{MPIX_QOS_BEST_EFFORT, 0};
+}
+
 void keyvals_setup(Runtime& r) {
-    r.keyvals.reserve_predefined(8);
+    r.keyvals.reserve_predefined(9);  // indexes 1 .. 8 (mpi.h)
     Comm* world = r.comms.get(MPI_COMM_WORLD);
     for (const Predefined& p : kPredefined) {
         auto k = std::make_unique<Keyval>();
@@ -218,6 +267,7 @@ int attr_put(const char* fn, MPI_Comm comm, int keyval, void* attribute_val) {
         Keyval* k = nullptr;
         if (int e = keyval_check(fn, comm, keyval, k)) return e;
         if (keyval == MPIX_PARALLEL_STREAMS) return streams_put(fn, comm, *c, attribute_val);
+        if (keyval == MPIX_QOS) return qos_put(fn, comm, *c, attribute_val);
         if (k->predefined) return error_raise(comm, MPI_ERR_ARG, fn, "predefined attributes cannot be changed");
         auto it = c->attrs.find(keyval);
         if (it != c->attrs.end()) {
@@ -247,8 +297,9 @@ int attr_get(const char* fn, MPI_Comm comm, int keyval, void* attribute_val, int
             *flag = 1;
             return MPI_SUCCESS;
         }
-        if (keyval == MPIX_PARALLEL_STREAMS) {
-            *static_cast<void**>(attribute_val) = streams_get(*c);
+        if (keyval == MPIX_PARALLEL_STREAMS || keyval == MPIX_QOS) {
+            *static_cast<void**>(attribute_val) =
+                keyval == MPIX_QOS ? static_cast<void*>(&c->qos) : static_cast<void*>(streams_get(*c));
             *flag = 1;
             return MPI_SUCCESS;
         }
@@ -265,6 +316,10 @@ int attr_delete(const char* fn, MPI_Comm comm, int keyval) {
         if (int e = comm_check(fn, comm, c)) return e;
         Keyval* k = nullptr;
         if (int e = keyval_check(fn, comm, keyval, k)) return e;
+        if (keyval == MPIX_QOS) {
+            qos_release(*c);
+            return MPI_SUCCESS;
+        }
         if (k->predefined) return error_raise(comm, MPI_ERR_ARG, fn, "predefined attributes cannot be deleted");
         auto it = c->attrs.find(keyval);
         if (it == c->attrs.end()) return MPI_SUCCESS;

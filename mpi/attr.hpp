@@ -21,5 +21,7 @@ struct Keyval {
 int attrs_copy(MPI_Comm old_handle, const Comm& from, Comm& to);
 // Deletes every attribute of `c` through its delete callback (MPI_Comm_free).
 int attrs_delete_all(MPI_Comm handle, Comm& c);
+// Gives back `c`'s premium service (MPIX_QOS), if any: it is best effort after.
+void qos_release(Comm& c);
 
 }  // namespace strata::mpi

@@ -80,6 +80,7 @@ int comm_destroy(MPI_Comm handle) {
     Runtime& r = rt();
     Comm* c = r.comms.get(handle);
     int e = attrs_delete_all(handle, *c);
+    qos_release(*c);
     Errhandler* eh = r.errhandlers.get(c->errhandler);
     if (eh != nullptr && --eh->refs == 0 && c->errhandler != MPI_ERRORS_ARE_FATAL &&
         c->errhandler != MPI_ERRORS_RETURN) {

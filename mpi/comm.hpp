@@ -55,6 +55,10 @@ struct Comm {
     std::unique_ptr<coll::Levels> levels;
     // MPIX_PARALLEL_STREAMS as MPI_Attr_get last gave it (a pointer to it).
     int streams = 1;
+    // MPIX_QOS as last put (MPI_Attr_get gives a pointer to it), and the
+    // engine's handle of its reservation (0: none).
+    MPIX_Qos qos{MPIX_QOS_BEST_EFFORT, 0};
+    std::uint64_t qos_handle = 0;
     // Whether its processes store data in more than one way (mpi/foreign.hpp
     // comm_spans): -1 until first asked.
     mutable signed char spans = -1;

@@ -50,6 +50,7 @@ const ClassText kTexts[] = {
     {MPI_ERR_PORT, "invalid port name, or the port refused the connection (MPI_ERR_PORT)"},
     {MPI_ERR_NAME, "no service published under that name (MPI_ERR_NAME)"},
     {MPI_ERR_SERVICE, "the service name could not be published or unpublished (MPI_ERR_SERVICE)"},
+    {MPIX_ERR_QOS, "premium service refused: a link has not that much premium capacity left (MPIX_ERR_QOS)"},
 };
 // Every class from MPI_SUCCESS to MPI_ERR_LASTCODE has its text.
 static_assert(std::size(kTexts) == MPI_ERR_LASTCODE + 1, "an error class without a text, or a text too many");

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iterator>
+#include <limits>
 #include <sstream>
 
 namespace strata::wireup {
@@ -57,6 +58,8 @@ base::Status shape_parse(const std::string& text, LinkShape& shape) {
                                                            : "'" + key + "' has no value; write " + key + "=N"};
         if (base::Status set = emulation_figure_set(shape, key, trim(item.substr(eq + 1))); !set) return set;
     }
+    if (shape.premium_bytes_per_s > 0 && shape.bytes_per_s > 0 && shape.premium_bytes_per_s >= shape.bytes_per_s)
+        return base::Error{"'premium_mbit' must be less than 'bandwidth_mbit' (bulk traffic keeps the rest)"};
     return {};
 }
 
@@ -109,6 +112,11 @@ base::Result<int> streams_check(const std::string& text) {
     const base::ParsedInt<int> v = base::parse_int<int>(text, 1, kStreamsMax);
     if (!v) return base::Error{"'" + text + "' is not a number of streams; expected 1 to " + std::to_string(kStreamsMax)};
     return *v;
+}
+
+double premium_capacity(const LinkShape& shape) {
+    if (shape.premium_bytes_per_s > 0) return shape.premium_bytes_per_s;
+    return shape.bytes_per_s > 0 ? shape.bytes_per_s / 2 : std::numeric_limits<double>::infinity();
 }
 
 std::string uplink_fault(const LinkShape& shape) {

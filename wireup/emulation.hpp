@@ -23,6 +23,10 @@
 //                   carrying the link has at most this much unacknowledged,
 //                   so one stream moves at most window / RTT, RTT being twice
 //                   the latency (no effect without a latency)
+//   premium_mbit    the link's premium capacity, Mbit/s: what the
+//                   reservations of premium service (MPIX_QOS, mpi.h) on it
+//                   may add up to; less than bandwidth_mbit, by default half
+//                   of it (a link without a bandwidth takes any reservation)
 // A missing figure is no limit (bandwidth, window) or no delay (latency).
 // Links inside a machine are never shaped.
 #pragma once
@@ -41,8 +45,13 @@ struct LinkShape {
     double latency_s = 0;
     double bytes_per_s = 0;
     double window_bytes = 0;
+    double premium_bytes_per_s = 0;  // 0: the default, half of bytes_per_s
     bool operator==(const LinkShape&) const = default;
 };
+
+// What the premium reservations on a link of `shape` may add up to, bytes
+// per second (infinity on a link without a bandwidth).
+double premium_capacity(const LinkShape& shape);
 
 // One figure of a link as written (STRATA_EMULATION, a job file's network:):
 // its name, the LinkShape field it sets and the factor from the written unit.
@@ -55,6 +64,7 @@ inline constexpr LinkFigure kFigures[] = {
     {"latency_ms", &LinkShape::latency_s, 1e-3},
     {"bandwidth_mbit", &LinkShape::bytes_per_s, 1e6 / 8},
     {"window_kib", &LinkShape::window_bytes, 1024},
+    {"premium_mbit", &LinkShape::premium_bytes_per_s, 1e6 / 8},
 };
 // "latency_ms, bandwidth_mbit or window_kib", for messages.
 std::string emulation_figure_names(const char* last_joint = " or ");
@@ -98,8 +108,8 @@ inline constexpr int kStreamsMax = 16;
 // `text` as a whole number from 1 to kStreamsMax; fails saying what is wrong.
 base::Result<int> streams_check(const std::string& text);
 
-// What is wrong with an uplink's shape (it has a bandwidth and nothing else),
-// or "".
+// What is wrong with an uplink's shape (it has a bandwidth, and perhaps a
+// premium capacity, and nothing else), or "".
 std::string uplink_fault(const LinkShape& shape);
 
 // A site name an override may use: not empty, none of '/', ':', ',', ';', '='.

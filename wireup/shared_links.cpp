@@ -78,4 +78,20 @@ std::uint64_t SharedLinks::reserve(std::size_t link, std::uint64_t now, std::uin
     }
 }
 
+bool SharedLinks::admit(std::size_t link, std::uint64_t rate, std::uint64_t capacity) {
+    std::atomic<std::uint64_t>& sum = slots_[link].reserved;
+    std::uint64_t seen = sum.load(std::memory_order_relaxed);
+    for (;;) {
+        if (rate > capacity || seen > capacity - rate) return false;
+        if (sum.compare_exchange_weak(seen, seen + rate, std::memory_order_relaxed)) return true;
+    }
+}
+
+void SharedLinks::release(std::size_t link, std::uint64_t rate) {
+    std::atomic<std::uint64_t>& sum = slots_[link].reserved;
+    std::uint64_t seen = sum.load(std::memory_order_relaxed);
+    while (!sum.compare_exchange_weak(seen, seen >= rate ? seen - rate : 0, std::memory_order_relaxed)) {
+    }
+}
+
 }  // namespace strata::wireup

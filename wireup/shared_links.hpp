@@ -13,6 +13,11 @@
 // process numbers them alike): site s to site t is s * sites + t, machine m's
 // interface is sites * sites + m. The segment's name derives from the job key
 // (a hash; the key itself stays secret), mode 0600.
+//
+// Each link also keeps the premium bandwidth its processes reserved
+// (MPIX_QOS, mpi.h): admit() adds a reservation only while the sum stays
+// within the link's premium capacity, so two processes of a site reserving
+// at once cannot both take the last of it; release() gives it back.
 #pragma once
 
 #include <atomic>
@@ -46,9 +51,19 @@ public:
     // next free, whichever is later; returns when the reservation ends.
     std::uint64_t reserve(std::size_t link, std::uint64_t now, std::uint64_t ns);
 
+    // Premium reservations on `link`, in bytes per second: adds `rate` when
+    // the sum stays at most `capacity` (false: nothing changes); takes it
+    // back; the sum now.
+    bool admit(std::size_t link, std::uint64_t rate, std::uint64_t capacity);
+    void release(std::size_t link, std::uint64_t rate);
+    std::uint64_t reserved(std::size_t link) const {
+        return slots_[link].reserved.load(std::memory_order_relaxed);
+    }
+
 private:
     struct alignas(64) Slot {
         std::atomic<std::uint64_t> free_ns;
+        std::atomic<std::uint64_t> reserved;  // bytes per second
     };
     SharedLinks(std::string name, Slot* slots, bool owner) : name_(std::move(name)), slots_(slots), owner_(owner) {}
     static base::Result<std::unique_ptr<SharedLinks>> open(const std::string& job_key, bool create);

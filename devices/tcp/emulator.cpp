@@ -87,11 +87,16 @@ base::Status Emulator::configure(const adi::World& world) {
         ShapedLink& l = *links_[peer];
         l.shared_ = shared;
         l.uplink_ = uplink;
+        l.wan_ = level == wireup::kWan;
+        l.name_ = l.wan_ ? "the wide-area link from site " + mine.site + " to site " + theirs.site
+                         : "the local-area interface of " + mine.hostname;
+        l.link_ = {shared, shape->bytes_per_s, wireup::premium_capacity(*shape)};
+        if (up) l.up_ = {uplink, e.uplink->bytes_per_s, wireup::premium_capacity(*e.uplink)};
         l.pace_.uplink_ns_per_byte = up ? 1e9 / e.uplink->bytes_per_s : 0;
         l.pace_.latency_ns = shape->latency_s * 1e9;
         l.pace_.ns_per_byte = shape->bytes_per_s > 0 ? 1e9 / shape->bytes_per_s : 0;
         l.pace_.window_ns_per_byte = shape->window_bytes > 0 ? 2 * l.pace_.latency_ns / shape->window_bytes : 0;
-        l.stream_free_.assign(static_cast<std::size_t>(wireup::kStreamsMax), 0);
+        l.stream_free_.assign(static_cast<std::size_t>(kLaneStream) + 1, 0);
         l.in_.resize(1);
         any = true;
     }
@@ -102,14 +107,40 @@ base::Status Emulator::configure(const adi::World& world) {
     return {};
 }
 
+double ShapedLink::bulk_rate(const Crossing& x) const {
+    if (x.bytes_per_s <= 0) return 0;
+    const double reserved = static_cast<double>(owner_.table_->reserved(static_cast<std::size_t>(x.index)));
+    // Admission keeps the sum below the bandwidth (premium_mbit < bandwidth_mbit).
+    return reserved > 0 ? x.bytes_per_s - reserved : x.bytes_per_s;
+}
+
 std::uint64_t ShapedLink::stamp(int stream, std::size_t bytes) {
+    const std::uint64_t now = Emulator::now_ns();
+    std::uint64_t& stream_free = stream_free_[static_cast<std::size_t>(stream)];
+    if (static_cast<std::uint32_t>(stream) == kLaneStream) {
+        // Through this process's own pipe at its reservation (none: unpaced).
+        Emulator::Pipe& pipe = owner_.pipes_[shared_];
+        Pace p = pace_;
+        p.ns_per_byte = pipe.bytes_per_s > 0 ? 1e9 / static_cast<double>(pipe.bytes_per_s) : 0;
+        return pace_due(p, now, bytes, stream_free, [&](std::uint64_t start, std::uint64_t ns) {
+            pipe.free_ns = std::max(pipe.free_ns, start) + ns;
+            return pipe.free_ns;
+        });
+    }
+    Pace p = pace_;
+    if (wan_) {
+        // Bulk traffic gets what the reservations leave.
+        const double link = bulk_rate(link_);
+        const double up = uplink_ >= 0 ? bulk_rate(up_) : 0;
+        p.ns_per_byte = link > 0 ? 1e9 / link : 0;
+        p.uplink_ns_per_byte = up > 0 ? 1e9 / up : 0;
+    }
     const auto on = [&](int link) {
         return [this, link](std::uint64_t start, std::uint64_t ns) {
             return owner_.table_->reserve(static_cast<std::size_t>(link), start, ns);
         };
     };
-    return pace_due(pace_, Emulator::now_ns(), bytes, stream_free_[static_cast<std::size_t>(stream)], on(shared_),
-                    on(uplink_));
+    return pace_due(p, now, bytes, stream_free, on(shared_), on(uplink_));
 }
 
 bool ShapedLink::head_take(StreamIn& s, const std::byte*& data, std::size_t& n) {
@@ -161,7 +192,7 @@ void ShapedLink::feed(int stream, const std::byte* data, std::size_t n) {
         if (!holding()) owner_.holding_.push_back(peer_);
         s.held.push_back(std::move(*s.partial));
         s.partial.reset();
-        head_stale_ = true;
+        heads_stale();
     }
 }
 
@@ -169,15 +200,18 @@ bool ShapedLink::holding() const {
     return std::any_of(in_.begin(), in_.end(), [](const StreamIn& s) { return !s.held.empty(); });
 }
 
-std::uint64_t ShapedLink::head_due() const {
-    if (!head_stale_) return head_due_;
-    head_stale_ = false;
-    head_due_ = UINT64_MAX;
-    if (in_.empty() || in_[0].held.empty()) return head_due_;
-    const Held& first = in_[0].held.front();
+std::uint64_t ShapedLink::head_due(int lane) const {
+    if (!head_stale_[lane]) return head_due_[lane];
+    head_stale_[lane] = false;
+    std::uint64_t& due_out = head_due_[lane];
+    due_out = UINT64_MAX;
+    const std::size_t at = lane == 0 ? 0 : kLaneStream;
+    if (in_.size() <= at || in_[at].held.empty()) return due_out;
+    const Held& first = in_[at].held.front();
+    if (first.record.type == kRecordWait && !fences_.may_pass(lane, first.record.seq)) return due_out;
     if (first.record.type != kRecordPlan) {
-        head_due_ = first.due;
-        return head_due_;
+        due_out = first.due;
+        return due_out;
     }
     // A striped packet can go when its last stripe can: stripe i is the next
     // of stream i mod n (on stream 0, after the plan).
@@ -188,18 +222,25 @@ std::uint64_t ShapedLink::head_due() const {
     const std::uint64_t count = stripe_count(plan.total, plan.unit);
     for (std::uint64_t i = 0; i < count; ++i) {
         const std::size_t k = static_cast<std::size_t>(i % plan.streams);
-        if (k >= in_.size() || next[k] >= in_[k].held.size()) return head_due_;
+        if (k >= in_.size() || next[k] >= in_[k].held.size()) return due_out;
         due = std::max(due, in_[k].held[next[k]++].due);
     }
-    head_due_ = due;
-    return head_due_;
+    due_out = due;
+    return due_out;
 }
 
-bool Emulator::deliver_first(ShapedLink& l, adi::Upcalls& up) {
+bool Emulator::deliver_first(ShapedLink& l, int lane, adi::Upcalls& up) {
     const int peer = l.peer_;
-    std::deque<ShapedLink::Held>& first = l.in_[0].held;
-    l.head_stale_ = true;
-    if (first.front().record.type != kRecordPlan) {
+    std::deque<ShapedLink::Held>& first = l.lane_held(lane);
+    l.heads_stale();
+    const std::uint8_t type = first.front().record.type;
+    if (type == kRecordFence || type == kRecordWait) {
+        // A fence lets the other lane's wait go; a wait that may go is done.
+        if (type == kRecordFence) l.fences_.passed[lane] = first.front().record.seq;
+        first.pop_front();
+        return true;
+    }
+    if (type != kRecordPlan) {
         ShapedLink::Held h = std::move(first.front());
         first.pop_front();
         up.on_packet(peer, h.header, h.payload.data());
@@ -239,7 +280,18 @@ int Emulator::deliver(adi::Upcalls& up) {
     // while this walks it.
     for (std::size_t i = 0; i < holding_.size();) {
         ShapedLink& l = *links_[static_cast<std::size_t>(holding_[i])];
-        while (l.head_due() <= now && deliver_first(l, up)) ++delivered;
+        // A fence taken on one lane may let the other's wait go: round
+        // again until neither lane has anything due.
+        for (bool more = true; more;) {
+            more = false;
+            for (int lane = 0; lane < 2; ++lane) {
+                while (l.head_due(lane) <= now) {
+                    if (!deliver_first(l, lane, up)) return delivered;
+                    ++delivered;
+                    more = true;
+                }
+            }
+        }
         if (!l.holding()) {
             holding_[i] = holding_.back();
             holding_.pop_back();
@@ -253,7 +305,10 @@ int Emulator::deliver(adi::Upcalls& up) {
 std::int64_t Emulator::next_due_in() const {
     if (holding_.empty()) return -1;
     std::uint64_t first = UINT64_MAX;
-    for (const int peer : holding_) first = std::min(first, links_[static_cast<std::size_t>(peer)]->head_due());
+    for (const int peer : holding_) {
+        const ShapedLink& l = *links_[static_cast<std::size_t>(peer)];
+        first = std::min({first, l.head_due(0), l.head_due(1)});
+    }
     if (first == UINT64_MAX) return -1;  // stripes still to come: their stream's socket wakes us
     const std::uint64_t now = now_ns();
     return first <= now ? 0 : static_cast<std::int64_t>(first - now);
@@ -267,6 +322,48 @@ void Emulator::arm(std::int64_t early_ns) {
     spec.it_value.tv_sec = static_cast<time_t>(at / 1000000000ull);
     spec.it_value.tv_nsec = static_cast<long>(at % 1000000000ull);
     ::timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr);
+}
+
+base::Result<QosGrant> Emulator::qos_reserve(std::span<const int> peers, std::uint64_t bytes_per_s) {
+    QosGrant grant;
+    grant.bytes_per_s = bytes_per_s;
+    std::vector<const ShapedLink::Crossing*> crossings;
+    std::vector<const ShapedLink*> via;
+    for (const int peer : peers) {
+        // Another job's processes (beyond the world) are never shaped.
+        const ShapedLink* l = static_cast<std::size_t>(peer) < links_.size() ? shaping(peer) : nullptr;
+        if (l == nullptr || !l->wan_) continue;
+        for (const ShapedLink::Crossing* x : {&l->link_, &l->up_}) {
+            if (x->index < 0 || std::find(grant.links.begin(), grant.links.end(), x->index) != grant.links.end())
+                continue;
+            grant.links.push_back(x->index);
+            crossings.push_back(x);
+            via.push_back(l);
+        }
+    }
+    for (std::size_t i = 0; i < crossings.size(); ++i) {
+        const ShapedLink::Crossing& x = *crossings[i];
+        const auto capacity = static_cast<std::uint64_t>(std::min(x.premium_capacity, 1e18));
+        if (table_->admit(static_cast<std::size_t>(x.index), bytes_per_s, capacity)) continue;
+        // Nothing reserved after all: give back what this call took.
+        for (std::size_t j = 0; j < i; ++j) table_->release(static_cast<std::size_t>(grant.links[j]), bytes_per_s);
+        const auto mbit = [](double bytes) { return std::to_string(static_cast<long long>(bytes * 8 / 1e6)); };
+        const double taken = static_cast<double>(table_->reserved(static_cast<std::size_t>(x.index)));
+        const bool uplink = &x == &via[i]->up_;
+        return base::Error{(uplink ? "the uplink of this site" : via[i]->name_) + " has " + mbit(x.premium_capacity) +
+                           " Mbit/s of premium capacity, " + mbit(taken) + " of them reserved: " +
+                           mbit(static_cast<double>(bytes_per_s)) + " more do not fit"};
+    }
+    for (const int link : grant.links) pipes_[link].bytes_per_s += bytes_per_s;
+    return grant;
+}
+
+void Emulator::qos_release(const QosGrant& grant) {
+    for (const int link : grant.links) {
+        table_->release(static_cast<std::size_t>(link), grant.bytes_per_s);
+        Pipe& pipe = pipes_[link];
+        pipe.bytes_per_s -= std::min(pipe.bytes_per_s, grant.bytes_per_s);
+    }
 }
 
 void Emulator::timer_clear() {

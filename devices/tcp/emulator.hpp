@@ -27,6 +27,16 @@
 // links at once at each one's rate (a site receiving from two sites gets both
 // links' bandwidth); a window paces each stream at a steady rate (no slow
 // start), and there is no loss or jitter.
+//
+// Premium service (MPIX_QOS, stripes.hpp's premium lane): a process that
+// reserves R bytes/s on a wide-area link (Emulator::qos_reserve; admitted
+// only while all reservations on the link stay within its premium capacity,
+// wireup::premium_capacity) sends its premium lane's packets through a pipe
+// of its own at R, from the link's reserved share, and never queues behind
+// the link's bulk traffic; bulk traffic shares what the reservations leave
+// (bandwidth minus their sum), as a DiffServ network polices expedited
+// forwarding at its reservation and serves it first. The share reserved is
+// not lent to bulk traffic while unused. The same holds for an uplink.
 #pragma once
 
 #include <cstddef>
@@ -34,6 +44,8 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -99,7 +111,8 @@ public:
     ShapedLink& operator=(const ShapedLink&) = delete;
 
     // Sender: the stamp for a packet of `bytes` (header or record, and
-    // payload) on the link's stream `stream` (0 .. kStreamsMax - 1).
+    // payload) on the link's stream `stream` (0 .. kLaneStream: the premium
+    // lane goes through the process's premium pipe on the link).
     std::uint64_t stamp(int stream, std::size_t bytes);
     // Receiver: bytes that arrived on the link's stream `stream`, in order.
     void feed(int stream, const std::byte* data, std::size_t n);
@@ -120,26 +133,52 @@ private:
         std::size_t payload_need = 0;
         std::deque<Held> held;
     };
+    // A shared link (or uplink) this one crosses: its index in the table,
+    // its bandwidth and its premium capacity, bytes/s.
+    struct Crossing {
+        int index = -1;
+        double bytes_per_s = 0;
+        double premium_capacity = 0;
+    };
 
     ShapedLink(Emulator& owner, int peer) : owner_(owner), peer_(peer) {}
+    // The bytes/s bulk traffic gets on `x` now: its bandwidth less the
+    // reservations (0: unlimited).
+    double bulk_rate(const Crossing& x) const;
     // Moves the stamp and header (or record) bytes at the front of `data` into
     // s.head; true once they are complete and s.partial awaits the payload.
     static bool head_take(StreamIn& s, const std::byte*& data, std::size_t& n);
-    // When the first held packet (of stream 0) can go (UINT64_MAX: a stripe
-    // of it has not arrived).
-    std::uint64_t head_due() const;
+    // When the first held packet of lane `lane` (0: stream 0, with its
+    // stripes; 1: the premium lane) can go (UINT64_MAX: a stripe of it has
+    // not arrived, or it waits for a fence of the other lane).
+    std::uint64_t head_due(int lane) const;
     bool holding() const;
+    std::deque<Held>& lane_held(int lane) { return in_[lane == 0 ? 0 : kLaneStream].held; }
+    const std::deque<Held>& lane_held(int lane) const { return in_[lane == 0 ? 0 : kLaneStream].held; }
+    void heads_stale() { head_stale_[0] = head_stale_[1] = true; }
 
     Emulator& owner_;
     int peer_;
     int shared_ = -1;  // the link in the shared table
     int uplink_ = -1;  // the sender's site's uplink in it (-1: none)
+    bool wan_ = false; // between sites (premium service applies)
+    std::string name_; // "the wide-area link from site A to site B", for messages
+    Crossing link_;
+    Crossing up_;
     Pace pace_;
     std::vector<std::uint64_t> stream_free_;  // sender: by stream
     std::vector<StreamIn> in_;                // receiver: by stream
-    // head_due(), once known; recomputed when stale.
-    mutable std::uint64_t head_due_ = 0;
-    mutable bool head_stale_ = true;
+    LaneFences fences_;                       // receiver: the lanes' fences taken
+    // head_due(lane), once known; recomputed when stale.
+    mutable std::uint64_t head_due_[2] = {0, 0};
+    mutable bool head_stale_[2] = {true, true};
+};
+
+// Premium bandwidth reserved by Emulator::qos_reserve: the shared links (and
+// uplinks) it holds, and how much on each.
+struct QosGrant {
+    std::vector<int> links;
+    std::uint64_t bytes_per_s = 0;
 };
 
 // The emulation of a process's links: which are shaped, the packets held
@@ -178,6 +217,14 @@ public:
     // Reads the timer's expiry after it fired.
     void timer_clear();
 
+    // Premium service for this process's traffic to `peers` (world ranks):
+    // `bytes_per_s` on every wide-area link (and uplink) the shaped links to
+    // them cross, admitted only if each stays within its premium capacity
+    // (else nothing is reserved, and the error names the link and what is
+    // left). Peers whose links are not shaped between sites need nothing.
+    base::Result<QosGrant> qos_reserve(std::span<const int> peers, std::uint64_t bytes_per_s);
+    void qos_release(const QosGrant& grant);
+
     static std::uint64_t now_ns();
     // Stripes of striped packets handed over so far.
     std::uint64_t stripes_delivered() const { return stripes_delivered_; }
@@ -186,8 +233,15 @@ private:
     friend class ShapedLink;
     // The first held packet of `l` (a striped one with its stripes) to `up`;
     // false when a stripe is out of order (the peer failed).
-    bool deliver_first(ShapedLink& l, adi::Upcalls& up);
+    bool deliver_first(ShapedLink& l, int lane, adi::Upcalls& up);
+    // This process's premium pipe on a shared link: its reservations' sum
+    // (the pipe's rate), and when the pipe is next free.
+    struct Pipe {
+        std::uint64_t bytes_per_s = 0;
+        std::uint64_t free_ns = 0;
+    };
     std::vector<std::unique_ptr<ShapedLink>> links_;  // by peer; nullptr: not shaped
+    std::unordered_map<int, Pipe> pipes_;             // by shared link
     wireup::Emulation emulation_;  // attach()'s reading of STRATA_EMULATION
     std::unique_ptr<wireup::SharedLinks> table_;
     std::vector<int> holding_;  // peers with held packets

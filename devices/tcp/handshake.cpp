@@ -6,7 +6,7 @@
 #include <cerrno>
 
 #include "base/little_endian.hpp"
-#include "wireup/emulation.hpp"
+#include "devices/tcp/stripes.hpp"
 
 namespace strata::dev::tcp {
 
@@ -44,7 +44,7 @@ base::Status Incoming::hello_take() {
     stream = hello->stream;
     set = hello->set;
     connector_nonce = hello->nonce;
-    if (stream >= static_cast<std::uint32_t>(wireup::kStreamsMax)) return base::Error{"invalid stream in the handshake"};
+    if (stream > kLaneStream) return base::Error{"invalid stream in the handshake"};
     return {};
 }
 

@@ -121,8 +121,8 @@ struct Incoming {
     // connection (closed).
     Read read();
     // A whole Hello: takes what it claims (from_rank, to_rank, stream, set);
-    // fails when it is not a Strata Hello or names a stream at or above
-    // wireup::kStreamsMax.
+    // fails when it is not a Strata Hello or names a stream above
+    // kLaneStream (stripes.hpp: the premium lane, after the stripe streams).
     base::Status hello_take();
     // Whether the Hello taken claims a link to rank `me` from another rank
     // among `count` from `first` (the job: 0 and its size; another job's

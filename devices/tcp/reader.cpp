@@ -80,6 +80,15 @@ Reader::Parsed Reader::parse(Connection& c, int peer, adi::Upcalls& up) {
             continue;
         }
         if (rx.end - rx.begin < sizeof(adi::Header)) break;
+        if (const auto type = static_cast<std::uint8_t>(rx.buf[rx.begin]); type == kRecordFence || type == kRecordWait) {
+            StripeRecord r{};
+            std::memcpy(&r, rx.buf.data() + rx.begin, sizeof r);
+            from_wire(r);
+            rx.begin += sizeof r;
+            mark_ = r.seq;
+            met = type == kRecordFence ? Parsed::fence : Parsed::wait;
+            break;
+        }
         if (static_cast<std::uint8_t>(rx.buf[rx.begin]) >= adi::kMethodRecordFirst) {
             // A striped packet: its plan, then its header (stripes.hpp).
             if (rx.end - rx.begin < 2 * sizeof(adi::Header)) break;

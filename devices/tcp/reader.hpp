@@ -11,6 +11,9 @@
 // into the staging buffer picks up headers and small payloads together, and
 // a packet that arrived whole is delivered in one step (on_packet).
 //
+// The premium lane's connection has a Reader of its own; both readers stop at
+// the lanes' fence and wait records (stripes.hpp) for their owner.
+//
 // A striped packet (stripes.hpp) arrives on stream 0 as its plan record and
 // header; parse() hands the header to the engine and stops: the payload's
 // stripes come from several connections, which the striping reads
@@ -38,9 +41,11 @@ namespace strata::dev::tcp {
 class Reader {
 public:
     // What parse() met: nothing more it can take, the start of a striped
-    // packet (its plan is plan(), its header given to on_header), or a plan
-    // it refuses (the link must fail).
-    enum class Parsed { done, plan, bad_plan };
+    // packet (its plan is plan(), its header given to on_header), a plan
+    // it refuses (the link must fail), or a lane's fence or wait record
+    // (stripes.hpp; its number is mark()), taken: the owner decides whether
+    // parsing goes on.
+    enum class Parsed { done, plan, bad_plan, fence, wait };
 
     // The packet whose payload is arriving (in_payload), and whether its
     // bytes come as stripes.
@@ -48,6 +53,7 @@ public:
     bool striped() const { return striped_; }
     const adi::Header& header() const { return cur_; }
     const StripeRecord& plan() const { return plan_; }
+    std::uint64_t mark() const { return mark_; }
 
     // The buffers of the next read on `rx`'s connection (`iov`, `n_iov` of
     // them): the rest of the payload straight into its landing when nothing
@@ -83,6 +89,7 @@ private:
     std::size_t land_at_ = 0;     // bytes written into `land_`
     std::uint64_t pay_done_ = 0;  // payload bytes consumed
     StripeRecord plan_{};
+    std::uint64_t mark_ = 0;
 };
 
 [[gnu::always_inline]] inline std::size_t Reader::read_iov(Staging& rx, iovec* iov, int& n_iov) {

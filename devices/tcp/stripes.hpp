@@ -36,11 +36,35 @@
 
 #include "adi/envelope.hpp"
 #include "base/little_endian.hpp"
+#include "wireup/emulation.hpp"
 
 namespace strata::dev::tcp {
 
 inline constexpr std::uint8_t kRecordPlan = adi::kMethodRecordFirst;
 inline constexpr std::uint8_t kRecordStripe = adi::kMethodRecordFirst + 1;
+
+// The premium lane (quality of service, MPIX_QOS in mpi.h): one more
+// one-way connection from the sender, stream kLaneStream, that carries whole
+// packets (never stripes) of the communicators the sender gave premium
+// service, marked DSCP EF; stream 0 and its stripes are the bulk lane. A
+// communicator's packets all take one lane, so MPI's order holds within each;
+// when the sender moves a communicator to the other lane, it puts a fence
+// record (seq N) on the lane it leaves and a wait record (seq N) on the lane
+// it joins before the communicator's next packet: the receiver takes nothing
+// after the wait from that lane until it has taken fence N from the other.
+// Records have no payload; fence numbers grow by one per move, per sender.
+inline constexpr std::uint8_t kRecordFence = adi::kMethodRecordFirst + 2;
+inline constexpr std::uint8_t kRecordWait = adi::kMethodRecordFirst + 3;
+inline constexpr std::uint32_t kLaneStream = wireup::kStreamsMax;  // after every stripe stream
+
+// The receiver's side of a peer's fences: the last one taken on each lane
+// (0: bulk, 1: premium).
+struct LaneFences {
+    std::uint64_t passed[2] = {0, 0};
+    static int lane_of(std::uint32_t stream) { return stream == kLaneStream ? 1 : 0; }
+    // Whether a wait record `n` on `lane` lets what follows it go.
+    bool may_pass(int lane, std::uint64_t n) const { return passed[1 - lane] >= n; }
+};
 
 struct StripeRecord {
     std::uint8_t type = 0;     // kRecordPlan or kRecordStripe

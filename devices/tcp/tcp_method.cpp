@@ -59,6 +59,9 @@ constexpr std::uint64_t kKeyRelay = 7ull << 32;  // the attach connection to thi
 constexpr std::uint32_t kPeerBits = 0xffffffu;
 constexpr std::uint64_t kKindBits = 0xffffffff00000000ull;  // the kind part of a key
 
+// The premium lane's IP_TOS: DSCP EF (46) in the upper six bits.
+constexpr int kDscpExpedited = 46 << 2;
+
 std::uint64_t stream_key(std::uint64_t kind, std::uint32_t stream, int peer) {
     return kind | static_cast<std::uint64_t>(stream) << 24 | static_cast<std::uint32_t>(peer);
 }
@@ -373,14 +376,14 @@ bool TcpMethod::streams_set(int peer, int n) {
 int TcpMethod::streams_out(int peer) const {
     const Peer& p = peer_at(peer);
     int n = 1;
-    for (const auto& c : p.sends) n += c != nullptr && c->established ? 1 : 0;
+    for (const auto& c : p.sends) n += c != nullptr && c->established && c->stream != kLaneStream ? 1 : 0;
     return n;
 }
 
 int TcpMethod::streams_in(int peer) const {
     const Peer& p = peer_at(peer);
     int n = 1;
-    for (const auto& c : p.recvs) n += c != nullptr && c->established ? 1 : 0;
+    for (const auto& c : p.recvs) n += c != nullptr && c->established && c->stream != kLaneStream ? 1 : 0;
     return n;
 }
 
@@ -408,6 +411,14 @@ std::string TcpMethod::report() const {
         out += " stripes sent, ";
         out += std::to_string(received);
         out += " received";
+    }
+    if (counters_.lane_moves > 0) {
+        out += out.empty() ? "" : "; ";
+        out += "premium lanes: ";
+        out += std::to_string(counters_.lane_sent);
+        out += " packets sent, ";
+        out += std::to_string(counters_.lane_moves);
+        out += " lane changes";
     }
     return out;
 }
@@ -621,6 +632,11 @@ bool TcpMethod::wants_tls(int peer) const {
 
 void TcpMethod::link_established(int peer, Connection& c, bool server, const security::Nonce& connector,
                                  const security::Nonce& acceptor, std::uint32_t from, std::uint32_t to) {
+    if (c.stream == kLaneStream && c.fd >= 0) {
+        // Expedited forwarding (RFC 3246), for networks that honour it.
+        const int tos = kDscpExpedited;
+        ::setsockopt(c.fd, IPPROTO_IP, IP_TOS, &tos, sizeof tos);
+    }
     std::optional<TlsLink::Key> key;
     if (wants_tls(peer))
         key = link_proof(trust_of(peer).key, security::ProofRole::link_tls_key, connector, acceptor, from, to, c.stream);
@@ -654,6 +670,10 @@ adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const 
     Peer& p = peer_at(peer);
     Connection& c = p.c;
     if (c.state == Link::failed || c.state == Link::closed) return adi::SendStatus::failed;
+    if (!p.premium.empty()) [[unlikely]] {
+        for (const auto& [context, holds] : p.premium)
+            if (context == h.context) return send_lane(peer, h, data, token);
+    }
 
     std::uint64_t total = sizeof(adi::Header);
     for (const iovec& v : data) total += v.iov_len;
@@ -696,6 +716,100 @@ adi::SendStatus TcpMethod::send(int peer, const adi::Header& h, std::span<const 
     if (c.state == Link::failed) return adi::SendStatus::failed;
     if (c.state == Link::connected) c.set_want_out(true);
     return adi::SendStatus::queued;
+}
+
+Connection& TcpMethod::lane_out(int peer) {
+    Peer& p = peer_at(peer);
+    if (p.sends.size() < kLaneStream) p.sends.resize(kLaneStream);
+    std::unique_ptr<Connection>& lane = p.sends[kLaneStream - 1];
+    if (!lane) lane = conn_make(peer, kKeyOut, kLaneStream);
+    if (lane->state == Link::idle && p.c.state != Link::failed) start_connect(peer, *lane);
+    return *lane;
+}
+
+adi::SendStatus TcpMethod::send_lane(int peer, const adi::Header& h, std::span<const iovec> data,
+                                     std::uint64_t token) {
+    Peer& p = peer_at(peer);
+    Connection& c = lane_out(peer);
+    if (p.c.state == Link::failed || c.state == Link::closed || c.state == Link::failed) return adi::SendStatus::failed;
+    std::uint64_t total = sizeof(adi::Header);
+    for (const iovec& v : data) total += v.iov_len;
+    const std::uint64_t due = p.shaping != nullptr ? base::to_little(p.shaping->stamp(kLaneStream, total)) : 0;
+    c.out.push_back(out_packet(h, data, token, stamp_of(p.shaping, due)));
+    ++counters_.lane_sent;
+    // Completions inside send() are reported at the next poll (sent_later_).
+    if (c.state == Link::connected) flush(peer, c, nullptr);
+    return p.c.state == Link::failed ? adi::SendStatus::failed : adi::SendStatus::queued;
+}
+
+void TcpMethod::record_queue(int peer, Connection& c, std::uint8_t type, std::uint64_t seq) {
+    Peer& p = peer_at(peer);
+    auto pkt = std::make_unique<OutPacket>();
+    pkt->record.type = type;
+    pkt->record.seq = seq;
+    to_wire(pkt->record);
+    if (p.shaping != nullptr)
+        pkt->stamp(base::to_little(p.shaping->stamp(static_cast<int>(c.stream), sizeof pkt->record)));
+    pkt->iov.push_back(iovec{&pkt->record, sizeof pkt->record});
+    c.out.push_back(std::move(pkt));
+    if (c.state == Link::idle) start_connect(peer, c);
+    if (c.state == Link::connected) c.set_want_out(true);
+}
+
+void TcpMethod::premium_mark(int peer, int context, int delta) {
+    Peer& p = peer_at(peer);
+    auto it = std::find_if(p.premium.begin(), p.premium.end(), [&](const auto& e) { return e.first == context; });
+    const bool was = it != p.premium.end();
+    if (!was) it = p.premium.insert(p.premium.end(), {context, 0});
+    it->second += delta;
+    const bool is = it->second > 0;
+    if (!is) p.premium.erase(it);
+    if (was == is || p.c.state == Link::failed || p.c.state == Link::closed) return;
+    // The context changes lanes: a fence on the one it leaves, a wait on the
+    // one it joins, before its next packet (stripes.hpp).
+    const std::uint64_t n = ++p.fence_seq;
+    ++counters_.lane_moves;
+    Connection& lane = lane_out(peer);
+    record_queue(peer, is ? p.c : lane, kRecordFence, n);
+    record_queue(peer, is ? lane : p.c, kRecordWait, n);
+}
+
+base::Result<std::uint64_t> TcpMethod::qos_reserve(std::span<const int> peers, std::span<const int> contexts,
+                                                   std::uint64_t bytes_per_s) {
+    QosHold hold;
+    if (emulator_.active()) {
+        base::Result<QosGrant> grant = emulator_.qos_reserve(peers, bytes_per_s);
+        if (!grant) return std::move(grant).failure();
+        hold.grant = std::move(*grant);
+    }
+    for (const int peer : peers) {
+        if (!reaches(peer)) continue;
+        hold.peers.push_back(peer);
+        for (const int context : contexts) premium_mark(peer, context, 1);
+    }
+    hold.contexts.assign(contexts.begin(), contexts.end());
+    const std::uint64_t handle = qos_next_++;
+    qos_.emplace(handle, std::move(hold));
+    return handle;
+}
+
+void TcpMethod::qos_release(std::uint64_t handle) {
+    const auto it = qos_.find(handle);
+    if (it == qos_.end()) return;
+    const QosHold& hold = it->second;
+    for (const int peer : hold.peers)
+        for (const int context : hold.contexts) premium_mark(peer, context, -1);
+    if (emulator_.active()) emulator_.qos_release(hold.grant);
+    qos_.erase(it);
+}
+
+int TcpMethod::lane_tos(int peer) const {
+    const Peer& p = peer_at(peer);
+    if (p.sends.size() < kLaneStream || !p.sends[kLaneStream - 1] || p.sends[kLaneStream - 1]->fd < 0) return -1;
+    int tos = 0;
+    socklen_t len = sizeof tos;
+    if (::getsockopt(p.sends[kLaneStream - 1]->fd, IPPROTO_IP, IP_TOS, &tos, &len) != 0) return -1;
+    return tos;
 }
 
 bool TcpMethod::streams_open(int peer, int n) {
@@ -750,7 +864,7 @@ bool TcpMethod::send_now(int peer, const adi::Header& h, const std::byte* data, 
     Peer& p = peer_at(peer);
     Connection& c = p.c;
     if (c.state != Link::connected || !c.out.empty() || c.tls || p.shaping != nullptr ||
-        (p.streams > 1 && n > stripe_unit_))
+        (p.streams > 1 && n > stripe_unit_) || !p.premium.empty())
         return false;
     adi::Header scratch;
     const adi::Header& wire = adi::wire_bytes(h, scratch);
@@ -790,13 +904,60 @@ void TcpMethod::flush(int peer, Connection& c, adi::Upcalls* up) {
     return end == Connection::ReadEnd::retry;
 }
 
+template <int Lane>
 [[gnu::always_inline]] inline void TcpMethod::parse_staged(int peer, Peer& p, adi::Upcalls& up) {
-    switch (p.reader.parse(p.c, peer, up)) {
-        case Reader::Parsed::done: return;
-        case Reader::Parsed::plan: p.stripes.begin(); return;
-        case Reader::Parsed::bad_plan:
-            link_failed(peer, "rank " + std::to_string(peer) + " sent a malformed stripe plan", &up);
-            return;
+    Reader& reader = Lane == 0 ? p.reader : p.lane_reader;
+    Connection& c = Lane == 0 ? p.c : *lane_in(p);
+    for (;;) {
+        const Reader::Parsed met = reader.parse(c, peer, up);
+        switch (met) {
+            case Reader::Parsed::done: return;
+            case Reader::Parsed::plan:
+                if (Lane == 0) {
+                    p.stripes.begin();
+                    return;
+                }
+                [[fallthrough]];  // the premium lane carries whole packets only
+            case Reader::Parsed::bad_plan:
+                link_failed(peer, "rank " + std::to_string(peer) + " sent a malformed stripe plan", &up);
+                return;
+            case Reader::Parsed::fence:
+            case Reader::Parsed::wait:
+                if (!mark_taken(p, Lane, met, reader.mark())) return;
+                break;
+        }
+    }
+}
+
+bool TcpMethod::mark_taken(Peer& p, int lane, Reader::Parsed what, std::uint64_t n) {
+    if (what == Reader::Parsed::wait) {
+        if (p.fences.may_pass(lane, n)) return true;
+        // What follows waits, staged and in the socket, for the other lane's fence.
+        p.waiting[lane] = n;
+        (lane == 0 ? p.c : *lane_in(p)).set_want_in(false);
+        return false;
+    }
+    p.fences.passed[lane] = n;
+    const int other = 1 - lane;
+    if (p.waiting[other] != 0 && p.fences.may_pass(other, p.waiting[other])) {
+        p.waiting[other] = 0;
+        p.resumed = true;
+        Connection* c = other == 0 ? &p.c : lane_in(p);
+        if (c != nullptr) c->set_want_in(true);
+    }
+    return true;
+}
+
+void TcpMethod::lanes_resume(int peer, adi::Upcalls& up) {
+    Peer& p = peer_at(peer);
+    while (p.resumed && p.c.state == Link::connected) {
+        p.resumed = false;
+        if (p.waiting[0] == 0) {
+            parse_staged<0>(peer, p, up);
+            if (p.reader.striped()) stripes_go(peer, up);
+        }
+        Connection* lane = lane_in(p);
+        if (p.waiting[1] == 0 && lane != nullptr && lane->state == Link::connected) parse_staged<1>(peer, p, up);
     }
 }
 
@@ -821,6 +982,10 @@ bool TcpMethod::stripes_go(int peer, adi::Upcalls& up) {
 void TcpMethod::read_stream(int peer, Connection& c, adi::Upcalls& up) {
     Peer& p = peer_at(peer);
     const bool ours = c.key == stream_key(kKeyOut, c.stream, peer);
+    if (!ours && p.shaping == nullptr && c.stream == kLaneStream) {
+        read_lane<1>(peer, c, up);
+        return;
+    }
     if (!ours && p.shaping == nullptr) {
         if (p.reader.striped() && p.stripes.stream_next(p.reader) == c.stream) {
             stripes_go(peer, up);
@@ -878,7 +1043,7 @@ void TcpMethod::peer_close(Peer& p) {
         return;
     }
     // Normal after MPI_Finalize, fatal for anything still owed.
-    bool owed = !p.c.out.empty() || p.reader.in_payload();
+    bool owed = !p.c.out.empty() || p.reader.in_payload() || p.lane_reader.in_payload();
     for (const auto& s : p.sends) owed = owed || (s != nullptr && !s->out.empty());
     if (owed) {
         link_failed(peer, p.c.read_failure(p.remote, 0), &up);
@@ -887,14 +1052,16 @@ void TcpMethod::peer_close(Peer& p) {
     peer_close(p);
 }
 
-void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
+template <int Lane>
+void TcpMethod::read_lane(int peer, Connection& c, adi::Upcalls& up) {
     Peer& p = peer_at(peer);
-    Connection& c = p.c;
-    if (p.reader.striped() && !stripes_go(peer, up)) return;
-    while (c.state == Link::connected) {
+    Reader& reader = Lane == 0 ? p.reader : p.lane_reader;
+    if (Lane == 0 && p.reader.striped() && !stripes_go(peer, up)) return;
+    // A lane stopped at a wait reads nothing until the other lane's fence.
+    while (c.state == Link::connected && p.waiting[Lane] == 0) {
         iovec iov[2];
         int n_iov = 0;
-        const std::size_t direct = p.reader.read_iov(c.rx, iov, n_iov);
+        const std::size_t direct = reader.read_iov(c.rx, iov, n_iov);
         const std::size_t asked = direct + iov[n_iov - 1].iov_len;
         const ssize_t n = c.read(iov, n_iov);
         if (n < 0) {
@@ -902,23 +1069,29 @@ void TcpMethod::read_peer(int peer, adi::Upcalls& up) {
             return;
         }
         if (n == 0) {
-            peer_closed(peer, up);
+            if (Lane == 0 || reader.in_payload()) {
+                peer_closed(peer, up);
+            } else {
+                c.close();  // the peer finished; stream 0 tells the rest
+                c.state = Link::closed;
+            }
             return;
         }
         std::size_t got = static_cast<std::size_t>(n);
         if (direct > 0) {
             const std::size_t into = std::min(got, direct);
             got -= into;
-            p.reader.direct_landed(peer, into, up);
+            reader.direct_landed(peer, into, up);
         }
         c.rx.end += got;
-        if (p.shaping != nullptr) {
+        if (Lane == 0 && p.shaping != nullptr) {
             // Whole packets are held until their stamp (emulator.hpp).
             p.shaping->feed(0, c.rx.buf.data() + c.rx.begin, c.rx.end - c.rx.begin);
             c.rx.begin = c.rx.end = 0;
         } else {
-            parse_staged(peer, p, up);
-            if (p.reader.striped() && !stripes_go(peer, up)) return;
+            parse_staged<Lane>(peer, p, up);
+            if (p.resumed) [[unlikely]] lanes_resume(peer, up);
+            if (Lane == 0 && p.reader.striped() && !stripes_go(peer, up)) return;
         }
         // A short read emptied the socket: reading again now would only return
         // EAGAIN, one more system call on every message's critical path. The

@@ -38,6 +38,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -83,6 +84,14 @@ public:
     void shutdown() override;
     int streams(int peer) const override { return peer_at(peer).streams; }
     bool streams_set(int peer, int n) override;
+    // Premium service: the contexts' packets to the peers move to each
+    // peer's premium lane (stripes.hpp), opened on first use and marked
+    // DSCP EF; under emulation the reservation is the emulator's.
+    base::Result<std::uint64_t> qos_reserve(std::span<const int> peers, std::span<const int> contexts,
+                                            std::uint64_t bytes_per_s) override;
+    void qos_release(std::uint64_t handle) override;
+    // The IP_TOS of this process's premium lane to `peer` (-1: none open).
+    int lane_tos(int peer) const;
     std::string report() const override;
 
     // The port the listener is bound to (tests, diagnostics).
@@ -97,6 +106,8 @@ public:
         std::uint64_t writes = 0;  // send/sendmsg on connected peers
         std::uint64_t stripes_sent = 0;
         std::uint64_t stripes_received = 0;
+        std::uint64_t lane_sent = 0;   // packets sent on premium lanes
+        std::uint64_t lane_moves = 0;  // contexts moved between lanes (fences sent)
     };
     Counters counters() const;
     // Connections established with `peer`: those this process opened to send
@@ -140,6 +151,23 @@ private:
         relay::Endpoint relay;
         ShapedLink* shaping = nullptr;  // wide-area emulation, on a link it shapes
         std::uint32_t trust = 0;  // index into trusts_
+        // Premium service (stripes.hpp's lanes). Send side: the contexts
+        // whose packets take the premium lane (sends[kLaneStream - 1]), each
+        // with how many reservations hold it, and the last fence number.
+        std::vector<std::pair<int, int>> premium;
+        std::uint64_t fence_seq = 0;
+        // Receive side: the premium lane's reader, the fences taken, the
+        // fence each lane's wait record waits for (0: none), and whether a
+        // lane may go on with what it has staged (lanes_resume).
+        Reader lane_reader;
+        LaneFences fences;
+        std::uint64_t waiting[2] = {0, 0};
+        bool resumed = false;
+    };
+    struct QosHold {
+        std::vector<int> peers;
+        std::vector<int> contexts;
+        QosGrant grant;
     };
 
     Peer& peer_at(int peer) { return *peers_[static_cast<std::size_t>(peer)]; }
@@ -206,9 +234,28 @@ private:
     void peer_event(int peer, std::uint32_t events, adi::Upcalls& up);
     bool stream_event(std::uint64_t key, std::uint32_t events, adi::Upcalls& up);
     void handshake_event(int peer, Connection& c, std::uint32_t events, adi::Upcalls& up);
-    // Reads stream 0: into the reader's buffers, then through the reader or,
-    // on a shaped link, into the emulation.
-    void read_peer(int peer, adi::Upcalls& up);
+    // Reads stream 0 (Lane 0) or the premium lane (Lane 1): into the
+    // lane's reader's buffers, then through the reader or, on a shaped link,
+    // into the emulation.
+    void read_peer(int peer, adi::Upcalls& up) { read_lane<0>(peer, peer_at(peer).c, up); }
+    template <int Lane>
+    void read_lane(int peer, Connection& c, adi::Upcalls& up);
+    // The premium lane: this process's to `peer` (opened on first use), and
+    // the peer's to this process (nullptr: none).
+    Connection& lane_out(int peer);
+    Connection* lane_in(Peer& p) {
+        return p.recvs.size() >= kLaneStream ? p.recvs[kLaneStream - 1].get() : nullptr;
+    }
+    adi::SendStatus send_lane(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token);
+    // One more (delta 1) or one fewer (-1) reservation holds `context` on
+    // `peer`'s premium lane; at the first and the last, the context moves
+    // between the lanes behind a fence.
+    void premium_mark(int peer, int context, int delta);
+    void record_queue(int peer, Connection& c, std::uint8_t type, std::uint64_t seq);
+    // A lane's reader met a fence (its number passed; the other lane may go
+    // on) or a wait (false: the lane stops until the other's fence).
+    bool mark_taken(Peer& p, int lane, Reader::Parsed what, std::uint64_t n);
+    void lanes_resume(int peer, adi::Upcalls& up);
     // A read on `c` that returned `n` < 0, or 0 where bytes were asked for:
     // true when it was interrupted and goes again; otherwise false, the link
     // having failed unless the socket was only empty.
@@ -218,8 +265,10 @@ private:
     void peer_closed(int peer, adi::Upcalls& up);
     // Closes every connection of `p` (the peer closed, or shutdown()).
     void peer_close(Peer& p);
-    // What stream 0 has staged, through the reader: a striped packet's plan
-    // starts its stripes, a malformed one fails the link.
+    // What a lane has staged, through its reader: a striped packet's plan
+    // starts its stripes (stream 0 only), a malformed one fails the link, a
+    // wait whose fence has not come stops the lane.
+    template <int Lane = 0>
     void parse_staged(int peer, Peer& p, adi::Upcalls& up);
     // The stripes of the striped payload, then what stream 0 holds after it,
     // as long as packets keep coming whole; false while a striped payload
@@ -272,6 +321,8 @@ private:
     std::vector<std::uint64_t> sent_later_;  // sends completed inside send(): reported at the next poll
     Counters counters_;  // waits and stripes sent; counters() adds the connections' and the readers'
     Emulator emulator_;
+    std::unordered_map<std::uint64_t, QosHold> qos_;  // by qos_reserve's handle
+    std::uint64_t qos_next_ = 1;
 };
 
 std::unique_ptr<adi::Method> create(const adi::MethodContext& ctx);

@@ -165,6 +165,41 @@ typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, 
  * another site gets STRATA_TCP_STREAMS (1 unless set; a job file's
  * network: {streams: N} sets it). */
 #define MPIX_PARALLEL_STREAMS STRATA_HANDLE(7, 7)
+/* Quality of service between sites, as MPICH-GQ gave it through attributes.
+ * MPIX_Qos q = {MPIX_QOS_PREMIUM, 30}; MPI_Comm_set_attr(comm, MPIX_QOS, &q)
+ * (or MPI_Attr_put) reserves 30 Mbit/s (10^6 bit/s) for what this process
+ * sends on comm to comm's members (on an intercommunicator the remote group)
+ * at other sites (another colour at level 1 of MPICHX_TOPOLOGY_COLORS),
+ * point-to-point and collective, on each wide-area link from its site to
+ * theirs. That traffic then leaves on a TCP connection of its own per peer,
+ * marked DSCP EF (expedited forwarding) so that networks can honour it, and
+ * ahead of the other traffic to the same peer; under wide-area emulation
+ * (STRATA_EMULATION, a job file's network:) it gets a share of the emulated
+ * link reserved for it, which bulk traffic cannot take (it shares the
+ * bandwidth the reservations leave), and is paced at the rate reserved. A
+ * link's premium capacity, what all reservations on it may add up to, is
+ * its premium_mbit figure (by default half its bandwidth); on links that are
+ * not emulated it is not known and every request is admitted. The call is
+ * local and the value is read during it. A request that does not fit on
+ * some link is refused with MPIX_ERR_QOS, through comm's error handler,
+ * and reserves nothing; a put that replaces an earlier one gives that back
+ * first (and keeps it if the new one is refused). {MPIX_QOS_BEST_EFFORT, 0}
+ * and MPI_Comm_delete_attr give the reservation back, as MPI_Comm_free does;
+ * MPI_Comm_dup does not copy it. A service other than the two, premium with
+ * less than 1 Mbit/s, or a NULL pointer is MPI_ERR_ARG. MPI_Comm_get_attr
+ * gives a pointer to the communicator's MPIX_Qos, valid until it is freed
+ * (flag 1; best effort until a put). Messages already handed to the network
+ * keep their connection; MPI's order per communicator holds across the
+ * change. Traffic inside a site, and over methods other than TCP, is left
+ * as it is. In Fortran the value is an INTEGER: the premium rate in Mbit/s,
+ * 0 for best effort. */
+typedef struct {
+    int service; /* MPIX_QOS_BEST_EFFORT or MPIX_QOS_PREMIUM */
+    int mbit;    /* premium: the rate reserved, Mbit/s */
+} MPIX_Qos;
+#define MPIX_QOS_BEST_EFFORT 0
+#define MPIX_QOS_PREMIUM 1
+#define MPIX_QOS STRATA_HANDLE(7, 8)
 
 /* Results of MPI_Comm_compare and MPI_Group_compare */
 #define MPI_IDENT 0
@@ -229,7 +264,8 @@ extern __attribute__((visibility("default"))) MPI_Status STRATA_status_ignore[];
 #define MPI_ERR_PORT 25    /* MPI-2: a port name that names no open port, or a refused connect */
 #define MPI_ERR_NAME 26    /* MPI-2: MPI_Lookup_name found nothing under the name */
 #define MPI_ERR_SERVICE 27 /* MPI-2: MPI_Publish_name or MPI_Unpublish_name refused */
-#define MPI_ERR_LASTCODE 27
+#define MPIX_ERR_QOS 28    /* premium service (MPIX_QOS) refused: a link has not that much premium capacity left */
+#define MPI_ERR_LASTCODE 28
 
 /* Each function is declared twice: MPI_name and its profiling twin PMPI_name. */
 #define STRATA_API(ret, name, args) \

@@ -452,7 +452,8 @@ static void check_error_classes(void)
         EXPECT(strstr(str, paren) != NULL, "the text of %s does not name it: '%s'", names[i], str);
     }
     if (PT_STRICT) {
-        EXPECT(MPI_ERR_INFO == 21 && MPI_ERR_SERVICE == 27 && MPI_ERR_LASTCODE == 27,
+        /* Then Strata's own MPIX_ERR_QOS (28), within MPI_ERR_LASTCODE. */
+        EXPECT(MPI_ERR_INFO == 21 && MPI_ERR_SERVICE == 27 && MPI_ERR_LASTCODE == 28,
                "the classes are numbered %d..%d, MPI_ERR_LASTCODE %d", MPI_ERR_INFO, MPI_ERR_SERVICE,
                MPI_ERR_LASTCODE);
         EXPECT(MPI_MAX_INFO_KEY == 255 && MPI_MAX_INFO_VAL == 1024 && MPI_MAX_PORT_NAME == 1024,

@@ -350,7 +350,7 @@ TEST_CASE("tcp handshake: a Hello that is not this job's link to this rank is re
         {kHelloMagic, 0, 2, 0, "invalid ranks in the handshake"},
         {kHelloMagic, 1, 1, 0, "invalid ranks in the handshake"},
         {kHelloMagic, 3, 1, 0, "invalid ranks in the handshake"},
-        {kHelloMagic, 0, 1, 16, "invalid stream in the handshake"},
+        {kHelloMagic, 0, 1, 17, "invalid stream in the handshake"},
     };
     // Another job's processes (set ranks 4..5 beside this process's 1).
     Incoming other;

@@ -428,9 +428,9 @@ TEST_CASE("job request: a bad network key names the place and what is wrong", "[
     CHECK(yaml_error("executable: x\nnetwork: {wan: {bandwidth_mbit: fast}}\n" + subjobs) ==
           "job.yaml:2:33: 'bandwidth_mbit' must be a number, not 'fast'");
     CHECK(yaml_error("executable: x\nnetwork: {lan: {delay: 3}}\n" + subjobs) ==
-          "job.yaml:2:17: unknown key 'delay' in 'lan'; expected latency_ms, bandwidth_mbit or window_kib");
+          "job.yaml:2:17: unknown key 'delay' in 'lan'; expected latency_ms, bandwidth_mbit, window_kib or premium_mbit");
     CHECK(yaml_error("executable: x\nnetwork: {links: [{sites: [A, B], delay: 3}]}\n" + subjobs) ==
-          "job.yaml:2:35: unknown key 'delay' in 'links'; expected latency_ms, bandwidth_mbit, window_kib or sites");
+          "job.yaml:2:35: unknown key 'delay' in 'links'; expected latency_ms, bandwidth_mbit, window_kib, premium_mbit or sites");
     CHECK(yaml_error("executable: x\nnetwork: {wan: {window_kib: -8}}\n" + subjobs) ==
           "job.yaml:2:29: 'window_kib' must not be negative, got -8");
     CHECK(yaml_error("executable: x\nnetwork: {streams: 0}\n" + subjobs) ==
@@ -438,7 +438,7 @@ TEST_CASE("job request: a bad network key names the place and what is wrong", "[
     CHECK(yaml_error("executable: x\nnetwork: {streams: [4]}\n" + subjobs) ==
           "job.yaml:2:20: 'streams': '' is not a number of streams; expected 1 to 16");
     CHECK(yaml_error("executable: x\nnetwork: {wan: {}}\n" + subjobs) ==
-          "job.yaml:2:16: 'wan' gives none of latency_ms, bandwidth_mbit or window_kib");
+          "job.yaml:2:16: 'wan' gives none of latency_ms, bandwidth_mbit, window_kib or premium_mbit");
     CHECK(yaml_error("executable: x\nnetwork: {links: [{sites: [A, C], latency_ms: 5}]}\n" + subjobs) ==
           "job.yaml:2:31: 'network' names site 'C', which no subjob is at");
     CHECK(yaml_error("executable: x\nnetwork: {links: [{latency_ms: 5}]}\n" + subjobs) ==

@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <cmath>
+
 #include <catch2/catch.hpp>
 
 using namespace strata::wireup;
@@ -50,6 +52,17 @@ TEST_CASE("emulation: the shared link table") {
         CHECK(seen->reserve(3, 1010, 50) == 1100);
         CHECK(made->reserve(3, 2000, 10) == 2010);
         CHECK(seen->reserve(4, 1010, 5) == 1015);
+        // Premium reservations: admitted while the sum fits the capacity, by any process.
+        CHECK(made->admit(3, 400, 1000));
+        CHECK(seen->admit(3, 500, 1000));
+        CHECK_FALSE(made->admit(3, 101, 1000));  // 1001 > 1000: nothing changes
+        CHECK(seen->reserved(3) == 900);
+        CHECK(made->admit(3, 100, 1000));
+        CHECK(made->reserved(4) == 0);  // per link
+        seen->release(3, 400);
+        CHECK(made->reserved(3) == 600);
+        CHECK_FALSE(made->admit(5, 2000, 1000));  // more than the whole capacity
+        CHECK(made->reserved(5) == 0);
     }
     CHECK_FALSE(SharedLinks::attach(key));  // unlinked with its maker
     CHECK(SharedLinks::name_for(key).rfind("/strata-links-", 0) == 0);
@@ -82,9 +95,9 @@ TEST_CASE("emulation text: what is wrong is named") {
     CHECK(emulation_parse("wan:bandwidth_mbit=lots").error() == "'wan': 'bandwidth_mbit' must be a number, not 'lots'");
     CHECK(emulation_parse("wan:latency_ms").error() == "'wan': 'latency_ms' has no value; write latency_ms=N");
     CHECK(emulation_parse("wan:jitter_ms=3").error() ==
-          "'wan': unknown figure 'jitter_ms'; expected latency_ms, bandwidth_mbit or window_kib");
+          "'wan': unknown figure 'jitter_ms'; expected latency_ms, bandwidth_mbit, window_kib or premium_mbit");
     CHECK(emulation_parse("wan:").error() ==
-          "'wan': no figures; give latency_ms, bandwidth_mbit and/or window_kib (each =N)");
+          "'wan': no figures; give latency_ms, bandwidth_mbit, window_kib and/or premium_mbit (each =N)");
     CHECK(emulation_parse("A/:latency_ms=1").error() == "unknown link 'A/'; expected wan, lan, uplink or SITE/SITE");
     CHECK_FALSE(emulation_parse("wan:latency_ms=inf"));
 }
@@ -107,7 +120,7 @@ TEST_CASE("emulation text: a stream's window") {
     CHECK(emulation_parse("lan:window_kib=big").error() == "'lan': 'window_kib' must be a number, not 'big'");
     CHECK(emulation_parse("wan:window_kib").error() == "'wan': 'window_kib' has no value; write window_kib=N");
     CHECK(emulation_parse("wan:window_kb=64").error() ==
-          "'wan': unknown figure 'window_kb'; expected latency_ms, bandwidth_mbit or window_kib");
+          "'wan': unknown figure 'window_kb'; expected latency_ms, bandwidth_mbit, window_kib or premium_mbit");
 }
 
 TEST_CASE("emulation: the figures' table sets one field each") {
@@ -117,10 +130,10 @@ TEST_CASE("emulation: the figures' table sets one field each") {
     CHECK(emulation_figure_set(s, "window_kib", "4"));
     CHECK(s == LinkShape{0.0025, 1e6, 4096});
     CHECK(emulation_figure_set(s, "jitter", "1").error() ==
-          "unknown figure 'jitter'; expected latency_ms, bandwidth_mbit or window_kib");
+          "unknown figure 'jitter'; expected latency_ms, bandwidth_mbit, window_kib or premium_mbit");
     CHECK(emulation_figure_set(s, "window_kib", "").error() == "'window_kib' must be a number, not ''");
     CHECK(s == LinkShape{0.0025, 1e6, 4096});  // a refused figure changes nothing
-    CHECK(emulation_figure_names(" and ") == "latency_ms, bandwidth_mbit and window_kib");
+    CHECK(emulation_figure_names(" and ") == "latency_ms, bandwidth_mbit, window_kib and premium_mbit");
 }
 
 TEST_CASE("streams: the number a link may use") {
@@ -136,4 +149,17 @@ TEST_CASE("streams: the number a link may use") {
     CHECK(streams_check("+4").error() == "'+4' is not a number of streams; expected 1 to 16");
     CHECK(streams_check("99999999999999999999").error() ==
           "'99999999999999999999' is not a number of streams; expected 1 to 16");
+}
+
+TEST_CASE("emulation: a link's premium capacity") {
+    const auto e = emulation_parse("wan:bandwidth_mbit=100;A/B:bandwidth_mbit=100,premium_mbit=80;A/C:latency_ms=5");
+    REQUIRE(e);
+    CHECK(premium_capacity(*e->link(0, "A", "D")) == Approx(50e6 / 8));  // half the bandwidth
+    CHECK(premium_capacity(*e->link(0, "B", "A")) == Approx(80e6 / 8));
+    CHECK(std::isinf(premium_capacity(*e->link(0, "A", "C"))));  // no bandwidth: no limit
+    CHECK(e->text() == "wan:bandwidth_mbit=100;A/B:bandwidth_mbit=100,premium_mbit=80;A/C:latency_ms=5");
+    CHECK(emulation_parse("wan:bandwidth_mbit=100,premium_mbit=100").error() ==
+          "'wan': 'premium_mbit' must be less than 'bandwidth_mbit' (bulk traffic keeps the rest)");
+    CHECK(emulation_parse("uplink:bandwidth_mbit=100,premium_mbit=30"));
+    CHECK(premium_capacity(*emulation_parse("uplink:bandwidth_mbit=100,premium_mbit=30")->uplink) == Approx(30e6 / 8));
 }

@@ -139,6 +139,7 @@ struct PeerSet {
     std::uint32_t first_rank = 0;  // set rank of cards[0]
     int first = 0;                 // engine index of cards[0]
     std::vector<wireup::BusinessCard> cards;  // the other group's processes
+    std::string emulation;  // the other job's STRATA_EMULATION (links shaped when it equals this job's)
 };
 
 // What a method learns about its process when it is created.

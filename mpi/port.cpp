@@ -22,6 +22,7 @@
 #include "base/numbers.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"
+#include "wireup/emulation.hpp"
 
 using namespace strata;
 using namespace strata::mpi;
@@ -70,6 +71,7 @@ struct Outcome {
     std::uint32_t my_first = 0;      // set rank of this group's rank 0
     std::uint32_t remote_first = 0;  // set rank of the other group's rank 0
     std::vector<wireup::BusinessCard> cards;  // the other group's
+    std::string emulation;  // the other job's STRATA_EMULATION
 };
 
 Outcome failed(int cls, std::string detail) {
@@ -91,6 +93,7 @@ std::vector<std::byte> outcome_encode(const Outcome& o) {
     w.u32(o.remote_first);
     w.u32(static_cast<std::uint32_t>(o.cards.size()));
     for (const auto& c : o.cards) wireup::card_write(w, c);
+    w.str(o.emulation);
     const std::vector<std::uint8_t> frame = w.finish();
     std::vector<std::byte> out(frame.size());
     std::memcpy(out.data(), frame.data(), frame.size());
@@ -116,12 +119,24 @@ std::optional<Outcome> outcome_decode(const std::vector<std::byte>& bytes) {
         wireup::BusinessCard c = wireup::card_read(r);
         if (r.ok()) o.cards.push_back(std::move(c));
     }
+    o.emulation = r.str();
     if (!r.done()) return std::nullopt;
     return o;
 }
 
 // Keeps this process's other communication going while a root waits on its port.
 void idle() { rt().engine->progress(); }
+
+// This process's site label, and its job's STRATA_EMULATION.
+const std::string& my_site() { return rt().world.cards[static_cast<std::size_t>(rt().world_rank)].site; }
+
+// Holds the conversation for `seconds` of emulated flight (port::emulated_latency),
+// communication going on meanwhile.
+void fly(double seconds) {
+    if (seconds <= 0) return;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until) idle();
+}
 
 std::vector<wireup::BusinessCard> group_cards(const Comm& c) {
     std::vector<wireup::BusinessCard> out;
@@ -176,6 +191,11 @@ std::optional<Outcome> serve_one(port::Channel& ch, const Port& p, const Context
         (void)ch.send(port::encode(port::Refusal{port::Refused::unknown_port, "no such port here"}));
         return std::nullopt;
     }
+    // Under emulation the server holds every frame for the flight each way:
+    // the Hello's and the Challenge's now, the Offer's and the Answer's, the Confirm's.
+    const double flight =
+        port::emulated_latency(wireup::emulation_setting(), hello->emulation, my_site(), hello->site);
+    fly(2 * flight);
     port::Challenge challenge;
     if (!security::nonce_fill(challenge.nonce)) return failed(MPI_ERR_INTERN, "cannot make a nonce");
     challenge.proof = port::port_proof(p.name.secret, security::ProofRole::port_acceptor, hello->nonce, challenge.nonce);
@@ -207,13 +227,17 @@ std::optional<Outcome> serve_one(port::Channel& ch, const Port& p, const Context
     o.my_first = 0;
     o.remote_first = static_cast<std::uint32_t>(c.size());
     o.cards = offer->cards;
-    if (!ch.send(port::encode(port::Answer{static_cast<std::uint32_t>(o.pair), o.set, group_cards(c)})))
+    o.emulation = hello->emulation;
+    fly(2 * flight);
+    if (!ch.send(port::encode(port::Answer{static_cast<std::uint32_t>(o.pair), o.set, group_cards(c),
+                                           wireup::emulation_setting()})))
         return failed(MPI_ERR_OTHER, "the client's root went away during the accept");
     deadline = port::Channel::Clock::now() + port::kStepTimeout;
     f = ch.receive(deadline, idle);
     if (!f || f->type != static_cast<std::uint8_t>(port::Type::confirm))
         return failed(MPI_ERR_OTHER, "the client's root went away during the accept" +
                                          (f ? std::string() : ": " + f.error()));
+    fly(flight);
     return o;
 }
 
@@ -245,7 +269,7 @@ Outcome refusal_outcome(const codec::RawFrame& f) {
 
 Outcome talk(port::Channel& ch, const port::Name& name, const ContextPool::Mask& mine, const Comm& c,
              port::Channel::Clock::time_point deadline) {
-    port::Hello hello{name.id, {}};
+    port::Hello hello{name.id, {}, my_site(), wireup::emulation_setting()};
     if (!security::nonce_fill(hello.nonce)) return failed(MPI_ERR_INTERN, "cannot make a nonce");
     if (base::Status sent = ch.send(port::encode(hello)); !sent) return failed(MPI_ERR_PORT, sent.error());
     auto f = ch.receive(deadline, idle);
@@ -276,6 +300,7 @@ Outcome talk(port::Channel& ch, const port::Name& name, const ContextPool::Mask&
     o.my_first = static_cast<std::uint32_t>(answer->cards.size());
     o.remote_first = 0;
     o.cards = answer->cards;
+    o.emulation = answer->emulation;
     return o;
 }
 
@@ -307,6 +332,7 @@ int join(const Comm& c, const Outcome& o, MPI_Comm* newcomm, std::string& detail
     set.first_rank = o.remote_first;
     set.first = r.engine->world_size();
     set.cards = o.cards;
+    set.emulation = o.emulation;
     const bool was_heterogeneous = r.heterogeneous;
     // What is added for the set is taken back if it cannot join.
     const auto undo = [&](std::string why) {

@@ -1,5 +1,7 @@
 #include "wireup/port.hpp"
 
+#include "wireup/emulation.hpp"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -120,10 +122,21 @@ base::Result<Name> name_parse(std::string_view text) {
     return n;
 }
 
+double emulated_latency(const std::string& mine, const std::string& theirs, const std::string& my_site,
+                        const std::string& their_site) {
+    if (mine.empty() || mine != theirs || my_site == their_site) return 0;
+    const base::Result<Emulation> e = emulation_parse(mine);
+    if (!e) return 0;
+    const std::optional<LinkShape> shape = e->link(0, my_site, their_site);
+    return shape ? shape->latency_s : 0;
+}
+
 std::vector<std::uint8_t> encode(const Hello& m) {
     Writer w(Type::hello);
     w.u64(m.id);
     w.bytes(m.nonce.data(), m.nonce.size());
+    w.str(m.site);
+    w.str(m.emulation);
     return w.finish();
 }
 
@@ -147,6 +160,7 @@ std::vector<std::uint8_t> encode(const Answer& m) {
     w.u32(m.pair);
     w.u64(m.set);
     w.cards(m.cards);
+    w.str(m.emulation);
     return w.finish();
 }
 
@@ -164,6 +178,8 @@ std::optional<Hello> decode_hello(const std::vector<std::uint8_t>& payload) {
     Hello m;
     m.id = r.u64();
     m.nonce = r.fixed<security::kNonceBytes>();
+    m.site = r.str();
+    m.emulation = r.str();
     if (!r.done()) return std::nullopt;
     return m;
 }
@@ -189,6 +205,7 @@ std::optional<Answer> decode_answer(const std::vector<std::uint8_t>& payload) {
     m.pair = r.u32();
     m.set = r.u64();
     m.cards = r.cards();
+    m.emulation = r.str();
     if (!r.done() || m.cards.empty() || m.set == 0) return std::nullopt;
     return m;
 }

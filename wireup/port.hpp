@@ -12,16 +12,24 @@
 //
 // Conversation, one TCP connection from the client's root to the port, frames
 // as wireup/codec.hpp describes them:
-//   client -> server  Hello      port id, the client's nonce
+//   client -> server  Hello      port id, the client's nonce, its site and
+//                                STRATA_EMULATION
 //   server -> client  Challenge  the server's nonce and its proof
 //   client -> server  Offer      the client's proof, its group's free context
 //                                pairs and cards
 //   server -> client  Answer     the context pair and set id of the new
-//                                connection, the server group's cards
+//                                connection, the server group's cards and
+//                                its job's STRATA_EMULATION
 //   client -> server  Confirm    (empty) the client took the answer
 // or, instead of a Challenge or an Answer, a Refusal saying why. The server
 // reads nothing from a client that has not proven the secret beyond what
 // fits a Hello and an Offer (kMaxFrame), and gives each step kStepTimeout.
+//
+// Wide-area emulation between the jobs (emulated_latency): when both jobs
+// emulate alike, the server holds each frame it receives, and each it sends,
+// one emulated latency between the two roots' sites, so the client sees the
+// conversation's round trips as across that link; the links between the two
+// groups' processes are shaped too (devices/tcp/emulator.hpp).
 #pragma once
 
 #include <array>
@@ -49,6 +57,13 @@ struct Name {
     Secret secret{};
 };
 
+// The one-way latency (seconds) emulated between the roots of two jobs at
+// sites `my_site` and `their_site` whose STRATA_EMULATION texts are `mine`
+// and `theirs`: the wide-area link's between two sites when both jobs give
+// the same text and it shapes that link; otherwise (or at one site) zero.
+double emulated_latency(const std::string& mine, const std::string& theirs, const std::string& my_site,
+                        const std::string& their_site);
+
 std::string name_format(const Name& n);
 // Reads what name_format wrote; fails saying what is wrong. Linear in the
 // text (fuzzed: tests/fuzz/fuzz_port.cpp).
@@ -63,6 +78,8 @@ enum class Type : std::uint8_t { hello = 1, challenge = 2, offer = 3, answer = 4
 struct Hello {
     std::uint64_t id = 0;
     security::Nonce nonce{};
+    std::string site;       // the client root's site label
+    std::string emulation;  // the client's job's STRATA_EMULATION
 };
 // The server's nonce and proof: the payload of the wire-up protocol's Challenge.
 using Challenge = wireup::Challenge;
@@ -75,6 +92,7 @@ struct Answer {
     std::uint32_t pair = 0;
     std::uint64_t set = 0;
     std::vector<BusinessCard> cards;
+    std::string emulation;  // the server's job's STRATA_EMULATION
 };
 // Why the server turned the client away.
 enum class Refused : std::uint32_t {

@@ -37,6 +37,7 @@ base::Status Emulator::attach(const std::string& text, const std::string& job_ke
     base::Result<wireup::Emulation> e = wireup::emulation_parse(text);
     if (!e) return std::move(e).failure().prefixed("STRATA_EMULATION: ");
     emulation_ = std::move(*e);
+    text_ = text;
     if (emulation_.empty()) return {};
     base::Result<std::unique_ptr<wireup::SharedLinks>> table = wireup::SharedLinks::attach(job_key);
     if (!table) return std::move(table).failure().prefixed("STRATA_EMULATION: ");
@@ -100,11 +101,48 @@ base::Status Emulator::configure(const adi::World& world) {
         l.in_.resize(1);
         any = true;
     }
-    if (!any) return {};
+    return any ? timer_make() : base::Status{};
+}
+
+base::Status Emulator::timer_make() {
+    if (timer_fd_ >= 0) return {};
     timer_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (timer_fd_ < 0)
         return base::Error{std::string("STRATA_EMULATION: cannot create a timer: ") + std::strerror(errno)};
     return {};
+}
+
+base::Status Emulator::peers_add(int first, const std::vector<wireup::BusinessCard>& cards, const std::string& my_site,
+                                 const std::string& my_host, const std::string& their_emulation) {
+    const auto end = static_cast<std::size_t>(first) + cards.size();
+    if (links_.size() < end) links_.resize(end);
+    // Indexes an earlier set left (adi::Engine reuses them) start unshaped.
+    for (std::size_t peer = static_cast<std::size_t>(first); peer < end; ++peer) {
+        holding_.erase(std::remove(holding_.begin(), holding_.end(), static_cast<int>(peer)), holding_.end());
+        links_[peer].reset();
+    }
+    // The texts as given, compared as the other end compares them.
+    if (emulation_.empty() || their_emulation != text_) return {};
+    bool any = false;
+    for (std::size_t k = 0; k < cards.size(); ++k) {
+        const wireup::BusinessCard& theirs = cards[k];
+        if (theirs.host == my_host || machine_of(theirs.host) != machine_of(my_host)) continue;
+        const int level = theirs.site != my_site ? wireup::kWan : wireup::kLan;
+        const std::optional<wireup::LinkShape> shape = emulation_.link(level, my_site, theirs.site);
+        if (!shape) continue;
+        const std::size_t peer = static_cast<std::size_t>(first) + k;
+        links_[peer].reset(new ShapedLink(*this, static_cast<int>(peer)));
+        ShapedLink& l = *links_[peer];
+        l.name_ = "the link to site " + theirs.site + " of another job";
+        l.local_free_ = &local_free_[theirs.site];
+        l.pace_.latency_ns = shape->latency_s * 1e9;
+        l.pace_.ns_per_byte = shape->bytes_per_s > 0 ? 1e9 / shape->bytes_per_s : 0;
+        l.pace_.window_ns_per_byte = shape->window_bytes > 0 ? 2 * l.pace_.latency_ns / shape->window_bytes : 0;
+        l.stream_free_.assign(static_cast<std::size_t>(kLaneStream) + 1, 0);
+        l.in_.resize(1);
+        any = true;
+    }
+    return any ? timer_make() : base::Status{};
 }
 
 double ShapedLink::bulk_rate(const Crossing& x) const {
@@ -128,6 +166,13 @@ std::uint64_t ShapedLink::stamp(int stream, std::size_t bytes) {
         });
     }
     Pace p = pace_;
+    if (local_free_ != nullptr) {
+        // Another job's link: this process's own.
+        return pace_due(p, now, bytes, stream_free, [this](std::uint64_t start, std::uint64_t ns) {
+            *local_free_ = std::max(*local_free_, start) + ns;
+            return *local_free_;
+        });
+    }
     if (wan_) {
         // Bulk traffic gets what the reservations leave.
         const double link = bulk_rate(link_);
@@ -240,6 +285,7 @@ bool Emulator::deliver_first(ShapedLink& l, int lane, adi::Upcalls& up) {
         first.pop_front();
         return true;
     }
+    if (l.local_free_ != nullptr) ++foreign_delivered_;
     if (type != kRecordPlan) {
         ShapedLink::Held h = std::move(first.front());
         first.pop_front();

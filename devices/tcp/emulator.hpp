@@ -165,6 +165,7 @@ private:
     std::string name_; // "the wide-area link from site A to site B", for messages
     Crossing link_;
     Crossing up_;
+    std::uint64_t* local_free_ = nullptr;  // a link to another job: this process's own view of it
     Pace pace_;
     std::vector<std::uint64_t> stream_free_;  // sender: by stream
     std::vector<StreamIn> in_;                // receiver: by stream
@@ -198,6 +199,16 @@ public:
     // Shapes the links that text covers, on that table; fails when a shaped
     // peer is on another machine.
     base::Status configure(const adi::World& world);
+    // Another job's processes, at peer indexes from `first` (adi::PeerSet):
+    // when `their_emulation` is this job's text (both ends decide alike),
+    // their links are shaped as the world's are, by level from the cards
+    // (another site: the wide area; this site, another host: the local
+    // area; never a process on another machine). The jobs share no table:
+    // each process paces its own traffic on them, one link per site it
+    // sends to, and no premium capacity is kept on them. `my_site` and
+    // `my_host` are this process's card's.
+    base::Status peers_add(int first, const std::vector<wireup::BusinessCard>& cards, const std::string& my_site,
+                           const std::string& my_host, const std::string& their_emulation);
     bool active() const { return timer_fd_ >= 0; }
     // The link to `peer` when it is shaped, else nullptr.
     ShapedLink* shaping(int peer) const { return active() ? links_[static_cast<std::size_t>(peer)].get() : nullptr; }
@@ -228,6 +239,8 @@ public:
     static std::uint64_t now_ns();
     // Stripes of striped packets handed over so far.
     std::uint64_t stripes_delivered() const { return stripes_delivered_; }
+    // Packets from other jobs' processes held until due and handed over.
+    std::uint64_t foreign_delivered() const { return foreign_delivered_; }
 
 private:
     friend class ShapedLink;
@@ -242,11 +255,16 @@ private:
     };
     std::vector<std::unique_ptr<ShapedLink>> links_;  // by peer; nullptr: not shaped
     std::unordered_map<int, Pipe> pipes_;             // by shared link
+    std::unordered_map<std::string, std::uint64_t> local_free_;  // links to other jobs, by their site
+    // Makes the timer once something is shaped.
+    base::Status timer_make();
     wireup::Emulation emulation_;  // attach()'s reading of STRATA_EMULATION
+    std::string text_;             // and the text itself
     std::unique_ptr<wireup::SharedLinks> table_;
     std::vector<int> holding_;  // peers with held packets
     int timer_fd_ = -1;
     std::uint64_t stripes_delivered_ = 0;
+    std::uint64_t foreign_delivered_ = 0;
 };
 
 }  // namespace strata::dev::tcp

@@ -213,13 +213,17 @@ base::Status TcpMethod::connect_world(const adi::World& world) {
     if (base::Status shaped = emulator_.configure(world); !shaped)
         return shaped;
     if (emulator_.active()) {
-        epoll_event ev{};
-        ev.events = EPOLLIN;
-        ev.data.u64 = kKeyTimer;
-        epoll_ctl(epfd_, EPOLL_CTL_ADD, emulator_.timer_fd(), &ev);
+        timer_watch();
         for (std::size_t i = 0; i < peers_.size(); ++i) peers_[i]->shaping = emulator_.shaping(static_cast<int>(i));
     }
     return {};
+}
+
+void TcpMethod::timer_watch() {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = kKeyTimer;
+    epoll_ctl(epfd_, EPOLL_CTL_ADD, emulator_.timer_fd(), &ev);
 }
 
 base::Status TcpMethod::routes_set(const std::vector<wireup::BusinessCard>& cards, std::size_t me) {
@@ -412,6 +416,12 @@ std::string TcpMethod::report() const {
         out += std::to_string(received);
         out += " received";
     }
+    if (emulator_.foreign_delivered() > 0) {
+        out += out.empty() ? "" : "; ";
+        out += "emulated links to other jobs: ";
+        out += std::to_string(emulator_.foreign_delivered());
+        out += " packets held until due";
+    }
     if (counters_.lane_moves > 0) {
         out += out.empty() ? "" : "; ";
         out += "premium lanes: ";
@@ -446,9 +456,14 @@ bool TcpMethod::peers_add(const adi::PeerSet& set) {
     const auto trust = static_cast<std::uint32_t>(trusts_.size());
     trusts_.push_back(Trust{set.id, set.key, set.my_rank, set.first_rank, set.first,
                             static_cast<int>(set.cards.size()), set.cards.empty() ? "" : set.cards.front().data_tls});
+    // Their links shaped as this job's when both jobs emulate alike (and the timer watched from then on).
+    const bool timed = emulator_.active();
+    if (!emulator_.peers_add(set.first, set.cards, my_site_, my_host_, set.emulation)) return false;
+    if (emulator_.active() && !timed) timer_watch();
     for (std::size_t k = 0; k < set.cards.size(); ++k) {
         const int peer = set.first + static_cast<int>(k);
         peer_new(peer, trust);
+        peer_at(peer).shaping = emulator_.shaping(peer);
         Peer& p = peer_at(peer);
         // Another job's site behind a relay, or this one's, is out of reach:
         // relays carry only their own job's links.

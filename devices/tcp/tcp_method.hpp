@@ -183,6 +183,8 @@ private:
     base::Status incoming_claim(Incoming& in);
 
     base::Status listen_open();
+    // The emulation's timer in the epoll set, once it exists.
+    void timer_watch();
     // connect_world's part for the routes: each peer's.
     base::Status routes_set(const std::vector<wireup::BusinessCard>& cards, std::size_t me);
     // At a private site, from publish(): the attach connection to the site's

@@ -71,13 +71,13 @@ TEST_CASE("port names: malformed names are refused, saying what is wrong") {
 }
 
 TEST_CASE("port messages survive their encoding and refuse truncation") {
-    Hello h{42, {}};
+    Hello h{42, {}, "A", "wan:latency_ms=10"};
     h.nonce.fill(3);
     Offer o;
     o.proof.fill(5);
     o.mask = {1, 2, 3};
     o.cards = {card("a"), card("b")};
-    Answer a{7, 99, {card("c")}};
+    Answer a{7, 99, {card("c")}, "wan:latency_ms=10"};
     const Refusal f{Refused::secret, "no"};
     const auto payload = [](const std::vector<std::uint8_t>& frame) {
         return std::vector<std::uint8_t>(frame.begin() + 5, frame.end());
@@ -86,6 +86,8 @@ TEST_CASE("port messages survive their encoding and refuse truncation") {
     REQUIRE(hello);
     CHECK(hello->id == 42);
     CHECK(hello->nonce == h.nonce);
+    CHECK(hello->site == "A");
+    CHECK(hello->emulation == "wan:latency_ms=10");
     const auto offer = decode_offer(payload(encode(o)));
     REQUIRE(offer);
     CHECK(offer->proof == o.proof);
@@ -96,6 +98,7 @@ TEST_CASE("port messages survive their encoding and refuse truncation") {
     CHECK(answer->pair == 7);
     CHECK(answer->set == 99);
     CHECK(answer->cards == a.cards);
+    CHECK(answer->emulation == a.emulation);
     const auto refusal = decode_refusal(payload(encode(f)));
     REQUIRE(refusal);
     CHECK(refusal->why == Refused::secret);
@@ -106,7 +109,7 @@ TEST_CASE("port messages survive their encoding and refuse truncation") {
         CHECK_FALSE(decode_offer(std::vector<std::uint8_t>(cut.begin(), cut.begin() + static_cast<long>(n))));
     // An offer without cards, an answer of set 0, a refusal of no known kind.
     CHECK_FALSE(decode_offer(payload(encode(Offer{}))));
-    CHECK_FALSE(decode_answer(payload(encode(Answer{1, 0, {card("c")}}))));
+    CHECK_FALSE(decode_answer(payload(encode(Answer{1, 0, {card("c")}, ""}))));
     CHECK_FALSE(decode_refusal(payload(encode(Refusal{static_cast<Refused>(9), ""}))));
 }
 
@@ -145,7 +148,7 @@ TEST_CASE("port channel: dial, accept, frames both ways, and what a closed port 
     REQUIRE(client.ok());
     base::Result<Channel> server = accept_next(listener.get(), soon(), idle);
     REQUIRE(server.ok());
-    Hello h{5, {}};
+    Hello h{5, {}, "", ""};
     REQUIRE(client->send(encode(h)).ok());
     const auto got = server->receive(soon(), idle);
     REQUIRE(got.ok());
@@ -166,4 +169,14 @@ TEST_CASE("port channel: dial, accept, frames both ways, and what a closed port 
     const base::Result<Channel> refused = dial({"127.0.0.1"}, port, soon(), idle);
     REQUIRE_FALSE(refused.ok());
     CHECK(refused.error().find("nothing listens at the port") != std::string::npos);
+}
+
+TEST_CASE("port: the latency emulated between two jobs' roots") {
+    const std::string e = "wan:latency_ms=10;A/C:latency_ms=40";
+    CHECK(emulated_latency(e, e, "A", "B") == Approx(0.010));
+    CHECK(emulated_latency(e, e, "C", "A") == Approx(0.040));
+    CHECK(emulated_latency(e, e, "A", "A") == 0);                      // one site
+    CHECK(emulated_latency(e, "wan:latency_ms=10", "A", "B") == 0);    // the jobs emulate differently
+    CHECK(emulated_latency("", "", "A", "B") == 0);
+    CHECK(emulated_latency("lan:latency_ms=5", "lan:latency_ms=5", "A", "B") == 0);  // no wide area shaped
 }

@@ -67,6 +67,7 @@ std::unique_ptr<Comm> comm_make(const Comm& parent, int pair, std::vector<int> w
     c->errhandler = parent.errhandler;
     ++rt().errhandlers.get(c->errhandler)->refs;
     c->peer_set = parent.peer_set;
+    c->peer_subject = parent.peer_subject;
     return c;
 }
 

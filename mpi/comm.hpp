@@ -69,6 +69,9 @@ struct Comm {
     // MPI_Comm_accept or MPI_Comm_connect returned (mpi/port.hpp): their set's
     // id, 0 for none.
     std::uint64_t peer_set = 0;
+    // On an intercommunicator MPI_Comm_accept made (and what is made from
+    // it): the certificate subject the client proved, or empty.
+    std::string peer_subject;
     int size() const { return static_cast<int>(inter ? local.size() : world.size()); }
     // How many ranks point-to-point can address (the remote group's size on an intercommunicator).
     int peers() const { return static_cast<int>(world.size()); }

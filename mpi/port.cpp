@@ -72,6 +72,7 @@ struct Outcome {
     std::uint32_t remote_first = 0;  // set rank of the other group's rank 0
     std::vector<wireup::BusinessCard> cards;  // the other group's
     std::string emulation;  // the other job's STRATA_EMULATION
+    std::string subject;    // the client's verified certificate subject (server side), or empty
 };
 
 Outcome failed(int cls, std::string detail) {
@@ -94,6 +95,7 @@ std::vector<std::byte> outcome_encode(const Outcome& o) {
     w.u32(static_cast<std::uint32_t>(o.cards.size()));
     for (const auto& c : o.cards) wireup::card_write(w, c);
     w.str(o.emulation);
+    w.str(o.subject);
     const std::vector<std::uint8_t> frame = w.finish();
     std::vector<std::byte> out(frame.size());
     std::memcpy(out.data(), frame.data(), frame.size());
@@ -120,6 +122,7 @@ std::optional<Outcome> outcome_decode(const std::vector<std::byte>& bytes) {
         if (r.ok()) o.cards.push_back(std::move(c));
     }
     o.emulation = r.str();
+    o.subject = r.str();
     if (!r.done()) return std::nullopt;
     return o;
 }
@@ -180,8 +183,8 @@ Port* port_find(const std::string& text) {
 
 // One client, from its Hello to its Confirm. nullopt: a client that did not
 // prove the port's secret (refused; the root waits for the next one).
-std::optional<Outcome> serve_one(port::Channel& ch, const Port& p, const ContextPool::Mask& mine,
-                                 const Comm& c) {
+std::optional<Outcome> serve_one(port::Channel& ch, const Port& p, const ContextPool::Mask& mine, const Comm& c,
+                                 const std::vector<std::string>& allowed) {
     auto deadline = port::Channel::Clock::now() + port::kStepTimeout;
     auto f = ch.receive(deadline, idle);
     if (!f || f->type != static_cast<std::uint8_t>(port::Type::hello)) return std::nullopt;
@@ -209,6 +212,21 @@ std::optional<Outcome> serve_one(port::Channel& ch, const Port& p, const Context
         (void)ch.send(port::encode(port::Refusal{port::Refused::secret, "the client did not prove the port's secret"}));
         return std::nullopt;
     }
+    // Who the client is, when it presented a grid credential; whether this accept takes it.
+    std::string subject;
+    std::string unverified;
+    if (!offer->certificates.empty()) {
+        const base::Result<std::string> who =
+            port::credential_check(offer->certificates, offer->signature, p.name.secret, hello->nonce, challenge.nonce);
+        (who ? subject : unverified) = who ? *who : who.error();
+    }
+    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), subject) == allowed.end()) {
+        const std::string why = !subject.empty() ? "the subject " + subject + " is not one this accept takes"
+                                : !unverified.empty() ? unverified
+                                                      : "this accept takes only clients with a grid credential";
+        (void)ch.send(port::encode(port::Refusal{port::Refused::identity, why}));
+        return std::nullopt;
+    }
     ContextPool::Mask theirs{};
     std::memcpy(theirs.data(), offer->mask.data(), sizeof theirs);
     theirs = ContextPool::from_wire(theirs);
@@ -228,6 +246,7 @@ std::optional<Outcome> serve_one(port::Channel& ch, const Port& p, const Context
     o.remote_first = static_cast<std::uint32_t>(c.size());
     o.cards = offer->cards;
     o.emulation = hello->emulation;
+    o.subject = subject;
     fly(2 * flight);
     if (!ch.send(port::encode(port::Answer{static_cast<std::uint32_t>(o.pair), o.set, group_cards(c),
                                            wireup::emulation_setting()})))
@@ -241,11 +260,11 @@ std::optional<Outcome> serve_one(port::Channel& ch, const Port& p, const Context
     return o;
 }
 
-Outcome serve(const Port& p, const ContextPool::Mask& mine, const Comm& c) {
+Outcome serve(const Port& p, const ContextPool::Mask& mine, const Comm& c, const std::vector<std::string>& allowed) {
     for (;;) {
         base::Result<port::Channel> ch = port::accept_next(p.listener.get(), std::nullopt, idle);
         if (!ch) return failed(MPI_ERR_PORT, ch.error());
-        if (std::optional<Outcome> o = serve_one(*ch, p, mine, c)) return std::move(*o);
+        if (std::optional<Outcome> o = serve_one(*ch, p, mine, c, allowed)) return std::move(*o);
     }
 }
 
@@ -262,6 +281,8 @@ Outcome refusal_outcome(const codec::RawFrame& f) {
             const int cls = no_context(detail);
             return failed(cls, detail);
         }
+        case port::Refused::identity:
+            return failed(MPI_ERR_PORT, "the server does not accept this client's identity: " + r->text);
         case port::Refused::malformed: break;
     }
     return failed(MPI_ERR_PORT, "the server refused the connection: " + r->text);
@@ -285,6 +306,16 @@ Outcome talk(port::Channel& ch, const port::Name& name, const ContextPool::Mask&
     offer.proof = port::port_proof(name.secret, security::ProofRole::port_connector, hello.nonce, challenge->nonce);
     offer.mask = mask_bytes(mine);
     offer.cards = group_cards(c);
+    // A grid credential, when the client has one, says who it is.
+    base::Result<std::optional<port::Credential>> cred = port::credential_find();
+    if (!cred) return failed(MPI_ERR_OTHER, "the grid credential: " + cred.error());
+    if (*cred) {
+        base::Result<std::vector<std::uint8_t>> signature =
+            port::credential_sign(**cred, name.secret, hello.nonce, challenge->nonce);
+        if (!signature) return failed(MPI_ERR_OTHER, "the grid credential: " + signature.error());
+        offer.certificates = (*cred)->certificates;
+        offer.signature = std::move(*signature);
+    }
     if (base::Status sent = ch.send(port::encode(offer)); !sent) return failed(MPI_ERR_PORT, sent.error());
     f = ch.receive(port::Channel::Clock::now() + port::kStepTimeout, idle);
     if (!f) return failed(MPI_ERR_OTHER, "the server's root went away during the connect: " + f.error());
@@ -367,6 +398,7 @@ int join(const Comm& c, const Outcome& o, MPI_Comm* newcomm, std::string& detail
     ic->inter = true;
     ic->local = c.group();
     ic->peer_set = o.set;
+    ic->peer_subject = o.subject;
     *newcomm = comm_register(std::move(ic));
     return MPI_SUCCESS;
 }
@@ -424,6 +456,26 @@ int info_read(const char* fn, MPI_Comm comm, MPI_Info info, std::optional<double
         return error_raise(comm, MPI_ERR_ARG, fn, "info key timeout='" + *text + "': expected whole seconds, 0 or more");
     *timeout = *seconds;
     return MPI_SUCCESS;
+}
+
+// MPI_Comm_accept's info key "allowed_subjects": the certificate subjects
+// (Globus form, separated by ';') of the clients it takes; none: any client.
+std::vector<std::string> allowed_subjects(MPI_Info info) {
+    std::vector<std::string> out;
+    const std::optional<const Info*> found = info_lookup(info);
+    const std::optional<std::string> text =
+        found && *found != nullptr ? (*found)->get("allowed_subjects") : std::nullopt;
+    if (!text) return out;
+    std::size_t at = 0;
+    while (at <= text->size()) {
+        const std::size_t end = std::min(text->find(';', at), text->size());
+        std::string one = text->substr(at, end - at);
+        one.erase(0, one.find_first_not_of(" \t"));
+        one.erase(one.find_last_not_of(" \t") + 1);
+        if (!one.empty()) out.push_back(std::move(one));
+        at = end + 1;
+    }
+    return out;
 }
 
 // The checks MPI_Comm_accept and MPI_Comm_connect share; `timeout` receives
@@ -543,7 +595,7 @@ int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm co
         return port_join(fn, comm, *c, root, newcomm, [&](const ContextPool::Mask& mine) {
             const Port* p = port_name != nullptr ? port_find(port_text(port_name)) : nullptr;
             if (p == nullptr) return failed(MPI_ERR_PORT, "the root has no open port of that name (MPI_Open_port)");
-            return serve(*p, mine, *c);
+            return serve(*p, mine, *c, allowed_subjects(info));
         });
     });
 }
@@ -562,6 +614,25 @@ int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm c
             if (port_name == nullptr) return failed(MPI_ERR_PORT, "port_name is NULL at the root");
             return dial_and_talk(port_text(port_name), mine, *c, timeout);
         });
+    });
+}
+
+// MPI-3's MPI_Comm_get_info: the hints in use on a communicator, in a new
+// info object the program frees. Strata sets one: "peer_subject", on an
+// intercommunicator MPI_Comm_accept returned (and its duplicates), the
+// certificate subject the client proved (README "Client/server between jobs").
+STRATA_PMPI_ALIAS(MPI_Comm_get_info);
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+    static const char* fn = "MPI_Comm_get_info";
+    return api(fn, [&] {
+        Comm* c = nullptr;
+        if (int e = comm_check(fn, comm, c)) return e;
+        if (info_used == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "info_used is NULL");
+        Info used;
+        if (!c->peer_subject.empty() && !used.set("peer_subject", c->peer_subject))
+            return error_raise(comm, MPI_ERR_INTERN, fn, "the certificate subject is longer than an info value");
+        *info_used = info_create(std::move(used));
+        return MPI_SUCCESS;
     });
 }
 

@@ -26,6 +26,7 @@ std::string_view role_name(ProofRole role) {
         case ProofRole::port_acceptor: return "strata port acceptor";
         case ProofRole::port_connector: return "strata port connector";
         case ProofRole::port_set_key: return "strata port set key";
+        case ProofRole::port_credential: return "strata port credential";
     }
     return {};
 }

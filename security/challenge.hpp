@@ -40,6 +40,7 @@ enum class ProofRole {
     port_acceptor,   // MPI_Comm_accept's root answering a client (mpi/port.cpp)
     port_connector,  // MPI_Comm_connect's root proving the port's secret
     port_set_key,    // not a proof: the key of the connection's links (adi::PeerSet)
+    port_credential, // what a client's grid credential signs (mpi/port.cpp)
 };
 
 // Fills `out` from the OpenSSL CSPRNG; false if it is not seeded.

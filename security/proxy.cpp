@@ -4,6 +4,7 @@
 
 #include <openssl/bn.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/objects.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
@@ -230,9 +231,73 @@ base::Result<std::string> proxy_delegate(X509* signer, EVP_PKEY* signer_key, con
     return certs_to_pem(all);
 }
 
+base::Result<X509StorePtr> trust_store_load(const std::filesystem::path& ca_dir) {
+    X509StorePtr store(X509_STORE_new());
+    X509_LOOKUP* lookup = store ? X509_STORE_add_lookup(store.get(), X509_LOOKUP_hash_dir()) : nullptr;
+    if (lookup == nullptr || X509_LOOKUP_add_dir(lookup, ca_dir.c_str(), X509_FILETYPE_PEM) != 1)
+        return base::Error{"cannot read the trusted CAs in " + ca_dir.string() + ": " + openssl_error_take()};
+    X509_STORE_set_flags(store.get(), X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL | X509_V_FLAG_ALLOW_PROXY_CERTS);
+    return store;
+}
+
+base::Result<std::string> chain_verify(X509_STORE* trust, const std::vector<X509*>& certs) {
+    if (certs.empty()) return base::Error{"no certificate"};
+    STACK_OF(X509)* untrusted = sk_X509_new_null();
+    for (std::size_t i = 1; i < certs.size(); ++i) sk_X509_push(untrusted, certs[i]);
+    X509_STORE_CTX* ctx = X509_STORE_CTX_new();
+    std::string error;
+    std::string identity;
+    if (ctx == nullptr || X509_STORE_CTX_init(ctx, trust, certs[0], untrusted) != 1) {
+        error = "cannot verify the certificates: " + openssl_error_take();
+    } else {
+        X509_STORE_CTX_set_flags(ctx, X509_V_FLAG_ALLOW_PROXY_CERTS);
+        X509_STORE_CTX_set_verify_cb(ctx, [](int ok, X509_STORE_CTX* c) { return tls_verify_step(ok != 0, c) ? 1 : 0; });
+        if (X509_verify_cert(ctx) != 1) {
+            error = X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx));
+        } else {
+            STACK_OF(X509)* got = X509_STORE_CTX_get0_chain(ctx);
+            std::vector<X509*> chain;
+            for (int i = 0; i < sk_X509_num(got); ++i) chain.push_back(sk_X509_value(got, i));
+            X509* who = chain_identity(chain);
+            if (who == nullptr) error = "the chain has no end-entity certificate";
+            else identity = name_to_globus(X509_get_subject_name(who));
+        }
+    }
+    X509_STORE_CTX_free(ctx);
+    sk_X509_free(untrusted);
+    ERR_clear_error();
+    if (!error.empty()) return base::Error{error};
+    return identity;
+}
+
+base::Result<std::vector<std::uint8_t>> signature_make(EVP_PKEY* key, const std::vector<std::uint8_t>& data) {
+    EVP_MD_CTX* md = EVP_MD_CTX_new();
+    std::size_t n = 0;
+    std::vector<std::uint8_t> out;
+    bool ok = md != nullptr && EVP_DigestSignInit(md, nullptr, EVP_sha256(), nullptr, key) == 1 &&
+              EVP_DigestSign(md, nullptr, &n, data.data(), data.size()) == 1;
+    if (ok) {
+        out.resize(n);
+        ok = EVP_DigestSign(md, out.data(), &n, data.data(), data.size()) == 1;
+        out.resize(n);
+    }
+    EVP_MD_CTX_free(md);
+    if (!ok) return base::Error{"cannot sign: " + openssl_error_take()};
+    return out;
+}
+
+bool signature_check(X509* cert, const std::vector<std::uint8_t>& data, const std::vector<std::uint8_t>& signature) {
+    EVP_MD_CTX* md = EVP_MD_CTX_new();
+    const bool ok = md != nullptr &&
+                    EVP_DigestVerifyInit(md, nullptr, EVP_sha256(), nullptr, X509_get0_pubkey(cert)) == 1 &&
+                    EVP_DigestVerify(md, signature.data(), signature.size(), data.data(), data.size()) == 1;
+    EVP_MD_CTX_free(md);
+    ERR_clear_error();
+    return ok;
+}
+
 base::Result<ProxyCredential> delegation_accept(X509_STORE* trust, EVP_PKEY* own_key,
                                                 const std::string& certificates_pem, const std::string& identity) {
-    std::string error;
     std::vector<X509Ptr> certs = certs_from_pem(certificates_pem);
     if (certs.size() < 2 || !cert_is_proxy(certs[0].get())) {
         return base::Error{"the delegated credential is not a proxy with its issuer"};
@@ -240,35 +305,12 @@ base::Result<ProxyCredential> delegation_accept(X509_STORE* trust, EVP_PKEY* own
     if (EVP_PKEY_eq(X509_get0_pubkey(certs[0].get()), own_key) != 1) {
         return base::Error{"the delegated proxy is not for the key this site made"};
     }
-    STACK_OF(X509)* untrusted = sk_X509_new_null();
-    for (std::size_t i = 1; i < certs.size(); ++i) sk_X509_push(untrusted, certs[i].get());
-    X509_STORE_CTX* ctx = X509_STORE_CTX_new();
-    bool verified = ctx != nullptr && X509_STORE_CTX_init(ctx, trust, certs[0].get(), untrusted) == 1;
-    if (verified) {
-        X509_STORE_CTX_set_flags(ctx, X509_V_FLAG_ALLOW_PROXY_CERTS);
-        X509_STORE_CTX_set_verify_cb(ctx, [](int ok, X509_STORE_CTX* c) { return tls_verify_step(ok != 0, c) ? 1 : 0; });
-        verified = X509_verify_cert(ctx) == 1;
-        if (!verified)
-            error = std::string("the delegated proxy does not verify: ") +
-                    X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx));
-    }
-    std::vector<X509*> chain;
-    if (verified) {
-        STACK_OF(X509)* got = X509_STORE_CTX_get0_chain(ctx);
-        for (int i = 0; i < sk_X509_num(got); ++i) chain.push_back(sk_X509_value(got, i));
-        X509* who = chain_identity(chain);
-        if (who == nullptr || name_to_globus(X509_get_subject_name(who)) != identity) {
-            verified = false;
-            error = "the delegated proxy acts for another identity than the one that submitted the job";
-        }
-    }
-    X509_STORE_CTX_free(ctx);
-    sk_X509_free(untrusted);
-    if (!verified) {
-        ERR_clear_error();
-        if (error.empty()) error = "cannot verify the delegated proxy: " + openssl_error_take();
-        return base::Error{error};
-    }
+    std::vector<X509*> raw;
+    for (const X509Ptr& c : certs) raw.push_back(c.get());
+    const base::Result<std::string> who = chain_verify(trust, raw);
+    if (!who) return base::Error{"the delegated proxy does not verify: " + who.error()};
+    if (*who != identity)
+        return base::Error{"the delegated proxy acts for another identity than the one that submitted the job"};
     EVP_PKEY_up_ref(own_key);
     ProxyCredential cred;
     cred.key.reset(own_key);

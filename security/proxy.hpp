@@ -18,6 +18,8 @@
 #include "security/x509.hpp"
 
 #include <chrono>
+#include <cstdint>
+#include <memory>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -85,6 +87,24 @@ base::Result<std::string> proxy_delegate(X509* signer, EVP_PKEY* signer_key, con
 // and whose identity is `identity`, and makes the credential of it.
 base::Result<ProxyCredential> delegation_accept(X509_STORE* trust, EVP_PKEY* own_key,
                                                 const std::string& certificates_pem, const std::string& identity);
+
+// The trusted CAs of a directory in the X509_CERT_DIR layout, with their
+// revocation lists, as the TLS contexts verify (security/tls.hpp).
+struct X509StoreFree {
+    void operator()(X509_STORE* s) const { X509_STORE_free(s); }
+};
+using X509StorePtr = std::unique_ptr<X509_STORE, X509StoreFree>;
+base::Result<X509StorePtr> trust_store_load(const std::filesystem::path& ca_dir);
+
+// Verifies `certs` (leaf first, then what issued it) against `trust` with
+// the proxy rules, lifetimes and revocation; returns the chain's identity
+// (the end-entity subject in the Globus form), or why it does not verify.
+base::Result<std::string> chain_verify(X509_STORE* trust, const std::vector<X509*>& certs);
+
+// A SHA-256 signature of `data` by `key`, and its check against the public
+// key of `cert`.
+base::Result<std::vector<std::uint8_t>> signature_make(EVP_PKEY* key, const std::vector<std::uint8_t>& data);
+bool signature_check(X509* cert, const std::vector<std::uint8_t>& data, const std::vector<std::uint8_t>& signature);
 
 // Whether a verified chain may start jobs for its identity; the failure says
 // why not: a limited proxy in it, or one whose policy gives it none of its

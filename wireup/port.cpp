@@ -1,6 +1,7 @@
 #include "wireup/port.hpp"
 
 #include "wireup/emulation.hpp"
+#include "security/proxy.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -10,7 +11,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 namespace strata::wireup::port {
 
@@ -152,6 +155,8 @@ std::vector<std::uint8_t> encode(const Offer& m) {
     w.bytes(m.proof.data(), m.proof.size());
     w.bytes(m.mask.data(), m.mask.size());
     w.cards(m.cards);
+    w.str(m.certificates);
+    w.bytes(m.signature.data(), m.signature.size());
     return w.finish();
 }
 
@@ -195,6 +200,9 @@ std::optional<Offer> decode_offer(const std::vector<std::uint8_t>& payload) {
     const std::string mask = r.str();
     m.mask.assign(mask.begin(), mask.end());
     m.cards = r.cards();
+    m.certificates = r.str();
+    const std::string signature = r.str();
+    m.signature.assign(signature.begin(), signature.end());
     if (!r.done() || m.cards.empty()) return std::nullopt;
     return m;
 }
@@ -311,6 +319,79 @@ base::Result<Channel> accept_next(int fd, std::optional<Channel::Clock::time_poi
             return base::Error{"cannot accept on the port: " + errno_text(errno)};
         if (!wait_for(fd, POLLIN, deadline, idle)) return base::Error{"timed out"};
     }
+}
+
+namespace {
+
+std::vector<std::uint8_t> signed_bytes(const Secret& secret, const security::Nonce& client,
+                                       const security::Nonce& server) {
+    const security::Proof p = port_proof(secret, security::ProofRole::port_credential, client, server);
+    return std::vector<std::uint8_t>(p.begin(), p.end());
+}
+
+}  // namespace
+
+base::Result<std::optional<Credential>> credential_find() {
+    const char* named = std::getenv("X509_USER_PROXY");
+    std::error_code ec;
+    const std::filesystem::path proxy = security::proxy_default_path();
+    Credential c;
+    if (std::filesystem::exists(proxy, ec)) {
+        base::Result<security::ProxyCredential> p = security::proxy_load(proxy);
+        if (!p) return p.failure();
+        std::vector<X509*> certs{p->cert.get()};
+        for (const auto& x : p->chain) certs.push_back(x.get());
+        base::Result<std::string> pem = security::certs_to_pem(certs);
+        if (!pem) return pem.failure();
+        c.certificates = std::move(*pem);
+        c.key = std::move(p->key);
+        return std::optional<Credential>(std::move(c));
+    }
+    if (named != nullptr && *named != '\0')
+        return base::Error{"X509_USER_PROXY names " + proxy.string() + ", which does not exist"};
+    const char* home = std::getenv("HOME");
+    const auto pick = [&](const char* var, const char* under_home) -> std::filesystem::path {
+        if (const char* v = std::getenv(var); v != nullptr && *v != '\0') return v;
+        return home != nullptr && *home != '\0' ? std::filesystem::path(home) / under_home : std::filesystem::path();
+    };
+    const std::filesystem::path cert = pick("X509_USER_CERT", ".strata/usercert.pem");
+    const std::filesystem::path key = pick("X509_USER_KEY", ".strata/userkey.pem");
+    if (cert.empty() || !std::filesystem::exists(cert, ec) || !std::filesystem::exists(key, ec)) return std::optional<Credential>();
+    if (base::Status mine = security::private_file_check(key, "the user key"); !mine) return mine.failure();
+    base::Result<security::PkeyPtr> k = security::key_load_pem(key);
+    if (!k) return std::optional<Credential>();  // encrypted: a connect does not ask for the pass phrase
+    base::Result<std::string> pem = security::file_read(cert, "the user certificate");
+    if (!pem) return pem.failure();
+    c.certificates = std::move(*pem);
+    c.key = std::move(*k);
+    return std::optional<Credential>(std::move(c));
+}
+
+base::Result<std::vector<std::uint8_t>> credential_sign(const Credential& c, const Secret& secret,
+                                                        const security::Nonce& client, const security::Nonce& server) {
+    return security::signature_make(c.key.get(), signed_bytes(secret, client, server));
+}
+
+base::Result<std::string> credential_check(const std::string& certificates, const std::vector<std::uint8_t>& signature,
+                                           const Secret& secret, const security::Nonce& client,
+                                           const security::Nonce& server) {
+    std::vector<security::X509Ptr> certs = security::certs_from_pem(certificates);
+    if (certs.empty()) return base::Error{"the client's credential holds no certificate"};
+    if (!security::signature_check(certs[0].get(), signed_bytes(secret, client, server), signature))
+        return base::Error{"the client's credential did not sign this conversation"};
+    const char* dir = std::getenv("X509_CERT_DIR");
+    const char* home = std::getenv("HOME");
+    std::filesystem::path ca_dir;
+    if (dir != nullptr && *dir != '\0') ca_dir = dir;
+    else if (home != nullptr && *home != '\0') ca_dir = std::filesystem::path(home) / ".strata/certificates";
+    else return base::Error{"no trusted CAs to check the client's credential: set X509_CERT_DIR or HOME"};
+    base::Result<security::X509StorePtr> trust = security::trust_store_load(ca_dir);
+    if (!trust) return trust.failure();
+    std::vector<X509*> raw;
+    for (const auto& x : certs) raw.push_back(x.get());
+    base::Result<std::string> who = security::chain_verify(trust->get(), raw);
+    if (!who) return base::Error{"the client's certificate does not verify against " + ca_dir.string() + ": " + who.error()};
+    return who;
 }
 
 }  // namespace strata::wireup::port

@@ -16,7 +16,9 @@
 //                                STRATA_EMULATION
 //   server -> client  Challenge  the server's nonce and its proof
 //   client -> server  Offer      the client's proof, its group's free context
-//                                pairs and cards
+//                                pairs and cards, and, when the client has a
+//                                grid credential, its certificates and their
+//                                key's signature of the conversation
 //   server -> client  Answer     the context pair and set id of the new
 //                                connection, the server group's cards and
 //                                its job's STRATA_EMULATION
@@ -44,6 +46,7 @@
 #include "base/result.hpp"
 #include "base/unique_fd.hpp"
 #include "security/challenge.hpp"
+#include "security/x509.hpp"
 #include "wireup/codec.hpp"
 #include "wireup/protocol.hpp"
 
@@ -87,6 +90,8 @@ struct Offer {
     security::Proof proof{};
     std::vector<std::uint8_t> mask;  // mpi::ContextPool's wire mask
     std::vector<BusinessCard> cards;
+    std::string certificates;            // PEM, leaf first; empty: no credential
+    std::vector<std::uint8_t> signature;  // credential_sign's
 };
 struct Answer {
     std::uint32_t pair = 0;
@@ -100,6 +105,7 @@ enum class Refused : std::uint32_t {
     secret = 2,        // the client's proof was wrong
     no_context = 3,    // no context pair is free in both groups
     malformed = 4,     // the client broke the conversation
+    identity = 5,      // the server accepts only other certificate subjects
 };
 struct Refusal {
     Refused why = Refused::malformed;
@@ -123,6 +129,27 @@ std::optional<Refusal> decode_refusal(const std::vector<std::uint8_t>& payload);
 security::Proof port_proof(const Secret& secret, security::ProofRole role, const security::Nonce& client,
                            const security::Nonce& server);
 std::string set_key(const Secret& secret, const security::Nonce& client, const security::Nonce& server);
+
+// A client's grid credential (security/tls.hpp says where it is found): the
+// proxy, else the user's certificate with a key that is not encrypted (a
+// connect never asks for a pass phrase). nullopt when there is none; a
+// credential that is there but unusable is an error.
+struct Credential {
+    std::string certificates;  // PEM, leaf first (never the key)
+    security::PkeyPtr key;
+};
+base::Result<std::optional<Credential>> credential_find();
+// The credential's signature of this conversation: of the port proof of role
+// port_credential, so that it proves nothing to a server of another port.
+base::Result<std::vector<std::uint8_t>> credential_sign(const Credential& c, const Secret& secret,
+                                                        const security::Nonce& client, const security::Nonce& server);
+// The server's check of what an Offer presents: the chain verifies against
+// the trusted CAs ($X509_CERT_DIR, else ~/.strata/certificates; proxy rules,
+// revocation) and its leaf signed this conversation. Returns the identity
+// (the end-entity subject, Globus form) or why not.
+base::Result<std::string> credential_check(const std::string& certificates, const std::vector<std::uint8_t>& signature,
+                                           const Secret& secret, const security::Nonce& client,
+                                           const security::Nonce& server);
 
 // One end of the conversation over a blocking-free socket: each wait polls
 // the socket in short slices, calling `idle` between them (the MPI library

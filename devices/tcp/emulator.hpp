@@ -116,6 +116,9 @@ public:
     std::uint64_t stamp(int stream, std::size_t bytes);
     // Receiver: bytes that arrived on the link's stream `stream`, in order.
     void feed(int stream, const std::byte* data, std::size_t n);
+    // Receiver: whether packets that arrived wait for their stamp (the end
+    // of the link, when it comes, waits for them as a real network's would).
+    bool holds() const { return holding(); }
 
 private:
     friend class Emulator;

@@ -1047,6 +1047,12 @@ void TcpMethod::peer_close(Peer& p) {
 
 [[gnu::always_inline]] inline void TcpMethod::peer_closed(int peer, adi::Upcalls& up) {
     Peer& p = peer_at(peer);
+    if (p.shaping != nullptr && p.shaping->holds()) [[unlikely]] {
+        // What the peer sent before it closed is still on the emulated link.
+        p.c.set_want_in(false);
+        if (std::find(closing_.begin(), closing_.end(), peer) == closing_.end()) closing_.push_back(peer);
+        return;
+    }
     if (p.trust != 0) {
         // Another job's process: nobody ends this job when it goes (its
         // mpirun ends its own), so what awaits it must fail, not wait. A
@@ -1065,6 +1071,19 @@ void TcpMethod::peer_close(Peer& p) {
         return;
     }
     peer_close(p);
+}
+
+void TcpMethod::closing_check(adi::Upcalls& up) {
+    for (std::size_t i = 0; i < closing_.size();) {
+        const int peer = closing_[i];
+        const ShapedLink* l = peer_at(peer).shaping;
+        if (l != nullptr && l->holds()) {
+            ++i;
+            continue;
+        }
+        closing_.erase(closing_.begin() + static_cast<std::ptrdiff_t>(i));
+        if (peer_at(peer).c.state == Link::connected) peer_closed(peer, up);
+    }
 }
 
 template <int Lane>
@@ -1246,6 +1265,7 @@ int TcpMethod::poll(adi::Upcalls& up) {
     }
     // Held packets exist only where emulation shapes a link.
     if (emulator_.active()) events += emulator_.deliver(up);
+    if (!closing_.empty()) [[unlikely]] closing_check(up);
     events += adi::failures_report(up, failures_);
     return events;
 }

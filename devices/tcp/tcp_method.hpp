@@ -265,6 +265,9 @@ private:
     // Stream 0 ended: the peer finished (its connections close) or, with
     // anything still owed either way, the link failed.
     void peer_closed(int peer, adi::Upcalls& up);
+    // Links whose end arrived while the emulation still held packets sent
+    // before it: ended once those are delivered.
+    void closing_check(adi::Upcalls& up);
     // Closes every connection of `p` (the peer closed, or shutdown()).
     void peer_close(Peer& p);
     // What a lane has staged, through its reader: a striped packet's plan
@@ -323,6 +326,7 @@ private:
     std::vector<std::uint64_t> sent_later_;  // sends completed inside send(): reported at the next poll
     Counters counters_;  // waits and stripes sent; counters() adds the connections' and the readers'
     Emulator emulator_;
+    std::vector<int> closing_;  // peer_closed waits for the emulation (closing_check)
     std::unordered_map<std::uint64_t, QosHold> qos_;  // by qos_reserve's handle
     std::uint64_t qos_next_ = 1;
 };

@@ -568,6 +568,12 @@ STRATA_API(int, Close_port, (const char *port_name))
 STRATA_API(int, Comm_accept, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm))
 STRATA_API(int, Comm_connect, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm))
 STRATA_API(int, Comm_disconnect, (MPI_Comm *comm))
+/* MPI-3: the hints in use on comm, in a new info the program frees. On an
+ * intercommunicator MPI_Comm_accept made, "peer_subject" is the certificate
+ * subject the client proved with its grid credential (absent: none);
+ * MPI_Comm_accept's info key "allowed_subjects" (subjects separated by ';')
+ * makes it take only such clients. */
+STRATA_API(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
 /* mpirun's name service: names are shared by the jobs whose mpirun sees the
  * same name directory (README "Client/server"). */
 STRATA_API(int, Publish_name, (const char *service_name, MPI_Info info, const char *port_name))

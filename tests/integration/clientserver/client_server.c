@@ -270,8 +270,25 @@ static void serve(const char *file, const char *mode) {
         snprintf(go, sizeof go, "%s.go", file);
         name_read(go, text);
     }
-    int rc = MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+    /* "subject": only the client whose certificate subject the test names. */
+    MPI_Info allowed = MPI_INFO_NULL;
+    if (strcmp(mode, "subject") == 0) {
+        MPI_Info_create(&allowed);
+        MPI_Info_set(allowed, "allowed_subjects", getenv("STRATA_TEST_SUBJECT"));
+    }
+    int rc = MPI_Comm_accept(port, allowed, 0, MPI_COMM_WORLD, &inter);
     CHECK(rc == MPI_SUCCESS, "accept: %s", rc_text(rc));
+    if (allowed != MPI_INFO_NULL) MPI_Info_free(&allowed);
+    if (strcmp(mode, "subject") == 0) {
+        MPI_Info used;
+        char subject[MPI_MAX_INFO_VAL + 1] = "";
+        int flag = 0;
+        CHECK(MPI_Comm_get_info(inter, &used) == MPI_SUCCESS, "get info");
+        MPI_Info_get(used, "peer_subject", MPI_MAX_INFO_VAL, subject, &flag);
+        CHECK(flag && strcmp(subject, getenv("STRATA_TEST_SUBJECT")) == 0, "peer_subject '%s'", subject);
+        MPI_Info_free(&used);
+        printf("%s %d: ok peer subject %s\n", role, wrank, subject);
+    }
     if (strcmp(mode, "peerdies") == 0) {
         int v = 0, cls = -1;
         MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
@@ -342,6 +359,14 @@ static void client(const char *file, const char *mode) {
         snprintf(second, sizeof second, "%s.2", file);
         if (wrank == 0) name_read(second, port);
     }
+    if (strcmp(mode, "refused") == 0) {
+        /* The server takes other subjects only: refused, and it keeps waiting. */
+        int cls = -1;
+        MPI_Error_class(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter), &cls);
+        CHECK(cls == MPI_ERR_PORT && inter == MPI_COMM_NULL, "a refused subject gave class %d", cls);
+        printf("%s %d: ok subject refused\n", role, wrank);
+        return;
+    }
     if (strcmp(mode, "timeout") == 0) {
         MPI_Info info;
         MPI_Info_create(&info);
@@ -377,6 +402,15 @@ static void client(const char *file, const char *mode) {
         MPI_Barrier(MPI_COMM_WORLD);
         if (wrank == 0) _exit(3);
         pause(); /* until mpirun ends the job */
+    }
+    if (strcmp(mode, "subject") == 0) {
+        /* The client side has no subject of the server: no hint. */
+        MPI_Info used;
+        int nkeys = -1;
+        CHECK(MPI_Comm_get_info(inter, &used) == MPI_SUCCESS, "get info");
+        MPI_Info_get_nkeys(used, &nkeys);
+        CHECK(nkeys == 0, "the client's intercommunicator has %d hints", nkeys);
+        MPI_Info_free(&used);
     }
     checks(inter, 0);
     CHECK(MPI_Comm_disconnect(&inter) == MPI_SUCCESS && inter == MPI_COMM_NULL, "disconnect");

@@ -92,6 +92,60 @@ def emulated_sites(ctx, args):
     expect_nobody_left(ctx, within=5)
 
 
+def subject(ctx, args):
+    # Grid credentials from strata-ca: the server's accept takes only Jane
+    # Doe; a client without a credential and one of another subject are
+    # refused (MPI_ERR_PORT) while the accept goes on waiting; then Jane
+    # Doe's client joins and the server reads her subject (peer_subject).
+    homes = {}
+    for who in ("Jane Doe", "John Roe"):
+        home = os.path.join(ctx.tmp, "home-" + who.split()[0].lower())
+        os.makedirs(home)
+        homes[who] = home
+    env = lambda home: {"HOME": home, "X509_USER_PROXY": "", "X509_USER_CERT": "", "X509_USER_KEY": "",
+                        "X509_CERT_DIR": os.path.join(homes["Jane Doe"], ".strata", "certificates")}
+    def ca(home, *a):
+        r = subprocess.run([args.strata_ca, *a], capture_output=True, text=True, env=dict(os.environ, **env(home)),
+                           timeout=GUARD)
+        check(r.returncode == 0, f"strata-ca {' '.join(a)}: {r.stderr}")
+        return r.stdout
+    ca(homes["Jane Doe"], "create-ca")
+    ca_dir = os.path.join(homes["Jane Doe"], ".strata", "ca")
+    line = ca(homes["Jane Doe"], "user", "--name", "Jane Doe")
+    jane = re.search(r'"(/[^"]+)"', line)
+    check(jane is not None, f"strata-ca user printed no grid-mapfile line: {line}")
+    ca(homes["John Roe"], "user", "--name", "John Roe", "--ca", ca_dir)
+    port_file = os.path.join(ctx.tmp, "port")
+    server_job = job(ctx, None, args.program, "server", port_file, "subject", 2)
+    server = subprocess.Popen([ctx.mpirun, "-jobfile", server_job], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, text=True,
+                              env=dict(os.environ, STRATA_TEST_SUBJECT=jane[1], **env(homes["Jane Doe"])))
+    try:
+        deadline = time.monotonic() + GUARD
+        while not os.path.exists(port_file) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        nobody = os.path.join(ctx.tmp, "home-nobody")
+        os.makedirs(nobody)
+        for home in (nobody, homes["John Roe"]):
+            refused = ctx.run(["-jobfile", job(ctx, None, args.program, "client", port_file, "refused", 1)],
+                              guard=GUARD, env_extra=env(home))
+            check(refused.returncode == 0 and "client 0: ok subject refused" in refused.stdout,
+                  "a client without Jane Doe's credential was refused", refused)
+        client = ctx.run(["-jobfile", job(ctx, None, args.program, "client", port_file, "subject", 2)],
+                         guard=GUARD, env_extra=env(homes["Jane Doe"]))
+        out, err = server.communicate(timeout=GUARD)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    server = subprocess.CompletedProcess(server.args, server.returncode, out, err)
+    expect_ok(server, "server", 2, 2)
+    expect_ok(client, "client", 2, 2)
+    for rank in range(2):
+        check(f"server {rank}: ok peer subject {jane[1]}" in server.stdout, "the server read the client's subject", server)
+    expect_nobody_left(ctx, within=5)
+
+
 def wrong_secret(ctx, args):
     server, client = run_pair(ctx, args, server_np=2, client_np=2, mode="full", client_mode="badsecret")
     expect_ok(client, "client", 2, 2, lines=("wrong secret refused", "merged size", "inter collectives"))
@@ -227,7 +281,8 @@ def vanish(ctx, args):
         card += b"".join(blob(x) for x in (b"", b"", b"ghost")) + struct.pack("<I", 0) + blob(b"")
         card += struct.pack("<I", 0) + struct.pack("<iI", 0, 0)
         mask = blob(b"\xff" * 1024)
-        s.sendall(frame(3, blob(proof) + mask + struct.pack("<I", 1) + card))
+        # Offer: proof, free contexts, one card, no grid credential (certificates, signature).
+        s.sendall(frame(3, blob(proof) + mask + struct.pack("<I", 1) + card + blob(b"") + blob(b"")))
         kind, _ = read_frame(s)
         check(kind == 4, f"expected an Answer, got frame type {kind}")
         s.close()
@@ -243,6 +298,7 @@ SCENARIOS = {
     "one_host": one_host,
     "two_sites": two_sites,
     "emulated_sites": emulated_sites,
+    "subject": subject,
     "wrong_secret": wrong_secret,
     "closed_port": closed_port,
     "timeout": timeout,
@@ -254,4 +310,4 @@ SCENARIOS = {
 }
 
 if __name__ == "__main__":
-    raise SystemExit(program_main(SCENARIOS, ["program", "fortran-client"]))
+    raise SystemExit(program_main(SCENARIOS, ["program", "fortran-client", "strata-ca"]))

@@ -93,12 +93,8 @@ base::Status Emulator::configure(const adi::World& world) {
                          : "the local-area interface of " + mine.hostname;
         l.link_ = {shared, shape->bytes_per_s, wireup::premium_capacity(*shape)};
         if (up) l.up_ = {uplink, e.uplink->bytes_per_s, wireup::premium_capacity(*e.uplink)};
+        l.shape_set(*shape);
         l.pace_.uplink_ns_per_byte = up ? 1e9 / e.uplink->bytes_per_s : 0;
-        l.pace_.latency_ns = shape->latency_s * 1e9;
-        l.pace_.ns_per_byte = shape->bytes_per_s > 0 ? 1e9 / shape->bytes_per_s : 0;
-        l.pace_.window_ns_per_byte = shape->window_bytes > 0 ? 2 * l.pace_.latency_ns / shape->window_bytes : 0;
-        l.stream_free_.assign(static_cast<std::size_t>(kLaneStream) + 1, 0);
-        l.in_.resize(1);
         any = true;
     }
     return any ? timer_make() : base::Status{};
@@ -135,14 +131,18 @@ base::Status Emulator::peers_add(int first, const std::vector<wireup::BusinessCa
         ShapedLink& l = *links_[peer];
         l.name_ = "the link to site " + theirs.site + " of another job";
         l.local_free_ = &local_free_[theirs.site];
-        l.pace_.latency_ns = shape->latency_s * 1e9;
-        l.pace_.ns_per_byte = shape->bytes_per_s > 0 ? 1e9 / shape->bytes_per_s : 0;
-        l.pace_.window_ns_per_byte = shape->window_bytes > 0 ? 2 * l.pace_.latency_ns / shape->window_bytes : 0;
-        l.stream_free_.assign(static_cast<std::size_t>(kLaneStream) + 1, 0);
-        l.in_.resize(1);
+        l.shape_set(*shape);
         any = true;
     }
     return any ? timer_make() : base::Status{};
+}
+
+void ShapedLink::shape_set(const wireup::LinkShape& shape) {
+    pace_.latency_ns = shape.latency_s * 1e9;
+    pace_.ns_per_byte = shape.bytes_per_s > 0 ? 1e9 / shape.bytes_per_s : 0;
+    pace_.window_ns_per_byte = shape.window_bytes > 0 ? 2 * pace_.latency_ns / shape.window_bytes : 0;
+    stream_free_.assign(static_cast<std::size_t>(kLaneStream) + 1, 0);
+    in_.resize(1);
 }
 
 double ShapedLink::bulk_rate(const Crossing& x) const {

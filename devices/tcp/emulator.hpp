@@ -145,6 +145,8 @@ private:
     };
 
     ShapedLink(Emulator& owner, int peer) : owner_(owner), peer_(peer) {}
+    // Its latency, bandwidth and window from `shape`, every stream free.
+    void shape_set(const wireup::LinkShape& shape);
     // The bytes/s bulk traffic gets on `x` now: its bandwidth less the
     // reservations (0: unlimited).
     double bulk_rate(const Crossing& x) const;

@@ -115,30 +115,20 @@ def subject(ctx, args):
     jane = re.search(r'"(/[^"]+)"', line)
     check(jane is not None, f"strata-ca user printed no grid-mapfile line: {line}")
     ca(homes["John Roe"], "user", "--name", "John Roe", "--ca", ca_dir)
-    port_file = os.path.join(ctx.tmp, "port")
-    server_job = job(ctx, None, args.program, "server", port_file, "subject", 2)
-    server = subprocess.Popen([ctx.mpirun, "-jobfile", server_job], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              stdin=subprocess.DEVNULL, text=True,
-                              env=dict(os.environ, STRATA_TEST_SUBJECT=jane[1], **env(homes["Jane Doe"])))
-    try:
-        deadline = time.monotonic() + GUARD
-        while not os.path.exists(port_file) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        nobody = os.path.join(ctx.tmp, "home-nobody")
-        os.makedirs(nobody)
+    nobody = os.path.join(ctx.tmp, "home-nobody")
+    os.makedirs(nobody)
+
+    def clients(port_file):
         for home in (nobody, homes["John Roe"]):
             refused = ctx.run(["-jobfile", job(ctx, None, args.program, "client", port_file, "refused", 1)],
                               guard=GUARD, env_extra=env(home))
             check(refused.returncode == 0 and "client 0: ok subject refused" in refused.stdout,
                   "a client without Jane Doe's credential was refused", refused)
-        client = ctx.run(["-jobfile", job(ctx, None, args.program, "client", port_file, "subject", 2)],
-                         guard=GUARD, env_extra=env(homes["Jane Doe"]))
-        out, err = server.communicate(timeout=GUARD)
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
-    server = subprocess.CompletedProcess(server.args, server.returncode, out, err)
+        return ctx.run(["-jobfile", job(ctx, None, args.program, "client", port_file, "subject", 2)],
+                       guard=GUARD, env_extra=env(homes["Jane Doe"]))
+
+    server, client = with_server(ctx, args, "subject", 2, clients,
+                                 env=dict(STRATA_TEST_SUBJECT=jane[1], **env(homes["Jane Doe"])))
     expect_ok(server, "server", 2, 2)
     expect_ok(client, "client", 2, 2)
     for rank in range(2):
@@ -238,13 +228,14 @@ def read_frame(s):
     return kind, exactly(length)
 
 
-def with_server(ctx, args, mode, np, client):
-    """Starts a server job of `np` processes in `mode`, waits for its port
-    file, runs client(port_file) and returns (server result, client's)."""
+def with_server(ctx, args, mode, np, client, env=None):
+    """Starts a server job of `np` processes in `mode` (with `env` added to
+    its mpirun's environment), waits for its port file, runs
+    client(port_file) and returns (server result, client's)."""
     port_file = os.path.join(ctx.tmp, "port")
     server_job = job(ctx, None, args.program, "server", port_file, mode, np)
     server = subprocess.Popen([ctx.mpirun, "-jobfile", server_job], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              stdin=subprocess.DEVNULL, text=True)
+                              stdin=subprocess.DEVNULL, text=True, env=dict(os.environ, **(env or {})))
     try:
         deadline = time.monotonic() + GUARD
         while not os.path.exists(port_file) and time.monotonic() < deadline:

@@ -65,15 +65,17 @@ def yaml_str(text):
 
 def job(program, arguments, environment, layout, network, streams=None):
     """A job file: `program` on every machine of `layout`, links shaped by
-    `network` ({"wan": (ms, mbit) or (ms, mbit, window_kib), "lan": ...}),
+    `network` ({"wan": (ms, mbit) or (ms, mbit, window_kib), "lan": ...}, or
+    a level's figures by name: {"wan": {"latency_ms": 10, "premium_mbit": 30}}),
     `streams` TCP streams per link between sites; every machine its own host."""
     lines = [f"executable: {yaml_str(program)}",
              "arguments: [" + ", ".join(yaml_str(a) for a in arguments) + "]",
              "environment: {" + ", ".join(f"{k}: {yaml_str(v)}" for k, v in environment.items()) + "}",
              "network:"]
     for level, figures in network.items():
-        names = ("latency_ms", "bandwidth_mbit", "window_kib")
-        lines.append(f"  {level}: {{" + ", ".join(f"{n}: {v:g}" for n, v in zip(names, figures)) + "}")
+        named = figures.items() if isinstance(figures, dict) else zip(("latency_ms", "bandwidth_mbit", "window_kib"),
+                                                                      figures)
+        lines.append(f"  {level}: {{" + ", ".join(f"{n}: {v:g}" for n, v in named) + "}")
     if streams is not None:
         lines.append(f"  streams: {streams}")
     lines.append("subjobs:")

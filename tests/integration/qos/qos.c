@@ -2,7 +2,7 @@
  * program. The even ranks are at site A, the odd ones at site B (the job
  * file lays them out so, qos_test.py).
  *
- *     qos setget|refuse|capacity80|unlimited [ANYTHING...]
+ *     qos setget|refuse|capacity80|unlimited|idle [ANYTHING...]
  *     qos traffic MBIT [ANYTHING...]
  *
  * setget: the attribute's reads, replacement, deletion and refused arguments
@@ -17,10 +17,13 @@
  * capacity80 (4 processes, premium_mbit=80): two reservations of 40 fit, a
  * third of 1 does not.
  * unlimited: links without a bandwidth take any reservation.
+ * idle: a reservation at one site on a communicator that carries nothing,
+ * then MPI_Finalize (the job must end).
  * traffic (an even number of processes, each reserving MBIT on its link to
- * the other site, three rounds): messages of 0 B to 1 MiB on
- * one communicator with the same tag, sent before the attribute is set,
- * while it is set and after it is deleted, all in flight together, arrive in
+ * the other site, three rounds): messages of 0 B to 1 MiB on one
+ * communicator with the same tag, sent before the attribute is set, while it
+ * is set and after it is deleted (or set to best effort), all in flight
+ * together, arrive in
  * MPI's order with every byte intact, while bulk traffic runs on
  * MPI_COMM_WORLD and collectives run on the premium communicator. The site
  * B processes post their receives before anything is sent, the site A
@@ -263,7 +266,22 @@ static void capacity80(void)
     CK(MPI_Barrier(MPI_COMM_WORLD));
     if (g_rank == 2) refused(c[0], 1, "premium 1 from site A's other process, beside 80");
     if (g_rank == 1) premium(c[0], 80, "premium 80 from site B");
+    /* MPI_Comm_free need not wait for the others: rank 0 keeps its 80 until
+     * rank 2 has tried. */
+    CK(MPI_Barrier(MPI_COMM_WORLD));
     for (i = 0; i < 3; ++i) CK(MPI_Comm_free(&c[i]));
+}
+
+/* A reservation at site B only, on a communicator that never carries
+ * anything: kept to MPI_Finalize by ranks 1, 5, ..., freed first by ranks
+ * 3, 7, .... */
+static void idle(void)
+{
+    MPI_Comm c;
+    pt_set_phase("a premium communicator that carries nothing");
+    CK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    if (g_rank % 2 == 1) premium(c, 10, "premium 10, never used");
+    if (g_rank % 4 == 3) CK(MPI_Comm_free(&c));
 }
 
 /* Links without a bandwidth: no limit. */
@@ -431,7 +449,7 @@ int main(int argc, char **argv)
     g_rank = pt_init(&argc, &argv, "qos");
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
     pt_require_size(2);
-    if (argc < 2) pt_fail("usage: qos setget|refuse|capacity80|unlimited|traffic MBIT [ANYTHING...]");
+    if (argc < 2) pt_fail("usage: qos setget|refuse|capacity80|unlimited|idle|traffic MBIT [ANYTHING...]");
     if (strcmp(argv[1], "setget") == 0) {
         set_get();
     } else if (strcmp(argv[1], "refuse") == 0) {
@@ -440,6 +458,8 @@ int main(int argc, char **argv)
         capacity80();
     } else if (strcmp(argv[1], "unlimited") == 0) {
         unlimited();
+    } else if (strcmp(argv[1], "idle") == 0) {
+        idle();
     } else if (strcmp(argv[1], "traffic") == 0) {
         if (argc < 3) pt_fail("usage: qos traffic MBIT [ANYTHING...]");
         traffic(atoi(argv[2]), 3);

@@ -9,6 +9,7 @@ what MPI returned, never a time.
     qos_test.py SCENARIO --mpirun PATH --program PATH --fortran PATH
 """
 
+import re
 import sys
 
 from strata_test.harness import check, expect_code, expect_nobody_left, program_main
@@ -18,10 +19,12 @@ WAN_100 = "wan:latency_ms=1,bandwidth_mbit=100"  # a premium capacity of 50 per 
 
 def job(ctx, program, args, ranks, network="", emulation=None):
     """A job of `ranks` processes alternating between sites A and B, each its
-    own host (so TCP carries everything between sites); `network`: the job
+    own host (so TCP carries everything between sites), every process
+    reporting its lanes at MPI_Finalize (STRATA_STATS=1); `network`: the job
     file's network section, `emulation`: a STRATA_EMULATION text instead."""
     arguments = ", ".join(f'"{x}"' for x in (*args, ctx.marker))
-    environment = f"environment: {{STRATA_EMULATION: '{emulation}'}}\n" if emulation else ""
+    environment = "environment: {STRATA_STATS: '1'" + (f", STRATA_EMULATION: '{emulation}'" if emulation else "") \
+        + "}\n"
     subjobs = "".join(f"  - {{count: 1, site: {'AB'[r % 2]}, host: h{r}}}\n" for r in range(ranks))
     return ctx.file("job.yaml", f"executable: {program}\narguments: [{arguments}]\n{environment}{network}"
                                 f"subjobs:\n{subjobs}")
@@ -32,6 +35,25 @@ def run_ok(ctx, a, mode, ranks, network="", emulation=None, extra=()):
     expect_code(r, 0)
     check(f"qos: ok ({ranks} processes)" in r.stdout, f"the program checked itself ({mode})", r)
     return r
+
+
+def lanes(r):
+    """rank -> (packets sent on premium lanes, lane changes), as the TCP
+    method reported them at MPI_Finalize."""
+    found = {}
+    for m in re.finditer(r"^strata: rank (\d+): tcp: .*premium lanes: (\d+) packets sent, (\d+) lane changes", r.stderr,
+                         re.M):
+        found[int(m[1])] = (int(m[2]), int(m[3]))
+    return found
+
+
+def expect_lanes(r, ranks, changes):
+    """Every rank sent on its premium lanes and moved between lanes at least
+    `changes` times (the traffic mode sets and deletes the attribute 3 times)."""
+    got = lanes(r)
+    check(sorted(got) == list(range(ranks)), f"every rank reports its premium lanes: {got}", r)
+    for rank, (sent, moves) in got.items():
+        check(sent > 0 and moves >= changes, f"rank {rank} sent {sent} packets on premium lanes, {moves} changes", r)
 
 
 def set_get(ctx, a):
@@ -75,21 +97,35 @@ def unlimited(ctx, a):
     expect_nobody_left(ctx)
 
 
+def reserved_idle(ctx, a):
+    """A reservation at one site on a communicator that never carries a
+    message, kept to MPI_Finalize (and, with 4 processes, freed before it by
+    the other process of that site): the job ends, with and without
+    emulation."""
+    for emulation, ranks in ((WAN_100, 2), (None, 2), (WAN_100, 4)):
+        r = ctx.run(["-jobfile", job(ctx, a.program, ("idle",), ranks, emulation=emulation)], guard=30)
+        expect_code(r, 0)
+        check(f"qos: ok ({ranks} processes)" in r.stdout, "the program checked itself (idle)", r)
+    expect_nobody_left(ctx)
+
+
 def traffic_emulated(ctx, a):
     """Messages of 0 B to 1 MiB sent before the set, while premium and after
     the delete, all in flight together, arrive in order and intact while
     bulk traffic crosses the same emulated link; broadcasts and allreduces
     on the premium communicator. Two processes per site, 500 Mbit/s each of
-    a capacity of 2000."""
-    run_ok(ctx, a, "traffic", 4, emulation="wan:latency_ms=1,bandwidth_mbit=4000", extra=("500",))
+    a capacity of 2000; every process sent on its premium lanes."""
+    r = run_ok(ctx, a, "traffic", 4, emulation="wan:latency_ms=1,bandwidth_mbit=4000", extra=("500",))
+    expect_lanes(r, 4, 6)
     expect_nobody_left(ctx)
 
 
 def traffic_plain(ctx, a):
     """The same without emulation: the premium traffic still takes a
-    connection of its own, and the order holds across the switch."""
-    run_ok(ctx, a, "traffic", 4, extra=("500",))
-    run_ok(ctx, a, "traffic", 2, extra=("1",))
+    connection of its own (the lanes' counts prove it), and the order holds
+    across the switch."""
+    expect_lanes(run_ok(ctx, a, "traffic", 4, extra=("500",)), 4, 6)
+    expect_lanes(run_ok(ctx, a, "traffic", 2, extra=("1",)), 2, 6)
     expect_nobody_left(ctx)
 
 
@@ -115,8 +151,8 @@ def fortran(ctx, a):
     expect_nobody_left(ctx)
 
 
-SCENARIOS = {f.__name__: f for f in (set_get, set_get_four, refuse, capacity_80, unlimited, traffic_emulated,
-                                     traffic_plain, emulation_errors, fortran)}
+SCENARIOS = {f.__name__: f for f in (set_get, set_get_four, refuse, capacity_80, unlimited, reserved_idle,
+                                     traffic_emulated, traffic_plain, emulation_errors, fortran)}
 
 
 if __name__ == "__main__":

@@ -286,6 +286,11 @@ public:
     void watch_fd(int fd) { extra_fds_.push_back(fd); }
 
     bool sends_drained() const;
+    // MPI_Finalize began: from now on every wait polls (and sleeps on) every
+    // method, so that a peer still finishing what it owes this process (a
+    // link it opens, records it sends: devices/tcp/stripes.hpp's lanes) is
+    // served although nothing here awaits it.
+    void finalizing() { ending_mask_ = methods_.size() >= 32 ? ~0u : (1u << methods_.size()) - 1; }
     void shutdown();
 
     const std::string& last_error() const { return last_error_; }
@@ -405,7 +410,7 @@ private:
     }
     void sent_queued(int peer);
     // Methods the current pass must poll, as a bit set over method indexes.
-    std::uint32_t poll_set() const { return need_mask_ | owed_mask_; }
+    std::uint32_t poll_set() const { return need_mask_ | owed_mask_ | ending_mask_; }
     void qos_owed(int method);
     // Pipelined sends of non-contiguous data: pack and hand over the next chunks.
     int pump(Request& r);
@@ -444,6 +449,7 @@ private:
     std::uint32_t need_mask_ = 0;     // methods whose need_ is above 0
     std::uint32_t reaching_mask_ = 0;  // methods that reach some process (all until connect_world)
     std::uint32_t owed_mask_ = 0;     // queued control packets wait in the method
+    std::uint32_t ending_mask_ = 0;   // every method, once the process is in MPI_Finalize (finalizing)
     std::vector<bool> slow_;          // poll_cost >= 10
     std::vector<std::size_t> eager_limit_;
     std::vector<std::uint64_t> polls_;

@@ -345,6 +345,7 @@ STRATA_PMPI_ALIAS(MPI_Finalize);
 int PMPI_Finalize(void) {
     return api("MPI_Finalize", [] {
         Runtime& r = rt();
+        r.engine->finalizing();
         // Buffered sends are delivered, and nothing we owe a peer stays queued.
         r.engine->wait([&] { return r.bsend.in_use() == 0 && r.engine->sends_drained(); });
         if (r.client) {

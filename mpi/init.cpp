@@ -345,6 +345,9 @@ STRATA_PMPI_ALIAS(MPI_Finalize);
 int PMPI_Finalize(void) {
     return api("MPI_Finalize", [] {
         Runtime& r = rt();
+        // STRATA_POLL_STATS counts what the program's communication polled,
+        // before MPI_Finalize polls every method.
+        const auto polls = r.engine->poll_counts();
         r.engine->finalizing();
         // Buffered sends are delivered, and nothing we owe a peer stays queued.
         r.engine->wait([&] { return r.bsend.in_use() == 0 && r.engine->sends_drained(); });
@@ -362,7 +365,7 @@ int PMPI_Finalize(void) {
         r.engine->shutdown();
         if (adi::Engine::poll_stats_wanted()) {
             std::string text;
-            for (const auto& [name, count] : r.engine->poll_counts()) {
+            for (const auto& [name, count] : polls) {
                 text += (text.empty() ? "" : ", ") + name + " " + std::to_string(count);
             }
             std::fprintf(stderr, "strata: rank %d: polls: %s\n", r.world_rank, text.c_str());

@@ -2,6 +2,7 @@
 
 #include "wireup/emulation.hpp"
 #include "security/proxy.hpp"
+#include "security/tls.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -332,12 +333,16 @@ std::vector<std::uint8_t> signed_bytes(const Secret& secret, const security::Non
 }  // namespace
 
 base::Result<std::optional<Credential>> credential_find() {
-    const char* named = std::getenv("X509_USER_PROXY");
-    std::error_code ec;
-    const std::filesystem::path proxy = security::proxy_default_path();
+    // Where Globus tools look (security/tls.hpp), as mpirun and the gatekeeper find theirs.
+    base::Result<security::TlsCredential> where = security::user_credential_find();
+    if (!where) {
+        const char* named = std::getenv("X509_USER_PROXY");
+        if (named != nullptr && *named != '\0') return where.failure();  // a proxy named but missing
+        return std::optional<Credential>();                              // no HOME: nothing to present
+    }
     Credential c;
-    if (std::filesystem::exists(proxy, ec)) {
-        base::Result<security::ProxyCredential> p = security::proxy_load(proxy);
+    if (where->proxy) {
+        base::Result<security::ProxyCredential> p = security::proxy_load(where->cert);
         if (!p) return p.failure();
         std::vector<X509*> certs{p->cert.get()};
         for (const auto& x : p->chain) certs.push_back(x.get());
@@ -347,20 +352,13 @@ base::Result<std::optional<Credential>> credential_find() {
         c.key = std::move(p->key);
         return std::optional<Credential>(std::move(c));
     }
-    if (named != nullptr && *named != '\0')
-        return base::Error{"X509_USER_PROXY names " + proxy.string() + ", which does not exist"};
-    const char* home = std::getenv("HOME");
-    const auto pick = [&](const char* var, const char* under_home) -> std::filesystem::path {
-        if (const char* v = std::getenv(var); v != nullptr && *v != '\0') return v;
-        return home != nullptr && *home != '\0' ? std::filesystem::path(home) / under_home : std::filesystem::path();
-    };
-    const std::filesystem::path cert = pick("X509_USER_CERT", ".strata/usercert.pem");
-    const std::filesystem::path key = pick("X509_USER_KEY", ".strata/userkey.pem");
-    if (cert.empty() || !std::filesystem::exists(cert, ec) || !std::filesystem::exists(key, ec)) return std::optional<Credential>();
-    if (base::Status mine = security::private_file_check(key, "the user key"); !mine) return mine.failure();
-    base::Result<security::PkeyPtr> k = security::key_load_pem(key);
+    std::error_code ec;
+    if (!std::filesystem::exists(where->cert, ec) || !std::filesystem::exists(where->key, ec))
+        return std::optional<Credential>();
+    if (base::Status mine = security::private_file_check(where->key, "the user key"); !mine) return mine.failure();
+    base::Result<security::PkeyPtr> k = security::key_load_pem(where->key);
     if (!k) return std::optional<Credential>();  // encrypted: a connect does not ask for the pass phrase
-    base::Result<std::string> pem = security::file_read(cert, "the user certificate");
+    base::Result<std::string> pem = security::file_read(where->cert, "the user certificate");
     if (!pem) return pem.failure();
     c.certificates = std::move(*pem);
     c.key = std::move(*k);
@@ -379,12 +377,9 @@ base::Result<std::string> credential_check(const std::string& certificates, cons
     if (certs.empty()) return base::Error{"the client's credential holds no certificate"};
     if (!security::signature_check(certs[0].get(), signed_bytes(secret, client, server), signature))
         return base::Error{"the client's credential did not sign this conversation"};
-    const char* dir = std::getenv("X509_CERT_DIR");
-    const char* home = std::getenv("HOME");
-    std::filesystem::path ca_dir;
-    if (dir != nullptr && *dir != '\0') ca_dir = dir;
-    else if (home != nullptr && *home != '\0') ca_dir = std::filesystem::path(home) / ".strata/certificates";
-    else return base::Error{"no trusted CAs to check the client's credential: set X509_CERT_DIR or HOME"};
+    base::Result<security::TlsCredential> where = security::user_credential_find();
+    if (!where) return base::Error{"no trusted CAs to check the client's credential: " + where.error()};
+    const std::filesystem::path& ca_dir = where->ca_dir;
     base::Result<security::X509StorePtr> trust = security::trust_store_load(ca_dir);
     if (!trust) return trust.failure();
     std::vector<X509*> raw;

@@ -38,16 +38,22 @@ def run_pair(ctx, args, server_np=3, client_np=2, mode="full", client_mode=None,
     server_site, client_site = sites or (None, None)
     server_job = job(ctx, server_site, args.program, "server", port_file, mode, server_np, extra)
     client_job = job(ctx, client_site, args.program, "client", port_file, client_mode or mode, client_np, extra)
+    return server_beside(ctx, server_job, env, lambda: ctx.run(["-jobfile", client_job], guard=GUARD, env_extra=env))
+
+
+def server_beside(ctx, server_job, env, client):
+    """Runs the server job's mpirun (environment `env`) while client()
+    runs; returns (server result, client's), the server never left behind."""
     server = subprocess.Popen([ctx.mpirun, "-jobfile", server_job], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               stdin=subprocess.DEVNULL, text=True, env=env)
     try:
-        client = ctx.run(["-jobfile", client_job], guard=GUARD, env_extra=env)
+        theirs = client()
         out, err = server.communicate(timeout=GUARD)
     finally:
         if server.poll() is None:
             server.kill()
             server.wait()
-    return subprocess.CompletedProcess(server.args, server.returncode, out, err), client
+    return subprocess.CompletedProcess(server.args, server.returncode, out, err), theirs
 
 
 def expect_ok(r, role, n, remote, lines=("merged size", "inter collectives")):
@@ -234,19 +240,14 @@ def with_server(ctx, args, mode, np, client, env=None):
     client(port_file) and returns (server result, client's)."""
     port_file = os.path.join(ctx.tmp, "port")
     server_job = job(ctx, None, args.program, "server", port_file, mode, np)
-    server = subprocess.Popen([ctx.mpirun, "-jobfile", server_job], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              stdin=subprocess.DEVNULL, text=True, env=dict(os.environ, **(env or {})))
-    try:
+
+    def when_ready():
         deadline = time.monotonic() + GUARD
         while not os.path.exists(port_file) and time.monotonic() < deadline:
             time.sleep(0.02)
-        theirs = client(port_file)
-        out, err = server.communicate(timeout=GUARD)
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
-    return subprocess.CompletedProcess(server.args, server.returncode, out, err), theirs
+        return client(port_file)
+
+    return server_beside(ctx, server_job, dict(os.environ, **(env or {})), when_ready)
 
 
 def vanish(ctx, args):

@@ -361,86 +361,118 @@ static void collectives(MPI_Comm comm, int round)
     free(y);
 }
 
-static void traffic(int mbit, int rounds)
+/* The buffers of one traffic run: three phases of messages on the premium
+ * communicator and the bulk stream on MPI_COMM_WORLD. */
+struct traffic_buffers {
+    unsigned char *out[PHASES][NSIZES], *in[PHASES][NSIZES];
+    unsigned char *bulk_out[BULK], *bulk_in[BULK];
+};
+
+static void buffers_make(struct traffic_buffers *b, int peer)
+{
+    int p, i, k;
+    for (p = 0; p < PHASES; ++p)
+        for (i = 0; i < (int)NSIZES; ++i) {
+            b->out[p][i] = pt_malloc(k_sizes[i]);
+            b->in[p][i] = pt_malloc(k_sizes[i] + ROOM);
+            fill(b->out[p][i], g_rank, p, i);
+        }
+    for (k = 0; k < BULK; ++k) {
+        b->bulk_out[k] = pt_malloc(BULK_BYTES);
+        b->bulk_in[k] = pt_malloc(BULK_BYTES);
+        pt_fill(b->bulk_out[k], BULK_BYTES, pt_seed(g_rank, peer, BULK_TAG, k));
+    }
+}
+
+static void buffers_free(struct traffic_buffers *b)
+{
+    int p, i, k;
+    for (p = 0; p < PHASES; ++p)
+        for (i = 0; i < (int)NSIZES; ++i) {
+            free(b->out[p][i]);
+            free(b->in[p][i]);
+        }
+    for (k = 0; k < BULK; ++k) {
+        free(b->bulk_out[k]);
+        free(b->bulk_in[k]);
+    }
+}
+
+/* Site B posted its receives before the barrier: wait for them all; site A
+ * receives one by one, some with MPI_ANY_TAG. Either way in sending order. */
+static void receive_in_order(struct traffic_buffers *b, MPI_Comm comm, int peer, int early, MPI_Request *recvs)
+{
+    MPI_Status st[PHASES * NSIZES];
+    int p, i;
+    if (early) CK(MPI_Waitall(PHASES * (int)NSIZES, recvs, st));
+    for (p = 0; p < PHASES; ++p)
+        for (i = 0; i < (int)NSIZES; ++i) {
+            MPI_Status s;
+            if (early)
+                s = st[p * NSIZES + i];
+            else
+                CK(MPI_Recv(b->in[p][i], (int)k_sizes[i] + ROOM, MPI_BYTE, peer, i % 3 == 1 ? MPI_ANY_TAG : TAG,
+                            comm, &s));
+            verify(b->in[p][i], pt_count(&s, MPI_BYTE), peer, p, i);
+        }
+}
+
+static void send_phase(struct traffic_buffers *b, MPI_Comm comm, int peer, int p, MPI_Request *sends)
+{
+    int i;
+    for (i = 0; i < (int)NSIZES; ++i)
+        CK(MPI_Isend(b->out[p][i], (int)k_sizes[i], MPI_BYTE, peer, TAG, comm, &sends[p * NSIZES + i]));
+}
+
+static void traffic_round(struct traffic_buffers *b, MPI_Comm comm, int mbit, int round)
 {
     const int peer = g_rank ^ 1; /* at the other site */
     const int early = g_rank % 2 == 1; /* site B posts its receives first */
-    unsigned char *out[PHASES][NSIZES], *in[PHASES][NSIZES];
-    unsigned char *bulk_out[BULK], *bulk_in[BULK];
     MPI_Request sends[PHASES * NSIZES], recvs[PHASES * NSIZES], bulk[2 * BULK];
-    MPI_Status st[PHASES * NSIZES];
+    int p, i, k;
+    pt_set_phase("bulk traffic on MPI_COMM_WORLD");
+    for (k = 0; k < BULK; ++k) {
+        CK(MPI_Irecv(b->bulk_in[k], BULK_BYTES, MPI_BYTE, peer, BULK_TAG, MPI_COMM_WORLD, &bulk[k]));
+        CK(MPI_Isend(b->bulk_out[k], BULK_BYTES, MPI_BYTE, peer, BULK_TAG, MPI_COMM_WORLD, &bulk[BULK + k]));
+    }
+    if (early)
+        for (p = 0; p < PHASES; ++p)
+            for (i = 0; i < (int)NSIZES; ++i)
+                CK(MPI_Irecv(b->in[p][i], (int)k_sizes[i] + ROOM, MPI_BYTE, peer, i % 3 == 2 ? MPI_ANY_TAG : TAG,
+                             comm, &recvs[p * NSIZES + i]));
+    CK(MPI_Barrier(comm));
+
+    pt_set_phase("messages before the set");
+    send_phase(b, comm, peer, 0, sends);
+    pt_set_phase("messages while premium");
+    premium(comm, mbit, "premium on the traffic's communicator");
+    send_phase(b, comm, peer, 1, sends);
+    pt_set_phase("collectives on the premium communicator");
+    collectives(comm, round);
+    pt_set_phase("messages after the delete");
+    CK(round % 2 == 0 ? MPI_Comm_delete_attr(comm, MPIX_QOS) : qos_set(comm, MPIX_QOS_BEST_EFFORT, 0));
+    expect_qos(comm, MPIX_QOS_BEST_EFFORT, 0, "after the delete");
+    send_phase(b, comm, peer, 2, sends);
+
+    pt_set_phase("receiving in order");
+    receive_in_order(b, comm, peer, early, recvs);
+    CK(MPI_Waitall(PHASES * (int)NSIZES, sends, MPI_STATUSES_IGNORE));
+    pt_set_phase("bulk traffic's end");
+    CK(MPI_Waitall(2 * BULK, bulk, MPI_STATUSES_IGNORE));
+    for (k = 0; k < BULK; ++k) pt_verify(b->bulk_in[k], BULK_BYTES, pt_seed(peer, g_rank, BULK_TAG, k), "bulk");
+}
+
+static void traffic(int mbit, int rounds)
+{
+    struct traffic_buffers *b = pt_malloc(sizeof *b);
     MPI_Comm comm;
-    int p, i, k, round;
+    int round;
     if (g_size % 2 != 0) pt_fail("traffic needs an even number of processes");
     CK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
-    for (p = 0; p < PHASES; ++p)
-        for (i = 0; i < (int)NSIZES; ++i) {
-            out[p][i] = pt_malloc(k_sizes[i]);
-            in[p][i] = pt_malloc(k_sizes[i] + ROOM);
-            fill(out[p][i], g_rank, p, i);
-        }
-    for (k = 0; k < BULK; ++k) {
-        bulk_out[k] = pt_malloc(BULK_BYTES);
-        bulk_in[k] = pt_malloc(BULK_BYTES);
-        pt_fill(bulk_out[k], BULK_BYTES, pt_seed(g_rank, peer, BULK_TAG, k));
-    }
-    for (round = 0; round < rounds; ++round) {
-        pt_set_phase("bulk traffic on MPI_COMM_WORLD");
-        for (k = 0; k < BULK; ++k) {
-            CK(MPI_Irecv(bulk_in[k], BULK_BYTES, MPI_BYTE, peer, BULK_TAG, MPI_COMM_WORLD, &bulk[k]));
-            CK(MPI_Isend(bulk_out[k], BULK_BYTES, MPI_BYTE, peer, BULK_TAG, MPI_COMM_WORLD, &bulk[BULK + k]));
-        }
-        if (early)
-            for (p = 0; p < PHASES; ++p)
-                for (i = 0; i < (int)NSIZES; ++i)
-                    CK(MPI_Irecv(in[p][i], (int)k_sizes[i] + ROOM, MPI_BYTE, peer,
-                                 i % 3 == 2 ? MPI_ANY_TAG : TAG, comm, &recvs[p * NSIZES + i]));
-        CK(MPI_Barrier(comm));
-
-        pt_set_phase("messages before the set");
-        for (i = 0; i < (int)NSIZES; ++i)
-            CK(MPI_Isend(out[0][i], (int)k_sizes[i], MPI_BYTE, peer, TAG, comm, &sends[i]));
-        pt_set_phase("messages while premium");
-        premium(comm, mbit, "premium on the traffic's communicator");
-        for (i = 0; i < (int)NSIZES; ++i)
-            CK(MPI_Isend(out[1][i], (int)k_sizes[i], MPI_BYTE, peer, TAG, comm, &sends[NSIZES + i]));
-        pt_set_phase("collectives on the premium communicator");
-        collectives(comm, round);
-        pt_set_phase("messages after the delete");
-        CK(round % 2 == 0 ? MPI_Comm_delete_attr(comm, MPIX_QOS) : qos_set(comm, MPIX_QOS_BEST_EFFORT, 0));
-        expect_qos(comm, MPIX_QOS_BEST_EFFORT, 0, "after the delete");
-        for (i = 0; i < (int)NSIZES; ++i)
-            CK(MPI_Isend(out[2][i], (int)k_sizes[i], MPI_BYTE, peer, TAG, comm, &sends[2 * NSIZES + i]));
-
-        pt_set_phase("receiving in order");
-        if (early) {
-            CK(MPI_Waitall(PHASES * (int)NSIZES, recvs, st));
-            for (p = 0; p < PHASES; ++p)
-                for (i = 0; i < (int)NSIZES; ++i)
-                    verify(in[p][i], pt_count(&st[p * NSIZES + i], MPI_BYTE), peer, p, i);
-        } else {
-            for (p = 0; p < PHASES; ++p)
-                for (i = 0; i < (int)NSIZES; ++i) {
-                    MPI_Status s;
-                    CK(MPI_Recv(in[p][i], (int)k_sizes[i] + ROOM, MPI_BYTE, peer, i % 3 == 1 ? MPI_ANY_TAG : TAG,
-                                comm, &s));
-                    verify(in[p][i], pt_count(&s, MPI_BYTE), peer, p, i);
-                }
-        }
-        CK(MPI_Waitall(PHASES * (int)NSIZES, sends, MPI_STATUSES_IGNORE));
-        pt_set_phase("bulk traffic's end");
-        CK(MPI_Waitall(2 * BULK, bulk, MPI_STATUSES_IGNORE));
-        for (k = 0; k < BULK; ++k) pt_verify(bulk_in[k], BULK_BYTES, pt_seed(peer, g_rank, BULK_TAG, k), "bulk");
-    }
-    for (p = 0; p < PHASES; ++p)
-        for (i = 0; i < (int)NSIZES; ++i) {
-            free(out[p][i]);
-            free(in[p][i]);
-        }
-    for (k = 0; k < BULK; ++k) {
-        free(bulk_out[k]);
-        free(bulk_in[k]);
-    }
+    buffers_make(b, g_rank ^ 1);
+    for (round = 0; round < rounds; ++round) traffic_round(b, comm, mbit, round);
+    buffers_free(b);
+    free(b);
     CK(MPI_Comm_free(&comm));
 }
 

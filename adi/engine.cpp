@@ -127,8 +127,13 @@ base::Status Engine::connect_world(const World& world) {
 
 base::Status Engine::peers_add(const PeerSet& set) {
     std::vector<int> takers;
+    PeerSet offered = set;
+    offered.taken.assign(set.cards.size(), 0);
     for (std::size_t i = 0; i < methods_.size(); ++i) {
-        if (methods_[i]->peers_add(set)) takers.push_back(static_cast<int>(i));
+        if (!methods_[i]->peers_add(offered)) continue;
+        takers.push_back(static_cast<int>(i));
+        for (std::size_t k = 0; k < set.cards.size(); ++k)
+            if (methods_[i]->reaches(set.first + static_cast<int>(k))) offered.taken[k] = 1;
     }
     std::vector<int> routes(set.cards.size(), -1);
     for (std::size_t k = 0; k < set.cards.size(); ++k) {

@@ -140,6 +140,9 @@ struct PeerSet {
     int first = 0;                 // engine index of cards[0]
     std::vector<wireup::BusinessCard> cards;  // the other group's processes
     std::string emulation;  // the other job's STRATA_EMULATION (links shaped when it equals this job's)
+    // By card: whether a method before this one reaches that process (the
+    // engine routes it there), so this one need not open a link to it now.
+    std::vector<char> taken;
 };
 
 // What a method learns about its process when it is created.

@@ -22,7 +22,9 @@ const base::KnobString exclude_methods{
 // In order of preference: each peer is reached by the first method that reaches it.
 const MethodEntry kTable[] = {
     {"self", &self::create, true, nullptr},
-    {"shm", &shm::create, false, &shm::ShmMethod::links},
+    // Shared memory also alone: it carries the links to other jobs' processes
+    // on this host.
+    {"shm", &shm::create, true, &shm::ShmMethod::links},
 #if STRATA_HAVE_OFI  // built only where libfabric is (meson option 'ofi')
     {"ofi", &ofi::create, false, &ofi::OfiMethod::links},
 #endif

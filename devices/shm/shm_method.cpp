@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -92,10 +93,54 @@ std::uint64_t g_probe_word = 0;
 
 std::string errno_text() { return std::strerror(errno); }
 
-// The account field of a published address "name,pid,probe address,probe value,uid".
-std::string account_of(const std::string& address) {
-    const auto comma = address.rfind(',');
+// A published address: "name,pid,probe address,probe value,ring bytes,uid".
+struct Address {
+    std::string name;  // the main segment's, which also names the doorbell
+    int pid = 0;
+    std::uint64_t probe_addr = 0;
+    std::uint64_t probe_value = 0;
+    std::uint64_t ring = 0;
+    unsigned uid = 0;
+};
+
+std::optional<Address> address_parse(const std::string& text) {
+    char name[64] = {};
+    Address a;
+    unsigned long long addr = 0;
+    unsigned long long value = 0;
+    unsigned long long ring = 0;
+    int end = 0;
+    if (std::sscanf(text.c_str(), "%63[^,],%d,%llx,%llx,%llu,%u%n", name, &a.pid, &addr, &value, &ring, &a.uid,
+                    &end) != 6 ||
+        static_cast<std::size_t>(end) != text.size()) {
+        return std::nullopt;
+    }
+    a.name = name;
+    a.probe_addr = addr;
+    a.probe_value = value;
+    a.ring = ring;
+    return a;
+}
+
+// The fields two processes must agree on to share rings: the account (each
+// segment is its owner's, mode 0600) and the ring size (the layout).
+std::string layout_of(const std::string& address) {
+    auto comma = address.rfind(',');
+    if (comma == std::string::npos || comma == 0) return {};
+    comma = address.rfind(',', comma - 1);
     return comma == std::string::npos ? std::string() : address.substr(comma + 1);
+}
+
+// An inbox for a set: the owner's segment name and the set's id.
+std::string inbox_name(const std::string& owner, std::uint64_t set) {
+    char suffix[24];
+    std::snprintf(suffix, sizeof suffix, "-%016llx", static_cast<unsigned long long>(set));
+    return owner + suffix;
+}
+
+std::int64_t now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 
 void copy_from_iov(std::span<const iovec> iov, std::size_t offset, std::byte* dst, std::size_t n) {
@@ -155,7 +200,8 @@ struct alignas(64) ShmMethod::Segment {
     std::uint32_t nlocal;
     std::uint64_t ring_bytes;
     std::atomic<std::uint32_t> attached;  // peers that mapped it
-    char pad1[44];
+    std::uint32_t attachers;              // how many will: the last removes its name
+    char pad1[40];
     std::atomic<std::uint32_t> sleeping;  // the owner waits on its doorbell; the writer that rings it clears it
     std::atomic<std::uint32_t> cpu;       // 1 + the core the owner last waited on (0: not yet)
     char pad2[56];
@@ -204,9 +250,10 @@ base::Status ShmMethod::publish(wireup::BusinessCard& card) {
     // Local peers may read our buffers (single copy) even where Yama restricts ptrace.
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
     char addr[192];
-    std::snprintf(addr, sizeof addr, "%s,%d,%llx,%llx,%u", name_.c_str(), static_cast<int>(getpid()),
+    std::snprintf(addr, sizeof addr, "%s,%d,%llx,%llx,%llu,%u", name_.c_str(), static_cast<int>(getpid()),
                   static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(&g_probe_word)),
-                  static_cast<unsigned long long>(probe_value_), static_cast<unsigned>(::getuid()));
+                  static_cast<unsigned long long>(probe_value_), static_cast<unsigned long long>(ring_bytes_),
+                  static_cast<unsigned>(::getuid()));
     card.addresses.emplace_back("shm", addr);
     return {};
 }
@@ -214,7 +261,7 @@ base::Status ShmMethod::publish(wireup::BusinessCard& card) {
 bool ShmMethod::links(const wireup::BusinessCard& a, const wireup::BusinessCard& b) {
     const std::string x = a.address_of("shm");
     const std::string y = b.address_of("shm");
-    return !x.empty() && !y.empty() && a.host == b.host && account_of(x) == account_of(y) &&
+    return !x.empty() && !y.empty() && a.host == b.host && layout_of(x) == layout_of(y) &&
            wireup::same_representation(a, b);
 }
 
@@ -222,16 +269,16 @@ base::Status ShmMethod::connect_world(const adi::World& world) {
     const auto& cards = world.cards;
     const int my_rank = world.rank;
     ctx_.rank = my_rank;
+    card_ = cards[static_cast<std::size_t>(my_rank)];
     peer_of_world_.assign(cards.size(), -1);
     // Local: the same host, the same account and the same data representation
     // (links()). Processes of other accounts (a site may map subjobs to
     // different users) cannot open our 0600 segments, and those of another
     // representation (another byte order, emulated) would misread our
     // records; they use the next method.
-    const wireup::BusinessCard& mine = cards[static_cast<std::size_t>(my_rank)];
     std::vector<int> local;
     for (std::size_t r = 0; r < cards.size(); ++r) {
-        if (static_cast<int>(r) == my_rank || links(mine, cards[r])) local.push_back(static_cast<int>(r));
+        if (static_cast<int>(r) == my_rank || links(card_, cards[r])) local.push_back(static_cast<int>(r));
     }
     nlocal_ = static_cast<int>(local.size());
     if (nlocal_ < 2) return {};
@@ -241,25 +288,28 @@ base::Status ShmMethod::connect_world(const adi::World& world) {
         Peer p;
         p.world = local[static_cast<std::size_t>(i)];
         p.index = i;
+        p.slot = my_index_;
         const std::string a = cards[static_cast<std::size_t>(p.world)].address_of("shm");
-        char name[64] = {};
-        int pid = 0;
-        unsigned long long addr = 0;
-        unsigned long long value = 0;
-        unsigned uid = 0;
-        if (std::sscanf(a.c_str(), "%63[^,],%d,%llx,%llx,%u", name, &pid, &addr, &value, &uid) != 5) {
+        const std::optional<Address> where = address_parse(a);
+        if (!where) {
             return base::Error{"shared memory: rank " + std::to_string(p.world) + " published a malformed address '" +
                                a + "'"};
         }
-        p.name = name;
-        p.pid = pid;
-        p.probe_addr = addr;
-        p.probe_value = value;
+        p.name = where->name;
+        p.bell = where->name;
+        p.pid = where->pid;
+        p.probe_addr = where->probe_addr;
+        p.probe_value = where->probe_value;
         peer_of_world_[static_cast<std::size_t>(p.world)] = static_cast<int>(peers_.size());
         peers_.push_back(std::move(p));
     }
-    if (base::Status created = segment_create(); !created) return created;
+    base::Result<Inbox> created =
+        segment_create(name_, static_cast<std::size_t>(nlocal_), static_cast<std::uint32_t>(nlocal_ - 1));
+    if (!created) return created.failure();
+    mine_ = created->seg;
+    mine_bytes_ = created->bytes;
     for (Peer& p : peers_) {
+        p.in = mine_->ring(static_cast<std::size_t>(p.index));
         const bool ok = cma_knob.get() != 0 && probe_cma(p);
         mine_->cma_ok()[p.index].store(ok ? 1 : 2, std::memory_order_release);
         p.cma_from = ok;
@@ -270,39 +320,155 @@ base::Status ShmMethod::connect_world(const adi::World& world) {
     return {};
 }
 
-base::Status ShmMethod::segment_create() {
-    mine_bytes_ = Segment::bytes(static_cast<std::size_t>(nlocal_), ring_bytes_);
-    const int fd = ::shm_open(name_.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+bool ShmMethod::peers_add(const adi::PeerSet& set) {
+    if (bell_fd_ < 0 || card_.host.empty() || set.first < ctx_.size) return false;
+    // A set the engine could not add leaves its indexes to this one.
+    peers_close(set.first, std::numeric_limits<int>::max() - set.first);
+    peer_of_world_.resize(static_cast<std::size_t>(set.first) + set.cards.size(), -1);
+    // Set ranks: the accepting group first. Our ring in a peer's inbox is our
+    // place in our group.
+    const std::uint32_t our_first = set.first_rank == 0 ? static_cast<std::uint32_t>(set.cards.size()) : 0;
+    std::deque<Peer> found;
+    for (std::size_t k = 0; k < set.cards.size(); ++k) {
+        if (!links(card_, set.cards[k])) continue;
+        const std::optional<Address> where = address_parse(set.cards[k].address_of("shm"));
+        if (!where) continue;  // not ours to reach; TCP will say what is wrong with its card
+        Peer p;
+        p.world = set.first + static_cast<int>(k);
+        p.index = static_cast<int>(k);
+        p.slot = static_cast<int>(set.my_rank - our_first);
+        p.set = set.id;
+        p.name = inbox_name(where->name, set.id);
+        p.bell = where->name;
+        p.pid = where->pid;
+        p.probe_addr = where->probe_addr;
+        p.probe_value = where->probe_value;
+        found.push_back(std::move(p));
+    }
+    if (found.empty()) return true;  // takes the set, reaches none of it
+    if (probe_fd_ < 0) probe_fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    base::Result<Inbox> created =
+        segment_create(inbox_name(name_, set.id), set.cards.size(), static_cast<std::uint32_t>(found.size()));
+    if (!created) return true;  // TCP carries the set's links
+    Inbox box = *created;
+    box.first = set.first;
+    set_inboxes_.push_back(box);
+    for (Peer& p : found) {
+        p.in = box.seg->ring(static_cast<std::size_t>(p.index));
+        p.cma_from = cma_knob.get() != 0 && probe_cma(p);
+        box.seg->cma_ok()[p.index].store(p.cma_from ? 1 : 2, std::memory_order_release);
+    }
+    // Every process of both groups makes its inbox before it maps the others'.
+    // One it cannot map (its process failed to join, or ended) is left to TCP,
+    // which reports what became of it.
+    for (Peer& p : found) {
+        if (!segment_attach(p)) continue;
+        peer_of_world_[static_cast<std::size_t>(p.world)] = static_cast<int>(peers_.size());
+        peers_.push_back(std::move(p));
+        ++set_peers_;
+    }
+    return true;
+}
+
+void ShmMethod::peer_forget(Peer& p) {
+    if (!p.queue.empty()) --queued_peers_;
+    p.queue.clear();
+    cma_pending_ -= p.cma_out;
+    p.cma_out = 0;
+    p.share_token = 0;
+}
+
+void ShmMethod::peers_close(int first, int count) {
+    const auto closing = [&](int world) { return world >= first && world - first < count; };
+    std::deque<Peer> kept;
+    for (Peer& p : peers_) {
+        if (p.set == 0 || !closing(p.world)) {
+            kept.push_back(std::move(p));
+            continue;
+        }
+        peer_forget(p);
+        if (p.seg != nullptr) ::munmap(p.seg, p.seg_bytes);
+        --set_peers_;
+    }
+    peers_ = std::move(kept);
+    std::fill(peer_of_world_.begin() + std::min<std::ptrdiff_t>(ctx_.size, std::ssize(peer_of_world_)),
+              peer_of_world_.end(), -1);
+    for (std::size_t i = 0; i < peers_.size(); ++i)
+        peer_of_world_[static_cast<std::size_t>(peers_[i].world)] = static_cast<int>(i);
+    std::erase_if(set_inboxes_, [&](Inbox& box) {
+        if (!closing(box.first)) return false;
+        inbox_drop(box);
+        return true;
+    });
+}
+
+void ShmMethod::inbox_drop(Inbox& box) {
+    ::munmap(box.seg, box.bytes);
+    ::shm_unlink(box.name.c_str());  // normally gone already; not if a peer never mapped it
+}
+
+bool ShmMethod::peer_ended(const Peer& p) const {
+    // Its doorbell is bound while it lives (abstract socket names go with
+    // their sockets): connecting a datagram socket to it sends nothing.
+    socklen_t len = 0;
+    sockaddr_un a = bell_address(p.bell, len);
+    return probe_fd_ >= 0 && ::connect(probe_fd_, reinterpret_cast<sockaddr*>(&a), len) != 0 && errno == ECONNREFUSED;
+}
+
+bool ShmMethod::sets_check_alive() {
+    // At most every 100 ms, and only while waiting (sleep_prepare).
+    const std::int64_t now = now_ns();
+    if (set_peers_ == 0 || probe_fd_ < 0 || now - alive_checked_ns_ < 100'000'000) return false;
+    alive_checked_ns_ = now;
+    bool ended = false;
+    for (Peer& p : peers_) {
+        if (p.set == 0 || p.gone) continue;
+        if (!peer_ended(p)) continue;
+        p.gone = true;
+        peer_forget(p);
+        failures_.emplace_back(p.world, "shared memory: process " + std::to_string(p.index) +
+                                            " of the other job (pid " + std::to_string(p.pid) + ") ended");
+        ended = true;
+    }
+    return ended;
+}
+
+base::Result<ShmMethod::Inbox> ShmMethod::segment_create(const std::string& name, std::size_t rings,
+                                                         std::uint32_t attachers) {
+    Inbox box;
+    box.name = name;
+    box.bytes = Segment::bytes(rings, ring_bytes_);
+    const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
     if (fd < 0) {
-        return base::Error{"shared memory: cannot create " + name_ + ": " + errno_text() +
+        return base::Error{"shared memory: cannot create " + name + ": " + errno_text() +
                            "; check that /dev/shm is mounted"};
     }
-    if (::ftruncate(fd, static_cast<off_t>(mine_bytes_)) != 0) {
-        base::Error failed{"shared memory: cannot size " + name_ + " to " + std::to_string(mine_bytes_) +
+    if (::ftruncate(fd, static_cast<off_t>(box.bytes)) != 0) {
+        base::Error failed{"shared memory: cannot size " + name + " to " + std::to_string(box.bytes) +
                            " bytes: " + errno_text() + "; /dev/shm may be full (STRATA_SHM_RING sets the ring size)"};
         ::close(fd);
-        ::shm_unlink(name_.c_str());
+        ::shm_unlink(name.c_str());
         return failed;
     }
-    void* at = ::mmap(nullptr, mine_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void* at = ::mmap(nullptr, box.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     ::close(fd);
     if (at == MAP_FAILED) {
-        base::Error failed{"shared memory: cannot map " + name_ + ": " + errno_text()};
-        ::shm_unlink(name_.c_str());
+        base::Error failed{"shared memory: cannot map " + name + ": " + errno_text()};
+        ::shm_unlink(name.c_str());
         return failed;
     }
-    mine_ = static_cast<Segment*>(at);  // a fresh file reads as zeros: rings empty, nothing probed
-    mine_->nlocal = static_cast<std::uint32_t>(nlocal_);
-    mine_->ring_bytes = ring_bytes_;
-    for (Peer& p : peers_) p.in = mine_->ring(static_cast<std::size_t>(p.index));
-    mine_->ready.store(kReady, std::memory_order_release);
-    return {};
+    box.seg = static_cast<Segment*>(at);  // a fresh file reads as zeros: rings empty, nothing probed
+    box.seg->nlocal = static_cast<std::uint32_t>(rings);
+    box.seg->ring_bytes = ring_bytes_;
+    box.seg->attachers = attachers;
+    box.seg->ready.store(kReady, std::memory_order_release);
+    return box;
 }
 
 base::Status ShmMethod::segment_attach(Peer& p) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(attach_ms.get());
     int fd = -1;
-    for (;;) {
+    for (unsigned waits = 0;; ++waits) {
         fd = ::shm_open(p.name.c_str(), O_RDWR | O_CLOEXEC, 0);
         struct stat st {};
         if (fd >= 0 && ::fstat(fd, &st) == 0 && static_cast<std::size_t>(st.st_size) >= sizeof(Segment)) {
@@ -319,6 +485,9 @@ base::Status ShmMethod::segment_attach(Peer& p) {
                                " did not create its segment within " + std::to_string(attach_ms.get()) +
                                " ms (STRATA_SHM_ATTACH_MS)"};
         }
+        // Another job's process that ended will never make its inbox.
+        if (p.set != 0 && waits % 256 == 255 && peer_ended(p))
+            return base::Error{"shared memory: process " + std::to_string(p.index) + " of the other job ended"};
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
     void* at = ::mmap(nullptr, p.seg_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -328,16 +497,17 @@ base::Status ShmMethod::segment_attach(Peer& p) {
     }
     p.seg = static_cast<Segment*>(at);
     while (p.seg->ready.load(std::memory_order_acquire) != kReady) std::this_thread::yield();
-    if (p.seg->nlocal != static_cast<std::uint32_t>(nlocal_) || p.seg->ring_bytes != ring_bytes_ ||
-        Segment::bytes(static_cast<std::size_t>(nlocal_), ring_bytes_) > p.seg_bytes) {
+    if (p.seg->ring_bytes != ring_bytes_ || p.slot >= static_cast<int>(p.seg->nlocal) ||
+        (p.set == 0 && p.seg->nlocal != static_cast<std::uint32_t>(nlocal_)) ||
+        Segment::bytes(p.seg->nlocal, ring_bytes_) > p.seg_bytes) {
+        ::munmap(p.seg, p.seg_bytes);
+        p.seg = nullptr;
         return base::Error{"shared memory: rank " + std::to_string(p.world) +
                            " laid out its segment differently (are STRATA_SHM_RING settings equal on every rank?)"};
     }
-    p.out = p.seg->ring(static_cast<std::size_t>(my_index_));
-    // The last local peer to map a segment removes its name: nothing stays in /dev/shm.
-    if (p.seg->attached.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<std::uint32_t>(nlocal_ - 1)) {
-        ::shm_unlink(p.name.c_str());
-    }
+    p.out = p.seg->ring(static_cast<std::size_t>(p.slot));
+    // The last peer to map a segment removes its name: nothing stays in /dev/shm.
+    if (p.seg->attached.fetch_add(1, std::memory_order_acq_rel) + 1 == p.seg->attachers) ::shm_unlink(p.name.c_str());
     return {};
 }
 
@@ -359,7 +529,7 @@ bool ShmMethod::single_copy_from(int peer) const {
 }
 
 bool ShmMethod::can_single_copy_to(const Peer& p) const {
-    return p.seg->cma_ok()[my_index_].load(std::memory_order_acquire) == 1;
+    return p.seg->cma_ok()[p.slot].load(std::memory_order_acquire) == 1;
 }
 
 std::byte* ShmMethod::reserve(Peer& p, std::size_t bytes) {
@@ -396,7 +566,7 @@ void ShmMethod::ring_bell(const Peer& p) {
     // sleep_end() drains the bell only when the flag was taken.
     if (p.seg->sleeping.exchange(0, std::memory_order_seq_cst) == 0) return;
     socklen_t len = 0;
-    sockaddr_un a = bell_address(p.name, len);
+    sockaddr_un a = bell_address(p.bell, len);
     const char b = 0;
     // A full socket queue means a wake-up is already pending.
     (void)::sendto(bell_fd_, &b, 1, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&a), len);
@@ -424,6 +594,7 @@ bool ShmMethod::write(Peer& p, OutPacket& o) {
         for (const iovec& v : o.iov) *r++ = RemoteIov{reinterpret_cast<std::uintptr_t>(v.iov_base), v.iov_len};
         commit(p, at, kCma, bytes);
         ++cma_pending_;
+        ++p.cma_out;
         return true;
     }
     if (!o.header_sent) {
@@ -459,6 +630,7 @@ void ShmMethod::enqueue(Peer& p, std::unique_ptr<OutPacket> o) {
 
 adi::SendStatus ShmMethod::send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) {
     Peer& p = peers_[static_cast<std::size_t>(peer_of_world_[static_cast<std::size_t>(peer)])];
+    if (p.gone) [[unlikely]] return adi::SendStatus::failed;
     std::size_t n = 0;
     for (const iovec& v : data) n += v.iov_len;
     // The common case first: nothing queued and the packet fits one record.
@@ -496,6 +668,7 @@ std::byte* ShmMethod::put_begin(Peer& p, const adi::Header& h, std::size_t n) {
 
 bool ShmMethod::send_now(int peer, const adi::Header& h, const std::byte* data, std::size_t n) {
     Peer& p = peers_[static_cast<std::size_t>(peer_of_world_[static_cast<std::size_t>(peer)])];
+    if (p.gone) [[unlikely]] return false;
     std::byte* at = put_begin(p, h, n);
     if (at == nullptr) return false;
     if (n > 0) std::memcpy(at + kRec + kHeader, data, n);
@@ -784,7 +957,9 @@ int ShmMethod::drain(Peer& p, adi::Upcalls& up) {
                 std::uint64_t token = 0;
                 std::memcpy(&token, body, 8);
                 if (p.share_token == token) p.share_token = 0;
+                if (p.gone) break;  // its sends were failed already
                 --cma_pending_;
+                --p.cma_out;
                 up.on_sent(token);
                 break;
             }
@@ -844,27 +1019,30 @@ bool ShmMethod::busy() const {
 }
 
 bool ShmMethod::sleep_prepare() {
-    if (mine_ == nullptr) return !busy();
+    if (peers_.empty()) return !busy();
+    if (set_peers_ > 0 && sets_check_alive()) return false;
     for (Peer& p : peers_) {
         if (p.in_tail != p.in_released) release(p);
     }
-    mine_->sleeping.store(1, std::memory_order_seq_cst);
+    inboxes_each([](Segment& seg) { seg.sleeping.store(1, std::memory_order_seq_cst); });
     std::atomic_thread_fence(std::memory_order_seq_cst);
     bool work = busy();
     // A queued send waits for room: room that appeared means work.
     for (const Peer& p : peers_) {
         if (!p.queue.empty() && p.out->tail.load(std::memory_order_acquire) != p.out_tail_seen) work = true;
     }
-    if (work) mine_->sleeping.store(0, std::memory_order_relaxed);
+    if (work) inboxes_each([](Segment& seg) { seg.sleeping.store(0, std::memory_order_relaxed); });
     return !work;
 }
 
 bool ShmMethod::shares_cpu(int cpu) {
-    if (mine_ == nullptr || cpu < 0) return false;
+    if (peers_.empty() || cpu < 0) return false;
     const auto mark = static_cast<std::uint32_t>(cpu) + 1;
     // Peers read this line at every send (the sleeping flag): write it only
     // when the core changed.
-    if (mine_->cpu.load(std::memory_order_relaxed) != mark) mine_->cpu.store(mark, std::memory_order_relaxed);
+    inboxes_each([mark](Segment& seg) {
+        if (seg.cpu.load(std::memory_order_relaxed) != mark) seg.cpu.store(mark, std::memory_order_relaxed);
+    });
     bool shared = false;
     for (const Peer& p : peers_) shared = shared || p.seg->cpu.load(std::memory_order_relaxed) == mark;
     return shared;
@@ -874,7 +1052,10 @@ void ShmMethod::sleep_end() {
     // Still set: nobody rang, nothing to drain (no system call). Taken: a
     // writer rang (or is about to; a datagram that lands after the drain
     // only wakes the next sleep early).
-    if (mine_ == nullptr || mine_->sleeping.exchange(0, std::memory_order_relaxed) != 0) return;
+    if (peers_.empty()) return;  // sleep_prepare set no flag
+    bool rung = false;
+    inboxes_each([&rung](Segment& seg) { rung = seg.sleeping.exchange(0, std::memory_order_relaxed) == 0 || rung; });
+    if (!rung) return;
     char buf[64];
     while (::recv(bell_fd_, buf, sizeof buf, MSG_DONTWAIT) > 0) {
     }
@@ -890,8 +1071,12 @@ void ShmMethod::shutdown() {
         mine_ = nullptr;
         ::shm_unlink(name_.c_str());  // normally gone already; not if a peer never attached
     }
+    for (Inbox& box : set_inboxes_) inbox_drop(box);
+    set_inboxes_.clear();
     if (bell_fd_ >= 0) ::close(bell_fd_);
     bell_fd_ = -1;
+    if (probe_fd_ >= 0) ::close(probe_fd_);
+    probe_fd_ = -1;
 }
 
 std::unique_ptr<adi::Method> create(const adi::MethodContext& ctx) { return std::make_unique<ShmMethod>(ctx); }

@@ -24,6 +24,15 @@
 // sees the flag after writing rings a doorbell (a datagram to the receiver's
 // unix socket, which is the method's wait_fd), so an oversubscribed rank
 // sleeps in poll() instead of spinning.
+//
+// Other jobs (adi::PeerSet, MPI_Comm_accept/MPI_Comm_connect): processes of
+// the other group on this host, under this account, get rings as a job's do,
+// in an inbox segment each process makes for the set (its main segment is
+// sized for its own job). The rings of a set's inbox are the other group's
+// processes in set-rank order. A process of another job may end while this
+// one waits for it, and its mpirun tells only its own job: while it waits, a
+// process checks every 100 ms that the doorbells of the other jobs' processes
+// it reaches are still bound (a socket is unbound when its process ends).
 #pragma once
 
 #include <sys/types.h>
@@ -54,8 +63,12 @@ public:
     // both published an address, on one host, under one account (each inbox
     // is readable by its owner only), with one data representation (records
     // cross in host byte order).
+    // The same ring size too, as processes of two jobs may set STRATA_SHM_RING
+    // differently.
     static bool links(const wireup::BusinessCard& a, const wireup::BusinessCard& b);
     bool reaches(int peer) const override;
+    bool peers_add(const adi::PeerSet& set) override;
+    void peers_close(int first, int count) override;
     adi::SendStatus send(int peer, const adi::Header& h, std::span<const iovec> data, std::uint64_t token) override;
     int poll(adi::Upcalls& up) override;
     int poll_peer(int peer, adi::Upcalls& up) override;
@@ -96,8 +109,10 @@ private:
 
     struct Peer {
         int world = -1;
-        int index = -1;               // our ring in its segment / its ring in ours
-        Segment* seg = nullptr;       // its segment, mapped
+        int index = -1;               // its ring in our segment (or in our inbox for its set)
+        int slot = -1;                // our ring in its segment
+        std::uint64_t set = 0;        // another job's process: the set's id (0: this job's)
+        Segment* seg = nullptr;       // its segment (for a set, its inbox), mapped
         std::size_t seg_bytes = 0;
         Ring* out = nullptr;          // ring we write into (in its segment)
         Ring* in = nullptr;           // ring we read (in our segment)
@@ -109,7 +124,10 @@ private:
         pid_t pid = 0;
         std::uint64_t probe_addr = 0;  // where its probe word lives, in its memory
         std::uint64_t probe_value = 0;
-        std::string name;              // its segment
+        std::string name;              // its segment (for a set, its inbox)
+        std::string bell;              // its main segment's name, which names its doorbell
+        int cma_out = 0;               // our single-copy sends it has not read yet
+        bool gone = false;             // another job's process that ended (reported)
         // Receive side: a payload arriving in fragments.
         bool in_payload = false;
         adi::Header cur{};
@@ -123,8 +141,31 @@ private:
         std::uint64_t share_bytes = 0;
     };
 
-    base::Status segment_create();
+    // An inbox: a segment of `rings` rings that `attachers` peers map, the
+    // last of them removing its name.
+    struct Inbox {
+        Segment* seg = nullptr;
+        std::size_t bytes = 0;
+        std::string name;
+        int first = 0;  // a set's: its first engine index (0 for the job's own)
+    };
+    base::Result<Inbox> segment_create(const std::string& name, std::size_t rings, std::uint32_t attachers);
+    // Maps p's segment (p.name), which must hold a ring at p.slot.
     base::Status segment_attach(Peer& p);
+    void inbox_drop(Inbox& box);
+    // Every segment of ours: the job's and the sets' inboxes.
+    template <class F>
+    void inboxes_each(F&& f) {
+        if (mine_ != nullptr) f(*mine_);
+        for (Inbox& box : set_inboxes_) f(*box.seg);
+    }
+    // Takes a set's process out: its sends and single copies end unanswered.
+    void peer_forget(Peer& p);
+    // Whether another job's process p ended (its doorbell is unbound).
+    bool peer_ended(const Peer& p) const;
+    // The other jobs' processes that ended since the last look: failures to
+    // report (true: some).
+    bool sets_check_alive();
     std::byte* reserve(Peer& p, std::size_t bytes);
     // Header + all `n` bytes of `data` as one record now, or false (queue not
     // empty, too big for one record, no room).
@@ -154,6 +195,7 @@ private:
     adi::MethodContext ctx_;
     adi::Capabilities caps_;
     std::string name_;       // our segment's name
+    wireup::BusinessCard card_;  // ours (sets' processes are matched against it)
     Segment* mine_ = nullptr;
     std::size_t mine_bytes_ = 0;
     int nlocal_ = 0;         // processes on this host, us included
@@ -169,6 +211,10 @@ private:
     std::uint64_t cma_reads_ = 0;
     std::uint64_t share_writes_ = 0;
     int cma_pending_ = 0;  // single-copy sends the receiver has not read yet
+    std::vector<Inbox> set_inboxes_;  // one per set with a process on this host
+    int set_peers_ = 0;               // other jobs' processes in peers_
+    int probe_fd_ = -1;               // connects to their doorbells to see they are bound
+    std::int64_t alive_checked_ns_ = 0;
 };
 
 std::unique_ptr<adi::Method> create(const adi::MethodContext& ctx);

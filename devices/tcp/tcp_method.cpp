@@ -475,7 +475,9 @@ bool TcpMethod::peers_add(const adi::PeerSet& set) {
         p.streams = p.site != my_site_ ? static_cast<int>(streams_knob.get()) : 1;
         // Opened at once, not on first use: a receive from a process of the
         // other job must hear of its end (the link closing), and nothing
-        // else tells (its mpirun ends only its own job).
+        // else tells (its mpirun ends only its own job). Not to a process
+        // that shared memory reaches (it watches that one itself).
+        if (k < set.taken.size() && set.taken[k] != 0) continue;
         start_connect(peer, p.c);
     }
     return true;

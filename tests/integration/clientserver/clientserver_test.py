@@ -73,6 +73,30 @@ def one_host(ctx, args):
     expect_nobody_left(ctx, within=5)
 
 
+def shared_memory(ctx, args):
+    # Two jobs of one process each on one host: every byte between them
+    # crosses shared memory (STRATA_STATS counts it per method), TCP carries
+    # nothing; then again with the client excluding shm (-exclude), where
+    # both sides agree on TCP.
+    stats = "environment: {STRATA_STATS: \"1\"}\n"
+    for excluded, carrier, other in ((False, "shm", "tcp"), (True, "tcp", "shm")):
+        port_file = os.path.join(ctx.tmp, f"port-{carrier}")
+        server_job = job(ctx, None, args.program, "server", port_file, "full", 1, stats)
+        client_extra = stats[:-2] + ", STRATA_EXCLUDE_METHODS: shm}\n" if excluded else stats
+        client_job = job(ctx, None, args.program, "client", port_file, "full", 1, client_extra)
+        server, client = server_beside(ctx, server_job, dict(os.environ),
+                                       lambda: ctx.run(["-jobfile", client_job], guard=GUARD))
+        expect_ok(server, "server", 1, 1)
+        expect_ok(client, "client", 1, 1)
+        for r, role in ((server, "server"), (client, "client")):
+            sent = re.search(r"^strata: rank 0: sent: (.*)$", r.stderr, re.M)
+            check(sent is not None, f"the {role} printed no traffic", r)
+            check(re.search(rf"(^|; ){carrier}: [1-9]\d* messages", sent.group(1)) is not None,
+                  f"{carrier} carried nothing of the {role}'s", r)
+            check(re.search(rf"(^|; ){other}: ", sent.group(1)) is None, f"{other} carried some of the {role}'s", r)
+    expect_nobody_left(ctx, within=5)
+
+
 def two_sites(ctx, args):
     # Different site labels and host identities: the links between the jobs
     # are wide-area links, encrypted (security: {data: tls}).
@@ -288,6 +312,7 @@ def vanish(ctx, args):
 
 SCENARIOS = {
     "one_host": one_host,
+    "shared_memory": shared_memory,
     "two_sites": two_sites,
     "emulated_sites": emulated_sites,
     "subject": subject,

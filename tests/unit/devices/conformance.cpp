@@ -118,6 +118,7 @@ World::World(const Maker& make, std::vector<wireup::BusinessCard> cards,
         INFO("rank " << i << " connecting: " << errors[i]);
         REQUIRE(ok[i] == 1);
     }
+    cards_ = std::move(cards);
 }
 
 World::~World() {

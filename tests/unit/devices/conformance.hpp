@@ -96,6 +96,8 @@ public:
     World& operator=(const World&) = delete;
 
     int size() const { return static_cast<int>(methods_.size()); }
+    // The cards as published (and edited).
+    const std::vector<wireup::BusinessCard>& cards() const { return cards_; }
     adi::Method& method(int r) { return *methods_[static_cast<std::size_t>(r)]; }
     Recorder& in(int r) { return recorders_[static_cast<std::size_t>(r)]; }
     // The rank rank `r` talks to: the other of a pair, itself in a world of one.
@@ -114,6 +116,7 @@ public:
 private:
     std::vector<std::unique_ptr<adi::Method>> methods_;
     std::deque<Recorder> recorders_;
+    std::vector<wireup::BusinessCard> cards_;
 };
 
 // Each send of the process `sender` records completed exactly once: at once

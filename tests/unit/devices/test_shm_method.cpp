@@ -586,3 +586,180 @@ TEST_CASE("shm: a large single copy is shared: the waiting sender copies chunks 
         CHECK(w.in(1).failures.empty());
     }
 }
+
+namespace {
+
+// Two jobs on one host joined as MPI_Comm_accept joins them (adi::PeerSet):
+// job a (the accepting group, set ranks 0..) and job b after it, each of its
+// processes adding the other job's after its own (engine indexes from its
+// job's size). Every process adds at once, on a thread of its own: each maps
+// the others' inboxes for the set.
+struct TwoJobs {
+    World a;
+    World b;
+    std::uint64_t id;
+    TwoJobs(const std::vector<std::string>& hosts_a, const std::vector<std::string>& hosts_b, std::uint64_t set_id = 77)
+        : a(hosts_a), b(hosts_b), id(set_id) {
+        join();
+    }
+    void join() {
+        std::vector<std::thread> threads;
+        std::vector<int> took(static_cast<std::size_t>(a.size() + b.size()), 0);
+        for (int r = 0; r < a.size() + b.size(); ++r) {
+            threads.emplace_back([this, r, &took] {
+                took[static_cast<std::size_t>(r)] = (r < a.size() ? a.at(r) : b.at(r - a.size())).peers_add(set_for(r)) ? 1 : 0;
+            });
+        }
+        for (auto& t : threads) t.join();
+        CHECK(std::all_of(took.begin(), took.end(), [](int t) { return t == 1; }));
+    }
+    // What set rank r adds: the other job's processes.
+    adi::PeerSet set_for(int r) const {
+        adi::PeerSet s;
+        s.id = id;
+        s.key = "port-key";
+        s.my_rank = static_cast<std::uint32_t>(r);
+        const bool in_a = r < a.size();
+        s.first_rank = in_a ? static_cast<std::uint32_t>(a.size()) : 0;
+        s.first = in_a ? a.size() : b.size();
+        s.cards = in_a ? b.cards() : a.cards();
+        return s;
+    }
+    // Polls everything until `done`.
+    void pump_until(const std::function<bool()>& done) {
+        for (int i = 0; i < 2000000 && !done(); ++i) {
+            for (int r = 0; r < a.size(); ++r) a.at(r).poll(a.in(r));
+            for (int r = 0; r < b.size(); ++r) b.at(r).poll(b.in(r));
+        }
+        REQUIRE(done());
+    }
+};
+
+}  // namespace
+
+TEST_CASE("shm: processes of two jobs on one host exchange through rings of their own") {
+    TwoJobs j({"h1", "h1"}, {"h1"});
+    // a's ranks reach b's process at index 2; b's reaches a's at 1 and 2.
+    for (int r = 0; r < 2; ++r) {
+        CHECK(j.a.at(r).reaches(2));
+        CHECK_FALSE(j.a.at(r).reaches(3));
+    }
+    CHECK(j.b.at(0).reaches(1));
+    CHECK(j.b.at(0).reaches(2));
+    CHECK_FALSE(j.b.at(0).reaches(0));
+    // Every inbox was mapped by its peers, the job's and the set's: no name left.
+    CHECK(my_segments().empty());
+
+    // Small packets both ways, and the jobs' own links still work.
+    const auto d = pattern(200, 5);
+    const iovec dv{const_cast<std::byte*>(d.data()), d.size()};
+    CHECK(j.b.at(0).send(1, header(adi::Packet::eager, 11, d.size()), {&dv, 1}, 0) == adi::SendStatus::done);
+    CHECK(j.a.at(1).send(2, header(adi::Packet::eager, 12, d.size()), {&dv, 1}, 0) == adi::SendStatus::done);
+    j.a.send(0, 1, header(adi::Packet::eager, 13, d.size()), d, 0);
+    j.pump_until([&] { return j.a.in(0).landed == 1 && j.b.in(0).landed == 1 && j.a.in(1).landed == 1; });
+    CHECK(j.a.in(0).msgs[0].peer == 2);
+    CHECK(j.a.in(0).msgs[0].header.tag == 11);
+    CHECK(j.b.in(0).msgs[0].peer == 2);  // a's rank 1, at b's index 1 + 1
+    CHECK(j.b.in(0).msgs[0].header.tag == 12);
+    CHECK(j.a.in(1).msgs[0].peer == 0);
+    CHECK(diff(j.a.in(0).msgs[0].data, d) == "");
+
+    // Large payloads: b was published last, so a reads b's memory (single
+    // copy) and b's reads of a stream through the ring.
+    CHECK(j.a.at(0).single_copy_from(2));
+    CHECK_FALSE(j.b.at(0).single_copy_from(1));
+    const auto big = pattern(1 << 20, 6);
+    const iovec v{const_cast<std::byte*>(big.data()), big.size()};
+    CHECK(j.b.at(0).send(1, header(adi::Packet::rndv_data, 21, big.size()), {&v, 1}, 501) == adi::SendStatus::queued);
+    const auto st = j.a.at(0).send(2, header(adi::Packet::rndv_data, 22, big.size()), {&v, 1}, 502);
+    REQUIRE(st != adi::SendStatus::failed);
+    j.pump_until([&] {
+        return j.a.in(0).landed == 2 && j.b.in(0).landed == 2 && !j.b.in(0).sent.empty() &&
+               (st == adi::SendStatus::done || !j.a.in(0).sent.empty());
+    });
+    CHECK(diff(j.a.in(0).msgs[1].data, big) == "");
+    CHECK(diff(j.b.in(0).msgs[1].data, big) == "");
+    CHECK(j.a.at(0).single_copy_reads() > 0);
+    CHECK(j.b.in(0).sent == std::vector<std::uint64_t>{501});
+}
+
+TEST_CASE("shm: a sleeping process is woken by another job's packet") {
+    TwoJobs j({"h1"}, {"h1"});
+    REQUIRE(j.a.at(0).sleep_prepare());
+    const auto d = pattern(64, 7);
+    const iovec v{const_cast<std::byte*>(d.data()), d.size()};
+    CHECK(j.b.at(0).send(1, header(adi::Packet::eager, 1, d.size()), {&v, 1}, 0) == adi::SendStatus::done);
+    CHECK(readable(j.a.at(0).wait_fd(), 5000) == 1);
+    j.a.at(0).sleep_end();
+    j.a.at(0).poll(j.a.in(0));
+    CHECK(j.a.in(0).landed == 1);
+}
+
+TEST_CASE("shm: another job's process on another host, of another account or another ring size is left to TCP") {
+    TwoJobs j({"h1", "h2"}, {"h1"});
+    CHECK(j.a.at(0).reaches(2));
+    CHECK_FALSE(j.a.at(1).reaches(2));
+    CHECK(j.b.at(0).reaches(1));
+    CHECK_FALSE(j.b.at(0).reaches(2));
+    // The ring size is in the card: processes that laid theirs out otherwise share none.
+    wireup::BusinessCard other = j.b.cards()[0];
+    for (auto& [method, address] : other.addresses) {
+        if (method != "shm") continue;
+        const auto uid = address.rfind(',');
+        const auto ring = address.rfind(',', uid - 1);
+        address = address.substr(0, ring + 1) + "262144" + address.substr(uid);
+    }
+    CHECK(ShmMethod::links(j.b.cards()[0], j.a.cards()[0]));
+    CHECK_FALSE(ShmMethod::links(other, j.a.cards()[0]));
+}
+
+TEST_CASE("shm: closing a set's links drops its processes and inboxes; a later set joins again") {
+    TwoJobs j({"h1"}, {"h1"});
+    j.a.at(0).peers_close(1, 1);
+    j.b.at(0).peers_close(1, 1);
+    CHECK_FALSE(j.a.at(0).reaches(1));
+    CHECK_FALSE(j.b.at(0).reaches(1));
+    j.id = 78;  // a new connection: a new set at the next indexes
+    std::vector<std::thread> threads;
+    adi::PeerSet sa = j.set_for(0);
+    adi::PeerSet sb = j.set_for(1);
+    sa.first = 2;
+    sb.first = 2;
+    threads.emplace_back([&] { CHECK(j.a.at(0).peers_add(sa)); });
+    threads.emplace_back([&] { CHECK(j.b.at(0).peers_add(sb)); });
+    for (auto& t : threads) t.join();
+    CHECK(j.a.at(0).reaches(2));
+    const auto d = pattern(100, 8);
+    const iovec v{const_cast<std::byte*>(d.data()), d.size()};
+    CHECK(j.b.at(0).send(2, header(adi::Packet::eager, 3, d.size()), {&v, 1}, 0) == adi::SendStatus::done);
+    j.pump_until([&] { return j.a.in(0).landed == 1; });
+    CHECK(j.a.in(0).msgs[0].peer == 2);
+    CHECK(my_segments().empty());
+}
+
+TEST_CASE("shm: a waiting process learns that another job's process ended") {
+    TwoJobs j({"h1"}, {"h1"});
+    const auto d = pattern(100, 9);
+    const iovec v{const_cast<std::byte*>(d.data()), d.size()};
+    // A send that waits for the other job's reply, never read: its ring is full.
+    while (j.a.at(0).send_now(1, header(adi::Packet::eager, 1, d.size()), d.data(), d.size())) {
+    }
+    CHECK(j.a.at(0).send(1, header(adi::Packet::eager, 2, d.size()), {&v, 1}, 33) == adi::SendStatus::queued);
+    CHECK(j.a.at(0).has_queued_sends());
+    j.b.at(0).shutdown();  // its doorbell goes with it, as with a process that ends
+    // Checked while waiting, at most every 100 ms: no timing decides, only that it comes.
+    for (int i = 0; i < 10000 && j.a.in(0).failures.empty(); ++i) {
+        if (j.a.at(0).sleep_prepare()) {
+            j.a.at(0).sleep_end();
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        j.a.at(0).poll(j.a.in(0));
+    }
+    REQUIRE(j.a.in(0).failures.size() == 1);
+    CHECK(j.a.in(0).failures[0].first == 1);
+    CHECK_THAT(j.a.in(0).failures[0].second, Catch::Contains("of the other job") && Catch::Contains("ended"));
+    CHECK_FALSE(j.a.at(0).has_queued_sends());  // the engine failed those requests
+    CHECK(j.a.at(0).send(1, header(adi::Packet::eager, 3, d.size()), {&v, 1}, 34) == adi::SendStatus::failed);
+    CHECK(j.a.at(0).sleep_prepare());  // reported once
+    j.a.at(0).sleep_end();
+}

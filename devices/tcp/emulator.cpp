@@ -147,9 +147,7 @@ void ShapedLink::shape_set(const wireup::LinkShape& shape) {
 
 double ShapedLink::bulk_rate(const Crossing& x) const {
     if (x.bytes_per_s <= 0) return 0;
-    const double reserved = static_cast<double>(owner_.table_->reserved(static_cast<std::size_t>(x.index)));
-    // Admission keeps the sum below the bandwidth (premium_mbit < bandwidth_mbit).
-    return reserved > 0 ? x.bytes_per_s - reserved : x.bytes_per_s;
+    return bulk_left(x.bytes_per_s, static_cast<double>(owner_.table_->reserved(static_cast<std::size_t>(x.index))));
 }
 
 std::uint64_t ShapedLink::stamp(int stream, std::size_t bytes) {
@@ -158,8 +156,7 @@ std::uint64_t ShapedLink::stamp(int stream, std::size_t bytes) {
     if (static_cast<std::uint32_t>(stream) == kLaneStream) {
         // Through this process's own pipe at its reservation (none: unpaced).
         Emulator::Pipe& pipe = owner_.pipes_[shared_];
-        Pace p = pace_;
-        p.ns_per_byte = pipe.bytes_per_s > 0 ? 1e9 / static_cast<double>(pipe.bytes_per_s) : 0;
+        const Pace p = premium_pace(pace_, static_cast<double>(pipe.bytes_per_s));
         return pace_due(p, now, bytes, stream_free, [&](std::uint64_t start, std::uint64_t ns) {
             pipe.free_ns = std::max(pipe.free_ns, start) + ns;
             return pipe.free_ns;
@@ -173,13 +170,7 @@ std::uint64_t ShapedLink::stamp(int stream, std::size_t bytes) {
             return *local_free_;
         });
     }
-    if (wan_) {
-        // Bulk traffic gets what the reservations leave.
-        const double link = bulk_rate(link_);
-        const double up = uplink_ >= 0 ? bulk_rate(up_) : 0;
-        p.ns_per_byte = link > 0 ? 1e9 / link : 0;
-        p.uplink_ns_per_byte = up > 0 ? 1e9 / up : 0;
-    }
+    if (wan_) p = bulk_pace(p, bulk_rate(link_), uplink_ >= 0 ? bulk_rate(up_) : 0);
     const auto on = [&](int link) {
         return [this, link](std::uint64_t start, std::uint64_t ns) {
             return owner_.table_->reserve(static_cast<std::size_t>(link), start, ns);

@@ -97,6 +97,29 @@ std::uint64_t pace_due(const Pace& p, std::uint64_t now, std::size_t bytes, std:
     });
 }
 
+// Premium service's rates (MPIX_QOS): a premium lane's packets cross the
+// sender's own pipe at its reservations' sum (0: unpaced), never behind the
+// link's bulk traffic.
+inline Pace premium_pace(Pace p, double reserved_bytes_per_s) {
+    p.ns_per_byte = reserved_bytes_per_s > 0 ? 1e9 / reserved_bytes_per_s : 0;
+    return p;
+}
+
+// What the reservations on a link (or uplink) of `bytes_per_s` (0:
+// unlimited) leave to bulk traffic. Admission keeps their sum below the
+// bandwidth (premium_mbit < bandwidth_mbit).
+inline double bulk_left(double bytes_per_s, double reserved) {
+    return bytes_per_s > 0 && reserved > 0 ? bytes_per_s - reserved : bytes_per_s;
+}
+
+// Bulk packets on a wide-area link share what the reservations leave, on the
+// link and on the sender's site's uplink (0: unlimited, no uplink).
+inline Pace bulk_pace(Pace p, double link_left, double uplink_left) {
+    p.ns_per_byte = link_left > 0 ? 1e9 / link_left : 0;
+    p.uplink_ns_per_byte = uplink_left > 0 ? 1e9 / uplink_left : 0;
+    return p;
+}
+
 class Emulator;
 
 // One link that emulation shapes, as the two ends of the link consult it: the

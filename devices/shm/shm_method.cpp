@@ -422,8 +422,9 @@ bool ShmMethod::sets_check_alive() {
     alive_checked_ns_ = now;
     bool ended = false;
     for (Peer& p : peers_) {
-        if (p.set == 0 || p.gone) continue;
-        if (!peer_ended(p)) continue;
+        if (p.set == 0 || p.gone || !peer_ended(p)) continue;
+        // What it wrote before it ended is delivered first (it writes no more).
+        if (word_at(p.in->data() + (p.in_tail & (ring_bytes_ - 1))).load(std::memory_order_acquire) != 0) continue;
         p.gone = true;
         peer_forget(p);
         failures_.emplace_back(p.world, "shared memory: process " + std::to_string(p.index) +

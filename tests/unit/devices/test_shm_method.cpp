@@ -746,7 +746,14 @@ TEST_CASE("shm: a waiting process learns that another job's process ended") {
     }
     CHECK(j.a.at(0).send(1, header(adi::Packet::eager, 2, d.size()), {&v, 1}, 33) == adi::SendStatus::queued);
     CHECK(j.a.at(0).has_queued_sends());
-    j.b.at(0).shutdown();  // its doorbell goes with it, as with a process that ends
+    // Its last packet, then it ends (its doorbell goes with it, as with a
+    // process that exits): the packet is delivered before the end is reported.
+    CHECK(j.b.at(0).send(1, header(adi::Packet::eager, 9, d.size()), {&v, 1}, 0) == adi::SendStatus::done);
+    j.b.at(0).shutdown();
+    CHECK_FALSE(j.a.at(0).sleep_prepare());
+    j.a.at(0).poll(j.a.in(0));
+    CHECK(j.a.in(0).landed == 1);
+    CHECK(j.a.in(0).failures.empty());
     // Checked while waiting, at most every 100 ms: no timing decides, only that it comes.
     for (int i = 0; i < 10000 && j.a.in(0).failures.empty(); ++i) {
         if (j.a.at(0).sleep_prepare()) {

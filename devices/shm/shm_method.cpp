@@ -93,8 +93,10 @@ std::uint64_t g_probe_word = 0;
 
 std::string errno_text() { return std::strerror(errno); }
 
+}  // namespace
+
 // A published address: "name,pid,probe address,probe value,ring bytes,uid".
-struct Address {
+struct ShmMethod::Address {
     std::string name;  // the main segment's, which also names the doorbell
     int pid = 0;
     std::uint64_t probe_addr = 0;
@@ -102,6 +104,10 @@ struct Address {
     std::uint64_t ring = 0;
     unsigned uid = 0;
 };
+
+namespace {
+
+using Address = ShmMethod::Address;
 
 std::optional<Address> address_parse(const std::string& text) {
     char name[64] = {};
@@ -265,6 +271,13 @@ bool ShmMethod::links(const wireup::BusinessCard& a, const wireup::BusinessCard&
            wireup::same_representation(a, b);
 }
 
+void ShmMethod::address_take(Peer& p, const Address& a) {
+    p.bell = a.name;
+    p.pid = a.pid;
+    p.probe_addr = a.probe_addr;
+    p.probe_value = a.probe_value;
+}
+
 base::Status ShmMethod::connect_world(const adi::World& world) {
     const auto& cards = world.cards;
     const int my_rank = world.rank;
@@ -295,11 +308,8 @@ base::Status ShmMethod::connect_world(const adi::World& world) {
             return base::Error{"shared memory: rank " + std::to_string(p.world) + " published a malformed address '" +
                                a + "'"};
         }
+        address_take(p, *where);
         p.name = where->name;
-        p.bell = where->name;
-        p.pid = where->pid;
-        p.probe_addr = where->probe_addr;
-        p.probe_value = where->probe_value;
         peer_of_world_[static_cast<std::size_t>(p.world)] = static_cast<int>(peers_.size());
         peers_.push_back(std::move(p));
     }
@@ -338,11 +348,8 @@ bool ShmMethod::peers_add(const adi::PeerSet& set) {
         p.index = static_cast<int>(k);
         p.slot = static_cast<int>(set.my_rank - our_first);
         p.set = set.id;
+        address_take(p, *where);
         p.name = inbox_name(where->name, set.id);
-        p.bell = where->name;
-        p.pid = where->pid;
-        p.probe_addr = where->probe_addr;
-        p.probe_value = where->probe_value;
         found.push_back(std::move(p));
     }
     if (found.empty()) return true;  // takes the set, reaches none of it

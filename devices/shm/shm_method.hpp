@@ -91,6 +91,7 @@ public:
 
     struct Segment;  // the shared layout, defined in shm_method.cpp
     struct Ring;
+    struct Address;  // what a process publishes
 
 private:
     enum class What : std::uint8_t { packet, cma, cma_done };
@@ -159,6 +160,8 @@ private:
         if (mine_ != nullptr) f(*mine_);
         for (Inbox& box : set_inboxes_) f(*box.seg);
     }
+    // Where p's doorbell is and how to probe its memory, from its address.
+    static void address_take(Peer& p, const Address& a);
     // Takes a set's process out: its sends and single copies end unanswered.
     void peer_forget(Peer& p);
     // Whether another job's process p ended (its doorbell is unbound).

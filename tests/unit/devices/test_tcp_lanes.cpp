@@ -8,6 +8,7 @@
 #include <netinet/ip.h>
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <vector>
 
@@ -123,10 +124,13 @@ TEST_CASE("lanes: both ranks send premium traffic to each other") {
         const int contexts[] = {kPremium};
         REQUIRE(link.at(r).qos_reserve(peers, contexts, 1000).ok());
     }
+    // A queued send's data must stay until it has left (adi/method.hpp).
+    std::deque<std::vector<std::byte>> payloads;
     for (int i = 0; i < 20; ++i) {
         for (int from = 0; from < 2; ++from) {
             adi::Header h = header(adi::Packet::eager, i, static_cast<std::size_t>(i) * 10000);
-            link.World::send(from, 1 - from, h, pattern(static_cast<std::size_t>(i) * 10000, static_cast<unsigned>(i)), 0);
+            payloads.push_back(pattern(static_cast<std::size_t>(i) * 10000, static_cast<unsigned>(i)));
+            link.World::send(from, 1 - from, h, payloads.back(), 0);
         }
     }
     link.pump_until([&] { return link.in(0).landed == 20 && link.in(1).landed == 20; });

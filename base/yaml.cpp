@@ -85,6 +85,10 @@ Result<std::vector<std::pair<std::string, std::string>>> named_strings(const Val
         if (rules.name_valid != nullptr && !rules.name_valid(name))
             return v.of(it->first).fail("'" + name + "' " + rules.bad_name);
         if (!it->second.IsScalar()) return v.of(it->second).fail(rules.bad_value(name));
+        if (rules.value_fault != nullptr) {
+            if (std::string fault = rules.value_fault(name, it->second.Scalar()); !fault.empty())
+                return v.of(it->second).fail(fault);
+        }
         out.emplace_back(name, it->second.Scalar());
     }
     return out;

@@ -15,6 +15,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -103,6 +104,8 @@ struct NamedStrings {
     bool (*name_valid)(const std::string& name);        // null: any name
     const char* bad_name;                               // said after "'NAME' " for a name that is not valid
     std::string (*bad_value)(const std::string& name);  // the message for a value that is not a string
+    // What is wrong with a string value ("" when nothing); null: any value.
+    std::string (*value_fault)(std::string_view name, std::string_view value) = nullptr;
 };
 Result<std::vector<std::pair<std::string, std::string>>> named_strings(const Value& v, const NamedStrings& rules);
 

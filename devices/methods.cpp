@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/knob.hpp"
+#include "wireup/settings.hpp"
 #include "devices/self/self_method.hpp"
 #include "devices/shm/shm_method.hpp"
 #include "devices/tcp/tcp_method.hpp"
@@ -15,9 +16,9 @@ namespace strata::dev {
 namespace {
 
 const base::KnobString exclude_methods{
-    "STRATA_EXCLUDE_METHODS", "",
+    wireup::kExcludeMethods.variable, "",
     "comma-separated methods this process must not use (e.g. 'shm,ofi' forces TCP between local ranks); "
-    "'self' cannot be excluded; mpirun -exclude sets it"};
+    "'self' cannot be excluded"};
 
 // In order of preference: each peer is reached by the first method that reaches it.
 const MethodEntry kTable[] = {
@@ -47,7 +48,12 @@ std::vector<std::string> split_list(const std::string& text) {
 // The methods STRATA_EXCLUDE_METHODS names; fails when it names one that does
 // not exist or cannot be excluded.
 base::Result<std::vector<std::string>> methods_excluded() {
-    std::vector<std::string> names = split_list(exclude_methods.get());
+    const std::string& text = exclude_methods.get();
+    if (!text.empty() && !wireup::setting_valid(wireup::kExcludeMethods, text)) {
+        return base::Error{std::string(exclude_methods.name()) + "='" + text + "': expected " +
+                           wireup::kExcludeMethods.expects};
+    }
+    std::vector<std::string> names = split_list(text);
     for (const std::string& n : names) {
         const bool known = std::any_of(std::begin(kTable), std::end(kTable),
                                        [&](const MethodEntry& e) { return n == e.name; });

@@ -10,6 +10,7 @@
 #include "job/job_request.hpp"
 
 #include "base/fields.hpp"
+#include "wireup/settings.hpp"
 
 #include <cctype>
 #include <cstring>
@@ -401,6 +402,8 @@ Status environment_read(const Attribute& a, Reading& r) {
         const std::string& name = v.items[0].text;
         if (!env_name_valid(name))
             return a.value.fail(v.items[0].pos, "'" + name + "' is not an environment variable name");
+        if (std::string fault = wireup::setting_fault(name, v.items[1].text); !fault.empty())
+            return a.value.fail(v.items[1].pos, fault);
         if (name == "GLOBUS_LAN_ID")
             r.lan_id = v.items[1].text;
         else

@@ -6,6 +6,7 @@
 #include "base/yaml.hpp"
 #include "wireup/binding.hpp"
 #include "wireup/emulation.hpp"
+#include "wireup/settings.hpp"
 
 #include <algorithm>
 #include <array>
@@ -86,7 +87,8 @@ Status arguments_read(const yaml::Entry& e, Out& out) {
 
 const yaml::NamedStrings kEnvironment{
     "'environment' must be a map of NAME: value", env_name_valid, "is not an environment variable name",
-    [](const std::string& name) { return "environment variable '" + name + "' must have a string value"; }};
+    [](const std::string& name) { return "environment variable '" + name + "' must have a string value"; },
+    wireup::setting_fault};
 
 template <class Out>
 Status environment_read(const yaml::Entry& e, Out& out) {
@@ -143,7 +145,7 @@ Status bind_to_read(const yaml::Entry& e, Out& out) {
     const std::string value = scalar_of(e.value);
     if (!wireup::bind_to_parse(value)) {
         const std::string written = e.value.node().IsScalar() ? ", not '" + value + "'" : std::string();
-        return e.value.fail("'bind_to' must be " + std::string(wireup::kBindToNames) + written);
+        return e.value.fail("'bind_to' must be " + std::string(wireup::kBindTo.expects) + written);
     }
     out.bind_to = value;
     return {};
@@ -386,11 +388,16 @@ Status environment_merge(const yaml::Value& node, const Top& top, const Sub& sub
         return std::any_of(env.begin(), env.end(), [&](const auto& p) { return p.first == name; });
     };
     Environment& out = s.command.env;
-    if (top.data_tls && !sets("STRATA_DATA_TLS")) out.emplace_back("STRATA_DATA_TLS", "wan");
-    if (!top.emulation.empty() && !sets("STRATA_EMULATION")) out.emplace_back("STRATA_EMULATION", top.emulation.text());
+    // What the job's keys set (wireup/settings.hpp), unless its environment
+    // sets the variable itself.
+    const auto key_sets = [&](const wireup::Setting& setting, const std::string& value) {
+        if (!sets(setting.variable)) out.emplace_back(setting.variable, value);
+    };
+    if (top.data_tls) key_sets(wireup::kDataTls, wireup::kDataTls.job_value);
+    if (!top.emulation.empty()) key_sets(wireup::kEmulation, top.emulation.text());
     const std::optional<std::string>& bind = sub.bind_to ? sub.bind_to : top.bind_to;
-    if (bind && !sets(wireup::bind_to_knob_name())) out.emplace_back(wireup::bind_to_knob_name(), *bind);
-    if (top.streams > 0 && !sets("STRATA_TCP_STREAMS")) out.emplace_back("STRATA_TCP_STREAMS", std::to_string(top.streams));
+    if (bind) key_sets(wireup::kBindTo, *bind);
+    if (top.streams > 0) key_sets(wireup::kTcpStreams, std::to_string(top.streams));
     return {};
 }
 

@@ -5,7 +5,6 @@
 #include "commfile/comm_file.hpp"
 #include "launcher/messages.hpp"
 #include "security/job_key.hpp"
-#include "wireup/binding.hpp"
 #include "wireup/shared_links.hpp"
 #include "wireup/environment.hpp"
 #include "wireup/routes.hpp"
@@ -100,11 +99,7 @@ std::vector<std::pair<std::string, std::string>> CoAllocator::environment() cons
             env.emplace_back(name, mine);
         }
     }
-    if (!options_.network.empty()) env.emplace_back("STRATA_NETWORK", options_.network);
-    if (!options_.port_range.empty()) env.emplace_back("STRATA_PORT_RANGE", options_.port_range);
-    if (!options_.exclude.empty()) env.emplace_back("STRATA_EXCLUDE_METHODS", options_.exclude);
-    if (!options_.bind_to.empty()) env.emplace_back(wireup::bind_to_knob_name(), options_.bind_to);
-    if (options_.verbose) env.emplace_back("STRATA_VERBOSE", "1");
+    for (const auto& [setting, value] : options_.settings) env.emplace_back(setting->variable, value);
     // Last, so -x cannot override the wire-up contract.
     env.emplace_back(wireup::env::kWireup, "127.0.0.1:" + std::to_string(server_.port()));
     env.emplace_back(wireup::env::kSize, std::to_string(plan_.size));

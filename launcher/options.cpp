@@ -14,13 +14,8 @@
 #include "base/numbers.hpp"
 #include "job/job_request.hpp"
 
-#include "wireup/binding.hpp"
-
-#include <arpa/inet.h>
-
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <string_view>
 
 namespace strata::launcher {
@@ -35,37 +30,6 @@ bool parse_positive(const std::string& text, int max, int& out) {
     return v.ok();
 }
 
-// IFACE, ADDRESS or ADDRESS/PREFIX.
-bool network_valid(const std::string& t) {
-    const std::size_t slash = t.find('/');
-    const std::string addr = t.substr(0, slash);
-    unsigned char buf[sizeof(in6_addr)];
-    const bool v4 = ::inet_pton(AF_INET, addr.c_str(), buf) == 1;
-    const bool v6 = !v4 && ::inet_pton(AF_INET6, addr.c_str(), buf) == 1;
-    if (slash != std::string::npos) {
-        int prefix = 0;
-        const std::string p = t.substr(slash + 1);
-        if (p == "0") return v4 || v6;
-        return (v4 || v6) && parse_positive(p, v4 ? 32 : 128, prefix);
-    }
-    if (v4 || v6) return true;
-    // An interface name (Linux allows up to 15 characters).
-    if (t.empty() || t.size() > 15) return false;
-    for (unsigned char c : t)
-        if (!(std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == ':')) return false;
-    return true;
-}
-
-bool port_range_valid(const std::string& t) { return base::parse_port_range(t).has_value(); }
-
-// NAME[,NAME...]; the library checks that each name is a method.
-bool method_list_valid(const std::string& t) {
-    if (t.empty() || t.front() == ',' || t.back() == ',' || t.find(",,") != std::string::npos) return false;
-    for (unsigned char c : t)
-        if (!(std::islower(c) || c == ',')) return false;
-    return true;
-}
-
 enum class Kind {
     flag,   // no value
     value,  // the next word is its value
@@ -73,6 +37,10 @@ enum class Kind {
     end,    // end of options: the next word is the program
 };
 
+// A row either says everything itself or names the setting (wireup/settings.hpp)
+// the option sets, which gives its value name, what it expects, the check
+// of its value and its help; such a row stores the setting for the
+// processes' environment unless it has a `set` of its own.
 struct Row {
     std::array<const char*, 2> spellings;  // as the help lists them (the second may be null)
     Kind kind = Kind::flag;
@@ -84,7 +52,38 @@ struct Row {
     bool quote_value = true;
     const char* help = "";        // the help's text; its further lines are indented by options_usage
     const char* alias = nullptr;  // one more spelling the help does not list
+    const wireup::Setting* setting = nullptr;
 };
+
+Kind kind_of(const Row& row) {
+    if (row.setting == nullptr) return row.kind;
+    return row.setting->value_name != nullptr ? Kind::value : Kind::flag;
+}
+const char* value_name_of(const Row& row) { return row.setting != nullptr ? row.setting->value_name : row.value_name; }
+const char* expects_of(const Row& row) { return row.setting != nullptr ? row.setting->expects : row.expects; }
+
+// The help's text; a setting's ends with its variable.
+std::string help_of(const Row& row) {
+    if (row.setting == nullptr) return row.help;
+    std::string text = row.setting->help;
+    text.append(" (").append(row.setting->variable);
+    if (row.setting->flag_value != nullptr) text.append("=").append(row.setting->flag_value);
+    return text + ")";
+}
+
+void setting_store(Options& o, const wireup::Setting& s, std::string value) {
+    std::erase_if(o.settings, [&](const auto& entry) { return entry.first == &s; });
+    o.settings.emplace_back(&s, std::move(value));
+}
+
+// Checks and stores one option's value (a flag's is empty); false refuses it.
+bool row_apply(const Row& row, const std::string& value, Options& o) {
+    const wireup::Setting* s = row.setting;
+    if (s != nullptr && s->value_name != nullptr && !wireup::setting_valid(*s, value)) return false;
+    if (row.set != nullptr) return row.set(value, o);
+    setting_store(o, *s, s->value_name != nullptr ? value : s->flag_value);
+    return true;
+}
 
 bool file_name_set(const std::string& v, std::string& out) {
     out = v;
@@ -135,50 +134,10 @@ const Row kOptions[] = {
     {.spellings = {"-l", nullptr},
      .set = [](const std::string&, Options& o) { return o.label = true; },
      .help = "prefix every output line with '[rank] '"},
-    {.spellings = {"-net", nullptr},
-     .kind = Kind::value,
-     .value_name = "IFACE|CIDR",
-     .set =
-         [](const std::string& v, Options& o) {
-             o.network = v;
-             return network_valid(v);
-         },
-     .expects = "an interface name (e.g. eth0) or a network in CIDR form (e.g. 10.1.0.0/16)",
-     .help = "network the processes use to reach each other (STRATA_NETWORK)"},
-    {.spellings = {"-port-range", nullptr},
-     .kind = Kind::value,
-     .value_name = "LO:HI",
-     .set =
-         [](const std::string& v, Options& o) {
-             o.port_range = v;
-             return port_range_valid(v);
-         },
-     .expects = "LO:HI with 1 <= LO <= HI <= 65535",
-     .help = "ports the processes may listen on (STRATA_PORT_RANGE)"},
-    {.spellings = {"-exclude", nullptr},
-     .kind = Kind::value,
-     .value_name = "M[,M...]",
-     .set =
-         [](const std::string& v, Options& o) {
-             o.exclude = v;
-             return method_list_valid(v);
-         },
-     .expects = "method names separated by commas (e.g. shm,ofi)",
-     .help = "do not use these communication methods (shm, ofi, tcp), e.g. -exclude shm\n"
-             "forces TCP between ranks on one host (STRATA_EXCLUDE_METHODS)"},
-    {.spellings = {"-bind-to", nullptr},
-     .kind = Kind::value,
-     .value_name = "WHAT",
-     .set =
-         [](const std::string& v, Options& o) {
-             o.bind_to = v;
-             return wireup::bind_to_parse(v).ok();
-         },
-     .expects = wireup::kBindToNames,
-     .help = "bind each rank to a core (core), a processor package (socket) or\n"
-             "nothing (none); also --bind-to; STRATA_BIND_TO. Default: a core when\n"
-             "the ranks on a host fit the cores they may use, else no binding",
-     .alias = "--bind-to"},
+    {.spellings = {"-net", nullptr}, .setting = &wireup::kNetwork},
+    {.spellings = {"-port-range", nullptr}, .setting = &wireup::kPortRange},
+    {.spellings = {"-exclude", nullptr}, .setting = &wireup::kExcludeMethods},
+    {.spellings = {"-bind-to", nullptr}, .alias = "--bind-to", .setting = &wireup::kBindTo},
     {.spellings = {"-x", nullptr},
      .kind = Kind::value,
      .value_name = "NAME[=VALUE]",
@@ -193,9 +152,12 @@ const Row kOptions[] = {
      .help = "end the job if a subjob's processes have not all called MPI_Init S\n"
              "seconds after they started (default 300, STRATA_STARTUP_TIMEOUT_S)"},
     {.spellings = {"-v", nullptr},
-     .set = [](const std::string&, Options& o) { return o.verbose = true; },
-     .help = "narrate the job's progress on stderr, and have every rank print\n"
-             "its CPU binding and which method reaches each peer (STRATA_VERBOSE=1)"},
+     .set =
+         [](const std::string&, Options& o) {
+             setting_store(o, wireup::kVerbose, wireup::kVerbose.flag_value);
+             return o.verbose = true;
+         },
+     .setting = &wireup::kVerbose},
     {.spellings = {"-jobfile", "-globusrsl"},
      .kind = Kind::value,
      .value_name = "F",
@@ -209,14 +171,12 @@ const Row kOptions[] = {
      .set = [](const std::string&, Options& o) { return o.dumprsl = true; },
      .help = "print the job (from -np/-machinefile/program or -jobfile) as an RSL\n"
              "multi-request and exit without starting anything"},
+    // mpirun reads the file and hands its text to every process (at other
+    // sites too), so the option sets no variable.
     {.spellings = {"-commfile", nullptr},
-     .kind = Kind::value,
-     .value_name = "F",
      .set = [](const std::string& v, Options& o) { return file_name_set(v, o.commfile); },
-     .expects = "a file name",
      .quote_value = false,
-     .help = "give every process the communicator file F (XML or YAML), which names\n"
-             "communicators by processor name (see README, \"Named communicators\")"},
+     .setting = &wireup::kCommFile},
     {.spellings = {"-gencomm", nullptr},
      .set = [](const std::string&, Options& o) { return o.gencomm = true; },
      .help = "give every process a communicator file written from the job: a comm\n"
@@ -238,7 +198,7 @@ base::Error value_refused(const Row& row, const std::string& spelling, const std
     std::string text = "option ";
     text += spelling;
     text += " expects ";
-    text += row.expects;
+    text += expects_of(row);
     if (row.quote_value) {
         text += ", not '";
         text += value;
@@ -250,6 +210,11 @@ base::Error value_refused(const Row& row, const std::string& spelling, const std
 // The rules across options, once they are read; `program` is the index of
 // the program's word in `args`.
 base::Result<Options> options_finish(Options o, const std::vector<std::string>& args, std::size_t program) {
+    for (const auto& [name, value] : o.exports) {
+        if (!value) continue;
+        if (std::string fault = wireup::setting_fault(name, *value); !fault.empty())
+            return base::Error{"option -x " + name + "=" + *value + ": " + fault};
+    }
     if (o.gencomm && !o.commfile.empty())
         return base::Error{"options -commfile and -gencomm both give the communicator file; choose one"};
     if (!o.jobfile.empty()) {
@@ -276,20 +241,21 @@ base::Result<Options> Options::parse(const std::vector<std::string>& args) {
         if (a.empty() || a[0] != '-' || a == "-") break;
         const Row* row = option_find(a);
         if (row == nullptr) return base::Error{"unknown option '" + a + "'"};
-        if (row->kind == Kind::end) {
+        const Kind kind = kind_of(*row);
+        if (kind == Kind::end) {
             ++i;
             break;
         }
-        if (row->kind == Kind::help) {
+        if (kind == Kind::help) {
             o.help = true;
             return o;
         }
         std::string value;
-        if (row->kind == Kind::value) {
+        if (kind == Kind::value) {
             if (i + 1 >= args.size()) return base::Error{"option " + a + " needs a value"};
             value = args[++i];
         }
-        if (!row->set(value, o)) return value_refused(*row, a, value);
+        if (!row_apply(*row, value, o)) return value_refused(*row, a, value);
     }
     return options_finish(std::move(o), args, i);
 }
@@ -304,13 +270,13 @@ std::string options_usage() {
             if (s == nullptr) continue;
             if (line.size() > 2) line += ", ";
             line += s;
-            if (row.value_name != nullptr) {
+            if (const char* value = value_name_of(row)) {
                 line += ' ';
-                line += row.value_name;
+                line += value;
             }
         }
         line.resize(std::max(kColumn, line.size() + 1), ' ');
-        for (const char c : std::string_view(row.help)) {
+        for (const char c : help_of(row)) {
             line += c;
             if (c == '\n') line.append(kColumn, ' ');
         }
@@ -322,8 +288,17 @@ std::string options_usage() {
         "Exit status: 0 when every process called MPI_Finalize and exited 0; otherwise the failing\n"
         "rank's exit code (128+N if killed by signal N), the MPI_Abort code, 127 if a program could\n"
         "not be started, 2 for a bad command line or machine file, 1 for a malformed job file, a subjob\n"
-        "that failed at its site, or a startup timeout.\n";
+        "that failed at its site, or a startup timeout.\n"
+        "\n"
+        "Settings every process receives, and what sets them (-x NAME=VALUE passes any variable):\n";
+    out += wireup::settings_table("  ");
     return out;
+}
+
+std::string Options::setting(const wireup::Setting& s) const {
+    for (const auto& [which, value] : settings)
+        if (which == &s) return value;
+    return {};
 }
 
 }  // namespace strata::launcher

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "base/result.hpp"
+#include "wireup/settings.hpp"
 
 #include <optional>
 #include <string>
@@ -23,10 +24,10 @@ struct Options {
     // srun inside a Slurm allocation, ssh outside.
     std::string launcher;
     bool label = false;       // -l: prefix output lines with "[rank] "
-    std::string network;      // -net IFACE|CIDR -> STRATA_NETWORK
-    std::string port_range;   // -port-range LO:HI -> STRATA_PORT_RANGE
-    std::string exclude;      // -exclude M[,M...] -> STRATA_EXCLUDE_METHODS
-    std::string bind_to;      // -bind-to core|socket|none -> STRATA_BIND_TO; empty: the default rule
+    // What the options of wireup/settings.hpp's rows set (-net, -port-range,
+    // -exclude, -bind-to, -v), in the order given, each setting once (the
+    // last value given wins): every process gets them in its environment.
+    std::vector<std::pair<const wireup::Setting*, std::string>> settings;
     // -x NAME[=VALUE]; no value: pass mpirun's own value of NAME.
     std::vector<std::pair<std::string, std::optional<std::string>>> exports;
     bool verbose = false;  // -v -> STRATA_VERBOSE=1, and mpirun narrates
@@ -42,6 +43,9 @@ struct Options {
     // `args` excludes argv[0]. A failure is a one-line reason (without the
     // "mpirun: " prefix).
     static base::Result<Options> parse(const std::vector<std::string>& args);
+
+    // The value an option gave `s`, "" when none did.
+    std::string setting(const wireup::Setting& s) const;
 };
 
 // The --help text, made from the table of options.

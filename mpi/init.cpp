@@ -10,6 +10,7 @@
 
 #include "devices/methods.hpp"
 #include "base/knob.hpp"
+#include "wireup/settings.hpp"
 #include "collectives/plogp/measure.hpp"
 #include "collectives/plogp/wide_area.hpp"
 #include "collectives/registry.hpp"
@@ -73,9 +74,9 @@ void state_set(State s) {
     detail::g_running = s == State::running;
 }
 
-const base::KnobInt verbose{"STRATA_VERBOSE", 0,
+const base::KnobInt verbose{wireup::kVerbose.variable, 0,
                             "1: every rank prints, at MPI_Init, which communication method reaches each peer, and "
-                            "rank 0 the topology table (mpirun -v sets it)"};
+                            "rank 0 the topology table"};
 
 // Before the runtime exists there is no error handler: report and leave.
 

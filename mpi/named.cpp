@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/knob.hpp"
+#include "wireup/settings.hpp"
 #include "mpi/comm.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/object_name.hpp"
@@ -14,7 +15,7 @@ namespace strata::mpi {
 namespace {
 
 const base::KnobString comm_file_knob{
-    "STRATA_COMM_FILE", "",
+    wireup::kCommFile.variable, "",
     "the communicator file (XML or YAML) that names communicators by processor name, for MPIX_Comm_create_named "
     "and mpi_named.h; mpirun -commfile and -gencomm take precedence"};
 

@@ -9,10 +9,9 @@ namespace strata::wireup {
 
 namespace {
 
-const base::KnobString bind_to{
-    "STRATA_BIND_TO", "",
-    "core, socket or none: what each rank binds to in MPI_Init (mpirun -bind-to, a job file's bind_to: set it); "
-    "empty: a core when the host's ranks fit its allowed cores, else no binding"};
+const base::KnobString bind_to{kBindTo.variable, "",
+                               "core, socket or none: what each rank binds to in MPI_Init; empty: a core when the "
+                               "host's ranks fit its allowed cores, else no binding"};
 
 struct ModeName {
     const char* name;
@@ -51,10 +50,8 @@ std::vector<CpuCore> packages_of(const std::vector<CpuCore>& allowed) {
 base::Result<BindTo> bind_to_parse(const std::string& text) {
     for (const ModeName& m : kModes)
         if (text == m.name) return m.mode;
-    return base::Error{"'" + text + "' is not a binding; expected " + kBindToNames};
+    return base::Error{"'" + text + "' is not a binding; expected " + std::string(kBindTo.expects)};
 }
-
-const char* bind_to_knob_name() { return bind_to.name(); }
 
 base::Result<BindTo> bind_to_setting() {
     if (bind_to.get().empty()) return BindTo::automatic;

@@ -3,7 +3,7 @@
 // knows which ranks share its host, whatever started it: the fork adapter, a
 // gatekeeper or Slurm), before any method connects.
 //
-// The setting is STRATA_BIND_TO (bind_to_knob_name()), which `mpirun -bind-to`
+// The setting is STRATA_BIND_TO (kBindTo in wireup/settings.hpp), which `mpirun -bind-to`
 // and a job file's `bind_to:` key set: core, socket or none; unset is the
 // default rule.
 //
@@ -25,17 +25,14 @@
 
 #include "base/result.hpp"
 #include "wireup/protocol.hpp"
+#include "wireup/settings.hpp"
 
 namespace strata::wireup {
 
 enum class BindTo { automatic, core, socket, none };
 
-// What mpirun -bind-to, the job file and STRATA_BIND_TO accept, for messages.
-inline constexpr const char* kBindToNames = "core, socket or none";
-// "core", "socket", "none"; fails naming the allowed values.
+// "core", "socket", "none"; fails naming the allowed values (kBindTo.expects).
 base::Result<BindTo> bind_to_parse(const std::string& text);
-// The name of the setting, STRATA_BIND_TO (declared once, as a knob).
-const char* bind_to_knob_name();
 // This process's setting: automatic when unset; fails on a bad value.
 base::Result<BindTo> bind_to_setting();
 

@@ -14,10 +14,9 @@ namespace strata::wireup {
 namespace {
 
 const base::KnobString emulation_knob{
-    "STRATA_EMULATION", "",
+    kEmulation.variable, "",
     "wide-area emulation on TCP links: one-way latency, bandwidth and TCP window per stream between sites and "
-    "between machines of a site, e.g. 'wan:latency_ms=10,bandwidth_mbit=100,window_kib=64;lan:latency_ms=0.5' (a "
-    "job file's network: key sets it)"};
+    "between machines of a site, e.g. 'wan:latency_ms=10,bandwidth_mbit=100,window_kib=64;lan:latency_ms=0.5'"};
 
 std::vector<std::string> split(const std::string& text, char sep) {
     std::vector<std::string> out;

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "base/result.hpp"
+#include "wireup/settings.hpp"
 
 namespace strata::wireup {
 
@@ -102,9 +103,8 @@ const std::string& emulation_setting();
 base::Result<Emulation> emulation_parse(const std::string& text);
 
 // Parallel TCP streams between sites (devices/tcp): how many connections a
-// process may use to each peer at another site, STRATA_TCP_STREAMS, which a
-// job file's `network: {streams: N}` sets. The range is checked by both.
-inline constexpr int kStreamsMax = 16;
+// process may use to each peer at another site, STRATA_TCP_STREAMS
+// (wireup/settings.hpp), which a job file's `network: {streams: N}` sets.
 // `text` as a whole number from 1 to kStreamsMax; fails saying what is wrong.
 base::Result<int> streams_check(const std::string& text);
 

@@ -2,6 +2,7 @@
 
 #include "base/knob.hpp"
 #include "base/numbers.hpp"
+#include "wireup/settings.hpp"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -20,10 +21,9 @@ namespace strata::dev::tcp {
 
 namespace {
 
-const base::KnobString network_knob{"STRATA_NETWORK", "",
-                                    "network for TCP traffic: interface name or IPv4 subnet (mpirun -net)"};
-const base::KnobString port_range_knob{"STRATA_PORT_RANGE", "",
-                                       "TCP listening ports LOW:HIGH, for firewalls (mpirun -port-range)"};
+const base::KnobString network_knob{wireup::kNetwork.variable, "",
+                                    "network for TCP traffic: interface name or IPv4 subnet"};
+const base::KnobString port_range_knob{wireup::kPortRange.variable, "", "TCP listening ports LOW:HIGH, for firewalls"};
 
 // Binds `fd` to `addr` at the first free port of `range` from the
 // `start`-th on (any port for an empty range); the last errno, 0 when bound.
@@ -127,16 +127,15 @@ base::Result<NetworkChoice> network_choose(const std::string& spec, const std::v
         if (c.publish.empty()) c.publish.push_back("127.0.0.1");
         return c;
     }
+    const std::optional<wireup::NetworkSpec> parsed = wireup::network_parse(spec);
+    if (!parsed) {
+        return base::Error{std::string(wireup::kNetwork.variable) + "=" + spec + ": expected " +
+                           wireup::kNetwork.expects};
+    }
     const Interface* hit = nullptr;
-    if (auto slash = spec.find('/'); slash != std::string::npos) {
-        in_addr net{};
-        const base::ParsedInt<int> bits = base::parse_int<int>(std::string_view(spec).substr(slash + 1), 0, 32);
-        if (inet_pton(AF_INET, spec.substr(0, slash).c_str(), &net) != 1 || !bits) {
-            return base::Error{"STRATA_NETWORK=" + spec +
-                               " is neither an interface name nor an IPv4 subnet such as 10.0.0.0/24"};
-        }
-        std::uint32_t mask = *bits == 0 ? 0 : ~0u << (32 - *bits);
-        std::uint32_t want = ntohl(net.s_addr) & mask;
+    if (parsed->interface.empty()) {
+        const std::uint32_t mask = parsed->bits == 0 ? 0 : ~0u << (32 - parsed->bits);
+        const std::uint32_t want = parsed->subnet & mask;
         for (const auto& i : ifs) {
             if ((i.address & mask) == want) {
                 hit = &i;
@@ -152,7 +151,8 @@ base::Result<NetworkChoice> network_choose(const std::string& spec, const std::v
         }
     }
     if (hit == nullptr) {
-        return base::Error{"STRATA_NETWORK=" + spec + " matches no IPv4 interface on this host (interfaces: " +
+        return base::Error{std::string(wireup::kNetwork.variable) + "=" + spec +
+                           " matches no IPv4 interface on this host (interfaces: " +
                            interfaces_text(ifs) + "); name one of them or a subnet such as 10.0.0.0/24 (mpirun -net)"};
     }
     c.any = false;
@@ -166,8 +166,8 @@ base::Result<PortRange> port_range_parse(const std::string& spec) {
     if (spec.empty()) return r;
     const std::optional<std::pair<int, int>> range = base::parse_port_range(spec);
     if (!range) {
-        return base::Error{"STRATA_PORT_RANGE=" + spec +
-                           " is not LOW:HIGH with 1 <= LOW <= HIGH <= 65535 (e.g. 50000:50100)"};
+        return base::Error{std::string(wireup::kPortRange.variable) + "=" + spec + ": expected " +
+                           wireup::kPortRange.expects};
     }
     r.low = range->first;
     r.high = range->second;

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "base/knob.hpp"
+#include "wireup/settings.hpp"
 #include "base/little_endian.hpp"
 #include "devices/tcp/handshake.hpp"
 #include "devices/tcp/network.hpp"
@@ -29,15 +30,13 @@ const base::KnobInt eager_limit{"STRATA_TCP_EAGER_LIMIT", 65536,
                                 "TCP: messages up to this size go eagerly, larger ones by rendezvous", true};
 
 const base::KnobString data_tls_knob{
-    "STRATA_DATA_TLS", "off",
-    "TLS on TCP links between ranks: off, wan (between ranks of different sites) or all; the job file's "
-    "security: {data: tls} sets wan"};
+    wireup::kDataTls.variable, "off",
+    "TLS on TCP links between ranks: off, wan (between ranks of different sites) or all"};
 
 const base::KnobInt streams_knob{
-    "STRATA_TCP_STREAMS", 1,
+    wireup::kTcpStreams.variable, 1,
     "TCP connections a process uses to send to each peer at another site, 1 to 16: payloads above "
-    "STRATA_TCP_STRIPE_UNIT are striped over them (the job file's network: {streams: N}; per communicator the "
-    "MPIX_PARALLEL_STREAMS attribute)"};
+    "STRATA_TCP_STRIPE_UNIT are striped over them (per communicator the MPIX_PARALLEL_STREAMS attribute)"};
 const base::KnobInt stripe_unit_knob{
     "STRATA_TCP_STRIPE_UNIT", 65536,
     "TCP: with several streams, payloads larger than this go in stripes of this size, round robin over the "
@@ -166,13 +165,14 @@ base::Status TcpMethod::publish(wireup::BusinessCard& card) {
 }
 
 base::Status TcpMethod::settings_check(const std::vector<wireup::BusinessCard>& cards, int my_rank) const {
-    if (data_tls_ != "off" && data_tls_ != "wan" && data_tls_ != "all") {
-        return base::Error{"STRATA_DATA_TLS='" + data_tls_ + "': expected off, wan or all"};
+    if (!wireup::setting_valid(wireup::kDataTls, data_tls_)) {
+        return base::Error{std::string(wireup::kDataTls.variable) + "='" + data_tls_ + "': expected " +
+                           wireup::kDataTls.expects};
     }
     const std::int64_t streams = streams_knob.get();
-    if (streams < 1 || streams > wireup::kStreamsMax) {
-        return base::Error{"STRATA_TCP_STREAMS=" + std::to_string(streams) + ": expected 1 to " +
-                           std::to_string(wireup::kStreamsMax) + " connections per link between sites"};
+    if (!wireup::setting_valid(wireup::kTcpStreams, std::to_string(streams))) {
+        return base::Error{std::string(wireup::kTcpStreams.variable) + "=" + std::to_string(streams) + ": expected " +
+                           wireup::kTcpStreams.expects};
     }
     if (cards.size() > kPeerBits) {
         return base::Error{"the TCP method numbers at most " + std::to_string(kPeerBits) + " processes"};

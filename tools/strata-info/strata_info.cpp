@@ -1,9 +1,10 @@
 // strata-info: what this Strata build is and every run-time setting it reads.
 //
-//   strata-info [--knobs] [--parsable]
+//   strata-info [--knobs] [--settings] [--parsable]
 //
 // Everything printed comes from the tables the library itself uses (the knob
-// registry, the method table, the collective registries), never from a copy.
+// registry, the settings mpirun passes, the method table, the collective
+// registries), never from a copy.
 // The knob registry is only complete because meson.build links every library
 // that declares knobs whole; test_strata_info.py checks that against the source.
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "base/knob.hpp"
 #include "build_config.hpp"
 #include "collectives/registry.hpp"
+#include "wireup/settings.hpp"
 #include "wireup/topology.hpp"
 
 namespace base = strata::base;
@@ -25,7 +27,7 @@ namespace coll = strata::coll;
 namespace {
 
 constexpr const char* kUsage =
-    "usage: strata-info [--knobs] [--parsable] [--collectives] [--rules]\n"
+    "usage: strata-info [--knobs] [--settings] [--parsable] [--collectives] [--rules]\n"
     "\n"
     "Prints the version and build of this Strata, its communication methods, every\n"
     "run-time setting (knob: an environment variable read by mpirun, strata-gatekeeper\n"
@@ -33,6 +35,8 @@ constexpr const char* kUsage =
     "collective algorithms that STRATA_<OP>_ALGORITHM can name.\n"
     "\n"
     "  --knobs     the settings only\n"
+    "  --settings  which mpirun option and job file key set each variable every\n"
+    "              process receives\n"
     "  --collectives  the collective algorithms and rules only, as the Markdown\n"
     "              table README.md shows\n"
     "  --rules     the collective rules in STRATA_COLL_RULES's format (a file to\n"
@@ -133,6 +137,10 @@ void parsable_print(bool knobs_only) {
                   << key << "current:" << (set ? one_line(set->text) : "(default)") << "\n";
         if (set && !set->valid) std::cout << key << "ignored:" << ignored_why(k) << "\n";
         std::cout << key << "doc:" << k.doc << "\n";
+        if (const strata::wireup::Setting* s = strata::wireup::setting_find(k.name)) {
+            if (s->flag != nullptr) std::cout << key << "mpirun:" << s->flag << "\n";
+            if (s->job_key != nullptr) std::cout << key << "jobfile:" << s->job_key << "\n";
+        }
     }
     if (knobs_only) return;
     for (const coll::RegistryBase* r : coll::RegistryBase::all()) {
@@ -142,6 +150,18 @@ void parsable_print(bool knobs_only) {
             std::cout << key << "algorithm:" << a.name << ":" << a.restriction << "\n";
         for (const coll::Rule& rule : r->rules()) std::cout << key << "rule:" << rule_text(rule) << "\n";
     }
+}
+
+// " (set by mpirun -bind-to and the job file's bind_to)" for a setting of
+// wireup/settings.hpp, else "".
+std::string set_by(const std::string& knob) {
+    const strata::wireup::Setting* s = strata::wireup::setting_find(knob);
+    if (s == nullptr) return {};
+    std::string out = " (set by";
+    if (s->flag != nullptr) out.append(" mpirun ").append(s->flag);
+    if (s->flag != nullptr && s->job_key != nullptr) out += " and";
+    if (s->job_key != nullptr) out.append(" the job file's ").append(s->job_key);
+    return out + ")";
 }
 
 void knobs_print() {
@@ -155,7 +175,7 @@ void knobs_print() {
         if (set && !set->valid) current += " (ignored: " + ignored_why(k) + "; the default applies)";
         std::cout << "  " << k.name << "  " << k.type << ", default " << quoted(k.default_text) << ", current "
                   << current << "\n"
-                  << wrap(k.doc, 6);
+                  << wrap(k.doc + set_by(k.name), 6);
     }
 }
 
@@ -173,6 +193,7 @@ void human_print() {
     }
     std::cout << "\n\n";
     knobs_print();
+    std::cout << "\nSettings every process receives from mpirun or a job file:\n" << strata::wireup::settings_table("  ");
     std::cout << "\nCollective algorithms (the first rule whose algorithm's restrictions hold decides; the knob\n"
                  "forces one where its restrictions hold):\n";
     for (const coll::RegistryBase* r : coll::RegistryBase::all()) {
@@ -224,6 +245,9 @@ int main(int argc, char** argv) {
             return 0;
         } else if (a == "--knobs") {
             knobs_only = true;
+        } else if (a == "--settings") {
+            std::cout << strata::wireup::settings_table("");
+            return 0;
         } else if (a == "--parsable") {
             parsable = true;
         } else if (a == "--collectives") {

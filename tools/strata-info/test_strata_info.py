@@ -8,8 +8,10 @@ would silently be missing from its list; a STRATA_ variable read with a bare get
 would be a setting nobody can find. This test reads the C and C++ sources (outside
 tests/ and build directories) for:
   - knob declarations: a KnobInt or KnobString (or an array of them) constructed
-    with its name as a string literal, in the headers and in the files this build
-    compiles (compile_commands.json: a device that is not built has no knobs);
+    with its name as a string literal or as the `variable` of a row of the
+    settings table (wireup/settings.hpp: `wireup::kNetwork.variable`), in the
+    headers and in the files this build compiles (compile_commands.json: a device
+    that is not built has no knobs);
   - getenv reads (but base/knob.cpp's, which read every knob) whose argument is a
     "STRATA_..." literal or a constant defined as one; such a name must be a knob
     or part of the wire-up environment contract (the names wireup/environment.hpp
@@ -27,6 +29,7 @@ import sys
 failures = []
 
 CONTRACT_HEADER = os.path.join("wireup", "environment.hpp")
+SETTINGS_HEADER = os.path.join("wireup", "settings.hpp")
 KNOB_READER = os.path.join("base", "knob.cpp")
 KNOB_TYPES = ("KnobInt", "KnobString")
 SOURCE_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".hpp")
@@ -99,7 +102,17 @@ def group_end(toks, i):
     return len(toks)
 
 
-def knob_declarations(path, toks, problems):
+def setting_rows(toks):
+    """Row -> variable for each `Setting kRow{.variable = "STRATA_...", ...}` of the settings table."""
+    rows = {}
+    for i in range(len(toks) - 6):
+        if toks[i][1] == "Setting" and toks[i + 1][0] == "ident" and toks[i + 2][1] == "{" and \
+                [t[1] for t in toks[i + 3:i + 6]] == [".", "variable", "="] and toks[i + 6][0] == "string":
+            rows[toks[i + 1][1]] = toks[i + 6][1]
+    return rows
+
+
+def knob_declarations(path, toks, problems, settings):
     """(name, where) for each knob the file declares."""
 
     def constructed(k, end, type_name):
@@ -108,6 +121,12 @@ def knob_declarations(path, toks, problems):
         first = toks[k + 1]
         if first[0] == "string":
             return [(first[1], f"{path}:{first[2]}")]
+        # A row of the settings table: [wireup::]kRow.variable
+        m = k + 1
+        while m + 1 < end and toks[m][0] == "ident" and toks[m + 1][1] == "::":
+            m += 2
+        if m + 2 < end and [t[1] for t in toks[m + 1:m + 3]] == [".", "variable"] and toks[m][1] in settings:
+            return [(settings[toks[m][1]], f"{path}:{first[2]}")]
         if first[0] == "punct" and first[1] in "({":
             out = []
             m = k + 1
@@ -116,8 +135,8 @@ def knob_declarations(path, toks, problems):
                 out += constructed(m, e, type_name)
                 m = e + 1 if e < end - 1 and toks[e][1] == "," else e
             return out
-        problems.append(f"{path}:{first[2]}: a {type_name} whose name is not a string literal; "
-                        "give the name as a literal so that this test finds it")
+        problems.append(f"{path}:{first[2]}: a {type_name} whose name is neither a string literal nor a "
+                        "settings row's variable; give the name so that this test finds it")
         return []
 
     found = []
@@ -179,13 +198,15 @@ def scan(root, compiled):
     constants = {}  # constant -> {literals it is defined as, anywhere}
     contract = set()
     reads = []
+    with open(os.path.join(root, SETTINGS_HEADER), encoding="utf-8") as f:
+        settings = setting_rows(tokens(f.read()))
     for path in sources(root):
         with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
             toks = tokens(f.read())
         built = compiled is None or path.endswith((".h", ".hpp")) or \
             os.path.normpath(os.path.join(os.path.abspath(root), path)) in compiled
         if built and os.path.join("base", "knob.") not in path:
-            for name, where in knob_declarations(path, toks, problems):
+            for name, where in knob_declarations(path, toks, problems, settings):
                 declared.setdefault(name, []).append(where)
         consts = string_constants(toks)
         for name, literal in consts.items():
@@ -194,7 +215,7 @@ def scan(root, compiled):
             contract = set(consts.values())
         if path != KNOB_READER:
             reads += [(arg, where, consts) for arg, where in getenv_reads(path, toks)]
-    return declared, problems, constants, contract, reads
+    return declared, problems, constants, contract, reads, settings
 
 
 def strata_names(arg, file_constants, constants):
@@ -244,7 +265,7 @@ def main():
     compiled = compiled_files(args.build_root)
     check(compiled is None or any(p.endswith(KNOB_READER) for p in compiled),
           "compile_commands.json lists the files this build compiles")
-    declared, problems, constants, contract, reads = scan(args.source_root, compiled)
+    declared, problems, constants, contract, reads, settings = scan(args.source_root, compiled)
     check(not problems, "every knob declaration can be read", "\n".join(problems))
     check(len(declared) >= 30, f"the source declares knobs ({len(declared)} found)")
     twice = {n: w for n, w in declared.items() if len(w) > 1}
@@ -350,6 +371,27 @@ def main():
     r = run(args.info, "--knobs")
     check(r.returncode == 0 and "Communication methods" not in r.stdout and "STRATA_SKIP_POLL" in r.stdout,
           "--knobs prints the settings only")
+
+    # The settings table: every row a knob of the library, each shown with what sets it.
+    check(len(settings) >= 9, f"{SETTINGS_HEADER} declares the settings mpirun passes ({len(settings)} read)")
+    not_knobs = sorted(set(settings.values()) - set(declared))
+    check(not not_knobs, "every setting mpirun or a job file passes is a knob the library declares",
+          ", ".join(not_knobs))
+    r = run(args.info, "--settings")
+    lines = r.stdout.splitlines()
+    shown = [line.split()[-1].split("=")[0] for line in lines[1:]]
+    check(r.returncode == 0 and lines and lines[0].split() == ["mpirun", "option", "job", "file", "key", "environment",
+                                                               "variable"] and sorted(shown) == sorted(settings.values()),
+          "--settings prints one line per setting under its header", r.stdout)
+    with open(os.path.join(args.source_root, "README.md"), encoding="utf-8") as f:
+        check("```\n" + r.stdout + "```\n" in f.read(), "README.md shows what strata-info --settings prints",
+              "replace the block in README's mpirun section with strata-info --settings's output:\n" + r.stdout)
+    net = [line.split() for line in lines if "STRATA_NETWORK" in line]
+    check(net == [["-net", "IFACE|CIDR", "-", "STRATA_NETWORK"]], "--settings maps -net to STRATA_NETWORK", str(net))
+    check(values.get("knob:STRATA_NETWORK:mpirun") == ["-net"] and
+          values.get("knob:STRATA_BIND_TO:jobfile") == ["bind_to"] and
+          "knob:STRATA_SKIP_POLL:mpirun" not in values,
+          "--parsable names the option and job file key that set a knob")
     r = run(args.info, "--help")
     check(r.returncode == 0 and r.stdout.startswith("usage: strata-info"), "--help prints the usage")
     r = run(args.info, "--bogus")

@@ -467,6 +467,22 @@ TEST_CASE("job request: bind_to sets STRATA_BIND_TO, at the top level or per sub
           "job.yaml:3:25: subjob 0: 'bind_to' must be core, socket or none");
 }
 
+TEST_CASE("job request: a setting in the environment is checked as the processes would check it", "[jobrequest]") {
+    // wireup/settings.hpp's rows: a value MPI_Init would refuse stops the job
+    // file here, at the value's position; other variables pass untouched.
+    CHECK(yaml_error("executable: x\nenvironment: {STRATA_DATA_TLS: tls}\nsubjobs: [{count: 1}]\n") ==
+          "job.yaml:2:32: STRATA_DATA_TLS must be off, wan or all, not 'tls'");
+    CHECK(yaml_error("executable: x\nsubjobs:\n  - {count: 1, environment: {STRATA_NETWORK: 'fd00::/8'}}\n") ==
+          "job.yaml:3:46: subjob 0: STRATA_NETWORK must be an interface name (e.g. eth0) or an IPv4 subnet in CIDR "
+          "form (e.g. 10.1.0.0/16), not 'fd00::/8'");
+    CHECK(rsl_error("&(count=1)(executable=x)(environment=(STRATA_TCP_STREAMS 17))") ==
+          "job.rsl:1:58: subjob 0: STRATA_TCP_STREAMS must be 1 to 16 connections per link between sites, not '17'");
+    const JobRequest fine = yaml("executable: x\nenvironment: {STRATA_DATA_TLS: all, STRATA_NETWORK: '', OTHER: tls}\n"
+                                 "subjobs: [{count: 1}]\n");
+    CHECK(env_of(fine.subjobs[0]) ==
+          std::vector<std::string>{"STRATA_DATA_TLS=all", "STRATA_NETWORK=", "OTHER=tls"});
+}
+
 TEST_CASE("job request: queue, project and wall time, in YAML and RSL alike, and back", "[jobrequest]") {
     const JobRequest y = yaml("executable: x\nqueue: short\nmax_wall_time: 90\nsubjobs:\n"
                               "  - {contact: a/ssh+slurm, count: 2, project: phys}\n"

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 using strata::launcher::Options;
+namespace wireup = strata::wireup;
 
 namespace {
 
@@ -28,13 +29,18 @@ TEST_CASE("options: everything, then the program and its own options", "[options
     CHECK(o->np == 4);
     CHECK(o->machinefile == "hosts");
     CHECK(o->label);
-    CHECK(o->network == "10.1.0.0/16");
-    CHECK(o->port_range == "4000:4100");
+    CHECK(o->setting(wireup::kNetwork) == "10.1.0.0/16");
+    CHECK(o->setting(wireup::kPortRange) == "4000:4100");
     REQUIRE(o->exports.size() == 3);
     CHECK((o->exports[0].first == "A" && o->exports[0].second == "1"));
     CHECK((o->exports[1].first == "B" && !o->exports[1].second));
     CHECK((o->exports[2].first == "C" && o->exports[2].second == ""));
     CHECK(o->verbose);
+    CHECK(o->setting(wireup::kVerbose) == "1");
+    // What every process receives, in the order given.
+    CHECK(o->settings == decltype(o->settings){{&wireup::kNetwork, "10.1.0.0/16"},
+                                               {&wireup::kPortRange, "4000:4100"},
+                                               {&wireup::kVerbose, "1"}});
     CHECK_FALSE(o->help);
     CHECK(o->program == "./prog");
     CHECK(o->args == std::vector<std::string>{"-np", "9", "--", "x"});
@@ -59,10 +65,15 @@ TEST_CASE("options: short spellings, defaults and --", "[options]") {
     CHECK(o->program == "-weird-program-name");
     CHECK(o->args == std::vector<std::string>{"a"});
 
-    for (const char* net : {"eth0", "ib0", "eno1.100", "10.0.0.1", "192.168.0.0/24", "fd00::/8", "0.0.0.0/0"}) {
+    for (const char* net : {"eth0", "ib0", "eno1.100", "192.168.0.0/24", "0.0.0.0/0"}) {
         INFO(net);
         CHECK(parse({"-net", net, "p"}));
     }
+    // An option given twice: the last value, once.
+    o = parse({"-net", "eth0", "-exclude", "shm", "-net", "ib0", "p"});
+    REQUIRE(o);
+    CHECK(o->settings ==
+          decltype(o->settings){{&wireup::kExcludeMethods, "shm"}, {&wireup::kNetwork, "ib0"}});
 }
 
 TEST_CASE("options: help stops parsing", "[options]") {
@@ -89,13 +100,20 @@ TEST_CASE("options: every bad command line is refused with a reason", "[options]
     for (const char* r : {"1", "5:1", "0:10", "1:65536", "a:b", ":", "10:"}) {
         INFO(r);
         CHECK(error_of({"-port-range", r, "p"}) ==
-              std::string("option -port-range expects LO:HI with 1 <= LO <= HI <= 65535, not '") + r + "'");
+              std::string("option -port-range expects LO:HI with 1 <= LO <= HI <= 65535 (e.g. 50000:50100), not '") +
+                  r + "'");
     }
-    for (const char* net :
-         {"", "10.0.0.0/33", "fd00::/129", "10.0.0.0/x", "eth0/8", "a-very-long-interface-name", "et h0"}) {
+    // What the library refuses, mpirun refuses: it takes IPv4 subnets, not
+    // addresses or IPv6 networks.
+    for (const char* net : {"", "10.0.0.0/33", "fd00::/8", "fd00::/129", "10.0.0.0/x", "eth0/8",
+                            "a-very-long-interface-name", "et h0", "10.0.0.1/"}) {
         INFO(net);
         CHECK(error_of({"-net", net, "p"}).rfind("option -net expects an interface name", 0) == 0);
     }
+    // A setting passed with -x is checked as every process would check it.
+    CHECK(error_of({"-x", "STRATA_BIND_TO=cores", "p"}) ==
+          "option -x STRATA_BIND_TO=cores: STRATA_BIND_TO must be core, socket or none, not 'cores'");
+    CHECK(parse({"-x", "STRATA_BIND_TO=", "-x", "STRATA_BIND_TO", "-x", "STRATA_DATA_TLS=wan", "p"}));
     for (const char* x : {"=1", "1A=2", "A-B=3", ""}) {
         INFO(x);
         CHECK(error_of({"-x", x, "p"}) ==
@@ -139,10 +157,10 @@ TEST_CASE("options: -jobfile replaces the program, -dumprsl", "[options]") {
 }
 
 TEST_CASE("options: -bind-to and --bind-to take core, socket or none", "[options]") {
-    CHECK(parse({"-bind-to", "core", "p"})->bind_to == "core");
-    CHECK(parse({"--bind-to", "socket", "p"})->bind_to == "socket");
-    CHECK(parse({"-bind-to", "none", "p"})->bind_to == "none");
-    CHECK(parse({"p"})->bind_to.empty());
+    CHECK(parse({"-bind-to", "core", "p"})->setting(wireup::kBindTo) == "core");
+    CHECK(parse({"--bind-to", "socket", "p"})->setting(wireup::kBindTo) == "socket");
+    CHECK(parse({"-bind-to", "none", "p"})->setting(wireup::kBindTo) == "none");
+    CHECK(parse({"p"})->settings.empty());
     for (const char* bad : {"cores", "", "hwthread", "CORE"}) {
         INFO(bad);
         CHECK(error_of({"-bind-to", bad, "p"}) ==

@@ -40,7 +40,6 @@ TEST_CASE("bind_to values: core, socket, none; anything else names them") {
         want += "' is not a binding; expected core, socket or none";
         CHECK(r.error() == want);
     }
-    CHECK(std::string(bind_to_knob_name()) == "STRATA_BIND_TO");
 }
 
 TEST_CASE("core: ranks that fit take distinct cores by local index") {

@@ -49,10 +49,8 @@ std::vector<std::string> split_list(const std::string& text) {
 // not exist or cannot be excluded.
 base::Result<std::vector<std::string>> methods_excluded() {
     const std::string& text = exclude_methods.get();
-    if (!text.empty() && !wireup::setting_valid(wireup::kExcludeMethods, text)) {
-        return base::Error{std::string(exclude_methods.name()) + "='" + text + "': expected " +
-                           wireup::kExcludeMethods.expects};
-    }
+    if (std::string fault = wireup::setting_fault(exclude_methods.name(), text); !fault.empty())
+        return base::Error{std::move(fault)};
     std::vector<std::string> names = split_list(text);
     for (const std::string& n : names) {
         const bool known = std::any_of(std::begin(kTable), std::end(kTable),

@@ -5,6 +5,7 @@
 
 #include "job/slurm_allocation.hpp"
 #include "wireup/emulation.hpp"
+#include "wireup/settings.hpp"
 
 namespace strata::launcher {
 
@@ -76,7 +77,7 @@ base::Result<job::JobPlan> plan_build(const Options& options, const job::LocalHo
 
 namespace {
 
-constexpr const char* kEmulation = "STRATA_EMULATION";
+constexpr const char* kEmulation = wireup::kEmulation.variable;
 
 // Every STRATA_EMULATION text the job's processes may get: mpirun's own, -x's, the subjobs'.
 std::vector<std::string> emulation_texts(const job::JobPlan& plan, const Options& options) {
@@ -101,7 +102,7 @@ base::Status plan_emulation_check(const job::JobPlan& plan, const Options& optio
     constexpr const char* kName = kEmulation;
     for (const std::string& text : emulation_texts(plan, options)) {
         const base::Result<wireup::Emulation> e = wireup::emulation_parse(text);
-        if (!e) return base::Error{std::string(kName) + "='" + text + "': " + e.error()};
+        if (!e) return base::Error{wireup::setting_fault(wireup::kEmulation, text)};
         for (const auto& pair : e->pairs) {
             for (const std::string& site : {pair.a, pair.b}) {
                 const bool known = std::any_of(plan.subjobs.begin(), plan.subjobs.end(), [&](const job::Subjob& s) { return s.site == site; });

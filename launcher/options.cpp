@@ -212,8 +212,7 @@ base::Error value_refused(const Row& row, const std::string& spelling, const std
 base::Result<Options> options_finish(Options o, const std::vector<std::string>& args, std::size_t program) {
     for (const auto& [name, value] : o.exports) {
         if (!value) continue;
-        if (std::string fault = wireup::setting_fault(name, *value); !fault.empty())
-            return base::Error{"option -x " + name + "=" + *value + ": " + fault};
+        if (std::string fault = wireup::setting_fault(name, *value); !fault.empty()) return base::Error{fault};
     }
     if (o.gencomm && !o.commfile.empty())
         return base::Error{"options -commfile and -gencomm both give the communicator file; choose one"};

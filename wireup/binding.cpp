@@ -56,7 +56,7 @@ base::Result<BindTo> bind_to_parse(const std::string& text) {
 base::Result<BindTo> bind_to_setting() {
     if (bind_to.get().empty()) return BindTo::automatic;
     base::Result<BindTo> mode = bind_to_parse(bind_to.get());
-    if (!mode) return mode.failure().prefixed(std::string(bind_to.name()) + ": ");
+    if (!mode) return base::Error{setting_fault(kBindTo, bind_to.get())};
     return mode;
 }
 

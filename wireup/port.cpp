@@ -224,7 +224,7 @@ std::optional<Refusal> decode_refusal(const std::vector<std::uint8_t>& payload) 
     Refusal m;
     const std::uint32_t why = r.u32();
     m.text = r.str();
-    if (!r.done() || why < 1 || why > static_cast<std::uint32_t>(Refused::malformed)) return std::nullopt;
+    if (!r.done() || why < 1 || why > static_cast<std::uint32_t>(Refused::identity)) return std::nullopt;
     m.why = static_cast<Refused>(why);
     return m;
 }

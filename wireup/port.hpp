@@ -105,7 +105,7 @@ enum class Refused : std::uint32_t {
     secret = 2,        // the client's proof was wrong
     no_context = 3,    // no context pair is free in both groups
     malformed = 4,     // the client broke the conversation
-    identity = 5,      // the server accepts only other certificate subjects
+    identity = 5,      // the server accepts only other certificate subjects (the last kind)
 };
 struct Refusal {
     Refused why = Refused::malformed;

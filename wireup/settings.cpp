@@ -32,29 +32,38 @@ std::optional<NetworkSpec> network_parse(std::string_view text) {
     return spec;
 }
 
-namespace valid {
+namespace fault {
 
-bool network(std::string_view text) { return network_parse(text).has_value(); }
+namespace {
+std::string unless(bool valid, const Setting& s) { return valid ? std::string() : "expected " + std::string(s.expects); }
+}  // namespace
 
-bool port_range(std::string_view text) { return base::parse_port_range(text).has_value(); }
+std::string network(std::string_view text) { return unless(network_parse(text).has_value(), kNetwork); }
 
-bool method_list(std::string_view text) {
-    if (text.empty() || text.front() == ',' || text.back() == ',' || text.find(",,") != std::string_view::npos)
-        return false;
-    return std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::islower(c) != 0 || c == ','; });
+std::string port_range(std::string_view text) { return unless(base::parse_port_range(text).has_value(), kPortRange); }
+
+std::string method_list(std::string_view text) {
+    const bool commas =
+        text.empty() || text.front() == ',' || text.back() == ',' || text.find(",,") != std::string_view::npos;
+    const bool letters =
+        std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::islower(c) != 0 || c == ','; });
+    return unless(!commas && letters, kExcludeMethods);
 }
 
-bool bind_to(std::string_view text) { return bind_to_parse(std::string(text)).ok(); }
+std::string bind_to(std::string_view text) { return unless(bind_to_parse(std::string(text)).ok(), kBindTo); }
 
-bool integer(std::string_view text) { return base::parse_int<std::int64_t>(text).ok(); }
+std::string integer(std::string_view text) { return unless(base::parse_int<std::int64_t>(text).ok(), kVerbose); }
 
-bool emulation(std::string_view text) { return emulation_parse(std::string(text)).ok(); }
+std::string emulation(std::string_view text) {
+    const base::Result<Emulation> e = emulation_parse(std::string(text));
+    return e ? std::string() : e.error();
+}
 
-bool streams(std::string_view text) { return base::parse_int<int>(text, 1, kStreamsMax).ok(); }
+std::string streams(std::string_view text) { return unless(base::parse_int<int>(text, 1, kStreamsMax).ok(), kTcpStreams); }
 
-bool data_tls(std::string_view text) { return text == "off" || text == "wan" || text == "all"; }
+std::string data_tls(std::string_view text) { return unless(text == "off" || text == "wan" || text == "all", kDataTls); }
 
-}  // namespace valid
+}  // namespace fault
 
 namespace {
 
@@ -88,14 +97,20 @@ const Setting* setting_find(std::string_view variable) {
     return nullptr;
 }
 
-bool setting_valid(const Setting& s, std::string_view text) { return s.valid == nullptr || s.valid(text); }
+bool setting_valid(const Setting& s, std::string_view text) { return s.fault == nullptr || s.fault(text).empty(); }
+
+std::string setting_fault(const Setting& s, std::string_view value) {
+    if (s.fault == nullptr) return {};
+    const std::string reason = s.fault(value);
+    if (reason.empty()) return {};
+    std::string out = s.variable;
+    out.append("='").append(value).append("': ").append(reason);
+    return out;
+}
 
 std::string setting_fault(std::string_view variable, std::string_view value) {
     const Setting* s = setting_find(variable);
-    if (s == nullptr || value.empty() || setting_valid(*s, value)) return {};
-    std::string out(variable);
-    out.append(" must be ").append(s->expects).append(", not '").append(value).append("'");
-    return out;
+    return s == nullptr || value.empty() ? std::string() : setting_fault(*s, value);
 }
 
 std::string settings_table(std::string_view indent) {

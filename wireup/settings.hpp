@@ -6,7 +6,8 @@
 // option value with it before anything starts, the job readers refuse a bad
 // key with it, and the process refuses a bad variable with it in MPI_Init
 // (what only the process can judge, such as whether an interface exists on
-// its host, is left to the process). `mpirun --help` and `strata-info
+// its host, is left to the process), all in the same words:
+// "STRATA_DATA_TLS='tls': expected off, wan or all". `mpirun --help` and `strata-info
 // --settings` print the option <-> key <-> variable mapping from the table,
 // as Open MPI lists its MCA parameters.
 //
@@ -30,8 +31,9 @@ struct Setting {
     const char* job_value = nullptr;   // what the key sets the variable to, when not the key's own value
     // The valid values in words, for refusals: "option -net expects " + expects.
     const char* expects = nullptr;
-    // The library's judgement of a value (null: any text).
-    bool (*valid)(std::string_view text) = nullptr;
+    // The library's judgement of a value: "" when valid, else the reason
+    // ("expected " + expects, or the parser's own account); null: any text.
+    std::string (*fault)(std::string_view text) = nullptr;
     const char* help = "";  // the option's help text, lines after the first indented by the help
 };
 
@@ -47,26 +49,26 @@ struct NetworkSpec {
 };
 std::optional<NetworkSpec> network_parse(std::string_view text);
 
-// The rows' judgements of a value.
-namespace valid {
-bool network(std::string_view text);  // network_parse
-bool port_range(std::string_view text);  // base::parse_port_range
+// The rows' judgements of a value (Setting::fault).
+namespace fault {
+std::string network(std::string_view text);     // network_parse
+std::string port_range(std::string_view text);  // base::parse_port_range
 // NAME[,NAME...], names of lower-case letters; the library checks that each
 // names a method it has.
-bool method_list(std::string_view text);
-bool bind_to(std::string_view text);    // wireup/binding.hpp
-bool integer(std::string_view text);    // base::parse_int
-bool emulation(std::string_view text);  // wireup/emulation.hpp
-bool streams(std::string_view text);    // 1 to kStreamsMax
-bool data_tls(std::string_view text);   // off, wan or all
-}  // namespace valid
+std::string method_list(std::string_view text);
+std::string bind_to(std::string_view text);    // wireup/binding.hpp
+std::string integer(std::string_view text);    // base::parse_int
+std::string emulation(std::string_view text);  // wireup/emulation.hpp, its own account
+std::string streams(std::string_view text);    // 1 to kStreamsMax
+std::string data_tls(std::string_view text);   // off, wan or all
+}  // namespace fault
 
 inline constexpr Setting kNetwork{
     .variable = "STRATA_NETWORK",
     .flag = "-net",
     .value_name = "IFACE|CIDR",
     .expects = "an interface name (e.g. eth0) or an IPv4 subnet in CIDR form (e.g. 10.1.0.0/16)",
-    .valid = valid::network,
+    .fault = fault::network,
     .help = "network the processes use to reach each other",
 };
 inline constexpr Setting kPortRange{
@@ -74,7 +76,7 @@ inline constexpr Setting kPortRange{
     .flag = "-port-range",
     .value_name = "LO:HI",
     .expects = "LO:HI with 1 <= LO <= HI <= 65535 (e.g. 50000:50100)",
-    .valid = valid::port_range,
+    .fault = fault::port_range,
     .help = "ports the processes may listen on",
 };
 inline constexpr Setting kExcludeMethods{
@@ -82,7 +84,7 @@ inline constexpr Setting kExcludeMethods{
     .flag = "-exclude",
     .value_name = "M[,M...]",
     .expects = "method names separated by commas (e.g. shm,ofi)",
-    .valid = valid::method_list,
+    .fault = fault::method_list,
     .help = "do not use these communication methods (shm, ofi, tcp), e.g. -exclude shm\n"
             "forces TCP between ranks on one host",
 };
@@ -92,7 +94,7 @@ inline constexpr Setting kBindTo{
     .value_name = "WHAT",
     .job_key = "bind_to",
     .expects = "core, socket or none",
-    .valid = valid::bind_to,
+    .fault = fault::bind_to,
     .help = "bind each rank to a core (core), a processor package (socket) or\n"
             "nothing (none); also --bind-to. Default: a core when the ranks on a\n"
             "host fit the cores they may use, else no binding",
@@ -102,7 +104,7 @@ inline constexpr Setting kVerbose{
     .flag = "-v",
     .flag_value = "1",
     .expects = "an integer",
-    .valid = valid::integer,
+    .fault = fault::integer,
     .help = "narrate the job's progress on stderr, and have every rank print\n"
             "its CPU binding and which method reaches each peer",
 };
@@ -118,20 +120,20 @@ inline constexpr Setting kEmulation{
     .variable = "STRATA_EMULATION",
     .job_key = "network",
     .expects = "LEVEL:FIGURE=VALUE[,...][;...] (e.g. wan:latency_ms=10,bandwidth_mbit=100)",
-    .valid = valid::emulation,
+    .fault = fault::emulation,
 };
 inline constexpr Setting kTcpStreams{
     .variable = "STRATA_TCP_STREAMS",
     .job_key = "network: {streams: N}",
     .expects = "1 to 16 connections per link between sites",
-    .valid = valid::streams,
+    .fault = fault::streams,
 };
 inline constexpr Setting kDataTls{
     .variable = "STRATA_DATA_TLS",
     .job_key = "security: {data: tls}",
     .job_value = "wan",
     .expects = "off, wan or all",
-    .valid = valid::data_tls,
+    .fault = fault::data_tls,
 };
 
 // Every row above, in that order.
@@ -143,9 +145,13 @@ const Setting* setting_find(std::string_view variable);
 // Whether `text` is a valid value of `s` (true when the row judges nothing).
 bool setting_valid(const Setting& s, std::string_view text);
 
-// What is wrong with VARIABLE=VALUE given directly (mpirun -x, a job file's
-// environment): "STRATA_DATA_TLS must be off, wan or all, not 'tls'"; "" when
-// VARIABLE is no setting of the table, VALUE is empty (unset) or valid.
+// What is wrong with `s` set to `value`, in the words of every refusal
+// (mpirun's -x, the job readers, the process's MPI_Init):
+// "STRATA_DATA_TLS='tls': expected off, wan or all"; "" when valid.
+std::string setting_fault(const Setting& s, std::string_view value);
+// The same for VARIABLE=VALUE given directly (mpirun -x, a job file's
+// environment): "" too when VARIABLE is no setting of the table or VALUE is
+// empty (unset).
 std::string setting_fault(std::string_view variable, std::string_view value);
 
 // The mapping as a table: "mpirun option", "job file key", "variable"

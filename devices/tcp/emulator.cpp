@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "base/little_endian.hpp"
+#include "wireup/settings.hpp"
 
 namespace strata::dev::tcp {
 
@@ -35,7 +36,7 @@ std::uint64_t Emulator::now_ns() {
 base::Status Emulator::attach(const std::string& text, const std::string& job_key) {
     if (text.empty()) return {};
     base::Result<wireup::Emulation> e = wireup::emulation_parse(text);
-    if (!e) return std::move(e).failure().prefixed("STRATA_EMULATION: ");
+    if (!e) return base::Error{wireup::setting_fault(wireup::kEmulation, text)};
     emulation_ = std::move(*e);
     text_ = text;
     if (emulation_.empty()) return {};

@@ -128,10 +128,7 @@ base::Result<NetworkChoice> network_choose(const std::string& spec, const std::v
         return c;
     }
     const std::optional<wireup::NetworkSpec> parsed = wireup::network_parse(spec);
-    if (!parsed) {
-        return base::Error{std::string(wireup::kNetwork.variable) + "=" + spec + ": expected " +
-                           wireup::kNetwork.expects};
-    }
+    if (!parsed) return base::Error{wireup::setting_fault(wireup::kNetwork, spec)};
     const Interface* hit = nullptr;
     if (parsed->interface.empty()) {
         const std::uint32_t mask = parsed->bits == 0 ? 0 : ~0u << (32 - parsed->bits);
@@ -165,10 +162,7 @@ base::Result<PortRange> port_range_parse(const std::string& spec) {
     PortRange r;
     if (spec.empty()) return r;
     const std::optional<std::pair<int, int>> range = base::parse_port_range(spec);
-    if (!range) {
-        return base::Error{std::string(wireup::kPortRange.variable) + "=" + spec + ": expected " +
-                           wireup::kPortRange.expects};
-    }
+    if (!range) return base::Error{wireup::setting_fault(wireup::kPortRange, spec)};
     r.low = range->first;
     r.high = range->second;
     return r;

@@ -165,15 +165,11 @@ base::Status TcpMethod::publish(wireup::BusinessCard& card) {
 }
 
 base::Status TcpMethod::settings_check(const std::vector<wireup::BusinessCard>& cards, int my_rank) const {
-    if (!wireup::setting_valid(wireup::kDataTls, data_tls_)) {
-        return base::Error{std::string(wireup::kDataTls.variable) + "='" + data_tls_ + "': expected " +
-                           wireup::kDataTls.expects};
-    }
-    const std::int64_t streams = streams_knob.get();
-    if (!wireup::setting_valid(wireup::kTcpStreams, std::to_string(streams))) {
-        return base::Error{std::string(wireup::kTcpStreams.variable) + "=" + std::to_string(streams) + ": expected " +
-                           wireup::kTcpStreams.expects};
-    }
+    if (std::string fault = wireup::setting_fault(wireup::kDataTls, data_tls_); !fault.empty())
+        return base::Error{std::move(fault)};
+    if (std::string fault = wireup::setting_fault(wireup::kTcpStreams, std::to_string(streams_knob.get()));
+        !fault.empty())
+        return base::Error{std::move(fault)};
     if (cards.size() > kPeerBits) {
         return base::Error{"the TCP method numbers at most " + std::to_string(kPeerBits) + " processes"};
     }

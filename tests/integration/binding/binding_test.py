@@ -126,15 +126,21 @@ def restricted(ctx, a):
 
 
 def bad_value(ctx, a):
-    """A bad value is refused, naming the allowed ones: on the command line
-    (nothing starts), and in STRATA_BIND_TO (MPI_Init fails)."""
+    """A bad value is refused, naming the allowed ones: on the command line,
+    -bind-to or -x STRATA_BIND_TO (nothing starts), and in an inherited
+    STRATA_BIND_TO (MPI_Init fails)."""
     r = ctx.run(["-bind-to", "cores", "-np", "2", a.program])
     expect_code(r, 2)
     check("mpirun: option -bind-to expects core, socket or none, not 'cores'" in r.stderr, "the reason", r)
     check("rank 0: cpus" not in r.stdout, "nothing started", r)
     r = ctx.run(["-x", "STRATA_BIND_TO=l3cache", "-np", "2", a.program])
+    expect_code(r, 2)
+    check("mpirun: STRATA_BIND_TO='l3cache': expected core, socket or none" in r.stderr,
+          "the reason, in the library's words", r)
+    check("rank 0: cpus" not in r.stdout, "nothing started", r)
+    r = ctx.run(["-np", "2", a.program], env_extra={"STRATA_BIND_TO": "l3cache"})
     check(r.returncode != 0, "a bad STRATA_BIND_TO ends the job", r)
-    check("STRATA_BIND_TO: 'l3cache' is not a binding; expected core, socket or none" in r.stderr, "the reason", r)
+    check("STRATA_BIND_TO='l3cache': expected core, socket or none" in r.stderr, "the reason", r)
     expect_nobody_left(ctx)
 
 

@@ -159,7 +159,7 @@ def errors(ctx, a):
     check(r.stderr.strip() == "mpirun: STRATA_EMULATION='wan:window_kib=-2': 'wan': 'window_kib' must not be negative, "
                               "got -2", f"the emulation's window: {r.stderr!r}")
     r = ctx.run(["-np", "2", a.program, "1", "plain", ctx.marker], env_extra={"STRATA_TCP_STREAMS": "0"})
-    check(r.returncode != 0 and "STRATA_TCP_STREAMS=0: expected 1 to 16" in r.stderr,
+    check(r.returncode != 0 and "STRATA_TCP_STREAMS='0': expected 1 to 16" in r.stderr,
           f"STRATA_TCP_STREAMS=0 stops MPI_Init:\n{r.stderr}")
     expect_nobody_left(ctx)
 

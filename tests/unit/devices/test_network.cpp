@@ -56,7 +56,7 @@ TEST_CASE("port ranges") {
     for (const char* bad : {"50000", "50100:50000", "0:10", "1:70000", "a:b", "10:"}) {
         const auto r = port_range_parse(bad);
         CHECK_FALSE(r);
-        CHECK(r.error().find("STRATA_PORT_RANGE=" + std::string(bad) + ": expected LO:HI") == 0);
+        CHECK(r.error().find("STRATA_PORT_RANGE='" + std::string(bad) + "': expected LO:HI") == 0);
     }
 }
 

@@ -471,12 +471,12 @@ TEST_CASE("job request: a setting in the environment is checked as the processes
     // wireup/settings.hpp's rows: a value MPI_Init would refuse stops the job
     // file here, at the value's position; other variables pass untouched.
     CHECK(yaml_error("executable: x\nenvironment: {STRATA_DATA_TLS: tls}\nsubjobs: [{count: 1}]\n") ==
-          "job.yaml:2:32: STRATA_DATA_TLS must be off, wan or all, not 'tls'");
+          "job.yaml:2:32: STRATA_DATA_TLS='tls': expected off, wan or all");
     CHECK(yaml_error("executable: x\nsubjobs:\n  - {count: 1, environment: {STRATA_NETWORK: 'fd00::/8'}}\n") ==
-          "job.yaml:3:46: subjob 0: STRATA_NETWORK must be an interface name (e.g. eth0) or an IPv4 subnet in CIDR "
-          "form (e.g. 10.1.0.0/16), not 'fd00::/8'");
+          "job.yaml:3:46: subjob 0: STRATA_NETWORK='fd00::/8': expected an interface name (e.g. eth0) or an IPv4 "
+          "subnet in CIDR form (e.g. 10.1.0.0/16)");
     CHECK(rsl_error("&(count=1)(executable=x)(environment=(STRATA_TCP_STREAMS 17))") ==
-          "job.rsl:1:58: subjob 0: STRATA_TCP_STREAMS must be 1 to 16 connections per link between sites, not '17'");
+          "job.rsl:1:58: subjob 0: STRATA_TCP_STREAMS='17': expected 1 to 16 connections per link between sites");
     const JobRequest fine = yaml("executable: x\nenvironment: {STRATA_DATA_TLS: all, STRATA_NETWORK: '', OTHER: tls}\n"
                                  "subjobs: [{count: 1}]\n");
     CHECK(env_of(fine.subjobs[0]) ==

@@ -111,8 +111,9 @@ TEST_CASE("options: every bad command line is refused with a reason", "[options]
         CHECK(error_of({"-net", net, "p"}).rfind("option -net expects an interface name", 0) == 0);
     }
     // A setting passed with -x is checked as every process would check it.
-    CHECK(error_of({"-x", "STRATA_BIND_TO=cores", "p"}) ==
-          "option -x STRATA_BIND_TO=cores: STRATA_BIND_TO must be core, socket or none, not 'cores'");
+    CHECK(error_of({"-x", "STRATA_BIND_TO=cores", "p"}) == "STRATA_BIND_TO='cores': expected core, socket or none");
+    CHECK(error_of({"-x", "STRATA_EMULATION=wan:latency_ms=-1", "p"}) ==
+          "STRATA_EMULATION='wan:latency_ms=-1': 'wan': 'latency_ms' must not be negative, got -1");
     CHECK(parse({"-x", "STRATA_BIND_TO=", "-x", "STRATA_BIND_TO", "-x", "STRATA_DATA_TLS=wan", "p"}));
     for (const char* x : {"=1", "1A=2", "A-B=3", ""}) {
         INFO(x);

@@ -103,6 +103,16 @@ TEST_CASE("port messages survive their encoding and refuse truncation") {
     REQUIRE(refusal);
     CHECK(refusal->why == Refused::secret);
     CHECK(refusal->text == "no");
+    // Every kind of refusal arrives as sent (an identity refusal once read as
+    // a broken conversation).
+    for (const Refused why :
+         {Refused::unknown_port, Refused::secret, Refused::no_context, Refused::malformed, Refused::identity}) {
+        const auto back = decode_refusal(payload(encode(Refusal{why, "t"})));
+        REQUIRE(back);
+        CHECK(back->why == why);
+    }
+    CHECK_FALSE(decode_refusal(payload(encode(Refusal{static_cast<Refused>(0), ""}))));
+    CHECK_FALSE(decode_refusal(payload(encode(Refusal{static_cast<Refused>(6), ""}))));
     // Every shorter payload fails to decode.
     const auto cut = payload(encode(o));
     for (std::size_t n = 0; n < cut.size(); ++n)

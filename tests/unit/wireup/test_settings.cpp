@@ -91,3 +91,15 @@ TEST_CASE("settings: the table maps option, job file key and variable", "[settin
     CHECK(table.find("STRATA_VERBOSE=1\n") != std::string::npos);
     CHECK(table.find("security: {data: tls}  STRATA_DATA_TLS=wan\n") != std::string::npos);
 }
+
+TEST_CASE("settings: a refusal names the variable, the value and the reason", "[settings]") {
+    CHECK(setting_fault(kDataTls, "tls") == "STRATA_DATA_TLS='tls': expected off, wan or all");
+    CHECK(setting_fault(kDataTls, "wan").empty());
+    // The parser's own account where it has one.
+    CHECK(setting_fault(kEmulation, "wide:latency_ms=3").starts_with("STRATA_EMULATION='wide:latency_ms=3': unknown link"));
+    // Given by name: only the table's variables, and an empty value is unset.
+    CHECK(setting_fault("STRATA_BIND_TO", "l3") == "STRATA_BIND_TO='l3': expected core, socket or none");
+    CHECK(setting_fault("STRATA_BIND_TO", "").empty());
+    CHECK(setting_fault("STRATA_SKIP_POLL", "x").empty());
+    CHECK(setting_fault(kCommFile, "").empty());
+}

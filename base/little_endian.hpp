@@ -4,8 +4,8 @@
 // itself and every function here compiles to nothing; on a big-endian one it
 // is the value with its bytes reversed. A byte swap is its own inverse, so
 // to_little and from_little are the same operation, named for the direction
-// the caller means. (codec.hpp writes byte by byte instead: its frames are
-// built, not sent from a struct in place.)
+// the caller means. (base/wire.hpp writes byte by byte instead: its messages
+// are built, not sent from a struct in place.)
 #pragma once
 
 #include <bit>

@@ -250,7 +250,7 @@ void Session::log(const std::string& what) const {
 
 codec::FrameHandlers Session::handlers() {
     codec::FrameHandlers h;
-    h.frame = [this](const codec::RawFrame& f) { handle(f); };
+    h.frame = [this](const base::wire::RawFrame& f) { handle(f); };
     h.ended = [this](const codec::FrameEnd& e) {
         if (e.malformed)
             return refuse("the request is malformed or larger than this site's limit of " +
@@ -262,22 +262,23 @@ codec::FrameHandlers Session::handlers() {
     return h;
 }
 
-void Session::handle(const codec::RawFrame& f) {
+void Session::handle(const base::wire::RawFrame& f) {
     if (final_sent_) return;  // the conversation is over; only waiting for mpirun to close
     const auto type = static_cast<gram::Type>(f.type);
     if (type == gram::Type::hello) {
         if (hello_) return refuse("a second Hello");
-        if (auto m = gram::decode_hello(f.payload)) return hello(*m);
-        return refuse("a malformed Hello");
+        const auto m = base::wire::decode<gram::Hello>(f.payload);
+        return m ? hello(*m) : refuse("a malformed Hello (" + m.error() + ")");
     }
     if (!hello_) return refuse("mpirun sent no Hello first (is it an older Strata than " + std::string(gram::version()) + "?)");
     switch (type) {
-        case gram::Type::submit:
+        case gram::Type::submit: {
             if (submitted_) return refuse("a second Submit on one connection");
-            if (auto m = gram::decode_submit(f.payload)) return submit(*m);
-            return refuse("a malformed Submit");
+            const auto m = base::wire::decode<gram::Submit>(f.payload);
+            return m ? submit(*m) : refuse("a malformed Submit (" + m.error() + ")");
+        }
         case gram::Type::cancel:
-            if (auto m = gram::decode_cancel(f.payload)) {
+            if (const auto m = base::wire::decode<gram::Cancel>(f.payload)) {
                 log(std::string("cancel requested (") + (m->mode == adapters::CancelMode::kill ? "kill" : "terminate") +
                     ")");
                 // Before anything started (still staging) there is nothing to end.
@@ -285,13 +286,14 @@ void Session::handle(const codec::RawFrame& f) {
                 adapter_->cancel(m->mode);
             }
             return;
-        case gram::Type::stage_data:
+        case gram::Type::stage_data: {
             if (staging_.empty() || adapter_) return refuse("staged data nobody announced");
-            if (auto d = gram::decode_stage_data(f.payload)) return stage_data(*d);
-            return refuse("malformed staged data");
+            const auto d = base::wire::decode<gram::StageData>(f.payload);
+            return d ? stage_data(*d) : refuse("malformed staged data (" + d.error() + ")");
+        }
         case gram::Type::stdin_data:
-            if (auto bytes = gram::decode_stdin(f.payload); bytes && stdin_) {
-                stdin_queue_.push_back(std::move(*bytes));
+            if (auto in = base::wire::decode<gram::Stdin>(f.payload); in && stdin_) {
+                stdin_queue_.push_back(std::move(in->bytes));
                 if (stdin_queue_.size() == 1) write_stdin();
             }
             return;
@@ -299,10 +301,11 @@ void Session::handle(const codec::RawFrame& f) {
             stdin_eof_ = true;
             if (stdin_ && stdin_queue_.empty()) close_stdin();
             return;
-        case gram::Type::delegation:
+        case gram::Type::delegation: {
             if (!awaiting_delegation_) return refuse("a delegated proxy nobody asked for");
-            if (auto d = gram::decode_delegation(f.payload)) return delegation_received(*d);
-            return refuse("a malformed delegated proxy");
+            const auto d = base::wire::decode<gram::Delegation>(f.payload);
+            return d ? delegation_received(*d) : refuse("a malformed delegated proxy (" + d.error() + ")");
+        }
         default: return refuse("an unexpected message");
     }
 }

@@ -94,7 +94,7 @@ private:
     void begin();  // authenticated: Hello, then read
     void record_save();
     void log(const std::string& what) const;
-    void handle(const codec::RawFrame& f);
+    void handle(const base::wire::RawFrame& f);
     void hello(const gram::Hello& m);
     base::Result<std::string> account_choose(const gram::Submit& m) const;
     void submit(const gram::Submit& m);

@@ -1,7 +1,9 @@
 // The gatekeeper protocol: what mpirun and a site's strata-gatekeeper say to
 // each other over their mutually authenticated TLS connection, or over the
 // pipes of the ssh session that started a user-level gatekeeper (named after
-// Globus GRAM, whose role it plays). Frames as in wireup/codec.hpp.
+// Globus GRAM, whose role it plays). Frames and messages as in base/wire.hpp:
+// each message declares its fields, gram::encode frames it and
+// base::wire::decode<M> reads its payload back.
 //
 //   both ways             Hello         the sender's Strata version, first
 //   mpirun -> gatekeeper  Submit        one subjob, once, after the Hello
@@ -38,7 +40,7 @@
 
 #include "job/command.hpp"
 #include "job/process_state.hpp"
-#include "wireup/codec.hpp"
+#include "base/wire.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -71,8 +73,8 @@ enum class Type : std::uint8_t {
 const char* version();
 
 // Frames of any type of this protocol, up to `max_payload` bytes.
-inline codec::FrameSplitter frame_splitter(std::uint32_t max_payload = kMaxFrame) {
-    return codec::FrameSplitter(static_cast<std::uint8_t>(Type::submit), static_cast<std::uint8_t>(Type::hello),
+inline base::wire::FrameSplitter frame_splitter(std::uint32_t max_payload = kMaxFrame) {
+    return base::wire::FrameSplitter(static_cast<std::uint8_t>(Type::submit), static_cast<std::uint8_t>(Type::hello),
                                 max_payload);
 }
 
@@ -83,6 +85,12 @@ struct StagedFile {
     std::uint32_t size = 0;
     std::string sha256;  // lowercase hex of the content
 };
+constexpr auto wire_fields(std::type_identity<StagedFile>) {
+    namespace w = base::wire;
+    return std::tuple{w::field("name", &StagedFile::name), w::within("mode", &StagedFile::mode, 0u, 07777u),
+                      w::field("size", &StagedFile::size), w::field("sha256", &StagedFile::sha256)};
+}
+std::string wire_check(const StagedFile& f);
 
 // Chunks of staged files stay well below any gatekeeper's request limit.
 inline constexpr std::size_t kStageChunk = 32 * 1024;
@@ -109,89 +117,159 @@ struct Submit {
     // dial; 0: none.
     std::uint16_t hub_port = 0;
 };
+constexpr auto wire_fields(std::type_identity<Submit>) {
+    namespace w = base::wire;
+    return std::tuple{w::field("subjob", &Submit::subjob),
+                      w::field("first_rank", &Submit::first_rank),
+                      w::field("count", &Submit::count),
+                      w::field("adapter", &Submit::adapter),
+                      w::field("account", &Submit::account),
+                      w::field("command", &Submit::command),
+                      w::field("has_stdin", &Submit::has_stdin),
+                      w::field("stage", &Submit::stage),
+                      w::field("stage_program", &Submit::stage_program),
+                      w::field("delegation", &Submit::delegation),
+                      w::field("batch", &Submit::batch),
+                      w::field("relay", &Submit::relay),
+                      w::field("hub_port", &Submit::hub_port)};
+}
+std::string wire_check(const Submit& m);
 
 struct Hello {
     std::string version;
 };
+constexpr auto wire_fields(std::type_identity<Hello>) { return std::tuple{base::wire::field("version", &Hello::version)}; }
+inline std::string wire_check(const Hello& m) { return m.version.empty() ? "no version" : ""; }
 
 struct DelegationRequest {
     std::string public_key_pem;
 };
+constexpr auto wire_fields(std::type_identity<DelegationRequest>) {
+    return std::tuple{base::wire::field("public_key_pem", &DelegationRequest::public_key_pem)};
+}
+inline std::string wire_check(const DelegationRequest& m) { return m.public_key_pem.empty() ? "no public key" : ""; }
 
 struct Delegation {
     std::string certificates_pem;  // the proxy first, then its issuers
 };
+constexpr auto wire_fields(std::type_identity<Delegation>) {
+    return std::tuple{base::wire::field("certificates_pem", &Delegation::certificates_pem)};
+}
+inline std::string wire_check(const Delegation& m) { return m.certificates_pem.empty() ? "no certificates" : ""; }
 
 struct StageData {
     std::string bytes;
 };
+constexpr auto wire_fields(std::type_identity<StageData>) { return std::tuple{base::wire::field("bytes", &StageData::bytes)}; }
+
+// Bytes for rank 0's standard input.
+struct Stdin {
+    std::string bytes;
+};
+constexpr auto wire_fields(std::type_identity<Stdin>) { return std::tuple{base::wire::field("bytes", &Stdin::bytes)}; }
 
 struct State {
     job::JobState state = job::JobState::pending;
     std::string detail;
 };
+constexpr auto wire_fields(std::type_identity<State>) {
+    namespace w = base::wire;
+    return std::tuple{w::within("state", &State::state, job::JobState::pending, job::JobState::failed),
+                      w::field("detail", &State::detail)};
+}
 
 struct Started {
     std::uint32_t rank = 0;
     std::uint32_t pid = 0;
 };
+constexpr auto wire_fields(std::type_identity<Started>) {
+    return std::tuple{base::wire::field("rank", &Started::rank), base::wire::field("pid", &Started::pid)};
+}
 
 struct StartFailed {
     std::uint32_t rank = 0;
     std::string reason;
 };
+constexpr auto wire_fields(std::type_identity<StartFailed>) {
+    return std::tuple{base::wire::field("rank", &StartFailed::rank), base::wire::field("reason", &StartFailed::reason)};
+}
 
 struct Output {
     std::uint32_t rank = 0;
     job::Stream stream = job::Stream::out;
     std::string bytes;
 };
+constexpr auto wire_fields(std::type_identity<Output>) {
+    namespace w = base::wire;
+    return std::tuple{w::field("rank", &Output::rank), w::within("stream", &Output::stream, job::Stream::out, job::Stream::err),
+                      w::field("bytes", &Output::bytes)};
+}
 
 struct OutputClosed {
     std::uint32_t rank = 0;
     job::Stream stream = job::Stream::out;
 };
+constexpr auto wire_fields(std::type_identity<OutputClosed>) {
+    namespace w = base::wire;
+    return std::tuple{w::field("rank", &OutputClosed::rank),
+                      w::within("stream", &OutputClosed::stream, job::Stream::out, job::Stream::err)};
+}
 
 struct Exited {
     std::uint32_t rank = 0;
     std::uint32_t pid = 0;
     job::ProcessExit how;
 };
+constexpr auto wire_fields(std::type_identity<Exited>) {
+    namespace w = base::wire;
+    return std::tuple{w::field("rank", &Exited::rank), w::field("pid", &Exited::pid), w::field("how", &Exited::how)};
+}
 
 struct Cancel {
     job::CancelMode mode = job::CancelMode::terminate;
 };
+constexpr auto wire_fields(std::type_identity<Cancel>) {
+    return std::tuple{base::wire::within("mode", &Cancel::mode, job::CancelMode::terminate, job::CancelMode::kill)};
+}
 
-std::vector<std::uint8_t> encode(const Hello& m);
-std::vector<std::uint8_t> encode(const Submit& m);
-std::vector<std::uint8_t> encode(const State& m);
-std::vector<std::uint8_t> encode(const Started& m);
-std::vector<std::uint8_t> encode(const StartFailed& m);
-std::vector<std::uint8_t> encode(const Output& m);
-std::vector<std::uint8_t> encode(const OutputClosed& m);
-std::vector<std::uint8_t> encode(const Exited& m);
-std::vector<std::uint8_t> encode(const Cancel& m);
-std::vector<std::uint8_t> encode_stdin(const char* data, std::size_t n);
-std::vector<std::uint8_t> encode_stdin_closed();
-std::vector<std::uint8_t> encode(const StageData& m);
-std::vector<std::uint8_t> encode(const DelegationRequest& m);
-std::vector<std::uint8_t> encode(const Delegation& m);
+// Each message's frame type (Type{}: not a message of this protocol).
+template <class M>
+inline constexpr Type kTypeOf = Type{};
+template <>
+inline constexpr Type kTypeOf<Hello> = Type::hello;
+template <>
+inline constexpr Type kTypeOf<Submit> = Type::submit;
+template <>
+inline constexpr Type kTypeOf<State> = Type::state;
+template <>
+inline constexpr Type kTypeOf<Started> = Type::started;
+template <>
+inline constexpr Type kTypeOf<StartFailed> = Type::start_failed;
+template <>
+inline constexpr Type kTypeOf<Output> = Type::output;
+template <>
+inline constexpr Type kTypeOf<OutputClosed> = Type::output_closed;
+template <>
+inline constexpr Type kTypeOf<Exited> = Type::exited;
+template <>
+inline constexpr Type kTypeOf<Stdin> = Type::stdin_data;
+template <>
+inline constexpr Type kTypeOf<Cancel> = Type::cancel;
+template <>
+inline constexpr Type kTypeOf<StageData> = Type::stage_data;
+template <>
+inline constexpr Type kTypeOf<DelegationRequest> = Type::delegation_request;
+template <>
+inline constexpr Type kTypeOf<Delegation> = Type::delegation;
 
-// Decoders return nullopt on a malformed payload (wrong lengths, values out of
-// range, trailing bytes).
-std::optional<Hello> decode_hello(const std::vector<std::uint8_t>& payload);
-std::optional<Submit> decode_submit(const std::vector<std::uint8_t>& payload);
-std::optional<State> decode_state(const std::vector<std::uint8_t>& payload);
-std::optional<Started> decode_started(const std::vector<std::uint8_t>& payload);
-std::optional<StartFailed> decode_start_failed(const std::vector<std::uint8_t>& payload);
-std::optional<Output> decode_output(const std::vector<std::uint8_t>& payload);
-std::optional<OutputClosed> decode_output_closed(const std::vector<std::uint8_t>& payload);
-std::optional<Exited> decode_exited(const std::vector<std::uint8_t>& payload);
-std::optional<Cancel> decode_cancel(const std::vector<std::uint8_t>& payload);
-std::optional<std::string> decode_stdin(const std::vector<std::uint8_t>& payload);
-std::optional<StageData> decode_stage_data(const std::vector<std::uint8_t>& payload);
-std::optional<DelegationRequest> decode_delegation_request(const std::vector<std::uint8_t>& payload);
-std::optional<Delegation> decode_delegation(const std::vector<std::uint8_t>& payload);
+template <class M>
+std::vector<std::uint8_t> encode(const M& m) {
+    static_assert(kTypeOf<M> != Type{}, "not a message of the gatekeeper protocol");
+    return base::wire::frame(static_cast<std::uint8_t>(kTypeOf<M>), m);
+}
+inline std::vector<std::uint8_t> encode_stdin_closed() {
+    return base::wire::frame_empty(static_cast<std::uint8_t>(Type::stdin_closed));
+}
 
 // Whether `name` can be a staged file's name.
 bool staged_name_valid(const std::string& name);

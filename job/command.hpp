@@ -5,6 +5,10 @@
 // never spells its fields out again.
 #pragma once
 
+#include "base/wire.hpp"
+
+#include <initializer_list>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +33,20 @@ struct Command {
 
     bool operator==(const Command&) const = default;
 };
+// As the gatekeeper protocol carries it (base/wire.hpp).
+constexpr auto wire_fields(std::type_identity<Command>) {
+    namespace w = base::wire;
+    return std::tuple{w::field("program", &Command::program),         w::field("args", &Command::args),
+                      w::field("env", &Command::env),                 w::field("directory", &Command::directory),
+                      w::field("stdin_file", &Command::stdin_file),   w::field("stdout_file", &Command::stdout_file),
+                      w::field("stderr_file", &Command::stderr_file)};
+}
+// A command with a program, and no NUL in the names of its files.
+inline std::string wire_check(const Command& c) {
+    for (const std::string* f : {&c.stdin_file, &c.stdout_file, &c.stderr_file})
+        if (f->find('\0') != std::string::npos) return "a file name with a NUL byte";
+    return c.program.empty() ? "no program" : "";
+}
 
 // What a batch scheduler is asked for besides the command: RSL's queue,
 // project, maxWallTime, hostCount and maxMemory (or minMemory) (YAML: queue,
@@ -51,5 +69,13 @@ struct Batch {
 inline constexpr int kMaxWallTimeMin = 525600;
 // The megabytes per process RSL's maxMemory/minMemory give: 1 to 2^30 (a petabyte).
 inline constexpr int kMaxMemoryMb = 1 << 30;
+// As the gatekeeper protocol carries it (base/wire.hpp).
+constexpr auto wire_fields(std::type_identity<Batch>) {
+    namespace w = base::wire;
+    return std::tuple{w::field("queue", &Batch::queue), w::field("project", &Batch::project),
+                      w::within("max_wall_time_min", &Batch::max_wall_time_min, 0, kMaxWallTimeMin),
+                      w::within("host_count", &Batch::host_count, 0, std::numeric_limits<int>::max()),
+                      w::within("memory_mb", &Batch::memory_mb, 0, kMaxMemoryMb)};
+}
 
 }  // namespace strata::job

@@ -3,6 +3,8 @@
 // them, mpirun's co-allocator acts on them.
 #pragma once
 
+#include "base/wire.hpp"
+
 #include <string>
 
 namespace strata::job {
@@ -20,6 +22,10 @@ struct ProcessExit {
     // "exited with code 2" / "was killed by signal 9 (Killed)"
     std::string describe() const;
 };
+constexpr auto wire_fields(std::type_identity<ProcessExit>) {
+    namespace w = base::wire;
+    return std::tuple{w::field("signaled", &ProcessExit::signaled), w::within("value", &ProcessExit::value, 0, 255)};
+}
 
 // The scheduler's view of a whole subjob, as Globus GRAM reports it.
 enum class JobState {

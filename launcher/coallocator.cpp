@@ -358,9 +358,9 @@ void CoAllocator::on_frame(ConnectionId id, const wireup::Frame& frame) {
 }
 
 void CoAllocator::handle_hello(ConnectionId id, const wireup::Frame& frame) {
-    std::optional<wireup::Hello> m = wireup::decode_hello(frame.payload);
+    const base::Result<wireup::Hello> m = base::wire::decode<wireup::Hello>(frame.payload);
     if (!m) {
-        drop(id, "a malformed Hello");
+        drop(id, "a malformed Hello (" + m.error() + ")");
         return;
     }
     if (challenged_.count(id) != 0) {
@@ -381,10 +381,11 @@ void CoAllocator::handle_hello(ConnectionId id, const wireup::Frame& frame) {
 }
 
 void CoAllocator::handle_names(ConnectionId id, const wireup::Frame& frame) {
-    std::optional<wireup::Names> m = wireup::decode_names(frame.payload);
+    const base::Result<wireup::Names> m = base::wire::decode<wireup::Names>(frame.payload);
     const auto challenged = challenged_.find(id);
     if (!m || challenged == challenged_.end()) {
-        drop(id, m ? "a name service request before any Challenge" : "a malformed name service request");
+        drop(id, m ? "a name service request before any Challenge"
+                   : "a malformed name service request (" + m.error() + ")");
         return;
     }
     const Challenged c = challenged->second;
@@ -401,9 +402,9 @@ void CoAllocator::handle_names(ConnectionId id, const wireup::Frame& frame) {
 }
 
 void CoAllocator::handle_checkin(ConnectionId id, const wireup::Frame& frame) {
-    std::optional<wireup::Checkin> m = wireup::decode_checkin(frame.payload);
+    base::Result<wireup::Checkin> m = base::wire::decode<wireup::Checkin>(frame.payload);
     if (!m) {
-        drop(id, "a malformed Checkin");
+        drop(id, "a malformed Checkin (" + m.error() + ")");
         return;
     }
     const auto challenged = challenged_.find(id);
@@ -526,9 +527,9 @@ void CoAllocator::release_barrier() {
 }
 
 void CoAllocator::handle_abort(int rank, ConnectionId id, const wireup::Frame& frame) {
-    std::optional<wireup::Abort> m = wireup::decode_abort(frame.payload);
+    const base::Result<wireup::Abort> m = base::wire::decode<wireup::Abort>(frame.payload);
     if (!m) {
-        drop(id, "a malformed Abort from rank " + std::to_string(rank));
+        drop(id, "a malformed Abort from rank " + std::to_string(rank) + " (" + m.error() + ")");
         return;
     }
     // Exit codes are 8 bits; an abort must never look like success.

@@ -57,7 +57,7 @@ void ControlServer::accept_next() {
             base::socket_keepalive(socket.native_handle());
             const ConnectionId id = next_id_++;
             Connection::Handlers handlers;
-            handlers.frame = [this, id](const codec::RawFrame& f) {
+            handlers.frame = [this, id](const base::wire::RawFrame& f) {
                 listener_.on_frame(id, wireup::Frame{static_cast<wireup::Type>(f.type), f.payload});
             };
             handlers.ended = [this, id](const codec::FrameEnd& e) {

@@ -83,7 +83,7 @@ GatekeeperAdapter::~GatekeeperAdapter() {
 
 codec::FrameHandlers GatekeeperAdapter::handlers() {
     codec::FrameHandlers h;
-    h.frame = [this](const codec::RawFrame& f) { handle_frame(f); };
+    h.frame = [this](const base::wire::RawFrame& f) { handle_frame(f); };
     // Over TLS the stream uses the context: it lives as long as the connection does.
     h.ended = [this, tls = tls_](const codec::FrameEnd& e) { on_ended(e); };
     h.drained = [this] { stage_next(); };
@@ -363,11 +363,11 @@ std::string GatekeeperAdapter::malformed_hint() const {
     return ssh_ && !hello_ ? " (does a login script there write to standard output?)" : "";
 }
 
-void GatekeeperAdapter::handle_frame(const codec::RawFrame& frame) {
+void GatekeeperAdapter::handle_frame(const base::wire::RawFrame& frame) {
     auto malformed = [&] { finish(where() + " sent a malformed message" + malformed_hint()); };
     const auto type = static_cast<gram::Type>(frame.type);
     if (type == gram::Type::hello) {
-        auto m = gram::decode_hello(frame.payload);
+        const auto m = base::wire::decode<gram::Hello>(frame.payload);
         if (!m || hello_) return malformed();
         hello(*m);
         return;
@@ -379,7 +379,7 @@ void GatekeeperAdapter::handle_frame(const codec::RawFrame& frame) {
     };
     switch (type) {
         case gram::Type::state: {
-            auto m = gram::decode_state(frame.payload);
+            const auto m = base::wire::decode<gram::State>(frame.payload);
             if (!m) return malformed();
             if (m->state == adapters::JobState::done || m->state == adapters::JobState::failed) {
                 phase_ = Phase::finished;
@@ -391,37 +391,37 @@ void GatekeeperAdapter::handle_frame(const codec::RawFrame& frame) {
             return;
         }
         case gram::Type::started: {
-            auto m = gram::decode_started(frame.payload);
+            const auto m = base::wire::decode<gram::Started>(frame.payload);
             if (!m || !rank_ok(m->rank)) return malformed();
             events_->on_started(static_cast<int>(m->rank), m->pid);
             return;
         }
         case gram::Type::start_failed: {
-            auto m = gram::decode_start_failed(frame.payload);
+            const auto m = base::wire::decode<gram::StartFailed>(frame.payload);
             if (!m || !rank_ok(m->rank)) return malformed();
             events_->on_start_failed(static_cast<int>(m->rank), m->reason);
             return;
         }
         case gram::Type::output: {
-            auto m = gram::decode_output(frame.payload);
+            const auto m = base::wire::decode<gram::Output>(frame.payload);
             if (!m || !rank_ok(m->rank)) return malformed();
             events_->on_output(static_cast<int>(m->rank), m->stream, m->bytes);
             return;
         }
         case gram::Type::output_closed: {
-            auto m = gram::decode_output_closed(frame.payload);
+            const auto m = base::wire::decode<gram::OutputClosed>(frame.payload);
             if (!m || !rank_ok(m->rank)) return malformed();
             events_->on_output_closed(static_cast<int>(m->rank), m->stream);
             return;
         }
         case gram::Type::exited: {
-            auto m = gram::decode_exited(frame.payload);
+            const auto m = base::wire::decode<gram::Exited>(frame.payload);
             if (!m || !rank_ok(m->rank)) return malformed();
             events_->on_exited(static_cast<int>(m->rank), m->pid, m->how);
             return;
         }
         case gram::Type::delegation_request: {
-            auto m = gram::decode_delegation_request(frame.payload);
+            const auto m = base::wire::decode<gram::DelegationRequest>(frame.payload);
             if (!m || delegated_ || !tls_ || kDelegation.get() == "none") return malformed();
             delegated_ = true;
             return delegate(*m);
@@ -456,7 +456,7 @@ void GatekeeperAdapter::pump_stdin() {
             conn_->send(gram::encode_stdin_closed());
             return;
         }
-        conn_->send(gram::encode_stdin(stdin_buf_.data(), n));
+        conn_->send(gram::encode(gram::Stdin{std::string(stdin_buf_.data(), n)}));
         pump_stdin();
     });
 }

@@ -25,7 +25,7 @@
 
 #include "adapters/scheduler_adapter.hpp"
 #include "base/result.hpp"
-#include "wireup/codec.hpp"
+#include "base/wire.hpp"
 #include "wireup/framed_connection.hpp"
 #include "job/contact.hpp"
 #include "gram/gram.hpp"
@@ -87,7 +87,7 @@ private:
     // The link is up (TLS handshake done, or ssh started): Hello, Submit, staging.
     void submit();
     bool hello(const gram::Hello& m);
-    void handle_frame(const codec::RawFrame& frame);
+    void handle_frame(const base::wire::RawFrame& frame);
     std::string malformed_hint() const;
     void on_ended(const codec::FrameEnd& e);
     // Signs a proxy for the site's key (security/proxy.hpp) and sends it.

@@ -82,49 +82,30 @@ Outcome failed(int cls, std::string detail) {
     return o;
 }
 
+constexpr auto wire_fields(std::type_identity<Outcome>) {
+    namespace w = base::wire;
+    return std::tuple{w::field("cls", &Outcome::cls),
+                      w::field("detail", &Outcome::detail),
+                      w::field("pair", &Outcome::pair),
+                      w::field("set", &Outcome::set),
+                      w::field("key", &Outcome::key),
+                      w::field("my_first", &Outcome::my_first),
+                      w::field("remote_first", &Outcome::remote_first),
+                      w::field("cards", &Outcome::cards),
+                      w::field("emulation", &Outcome::emulation),
+                      w::field("subject", &Outcome::subject)};
+}
+
+// An outcome as the root broadcasts it to its group, and back.
 std::vector<std::byte> outcome_encode(const Outcome& o) {
-    codec::Writer w(0);
-    w.u32(static_cast<std::uint32_t>(o.cls));
-    w.str(o.detail);
-    w.u32(static_cast<std::uint32_t>(o.pair));
-    w.u32(static_cast<std::uint32_t>(o.set));
-    w.u32(static_cast<std::uint32_t>(o.set >> 32));
-    w.str(o.key);
-    w.u32(o.my_first);
-    w.u32(o.remote_first);
-    w.u32(static_cast<std::uint32_t>(o.cards.size()));
-    for (const auto& c : o.cards) wireup::card_write(w, c);
-    w.str(o.emulation);
-    w.str(o.subject);
-    const std::vector<std::uint8_t> frame = w.finish();
-    std::vector<std::byte> out(frame.size());
-    std::memcpy(out.data(), frame.data(), frame.size());
+    const std::vector<std::uint8_t> payload = base::wire::payload(o);
+    std::vector<std::byte> out(payload.size());
+    std::memcpy(out.data(), payload.data(), payload.size());
     return out;
 }
 
-std::optional<Outcome> outcome_decode(const std::vector<std::byte>& bytes) {
-    if (bytes.size() < 5) return std::nullopt;
-    std::vector<std::uint8_t> payload(bytes.size() - 5);
-    std::memcpy(payload.data(), bytes.data() + 5, payload.size());
-    codec::Reader r(payload);
-    Outcome o;
-    o.cls = static_cast<int>(r.u32());
-    o.detail = r.str();
-    o.pair = static_cast<int>(r.u32());
-    const std::uint64_t lo = r.u32();
-    o.set = lo | static_cast<std::uint64_t>(r.u32()) << 32;
-    o.key = r.str();
-    o.my_first = r.u32();
-    o.remote_first = r.u32();
-    const std::uint32_t n = r.u32();
-    for (std::uint32_t i = 0; r.ok() && i < n; ++i) {
-        wireup::BusinessCard c = wireup::card_read(r);
-        if (r.ok()) o.cards.push_back(std::move(c));
-    }
-    o.emulation = r.str();
-    o.subject = r.str();
-    if (!r.done()) return std::nullopt;
-    return o;
+base::Result<Outcome> outcome_decode(const std::vector<std::byte>& bytes) {
+    return base::wire::decode<Outcome>(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
 }
 
 // Keeps this process's other communication going while a root waits on its port.
@@ -188,7 +169,7 @@ std::optional<Outcome> serve_one(port::Channel& ch, const Port& p, const Context
     auto deadline = port::Channel::Clock::now() + port::kStepTimeout;
     auto f = ch.receive(deadline, idle);
     if (!f || f->type != static_cast<std::uint8_t>(port::Type::hello)) return std::nullopt;
-    const auto hello = port::decode_hello(f->payload);
+    const auto hello = base::wire::decode<port::Hello>(f->payload);
     if (!hello) return std::nullopt;
     if (hello->id != p.name.id) {
         (void)ch.send(port::encode(port::Refusal{port::Refused::unknown_port, "no such port here"}));
@@ -205,7 +186,7 @@ std::optional<Outcome> serve_one(port::Channel& ch, const Port& p, const Context
     if (!ch.send(port::encode(challenge))) return std::nullopt;
     f = ch.receive(deadline, idle);
     if (!f || f->type != static_cast<std::uint8_t>(port::Type::offer)) return std::nullopt;
-    const auto offer = port::decode_offer(f->payload);
+    const auto offer = base::wire::decode<port::Offer>(f->payload);
     const auto expected =
         port::port_proof(p.name.secret, security::ProofRole::port_connector, hello->nonce, challenge.nonce);
     if (!offer || !security::proof_equal(expected, offer->proof) || offer->mask.size() != sizeof(ContextPool::Mask)) {
@@ -270,9 +251,9 @@ Outcome serve(const Port& p, const ContextPool::Mask& mine, const Comm& c, const
 
 // ---- the client's root ------------------------------------------------------
 
-Outcome refusal_outcome(const codec::RawFrame& f) {
-    const auto r = port::decode_refusal(f.payload);
-    if (!r) return failed(MPI_ERR_PORT, "the server broke the conversation");
+Outcome refusal_outcome(const base::wire::RawFrame& f) {
+    const auto r = base::wire::decode<port::Refusal>(f.payload);
+    if (!r) return failed(MPI_ERR_PORT, "the server broke the conversation: " + r.error());
     switch (r->why) {
         case port::Refused::unknown_port: return failed(MPI_ERR_PORT, "the port was closed");
         case port::Refused::secret: return failed(MPI_ERR_PORT, "the server refused the port's secret: " + r->text);
@@ -297,7 +278,7 @@ Outcome talk(port::Channel& ch, const port::Name& name, const ContextPool::Mask&
     if (!f) return failed(MPI_ERR_PORT, f.error() == "timed out" ? "timed out waiting for the server to accept"
                                                                   : "waiting for the server: " + f.error());
     if (f->type == static_cast<std::uint8_t>(port::Type::refusal)) return refusal_outcome(*f);
-    const auto challenge = port::decode_challenge(f->payload);
+    const auto challenge = base::wire::decode<port::Challenge>(f->payload);
     if (f->type != static_cast<std::uint8_t>(port::Type::challenge) || !challenge ||
         !security::proof_equal(challenge->proof, port::port_proof(name.secret, security::ProofRole::port_acceptor,
                                                                   hello.nonce, challenge->nonce)))
@@ -320,9 +301,9 @@ Outcome talk(port::Channel& ch, const port::Name& name, const ContextPool::Mask&
     f = ch.receive(port::Channel::Clock::now() + port::kStepTimeout, idle);
     if (!f) return failed(MPI_ERR_OTHER, "the server's root went away during the connect: " + f.error());
     if (f->type == static_cast<std::uint8_t>(port::Type::refusal)) return refusal_outcome(*f);
-    const auto answer = port::decode_answer(f->payload);
+    const auto answer = base::wire::decode<port::Answer>(f->payload);
     if (f->type != static_cast<std::uint8_t>(port::Type::answer) || !answer)
-        return failed(MPI_ERR_OTHER, "the server broke the conversation");
+        return failed(MPI_ERR_OTHER, "the server broke the conversation" + (answer ? "" : ": " + answer.error()));
     (void)ch.send(port::encode_confirm());
     Outcome o;
     o.pair = static_cast<int>(answer->pair);
@@ -420,8 +401,8 @@ int port_join(const char* fn, MPI_Comm comm, const Comm& c, int root, MPI_Comm* 
         std::string detail;
         return error_raise(comm, agreement_failed(e, detail), fn, detail);
     }
-    const std::optional<Outcome> o = outcome_decode(bytes);
-    if (!o) return error_raise(comm, MPI_ERR_INTERN, fn, "malformed outcome from the root");
+    const base::Result<Outcome> o = outcome_decode(bytes);
+    if (!o) return error_raise(comm, MPI_ERR_INTERN, fn, "malformed outcome from the root: " + o.error());
     if (o->cls != MPI_SUCCESS) return error_raise(comm, o->cls, fn, o->detail);
     std::string detail;
     if (int cls = join(c, *o, newcomm, detail); cls != MPI_SUCCESS) return error_raise(comm, cls, fn, detail);

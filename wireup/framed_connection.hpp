@@ -1,4 +1,4 @@
-// One framed connection (frames as in wireup/codec.hpp) over an Asio stream:
+// One framed connection (frames as in base/wire.hpp) over an Asio stream:
 // the read loop that cuts the byte stream into frames, and the write queue.
 // mpirun's control connections (launcher/control_server.hpp) use it over a
 // plain TCP socket; both ends of the gatekeeper protocol (gram/gram.hpp)
@@ -37,7 +37,7 @@
 // handlers refer to it.
 #pragma once
 
-#include "wireup/codec.hpp"
+#include "base/wire.hpp"
 
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/error.hpp>
@@ -72,7 +72,7 @@ concept PlainSocket = requires(Stream& s) {
 
 // What a framed connection tells its owner (see the top of this file).
 struct FrameHandlers {
-    std::function<void(const RawFrame&)> frame;
+    std::function<void(const base::wire::RawFrame&)> frame;
     std::function<void(const FrameEnd&)> ended;
     std::function<void()> drained;  // may be empty
 };
@@ -99,7 +99,7 @@ public:
 
     // `stream_args` construct the stream (a socket, or a socket and a TLS context, ...).
     template <class... Args>
-    static std::shared_ptr<FramedConnection> make(FrameSplitter splitter, Handlers handlers, Args&&... stream_args) {
+    static std::shared_ptr<FramedConnection> make(base::wire::FrameSplitter splitter, Handlers handlers, Args&&... stream_args) {
         return std::shared_ptr<FramedConnection>(
             new FramedConnection(std::move(splitter), std::move(handlers), std::forward<Args>(stream_args)...));
     }
@@ -178,7 +178,7 @@ public:
 
 private:
     template <class... Args>
-    FramedConnection(FrameSplitter splitter, Handlers handlers, Args&&... stream_args)
+    FramedConnection(base::wire::FrameSplitter splitter, Handlers handlers, Args&&... stream_args)
         : stream_(std::forward<Args>(stream_args)...), splitter_(std::move(splitter)), handlers_(std::move(handlers)) {}
 
     void wait_readable() {
@@ -207,7 +207,7 @@ private:
         for (;;) {
             if (closed_) return false;
             bool bad = false;
-            std::optional<RawFrame> f = splitter_.next(bad);
+            std::optional<base::wire::RawFrame> f = splitter_.next(bad);
             if (bad) {
                 end_reading(FrameEnd{{}, true});
                 return false;
@@ -251,7 +251,7 @@ private:
     }
 
     Stream stream_;
-    FrameSplitter splitter_;
+    base::wire::FrameSplitter splitter_;
     Handlers handlers_;
     std::unique_ptr<std::array<std::uint8_t, 65536>> buf_;  // the TLS read loop's; plain sockets share one per thread
     std::deque<Bytes> out_;

@@ -48,37 +48,6 @@ bool hex_read(std::string_view text, std::uint8_t* out, std::size_t n) {
     return true;
 }
 
-class Writer : public codec::Writer {
-public:
-    explicit Writer(Type t) : codec::Writer(static_cast<std::uint8_t>(t)) {}
-    void u64(std::uint64_t v) {
-        u32(static_cast<std::uint32_t>(v));
-        u32(static_cast<std::uint32_t>(v >> 32));
-    }
-    void cards(const std::vector<BusinessCard>& cs) {
-        u32(static_cast<std::uint32_t>(cs.size()));
-        for (const BusinessCard& c : cs) card_write(*this, c);
-    }
-};
-
-class Reader : public codec::Reader {
-public:
-    using codec::Reader::Reader;
-    std::uint64_t u64() {
-        const std::uint64_t lo = u32();
-        return lo | static_cast<std::uint64_t>(u32()) << 32;
-    }
-    std::vector<BusinessCard> cards() {
-        std::vector<BusinessCard> out;
-        const std::uint32_t n = u32();
-        for (std::uint32_t i = 0; ok() && i < n; ++i) {
-            BusinessCard c = card_read(*this);
-            if (ok()) out.push_back(std::move(c));
-        }
-        return out;
-    }
-};
-
 std::string errno_text(int e) { return std::strerror(e); }
 
 // Waits for `events` on `fd` in slices of at most 10 ms, calling `idle`
@@ -135,100 +104,6 @@ double emulated_latency(const std::string& mine, const std::string& theirs, cons
     return shape ? shape->latency_s : 0;
 }
 
-std::vector<std::uint8_t> encode(const Hello& m) {
-    Writer w(Type::hello);
-    w.u64(m.id);
-    w.bytes(m.nonce.data(), m.nonce.size());
-    w.str(m.site);
-    w.str(m.emulation);
-    return w.finish();
-}
-
-std::vector<std::uint8_t> encode(const Challenge& m) {
-    Writer w(Type::challenge);
-    w.bytes(m.nonce.data(), m.nonce.size());
-    w.bytes(m.proof.data(), m.proof.size());
-    return w.finish();
-}
-
-std::vector<std::uint8_t> encode(const Offer& m) {
-    Writer w(Type::offer);
-    w.bytes(m.proof.data(), m.proof.size());
-    w.bytes(m.mask.data(), m.mask.size());
-    w.cards(m.cards);
-    w.str(m.certificates);
-    w.bytes(m.signature.data(), m.signature.size());
-    return w.finish();
-}
-
-std::vector<std::uint8_t> encode(const Answer& m) {
-    Writer w(Type::answer);
-    w.u32(m.pair);
-    w.u64(m.set);
-    w.cards(m.cards);
-    w.str(m.emulation);
-    return w.finish();
-}
-
-std::vector<std::uint8_t> encode(const Refusal& m) {
-    Writer w(Type::refusal);
-    w.u32(static_cast<std::uint32_t>(m.why));
-    w.str(m.text);
-    return w.finish();
-}
-
-std::vector<std::uint8_t> encode_confirm() { return Writer(Type::confirm).finish(); }
-
-std::optional<Hello> decode_hello(const std::vector<std::uint8_t>& payload) {
-    Reader r(payload);
-    Hello m;
-    m.id = r.u64();
-    m.nonce = r.fixed<security::kNonceBytes>();
-    m.site = r.str();
-    m.emulation = r.str();
-    if (!r.done()) return std::nullopt;
-    return m;
-}
-
-std::optional<Challenge> decode_challenge(const std::vector<std::uint8_t>& payload) {
-    return wireup::decode_challenge(payload);
-}
-
-std::optional<Offer> decode_offer(const std::vector<std::uint8_t>& payload) {
-    Reader r(payload);
-    Offer m;
-    m.proof = r.fixed<security::kProofBytes>();
-    const std::string mask = r.str();
-    m.mask.assign(mask.begin(), mask.end());
-    m.cards = r.cards();
-    m.certificates = r.str();
-    const std::string signature = r.str();
-    m.signature.assign(signature.begin(), signature.end());
-    if (!r.done() || m.cards.empty()) return std::nullopt;
-    return m;
-}
-
-std::optional<Answer> decode_answer(const std::vector<std::uint8_t>& payload) {
-    Reader r(payload);
-    Answer m;
-    m.pair = r.u32();
-    m.set = r.u64();
-    m.cards = r.cards();
-    m.emulation = r.str();
-    if (!r.done() || m.cards.empty() || m.set == 0) return std::nullopt;
-    return m;
-}
-
-std::optional<Refusal> decode_refusal(const std::vector<std::uint8_t>& payload) {
-    Reader r(payload);
-    Refusal m;
-    const std::uint32_t why = r.u32();
-    m.text = r.str();
-    if (!r.done() || why < 1 || why > static_cast<std::uint32_t>(Refused::identity)) return std::nullopt;
-    m.why = static_cast<Refused>(why);
-    return m;
-}
-
 security::Proof port_proof(const Secret& secret, security::ProofRole role, const security::Nonce& client,
                            const security::Nonce& server) {
     const std::string key(secret.begin(), secret.end());
@@ -258,10 +133,10 @@ base::Status Channel::send(const std::vector<std::uint8_t>& frame) {
     return {};
 }
 
-base::Result<codec::RawFrame> Channel::receive(Clock::time_point deadline, const Idle& idle) {
+base::Result<base::wire::RawFrame> Channel::receive(Clock::time_point deadline, const Idle& idle) {
     for (;;) {
         bool bad = false;
-        if (std::optional<codec::RawFrame> f = split_.next(bad)) return std::move(*f);
+        if (std::optional<base::wire::RawFrame> f = split_.next(bad)) return std::move(*f);
         if (bad) return base::Error{"the other side sent something that is not a Strata port message"};
         if (!wait_for(fd_.get(), POLLIN, deadline, idle)) return base::Error{"timed out"};
         std::uint8_t buf[4096];

@@ -11,7 +11,7 @@
 // processes (role port_set_key; adi::PeerSet).
 //
 // Conversation, one TCP connection from the client's root to the port, frames
-// as wireup/codec.hpp describes them:
+// as base/wire.hpp describes them:
 //   client -> server  Hello      port id, the client's nonce, its site and
 //                                STRATA_EMULATION
 //   server -> client  Challenge  the server's nonce and its proof
@@ -47,7 +47,6 @@
 #include "base/unique_fd.hpp"
 #include "security/challenge.hpp"
 #include "security/x509.hpp"
-#include "wireup/codec.hpp"
 #include "wireup/protocol.hpp"
 
 namespace strata::wireup::port {
@@ -78,12 +77,19 @@ inline constexpr auto kStepTimeout = std::chrono::seconds(30);
 
 enum class Type : std::uint8_t { hello = 1, challenge = 2, offer = 3, answer = 4, confirm = 5, refusal = 6 };
 
+// Each message declares its fields (base/wire.hpp); port::encode frames it
+// and base::wire::decode<M> reads its payload back.
 struct Hello {
     std::uint64_t id = 0;
     security::Nonce nonce{};
     std::string site;       // the client root's site label
     std::string emulation;  // the client's job's STRATA_EMULATION
 };
+constexpr auto wire_fields(std::type_identity<Hello>) {
+    namespace w = base::wire;
+    return std::tuple{w::field("id", &Hello::id), w::field("nonce", &Hello::nonce), w::field("site", &Hello::site),
+                      w::field("emulation", &Hello::emulation)};
+}
 // The server's nonce and proof: the payload of the wire-up protocol's Challenge.
 using Challenge = wireup::Challenge;
 struct Offer {
@@ -93,12 +99,27 @@ struct Offer {
     std::string certificates;            // PEM, leaf first; empty: no credential
     std::vector<std::uint8_t> signature;  // credential_sign's
 };
+constexpr auto wire_fields(std::type_identity<Offer>) {
+    namespace w = base::wire;
+    return std::tuple{w::field("proof", &Offer::proof), w::field("mask", &Offer::mask), w::field("cards", &Offer::cards),
+                      w::field("certificates", &Offer::certificates), w::field("signature", &Offer::signature)};
+}
+inline std::string wire_check(const Offer& m) { return m.cards.empty() ? "an offer without cards" : ""; }
 struct Answer {
     std::uint32_t pair = 0;
     std::uint64_t set = 0;
     std::vector<BusinessCard> cards;
     std::string emulation;  // the server's job's STRATA_EMULATION
 };
+constexpr auto wire_fields(std::type_identity<Answer>) {
+    namespace w = base::wire;
+    return std::tuple{w::field("pair", &Answer::pair), w::field("set", &Answer::set), w::field("cards", &Answer::cards),
+                      w::field("emulation", &Answer::emulation)};
+}
+inline std::string wire_check(const Answer& m) {
+    if (m.cards.empty()) return "an answer without cards";
+    return m.set == 0 ? "an answer of set 0" : "";
+}
 // Why the server turned the client away.
 enum class Refused : std::uint32_t {
     unknown_port = 1,  // no port of that id here (closed)
@@ -111,19 +132,32 @@ struct Refusal {
     Refused why = Refused::malformed;
     std::string text;
 };
+constexpr auto wire_fields(std::type_identity<Refusal>) {
+    namespace w = base::wire;
+    return std::tuple{w::within("why", &Refusal::why, Refused::unknown_port, Refused::identity),
+                      w::field("text", &Refusal::text)};
+}
 
-std::vector<std::uint8_t> encode(const Hello& m);
-std::vector<std::uint8_t> encode(const Challenge& m);
-std::vector<std::uint8_t> encode(const Offer& m);
-std::vector<std::uint8_t> encode(const Answer& m);
-std::vector<std::uint8_t> encode(const Refusal& m);
-std::vector<std::uint8_t> encode_confirm();
-// nullopt on a malformed payload.
-std::optional<Hello> decode_hello(const std::vector<std::uint8_t>& payload);
-std::optional<Challenge> decode_challenge(const std::vector<std::uint8_t>& payload);
-std::optional<Offer> decode_offer(const std::vector<std::uint8_t>& payload);
-std::optional<Answer> decode_answer(const std::vector<std::uint8_t>& payload);
-std::optional<Refusal> decode_refusal(const std::vector<std::uint8_t>& payload);
+// Each message's frame type (Type{}: not a message of this conversation).
+template <class M>
+inline constexpr Type kTypeOf = Type{};
+template <>
+inline constexpr Type kTypeOf<Hello> = Type::hello;
+template <>
+inline constexpr Type kTypeOf<Challenge> = Type::challenge;
+template <>
+inline constexpr Type kTypeOf<Offer> = Type::offer;
+template <>
+inline constexpr Type kTypeOf<Answer> = Type::answer;
+template <>
+inline constexpr Type kTypeOf<Refusal> = Type::refusal;
+
+template <class M>
+std::vector<std::uint8_t> encode(const M& m) {
+    static_assert(kTypeOf<M> != Type{}, "not a message of the client/server conversation");
+    return base::wire::frame(static_cast<std::uint8_t>(kTypeOf<M>), m);
+}
+inline std::vector<std::uint8_t> encode_confirm() { return base::wire::frame_empty(static_cast<std::uint8_t>(Type::confirm)); }
 
 // The proofs of the two roots, and the key of the connection's links.
 security::Proof port_proof(const Secret& secret, security::ProofRole role, const security::Nonce& client,
@@ -164,11 +198,11 @@ public:
     base::Status send(const std::vector<std::uint8_t>& frame);
     // The next frame; fails when the peer closed or broke the connection, or
     // at the deadline ("timed out").
-    base::Result<codec::RawFrame> receive(Clock::time_point deadline, const Idle& idle);
+    base::Result<base::wire::RawFrame> receive(Clock::time_point deadline, const Idle& idle);
 
 private:
     base::UniqueFd fd_;
-    codec::FrameSplitter split_{1, static_cast<std::uint8_t>(Type::refusal), kMaxFrame};
+    base::wire::FrameSplitter split_{1, static_cast<std::uint8_t>(Type::refusal), kMaxFrame};
 };
 
 // Connects to the first of `addresses` (IPv4, preferred first) that answers

@@ -6,7 +6,6 @@
 #include "base/knob.hpp"
 #include "base/numbers.hpp"
 #include "base/unique_fd.hpp"
-#include "wireup/codec.hpp"
 #include "wireup/environment.hpp"
 
 #include <arpa/inet.h>
@@ -33,20 +32,6 @@ namespace {
 
 const base::KnobInt kAbortWaitMs("STRATA_ABORT_WAIT_MS", 2000,
                                  "how long MPI_Abort waits for mpirun to take note before the process exits anyway");
-
-// ---- encoding -------------------------------------------------------------
-
-class Writer : public codec::Writer {
-public:
-    explicit Writer(Type t) : codec::Writer(static_cast<std::uint8_t>(t)) {}
-    void card(const BusinessCard& c) { card_write(*this, c); }
-};
-
-class Reader : public codec::Reader {
-public:
-    using codec::Reader::Reader;
-    BusinessCard card() { return card_read(*this); }
-};
 
 // ---- socket helpers for the Client ------------------------------------------
 
@@ -149,195 +134,14 @@ base::Result<int> mpirun_connect(const std::string& host, const std::string& por
 
 }  // namespace
 
-void card_write(codec::Writer& w, const BusinessCard& c) {
-    w.str(c.hostname);
-    w.str(c.host);
-    w.str(c.vendor);
-    w.str(c.data_tls);
-    w.str(c.relay);
-    w.u32(static_cast<std::uint32_t>(c.package));
-    w.u32(static_cast<std::uint32_t>(c.numa));
-    w.str(c.site);
-    w.str(c.machine);
-    w.str(c.processor_name);
-    w.u32(c.subjob);
-    w.str(c.representation);
-    w.pairs(c.addresses);
-    w.u32(static_cast<std::uint32_t>(c.bind_cores));
-    w.u32(static_cast<std::uint32_t>(c.bind_slots.size()));
-    for (const auto& [package, numa] : c.bind_slots) {
-        w.u32(static_cast<std::uint32_t>(package));
-        w.u32(static_cast<std::uint32_t>(numa));
-    }
-}
-
-BusinessCard card_read(codec::Reader& r) {
-    BusinessCard c;
-    c.hostname = r.str();
-    c.host = r.str();
-    c.vendor = r.str();
-    c.data_tls = r.str();
-    c.relay = r.str();
-    c.package = static_cast<std::int32_t>(r.u32());
-    c.numa = static_cast<std::int32_t>(r.u32());
-    c.site = r.str();
-    c.machine = r.str();
-    c.processor_name = r.str();
-    c.subjob = r.u32();
-    c.representation = r.str();
-    c.addresses = r.pairs();
-    c.bind_cores = static_cast<std::int32_t>(r.u32());
-    // No reserve: the count is untrusted; the loop stops at the first short read.
-    const std::uint32_t slots = r.u32();
-    for (std::uint32_t i = 0; r.ok() && i < slots; ++i) {
-        const auto package = static_cast<std::int32_t>(r.u32());
-        const auto numa = static_cast<std::int32_t>(r.u32());
-        if (r.ok()) c.bind_slots.emplace_back(package, numa);
-    }
-    return c;
-}
-
 std::string BusinessCard::address_of(const std::string& method) const {
     for (const auto& [m, a] : addresses)
         if (m == method) return a;
     return {};
 }
 
-std::vector<std::uint8_t> encode(const Hello& m) {
-    Writer w(Type::hello);
-    w.bytes(m.nonce.data(), m.nonce.size());
-    return w.finish();
-}
-
-std::vector<std::uint8_t> encode(const Challenge& m) {
-    Writer w(Type::challenge);
-    w.bytes(m.nonce.data(), m.nonce.size());
-    w.bytes(m.proof.data(), m.proof.size());
-    return w.finish();
-}
-
-std::vector<std::uint8_t> encode(const Checkin& m) {
-    Writer w(Type::checkin);
-    w.u32(m.rank);
-    w.u32(m.pid);
-    w.bytes(m.proof.data(), m.proof.size());
-    w.card(m.card);
-    return w.finish();
-}
-
-std::vector<std::uint8_t> encode(const Release& m) {
-    Writer w(Type::release);
-    w.u32(static_cast<std::uint32_t>(m.cards.size()));
-    for (const BusinessCard& c : m.cards) w.card(c);
-    w.str(m.comm_file);
-    w.str(m.comm_text);
-    return w.finish();
-}
-
-std::vector<std::uint8_t> encode(const Abort& m) {
-    Writer w(Type::abort);
-    w.u32(static_cast<std::uint32_t>(m.code));
-    w.str(m.message);
-    return w.finish();
-}
-
-std::vector<std::uint8_t> encode_empty(Type t) { return Writer(t).finish(); }
-
-std::optional<Hello> decode_hello(const std::vector<std::uint8_t>& payload) {
-    Reader r(payload);
-    Hello m;
-    m.nonce = r.fixed<security::kNonceBytes>();
-    if (!r.done()) return std::nullopt;
-    return m;
-}
-
-std::optional<Challenge> decode_challenge(const std::vector<std::uint8_t>& payload) {
-    Reader r(payload);
-    Challenge m;
-    m.nonce = r.fixed<security::kNonceBytes>();
-    m.proof = r.fixed<security::kProofBytes>();
-    if (!r.done()) return std::nullopt;
-    return m;
-}
-
-std::optional<Checkin> decode_checkin(const std::vector<std::uint8_t>& payload) {
-    Reader r(payload);
-    Checkin m;
-    m.rank = r.u32();
-    m.pid = r.u32();
-    m.proof = r.fixed<security::kProofBytes>();
-    m.card = r.card();
-    if (!r.done()) return std::nullopt;
-    return m;
-}
-
-std::optional<Release> decode_release(const std::vector<std::uint8_t>& payload) {
-    Reader r(payload);
-    Release m;
-    const std::uint32_t n = r.u32();
-    for (std::uint32_t i = 0; r.ok() && i < n; ++i) {
-        BusinessCard c = r.card();
-        if (r.ok()) m.cards.push_back(std::move(c));
-    }
-    m.comm_file = r.str();
-    m.comm_text = r.str();
-    if (!r.done()) return std::nullopt;
-    return m;
-}
-
-std::optional<Abort> decode_abort(const std::vector<std::uint8_t>& payload) {
-    Reader r(payload);
-    Abort m;
-    m.code = static_cast<std::int32_t>(r.u32());
-    m.message = r.str();
-    if (!r.done()) return std::nullopt;
-    return m;
-}
-
-std::vector<std::uint8_t> encode(const Names& m) {
-    Writer w(Type::names);
-    w.u32(m.rank);
-    w.u32(m.pid);
-    w.bytes(m.proof.data(), m.proof.size());
-    w.u32(static_cast<std::uint32_t>(m.op));
-    w.str(m.service);
-    w.str(m.port);
-    return w.finish();
-}
-
-std::vector<std::uint8_t> encode(const NamesReply& m) {
-    Writer w(Type::names_reply);
-    w.u32(static_cast<std::uint32_t>(m.status));
-    w.str(m.text);
-    return w.finish();
-}
-
-std::optional<Names> decode_names(const std::vector<std::uint8_t>& payload) {
-    Reader r(payload);
-    Names m;
-    m.rank = r.u32();
-    m.pid = r.u32();
-    m.proof = r.fixed<security::kProofBytes>();
-    const std::uint32_t op = r.u32();
-    m.service = r.str();
-    m.port = r.str();
-    if (!r.done() || op < 1 || op > static_cast<std::uint32_t>(NameOp::unpublish)) return std::nullopt;
-    m.op = static_cast<NameOp>(op);
-    return m;
-}
-
-std::optional<NamesReply> decode_names_reply(const std::vector<std::uint8_t>& payload) {
-    Reader r(payload);
-    NamesReply m;
-    const std::uint32_t status = r.u32();
-    m.text = r.str();
-    if (!r.done() || status > static_cast<std::uint32_t>(NamesReply::Status::refused)) return std::nullopt;
-    m.status = static_cast<NamesReply::Status>(status);
-    return m;
-}
-
-codec::FrameSplitter frame_splitter() {
-    return codec::FrameSplitter(static_cast<std::uint8_t>(Type::checkin), static_cast<std::uint8_t>(Type::names_reply),
+base::wire::FrameSplitter frame_splitter() {
+    return base::wire::FrameSplitter(static_cast<std::uint8_t>(Type::checkin), static_cast<std::uint8_t>(Type::names_reply),
                                 kMaxFrame);
 }
 
@@ -508,9 +312,10 @@ base::Result<std::pair<security::Nonce, security::Nonce>> Client::challenge_run(
     if (base::Status sent = write_all(fd, encode(hello)); !sent) return sent.failure();
     base::Result<Frame> frame = frame_read_from(fd, reader, during);
     if (!frame) return frame.failure();
-    std::optional<Challenge> challenge;
-    if (frame->type != Type::challenge || !(challenge = decode_challenge(frame->payload)))
+    if (frame->type != Type::challenge)
         return base::Error{"protocol error: mpirun did not answer the Hello with a Challenge"};
+    const base::Result<Challenge> challenge = base::wire::decode<Challenge>(frame->payload);
+    if (!challenge) return base::Error{"protocol error: mpirun's Challenge is malformed: " + challenge.error()};
     const auto expected = security::proof_make(job_key_, security::ProofRole::control_mpirun, hello.nonce,
                                                challenge->nonce, 0, 0);
     if (!security::proof_equal(expected, challenge->proof)) {
@@ -537,9 +342,11 @@ base::Result<Release> Client::checkin(const BusinessCard& card) {
     if (!frame) return frame.failure();
     if (frame->type != Type::release)
         return base::Error{"protocol error: mpirun sent an unexpected message before the startup barrier opened"};
-    std::optional<Release> r = decode_release(frame->payload);
-    if (!r || r->cards.size() != static_cast<std::size_t>(size_))
-        return base::Error{"protocol error: malformed Release from mpirun"};
+    base::Result<Release> r = base::wire::decode<Release>(frame->payload);
+    if (!r) return base::Error{"protocol error: malformed Release from mpirun: " + r.error()};
+    if (r->cards.size() != static_cast<std::size_t>(size_))
+        return base::Error{"protocol error: mpirun's Release has " + std::to_string(r->cards.size()) + " cards for " +
+                           std::to_string(size_) + " processes"};
     watch_ = std::make_unique<Watch>(fd_, rank_);
     return std::move(*r);
 }
@@ -563,9 +370,10 @@ base::Result<NamesReply> Client::names(NameOp op, const std::string& service, co
     if (base::Status sent = write_all(owned.get(), encode(m)); !sent) return sent.failure();
     base::Result<Frame> frame = frame_read_from(owned.get(), reader, during);
     if (!frame) return frame.failure();
-    std::optional<NamesReply> reply;
-    if (frame->type != Type::names_reply || !(reply = decode_names_reply(frame->payload)))
-        return base::Error{"protocol error: mpirun's name service sent a malformed answer"};
+    if (frame->type != Type::names_reply)
+        return base::Error{"protocol error: mpirun's name service answered with another message"};
+    base::Result<NamesReply> reply = base::wire::decode<NamesReply>(frame->payload);
+    if (!reply) return base::Error{"protocol error: mpirun's name service sent a malformed answer: " + reply.error()};
     return std::move(*reply);
 }
 

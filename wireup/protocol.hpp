@@ -24,13 +24,14 @@
 // challenge-response of security/challenge.hpp (roles control_mpirun and
 // control_rank; a Checkin's proof binds its rank and pid).
 //
-// Frames as wireup/codec.hpp describes them; decoders check every length
-// against the frame and refuse frames above kMaxFrame.
+// Frames and messages as base/wire.hpp describes them: each message below
+// declares its fields (wire_fields), wireup::encode frames it and
+// base::wire::decode<M> reads it; frames above kMaxFrame are refused.
 #pragma once
 
 #include "base/result.hpp"
+#include "base/wire.hpp"
 #include "security/challenge.hpp"
-#include "wireup/codec.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -100,10 +101,26 @@ struct BusinessCard {
 };
 
 // A card in a frame, as every message that carries cards writes it (the
-// Checkin, the Release, MPI_Comm_accept's exchange); card_read leaves the
-// reader failed on a short or malformed card.
-void card_write(codec::Writer& w, const BusinessCard& c);
-BusinessCard card_read(codec::Reader& r);
+// Checkin, the Release, MPI_Comm_accept's exchange).
+constexpr auto wire_fields(std::type_identity<BusinessCard>) {
+    using C = BusinessCard;
+    namespace w = base::wire;
+    return std::tuple{w::field("hostname", &C::hostname),
+                      w::field("host", &C::host),
+                      w::field("vendor", &C::vendor),
+                      w::field("data_tls", &C::data_tls),
+                      w::field("relay", &C::relay),
+                      w::field("package", &C::package),
+                      w::field("numa", &C::numa),
+                      w::field("site", &C::site),
+                      w::field("machine", &C::machine),
+                      w::field("processor_name", &C::processor_name),
+                      w::field("subjob", &C::subjob),
+                      w::field("representation", &C::representation),
+                      w::field("addresses", &C::addresses),
+                      w::field("bind_cores", &C::bind_cores),
+                      w::field("bind_slots", &C::bind_slots)};
+}
 
 // Whether the processes of two cards store data alike (equal representation
 // bytes): only those may link by a method that moves records in host byte
@@ -116,11 +133,15 @@ inline bool same_representation(const BusinessCard& a, const BusinessCard& b) {
 struct Hello {
     security::Nonce nonce{};
 };
+constexpr auto wire_fields(std::type_identity<Hello>) { return std::tuple{base::wire::field("nonce", &Hello::nonce)}; }
 
 struct Challenge {
     security::Nonce nonce{};
     security::Proof proof{};  // control_mpirun over (Hello's nonce, this nonce, 0, 0)
 };
+constexpr auto wire_fields(std::type_identity<Challenge>) {
+    return std::tuple{base::wire::field("nonce", &Challenge::nonce), base::wire::field("proof", &Challenge::proof)};
+}
 
 struct Checkin {
     std::uint32_t rank = 0;
@@ -128,6 +149,11 @@ struct Checkin {
     security::Proof proof{};  // control_rank over (Hello's nonce, Challenge's nonce, rank, pid)
     BusinessCard card;
 };
+constexpr auto wire_fields(std::type_identity<Checkin>) {
+    namespace w = base::wire;
+    return std::tuple{w::field("rank", &Checkin::rank), w::field("pid", &Checkin::pid),
+                      w::field("proof", &Checkin::proof), w::field("card", &Checkin::card)};
+}
 
 struct Release {
     std::vector<BusinessCard> cards;  // indexed by rank
@@ -137,11 +163,19 @@ struct Release {
     std::string comm_file;
     std::string comm_text;
 };
+constexpr auto wire_fields(std::type_identity<Release>) {
+    namespace w = base::wire;
+    return std::tuple{w::field("cards", &Release::cards), w::field("comm_file", &Release::comm_file),
+                      w::field("comm_text", &Release::comm_text)};
+}
 
 struct Abort {
     std::int32_t code = 1;
     std::string message;  // already formatted for the user, may be empty
 };
+constexpr auto wire_fields(std::type_identity<Abort>) {
+    return std::tuple{base::wire::field("code", &Abort::code), base::wire::field("message", &Abort::message)};
+}
 
 enum class NameOp : std::uint32_t { publish = 1, lookup = 2, unpublish = 3 };
 
@@ -153,6 +187,12 @@ struct Names {
     std::string service;
     std::string port;  // publish and unpublish
 };
+constexpr auto wire_fields(std::type_identity<Names>) {
+    namespace w = base::wire;
+    return std::tuple{w::field("rank", &Names::rank),       w::field("pid", &Names::pid),
+                      w::field("proof", &Names::proof),     w::within("op", &Names::op, NameOp::publish, NameOp::unpublish),
+                      w::field("service", &Names::service), w::field("port", &Names::port)};
+}
 
 struct NamesReply {
     enum class Status : std::uint32_t {
@@ -163,6 +203,29 @@ struct NamesReply {
     Status status = Status::ok;
     std::string text;  // lookup: the port name; otherwise why not
 };
+constexpr auto wire_fields(std::type_identity<NamesReply>) {
+    namespace w = base::wire;
+    using S = NamesReply::Status;
+    return std::tuple{w::within("status", &NamesReply::status, S::ok, S::refused), w::field("text", &NamesReply::text)};
+}
+
+// Each message's frame type (Type{}: not a message of this protocol).
+template <class M>
+inline constexpr Type kTypeOf = Type{};
+template <>
+inline constexpr Type kTypeOf<Checkin> = Type::checkin;
+template <>
+inline constexpr Type kTypeOf<Hello> = Type::hello;
+template <>
+inline constexpr Type kTypeOf<Challenge> = Type::challenge;
+template <>
+inline constexpr Type kTypeOf<Release> = Type::release;
+template <>
+inline constexpr Type kTypeOf<Abort> = Type::abort;
+template <>
+inline constexpr Type kTypeOf<Names> = Type::names;
+template <>
+inline constexpr Type kTypeOf<NamesReply> = Type::names_reply;
 
 // A decoded frame: its type and raw payload.
 struct Frame {
@@ -170,26 +233,17 @@ struct Frame {
     std::vector<std::uint8_t> payload;
 };
 
-std::vector<std::uint8_t> encode(const Hello& m);
-std::vector<std::uint8_t> encode(const Challenge& m);
-std::vector<std::uint8_t> encode(const Checkin& m);
-std::vector<std::uint8_t> encode(const Release& m);
-std::vector<std::uint8_t> encode(const Abort& m);
-std::vector<std::uint8_t> encode(const Names& m);
-std::vector<std::uint8_t> encode(const NamesReply& m);
-std::vector<std::uint8_t> encode_empty(Type t);  // finalize, finalize_done
-
-// Decoders return nullopt on malformed payloads.
-std::optional<Hello> decode_hello(const std::vector<std::uint8_t>& payload);
-std::optional<Challenge> decode_challenge(const std::vector<std::uint8_t>& payload);
-std::optional<Checkin> decode_checkin(const std::vector<std::uint8_t>& payload);
-std::optional<Release> decode_release(const std::vector<std::uint8_t>& payload);
-std::optional<Abort> decode_abort(const std::vector<std::uint8_t>& payload);
-std::optional<Names> decode_names(const std::vector<std::uint8_t>& payload);
-std::optional<NamesReply> decode_names_reply(const std::vector<std::uint8_t>& payload);
+// The frame of a message (base::wire::decode<M> reads its payload back).
+template <class M>
+std::vector<std::uint8_t> encode(const M& m) {
+    static_assert(kTypeOf<M> != Type{}, "not a message of the wire-up protocol");
+    return base::wire::frame(static_cast<std::uint8_t>(kTypeOf<M>), m);
+}
+// finalize, finalize_done
+inline std::vector<std::uint8_t> encode_empty(Type t) { return base::wire::frame_empty(static_cast<std::uint8_t>(t)); }
 
 // The frames of this protocol: any of its types, up to kMaxFrame.
-codec::FrameSplitter frame_splitter();
+base::wire::FrameSplitter frame_splitter();
 
 // Incremental frame parser for a byte stream.
 class FrameReader {
@@ -201,7 +255,7 @@ public:
     std::optional<Frame> next(bool& bad);
 
 private:
-    codec::FrameSplitter split_;
+    base::wire::FrameSplitter split_;
 };
 
 // The library's side of the conversation. Blocking calls on one socket; the

@@ -7,25 +7,26 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace strata::gram;
+    using strata::base::wire::decode;
     auto split = frame_splitter(64 * 1024);
     // Fed in two pieces, as a stream arrives.
     split.feed(data, size / 2);
     split.feed(data + size / 2, size - size / 2);
     bool bad = false;
     while (auto f = split.next(bad)) {
-        (void)decode_hello(f->payload);
-        (void)decode_submit(f->payload);
-        (void)decode_state(f->payload);
-        (void)decode_started(f->payload);
-        (void)decode_start_failed(f->payload);
-        (void)decode_output(f->payload);
-        (void)decode_output_closed(f->payload);
-        (void)decode_exited(f->payload);
-        (void)decode_cancel(f->payload);
-        (void)decode_stdin(f->payload);
-        (void)decode_stage_data(f->payload);
-        (void)decode_delegation_request(f->payload);
-        (void)decode_delegation(f->payload);
+        (void)decode<Hello>(f->payload);
+        (void)decode<Submit>(f->payload);
+        (void)decode<State>(f->payload);
+        (void)decode<Started>(f->payload);
+        (void)decode<StartFailed>(f->payload);
+        (void)decode<Output>(f->payload);
+        (void)decode<OutputClosed>(f->payload);
+        (void)decode<Exited>(f->payload);
+        (void)decode<Cancel>(f->payload);
+        (void)decode<Stdin>(f->payload);
+        (void)decode<StageData>(f->payload);
+        (void)decode<DelegationRequest>(f->payload);
+        (void)decode<Delegation>(f->payload);
     }
     return 0;
 }

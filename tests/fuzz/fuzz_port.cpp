@@ -10,18 +10,19 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace strata::wireup::port;
+    using strata::base::wire::decode;
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     if (const auto name = name_parse(text); name.ok() && name_format(*name) != text) std::abort();
-    strata::codec::FrameSplitter split(1, static_cast<std::uint8_t>(Type::refusal), kMaxFrame);
+    strata::base::wire::FrameSplitter split(1, static_cast<std::uint8_t>(Type::refusal), kMaxFrame);
     split.feed(data, size / 2);
     split.feed(data + size / 2, size - size / 2);
     bool bad = false;
     while (auto f = split.next(bad)) {
-        (void)decode_hello(f->payload);
-        (void)decode_challenge(f->payload);
-        (void)decode_offer(f->payload);
-        (void)decode_answer(f->payload);
-        (void)decode_refusal(f->payload);
+        (void)decode<Hello>(f->payload);
+        (void)decode<Challenge>(f->payload);
+        (void)decode<Offer>(f->payload);
+        (void)decode<Answer>(f->payload);
+        (void)decode<Refusal>(f->payload);
     }
     return 0;
 }

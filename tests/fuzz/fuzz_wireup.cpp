@@ -7,18 +7,19 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace strata::wireup;
+    using strata::base::wire::decode;
     FrameReader reader;
     reader.feed(data, size / 2);
     reader.feed(data + size / 2, size - size / 2);
     bool bad = false;
     while (auto f = reader.next(bad)) {
-        (void)decode_hello(f->payload);
-        (void)decode_challenge(f->payload);
-        (void)decode_checkin(f->payload);
-        (void)decode_release(f->payload);
-        (void)decode_abort(f->payload);
-        (void)decode_names(f->payload);
-        (void)decode_names_reply(f->payload);
+        (void)decode<Hello>(f->payload);
+        (void)decode<Challenge>(f->payload);
+        (void)decode<Checkin>(f->payload);
+        (void)decode<Release>(f->payload);
+        (void)decode<Abort>(f->payload);
+        (void)decode<Names>(f->payload);
+        (void)decode<NamesReply>(f->payload);
     }
     return 0;
 }

@@ -7,9 +7,10 @@
 #include <vector>
 
 using namespace strata::gram;
-using strata::codec::FrameSplitter;
-using strata::codec::RawFrame;
-using strata::codec::Writer;
+using strata::base::wire::FrameSplitter;
+using strata::base::wire::RawFrame;
+using strata::base::wire::decode;
+using strata::base::wire::Writer;
 using strata::job::CancelMode;
 using strata::job::JobState;
 using strata::job::ProcessExit;
@@ -37,10 +38,9 @@ Bytes payload_of(const Bytes& frame, Type t) {
 // Payload bytes written by hand (for values encode() never produces).
 template <class Fill>
 Bytes handmade(Fill fill) {
-    Writer w(0);
+    Writer w;
     fill(w);
-    Bytes frame = w.finish();
-    return {frame.begin() + 5, frame.end()};
+    return w.out();
 }
 
 Bytes header(std::uint32_t len, std::uint8_t type) {
@@ -89,7 +89,7 @@ Submit sample_submit() {
 
 TEST_CASE("gram: Submit round trip", "[gram]") {
     const Submit m = sample_submit();
-    auto d = decode_submit(payload_of(encode(m), Type::submit));
+    auto d = decode<Submit>(payload_of(encode(m), Type::submit));
     REQUIRE(d);
     CHECK(d->subjob == 3);
     CHECK(d->first_rank == 0x01020304);
@@ -113,7 +113,7 @@ TEST_CASE("gram: Submit round trip", "[gram]") {
     small.count = 1;
     small.adapter = "fork";
     small.command.program = "a.out";
-    auto s = decode_submit(payload_of(encode(small), Type::submit));
+    auto s = decode<Submit>(payload_of(encode(small), Type::submit));
     REQUIRE(s);
     CHECK(s->subjob == 0);
     CHECK(s->first_rank == 0);
@@ -133,14 +133,14 @@ TEST_CASE("gram: State round trip for every state", "[gram]") {
         State m;
         m.state = st;
         m.detail = std::string("state ") + strata::job::job_state_name(st);
-        auto d = decode_state(payload_of(encode(m), Type::state));
+        auto d = decode<State>(payload_of(encode(m), Type::state));
         REQUIRE(d);
         CHECK(d->state == st);
         CHECK(d->detail == m.detail);
     }
     State bare;
     bare.state = JobState::done;
-    auto d = decode_state(payload_of(encode(bare), Type::state));
+    auto d = decode<State>(payload_of(encode(bare), Type::state));
     REQUIRE(d);
     CHECK(d->state == JobState::done);
     CHECK(d->detail.empty());
@@ -150,7 +150,7 @@ TEST_CASE("gram: Started and StartFailed round trip", "[gram]") {
     Started m;
     m.rank = 0xfffffffe;
     m.pid = 4194303;
-    auto d = decode_started(payload_of(encode(m), Type::started));
+    auto d = decode<Started>(payload_of(encode(m), Type::started));
     REQUIRE(d);
     CHECK(d->rank == 0xfffffffe);
     CHECK(d->pid == 4194303);
@@ -158,7 +158,7 @@ TEST_CASE("gram: Started and StartFailed round trip", "[gram]") {
     StartFailed f;
     f.rank = 12;
     f.reason = "cannot execute /home/jane/bin/ring: Permission denied";
-    auto e = decode_start_failed(payload_of(encode(f), Type::start_failed));
+    auto e = decode<StartFailed>(payload_of(encode(f), Type::start_failed));
     REQUIRE(e);
     CHECK(e->rank == 12);
     CHECK(e->reason == f.reason);
@@ -173,7 +173,7 @@ TEST_CASE("gram: Output and OutputClosed round trip on both streams, binary byte
         m.rank = 5;
         m.stream = s;
         m.bytes = binary;
-        auto d = decode_output(payload_of(encode(m), Type::output));
+        auto d = decode<Output>(payload_of(encode(m), Type::output));
         REQUIRE(d);
         CHECK(d->rank == 5);
         CHECK(d->stream == s);
@@ -183,14 +183,14 @@ TEST_CASE("gram: Output and OutputClosed round trip on both streams, binary byte
         OutputClosed c;
         c.rank = 6;
         c.stream = s;
-        auto e = decode_output_closed(payload_of(encode(c), Type::output_closed));
+        auto e = decode<OutputClosed>(payload_of(encode(c), Type::output_closed));
         REQUIRE(e);
         CHECK(e->rank == 6);
         CHECK(e->stream == s);
     }
     Output empty;
     empty.stream = Stream::err;
-    auto d = decode_output(payload_of(encode(empty), Type::output));
+    auto d = decode<Output>(payload_of(encode(empty), Type::output));
     REQUIRE(d);
     CHECK(d->stream == Stream::err);
     CHECK(d->bytes.empty());
@@ -201,7 +201,7 @@ TEST_CASE("gram: Exited round trip, exited and signaled", "[gram]") {
     m.rank = 2;
     m.pid = 31337;
     m.how = ProcessExit{false, 255};
-    auto d = decode_exited(payload_of(encode(m), Type::exited));
+    auto d = decode<Exited>(payload_of(encode(m), Type::exited));
     REQUIRE(d);
     CHECK(d->rank == 2);
     CHECK(d->pid == 31337);
@@ -209,13 +209,13 @@ TEST_CASE("gram: Exited round trip, exited and signaled", "[gram]") {
     CHECK(d->how.value == 255);
 
     m.how = ProcessExit{true, 9};
-    auto k = decode_exited(payload_of(encode(m), Type::exited));
+    auto k = decode<Exited>(payload_of(encode(m), Type::exited));
     REQUIRE(k);
     CHECK(k->how.signaled);
     CHECK(k->how.value == 9);
 
     m.how = ProcessExit{false, 0};
-    auto ok = decode_exited(payload_of(encode(m), Type::exited));
+    auto ok = decode<Exited>(payload_of(encode(m), Type::exited));
     REQUIRE(ok);
     CHECK(ok->how.success());
 }
@@ -224,18 +224,18 @@ TEST_CASE("gram: Cancel, Stdin and StdinClosed round trip", "[gram]") {
     for (CancelMode mode : {CancelMode::terminate, CancelMode::kill}) {
         Cancel m;
         m.mode = mode;
-        auto d = decode_cancel(payload_of(encode(m), Type::cancel));
+        auto d = decode<Cancel>(payload_of(encode(m), Type::cancel));
         REQUIRE(d);
         CHECK(d->mode == mode);
     }
 
     const std::string data("line 1\n\0\xff\x80 line 2", 17);
-    auto s = decode_stdin(payload_of(encode_stdin(data.data(), data.size()), Type::stdin_data));
+    auto s = decode<Stdin>(payload_of(encode(Stdin{data}), Type::stdin_data));
     REQUIRE(s);
-    CHECK(*s == data);
-    auto none = decode_stdin(payload_of(encode_stdin(nullptr, 0), Type::stdin_data));
+    CHECK(s->bytes == data);
+    auto none = decode<Stdin>(payload_of(encode(Stdin{}), Type::stdin_data));
     REQUIRE(none);
-    CHECK(none->empty());
+    CHECK(none->bytes.empty());
 
     const Bytes closed = encode_stdin_closed();
     CHECK(closed == header(0, static_cast<std::uint8_t>(Type::stdin_closed)));
@@ -243,32 +243,32 @@ TEST_CASE("gram: Cancel, Stdin and StdinClosed round trip", "[gram]") {
 }
 
 TEST_CASE("gram: truncated payloads and trailing bytes are refused", "[gram]") {
-    check_exact_length(payload_of(encode(sample_submit()), Type::submit), decode_submit);
+    check_exact_length(payload_of(encode(sample_submit()), Type::submit), decode<Submit>);
     State st;
     st.state = JobState::failed;
     st.detail = "why";
-    check_exact_length(payload_of(encode(st), Type::state), decode_state);
-    check_exact_length(payload_of(encode(Started{7, 8}), Type::started), decode_started);
-    check_exact_length(payload_of(encode(StartFailed{7, "no"}), Type::start_failed), decode_start_failed);
+    check_exact_length(payload_of(encode(st), Type::state), decode<State>);
+    check_exact_length(payload_of(encode(Started{7, 8}), Type::started), decode<Started>);
+    check_exact_length(payload_of(encode(StartFailed{7, "no"}), Type::start_failed), decode<StartFailed>);
     check_exact_length(payload_of(encode(Output{1, Stream::err, std::string("a\0b", 3)}), Type::output),
-                       decode_output);
-    check_exact_length(payload_of(encode(OutputClosed{1, Stream::err}), Type::output_closed), decode_output_closed);
-    check_exact_length(payload_of(encode(Exited{1, 2, ProcessExit{true, 15}}), Type::exited), decode_exited);
-    check_exact_length(payload_of(encode(Cancel{CancelMode::kill}), Type::cancel), decode_cancel);
-    check_exact_length(payload_of(encode_stdin("abc", 3), Type::stdin_data), decode_stdin);
-    check_exact_length(payload_of(encode_stdin(nullptr, 0), Type::stdin_data), decode_stdin);
+                       decode<Output>);
+    check_exact_length(payload_of(encode(OutputClosed{1, Stream::err}), Type::output_closed), decode<OutputClosed>);
+    check_exact_length(payload_of(encode(Exited{1, 2, ProcessExit{true, 15}}), Type::exited), decode<Exited>);
+    check_exact_length(payload_of(encode(Cancel{CancelMode::kill}), Type::cancel), decode<Cancel>);
+    check_exact_length(payload_of(encode(Stdin{"abc"}), Type::stdin_data), decode<Stdin>);
+    check_exact_length(payload_of(encode(Stdin{}), Type::stdin_data), decode<Stdin>);
 }
 
 TEST_CASE("gram: a string or list length beyond the payload is refused", "[gram]") {
-    CHECK_FALSE(decode_stdin(handmade([](Writer& w) { w.u32(4); })));
-    CHECK_FALSE(decode_stdin(handmade([](Writer& w) { w.u32(0xffffffff); })));
-    CHECK_FALSE(decode_start_failed(handmade([](Writer& w) {
+    CHECK_FALSE(decode<Stdin>(handmade([](Writer& w) { w.u32(4); })));
+    CHECK_FALSE(decode<Stdin>(handmade([](Writer& w) { w.u32(0xffffffff); })));
+    CHECK_FALSE(decode<StartFailed>(handmade([](Writer& w) {
         w.u32(1);
         w.u32(0xfffffff0);
         w.u32(0);
     })));
     // A Submit claiming four billion args.
-    CHECK_FALSE(decode_submit(handmade([](Writer& w) {
+    const auto billions = decode<Submit>(handmade([](Writer& w) {
         w.u32(0);
         w.u32(0);
         w.u32(1);
@@ -279,12 +279,14 @@ TEST_CASE("gram: a string or list length beyond the payload is refused", "[gram]
         w.u32(0);
         w.str("");
         w.u32(0);
-    })));
+    }));
+    REQUIRE_FALSE(billions);
+    CHECK(billions.error().starts_with("'command': 'args': "));
 }
 
 TEST_CASE("gram: enumerations out of range are refused", "[gram]") {
     auto state = [](std::uint32_t v) {
-        return decode_state(handmade([&](Writer& w) {
+        return decode<State>(handmade([&](Writer& w) {
             w.u32(v);
             w.str("x");
         }));
@@ -295,7 +297,7 @@ TEST_CASE("gram: enumerations out of range are refused", "[gram]") {
     CHECK_FALSE(state(0xffffffff));
 
     auto output = [](std::uint32_t v) {
-        return decode_output(handmade([&](Writer& w) {
+        return decode<Output>(handmade([&](Writer& w) {
             w.u32(0);
             w.u32(v);
             w.str("x");
@@ -306,7 +308,7 @@ TEST_CASE("gram: enumerations out of range are refused", "[gram]") {
     CHECK_FALSE(output(2));
 
     auto closed = [](std::uint32_t v) {
-        return decode_output_closed(handmade([&](Writer& w) {
+        return decode<OutputClosed>(handmade([&](Writer& w) {
             w.u32(0);
             w.u32(v);
         }));
@@ -315,13 +317,13 @@ TEST_CASE("gram: enumerations out of range are refused", "[gram]") {
     CHECK(closed(1)->stream == Stream::err);
     CHECK_FALSE(closed(2));
 
-    auto cancel = [](std::uint32_t v) { return decode_cancel(handmade([&](Writer& w) { w.u32(v); })); };
+    auto cancel = [](std::uint32_t v) { return decode<Cancel>(handmade([&](Writer& w) { w.u32(v); })); };
     REQUIRE(cancel(1));
     CHECK(cancel(1)->mode == CancelMode::kill);
     CHECK_FALSE(cancel(2));
 
     auto exited = [](std::uint32_t signaled, std::uint32_t value) {
-        return decode_exited(handmade([&](Writer& w) {
+        return decode<Exited>(handmade([&](Writer& w) {
             w.u32(0);
             w.u32(1);
             w.u32(signaled);
@@ -338,16 +340,19 @@ TEST_CASE("gram: enumerations out of range are refused", "[gram]") {
 
 TEST_CASE("gram: a Submit must name a program, at least one rank, and stdin as 0 or 1", "[gram]") {
     auto submit = [](std::uint32_t count, const std::string& program, std::uint32_t has_stdin) {
-        return decode_submit(handmade([&](Writer& w) {
+        return decode<Submit>(handmade([&](Writer& w) {
             w.u32(0);
             w.u32(0);
             w.u32(count);
             w.str("fork");
             w.str("");
             w.str(program);
-            w.strings({});
-            w.pairs({});
-            w.str("");
+            w.u32(0);   // no args
+            w.u32(0);   // no environment
+            w.str("");  // directory
+            w.str("");  // stdin file
+            w.str("");  // stdout file
+            w.str("");  // stderr file
             w.u32(has_stdin);
             w.u32(0);  // no staged files
             w.u32(0);
@@ -357,9 +362,6 @@ TEST_CASE("gram: a Submit must name a program, at least one rank, and stdin as 0
             w.u32(0);       // wall time
             w.u32(0);       // hosts
             w.u32(0);       // memory
-            w.str("");      // stdin file
-            w.str("");      // stdout file
-            w.str("");      // stderr file
             w.u32(0);       // no relay
             w.u32(0);       // no hub
         }));
@@ -374,10 +376,10 @@ TEST_CASE("gram: a Submit must name a program, at least one rank, and stdin as 0
 
     Submit none = sample_submit();
     none.count = 0;
-    CHECK_FALSE(decode_submit(payload_of(encode(none), Type::submit)));
+    CHECK_FALSE(decode<Submit>(payload_of(encode(none), Type::submit)));
     Submit nameless = sample_submit();
     nameless.command.program.clear();
-    CHECK_FALSE(decode_submit(payload_of(encode(nameless), Type::submit)));
+    CHECK_FALSE(decode<Submit>(payload_of(encode(nameless), Type::submit)));
 }
 
 TEST_CASE("gram: staged files travel with the Submit and their names are plain", "[gram]") {
@@ -385,7 +387,7 @@ TEST_CASE("gram: staged files travel with the Submit and their names are plain",
     const std::string hash(64, 'a');
     m.stage = {{"ring", 0755, 123456, hash}, {"input.dat", 0644, 0, std::string(64, '0')}};
     m.stage_program = true;
-    auto d = decode_submit(payload_of(encode(m), Type::submit));
+    auto d = decode<Submit>(payload_of(encode(m), Type::submit));
     REQUIRE(d);
     REQUIRE(d->stage.size() == 2);
     CHECK((d->stage[0].name == "ring" && d->stage[0].mode == 0755 && d->stage[0].size == 123456));
@@ -397,7 +399,7 @@ TEST_CASE("gram: staged files travel with the Submit and their names are plain",
         Submit s = sample_submit();
         s.stage = std::move(files);
         s.stage_program = program;
-        return decode_submit(payload_of(encode(s), Type::submit)).has_value();
+        return decode<Submit>(payload_of(encode(s), Type::submit)).ok();
     };
     CHECK(with({}, false));
     CHECK_FALSE(with({}, true));  // the program staged, but no file
@@ -414,7 +416,7 @@ TEST_CASE("gram: staged files travel with the Submit and their names are plain",
     CHECK(staged_name_valid("..."));
     CHECK_FALSE(staged_name_valid(std::string("a\0b", 3)));
 
-    const auto data = decode_stage_data(payload_of(encode(StageData{std::string("x\0y", 3)}), Type::stage_data));
+    const auto data = decode<StageData>(payload_of(encode(StageData{std::string("x\0y", 3)}), Type::stage_data));
     REQUIRE(data);
     CHECK(data->bytes == std::string("x\0y", 3));
 }
@@ -463,27 +465,27 @@ TEST_CASE("gram: the splitter delivers frames fed one byte at a time", "[gram]")
     }
     REQUIRE(got.size() == 6);
     CHECK(got[0].type == static_cast<std::uint8_t>(Type::submit));
-    auto submit = decode_submit(got[0].payload);
+    auto submit = decode<Submit>(got[0].payload);
     REQUIRE(submit);
     CHECK(submit->command.args == sample_submit().command.args);
     CHECK(got[1].type == static_cast<std::uint8_t>(Type::state));
-    auto state = decode_state(got[1].payload);
+    auto state = decode<State>(got[1].payload);
     REQUIRE(state);
     CHECK(state->state == JobState::active);
     CHECK(state->detail == "running");
     CHECK(got[2].type == static_cast<std::uint8_t>(Type::output));
-    auto output = decode_output(got[2].payload);
+    auto output = decode<Output>(got[2].payload);
     REQUIRE(output);
     CHECK(output->bytes == std::string("hi\0", 3));
     CHECK(got[3].type == static_cast<std::uint8_t>(Type::stdin_closed));
     CHECK(got[3].payload.empty());
     CHECK(got[4].type == static_cast<std::uint8_t>(Type::exited));
-    auto exited = decode_exited(got[4].payload);
+    auto exited = decode<Exited>(got[4].payload);
     REQUIRE(exited);
     CHECK(exited->pid == 99);
     CHECK(exited->how.value == 3);
     CHECK(got[5].type == static_cast<std::uint8_t>(Type::cancel));
-    auto cancel = decode_cancel(got[5].payload);
+    auto cancel = decode<Cancel>(got[5].payload);
     REQUIRE(cancel);
     CHECK(cancel->mode == CancelMode::terminate);
     CHECK_FALSE(split.next(bad));
@@ -494,38 +496,38 @@ TEST_CASE("gram: delegation travels in the Submit and in its own messages", "[gr
     for (const char* mode : {"none", "limited", "full"}) {
         Submit m = sample_submit();
         m.delegation = mode;
-        auto d = decode_submit(payload_of(encode(m), Type::submit));
+        auto d = decode<Submit>(payload_of(encode(m), Type::submit));
         REQUIRE(d);
         CHECK(d->delegation == mode);
     }
     Submit bad = sample_submit();
     bad.delegation = "sometimes";
-    CHECK_FALSE(decode_submit(payload_of(encode(bad), Type::submit)));
+    CHECK_FALSE(decode<Submit>(payload_of(encode(bad), Type::submit)));
 
     const std::string pub = "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n";
-    auto rq = decode_delegation_request(payload_of(encode(DelegationRequest{pub}), Type::delegation_request));
+    auto rq = decode<DelegationRequest>(payload_of(encode(DelegationRequest{pub}), Type::delegation_request));
     REQUIRE(rq);
     CHECK(rq->public_key_pem == pub);
     check_exact_length(payload_of(encode(DelegationRequest{pub}), Type::delegation_request),
-                       [](const Bytes& p) { return decode_delegation_request(p).has_value(); });
-    auto dg = decode_delegation(payload_of(encode(Delegation{"certs"}), Type::delegation));
+                       [](const Bytes& p) { return decode<DelegationRequest>(p).ok(); });
+    auto dg = decode<Delegation>(payload_of(encode(Delegation{"certs"}), Type::delegation));
     REQUIRE(dg);
     CHECK(dg->certificates_pem == "certs");
     // Empty ones say nothing and are refused.
-    CHECK_FALSE(decode_delegation_request(payload_of(encode(DelegationRequest{}), Type::delegation_request)));
-    CHECK_FALSE(decode_delegation(payload_of(encode(Delegation{}), Type::delegation)));
+    CHECK_FALSE(decode<DelegationRequest>(payload_of(encode(DelegationRequest{}), Type::delegation_request)));
+    CHECK_FALSE(decode<Delegation>(payload_of(encode(Delegation{}), Type::delegation)));
 }
 
 TEST_CASE("gram: Hello carries the version, and an empty one is malformed", "[gram]") {
     const Bytes p = payload_of(encode(Hello{version()}), Type::hello);
-    auto m = decode_hello(p);
+    auto m = decode<Hello>(p);
     REQUIRE(m);
     CHECK(m->version == version());
     CHECK(std::string(version()).find('.') != std::string::npos);
-    CHECK_FALSE(decode_hello(payload_of(encode(Hello{""}), Type::hello)));
+    CHECK_FALSE(decode<Hello>(payload_of(encode(Hello{""}), Type::hello)));
     Bytes trailing = p;
     trailing.push_back(0);
-    CHECK_FALSE(decode_hello(trailing));
+    CHECK_FALSE(decode<Hello>(trailing));
 }
 
 TEST_CASE("gram: a Submit's wall time is at most a year", "[gram]") {
@@ -534,9 +536,9 @@ TEST_CASE("gram: a Submit's wall time is at most a year", "[gram]") {
     m.adapter = "slurm";
     m.command.program = "a.out";
     m.batch.max_wall_time_min = strata::job::kMaxWallTimeMin;
-    CHECK(decode_submit(payload_of(encode(m), Type::submit)));
+    CHECK(decode<Submit>(payload_of(encode(m), Type::submit)));
     m.batch.max_wall_time_min = strata::job::kMaxWallTimeMin + 1;
-    CHECK_FALSE(decode_submit(payload_of(encode(m), Type::submit)));
+    CHECK_FALSE(decode<Submit>(payload_of(encode(m), Type::submit)));
 }
 
 TEST_CASE("gram: a Submit's hosts are at most its processes, its memory at most kMaxMemoryMb", "[gram]") {
@@ -546,10 +548,10 @@ TEST_CASE("gram: a Submit's hosts are at most its processes, its memory at most 
     m.command.program = "a.out";
     m.batch.host_count = 3;
     m.batch.memory_mb = strata::job::kMaxMemoryMb;
-    CHECK(decode_submit(payload_of(encode(m), Type::submit)));
+    CHECK(decode<Submit>(payload_of(encode(m), Type::submit)));
     m.batch.host_count = 4;
-    CHECK_FALSE(decode_submit(payload_of(encode(m), Type::submit)));
+    CHECK_FALSE(decode<Submit>(payload_of(encode(m), Type::submit)));
     m.batch.host_count = 3;
     m.batch.memory_mb = strata::job::kMaxMemoryMb + 1;
-    CHECK_FALSE(decode_submit(payload_of(encode(m), Type::submit)));
+    CHECK_FALSE(decode<Submit>(payload_of(encode(m), Type::submit)));
 }

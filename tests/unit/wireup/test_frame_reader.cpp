@@ -5,6 +5,7 @@
 #include <vector>
 
 using namespace strata::wireup;
+using strata::base::wire::decode;
 
 namespace {
 
@@ -33,7 +34,7 @@ TEST_CASE("FrameReader assembles frames fed one byte at a time", "[wireup]") {
     }
     REQUIRE(got.size() == 2);
     CHECK(got[0].type == Type::abort);
-    auto d = decode_abort(got[0].payload);
+    auto d = decode<Abort>(got[0].payload);
     REQUIRE(d);
     CHECK(d->message == "split me");
     CHECK(got[1].type == Type::finalize);
@@ -60,7 +61,7 @@ TEST_CASE("FrameReader returns several frames from one feed, in order", "[wireup
     for (int i = 0; i < 3; ++i) {
         auto f = r.next(bad);
         REQUIRE(f);
-        CHECK(decode_abort(f->payload)->code == i);
+        CHECK(decode<Abort>(f->payload)->code == i);
     }
     CHECK_FALSE(r.next(bad));
     CHECK_FALSE(bad);

@@ -16,13 +16,19 @@
 
 namespace asio = boost::asio;
 using namespace strata::codec;
+using strata::base::wire::FrameSplitter;
+using strata::base::wire::RawFrame;
 
 namespace {
 
 std::vector<std::uint8_t> frame(std::uint8_t type, const std::string& payload) {
-    Writer w(type);
+    strata::base::wire::Writer w;
     for (char c : payload) w.u32(static_cast<std::uint8_t>(c));
-    return w.finish();
+    std::vector<std::uint8_t> out = strata::base::wire::frame_empty(type);
+    const auto n = static_cast<std::uint32_t>(w.out().size());
+    for (std::size_t i = 0; i < 4; ++i) out[i] = static_cast<std::uint8_t>(n >> (8 * i));
+    out.insert(out.end(), w.out().begin(), w.out().end());
+    return out;
 }
 
 std::string payload_text(const std::vector<std::uint8_t>& p) {

@@ -13,6 +13,7 @@
 
 using namespace strata;
 using namespace strata::wireup::port;
+using strata::base::wire::decode;
 
 namespace {
 
@@ -82,24 +83,24 @@ TEST_CASE("port messages survive their encoding and refuse truncation") {
     const auto payload = [](const std::vector<std::uint8_t>& frame) {
         return std::vector<std::uint8_t>(frame.begin() + 5, frame.end());
     };
-    const auto hello = decode_hello(payload(encode(h)));
+    const auto hello = decode<Hello>(payload(encode(h)));
     REQUIRE(hello);
     CHECK(hello->id == 42);
     CHECK(hello->nonce == h.nonce);
     CHECK(hello->site == "A");
     CHECK(hello->emulation == "wan:latency_ms=10");
-    const auto offer = decode_offer(payload(encode(o)));
+    const auto offer = decode<Offer>(payload(encode(o)));
     REQUIRE(offer);
     CHECK(offer->proof == o.proof);
     CHECK(offer->mask == o.mask);
     CHECK(offer->cards == o.cards);
-    const auto answer = decode_answer(payload(encode(a)));
+    const auto answer = decode<Answer>(payload(encode(a)));
     REQUIRE(answer);
     CHECK(answer->pair == 7);
     CHECK(answer->set == 99);
     CHECK(answer->cards == a.cards);
     CHECK(answer->emulation == a.emulation);
-    const auto refusal = decode_refusal(payload(encode(f)));
+    const auto refusal = decode<Refusal>(payload(encode(f)));
     REQUIRE(refusal);
     CHECK(refusal->why == Refused::secret);
     CHECK(refusal->text == "no");
@@ -107,20 +108,20 @@ TEST_CASE("port messages survive their encoding and refuse truncation") {
     // a broken conversation).
     for (const Refused why :
          {Refused::unknown_port, Refused::secret, Refused::no_context, Refused::malformed, Refused::identity}) {
-        const auto back = decode_refusal(payload(encode(Refusal{why, "t"})));
+        const auto back = decode<Refusal>(payload(encode(Refusal{why, "t"})));
         REQUIRE(back);
         CHECK(back->why == why);
     }
-    CHECK_FALSE(decode_refusal(payload(encode(Refusal{static_cast<Refused>(0), ""}))));
-    CHECK_FALSE(decode_refusal(payload(encode(Refusal{static_cast<Refused>(6), ""}))));
+    CHECK_FALSE(decode<Refusal>(payload(encode(Refusal{static_cast<Refused>(0), ""}))));
+    CHECK_FALSE(decode<Refusal>(payload(encode(Refusal{static_cast<Refused>(6), ""}))));
     // Every shorter payload fails to decode.
     const auto cut = payload(encode(o));
     for (std::size_t n = 0; n < cut.size(); ++n)
-        CHECK_FALSE(decode_offer(std::vector<std::uint8_t>(cut.begin(), cut.begin() + static_cast<long>(n))));
+        CHECK_FALSE(decode<Offer>(std::vector<std::uint8_t>(cut.begin(), cut.begin() + static_cast<long>(n))));
     // An offer without cards, an answer of set 0, a refusal of no known kind.
-    CHECK_FALSE(decode_offer(payload(encode(Offer{}))));
-    CHECK_FALSE(decode_answer(payload(encode(Answer{1, 0, {card("c")}, ""}))));
-    CHECK_FALSE(decode_refusal(payload(encode(Refusal{static_cast<Refused>(9), ""}))));
+    CHECK_FALSE(decode<Offer>(payload(encode(Offer{}))));
+    CHECK_FALSE(decode<Answer>(payload(encode(Answer{1, 0, {card("c")}, ""}))));
+    CHECK_FALSE(decode<Refusal>(payload(encode(Refusal{static_cast<Refused>(9), ""}))));
 }
 
 TEST_CASE("port proofs depend on the secret, the role and both nonces; the key differs from both proofs") {

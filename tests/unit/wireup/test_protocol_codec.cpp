@@ -6,6 +6,7 @@
 #include <vector>
 
 using namespace strata::wireup;
+using strata::base::wire::decode;
 
 namespace {
 
@@ -46,7 +47,7 @@ TEST_CASE("Checkin round trip", "[wireup]") {
     m.pid = 0xdeadbeef;
     for (std::size_t i = 0; i < m.proof.size(); ++i) m.proof[i] = static_cast<std::uint8_t>(i * 7);
     m.card = sample_card(7);
-    auto d = decode_checkin(payload_of(encode(m), Type::checkin));
+    auto d = decode<Checkin>(payload_of(encode(m), Type::checkin));
     REQUIRE(d);
     CHECK(d->rank == 7);
     CHECK(d->pid == 0xdeadbeef);
@@ -60,13 +61,13 @@ TEST_CASE("Hello and Challenge round trip; nonces and proofs must be 32 bytes", 
     Hello h;
     h.nonce[0] = 1;
     h.nonce[31] = 2;
-    auto dh = decode_hello(payload_of(encode(h), Type::hello));
+    auto dh = decode<Hello>(payload_of(encode(h), Type::hello));
     REQUIRE(dh);
     CHECK(dh->nonce == h.nonce);
     Challenge c;
     c.nonce[5] = 9;
     c.proof[30] = 7;
-    auto dc = decode_challenge(payload_of(encode(c), Type::challenge));
+    auto dc = decode<Challenge>(payload_of(encode(c), Type::challenge));
     REQUIRE(dc);
     CHECK(dc->nonce == c.nonce);
     CHECK(dc->proof == c.proof);
@@ -77,12 +78,12 @@ TEST_CASE("Hello and Challenge round trip; nonces and proofs must be 32 bytes", 
     std::vector<std::uint8_t> short_nonce(4 + 31, 0xaa);
     short_nonce[0] = 31;
     short_nonce[1] = short_nonce[2] = short_nonce[3] = 0;
-    CHECK_FALSE(decode_hello(short_nonce));
+    CHECK_FALSE(decode<Hello>(short_nonce));
     auto hp = payload_of(encode(h), Type::hello);
-    for (std::size_t n = 0; n < hp.size(); ++n) CHECK_FALSE(decode_hello({hp.begin(), hp.begin() + static_cast<long>(n)}));
+    for (std::size_t n = 0; n < hp.size(); ++n) CHECK_FALSE(decode<Hello>({hp.begin(), hp.begin() + static_cast<long>(n)}));
     auto cp = payload_of(encode(c), Type::challenge);
     for (std::size_t n = 0; n < cp.size(); ++n)
-        CHECK_FALSE(decode_challenge({cp.begin(), cp.begin() + static_cast<long>(n)}));
+        CHECK_FALSE(decode<Challenge>({cp.begin(), cp.begin() + static_cast<long>(n)}));
 }
 
 TEST_CASE("Release round trip, including an empty one", "[wireup]") {
@@ -90,7 +91,7 @@ TEST_CASE("Release round trip, including an empty one", "[wireup]") {
     for (int i = 0; i < 5; ++i) m.cards.push_back(sample_card(i));
     m.comm_file = "comms.xml";
     m.comm_text = "<communicators>\n</communicators>\n";
-    auto d = decode_release(payload_of(encode(m), Type::release));
+    auto d = decode<Release>(payload_of(encode(m), Type::release));
     REQUIRE(d);
     REQUIRE(d->cards.size() == 5);
     for (int i = 0; i < 5; ++i)
@@ -98,7 +99,7 @@ TEST_CASE("Release round trip, including an empty one", "[wireup]") {
     CHECK(d->comm_file == m.comm_file);
     CHECK(d->comm_text == m.comm_text);
 
-    auto e = decode_release(payload_of(encode(Release{}), Type::release));
+    auto e = decode<Release>(payload_of(encode(Release{}), Type::release));
     REQUIRE(e);
     CHECK(e->cards.empty());
 }
@@ -108,7 +109,7 @@ TEST_CASE("Abort round trip keeps negative codes and the message", "[wireup]") {
         Abort m;
         m.code = code;
         m.message = "line one\nline two";
-        auto d = decode_abort(payload_of(encode(m), Type::abort));
+        auto d = decode<Abort>(payload_of(encode(m), Type::abort));
         REQUIRE(d);
         CHECK(d->code == code);
         CHECK(d->message == m.message);
@@ -123,7 +124,7 @@ TEST_CASE("Names and NamesReply round trip; unknown operations and statuses are 
     m.op = NameOp::unpublish;
     m.service = std::string("ocean\0deep", 10);
     m.port = std::string("strata-port:1:x");
-    const auto d = decode_names(payload_of(encode(m), Type::names));
+    const auto d = decode<Names>(payload_of(encode(m), Type::names));
     REQUIRE(d);
     CHECK(d->rank == 3);
     CHECK(d->pid == 4242);
@@ -132,13 +133,13 @@ TEST_CASE("Names and NamesReply round trip; unknown operations and statuses are 
     CHECK(d->service == m.service);
     CHECK(d->port == m.port);
     m.op = static_cast<NameOp>(4);
-    CHECK_FALSE(decode_names(payload_of(encode(m), Type::names)));
+    CHECK_FALSE(decode<Names>(payload_of(encode(m), Type::names)));
     const NamesReply r{NamesReply::Status::no_name, "nothing"};
-    const auto e = decode_names_reply(payload_of(encode(r), Type::names_reply));
+    const auto e = decode<NamesReply>(payload_of(encode(r), Type::names_reply));
     REQUIRE(e);
     CHECK(e->status == NamesReply::Status::no_name);
     CHECK(e->text == "nothing");
-    CHECK_FALSE(decode_names_reply(payload_of(encode(NamesReply{static_cast<NamesReply::Status>(3), ""}),
+    CHECK_FALSE(decode<NamesReply>(payload_of(encode(NamesReply{static_cast<NamesReply::Status>(3), ""}),
                                               Type::names_reply)));
 }
 
@@ -163,28 +164,28 @@ TEST_CASE("every truncation of a payload is rejected", "[wireup]") {
     const auto ap = payload_of(encode(a), Type::abort);
 
     for (std::size_t n = 0; n < cp.size(); ++n)
-        CHECK_FALSE(decode_checkin({cp.begin(), cp.begin() + static_cast<long>(n)}));
+        CHECK_FALSE(decode<Checkin>({cp.begin(), cp.begin() + static_cast<long>(n)}));
     for (std::size_t n = 0; n < rp.size(); ++n)
-        CHECK_FALSE(decode_release({rp.begin(), rp.begin() + static_cast<long>(n)}));
+        CHECK_FALSE(decode<Release>({rp.begin(), rp.begin() + static_cast<long>(n)}));
     for (std::size_t n = 0; n < ap.size(); ++n)
-        CHECK_FALSE(decode_abort({ap.begin(), ap.begin() + static_cast<long>(n)}));
+        CHECK_FALSE(decode<Abort>({ap.begin(), ap.begin() + static_cast<long>(n)}));
 }
 
 TEST_CASE("trailing bytes are rejected", "[wireup]") {
     Abort a;
     auto p = payload_of(encode(a), Type::abort);
     p.push_back(0);
-    CHECK_FALSE(decode_abort(p));
+    CHECK_FALSE(decode<Abort>(p));
     auto r = payload_of(encode(Release{}), Type::release);
     r.push_back(0);
-    CHECK_FALSE(decode_release(r));
+    CHECK_FALSE(decode<Release>(r));
 }
 
 TEST_CASE("lengths and counts larger than the payload are rejected", "[wireup]") {
     // Abort: code, then a string claiming 4 GiB.
-    CHECK_FALSE(decode_abort({1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 'x'}));
+    CHECK_FALSE(decode<Abort>(std::vector<std::uint8_t>{1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 'x'}));
     // Release claiming 2^32-1 cards with no bytes for them: must fail fast, not allocate.
-    CHECK_FALSE(decode_release({0xff, 0xff, 0xff, 0xff}));
+    CHECK_FALSE(decode<Release>(std::vector<std::uint8_t>{0xff, 0xff, 0xff, 0xff}));
     // Checkin whose card claims a huge address list.
     Checkin c;
     auto p = payload_of(encode(c), Type::checkin);
@@ -194,5 +195,5 @@ TEST_CASE("lengths and counts larger than the payload are rejected", "[wireup]")
     REQUIRE(p.size() == 4 + 4 + (4 + 32) + 9 * 4 + 3 * 4 + 4 + 4 + 4);
     p[92] = 0xff;
     p[93] = 0xff;
-    CHECK_FALSE(decode_checkin(p));
+    CHECK_FALSE(decode<Checkin>(p));
 }

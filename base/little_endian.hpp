@@ -8,8 +8,11 @@
 // are built, not sent from a struct in place.)
 #pragma once
 
+#include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace strata::base {
@@ -51,5 +54,40 @@ template <WireInteger T>
 constexpr T from_little(T w) {
     return to_little(w);
 }
+
+// Writes `v` at `out` (bytes: std::byte or std::uint8_t) as sizeof(T)
+// little-endian bytes: the values the library exchanges between processes
+// in place (lengths, counts, measured figures, the TCP Hello's words), which
+// may differ in byte order and type sizes, at a fixed width (never size_t,
+// long or int as the host has them).
+template <WireInteger T, class Byte>
+    requires(sizeof(Byte) == 1)
+void store(T v, Byte* out) {
+    const T w = to_little(v);
+    std::memcpy(out, &w, sizeof w);
+}
+
+// The integer that store<T> wrote at `in`.
+template <WireInteger T, class Byte>
+    requires(sizeof(Byte) == 1)
+T load(const Byte* in) {
+    T w{};
+    std::memcpy(&w, in, sizeof w);
+    return from_little(w);
+}
+
+// A length or a count as it travels: 8 bytes, whatever size_t is.
+using U64 = std::array<std::byte, sizeof(std::uint64_t)>;
+
+inline U64 u64(std::uint64_t v) {
+    U64 b;
+    store(v, b.data());
+    return b;
+}
+inline std::uint64_t u64_of(const U64& b) { return load<std::uint64_t>(b.data()); }
+
+// A double as it travels: the little-endian bytes of its bits.
+inline U64 real(double v) { return u64(std::bit_cast<std::uint64_t>(v)); }
+inline double real_of(const U64& b) { return std::bit_cast<double>(u64_of(b)); }
 
 }  // namespace strata::base

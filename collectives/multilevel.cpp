@@ -3,7 +3,7 @@
 #include <numeric>
 
 #include "collectives/collectives.hpp"
-#include "collectives/wire.hpp"
+#include "base/little_endian.hpp"
 
 namespace strata::coll {
 
@@ -43,14 +43,14 @@ Bundles stage_bundles(const Hierarchy& h, const Stage& s, const std::vector<std:
 
 Bytes counts_to_wire(const std::vector<std::size_t>& counts) {
     Bytes out(counts.size() * kCountBytes);
-    for (std::size_t i = 0; i < counts.size(); ++i) wire::store(std::uint64_t{counts[i]}, out.data() + i * kCountBytes);
+    for (std::size_t i = 0; i < counts.size(); ++i) base::store(std::uint64_t{counts[i]}, out.data() + i * kCountBytes);
     return out;
 }
 
 std::vector<std::size_t> counts_from_wire(std::span<const std::byte> bytes) {
     std::vector<std::size_t> counts(bytes.size() / kCountBytes);
     for (std::size_t i = 0; i < counts.size(); ++i)
-        counts[i] = static_cast<std::size_t>(wire::load<std::uint64_t>(bytes.data() + i * kCountBytes));
+        counts[i] = static_cast<std::size_t>(base::load<std::uint64_t>(bytes.data() + i * kCountBytes));
     return counts;
 }
 

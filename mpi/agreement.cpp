@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "collectives/collectives.hpp"
-#include "collectives/wire.hpp"
+#include "base/little_endian.hpp"
 
 namespace strata::mpi {
 
@@ -44,22 +44,22 @@ public:
 // `buf` of `root` reaches every member.
 adi::Error agree_bcast(const coll::Group& g, std::vector<std::byte>& buf, int root) {
     // The length travels first: only the root knows it.
-    coll::wire::U64 len = coll::wire::u64(buf.size());
+    base::U64 len = base::u64(buf.size());
     if (adi::Error e = coll::bcast(g, len.data(), len.size(), root); e != adi::Error::none) return e;
-    buf.resize(coll::wire::u64_of(len));
+    buf.resize(base::u64_of(len));
     return coll::bcast(g, buf.data(), buf.size(), root);
 }
 
 // Leaders of two groups swap byte strings of any length.
 adi::Error agree_swap(const coll::Group& g, int peer, int tag, const std::vector<std::byte>& out,
                       std::vector<std::byte>& in) {
-    const coll::wire::U64 out_len = coll::wire::u64(out.size());
-    coll::wire::U64 in_len{};
+    const base::U64 out_len = base::u64(out.size());
+    base::U64 in_len{};
     std::vector<adi::Request*> reqs;
     reqs.push_back(coll::recv_start(g, peer, tag, in_len.data(), in_len.size()));
     reqs.push_back(coll::send_start(g, peer, tag, out_len.data(), out_len.size()));
     if (adi::Error e = coll::wait_all(g, reqs); e != adi::Error::none) return e;
-    in.resize(coll::wire::u64_of(in_len));
+    in.resize(base::u64_of(in_len));
     reqs.push_back(coll::recv_start(g, peer, tag, in.data(), in.size()));
     reqs.push_back(coll::send_start(g, peer, tag, out.data(), out.size()));
     return coll::wait_all(g, reqs);
@@ -123,7 +123,7 @@ void ByteWriter::put(const void* p, std::size_t n) {
 void ByteWriter::put_int(int v) {
     const std::size_t at = bytes.size();
     bytes.resize(at + kIntBytes);
-    coll::wire::store(static_cast<std::int32_t>(v), bytes.data() + at);
+    base::store(static_cast<std::int32_t>(v), bytes.data() + at);
 }
 
 void ByteWriter::put_ints(const std::vector<int>& v) {
@@ -140,7 +140,7 @@ bool ByteReader::get(void* p, std::size_t n) {
 
 bool ByteReader::get_int(int& v) {
     if (b_.size() - at_ < ByteWriter::kIntBytes) return false;
-    v = coll::wire::load<std::int32_t>(b_.data() + at_);
+    v = base::load<std::int32_t>(b_.data() + at_);
     at_ += ByteWriter::kIntBytes;
     return true;
 }

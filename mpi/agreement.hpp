@@ -57,7 +57,7 @@ adi::Error agree_inter(const coll::Group& local, int local_leader, const coll::G
                        std::vector<std::byte>& remote_payload);
 
 // Appends / reads byte strings in the wire form every process reads alike
-// (collectives/wire.hpp): an int as a little-endian int32, an int vector as
+// (base/little_endian.hpp): an int as a little-endian int32, an int vector as
 // its count and then its ints; put/get copy bytes as they are.
 class ByteWriter {
 public:

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "collectives/collectives.hpp"
-#include "collectives/wire.hpp"
+#include "base/little_endian.hpp"
 #include "wireup/topology.hpp"
 
 namespace strata::coll::plogp {
@@ -92,10 +92,10 @@ public:
     // The figure one side measured, on both sides: the first side's unless
     // `from_first` is false.
     bool share(double& figure, bool from_first = true) {
-        wire::U64 b = wire::real(figure);
+        base::U64 b = base::real(figure);
         if (first_ == from_first) return out_.add(blocking(send_start(g_, peer_, kTagMeasure, b.data(), b.size())));
         if (!out_.add(blocking(recv_start(g_, peer_, kTagMeasure, b.data(), b.size())))) return false;
-        figure = wire::real_of(b);
+        figure = base::real_of(b);
         return true;
     }
 
@@ -215,7 +215,7 @@ std::vector<Job> pairs_of(const std::vector<std::string>& sites, const std::vect
 
 // Sends `text` to group rank `to`: its length, then the text.
 adi::Error text_send(const Group& g, int to, const std::string& text) {
-    const wire::U64 n = wire::u64(text.size());
+    const base::U64 n = base::u64(text.size());
     adi::Request* reqs[] = {send_start(g, to, kTagMeasure, n.data(), n.size()),
                             send_start(g, to, kTagMeasure, text.data(), text.size())};
     return wait_all(g, reqs);
@@ -223,10 +223,10 @@ adi::Error text_send(const Group& g, int to, const std::string& text) {
 
 // Receives what text_send sent from group rank `from` into `text`.
 adi::Error text_receive(const Group& g, int from, std::string& text) {
-    wire::U64 n{};
+    base::U64 n{};
     adi::Request* size = recv_start(g, from, kTagMeasure, n.data(), n.size());
     adi::Error failure = wait_all(g, std::span<adi::Request* const>(&size, 1));
-    text.assign(wire::u64_of(n), '\0');
+    text.assign(base::u64_of(n), '\0');
     adi::Request* body = recv_start(g, from, kTagMeasure, text.data(), text.size());
     if (failure == adi::Error::none) failure = wait_all(g, std::span<adi::Request* const>(&body, 1));
     return failure;
@@ -308,9 +308,9 @@ public:
             failure_ = text_send(g_, 0, local_);
         }
         std::string text = g_.rank != 0 ? std::string() : local_.empty() ? mine_.text() : "!" + local_;
-        wire::U64 n = wire::u64(text.size());
+        base::U64 n = base::u64(text.size());
         if (failure_ == adi::Error::none) failure_ = bcast(g_, n.data(), n.size(), 0);
-        text.resize(wire::u64_of(n));
+        text.resize(base::u64_of(n));
         if (failure_ == adi::Error::none) failure_ = bcast(g_, text.data(), text.size(), 0);
         if (failure_ != adi::Error::none) return failure_of(failure_);
         if (text.starts_with('!')) return base::Error{text.substr(1)};

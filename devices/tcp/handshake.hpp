@@ -25,6 +25,7 @@
 // set's key.
 #pragma once
 
+#include "base/little_endian.hpp"
 #include "base/result.hpp"
 #include "relay/dial.hpp"
 #include "security/challenge.hpp"
@@ -60,27 +61,22 @@ struct Hello {
 
 inline std::array<std::uint8_t, kHelloSize> hello_encode(const Hello& h) {
     std::array<std::uint8_t, kHelloSize> out{};
-    const std::uint32_t words[6] = {kHelloMagic, h.from, h.to, h.stream, static_cast<std::uint32_t>(h.set),
-                                    static_cast<std::uint32_t>(h.set >> 32)};
-    for (std::size_t w = 0; w < 6; ++w)
-        for (std::size_t i = 0; i < 4; ++i) out[4 * w + i] = static_cast<std::uint8_t>(words[w] >> (8 * i));
+    const std::uint32_t words[4] = {kHelloMagic, h.from, h.to, h.stream};
+    for (std::size_t w = 0; w < 4; ++w) base::store(words[w], out.data() + 4 * w);
+    base::store(h.set, out.data() + 16);
     std::memcpy(out.data() + 24, h.nonce.data(), h.nonce.size());
     return out;
 }
 
 // nullopt when the bytes are not a Strata Hello (another magic).
 inline std::optional<Hello> hello_decode(std::span<const std::uint8_t, kHelloSize> bytes) {
-    auto word = [&](std::size_t at) {
-        std::uint32_t v = 0;
-        for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(bytes[at + static_cast<std::size_t>(i)]) << (8 * i);
-        return v;
-    };
+    auto word = [&](std::size_t at) { return base::load<std::uint32_t>(bytes.data() + at); };
     if (word(0) != kHelloMagic) return std::nullopt;
     Hello h;
     h.from = word(4);
     h.to = word(8);
     h.stream = word(12);
-    h.set = word(16) | static_cast<std::uint64_t>(word(20)) << 32;
+    h.set = base::load<std::uint64_t>(bytes.data() + 16);
     std::memcpy(h.nonce.data(), bytes.data() + 24, h.nonce.size());
     return h;
 }

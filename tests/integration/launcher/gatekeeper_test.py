@@ -320,7 +320,8 @@ def hostile_clients(grid):
         (struct.pack("<IB", 3, 1) + b"xyz", f"mpirun sent no Hello first (is it an older Strata than {version}?)"),
         (hello("0.0.1"), f"mpirun is Strata 0.0.1 but this site runs Strata {version}; use the same version at both ends"),
         (ours + ours, "a second Hello"),
-        (ours + struct.pack("<IB", 3, 1) + b"xyz", "a malformed Submit"),
+        (ours + struct.pack("<IB", 3, 1) + b"xyz",
+         "a malformed Submit ('subjob': cut short at byte 0: a 4-byte integer needs 4, 3 left)"),
         (ours + struct.pack("<IB", 4, 11) + struct.pack("<I", 0), "staged data nobody announced"),
         (ours + struct.pack("<IB", 0, 2), "an unexpected message"),
     ]

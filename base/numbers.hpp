@@ -25,6 +25,7 @@
 #include <optional>
 #include <string_view>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 
 namespace strata::base {
@@ -70,6 +71,20 @@ ParsedInt<T> parse_int(std::string_view text, T low = std::numeric_limits<T>::mi
         out.fault = IntFault::none;
     }
     return out;
+}
+
+// The whole text as hexadecimal digits (either case; no "0x", no sign, no
+// space) of an unsigned T, as Strata writes addresses and ids; nullopt on
+// anything else or a value above T.
+template <Integer T>
+    requires std::is_unsigned_v<T>
+std::optional<T> parse_hex(std::string_view text) {
+    if (text.empty()) return std::nullopt;
+    const char* const last = text.data() + text.size();
+    T v{};
+    const auto [end, ec] = std::from_chars(text.data(), last, v, 16);
+    if (ec != std::errc() || end != last) return std::nullopt;
+    return v;
 }
 
 // "123", "64K", "8M", "1G" (K, M and G in either case: 2^10, 2^20, 2^30), from

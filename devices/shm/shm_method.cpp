@@ -12,15 +12,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <optional>
 #include <random>
+#include <string_view>
 #include <thread>
 
 #include "base/knob.hpp"
+#include "base/numbers.hpp"
 #include "wireup/environment.hpp"
 
 namespace strata::dev::shm {
@@ -109,23 +112,21 @@ namespace {
 
 using Address = ShmMethod::Address;
 
-std::optional<Address> address_parse(const std::string& text) {
-    char name[64] = {};
-    Address a;
-    unsigned long long addr = 0;
-    unsigned long long value = 0;
-    unsigned long long ring = 0;
-    int end = 0;
-    if (std::sscanf(text.c_str(), "%63[^,],%d,%llx,%llx,%llu,%u%n", name, &a.pid, &addr, &value, &ring, &a.uid,
-                    &end) != 6 ||
-        static_cast<std::size_t>(end) != text.size()) {
-        return std::nullopt;
+std::optional<Address> address_parse(std::string_view text) {
+    std::array<std::string_view, 6> f;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+        const std::size_t comma = i + 1 < f.size() ? text.find(',') : text.size();
+        if (comma == std::string_view::npos) return std::nullopt;
+        f[i] = text.substr(0, comma);
+        text.remove_prefix(std::min(comma + 1, text.size()));
     }
-    a.name = name;
-    a.probe_addr = addr;
-    a.probe_value = value;
-    a.ring = ring;
-    return a;
+    const base::ParsedInt<int> pid = base::parse_int<int>(f[1], 1);
+    const std::optional<std::uint64_t> probe = base::parse_hex<std::uint64_t>(f[2]);
+    const std::optional<std::uint64_t> value = base::parse_hex<std::uint64_t>(f[3]);
+    const base::ParsedInt<std::uint64_t> ring = base::parse_int<std::uint64_t>(f[4]);
+    const base::ParsedInt<unsigned> uid = base::parse_int<unsigned>(f[5]);
+    if (f[0].empty() || f[0].size() > 63 || !pid || !probe || !value || !ring || !uid) return std::nullopt;
+    return Address{std::string(f[0]), *pid, *probe, *value, *ring, *uid};
 }
 
 // The fields two processes must agree on to share rings: the account (each

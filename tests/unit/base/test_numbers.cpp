@@ -130,3 +130,15 @@ TEST_CASE("port ranges are LOW:HIGH within 1 to 65535, LOW first") {
         CHECK_FALSE(parse_port_range(text));
     }
 }
+
+TEST_CASE("parse_hex reads a whole hexadecimal number of an unsigned type") {
+    using strata::base::parse_hex;
+    CHECK(parse_hex<std::uint64_t>("7f3a00c0ffee") == 0x7f3a00c0ffeeull);
+    CHECK(parse_hex<std::uint64_t>("FFFFFFFFFFFFFFFF") == std::numeric_limits<std::uint64_t>::max());
+    CHECK(parse_hex<std::uint32_t>("0") == 0u);
+    for (const char* bad : {"", "0x10", "-1", "+1", " 1", "1 ", "1g", "10000000000000000"}) {
+        INFO(bad);
+        CHECK_FALSE(parse_hex<std::uint64_t>(bad));
+    }
+    CHECK_FALSE(parse_hex<std::uint32_t>("100000000"));
+}

@@ -23,12 +23,10 @@ namespace {
 
 std::vector<std::uint8_t> frame(std::uint8_t type, const std::string& payload) {
     strata::base::wire::Writer w;
+    w.u32(static_cast<std::uint32_t>(4 * payload.size()));
+    w.out().push_back(type);
     for (char c : payload) w.u32(static_cast<std::uint8_t>(c));
-    std::vector<std::uint8_t> out = strata::base::wire::frame_empty(type);
-    const auto n = static_cast<std::uint32_t>(w.out().size());
-    for (std::size_t i = 0; i < 4; ++i) out[i] = static_cast<std::uint8_t>(n >> (8 * i));
-    out.insert(out.end(), w.out().begin(), w.out().end());
-    return out;
+    return std::move(w.out());
 }
 
 std::string payload_text(const std::vector<std::uint8_t>& p) {

@@ -316,6 +316,14 @@ std::vector<std::uint8_t> frame(std::uint8_t type, const T& m) {
     return std::move(out);
 }
 
+// The frame of `m` in a protocol that gives each message's frame type as
+// kType (its kTypeOf<M>; the enumeration's zero: not one of its messages).
+template <auto kType, class T>
+std::vector<std::uint8_t> frame_of(const T& m) {
+    static_assert(kType != decltype(kType){}, "not a message of this protocol");
+    return frame(static_cast<std::uint8_t>(kType), m);
+}
+
 // A frame without payload.
 inline std::vector<std::uint8_t> frame_empty(std::uint8_t type) { return {0, 0, 0, 0, type}; }
 

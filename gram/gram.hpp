@@ -264,8 +264,7 @@ inline constexpr Type kTypeOf<Delegation> = Type::delegation;
 
 template <class M>
 std::vector<std::uint8_t> encode(const M& m) {
-    static_assert(kTypeOf<M> != Type{}, "not a message of the gatekeeper protocol");
-    return base::wire::frame(static_cast<std::uint8_t>(kTypeOf<M>), m);
+    return base::wire::frame_of<kTypeOf<M>>(m);
 }
 inline std::vector<std::uint8_t> encode_stdin_closed() {
     return base::wire::frame_empty(static_cast<std::uint8_t>(Type::stdin_closed));

@@ -154,8 +154,7 @@ inline constexpr Type kTypeOf<Refusal> = Type::refusal;
 
 template <class M>
 std::vector<std::uint8_t> encode(const M& m) {
-    static_assert(kTypeOf<M> != Type{}, "not a message of the client/server conversation");
-    return base::wire::frame(static_cast<std::uint8_t>(kTypeOf<M>), m);
+    return base::wire::frame_of<kTypeOf<M>>(m);
 }
 inline std::vector<std::uint8_t> encode_confirm() { return base::wire::frame_empty(static_cast<std::uint8_t>(Type::confirm)); }
 

@@ -236,8 +236,7 @@ struct Frame {
 // The frame of a message (base::wire::decode<M> reads its payload back).
 template <class M>
 std::vector<std::uint8_t> encode(const M& m) {
-    static_assert(kTypeOf<M> != Type{}, "not a message of the wire-up protocol");
-    return base::wire::frame(static_cast<std::uint8_t>(kTypeOf<M>), m);
+    return base::wire::frame_of<kTypeOf<M>>(m);
 }
 // finalize, finalize_done
 inline std::vector<std::uint8_t> encode_empty(Type t) { return base::wire::frame_empty(static_cast<std::uint8_t>(t)); }

@@ -59,7 +59,7 @@ std::string emulation(std::string_view text) {
     return e ? std::string() : e.error();
 }
 
-std::string streams(std::string_view text) { return unless(base::parse_int<int>(text, 1, kStreamsMax).ok(), kTcpStreams); }
+std::string streams(std::string_view text) { return unless(streams_check(std::string(text)).ok(), kTcpStreams); }
 
 std::string data_tls(std::string_view text) { return unless(text == "off" || text == "wan" || text == "all", kDataTls); }
 

@@ -50,6 +50,9 @@ namespace strata::base::wire {
 
 // ---- bytes
 
+// A payload, or any byte string a message carries.
+using Bytes = std::vector<std::uint8_t>;
+
 class Writer {
 public:
     void u32(std::uint32_t v) {

@@ -1,10 +1,13 @@
 #include "mpi/agreement.hpp"
 
-#include <algorithm>
-#include <cstring>
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 
-#include "collectives/collectives.hpp"
 #include "base/little_endian.hpp"
+#include "collectives/collectives.hpp"
 
 namespace strata::mpi {
 
@@ -18,13 +21,17 @@ coll::Group group_remote(const Comm& c) {
 
 namespace {
 
-// Every member contributes `mine` (the same size everywhere); `all` receives
-// every contribution in rank order.
-adi::Error agree_allgather(const coll::Group& g, std::span<const std::byte> mine, std::vector<std::byte>& all) {
-    all.assign(mine.size() * static_cast<std::size_t>(g.size()), std::byte{0});
-    return coll::allgather(g, mine.data(), mine.size(), all.data(), mine.size());
+// Every member contributes `mine` (the same length everywhere); `all`
+// receives every contribution in rank order.
+adi::Error agree_allgather(const coll::Group& g, const Bytes& mine, std::vector<Bytes>& all) {
+    Bytes flat(mine.size() * static_cast<std::size_t>(g.size()));
+    if (adi::Error e = coll::allgather(g, mine.data(), mine.size(), flat.data(), mine.size()); e != adi::Error::none)
+        return e;
+    all.clear();
+    for (auto at = flat.begin(); at != flat.end(); at += static_cast<std::ptrdiff_t>(mine.size()))
+        all.emplace_back(at, at + static_cast<std::ptrdiff_t>(mine.size()));
+    return adi::Error::none;
 }
-
 
 // Bitwise AND of 64-bit words: a context pair is free for a new communicator
 // exactly when it is free at every member. The AND of wire masks is the wire
@@ -39,10 +46,25 @@ public:
     }
 };
 
+// At a leader: swaps offers with the other leader; the result for its group.
+adi::Error leaders_agree(const coll::Group& leaders, int remote_leader, int tag, const ContextPool::Mask& agreed,
+                         const Bytes& payload, LeaderResult& out) {
+    Bytes theirs;
+    const Bytes mine = base::wire::payload(LeaderOffer{ContextPool::bytes_of(agreed), payload});
+    if (adi::Error e = agree_swap(leaders, remote_leader, tag, mine, theirs); e != adi::Error::none) return e;
+    base::Result<LeaderOffer> offer = base::wire::decode<LeaderOffer>(theirs);
+    if (!offer) return adi::Error::peer_failed;
+    const ContextPool::Mask remote = *ContextPool::mask_of(offer->mask);
+    ContextPool::Mask both = agreed;
+    for (std::size_t i = 0; i < both.size(); ++i) both[i] &= remote[i];
+    out = LeaderResult{ContextPool::lowest(both), std::move(offer->payload)};
+    return adi::Error::none;
+}
+
 }  // namespace
 
 // `buf` of `root` reaches every member.
-adi::Error agree_bcast(const coll::Group& g, std::vector<std::byte>& buf, int root) {
+adi::Error agree_bcast(const coll::Group& g, Bytes& buf, int root) {
     // The length travels first: only the root knows it.
     base::U64 len = base::u64(buf.size());
     if (adi::Error e = coll::bcast(g, len.data(), len.size(), root); e != adi::Error::none) return e;
@@ -51,8 +73,7 @@ adi::Error agree_bcast(const coll::Group& g, std::vector<std::byte>& buf, int ro
 }
 
 // Leaders of two groups swap byte strings of any length.
-adi::Error agree_swap(const coll::Group& g, int peer, int tag, const std::vector<std::byte>& out,
-                      std::vector<std::byte>& in) {
+adi::Error agree_swap(const coll::Group& g, int peer, int tag, const Bytes& out, Bytes& in) {
     const base::U64 out_len = base::u64(out.size());
     base::U64 in_len{};
     std::vector<adi::Request*> reqs;
@@ -73,8 +94,7 @@ adi::Error mask_agree(const coll::Group& g, ContextPool::Mask& agreed) {
     return e;
 }
 
-
-adi::Error agree_intra(const Comm& c, std::span<const std::byte> mine, Agreement& out) {
+adi::Error agree_intra(const Comm& c, const Bytes& mine, Agreement& out) {
     const coll::Group g = group_local(c);
     ContextPool::Mask agreed{};
     if (adi::Error e = mask_agree(g, agreed); e != adi::Error::none) return e;
@@ -85,79 +105,33 @@ adi::Error agree_intra(const Comm& c, std::span<const std::byte> mine, Agreement
 }
 
 adi::Error agree_inter(const coll::Group& local, int local_leader, const coll::Group& leaders, int remote_leader,
-                       int tag, const std::vector<std::byte>& payload, int& pair,
-                       std::vector<std::byte>& remote_payload) {
+                       int tag, const Bytes& payload, int& pair, Bytes& remote_payload) {
     ContextPool::Mask agreed{};
     if (adi::Error e = mask_agree(local, agreed); e != adi::Error::none) return e;
-
-    std::vector<std::byte> result;
+    Bytes result;
     if (local.rank == local_leader) {
-        ByteWriter w;
-        const ContextPool::Mask wire = ContextPool::to_wire(agreed);
-        w.put(wire.data(), sizeof wire);
-        w.put(payload.data(), payload.size());
-        std::vector<std::byte> theirs;
-        if (adi::Error e = agree_swap(leaders, remote_leader, tag, w.bytes, theirs); e != adi::Error::none) return e;
-        ContextPool::Mask remote{};
-        ByteReader rd(theirs);
-        if (!rd.get(remote.data(), sizeof remote)) return adi::Error::peer_failed;
-        remote = ContextPool::from_wire(remote);
-        for (std::size_t i = 0; i < agreed.size(); ++i) agreed[i] &= remote[i];
-        ByteWriter out;
-        out.put_int(ContextPool::lowest(agreed));
-        out.put(rd.rest().data(), rd.rest().size());
-        result = std::move(out.bytes);
+        LeaderResult r;
+        if (adi::Error e = leaders_agree(leaders, remote_leader, tag, agreed, payload, r); e != adi::Error::none)
+            return e;
+        result = base::wire::payload(r);
     }
     if (adi::Error e = agree_bcast(local, result, local_leader); e != adi::Error::none) return e;
-    ByteReader rd(result);
-    if (!rd.get_int(pair)) return adi::Error::peer_failed;
-    remote_payload.assign(rd.rest().begin(), rd.rest().end());
+    base::Result<LeaderResult> r = base::wire::decode<LeaderResult>(result);
+    if (!r) return adi::Error::peer_failed;
+    pair = r->pair;
+    remote_payload = std::move(r->payload);
     return adi::Error::none;
 }
 
-void ByteWriter::put(const void* p, std::size_t n) {
-    const auto* b = static_cast<const std::byte*>(p);
-    bytes.insert(bytes.end(), b, b + n);
-}
-
-void ByteWriter::put_int(int v) {
-    const std::size_t at = bytes.size();
-    bytes.resize(at + kIntBytes);
-    base::store(static_cast<std::int32_t>(v), bytes.data() + at);
-}
-
-void ByteWriter::put_ints(const std::vector<int>& v) {
-    put_int(static_cast<int>(v.size()));
-    for (int x : v) put_int(x);
-}
-
-bool ByteReader::get(void* p, std::size_t n) {
-    if (b_.size() - at_ < n) return false;
-    if (n > 0) std::memcpy(p, b_.data() + at_, n);
-    at_ += n;
-    return true;
-}
-
-bool ByteReader::get_int(int& v) {
-    if (b_.size() - at_ < ByteWriter::kIntBytes) return false;
-    v = base::load<std::int32_t>(b_.data() + at_);
-    at_ += ByteWriter::kIntBytes;
-    return true;
-}
-
-bool ByteReader::get_ints(std::vector<int>& v) {
-    int n = 0;
-    // A count the bytes left cannot hold is malformed: never allocate for it.
-    if (!get_int(n) || n < 0 || static_cast<std::size_t>(n) > (b_.size() - at_) / ByteWriter::kIntBytes) return false;
-    v.resize(static_cast<std::size_t>(n));
-    for (int& x : v) {
-        if (!get_int(x)) return false;
+base::Result<std::vector<int>> group_list_decode(const Bytes& bytes, int world_size) {
+    base::Result<std::vector<int>> ranks = base::wire::decode<std::vector<int>>(bytes);
+    if (!ranks) return ranks;
+    if (ranks->empty()) return base::Error{"an empty group"};
+    for (const int r : *ranks) {
+        if (r < 0 || r >= world_size)
+            return base::Error{"rank " + std::to_string(r) + " is not in a world of " + std::to_string(world_size)};
     }
-    return true;
-}
-
-bool ByteReader::get_ranks(std::vector<int>& v, int size) {
-    return get_ints(v) && std::all_of(v.begin(), v.end(), [size](int r) { return r >= 0 && r < size; });
+    return ranks;
 }
 
 }  // namespace strata::mpi

@@ -5,11 +5,13 @@
 // over its parent, in the same order as every other collective there.
 #pragma once
 
-#include <cstddef>
-#include <span>
+#include <cstdint>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
+#include "base/wire.hpp"
 #include "collectives/collective.hpp"
 #include "mpi/comm.hpp"
 
@@ -33,19 +35,21 @@ coll::Group group_remote(const Comm& c);
 // communicator is built (mpi/port.cpp): `buf` of `root` reaches every member
 // of `g` (its length too); the leaders of two groups swap byte strings of any
 // length, `peer` being the other leader's rank in `g`; the context pairs free
-// at every member of `g`.
-adi::Error agree_bcast(const coll::Group& g, std::vector<std::byte>& buf, int root);
-adi::Error agree_swap(const coll::Group& g, int peer, int tag, const std::vector<std::byte>& out,
-                      std::vector<std::byte>& in);
+// at every member of `g`. The byte strings are base/wire.hpp payloads.
+using base::wire::Bytes;
+adi::Error agree_bcast(const coll::Group& g, Bytes& buf, int root);
+adi::Error agree_swap(const coll::Group& g, int peer, int tag, const Bytes& out, Bytes& in);
 adi::Error mask_agree(const coll::Group& g, ContextPool::Mask& agreed);
 
 // Members of intracommunicator `c` agree on a free context pair and see each
 // other's contributions. `pair` is -1 when no pair is free everywhere.
 struct Agreement {
     int pair = -1;
-    std::vector<std::byte> all;  // size() * contribution bytes, in rank order
+    std::vector<Bytes> all;  // every member's contribution, in rank order
 };
-adi::Error agree_intra(const Comm& c, std::span<const std::byte> mine, Agreement& out);
+// `mine` has the same length at every member (a payload of fixed-size
+// fields); empty when the members only agree on a pair.
+adi::Error agree_intra(const Comm& c, const Bytes& mine, Agreement& out);
 
 // Two groups agree on a pair free at every member of both: the members of
 // the local group (view `local`) and of a remote group whose leader our
@@ -53,47 +57,44 @@ adi::Error agree_intra(const Comm& c, std::span<const std::byte> mine, Agreement
 // with tag `tag`. The leaders also swap `payload` (read at our leader only);
 // every member gets the pair and the remote leader's payload.
 adi::Error agree_inter(const coll::Group& local, int local_leader, const coll::Group& leaders, int remote_leader,
-                       int tag, const std::vector<std::byte>& payload, int& pair,
-                       std::vector<std::byte>& remote_payload);
+                       int tag, const Bytes& payload, int& pair, Bytes& remote_payload);
 
-// Appends / reads byte strings in the wire form every process reads alike
-// (base/little_endian.hpp): an int as a little-endian int32, an int vector as
-// its count and then its ints; put/get copy bytes as they are.
-class ByteWriter {
-public:
-    static constexpr std::size_t kIntBytes = 4;
-    void put(const void* p, std::size_t n);
-    void put_int(int v);
-    void put_ints(const std::vector<int>& v);
-    std::vector<std::byte> bytes;
+// What one group's leader sends the other's: the pairs free at every member
+// of its group (ContextPool::bytes_of), and its payload.
+struct LeaderOffer {
+    Bytes mask;
+    Bytes payload;
 };
-class ByteReader {
-public:
-    explicit ByteReader(std::span<const std::byte> b) : b_(b) {}
-    bool get(void* p, std::size_t n);
-    bool get_int(int& v);
-    bool get_ints(std::vector<int>& v);
-    // As get_ints, and false unless every int is a rank of a group of `size`.
-    bool get_ranks(std::vector<int>& v, int size);
-    // What is left to read.
-    std::span<const std::byte> rest() const { return b_.subspan(at_); }
+constexpr auto wire_fields(std::type_identity<LeaderOffer>) {
+    return std::tuple{base::wire::field("mask", &LeaderOffer::mask), base::wire::field("payload", &LeaderOffer::payload)};
+}
+inline std::string wire_check(const LeaderOffer& o) {
+    return o.mask.size() == sizeof(ContextPool::Mask) ? "" : "'mask': not a context mask";
+}
 
-private:
-    std::span<const std::byte> b_;
-    std::size_t at_ = 0;
+// What a leader tells its group: the pair free in both groups (-1: none),
+// and the other leader's payload.
+struct LeaderResult {
+    std::int32_t pair = -1;
+    Bytes payload;
 };
+constexpr auto wire_fields(std::type_identity<LeaderResult>) {
+    return std::tuple{base::wire::within("pair", &LeaderResult::pair, -1, ContextPool::kPairs - 1),
+                      base::wire::field("payload", &LeaderResult::payload)};
+}
 
-// A member's contribution to MPI_Comm_split: on the wire its colour, then
-// its key, as put_int writes them.
+// A group's members as world ranks, as one leader sends them to the other
+// (MPI_Intercomm_create's payload, base::wire::payload of the list); refused
+// when empty or naming a process outside a world of `world_size`.
+base::Result<std::vector<int>> group_list_decode(const Bytes& bytes, int world_size);
+
+// A member's contribution to MPI_Comm_split.
 struct SplitEntry {
-    static constexpr std::size_t kBytes = 2 * ByteWriter::kIntBytes;
-    int color = 0;
-    int key = 0;
-    void write(ByteWriter& w) const {
-        w.put_int(color);
-        w.put_int(key);
-    }
-    bool read(ByteReader& r) { return r.get_int(color) && r.get_int(key); }
+    std::int32_t color = 0;
+    std::int32_t key = 0;
 };
+constexpr auto wire_fields(std::type_identity<SplitEntry>) {
+    return std::tuple{base::wire::field("color", &SplitEntry::color), base::wire::field("key", &SplitEntry::key)};
+}
 
 }  // namespace strata::mpi

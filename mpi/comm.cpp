@@ -105,19 +105,17 @@ int no_context(std::string& detail) {
 }
 
 int comm_split_into(const Comm& parent, int color, int key, std::unique_ptr<Comm>& out, std::string& detail) {
-    ByteWriter mine;
-    SplitEntry{color, key}.write(mine);
     Agreement a;
-    if (adi::Error e = agree_intra(parent, mine.bytes, a); e != adi::Error::none) return agreement_failed(e, detail);
+    if (adi::Error e = agree_intra(parent, base::wire::payload(SplitEntry{color, key}), a); e != adi::Error::none)
+        return agreement_failed(e, detail);
     if (a.pair < 0) return no_context(detail);
     out.reset();
     if (color == MPI_UNDEFINED) return MPI_SUCCESS;
     std::vector<std::pair<SplitEntry, int>> members;  // (entry, old rank)
-    // parent.size() entries: the allgather received them whole.
-    ByteReader all(a.all);
     for (int i = 0; i < parent.size(); ++i) {
-        SplitEntry s;
-        if (s.read(all) && s.color == color) members.emplace_back(s, i);
+        // Every contribution has a SplitEntry's length: the allgather took them whole.
+        const base::Result<SplitEntry> s = base::wire::decode<SplitEntry>(a.all[static_cast<std::size_t>(i)]);
+        if (s && s->color == color) members.emplace_back(*s, i);
     }
     // Key order, ties broken by the rank in the parent.
     std::stable_sort(members.begin(), members.end(),
@@ -153,7 +151,7 @@ int comm_pair_agree(const Comm& c, int& pair, std::string& detail) {
 namespace {
 
 int dup_inter(const Comm& c, int& pair, std::string& detail) {
-    std::vector<std::byte> theirs;
+    Bytes theirs;
     adi::Error e = agree_inter(group_local(c), 0, group_remote(c), 0, kTagAgreeLeaders, {}, pair, theirs);
     if (e != adi::Error::none) return agreement_failed(e, detail);
     if (pair < 0) return no_context(detail);

@@ -8,6 +8,10 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <vector>
 
 #include "base/little_endian.hpp"
 
@@ -43,6 +47,21 @@ public:
         return w;
     }
     static Mask from_wire(const Mask& w) { return to_wire(w); }  // a byte swap is its own inverse
+
+    // The wire mask as a byte string (a field of a control message), and
+    // back: nullopt unless the bytes are a whole mask.
+    static std::vector<std::uint8_t> bytes_of(const Mask& m) {
+        const Mask w = to_wire(m);
+        std::vector<std::uint8_t> out(sizeof w);
+        std::memcpy(out.data(), w.data(), sizeof w);
+        return out;
+    }
+    static std::optional<Mask> mask_of(std::span<const std::uint8_t> bytes) {
+        if (bytes.size() != sizeof(Mask)) return std::nullopt;
+        Mask w{};
+        std::memcpy(w.data(), bytes.data(), sizeof w);
+        return from_wire(w);
+    }
 
     void take(int pair) { free_[word(pair)] &= ~bit(pair); }
     void release(int pair) { free_[word(pair)] |= bit(pair); }

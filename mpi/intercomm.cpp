@@ -38,23 +38,21 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         // peer_comm with the same tag are never taken for the leaders' exchange.
         const Comm& via = peer != nullptr ? *peer : *local;
         const coll::Group leaders{*rt().engine, via.context + 1, via.rank, via.world};
-        ByteWriter w;
-        w.put_ints(local->world);
         int pair = -1;
-        std::vector<std::byte> theirs;
-        adi::Error e = agree_inter(group_local(*local), local_leader, leaders, remote_leader, tag, w.bytes, pair, theirs);
+        Bytes theirs;
+        adi::Error e = agree_inter(group_local(*local), local_leader, leaders, remote_leader, tag,
+                                   base::wire::payload(local->world), pair, theirs);
         std::string detail;
         if (e != adi::Error::none) return error_raise(local_comm, agreement_failed(e, detail), fn, detail);
         if (pair < 0) return error_raise(local_comm, no_context(detail), fn, detail);
-        std::vector<int> remote;
-        ByteReader rd(theirs);
-        if (!rd.get_ranks(remote, rt().world_size) || remote.empty())
-            return error_raise(local_comm, MPI_ERR_INTERN, fn, "malformed group list from the remote leader");
-        for (int wr : remote) {
+        base::Result<std::vector<int>> remote = group_list_decode(theirs, rt().world_size);
+        if (!remote)
+            return error_raise(local_comm, MPI_ERR_INTERN, fn, "malformed group list from the remote leader: " + remote.error());
+        for (int wr : *remote) {
             if (rank_of(local->world, wr) >= 0)
                 return error_raise(local_comm, MPI_ERR_ARG, fn, "the local and remote groups overlap");
         }
-        auto ic = comm_make(*local, pair, std::move(remote), local->rank);
+        auto ic = comm_make(*local, pair, std::move(*remote), local->rank);
         ic->inter = true;
         ic->local = local->world;
         *newintercomm = comm_register(std::move(ic));
@@ -71,21 +69,19 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
         if (!c->inter) return error_raise(intercomm, MPI_ERR_COMM, fn, "not an intercommunicator");
         if (newintracomm == nullptr) return error_raise(intercomm, MPI_ERR_ARG, fn, "newintracomm is NULL");
         // Every member of a group passes the same `high`; the leader's is the group's.
-        ByteWriter w;
-        w.put_int(high ? 1 : 0);
         int pair = -1;
-        std::vector<std::byte> theirs;
-        adi::Error e = agree_inter(group_local(*c), 0, group_remote(*c), 0, kTagAgreeLeaders, w.bytes, pair, theirs);
+        Bytes theirs;
+        adi::Error e = agree_inter(group_local(*c), 0, group_remote(*c), 0, kTagAgreeLeaders,
+                                   base::wire::payload(high != 0), pair, theirs);
         std::string detail;
         if (e != adi::Error::none) return error_raise(intercomm, agreement_failed(e, detail), fn, detail);
         if (pair < 0) return error_raise(intercomm, no_context(detail), fn, detail);
-        int remote_high = 0;
-        ByteReader rd(theirs);
-        if (!rd.get_int(remote_high)) return error_raise(intercomm, MPI_ERR_INTERN, fn, "malformed answer");
+        const base::Result<bool> remote_high = base::wire::decode<bool>(theirs);
+        if (!remote_high) return error_raise(intercomm, MPI_ERR_INTERN, fn, "malformed answer");
         // The low group comes first; on a tie, the group whose first process
         // has the lower world rank (both sides decide alike).
         bool local_first;
-        if ((high ? 1 : 0) != remote_high) {
+        if ((high != 0) != *remote_high) {
             local_first = !high;
         } else {
             local_first = c->local.front() < c->world.front();

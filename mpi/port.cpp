@@ -96,18 +96,6 @@ constexpr auto wire_fields(std::type_identity<Outcome>) {
                       w::field("subject", &Outcome::subject)};
 }
 
-// An outcome as the root broadcasts it to its group, and back.
-std::vector<std::byte> outcome_encode(const Outcome& o) {
-    const std::vector<std::uint8_t> payload = base::wire::payload(o);
-    std::vector<std::byte> out(payload.size());
-    std::memcpy(out.data(), payload.data(), payload.size());
-    return out;
-}
-
-base::Result<Outcome> outcome_decode(const std::vector<std::byte>& bytes) {
-    return base::wire::decode<Outcome>(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
-}
-
 // Keeps this process's other communication going while a root waits on its port.
 void idle() { rt().engine->progress(); }
 
@@ -125,13 +113,6 @@ void fly(double seconds) {
 std::vector<wireup::BusinessCard> group_cards(const Comm& c) {
     std::vector<wireup::BusinessCard> out;
     for (const int p : c.group()) out.push_back(card_of(p));
-    return out;
-}
-
-std::vector<std::uint8_t> mask_bytes(const ContextPool::Mask& m) {
-    const ContextPool::Mask wire = ContextPool::to_wire(m);
-    std::vector<std::uint8_t> out(sizeof wire);
-    std::memcpy(out.data(), wire.data(), sizeof wire);
     return out;
 }
 
@@ -189,7 +170,8 @@ std::optional<Outcome> serve_one(port::Channel& ch, const Port& p, const Context
     const auto offer = base::wire::decode<port::Offer>(f->payload);
     const auto expected =
         port::port_proof(p.name.secret, security::ProofRole::port_connector, hello->nonce, challenge.nonce);
-    if (!offer || !security::proof_equal(expected, offer->proof) || offer->mask.size() != sizeof(ContextPool::Mask)) {
+    const std::optional<ContextPool::Mask> theirs = offer ? ContextPool::mask_of(offer->mask) : std::nullopt;
+    if (!offer || !security::proof_equal(expected, offer->proof) || !theirs) {
         (void)ch.send(port::encode(port::Refusal{port::Refused::secret, "the client did not prove the port's secret"}));
         return std::nullopt;
     }
@@ -208,11 +190,8 @@ std::optional<Outcome> serve_one(port::Channel& ch, const Port& p, const Context
         (void)ch.send(port::encode(port::Refusal{port::Refused::identity, why}));
         return std::nullopt;
     }
-    ContextPool::Mask theirs{};
-    std::memcpy(theirs.data(), offer->mask.data(), sizeof theirs);
-    theirs = ContextPool::from_wire(theirs);
     ContextPool::Mask both = mine;
-    for (std::size_t i = 0; i < both.size(); ++i) both[i] &= theirs[i];
+    for (std::size_t i = 0; i < both.size(); ++i) both[i] &= (*theirs)[i];
     Outcome o;
     o.pair = ContextPool::lowest(both);
     if (o.pair < 0) {
@@ -285,7 +264,7 @@ Outcome talk(port::Channel& ch, const port::Name& name, const ContextPool::Mask&
         return failed(MPI_ERR_PORT, "the process at the port did not prove the port's secret");
     port::Offer offer;
     offer.proof = port::port_proof(name.secret, security::ProofRole::port_connector, hello.nonce, challenge->nonce);
-    offer.mask = mask_bytes(mine);
+    offer.mask = ContextPool::bytes_of(mine);
     offer.cards = group_cards(c);
     // A grid credential, when the client has one, says who it is.
     base::Result<std::optional<port::Credential>> cred = port::credential_find();
@@ -395,13 +374,13 @@ int port_join(const char* fn, MPI_Comm comm, const Comm& c, int root, MPI_Comm* 
         std::string detail;
         return error_raise(comm, agreement_failed(e, detail), fn, detail);
     }
-    std::vector<std::byte> bytes;
-    if (c.rank == root) bytes = outcome_encode(root_talk(mine));
+    base::wire::Bytes bytes;
+    if (c.rank == root) bytes = base::wire::payload(root_talk(mine));
     if (adi::Error e = agree_bcast(g, bytes, root); e != adi::Error::none) {
         std::string detail;
         return error_raise(comm, agreement_failed(e, detail), fn, detail);
     }
-    const base::Result<Outcome> o = outcome_decode(bytes);
+    const base::Result<Outcome> o = base::wire::decode<Outcome>(bytes);
     if (!o) return error_raise(comm, MPI_ERR_INTERN, fn, "malformed outcome from the root: " + o.error());
     if (o->cls != MPI_SUCCESS) return error_raise(comm, o->cls, fn, o->detail);
     std::string detail;
@@ -415,8 +394,8 @@ adi::Error disconnect_barrier(const Comm& c) {
     const coll::Group local = group_local(c);
     if (adi::Error e = coll::barrier(local); e != adi::Error::none || !c.inter) return e;
     if (c.rank == 0) {
-        std::vector<std::byte> none;
-        std::vector<std::byte> theirs;
+        const base::wire::Bytes none;
+        base::wire::Bytes theirs;
         if (adi::Error e = agree_swap(group_remote(c), 0, kTagAgreeLeaders, none, theirs); e != adi::Error::none)
             return e;
     }

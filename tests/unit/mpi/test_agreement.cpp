@@ -1,91 +1,75 @@
-// The wire form of what members exchange while they build a communicator
-// (mpi/agreement.hpp): ByteWriter's and ByteReader's exact bytes, the split
-// contributions, and the checks on what a peer sent.
+// What members exchange while they build a communicator (mpi/agreement.hpp),
+// in its wire form (base/wire.hpp): the split contributions' exact bytes, the
+// leaders' offer and result, and the checks on what another group sent.
 #include <catch2/catch.hpp>
 
-#include <cstddef>
-#include <initializer_list>
+#include <cstdint>
 #include <vector>
 
 #include "mpi/agreement.hpp"
-#include "tests/unit/bytes_of.hpp"
 
 using namespace strata::mpi;
-using strata::test::bytes_of;
-
-TEST_CASE("ByteWriter writes ints as little-endian int32", "[agreement]") {
-    ByteWriter w;
-    w.put_int(1);
-    w.put_int(-2);
-    w.put_ints({3, 0x01020304});
-    w.put_ints({});
-    CHECK(w.bytes == bytes_of({0x01, 0,    0,    0,                                            //
-                               0xFE, 0xFF, 0xFF, 0xFF,                                         //
-                               0x02, 0,    0,    0,    0x03, 0, 0, 0, 0x04, 0x03, 0x02, 0x01,  //
-                               0,    0,    0,    0}));
-
-    ByteReader r(w.bytes);
-    int a = 0, b = 0;
-    std::vector<int> v, none{7};
-    CHECK(r.get_int(a));
-    CHECK(r.get_int(b));
-    CHECK(r.get_ints(v));
-    CHECK(r.get_ints(none));
-    CHECK(a == 1);
-    CHECK(b == -2);
-    CHECK(v == std::vector<int>{3, 0x01020304});
-    CHECK(none.empty());
-    CHECK(r.rest().empty());
-    CHECK_FALSE(r.get_int(a));
-}
-
-TEST_CASE("ByteReader refuses what does not hold what it claims", "[agreement]") {
-    std::vector<int> v;
-    int x = 0;
-    const std::vector<std::byte> three = bytes_of({0x01, 0, 0});
-    CHECK_FALSE(ByteReader(three).get_int(x));
-    // A count of 2 with one int behind it.
-    const std::vector<std::byte> short_list = bytes_of({0x02, 0, 0, 0, 0x05, 0, 0, 0});
-    CHECK_FALSE(ByteReader(short_list).get_ints(v));
-    // A negative count, and a count far beyond the bytes.
-    const std::vector<std::byte> negative = bytes_of({0xFF, 0xFF, 0xFF, 0xFF});
-    CHECK_FALSE(ByteReader(negative).get_ints(v));
-    const std::vector<std::byte> huge = bytes_of({0xFF, 0xFF, 0xFF, 0x7F, 0x05, 0, 0, 0});
-    CHECK_FALSE(ByteReader(huge).get_ints(v));
-}
-
-TEST_CASE("a group list holds only ranks of the world", "[agreement]") {
-    const auto list_of = [](std::initializer_list<int> ranks) {
-        ByteWriter w;
-        w.put_ints(ranks);
-        return w.bytes;
-    };
-    std::vector<int> v;
-    const std::vector<std::byte> good = list_of({0, 3, 1});
-    CHECK(ByteReader(good).get_ranks(v, 4));
-    CHECK(v == std::vector<int>{0, 3, 1});
-    const std::vector<std::byte> too_high = list_of({0, 4});
-    CHECK_FALSE(ByteReader(too_high).get_ranks(v, 4));
-    const std::vector<std::byte> negative = list_of({2, -1});
-    CHECK_FALSE(ByteReader(negative).get_ranks(v, 4));
-    const std::vector<std::byte> huge = list_of({2147483647});
-    CHECK_FALSE(ByteReader(huge).get_ranks(v, 4));
-}
+namespace wire = strata::base::wire;
 
 TEST_CASE("a split contribution is its colour and key as little-endian int32", "[agreement]") {
-    ByteWriter w;
-    SplitEntry{-32766, 0x0A0B}.write(w);
-    SplitEntry{7, -1}.write(w);
-    REQUIRE(w.bytes.size() == 2 * SplitEntry::kBytes);
-    CHECK(w.bytes == bytes_of({0x02, 0x80, 0xFF, 0xFF, 0x0B, 0x0A, 0, 0,  //
-                               0x07, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF}));
-    ByteReader r(w.bytes);
-    SplitEntry a, b, c;
-    CHECK(a.read(r));
-    CHECK(b.read(r));
-    CHECK_FALSE(c.read(r));
-    CHECK(a.color == -32766);
-    CHECK(a.key == 0x0A0B);
-    CHECK(b.color == 7);
-    CHECK(b.key == -1);
+    CHECK(wire::payload(SplitEntry{-32766, 0x0A0B}) == Bytes{0x02, 0x80, 0xFF, 0xFF, 0x0B, 0x0A, 0, 0});
+    const auto back = wire::decode<SplitEntry>(wire::payload(SplitEntry{7, -1}));
+    REQUIRE(back);
+    CHECK(back->color == 7);
+    CHECK(back->key == -1);
+    // Every member's contribution has the same length, whatever its values:
+    // the agreement gathers them as fixed-size blocks.
+    CHECK(wire::payload(SplitEntry{}).size() == wire::payload(SplitEntry{-1, 2147483647}).size());
+    const auto cut = wire::decode<SplitEntry>(Bytes{1, 0, 0, 0, 2, 0, 0});
+    REQUIRE_FALSE(cut);
+    CHECK(cut.error().find("'key'") != std::string::npos);
+}
+
+TEST_CASE("a group list holds at least one rank of the world and nothing else", "[agreement]") {
+    const auto good = group_list_decode(wire::payload(std::vector<int>{0, 3, 1}), 4);
+    REQUIRE(good);
+    CHECK(*good == std::vector<int>{0, 3, 1});
+    CHECK_FALSE(group_list_decode(wire::payload(std::vector<int>{0, 4}), 4));
+    CHECK_FALSE(group_list_decode(wire::payload(std::vector<int>{2, -1}), 4));
+    CHECK_FALSE(group_list_decode(wire::payload(std::vector<int>{2147483647}), 4));
+    CHECK_FALSE(group_list_decode(wire::payload(std::vector<int>{}), 4));
+    // A count of 2 with one rank behind it, and a count far beyond the bytes.
+    CHECK_FALSE(group_list_decode(Bytes{2, 0, 0, 0, 1, 0, 0, 0}, 4));
+    CHECK_FALSE(group_list_decode(Bytes{0xFF, 0xFF, 0xFF, 0x7F, 1, 0, 0, 0}, 4));
+}
+
+TEST_CASE("a leader's offer carries a whole context mask and its payload", "[agreement]") {
+    ContextPool pool;
+    pool.take(5);
+    const LeaderOffer offer{ContextPool::bytes_of(pool.mask()), Bytes{9, 8, 7}};
+    const auto back = wire::decode<LeaderOffer>(wire::payload(offer));
+    REQUIRE(back);
+    CHECK(back->payload == Bytes{9, 8, 7});
+    const auto mask = ContextPool::mask_of(back->mask);
+    REQUIRE(mask);
+    CHECK(*mask == pool.mask());
+    CHECK(ContextPool::lowest(*mask) == 2);
+
+    LeaderOffer short_mask = offer;
+    short_mask.mask.pop_back();
+    const auto refused = wire::decode<LeaderOffer>(wire::payload(short_mask));
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().find("context mask") != std::string::npos);
+}
+
+TEST_CASE("a leader's result names a context pair or none", "[agreement]") {
+    for (const std::int32_t pair : {-1, 0, ContextPool::kPairs - 1}) {
+        const auto back = wire::decode<LeaderResult>(wire::payload(LeaderResult{pair, Bytes{1}}));
+        REQUIRE(back);
+        CHECK(back->pair == pair);
+        CHECK(back->payload == Bytes{1});
+    }
+    CHECK_FALSE(wire::decode<LeaderResult>(wire::payload(LeaderResult{ContextPool::kPairs, {}})));
+    CHECK_FALSE(wire::decode<LeaderResult>(wire::payload(LeaderResult{-2, {}})));
+}
+
+TEST_CASE("MPI_Intercomm_merge's payload is one bool", "[agreement]") {
+    CHECK(wire::decode<bool>(wire::payload(true)).value() == true);
+    CHECK(wire::decode<bool>(wire::payload(false)).value() == false);
+    CHECK_FALSE(wire::decode<bool>(Bytes{2, 0, 0, 0}));
 }

@@ -46,6 +46,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -115,6 +116,16 @@ using PeerFailures = std::vector<std::pair<int, std::string>>;
 int failures_report_all(Upcalls& up, PeerFailures& pending);
 inline int failures_report(Upcalls& up, PeerFailures& pending) {
     return pending.empty() ? 0 : failures_report_all(up, pending);
+}
+
+// The card entry under which MPI_Init publishes the process's data
+// representation (mpi/representation.hpp, its bytes()). Only processes whose
+// entries are equal store data alike and may link by a method that moves
+// records in host byte order (shared memory, libfabric); others use TCP, whose
+// records are little-endian on the wire.
+inline constexpr std::string_view kRepresentationEntry = "representation";
+inline bool same_representation(const wireup::BusinessCard& a, const wireup::BusinessCard& b) {
+    return a.entry(kRepresentationEntry) == b.entry(kRepresentationEntry);
 }
 
 // What the startup barrier released: every process's card (by world rank),

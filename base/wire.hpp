@@ -64,6 +64,9 @@ public:
     }
     // A u32 length, then the bytes.
     void bytes(const void* data, std::size_t n) {
+        // Room first, growing geometrically (GCC 12 at -O3 otherwise sees
+        // false overflows in the insert below).
+        if (out_.capacity() - out_.size() < 4 + n) out_.reserve(std::max(2 * out_.capacity(), out_.size() + 4 + n));
         u32(static_cast<std::uint32_t>(n));
         const auto* p = static_cast<const std::uint8_t*>(data);
         out_.insert(out_.end(), p, p + n);

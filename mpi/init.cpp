@@ -30,7 +30,7 @@
 #include "mpi/runtime.hpp"
 #include "mpi/port.hpp"
 #include "mpi/setup.hpp"
-#include "wireup/placement.hpp"
+#include "placement/placement.hpp"
 
 namespace strata::mpi {
 
@@ -54,7 +54,7 @@ Runtime::~Runtime() = default;
 
 base::Status representation_add(Runtime& r, const wireup::BusinessCard& card, const std::string& who) {
     const Representation& mine = Representation::native();
-    base::Result<Representation> peer = Representation::from_bytes(card.representation);
+    base::Result<Representation> peer = Representation::from_bytes(card.entry(adi::kRepresentationEntry));
     if (!peer) return peer.failure().prefixed(who + "'s business card holds ");
     if (base::Status can = convertible(*peer, mine); !can) {
         return base::Error{unconvertible_refusal(who, *peer, mine, can.error())};
@@ -136,7 +136,7 @@ base::Status representations_read(Runtime& r) {
 }
 
 // A binding that failed warns once; mpirun -v shows every rank's binding.
-void binding_report(int rank, const wireup::BindChoice& choice) {
+void binding_report(int rank, const placement::BindChoice& choice) {
     if (!choice.failure.empty())
         std::fprintf(stderr, "strata: rank %d: warning: %s; running unbound\n", rank, choice.failure.c_str());
     else if (verbose.get() != 0)
@@ -191,8 +191,8 @@ int init(const char* fn) {
         r->world_size = client->size();
     }
     wireup::BusinessCard card;
-    card.representation = Representation::published().bytes();
-    if (base::Status placed = wireup::placement_fill(card, client ? client->subjob() : 0); !placed)
+    card.publish(adi::kRepresentationEntry, Representation::published().bytes());
+    if (base::Status placed = placement::placement_fill(card, client ? client->subjob() : 0); !placed)
         init_failed(r->world_rank, placed.error());
     adi::MethodContext ctx{r->world_rank, r->world_size, client ? client->job_key() : std::string(), card.hostname};
     auto methods = dev::methods_create(ctx);
@@ -205,8 +205,9 @@ int init(const char* fn) {
     adi::World& world = r->world;
     world.rank = r->world_rank;
     wireup::Release release;
+    std::vector<wireup::CpuPlace> places;  // by world rank, from the bindings
     // Before binding narrows the affinity to one core.
-    const long cores = wireup::affinity_cpus();
+    const long cores = placement::affinity_cpus();
     if (client) {
         base::Result<wireup::Release> released = client->checkin(card);
         if (!released) init_failed(r->world_rank, released.error());
@@ -218,8 +219,8 @@ int init(const char* fn) {
         world.cards = std::move(release.cards);
         phases.end("check-in and barrier");
         // Bound here, the first moment the ranks of this host are known, and
-        // before any method connects (wireup/binding.hpp has the rule).
-        base::Result<wireup::BindChoice> bound = wireup::placement_bind(world.cards, r->world_rank);
+        // before any method connects (placement/binding.hpp has the rule).
+        base::Result<placement::BindChoice> bound = placement::placement_bind(world.cards, r->world_rank, places);
         if (!bound) init_failed(r->world_rank, bound.error());
         binding_report(r->world_rank, *bound);
     } else {
@@ -230,7 +231,7 @@ int init(const char* fn) {
     if (base::Status named = named_setup(*r, release.comm_file, release.comm_text); !named)
         init_failed(r->world_rank, named.error());
     phases.end("binding and representations");
-    world.topology = wireup::Topology::build(world.cards, dev::fast_link);
+    world.topology = wireup::Topology::build(world.cards, dev::fast_link, places);
     phases.end("topology");
     if (base::Status connected = r->engine->connect_world(world); !connected)
         init_failed(r->world_rank, connected.error());

@@ -22,6 +22,7 @@
 #include "base/numbers.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"
+#include "placement/binding.hpp"
 #include "wireup/emulation.hpp"
 
 using namespace strata;
@@ -337,6 +338,7 @@ int join(const Comm& c, const Outcome& o, MPI_Comm* newcomm, std::string& detail
         const std::string who = "process " + std::to_string(o.remote_first + k) + " of the other job";
         if (base::Status read = representation_add(r, o.cards[k], who); !read) return undo(read.error());
     }
+    if (const auto places = placement::places_of(o.cards); !places) return undo("the other job: " + places.error());
     if (base::Status added = r.engine->peers_add(set); !added) return undo(added.error());
     // Types made while every process stored data alike went straight
     // between buffer and engine; from now on some may need converting.
@@ -350,7 +352,9 @@ int join(const Comm& c, const Outcome& o, MPI_Comm* newcomm, std::string& detail
     }
     std::vector<wireup::BusinessCard> all = r.world.cards;
     all.insert(all.end(), r.peer_cards.begin(), r.peer_cards.end());
-    r.joined_topology = wireup::Topology::build(all, dev::fast_link);
+    // Every card's placement entry was read before (this job's at MPI_Init, the other's above).
+    const base::Result<std::vector<wireup::CpuPlace>> places = placement::places_of(all);
+    r.joined_topology = wireup::Topology::build(all, dev::fast_link, places ? *places : std::vector<wireup::CpuPlace>{});
     r.peer_sets.push_back(PeerSetUse{o.set, set.first, static_cast<int>(o.cards.size()), 0});
     std::vector<int> remote(o.cards.size());
     for (std::size_t k = 0; k < remote.size(); ++k) remote[k] = set.first + static_cast<int>(k);

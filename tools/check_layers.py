@@ -10,6 +10,7 @@ built in:
     base <- security <- wireup <- job, gram <- adapters <- launcher, gatekeeper
     security <- relay <- wireup, launcher, gatekeeper
     base <- commfile;  wireup <- adi <- devices <- collectives <- mpi <- fortran
+    wireup <- placement <- mpi
 
 Prints each refused include as FILE:LINE: FOLDER includes OTHER/... and exits
 1 if there is one; a folder missing from the table is an error too, so a new
@@ -28,6 +29,7 @@ LAYERS = {
     "security": {"base"},
     "relay": {"base", "security"},
     "wireup": {"base", "security", "relay"},
+    "placement": {"base", "wireup"},
     "commfile": {"base"},
     "job": {"base", "wireup"},
     "gram": {"base", "wireup", "job"},
@@ -37,7 +39,7 @@ LAYERS = {
     "adi": {"base", "wireup"},
     "devices": {"base", "security", "relay", "wireup", "adi"},
     "collectives": {"base", "wireup", "adi"},
-    "mpi": {"base", "wireup", "adi", "devices", "collectives", "commfile"},
+    "mpi": {"base", "wireup", "placement", "adi", "devices", "collectives", "commfile"},
     "fortran": {"base", "mpi"},
 }
 # Not layers of the library: they may include anything.

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -134,9 +135,31 @@ base::Result<int> mpirun_connect(const std::string& host, const std::string& por
 
 }  // namespace
 
-std::string BusinessCard::address_of(const std::string& method) const {
-    for (const auto& [m, a] : addresses)
-        if (m == method) return a;
+const std::string& BusinessCard::entry(std::string_view key) const {
+    static const std::string none;
+    for (const auto& [k, v] : entries)
+        if (k == key) return v;
+    return none;
+}
+
+void BusinessCard::publish(std::string_view key, std::string value) {
+    for (auto& [k, v] : entries) {
+        if (k == key) {
+            v = std::move(value);
+            return;
+        }
+    }
+    entries.emplace_back(key, std::move(value));
+}
+
+std::string wire_check(const BusinessCard& c) {
+    // Sorted keys: a hostile card's many entries cost n log n, not n squared.
+    std::vector<std::string_view> keys;
+    for (const auto& e : c.entries) keys.emplace_back(e.first);
+    std::sort(keys.begin(), keys.end());
+    if (!keys.empty() && keys.front().empty()) return "'entries': an entry without a key";
+    const auto twice = std::adjacent_find(keys.begin(), keys.end());
+    if (twice != keys.end()) return "'entries': two entries under '" + std::string(*twice) + "'";
     return {};
 }
 

@@ -37,6 +37,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -56,10 +57,12 @@ enum class Type : std::uint8_t {
     names_reply = 9,
 };
 
-// How to reach one process and where it sits. Before the startup barrier the
-// process fills what it knows of itself (MPI_Init); at its Checkin mpirun adds
-// what the job description says (the fields marked "mpirun"), and the Release
-// hands every card to every process. wireup/topology.hpp reads them.
+// How to reach one process and where it sits: a fixed identity, and entries
+// each subsystem publishes for its own kind at the other processes (as PMIx
+// keys do). Before the startup barrier the process fills what it knows of
+// itself (MPI_Init); at its Checkin mpirun adds what the job description says
+// (the fields marked "mpirun"), and the Release hands every card to every
+// process. wireup/topology.hpp reads the identity.
 struct BusinessCard {
     std::string hostname;  // gethostname(): the real host, e.g. for oversubscription
     // Equal exactly for processes that can share memory (same kernel boot and
@@ -67,36 +70,22 @@ struct BusinessCard {
     // tests). mpirun appends the subjob's emulated host identity, if the job
     // gives one, so that processes of different "hosts" on one machine do not.
     std::string host;
-    std::string vendor;    // the vendor-fabric domain (STRATA_VENDOR_DOMAIN, else the subjob)
-    std::string data_tls;  // this process's STRATA_DATA_TLS: both ends of a TCP link must agree
-    // The relay of the process's site ("a.b.c.d:port", env::kRelay) when the
-    // site is private (no other site can connect to it), else empty: what
-    // wireup/routes.hpp decides every pair's route by.
-    std::string relay;
-    // The processor package and NUMA node (hwloc logical indices) that hold
-    // the process's CPU binding, or -1: not asked for (STRATA_TOPOLOGY_HWLOC),
-    // or the binding spans several.
-    std::int32_t package = -1;
-    std::int32_t numa = -1;
+    std::string vendor;          // the vendor-fabric domain (STRATA_VENDOR_DOMAIN, else the subjob)
     std::string site;            // mpirun: the subjob's site label (local-area network)
     std::string machine;         // mpirun: the subjob's machine label if the job gives one, else empty
     std::string processor_name;  // mpirun: what MPI_Get_processor_name reports
     std::uint32_t subjob = 0;    // mpirun: the subjob's index
-    // The process's data representation (mpi/representation.hpp, its bytes()).
-    std::string representation;
-    // One entry per communication method that published an address, e.g.
-    // {"tcp", "10.0.0.7,127.0.0.1:40123"}.
-    std::vector<std::pair<std::string, std::string>> addresses;
-    // With STRATA_TOPOLOGY_HWLOC=1, what the binding made after the startup
-    // barrier will be (wireup/binding.hpp): how many cores the process may use
-    // and the (package, NUMA node) it takes by its index among its host's
-    // ranks; empty when it will not bind. Every process reads them to key the
-    // topology by the binding (cards_bind).
-    std::int32_t bind_cores = 0;
-    std::vector<std::pair<std::int32_t, std::int32_t>> bind_slots;
+    // What subsystems published, at most one entry per key, each value in its
+    // publisher's own form. A communication method publishes its address
+    // under its name ("tcp": "10.0.0.7,127.0.0.1:40123"); other keys belong
+    // to the subsystem that defines them (kRelayEntry in wireup/routes.hpp,
+    // adi::kRepresentationEntry, the TCP method's data TLS, placement/).
+    std::vector<std::pair<std::string, std::string>> entries;
 
-    // The address published by `method`, or empty.
-    std::string address_of(const std::string& method) const;
+    // The entry under `key`, or an empty string.
+    const std::string& entry(std::string_view key) const;
+    // Sets the entry under `key`, replacing one there was.
+    void publish(std::string_view key, std::string value);
     bool operator==(const BusinessCard&) const = default;
 };
 
@@ -108,26 +97,30 @@ constexpr auto wire_fields(std::type_identity<BusinessCard>) {
     return std::tuple{w::field("hostname", &C::hostname),
                       w::field("host", &C::host),
                       w::field("vendor", &C::vendor),
-                      w::field("data_tls", &C::data_tls),
-                      w::field("relay", &C::relay),
-                      w::field("package", &C::package),
-                      w::field("numa", &C::numa),
                       w::field("site", &C::site),
                       w::field("machine", &C::machine),
                       w::field("processor_name", &C::processor_name),
                       w::field("subjob", &C::subjob),
-                      w::field("representation", &C::representation),
-                      w::field("addresses", &C::addresses),
-                      w::field("bind_cores", &C::bind_cores),
-                      w::field("bind_slots", &C::bind_slots)};
+                      w::field("entries", &C::entries)};
 }
+// An entry without key, or two under one key: "" when there is none.
+std::string wire_check(const BusinessCard& c);
 
-// Whether the processes of two cards store data alike (equal representation
-// bytes): only those may link by a method that moves records in host byte
-// order (shared memory, libfabric); others use TCP, whose records are
-// little-endian on the wire.
-inline bool same_representation(const BusinessCard& a, const BusinessCard& b) {
-    return a.representation == b.representation;
+// An entry that is a message of base/wire.hpp (a subsystem's field list):
+// published as its payload, and read back whole; a card without the entry
+// reads as T{}.
+template <class T>
+void publish_message(BusinessCard& card, std::string_view key, const T& m) {
+    const base::wire::Bytes payload = base::wire::payload(m);
+    card.publish(key, std::string(payload.begin(), payload.end()));
+}
+template <class T>
+base::Result<T> entry_message(const BusinessCard& card, std::string_view key) {
+    const std::string& e = card.entry(key);
+    if (e.empty()) return T{};
+    base::Result<T> m = base::wire::decode<T>({reinterpret_cast<const std::uint8_t*>(e.data()), e.size()});
+    if (!m) return base::Error{"its '" + std::string(key) + "' entry: " + m.error()};
+    return m;
 }
 
 struct Hello {

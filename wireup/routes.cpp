@@ -17,10 +17,10 @@ std::string routes_text(const std::vector<BusinessCard>& cards) {
             if (!out.empty()) out += '\n';
             out += "routes: " + a->first + " <-> " + b->first + " ";
             if (r == Route::relayed) {
-                out += "through both relays (" + a->second->relay + ", " + b->second->relay + ")";
+                out += "through both relays (" + relay_of(*a->second) + ", " + relay_of(*b->second) + ")";
             } else {
                 const BusinessCard& priv = is_private(*a->second) ? *a->second : *b->second;
-                out += "through " + priv.site + "'s relay (" + priv.relay + ")";
+                out += "through " + priv.site + "'s relay (" + relay_of(priv) + ")";
             }
         }
     }
@@ -30,7 +30,7 @@ std::string routes_text(const std::vector<BusinessCard>& cards) {
 std::string relays_named(std::string text, const std::vector<BusinessCard>& cards) {
     std::map<std::string, std::string> sites;  // "relay ENDPOINT" -> site
     for (const BusinessCard& c : cards)
-        if (is_private(c)) sites.emplace("relay " + c.relay, c.site);
+        if (is_private(c)) sites.emplace("relay " + relay_of(c), c.site);
     for (const auto& [named, site] : sites) {
         const std::string tag = " (site " + site + ")";
         for (std::size_t at = text.find(named); at != std::string::npos; at = text.find(named, at)) {

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "wireup/protocol.hpp"
@@ -31,8 +32,14 @@ enum class Route {
     relayed,      // both private: through both relays
 };
 
+// The card entry that names the relay of the process's site
+// ("a.b.c.d:port", env::kRelay) when the site is private (no other site can
+// connect to it); the TCP method publishes it.
+inline constexpr std::string_view kRelayEntry = "relay";
+inline const std::string& relay_of(const BusinessCard& c) { return c.entry(kRelayEntry); }
+
 // Whether a process is at a private site (its card names a relay).
-inline bool is_private(const BusinessCard& c) { return !c.relay.empty(); }
+inline bool is_private(const BusinessCard& c) { return !relay_of(c).empty(); }
 
 // The route from `me` to `them`.
 inline Route route_between(const BusinessCard& me, const BusinessCard& them) {

@@ -53,7 +53,8 @@ const char* level_name(int kind) {
     }
 }
 
-Topology Topology::build(const std::vector<BusinessCard>& cards, const FastLink& fast) {
+Topology Topology::build(const std::vector<BusinessCard>& cards, const FastLink& fast,
+                         const std::vector<CpuPlace>& places) {
     const std::size_t n = cards.size();
     Topology t;
     t.depths_.assign(n, 0);
@@ -73,7 +74,7 @@ Topology Topology::build(const std::vector<BusinessCard>& cards, const FastLink&
         t.add_level(r, kSystem, system({site, labelled, c.machine, labelled ? 0 : c.subjob}));
     }
     t.vendor_levels(cards, fast);
-    t.lower_levels(cards);
+    t.lower_levels(cards, places);
     return t;
 }
 
@@ -108,7 +109,7 @@ void Topology::vendor_levels(const std::vector<BusinessCard>& cards, const FastL
     }
 }
 
-void Topology::lower_levels(const std::vector<BusinessCard>& cards) {
+void Topology::lower_levels(const std::vector<BusinessCard>& cards, const std::vector<CpuPlace>& places) {
     // The vendor groups with a node level: spread over hosts, two on one somewhere.
     std::map<int, std::map<std::string, int>> hosts;  // vendor colour -> host -> its processes
     for (std::size_t r = 0; r < cards.size(); ++r) {
@@ -129,10 +130,10 @@ void Topology::lower_levels(const std::vector<BusinessCard>& cards) {
     for (std::size_t r = 0; r < cards.size(); ++r) {
         if (depths_[r] <= kVendor) continue;
         if (noded.count(colors_[r][kVendor]) != 0) below(r, kNode, 0);
-        // The hwloc levels, where the process's binding lies inside one object.
-        if (cards[r].package < 0) continue;
-        below(r, kPackage, cards[r].package);
-        if (cards[r].numa >= 0) below(r, kNuma, cards[r].numa);
+        // The package and NUMA node levels, where the process's binding lies inside one.
+        if (r >= places.size() || places[r].package < 0) continue;
+        below(r, kPackage, places[r].package);
+        if (places[r].numa >= 0) below(r, kNuma, places[r].numa);
     }
 }
 

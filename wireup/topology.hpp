@@ -14,9 +14,10 @@
 //   node          the same host, where the vendor group spans hosts and some
 //                 host holds two of its processes (seed 000's IBM SP: the
 //                 switch across nodes, shared memory inside one)
-//   package       the same processor package   } only with STRATA_TOPOLOGY_HWLOC=1;
-//   NUMA node     the same NUMA node           } of one host, from each process's
-//                                              } CPU binding (wireup/binding.hpp)
+//   package       the same processor package   } only where the process's place
+//   NUMA node     the same NUMA node           } is known (CpuPlace below): of one
+//                                              } host, from its CPU binding
+//                                              } (placement/binding.hpp)
 // The first four levels are at fixed indices (their kinds' values); the ones
 // below are numbered from 4 on as a process has them, so level 4 is a node
 // for one process and a package for another. Every process of one cluster
@@ -51,11 +52,20 @@ const char* level_name(int kind);
 // alone (the devices decide by the same rule; dev::fast_link).
 using FastLink = std::function<bool(const BusinessCard&, const BusinessCard&)>;
 
+// The processor package and NUMA node (indices on the process's host) that
+// hold a process's CPU binding, or -1: unknown, or the binding spans several.
+struct CpuPlace {
+    int package = -1;
+    int numa = -1;
+};
+
 class Topology {
 public:
     Topology() = default;
-    // A table for `cards` (indexed by world rank).
-    static Topology build(const std::vector<BusinessCard>& cards, const FastLink& fast);
+    // A table for `cards` (indexed by world rank), with the processes' CPU
+    // places when known (empty, or one per card).
+    static Topology build(const std::vector<BusinessCard>& cards, const FastLink& fast,
+                          const std::vector<CpuPlace>& places = {});
 
     int size() const { return static_cast<int>(depths_.size()); }
     int depth(int rank) const { return depths_[static_cast<std::size_t>(rank)]; }
@@ -86,7 +96,7 @@ private:
     // The vendor level, from the groups that `fast` links inside each machine.
     void vendor_levels(const std::vector<BusinessCard>& cards, const FastLink& fast);
     // The node, package and NUMA node levels below the vendor level.
-    void lower_levels(const std::vector<BusinessCard>& cards);
+    void lower_levels(const std::vector<BusinessCard>& cards, const std::vector<CpuPlace>& places);
 
     std::vector<int> depths_;
     std::vector<std::vector<int>> colors_;  // [rank][level], kLevels entries, -1 beyond the depth

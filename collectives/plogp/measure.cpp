@@ -9,6 +9,7 @@
 
 #include "collectives/collectives.hpp"
 #include "base/little_endian.hpp"
+#include "wireup/routes.hpp"
 #include "wireup/topology.hpp"
 
 namespace strata::coll::plogp {
@@ -244,7 +245,7 @@ Layout layout_of(const adi::World& world) {
     for (int r = 0; r < world.topology.size(); ++r) {
         out.sites.push_back(world.cards[static_cast<std::size_t>(r)].site);
         out.machines.push_back(world.topology.color(r, wireup::kSystem));
-        out.gateways.push_back(!world.cards[static_cast<std::size_t>(r)].relay.empty());
+        out.gateways.push_back(wireup::is_private(world.cards[static_cast<std::size_t>(r)]));
     }
     return out;
 }

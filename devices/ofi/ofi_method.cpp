@@ -259,17 +259,17 @@ base::Status OfiMethod::publish(wireup::BusinessCard& card) {
         return failed;
     }
     name.resize(len);
-    card.addresses.emplace_back("ofi", provider_name_ + "|" + hex_encode(name));
+    card.publish("ofi", provider_name_ + "|" + hex_encode(name));
     return {};
 }
 
 bool OfiMethod::links(const wireup::BusinessCard& a, const wireup::BusinessCard& b) {
-    const std::string x = a.address_of("ofi");
-    const std::string y = b.address_of("ofi");
+    const std::string x = a.entry("ofi");
+    const std::string y = b.entry("ofi");
     const auto bar = x.rfind('|');
     if (bar == std::string::npos || y.rfind('|') != bar || x.compare(0, bar, y, 0, bar) != 0) return false;
     return a.vendor == b.vendor && (x.compare(0, bar, "shm") != 0 || a.host == b.host) &&
-           wireup::same_representation(a, b);
+           adi::same_representation(a, b);
 }
 
 base::Status OfiMethod::connect_world(const adi::World& world) {
@@ -284,7 +284,7 @@ base::Status OfiMethod::connect_world(const adi::World& world) {
         p.hostname = cards[i].hostname;
         if (static_cast<int>(i) == my_rank) continue;  // the self method's
         if (!links(mine, cards[i])) continue;
-        const std::string a = cards[i].address_of("ofi");
+        const std::string a = cards[i].entry("ofi");
         const auto bar = a.rfind('|');
         // The peer reaches us by the same rules: failing here must stop the job,
         // or the two would disagree on the method between them.

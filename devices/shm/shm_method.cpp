@@ -261,15 +261,15 @@ base::Status ShmMethod::publish(wireup::BusinessCard& card) {
                   static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(&g_probe_word)),
                   static_cast<unsigned long long>(probe_value_), static_cast<unsigned long long>(ring_bytes_),
                   static_cast<unsigned>(::getuid()));
-    card.addresses.emplace_back("shm", addr);
+    card.publish("shm", addr);
     return {};
 }
 
 bool ShmMethod::links(const wireup::BusinessCard& a, const wireup::BusinessCard& b) {
-    const std::string x = a.address_of("shm");
-    const std::string y = b.address_of("shm");
+    const std::string x = a.entry("shm");
+    const std::string y = b.entry("shm");
     return !x.empty() && !y.empty() && a.host == b.host && layout_of(x) == layout_of(y) &&
-           wireup::same_representation(a, b);
+           adi::same_representation(a, b);
 }
 
 void ShmMethod::address_take(Peer& p, const Address& a) {
@@ -303,7 +303,7 @@ base::Status ShmMethod::connect_world(const adi::World& world) {
         p.world = local[static_cast<std::size_t>(i)];
         p.index = i;
         p.slot = my_index_;
-        const std::string a = cards[static_cast<std::size_t>(p.world)].address_of("shm");
+        const std::string a = cards[static_cast<std::size_t>(p.world)].entry("shm");
         const std::optional<Address> where = address_parse(a);
         if (!where) {
             return base::Error{"shared memory: rank " + std::to_string(p.world) + " published a malformed address '" +
@@ -342,7 +342,7 @@ bool ShmMethod::peers_add(const adi::PeerSet& set) {
     std::deque<Peer> found;
     for (std::size_t k = 0; k < set.cards.size(); ++k) {
         if (!links(card_, set.cards[k])) continue;
-        const std::optional<Address> where = address_parse(set.cards[k].address_of("shm"));
+        const std::optional<Address> where = address_parse(set.cards[k].entry("shm"));
         if (!where) continue;  // not ours to reach; TCP will say what is wrong with its card
         Peer p;
         p.world = set.first + static_cast<int>(k);

@@ -33,6 +33,9 @@ const base::KnobString data_tls_knob{
     wireup::kDataTls.variable, "off",
     "TLS on TCP links between ranks: off, wan (between ranks of different sites) or all"};
 
+// The card entry under which each rank shows its STRATA_DATA_TLS.
+constexpr std::string_view kTlsEntry = "tcp.tls";
+
 const base::KnobInt streams_knob{
     wireup::kTcpStreams.variable, 1,
     "TCP connections a process uses to send to each peer at another site, 1 to 16: payloads above "
@@ -98,7 +101,7 @@ void TcpMethod::peer_new(int peer, std::uint32_t trust) {
 base::Status TcpMethod::peer_address_set(Peer& p, const wireup::BusinessCard& card, const std::string& index) {
     p.remote.hostname = card.hostname;
     p.site = card.site;
-    const std::string a = card.address_of("tcp");
+    const std::string a = card.entry("tcp");
     if (a.empty()) return {};  // no TCP there
     const base::Result<CardAddress> where = card_address_parse(a);
     if (!where) return where.failure().prefixed(index + " publishes the TCP address '" + a + "': ");
@@ -143,7 +146,7 @@ base::Status TcpMethod::listen_open() {
 
 base::Status TcpMethod::publish(wireup::BusinessCard& card) {
     if (base::Status opened = listen_open(); !opened) return opened;
-    card.addresses.emplace_back("tcp", address_);
+    card.publish("tcp", address_);
     // Before the barrier, after which mpirun removes the table's name.
     if (base::Status shared = emulator_.attach(wireup::emulation_setting(), ctx_.job_key); !shared) return shared;
     // At a private site the gatekeeper started a relay and said where.
@@ -153,14 +156,14 @@ base::Status TcpMethod::publish(wireup::BusinessCard& card) {
             return base::Error{std::string(wireup::env::kRelay) + "='" + relay +
                                "': expected the relay's IPv4 address and port, a.b.c.d:port"};
         }
-        card.relay = relay;
+        card.publish(wireup::kRelayEntry, relay);
         // Attached before the startup barrier: a peer may open a stream to
         // this process as soon as the barrier opens.
         if (base::Status attached = relay_attach(); !attached) return attached;
     }
     // Both ends of a link must agree on TLS, or each waits for the other:
     // every rank shows its setting, and connect_world compares them.
-    card.data_tls = data_tls_knob.get();
+    card.publish(kTlsEntry, data_tls_knob.get());
     return {};
 }
 
@@ -174,8 +177,8 @@ base::Status TcpMethod::settings_check(const std::vector<wireup::BusinessCard>& 
         return base::Error{"the TCP method numbers at most " + std::to_string(kPeerBits) + " processes"};
     }
     for (std::size_t i = 0; i < cards.size(); ++i) {
-        const std::string& theirs = cards[i].data_tls;
-        if (!cards[i].address_of("tcp").empty() && theirs != data_tls_) {
+        const std::string& theirs = cards[i].entry(kTlsEntry);
+        if (!cards[i].entry("tcp").empty() && theirs != data_tls_) {
             return base::Error{
                 "STRATA_DATA_TLS is '" + data_tls_ + "' at rank " + std::to_string(my_rank) + " but '" + theirs +
                 "' at rank " + std::to_string(i) +
@@ -228,9 +231,9 @@ base::Status TcpMethod::routes_set(const std::vector<wireup::BusinessCard>& card
         Peer& p = *peers_[i];
         p.route = wireup::route_between(cards[me], cards[i]);
         if (p.route == wireup::Route::direct || p.route == wireup::Route::out_relayed) continue;
-        const std::optional<relay::Endpoint> theirs = relay::endpoint_parse(cards[i].relay);
+        const std::optional<relay::Endpoint> theirs = relay::endpoint_parse(wireup::relay_of(cards[i]));
         if (!theirs) {
-            return base::Error{"rank " + std::to_string(i) + " names its relay '" + cards[i].relay +
+            return base::Error{"rank " + std::to_string(i) + " names its relay '" + wireup::relay_of(cards[i]) +
                                "': expected a.b.c.d:port"};
         }
         p.relay = *theirs;
@@ -451,7 +454,7 @@ bool TcpMethod::peers_add(const adi::PeerSet& set) {
     while (trusts_.back().id != 0 && trusts_.back().first >= set.first) trusts_.pop_back();
     const auto trust = static_cast<std::uint32_t>(trusts_.size());
     trusts_.push_back(Trust{set.id, set.key, set.my_rank, set.first_rank, set.first,
-                            static_cast<int>(set.cards.size()), set.cards.empty() ? "" : set.cards.front().data_tls});
+                            static_cast<int>(set.cards.size()), set.cards.empty() ? "" : set.cards.front().entry(kTlsEntry)});
     // Their links shaped as this job's when both jobs emulate alike (and the timer watched from then on).
     const bool timed = emulator_.active();
     if (!emulator_.peers_add(set.first, set.cards, my_site_, my_host_, set.emulation)) return false;
@@ -463,7 +466,7 @@ bool TcpMethod::peers_add(const adi::PeerSet& set) {
         Peer& p = peer_at(peer);
         // Another job's site behind a relay, or this one's, is out of reach:
         // relays carry only their own job's links.
-        if (!set.cards[k].relay.empty() || my_relay_) continue;
+        if (wireup::is_private(set.cards[k]) || my_relay_) continue;
         if (!peer_address_set(p, set.cards[k], "process " + std::to_string(set.first_rank + k))) {
             p.remote.address.clear();
             continue;

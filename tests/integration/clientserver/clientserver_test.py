@@ -293,9 +293,10 @@ def vanish(ctx, args):
         theirs = payload[4:36]
         proof = hmac.new(secret, b"strata port connector\0" + mine + theirs + struct.pack("<II", 0, 0),
                          hashlib.sha256).digest()
-        card = b"".join(blob(x) for x in (b"ghost", b"ghost", b"", b"off", b"")) + struct.pack("<ii", -1, -1)
-        card += b"".join(blob(x) for x in (b"", b"", b"ghost")) + struct.pack("<I", 0) + blob(b"")
-        card += struct.pack("<I", 0) + struct.pack("<iI", 0, 0)
+        # A card (wireup/protocol.hpp): hostname, host, vendor, site, machine,
+        # processor_name, subjob, then its entries: only the TCP method's TLS mode.
+        card = b"".join(blob(x) for x in (b"ghost", b"ghost", b"", b"", b"", b"ghost")) + struct.pack("<I", 0)
+        card += struct.pack("<I", 1) + blob(b"tcp.tls") + blob(b"off")
         mask = blob(b"\xff" * 1024)
         # Offer: proof, free contexts, one card, no grid credential (certificates, signature).
         s.sendall(frame(3, blob(proof) + mask + struct.pack("<I", 1) + card + blob(b"") + blob(b"")))

@@ -84,7 +84,7 @@ void rank_init(Rank& me) {
     if (!me.client) die("not started by mpirun");
     strata::wireup::BusinessCard card;
     card.hostname = "fake-" + std::to_string(me.rank);
-    card.addresses.emplace_back("tcp", "127.0.0.1:" + std::to_string(10000 + me.rank));
+    card.publish("tcp", "127.0.0.1:" + std::to_string(10000 + me.rank));
     auto released = me.client->checkin(card);
     if (!released) die("checkin: " + released.error());
     me.release = std::move(*released);

@@ -54,11 +54,9 @@ def blob(b):
 
 
 def checkin_payload(rank, pid, proof_bytes):
-    # wireup/protocol.cpp's card: hostname, host, vendor, data_tls, relay,
-    # package, numa, site, machine, processor_name, subjob, representation
-    # (empty), no addresses, then the binding: no cores counted, no slots.
-    card = (blob(b"stranger") + blob(b"") * 4 + struct.pack("<ii", -1, -1) + blob(b"") * 3 + struct.pack("<I", 0) +
-            blob(b"") + struct.pack("<I", 0) + struct.pack("<iI", 0, 0))
+    # wireup/protocol.hpp's card: hostname, host, vendor, site, machine,
+    # processor_name, subjob, no entries.
+    card = blob(b"stranger") + blob(b"") * 5 + struct.pack("<II", 0, 0)
     return struct.pack("<II", rank, pid) + blob(proof_bytes) + card
 
 

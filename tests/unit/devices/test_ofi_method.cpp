@@ -74,9 +74,9 @@ TEST_CASE("ofi: peers of another data representation are left to other methods")
     // order, so neither side reaches the other, on either provider.
     std::vector<wireup::BusinessCard> cards = {card_make("h", "v"), card_make("h", "v"), card_make("h", "v"),
                                                card_make("h", "v"), card_make("h", "v")};
-    for (auto& c : cards) c.representation = std::string("L-little");
-    cards[2].representation = std::string("B-big");
-    cards[4].representation = std::string("B-big");
+    for (auto& c : cards) c.publish(adi::kRepresentationEntry, std::string("L-little"));
+    cards[2].publish(adi::kRepresentationEntry, std::string("B-big"));
+    cards[4].publish(adi::kRepresentationEntry, std::string("B-big"));
     const std::vector<std::string> providers = {"shm", "shm", "shm", "tcp;ofi_rxm", "tcp;ofi_rxm"};
     const auto m = connected(providers, cards);
     CHECK(m[0]->reaches(1));
@@ -91,7 +91,7 @@ TEST_CASE("ofi: no provider means no address and no peer; a bad one is named") {
     wireup::BusinessCard card = card_make("h", "v");
     OfiMethod off(adi::MethodContext{0, 2, "k", "h"}, "");
     REQUIRE(off.publish(card).ok());
-    CHECK(card.address_of("ofi").empty());
+    CHECK(card.entry("ofi").empty());
     REQUIRE(off.connect_world(adi::World{{card, card}, {}, 0}).ok());
     CHECK_FALSE(off.reaches(1));
 

@@ -388,7 +388,7 @@ TEST_CASE("shm: processes of another account on the same host are left to other 
     // Rank 2 claims another uid: ranks 0 and 1 must not count it as local (they
     // could not open each other's 0600 segments), and it must agree.
     World w({"h1", "h1", "h1"}, [](std::vector<wireup::BusinessCard>& cards) {
-        for (auto& [method, address] : cards[2].addresses) {
+        for (auto& [method, address] : cards[2].entries) {
             if (method == "shm") address = address.substr(0, address.rfind(',') + 1) + std::to_string(::getuid() + 1);
         }
     });
@@ -407,8 +407,8 @@ TEST_CASE("shm: processes of another data representation on the same host are le
     // qemu-user would): shm would cross records in host byte order, so
     // neither side counts the other as local and TCP carries their link.
     World w({"h1", "h1", "h1"}, [](std::vector<wireup::BusinessCard>& cards) {
-        for (auto& c : cards) c.representation = std::string("L-little");
-        cards[2].representation = std::string("B-big");
+        for (auto& c : cards) c.publish(adi::kRepresentationEntry, std::string("L-little"));
+        cards[2].publish(adi::kRepresentationEntry, std::string("B-big"));
     });
     CHECK(w.at(0).reaches(1));
     CHECK(w.at(1).reaches(0));
@@ -549,8 +549,8 @@ TEST_CASE("shm: a large single copy is shared: the waiting sender copies chunks 
             for (int k = 0; k < i; ++k) at = a.find(',', at) + 1;
             return std::pair{at, a.find(',', at) - at};
         };
-        std::string& one = cards[1].addresses.at(0).second;
-        const std::string& zero = cards[0].addresses.at(0).second;
+        std::string& one = cards[1].entries.at(0).second;
+        const std::string& zero = cards[0].entries.at(0).second;
         const auto [from, len] = field(zero, 3);
         const auto [to, old_len] = field(one, 3);
         one.replace(to, old_len, zero.substr(from, len));
@@ -703,7 +703,7 @@ TEST_CASE("shm: another job's process on another host, of another account or ano
     CHECK_FALSE(j.b.at(0).reaches(2));
     // The ring size is in the card: processes that laid theirs out otherwise share none.
     wireup::BusinessCard other = j.b.cards()[0];
-    for (auto& [method, address] : other.addresses) {
+    for (auto& [method, address] : other.entries) {
         if (method != "shm") continue;
         const auto uid = address.rfind(',');
         const auto ring = address.rfind(',', uid - 1);

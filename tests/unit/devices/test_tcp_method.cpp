@@ -44,7 +44,7 @@ TEST_CASE("tcp: a card whose address is not ADDRESS:PORT fails the connection, n
         m.push_back(std::make_unique<TcpMethod>(adi::MethodContext{r, 2, "unit-test-key", "localhost"}));
         REQUIRE(m.back()->publish(cards[static_cast<std::size_t>(r)]).ok());
     }
-    for (auto& [method, address] : cards[1].addresses) {
+    for (auto& [method, address] : cards[1].entries) {
         if (method == "tcp") address = "127.0.0.1:4x";
     }
     const base::Status connected = m[0]->connect_world(adi::World{cards, {}, 0});

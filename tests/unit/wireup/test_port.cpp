@@ -30,7 +30,7 @@ wireup::BusinessCard card(const std::string& host) {
     c.hostname = host;
     c.host = host;
     c.site.append("A");
-    c.addresses = {{"tcp", "10.0.0.7:4000"}};
+    c.publish("tcp", "10.0.0.7:4000");
     return c;
 }
 

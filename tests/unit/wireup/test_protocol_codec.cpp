@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -13,20 +14,16 @@ namespace {
 BusinessCard sample_card(int i) {
     BusinessCard c;
     c.hostname = "node" + std::to_string(i);
-    c.addresses = {{"tcp", "10.0.0." + std::to_string(i) + ",127.0.0.1:4012" + std::to_string(i)}, {"shm", ""}};
     c.host = "boot/net:[4026531840]";
     c.vendor = "subjob-" + std::to_string(i % 2);
-    c.data_tls = "wan";
-    c.relay = "10.0.0.1:4000";
-    c.package = i % 3 - 1;
-    c.numa = -1;
     c.site = "anl";
     c.machine = std::string("m\0x", 3);
     c.processor_name = 'p' + std::to_string(i);  // a char, not "p": GCC bug 105329 at -O3
     c.subjob = static_cast<std::uint32_t>(i) * 1000u;
-    c.representation = std::string("L\2\4\0\x10", 5);  // bytes, a NUL among them
-    c.bind_cores = i + 1;
-    for (int s = 0; s < i % 3; ++s) c.bind_slots.emplace_back(s, s - 1);
+    c.publish("tcp", "10.0.0." + std::to_string(i) + ",127.0.0.1:4012" + std::to_string(i));
+    c.publish("shm", "");
+    c.publish("relay", "10.0.0.1:4000");
+    c.publish("representation", std::string("L\2\4\0\x10", 5));  // bytes, a NUL among them
     return c;
 }
 
@@ -53,8 +50,9 @@ TEST_CASE("Checkin round trip", "[wireup]") {
     CHECK(d->pid == 0xdeadbeef);
     CHECK(d->proof == m.proof);
     CHECK(d->card == m.card);
-    CHECK(d->card.address_of("tcp") == m.card.addresses[0].second);
-    CHECK(d->card.address_of("ofi").empty());
+    CHECK(d->card.entry("tcp") == m.card.entries[0].second);
+    CHECK(d->card.entry("representation").size() == 5);
+    CHECK(d->card.entry("ofi").empty());
 }
 
 TEST_CASE("Hello and Challenge round trip; nonces and proofs must be 32 bytes", "[wireup]") {
@@ -186,14 +184,44 @@ TEST_CASE("lengths and counts larger than the payload are rejected", "[wireup]")
     CHECK_FALSE(decode<Abort>(std::vector<std::uint8_t>{1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 'x'}));
     // Release claiming 2^32-1 cards with no bytes for them: must fail fast, not allocate.
     CHECK_FALSE(decode<Release>(std::vector<std::uint8_t>{0xff, 0xff, 0xff, 0xff}));
-    // Checkin whose card claims a huge address list.
+    // Checkin whose card claims a huge entry list.
     Checkin c;
     auto p = payload_of(encode(c), Type::checkin);
-    // rank, pid, the 32-byte proof, the card's nine empty strings (hostname
-    // .. processor_name, relay, representation) and three integers (package,
-    // numa, subjob), then the address count, the bound cores and the slot count.
-    REQUIRE(p.size() == 4 + 4 + (4 + 32) + 9 * 4 + 3 * 4 + 4 + 4 + 4);
-    p[92] = 0xff;
-    p[93] = 0xff;
+    // rank, pid, the 32-byte proof, the card's six empty strings (hostname
+    // .. processor_name), its subjob, then the entry count.
+    REQUIRE(p.size() == 4 + 4 + (4 + 32) + 6 * 4 + 4 + 4);
+    p[72] = 0xff;
+    p[73] = 0xff;
     CHECK_FALSE(decode<Checkin>(p));
+}
+
+TEST_CASE("a card's entries: one per key, each with a key", "[wireup]") {
+    BusinessCard c = sample_card(1);
+    c.publish("tcp", "10.0.0.9:1");  // replaces
+    CHECK(c.entry("tcp") == "10.0.0.9:1");
+    CHECK(std::count_if(c.entries.begin(), c.entries.end(), [](const auto& e) { return e.first == "tcp"; }) == 1);
+    CHECK(decode<BusinessCard>(strata::base::wire::payload(c)));
+
+    BusinessCard twice = c;
+    twice.entries.emplace_back("shm", "again");
+    const auto refused = decode<BusinessCard>(strata::base::wire::payload(twice));
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error() == "'entries': two entries under 'shm'");
+    BusinessCard keyless = c;
+    keyless.entries.emplace_back("", "x");
+    CHECK_FALSE(decode<BusinessCard>(strata::base::wire::payload(keyless)));
+}
+
+TEST_CASE("an entry may be a field-list message, read back whole", "[wireup]") {
+    BusinessCard c;
+    CHECK(entry_message<Abort>(c, "x")->code == 1);  // absent: the default
+    publish_message(c, "x", Abort{7, "seven"});
+    const auto back = entry_message<Abort>(c, "x");
+    REQUIRE(back);
+    CHECK(back->code == 7);
+    CHECK(back->message == "seven");
+    c.publish("x", "abc");
+    const auto bad = entry_message<Abort>(c, "x");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().rfind("its 'x' entry: ", 0) == 0);
 }

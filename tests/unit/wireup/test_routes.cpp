@@ -11,7 +11,7 @@ namespace {
 BusinessCard card(const std::string& site, const std::string& relay = "") {
     BusinessCard c;
     c.site = site;
-    c.relay = relay;
+    if (!relay.empty()) c.publish(strata::wireup::kRelayEntry, relay);
     return c;
 }
 

@@ -17,14 +17,14 @@ BusinessCard card(const std::string& site, const std::string& machine, const std
     c.machine = machine;
     c.host = host;
     c.subjob = subjob;
-    if (fast) c.addresses.emplace_back("fast", group);
+    if (fast) c.publish("fast", group);
     return c;
 }
 
 // As the shm method decides: both published, on one host, in one group (account).
 bool fast_rule(const BusinessCard& a, const BusinessCard& b) {
-    const std::string x = a.address_of("fast");
-    return !x.empty() && x == b.address_of("fast") && a.host == b.host;
+    const std::string x = a.entry("fast");
+    return !x.empty() && x == b.entry("fast") && a.host == b.host;
 }
 
 std::vector<int> colors_at(const Topology& t, int level) {
@@ -100,17 +100,12 @@ TEST_CASE("vendor level: the groups one machine's fast methods link; a process l
 
 TEST_CASE("hwloc levels below the vendor level, where the binding lies in one object") {
     std::vector<BusinessCard> cards;
-    const int packages[] = {0, 1, 0, -1, 1, 0};
-    const int numas[] = {0, 1, 0, -1, -1, 0};
-    for (int i = 0; i < 6; ++i) {
-        cards.push_back(card("s", "m", "h", true));
-        cards.back().package = packages[i];
-        cards.back().numa = numas[i];
-    }
+    const std::vector<CpuPlace> places = {{0, 0}, {1, 1}, {0, 0}, {-1, -1}, {1, -1}, {0, 0}, {0, 0}};
+    for (int i = 0; i < 6; ++i) cards.push_back(card("s", "m", "h", true));
     cards.push_back(card("s", "m", "h", false));  // no vendor level: no hwloc levels either
-    cards.back().package = 0;
-    cards.back().numa = 0;
-    const Topology t = Topology::build(cards, fast_rule);
+    const Topology t = Topology::build(cards, fast_rule, places);
+    // Without places, no levels below the vendor level.
+    CHECK(Topology::build(cards, fast_rule).depths() == std::vector<int>{4, 4, 4, 4, 4, 4, 3});
     CHECK(t.depths() == std::vector<int>{6, 6, 6, 4, 5, 6, 3});
     CHECK(colors_at(t, 4) == std::vector<int>{0, 1, 0, -1, 1, 0, -1});
     CHECK(colors_at(t, 5) == std::vector<int>{0, 1, 0, -1, -1, 0, -1});
@@ -129,12 +124,13 @@ TEST_CASE("hwloc levels are per host: package 0 of two hosts one vendor fabric l
     // level (the host) comes between the vendor level and the packages.
     const FastLink fabric = [](const BusinessCard&, const BusinessCard&) { return true; };
     std::vector<BusinessCard> cards;
+    std::vector<CpuPlace> places;
     for (const char* host : {"h1", "h1", "h2", "h2"}) {
         cards.push_back(card("s", "cluster", host, true));
-        cards.back().package = static_cast<int>(cards.size() - 1) % 2;
-        cards.back().numa = cards.back().package;
+        const int package = static_cast<int>(cards.size() - 1) % 2;
+        places.push_back({package, package});
     }
-    const Topology t = Topology::build(cards, fabric);
+    const Topology t = Topology::build(cards, fabric, places);
     CHECK(t.depths() == std::vector<int>{7, 7, 7, 7});
     CHECK(colors_at(t, kVendor) == std::vector<int>{0, 0, 0, 0});
     CHECK(colors_of(t, kNode) == std::vector<int>{0, 0, 1, 1});

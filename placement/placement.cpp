@@ -1,4 +1,4 @@
-#include "wireup/placement.hpp"
+#include "placement/placement.hpp"
 
 #include <hwloc.h>
 #include <sched.h>
@@ -8,10 +8,11 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 #include "base/knob.hpp"
 
-namespace strata::wireup {
+namespace strata::placement {
 
 namespace {
 
@@ -115,11 +116,13 @@ std::vector<CpuCore> cores_allowed(const Machine& m) {
 base::Status hwloc_fill(BusinessCard& card, BindTo mode) {
     base::Result<Machine> m = machine_read(topology_hwloc.name());
     if (!m) return m.failure();
-    card.package = holder(m->topo.get(), HWLOC_OBJ_PACKAGE, m->binding.get());
-    card.numa = card.package < 0 ? -1 : holder(m->topo.get(), HWLOC_OBJ_NUMANODE, m->binding.get());
+    Place p;
+    p.package = holder(m->topo.get(), HWLOC_OBJ_PACKAGE, m->binding.get());
+    p.numa = p.package < 0 ? -1 : holder(m->topo.get(), HWLOC_OBJ_NUMANODE, m->binding.get());
     const std::vector<CpuCore> cores = cores_allowed(*m);
-    card.bind_cores = static_cast<std::int32_t>(cores.size());
-    card.bind_slots = binding_slots(mode, cores);
+    p.bind_cores = static_cast<std::int32_t>(cores.size());
+    p.bind_slots = binding_slots(mode, cores);
+    wireup::publish_message(card, kPlacementEntry, p);
     return {};
 }
 
@@ -138,7 +141,7 @@ base::Status placement_fill(BusinessCard& card, int subjob) {
     card.hostname = hostname_get();
     card.host = host_identity(card.hostname);
     card.vendor = vendor_domain.get().empty() ? "subjob-" + std::to_string(subjob) : vendor_domain.get();
-    const base::Result<BindTo> mode = bind_to_setting();
+    const base::Result<BindTo> mode = wireup::bind_to_setting();
     if (!mode) return mode.failure();
     if (topology_hwloc.get() == 0) return {};
     return hwloc_fill(card, *mode);
@@ -151,11 +154,14 @@ int affinity_cpus() {
     return static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-base::Result<BindChoice> placement_bind(std::vector<BusinessCard>& cards, int rank) {
-    const base::Result<BindTo> mode = bind_to_setting();
+base::Result<BindChoice> placement_bind(std::vector<BusinessCard>& cards, int rank,
+                                        std::vector<wireup::CpuPlace>& places) {
+    const base::Result<BindTo> mode = wireup::bind_to_setting();
     if (!mode) return mode.failure();
     const LocalPosition at = local_position(cards, rank);
-    cards_bind(cards);
+    base::Result<std::vector<wireup::CpuPlace>> bound = cards_bind(cards);
+    if (!bound) return bound.failure();
+    places = std::move(*bound);
     if (*mode == BindTo::none) return binding_choose(*mode, {}, at.count, at.index);
     // More ranks here than CPUs this process may run on: never bound, and no
     // need to read the machine with hwloc (milliseconds per process).

@@ -1,22 +1,22 @@
 // What a process knows of its own place before the startup barrier: the part
 // of its business card that MPI_Init fills before the methods add addresses;
-// and, right after the barrier, its CPU binding (wireup/binding.hpp).
+// and, right after the barrier, its CPU binding (placement/binding.hpp).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "base/result.hpp"
-#include "wireup/binding.hpp"
+#include "placement/binding.hpp"
 #include "wireup/protocol.hpp"
+#include "wireup/topology.hpp"
 
-namespace strata::wireup {
+namespace strata::placement {
 
 // hostname, host (kernel boot and network namespace), vendor (the vendor
 // domain: STRATA_VENDOR_DOMAIN, else "subjob-N"), and with
-// STRATA_TOPOLOGY_HWLOC=1 the package and NUMA node of the CPU binding, read
-// with hwloc, and the places a binding would give it (bind_cores,
-// bind_slots). Fails when hwloc was asked for and cannot say, or on a bad
+// STRATA_TOPOLOGY_HWLOC=1 the card's Place (placement/binding.hpp), read with
+// hwloc. Fails when hwloc was asked for and cannot say, or on a bad
 // STRATA_BIND_TO.
 base::Status placement_fill(BusinessCard& card, int subjob);
 
@@ -29,9 +29,11 @@ int affinity_cpus();
 // rank `rank`) as STRATA_BIND_TO and the default rule say, choosing with
 // binding_choose among the cores it may use (hwloc's allowed set and its
 // current affinity), by its index among the cards of its host; then sets
-// every card's package and NUMA node from the bindings (cards_bind). A
-// binding that fails is no error: the choice says why (`failure`) and the
-// process runs unbound. Fails only on a bad STRATA_BIND_TO.
-base::Result<BindChoice> placement_bind(std::vector<BusinessCard>& cards, int rank);
+// every card's package and NUMA node from the bindings (cards_bind) into
+// `places`. A binding that fails is no error: the choice says why (`failure`)
+// and the process runs unbound. Fails only on a bad STRATA_BIND_TO or a
+// malformed placement entry.
+base::Result<BindChoice> placement_bind(std::vector<BusinessCard>& cards, int rank,
+                                        std::vector<wireup::CpuPlace>& places);
 
-}  // namespace strata::wireup
+}  // namespace strata::placement

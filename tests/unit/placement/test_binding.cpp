@@ -1,11 +1,13 @@
-#include "wireup/binding.hpp"
+#include "placement/binding.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <string>
 #include <vector>
 
-using namespace strata::wireup;
+using namespace strata::placement;
+using strata::wireup::bind_to_parse;
+using strata::wireup::CpuPlace;
 
 namespace {
 
@@ -16,12 +18,13 @@ std::vector<CpuCore> cores(int n, int first = 0, int per_package = 64) {
     return out;
 }
 
+// A card of `hostname` whose placement entry says its binding spans both
+// packages (unless `package` is given) and where a binding would put it.
 BusinessCard on(const std::string& hostname, int cores_allowed = 0,
-                std::vector<std::pair<std::int32_t, std::int32_t>> slots = {}) {
+                std::vector<std::pair<std::int32_t, std::int32_t>> slots = {}, std::int32_t package = -1) {
     BusinessCard c;
     c.hostname = hostname;
-    c.bind_cores = cores_allowed;
-    c.bind_slots = std::move(slots);
+    strata::wireup::publish_message(c, kPlacementEntry, Place{package, -1, cores_allowed, std::move(slots)});
     return c;
 }
 
@@ -131,14 +134,29 @@ TEST_CASE("cards_bind: every card's package and NUMA node from its binding, the 
     const std::vector<std::pair<std::int32_t, std::int32_t>> two_packages = {{0, 0}, {1, 1}};
     std::vector<BusinessCard> cards = {on("a", 2, two_packages), on("b", 2, two_packages), on("a", 2, two_packages),
                                        on("c", 2, two_packages), on("c", 2, two_packages), on("c", 2, two_packages),
-                                       on("d", 2, {})};
-    for (auto& c : cards) c.package = c.numa = -1;  // unbound before: spanning both packages
-    cards[6].package = 0;
-    cards_bind(cards);
+                                       on("d", 2, {}, 0)};
+    const auto places = cards_bind(cards);
+    REQUIRE(places);
     std::vector<int> packages;
-    for (const auto& c : cards) packages.push_back(c.package);
+    for (const CpuPlace& p : *places) packages.push_back(p.package);
     // a: ranks 0, 2 -> packages 0, 1; b: rank 1 -> 0; c: 3 ranks on 2 cores, not bound;
     // d: publishes no slots (not bound), keeps what it read.
     CHECK(packages == std::vector<int>{0, 0, 1, -1, -1, -1, 0});
-    CHECK(cards[2].numa == 1);
+    CHECK((*places)[2].numa == 1);
+    // The cards now say where their processes are: another job reads them as they are.
+    const auto again = places_of(cards);
+    REQUIRE(again);
+    for (std::size_t r = 0; r < cards.size(); ++r) CHECK((*again)[r].package == (*places)[r].package);
+}
+
+TEST_CASE("places: a card without a placement entry has no place; a malformed entry names the rank") {
+    std::vector<BusinessCard> cards = {BusinessCard{}, on("a", 2, {{0, 0}})};
+    const auto places = places_of(cards);
+    REQUIRE(places);
+    CHECK((*places)[0].package == -1);
+    CHECK((*places)[0].numa == -1);
+    cards[1].publish(kPlacementEntry, "xyz");
+    const auto bad = cards_bind(cards);
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().find("rank 1's card: its 'placement' entry") != std::string::npos);
 }

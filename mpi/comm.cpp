@@ -93,24 +93,22 @@ int comm_destroy(MPI_Comm handle) {
     return e;
 }
 
-int agreement_failed(adi::Error e, std::string& detail) {
-    detail = "a member failed while the communicator was being built: " + rt().engine->last_error();
-    return error_class_of(e);
+MpiError agreement_failed(adi::Error e) {
+    return {error_class_of(e), "a member failed while the communicator was being built: " + rt().engine->last_error()};
 }
 
-int no_context(std::string& detail) {
-    detail = "no context id is free at every member (" + std::to_string(ContextPool::kPairs) +
-             " communicators exist); free communicators that are no longer used";
-    return MPI_ERR_OTHER;
+MpiError no_context() {
+    return {MPI_ERR_OTHER, "no context id is free at every member (" + std::to_string(ContextPool::kPairs) +
+                               " communicators exist); free communicators that are no longer used"};
 }
 
-int comm_split_into(const Comm& parent, int color, int key, std::unique_ptr<Comm>& out, std::string& detail) {
+MpiError comm_split_into(const Comm& parent, int color, int key, std::unique_ptr<Comm>& out) {
     Agreement a;
     if (adi::Error e = agree_intra(parent, base::wire::payload(SplitEntry{color, key}), a); e != adi::Error::none)
-        return agreement_failed(e, detail);
-    if (a.pair < 0) return no_context(detail);
+        return agreement_failed(e);
+    if (a.pair < 0) return no_context();
     out.reset();
-    if (color == MPI_UNDEFINED) return MPI_SUCCESS;
+    if (color == MPI_UNDEFINED) return {};
     std::vector<std::pair<SplitEntry, int>> members;  // (entry, old rank)
     for (int i = 0; i < parent.size(); ++i) {
         // Every contribution has a SplitEntry's length: the allgather took them whole.
@@ -127,7 +125,7 @@ int comm_split_into(const Comm& parent, int color, int key, std::unique_ptr<Comm
         world.push_back(parent.world[static_cast<std::size_t>(old)]);
     }
     out = comm_make(parent, a.pair, std::move(world), rank);
-    return MPI_SUCCESS;
+    return {};
 }
 
 int compare_members(const std::vector<int>& a, const std::vector<int>& b) {
@@ -140,22 +138,22 @@ int compare_members(const std::vector<int>& a, const std::vector<int>& b) {
     return sa == sb ? MPI_SIMILAR : MPI_UNEQUAL;
 }
 
-int comm_pair_agree(const Comm& c, int& pair, std::string& detail) {
+MpiError comm_pair_agree(const Comm& c, int& pair) {
     Agreement a;
-    if (adi::Error e = agree_intra(c, {}, a); e != adi::Error::none) return agreement_failed(e, detail);
-    if (a.pair < 0) return no_context(detail);
+    if (adi::Error e = agree_intra(c, {}, a); e != adi::Error::none) return agreement_failed(e);
+    if (a.pair < 0) return no_context();
     pair = a.pair;
-    return MPI_SUCCESS;
+    return {};
 }
 
 namespace {
 
-int dup_inter(const Comm& c, int& pair, std::string& detail) {
+MpiError dup_inter(const Comm& c, int& pair) {
     Bytes theirs;
     adi::Error e = agree_inter(group_local(c), 0, group_remote(c), 0, kTagAgreeLeaders, {}, pair, theirs);
-    if (e != adi::Error::none) return agreement_failed(e, detail);
-    if (pair < 0) return no_context(detail);
-    return MPI_SUCCESS;
+    if (e != adi::Error::none) return agreement_failed(e);
+    if (pair < 0) return no_context();
+    return {};
 }
 
 }  // namespace
@@ -245,9 +243,8 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
         if (int e = comm_check(fn, comm, c)) return e;
         if (newcomm == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
         int pair = -1;
-        std::string detail;
-        const int e = c->inter ? dup_inter(*c, pair, detail) : comm_pair_agree(*c, pair, detail);
-        if (e != MPI_SUCCESS) return error_raise(comm, e, fn, detail);
+        if (const MpiError e = c->inter ? dup_inter(*c, pair) : comm_pair_agree(*c, pair); !e.ok())
+            return error_raise(comm, e, fn);
         auto d = comm_make(*c, pair, c->world, c->rank);
         d->inter = c->inter;
         d->local = c->local;
@@ -277,8 +274,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
                 return error_raise(comm, MPI_ERR_GROUP, fn, "the group is not a subset of the communicator's group");
         }
         int pair = -1;
-        std::string detail;
-        if (int e = comm_pair_agree(*c, pair, detail)) return error_raise(comm, e, fn, detail);
+        if (const MpiError e = comm_pair_agree(*c, pair); !e.ok()) return error_raise(comm, e, fn);
         const int rank = rank_of(g->world, rt().world_rank);
         *newcomm = rank < 0 ? MPI_COMM_NULL : comm_register(comm_make(*c, pair, g->world, rank));
         return MPI_SUCCESS;
@@ -296,8 +292,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
         // asks for non-negative colours, but MPICH accepts every colour and
         // MPICH-G2's topology example splits with -1 for "the others".
         std::unique_ptr<Comm> made;
-        std::string detail;
-        if (int e = comm_split_into(*c, color, key, made, detail)) return error_raise(comm, e, fn, detail);
+        if (const MpiError e = comm_split_into(*c, color, key, made); !e.ok()) return error_raise(comm, e, fn);
         *newcomm = made ? comm_register(std::move(made)) : MPI_COMM_NULL;
         return MPI_SUCCESS;
     });

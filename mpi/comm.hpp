@@ -12,6 +12,7 @@
 #include "adi/request.hpp"
 #include "collectives/hierarchy.hpp"
 #include "mpi.h"
+#include "mpi/errors.hpp"
 #include "mpi/runtime.hpp"
 
 namespace strata::mpi {
@@ -102,18 +103,16 @@ int compare_members(const std::vector<int>& a, const std::vector<int>& b);
 int rank_of(const std::vector<int>& world, int w);
 
 // MPI_Comm_split's work for `parent` (collective over it): the new
-// communicator of this process, or null for MPI_UNDEFINED. Returns an MPI
-// error class and a detail.
-int comm_split_into(const Comm& parent, int color, int key, std::unique_ptr<Comm>& out, std::string& detail);
+// communicator of this process, or null for MPI_UNDEFINED.
+MpiError comm_split_into(const Comm& parent, int color, int key, std::unique_ptr<Comm>& out);
 
 // A context pair free at every member of intracommunicator `c` (collective
-// over it), for communicators made of its processes. Returns an MPI error
-// class and a detail.
-int comm_pair_agree(const Comm& c, int& pair, std::string& detail);
+// over it), for communicators made of its processes.
+MpiError comm_pair_agree(const Comm& c, int& pair);
 
-// Error class (and detail) when no context pair is free at every member.
-int no_context(std::string& detail);
-// Error class for a failed internal agreement.
-int agreement_failed(adi::Error e, std::string& detail);
+// The error when no context pair is free at every member.
+MpiError no_context();
+// The error of a failed internal agreement.
+MpiError agreement_failed(adi::Error e);
 
 }  // namespace strata::mpi

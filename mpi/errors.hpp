@@ -18,6 +18,18 @@ const char* error_class_text(int cls);
 // is not a valid communicator). Returns the value the entry point returns.
 int error_raise(MPI_Comm comm, int cls, const char* fn, const std::string& detail);
 
+// What a step below an entry point reports when it fails: the error class
+// and what to tell the user (error_raise's detail). A default MpiError is
+// success.
+struct MpiError {
+    int cls = MPI_SUCCESS;
+    std::string detail;
+    bool ok() const { return cls == MPI_SUCCESS; }
+};
+inline int error_raise(MPI_Comm comm, const MpiError& e, const char* fn) {
+    return error_raise(comm, e.cls, fn, e.detail);
+}
+
 // Ends the whole job after printing `text`; used when no handler applies.
 [[noreturn]] void fatal(const char* fn, const std::string& text);
 

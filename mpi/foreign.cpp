@@ -294,18 +294,15 @@ Converted form_read(const Typemap& t, const std::byte* in, std::size_t in_bytes,
     return c;
 }
 
-adi::Buffer foreign_send(adi::Request& q, const Typemap& t, const void* buf, int count, std::string& detail) {
+base::Result<adi::Buffer> foreign_send(adi::Request& q, const Typemap& t, const void* buf, int count) {
     const std::size_t bytes = form_bytes(t, count, send_form());
-    if (bytes == 0) return {};
+    if (bytes == 0) return adi::Buffer{};
     auto copy = std::make_shared<StageBuffer>(bytes);
-    if (!form_write(t, buf, count, copy->data(), send_form())) {
-        detail = kSendFormUnfit;
-        return {};
-    }
+    if (!form_write(t, buf, count, copy->data(), send_form())) return base::Error{kSendFormUnfit};
     // The request holds the copy until it is destroyed (the engine reads it
     // until the send completes).
     q.on_complete = [copy] {};
-    return {copy->data(), copy->size()};
+    return adi::Buffer{copy->data(), copy->size()};
 }
 
 }  // namespace strata::mpi

@@ -119,7 +119,7 @@ Converted form_read(const Typemap& t, const std::byte* in, std::size_t in_bytes,
                     const Representation& form);
 
 // The data of a send that leaves converted: a copy the request holds until it
-// completes. Empty, with `detail` saying why, when a value does not fit.
-adi::Buffer foreign_send(adi::Request& q, const Typemap& t, const void* buf, int count, std::string& detail);
+// completes. Fails saying why when a value does not fit.
+base::Result<adi::Buffer> foreign_send(adi::Request& q, const Typemap& t, const void* buf, int count);
 
 }  // namespace strata::mpi

@@ -42,9 +42,8 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         Bytes theirs;
         adi::Error e = agree_inter(group_local(*local), local_leader, leaders, remote_leader, tag,
                                    base::wire::payload(local->world), pair, theirs);
-        std::string detail;
-        if (e != adi::Error::none) return error_raise(local_comm, agreement_failed(e, detail), fn, detail);
-        if (pair < 0) return error_raise(local_comm, no_context(detail), fn, detail);
+        if (e != adi::Error::none) return error_raise(local_comm, agreement_failed(e), fn);
+        if (pair < 0) return error_raise(local_comm, no_context(), fn);
         base::Result<std::vector<int>> remote = group_list_decode(theirs, rt().world_size);
         if (!remote)
             return error_raise(local_comm, MPI_ERR_INTERN, fn, "malformed group list from the remote leader: " + remote.error());
@@ -73,9 +72,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
         Bytes theirs;
         adi::Error e = agree_inter(group_local(*c), 0, group_remote(*c), 0, kTagAgreeLeaders,
                                    base::wire::payload(high != 0), pair, theirs);
-        std::string detail;
-        if (e != adi::Error::none) return error_raise(intercomm, agreement_failed(e, detail), fn, detail);
-        if (pair < 0) return error_raise(intercomm, no_context(detail), fn, detail);
+        if (e != adi::Error::none) return error_raise(intercomm, agreement_failed(e), fn);
+        if (pair < 0) return error_raise(intercomm, no_context(), fn);
         const base::Result<bool> remote_high = base::wire::decode<bool>(theirs);
         if (!remote_high) return error_raise(intercomm, MPI_ERR_INTERN, fn, "malformed answer");
         // The low group comes first; on a tie, the group whose first process

@@ -110,8 +110,7 @@ int named_create(const char* fn, MPI_Comm parent, const std::string& name, int c
     std::vector<int> picked;
     if (int e = definitions_pick(fn, parent, *p, *n, name, *defs, color, picked)) return e;
     int pair = -1;
-    std::string detail;
-    if (int e = comm_pair_agree(*p, pair, detail)) return error_raise(parent, e, fn, detail);
+    if (const MpiError e = comm_pair_agree(*p, pair); !e.ok()) return error_raise(parent, e, fn);
     const int me = rt().world_rank;
     for (int d : picked) {
         const commfile::Resolved& g = (*n->resolved)[static_cast<std::size_t>(d)];

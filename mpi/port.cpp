@@ -82,6 +82,7 @@ Outcome failed(int cls, std::string detail) {
     o.detail = std::move(detail);
     return o;
 }
+Outcome failed(MpiError e) { return failed(e.cls, std::move(e.detail)); }
 
 constexpr auto wire_fields(std::type_identity<Outcome>) {
     namespace w = base::wire;
@@ -197,9 +198,7 @@ std::optional<Outcome> serve_one(port::Channel& ch, const Port& p, const Context
     o.pair = ContextPool::lowest(both);
     if (o.pair < 0) {
         (void)ch.send(port::encode(port::Refusal{port::Refused::no_context, "no context id is free in both jobs"}));
-        std::string detail;
-        const int cls = no_context(detail);
-        return failed(cls, detail);
+        return failed(no_context());
     }
     o.set = random_u64();
     o.key = port::set_key(p.name.secret, hello->nonce, challenge.nonce);
@@ -237,11 +236,7 @@ Outcome refusal_outcome(const base::wire::RawFrame& f) {
     switch (r->why) {
         case port::Refused::unknown_port: return failed(MPI_ERR_PORT, "the port was closed");
         case port::Refused::secret: return failed(MPI_ERR_PORT, "the server refused the port's secret: " + r->text);
-        case port::Refused::no_context: {
-            std::string detail;
-            const int cls = no_context(detail);
-            return failed(cls, detail);
-        }
+        case port::Refused::no_context: return failed(no_context());
         case port::Refused::identity:
             return failed(MPI_ERR_PORT, "the server does not accept this client's identity: " + r->text);
         case port::Refused::malformed: break;
@@ -315,7 +310,7 @@ Outcome dial_and_talk(const std::string& text, const ContextPool::Mask& mine, co
 
 // Every member: the other group's processes into the engine and the new
 // intercommunicator. Returns an error class (detail in `detail`).
-int join(const Comm& c, const Outcome& o, MPI_Comm* newcomm, std::string& detail) {
+MpiError join(const Comm& c, const Outcome& o, MPI_Comm* newcomm) {
     Runtime& r = rt();
     adi::PeerSet set;
     set.id = o.set;
@@ -331,8 +326,7 @@ int join(const Comm& c, const Outcome& o, MPI_Comm* newcomm, std::string& detail
         r.representations.resize(static_cast<std::size_t>(set.first));
         r.foreign.resize(static_cast<std::size_t>(set.first));
         r.heterogeneous = was_heterogeneous;
-        detail = std::move(why);
-        return MPI_ERR_OTHER;
+        return MpiError{MPI_ERR_OTHER, std::move(why)};
     };
     for (std::size_t k = 0; k < o.cards.size(); ++k) {
         const std::string who = "process " + std::to_string(o.remote_first + k) + " of the other job";
@@ -364,7 +358,7 @@ int join(const Comm& c, const Outcome& o, MPI_Comm* newcomm, std::string& detail
     ic->peer_set = o.set;
     ic->peer_subject = o.subject;
     *newcomm = comm_register(std::move(ic));
-    return MPI_SUCCESS;
+    return {};
 }
 
 // MPI_Comm_accept and MPI_Comm_connect, once their arguments are checked:
@@ -374,21 +368,14 @@ template <class RootTalk>
 int port_join(const char* fn, MPI_Comm comm, const Comm& c, int root, MPI_Comm* newcomm, RootTalk&& root_talk) {
     const coll::Group g = group_local(c);
     ContextPool::Mask mine{};
-    if (adi::Error e = mask_agree(g, mine); e != adi::Error::none) {
-        std::string detail;
-        return error_raise(comm, agreement_failed(e, detail), fn, detail);
-    }
+    if (adi::Error e = mask_agree(g, mine); e != adi::Error::none) return error_raise(comm, agreement_failed(e), fn);
     base::wire::Bytes bytes;
     if (c.rank == root) bytes = base::wire::payload(root_talk(mine));
-    if (adi::Error e = agree_bcast(g, bytes, root); e != adi::Error::none) {
-        std::string detail;
-        return error_raise(comm, agreement_failed(e, detail), fn, detail);
-    }
+    if (adi::Error e = agree_bcast(g, bytes, root); e != adi::Error::none) return error_raise(comm, agreement_failed(e), fn);
     const base::Result<Outcome> o = base::wire::decode<Outcome>(bytes);
     if (!o) return error_raise(comm, MPI_ERR_INTERN, fn, "malformed outcome from the root: " + o.error());
     if (o->cls != MPI_SUCCESS) return error_raise(comm, o->cls, fn, o->detail);
-    std::string detail;
-    if (int cls = join(c, *o, newcomm, detail); cls != MPI_SUCCESS) return error_raise(comm, cls, fn, detail);
+    if (const MpiError e = join(c, *o, newcomm); !e.ok()) return error_raise(comm, e, fn);
     return MPI_SUCCESS;
 }
 
@@ -613,10 +600,7 @@ int PMPI_Comm_disconnect(MPI_Comm* comm) {
         // Pending communication completes first (MPI-2 §5.5.6): what this
         // process sends has left, and both groups reached the call.
         r.engine->wait([&] { return r.engine->sends_drained(); });
-        if (adi::Error e = disconnect_barrier(*c); e != adi::Error::none) {
-            std::string detail;
-            return error_raise(*comm, agreement_failed(e, detail), fn, detail);
-        }
+        if (adi::Error e = disconnect_barrier(*c); e != adi::Error::none) return error_raise(*comm, agreement_failed(e), fn);
         const std::uint64_t set = c->peer_set;
         const int e = comm_destroy(*comm);
         *comm = MPI_COMM_NULL;

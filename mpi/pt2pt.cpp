@@ -98,12 +98,9 @@ adi::SendMode mode_of(RequestSlot::Op op) {
 
 // MPI_Bsend semantics: pack into the attached buffer, send from there, and
 // complete the user's request at once.
-int bsend_start(Runtime& r, const RequestSlot& s, const Comm& c, adi::Request& user, std::string& detail) {
+MpiError bsend_start(Runtime& r, const RequestSlot& s, const Comm& c, adi::Request& user) {
     user.status = adi::Status{};
-    if (!r.bsend.attached()) {
-        detail = "no buffer is attached; call MPI_Buffer_attach first";
-        return MPI_ERR_BUFFER;
-    }
+    if (!r.bsend.attached()) return {MPI_ERR_BUFFER, "no buffer is attached; call MPI_Buffer_attach first"};
     const bool converts = send_converts(r, *s.type);
     const std::size_t bytes = converts ? form_bytes(*s.type, s.count, send_form()) : data_bytes(s);
     auto off = r.bsend.reserve(bytes);
@@ -113,15 +110,13 @@ int bsend_start(Runtime& r, const RequestSlot& s, const Comm& c, adi::Request& u
         off = r.bsend.reserve(bytes);
     }
     if (!off) {
-        detail = "the attached buffer has no room for " + std::to_string(bytes) +
-                 " bytes + MPI_BSEND_OVERHEAD; attach a larger buffer";
-        return MPI_ERR_BUFFER;
+        return {MPI_ERR_BUFFER, "the attached buffer has no room for " + std::to_string(bytes) +
+                                    " bytes + MPI_BSEND_OVERHEAD; attach a larger buffer"};
     }
     std::byte* copy = r.bsend.at(*off);
     if (converts && !form_write(*s.type, s.buf, s.count, copy, send_form())) {
         r.bsend.release(*off);
-        detail = kSendFormUnfit;
-        return MPI_ERR_TRUNCATE;
+        return {MPI_ERR_TRUNCATE, kSendFormUnfit};
     }
     if (!converts && bytes > 0) typemap_pack(*s.type, s.buf, 0, bytes, copy);
     adi::Request* inner = r.engine->request_create(adi::Kind::send);
@@ -136,7 +131,7 @@ int bsend_start(Runtime& r, const RequestSlot& s, const Comm& c, adi::Request& u
                              .data = {copy, bytes},
                              .flags = packed_labelled(r, c, *s.type) ? kFlagPacked : std::uint8_t{0}});
     user.pending = 0;
-    return MPI_SUCCESS;
+    return {};
 }
 
 // The user's data for the engine: straight the buffer when the elements form
@@ -152,16 +147,16 @@ int bsend_start(Runtime& r, const RequestSlot& s, const Comm& c, adi::Request& u
 
 // The data of a receive that may need converting, or of a send that leaves
 // converted (mpi/foreign.hpp); data_of(s) otherwise.
-adi::Buffer foreign_data_of(const RequestSlot& s, const Comm& c, int world_peer, std::string& detail) {
+base::Result<adi::Buffer> foreign_data_of(const RequestSlot& s, const Comm& c, int world_peer) {
     Runtime& r = rt();
     adi::Request& q = *s.req;
     if (s.op == RequestSlot::Op::recv) {
         if (receive_converts(r, c, world_peer, *s.type))
             return foreign_receive(q, c, *s.type, const_cast<void*>(s.buf), s.count, s.packed_target, world_peer);
         if (s.packed_target && data_bytes(s) > 0)
-            return {static_cast<std::byte*>(const_cast<void*>(s.buf)), data_bytes(s)};
+            return adi::Buffer{static_cast<std::byte*>(const_cast<void*>(s.buf)), data_bytes(s)};
     } else if (send_converts(r, *s.type)) {
-        return foreign_send(q, *s.type, s.buf, s.count, detail);
+        return foreign_send(q, *s.type, s.buf, s.count);
     }
     return data_of(s);
 }
@@ -172,8 +167,8 @@ namespace {
 
 // Hands `s`, whose data is `data`, to the engine: a receive from, or a send
 // to, world rank `world_peer`, its envelope flagged with `flags`.
-[[gnu::always_inline]] inline int op_post(Runtime& r, RequestSlot& s, const Comm& c, int world_peer, adi::Buffer data,
-                                          std::uint8_t flags) {
+[[gnu::always_inline]] inline void op_post(Runtime& r, RequestSlot& s, const Comm& c, int world_peer, adi::Buffer data,
+                                           std::uint8_t flags) {
     adi::Request& q = *s.req;
     if (s.op == RequestSlot::Op::recv) {
         r.engine->irecv(q, {.world_source = world_peer,
@@ -182,7 +177,7 @@ namespace {
                             .tag = s.tag,
                             .data = std::move(data),
                             .from_methods = from_methods(c, s.peer)});
-        return MPI_SUCCESS;
+        return;
     }
     r.engine->isend(q, {.world_peer = world_peer,
                         .mode = mode_of(s.op),
@@ -191,7 +186,6 @@ namespace {
                         .tag = s.tag,
                         .data = std::move(data),
                         .flags = flags});
-    return MPI_SUCCESS;
 }
 
 int world_peer_of(const RequestSlot& s, const Comm& c) {
@@ -200,12 +194,13 @@ int world_peer_of(const RequestSlot& s, const Comm& c) {
 
 // op_start in a job of processes of several representations: the data may
 // be converted or land aside (mpi/foreign.hpp).
-[[gnu::noinline]] int op_start_unlike(Runtime& r, RequestSlot& s, const Comm& c, std::string& detail) {
+[[gnu::noinline]] MpiError op_start_unlike(Runtime& r, RequestSlot& s, const Comm& c) {
     const int world_peer = world_peer_of(s, c);
-    adi::Buffer data = foreign_data_of(s, c, world_peer, detail);
-    if (!detail.empty()) return MPI_ERR_TRUNCATE;
+    base::Result<adi::Buffer> data = foreign_data_of(s, c, world_peer);
+    if (!data) return {MPI_ERR_TRUNCATE, data.error()};
     const std::uint8_t flags = packed_labelled(r, c, *s.type) ? kFlagPacked : 0;
-    return op_post(r, s, c, world_peer, std::move(data), flags);
+    op_post(r, s, c, world_peer, std::move(*data), flags);
+    return {};
 }
 
 }  // namespace
@@ -213,7 +208,7 @@ int world_peer_of(const RequestSlot& s, const Comm& c) {
 namespace {
 
 // op_start once the communicator of `s` is known to be `c`.
-int op_start_on(Runtime& r, RequestSlot& s, const Comm& c, std::string& detail) {
+MpiError op_start_on(Runtime& r, RequestSlot& s, const Comm& c) {
     adi::Request& q = *s.req;
     if (s.peer == MPI_PROC_NULL) {
         q.status = adi::Status{};
@@ -222,24 +217,22 @@ int op_start_on(Runtime& r, RequestSlot& s, const Comm& c, std::string& detail) 
             q.status.source = MPI_PROC_NULL;
             q.status.tag = MPI_ANY_TAG;
         }
-        return MPI_SUCCESS;
+        return {};
     }
     // A buffered send packs into the attached buffer itself.
-    if (s.op == RequestSlot::Op::bsend) return bsend_start(r, s, c, q, detail);
+    if (s.op == RequestSlot::Op::bsend) return bsend_start(r, s, c, q);
     if (r.heterogeneous) [[unlikely]]
-        return op_start_unlike(r, s, c, detail);
-    return op_post(r, s, c, world_peer_of(s, c), data_of(s), 0);
+        return op_start_unlike(r, s, c);
+    op_post(r, s, c, world_peer_of(s, c), data_of(s), 0);
+    return {};
 }
 
 }  // namespace
 
-int op_start(RequestSlot& s, std::string& detail) {
+MpiError op_start(RequestSlot& s) {
     Comm* c = comm_get(s.comm);
-    if (c == nullptr || s.type == nullptr) {
-        detail = "the communicator of this request was freed";
-        return MPI_ERR_REQUEST;
-    }
-    return op_start_on(rt(), s, *c, detail);
+    if (c == nullptr || s.type == nullptr) return {MPI_ERR_REQUEST, "the communicator of this request was freed"};
+    return op_start_on(rt(), s, *c);
 }
 
 namespace {
@@ -249,13 +242,12 @@ namespace {
 // several representations), an MPI_PROC_NULL peer, a buffered send. On
 // failure the request and its handle go again.
 [[gnu::noinline]] int handle_start_other(const char* fn, Runtime& r, RequestSlot& s, const Comm& c, int handle) {
-    std::string detail;
-    const int e = op_start_on(r, s, c, detail);
-    if (e == MPI_SUCCESS) return MPI_SUCCESS;
+    const MpiError e = op_start_on(r, s, c);
+    if (e.ok()) return MPI_SUCCESS;
     const MPI_Comm comm = s.comm;
     r.engine->request_destroy(s.req);
     r.requests.recycle(handle);
-    return error_raise(comm, e, fn, detail);
+    return error_raise(comm, e, fn);
 }
 
 }  // namespace
@@ -316,10 +308,9 @@ namespace {
     RequestSlot s;
     slot_fill(op, buf, count, t, peer, tag, comm, s);
     s.req = r.engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
-    std::string detail;
-    if (int e = op_start(s, detail)) {
+    if (const MpiError e = op_start(s); !e.ok()) {
         r.engine->request_destroy(s.req);
-        return error_raise(comm, e, fn, detail);
+        return error_raise(comm, e, fn);
     }
     // After op_check, c is the communicator and peer one of its ranks,
     // MPI_PROC_NULL (the request is complete) or MPI_ANY_SOURCE.

@@ -78,7 +78,7 @@ inline std::uint32_t from_methods(const Comm& c, int source) {
 
 // Starts the operation described by `s` on s.req (which must exist).
 // Returns an MPI error class (raised by the caller).
-int op_start(RequestSlot& s, std::string& detail);
+MpiError op_start(RequestSlot& s);
 
 // Validates a whole send or receive (op_check) and fills a slot (without a request yet).
 int slot_prepare(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,

@@ -360,8 +360,7 @@ int PMPI_Start(MPI_Request* request) {
         RequestSlot* s = rt().requests.get(*request);
         if (!s->persistent) return error_raise(s->comm, MPI_ERR_REQUEST, fn, "not a persistent request");
         if (s->active) return error_raise(s->comm, MPI_ERR_REQUEST, fn, "the persistent request is already active");
-        std::string detail;
-        if (int e = op_start(*s, detail)) return error_raise(s->comm, e, fn, detail);
+        if (const MpiError e = op_start(*s); !e.ok()) return error_raise(s->comm, e, fn);
         s->active = true;
         return MPI_SUCCESS;
     });

@@ -53,22 +53,21 @@ int pair_run(const char* fn, RequestSlot& s, RequestSlot& rv, MPI_Comm comm, MPI
     Runtime& r = rt();
     rv.req = r.engine->request_create(adi::Kind::recv);
     s.req = r.engine->request_create(adi::Kind::send);
-    std::string detail;
-    int e = op_start(rv, detail);
-    if (e == MPI_SUCCESS) e = op_start(s, detail);
-    if (e == MPI_SUCCESS) {
+    MpiError e = op_start(rv);
+    if (e.ok()) e = op_start(s);
+    if (e.ok()) {
         adi::Request* a = rv.req;
         adi::Request* b = s.req;
         r.engine->wait([a, b] { return a->complete() && b->complete(); });
         got = a->status;
         status_store(status, a->status);
-        e = error_class_of(a->status.error);
-        if (e == MPI_SUCCESS) e = error_class_of(b->status.error);
-        if (e == MPI_ERR_OTHER) detail = r.engine->last_error();
+        e.cls = error_class_of(a->status.error);
+        if (e.ok()) e.cls = error_class_of(b->status.error);
+        if (e.cls == MPI_ERR_OTHER) e.detail = r.engine->last_error();
     }
     r.engine->request_destroy(rv.req);
     r.engine->request_destroy(s.req);
-    return e == MPI_SUCCESS ? MPI_SUCCESS : error_raise(comm, e, fn, detail);
+    return e.ok() ? MPI_SUCCESS : error_raise(comm, e, fn);
 }
 
 using Op = RequestSlot::Op;

@@ -86,10 +86,8 @@ std::vector<int> cart_coords_of(const CartTopology& t, int rank) {
 int topology_comm_create(const char* fn, MPI_Comm comm, const Comm& c, int points,
                          std::variant<std::monostate, CartTopology, GraphTopology> topo, MPI_Comm* out) {
     Agreement a;
-    std::string detail;
-    if (adi::Error e = agree_intra(c, {}, a); e != adi::Error::none)
-        return error_raise(comm, agreement_failed(e, detail), fn, detail);
-    if (a.pair < 0) return error_raise(comm, no_context(detail), fn, detail);
+    if (adi::Error e = agree_intra(c, {}, a); e != adi::Error::none) return error_raise(comm, agreement_failed(e), fn);
+    if (a.pair < 0) return error_raise(comm, no_context(), fn);
     if (c.rank >= points) {
         *out = MPI_COMM_NULL;
         return MPI_SUCCESS;
@@ -370,8 +368,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
             }
         }
         std::unique_ptr<Comm> made;
-        std::string detail;
-        if (int e = comm_split_into(*c, color, key, made, detail)) return error_raise(comm, e, fn, detail);
+        if (const MpiError e = comm_split_into(*c, color, key, made); !e.ok()) return error_raise(comm, e, fn);
         made->topology = std::move(sub);
         *newcomm = comm_register(std::move(made));
         return MPI_SUCCESS;

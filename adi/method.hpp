@@ -119,7 +119,7 @@ inline int failures_report(Upcalls& up, PeerFailures& pending) {
 }
 
 // The card entry under which MPI_Init publishes the process's data
-// representation (mpi/representation.hpp, its bytes()). Only processes whose
+// representation (mpi/hetero/representation.hpp, its bytes()). Only processes whose
 // entries are equal store data alike and may link by a method that moves
 // records in host byte order (shared memory, libfabric); others use TCP, whose
 // records are little-endian on the wire.

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "mpi/agreement.hpp"
-#include "mpi/datatype.hpp"
+#include "mpi/comms/agreement.hpp"
+#include "mpi/datatypes/datatype.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/port.hpp"
-#include "mpi/foreign.hpp"
+#include "mpi/hetero/foreign.hpp"
 
 namespace strata::mpi {
 

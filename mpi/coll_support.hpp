@@ -13,16 +13,16 @@
 #include "collectives/collective.hpp"
 #include "collectives/inter/inter.hpp"
 #include "collectives/reduce_op.hpp"
-#include "mpi/comm.hpp"
-#include "mpi/datatype.hpp"
-#include "mpi/foreign.hpp"
-#include "mpi/representation.hpp"
+#include "mpi/comms/comm.hpp"
+#include "mpi/datatypes/datatype.hpp"
+#include "mpi/hetero/foreign.hpp"
+#include "mpi/hetero/representation.hpp"
 
 namespace strata::mpi {
 
 // How a collective's data travels. Between processes that store data alike
 // (`rep` empty), as this process stores it. On a communicator whose processes
-// differ, in one form common to them all (collective_form, mpi/foreign.hpp):
+// differ, in one form common to them all (collective_form, mpi/hetero/foreign.hpp):
 // every process converts its input into it and its output out of it, and
 // reductions convert their operands to this process's form to combine them.
 // `fits` turns false when a value did not fit a form it was converted into;

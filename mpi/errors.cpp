@@ -1,4 +1,4 @@
-#include "mpi/comm.hpp"
+#include "mpi/comms/comm.hpp"
 #include "mpi/errhandler.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/pmpi_alias.hpp"

@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "mpi/coll_support.hpp"
-#include "mpi/convert.hpp"
-#include "mpi/foreign.hpp"
-#include "mpi/datatype.hpp"
+#include "mpi/hetero/convert.hpp"
+#include "mpi/hetero/foreign.hpp"
+#include "mpi/datatypes/datatype.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/op_kernels.hpp"

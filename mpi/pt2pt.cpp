@@ -3,11 +3,11 @@
 #include <climits>
 #include <utility>
 
-#include "mpi/comm.hpp"
-#include "mpi/convert.hpp"
-#include "mpi/datatype.hpp"
+#include "mpi/comms/comm.hpp"
+#include "mpi/hetero/convert.hpp"
+#include "mpi/datatypes/datatype.hpp"
 #include "mpi/errors.hpp"
-#include "mpi/foreign.hpp"
+#include "mpi/hetero/foreign.hpp"
 #include "mpi/request.hpp"
 
 namespace strata::mpi {
@@ -146,7 +146,7 @@ MpiError bsend_start(Runtime& r, const RequestSlot& s, const Comm& c, adi::Reque
 }
 
 // The data of a receive that may need converting, or of a send that leaves
-// converted (mpi/foreign.hpp); data_of(s) otherwise.
+// converted (mpi/hetero/foreign.hpp); data_of(s) otherwise.
 base::Result<adi::Buffer> foreign_data_of(const RequestSlot& s, const Comm& c, int world_peer) {
     Runtime& r = rt();
     adi::Request& q = *s.req;
@@ -193,7 +193,7 @@ int world_peer_of(const RequestSlot& s, const Comm& c) {
 }
 
 // op_start in a job of processes of several representations: the data may
-// be converted or land aside (mpi/foreign.hpp).
+// be converted or land aside (mpi/hetero/foreign.hpp).
 [[gnu::noinline]] MpiError op_start_unlike(Runtime& r, RequestSlot& s, const Comm& c) {
     const int world_peer = world_peer_of(s, c);
     base::Result<adi::Buffer> data = foreign_data_of(s, c, world_peer);
@@ -333,7 +333,7 @@ int blocking_run(const void* buf, int count, MPI_Datatype datatype, int peer, in
     // once (no request, no wait; the engine says when it cannot), and a
     // receive goes straight to the engine.
     // (In a job of processes of several representations no type is direct:
-    // the general path converts, mpi/foreign.hpp.)
+    // the general path converts, mpi/hetero/foreign.hpp.)
     if (t->direct && peer != MPI_PROC_NULL) [[likely]] {
         std::byte* start = byte_address(buf, t->map->true_lb);
         const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t->size);

@@ -2,8 +2,8 @@
 // an operation on its engine request, and collecting completed requests.
 #pragma once
 
-#include "mpi/comm.hpp"
-#include "mpi/datatype.hpp"
+#include "mpi/comms/comm.hpp"
+#include "mpi/datatypes/datatype.hpp"
 #include "mpi/request.hpp"
 #include "mpi/runtime.hpp"
 

@@ -4,7 +4,7 @@
 
 #include "adi/request.hpp"
 #include "mpi.h"
-#include "mpi/typemap.hpp"
+#include "mpi/datatypes/typemap.hpp"
 
 namespace strata::mpi {
 

@@ -11,22 +11,22 @@
 #include "adi/engine.hpp"
 #include "wireup/protocol.hpp"
 #include "mpi/bsend_buffer.hpp"
-#include "mpi/context_pool.hpp"
+#include "mpi/comms/context_pool.hpp"
 #include "mpi/handle_table.hpp"
 #include "mpi/op.hpp"
-#include "mpi/representation.hpp"
+#include "mpi/hetero/representation.hpp"
 
 namespace strata::mpi {
 
 // The objects behind the handles, each in its own header.
-struct Comm;         // mpi/comm.hpp
-struct Datatype;     // mpi/datatype.hpp
+struct Comm;         // mpi/comms/comm.hpp
+struct Datatype;     // mpi/datatypes/datatype.hpp
 struct RequestSlot;  // mpi/request.hpp
 struct Errhandler;   // mpi/errhandler.hpp
-struct Group;        // mpi/group.hpp
-struct Keyval;       // mpi/attr.hpp
+struct Group;        // mpi/comms/group.hpp
+struct Keyval;       // mpi/comms/attr.hpp
 class Info;          // mpi/info.hpp
-struct NamedComms;   // mpi/named.hpp
+struct NamedComms;   // mpi/comms/named.hpp
 struct Port;         // mpi/port.hpp
 struct PeerSetUse;   // mpi/port.hpp
 
@@ -44,7 +44,7 @@ struct Runtime {
     adi::World world;  // every process's card and the topology, from the startup barrier
     // Every process's data representation, by world rank, as it announced it,
     // and whether it differs from how this process stores data (its data is
-    // converted on receipt, mpi/foreign.hpp).
+    // converted on receipt, mpi/hetero/foreign.hpp).
     std::vector<Representation> representations;
     std::vector<char> foreign;
     // Some process is foreign: receives that may come from one convert.

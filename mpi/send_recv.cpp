@@ -3,8 +3,8 @@
 #include <utility>
 #include <vector>
 
-#include "mpi/comm.hpp"
-#include "mpi/datatype.hpp"
+#include "mpi/comms/comm.hpp"
+#include "mpi/datatypes/datatype.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/pt2pt.hpp"
@@ -192,7 +192,7 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
         std::vector<std::byte> scratch(bytes);
         rv.buf = scratch.data();
         if (rt().heterogeneous) {
-            rv.packed_target = true;  // the packed form of the user's type, converted (mpi/foreign.hpp)
+            rv.packed_target = true;  // the packed form of the user's type, converted (mpi/hetero/foreign.hpp)
         } else {
             rv.count = static_cast<int>(bytes);
             rv.type = datatype_bytes().get();  // MPI_BYTE's layout lives as long as the library

@@ -14,7 +14,7 @@ void keyvals_setup(Runtime& r);
 // Appends the representation of the process of `card` (named `who` in
 // errors) to r.representations, r.foreign and r.forms: how it stores data,
 // whether that differs from this process (its data is converted on receipt,
-// mpi/foreign.hpp), and whether it can be converted at all.
+// mpi/hetero/foreign.hpp), and whether it can be converted at all.
 base::Status representation_add(Runtime& r, const wireup::BusinessCard& card, const std::string& who);
 
 }  // namespace strata::mpi

@@ -37,7 +37,7 @@
 #include "collectives/plogp/measure.hpp"
 #include "collectives/plogp/wide_area.hpp"
 #include "mpi/coll_support.hpp"
-#include "mpi/comm.hpp"
+#include "mpi/comms/comm.hpp"
 #include "mpi/runtime.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// What members exchange while they build a communicator (mpi/agreement.hpp),
+// What members exchange while they build a communicator (mpi/comms/agreement.hpp),
 // in its wire form (base/wire.hpp): the split contributions' exact bytes, the
 // leaders' offer and result, and the checks on what another group sent.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "mpi/agreement.hpp"
+#include "mpi/comms/agreement.hpp"
 
 using namespace strata::mpi;
 namespace wire = strata::base::wire;

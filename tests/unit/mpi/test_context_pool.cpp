@@ -1,4 +1,4 @@
-// The wire form of the context mask (mpi/context_pool.hpp): pair p is bit
+// The wire form of the context mask (mpi/comms/context_pool.hpp): pair p is bit
 // p % 8 of byte p / 8 on every machine, and ANDing wire masks byte by byte
 // agrees with ANDing the masks.
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "mpi/context_pool.hpp"
+#include "mpi/comms/context_pool.hpp"
 
 using strata::mpi::ContextPool;
 

@@ -1,9 +1,9 @@
-// Converting packed data between representations (mpi/convert.hpp): integers
+// Converting packed data between representations (mpi/hetero/convert.hpp): integers
 // of every size pair and byte order with their range checks, floating point
 // by exact bit patterns worked out by hand, long double between the x87,
 // IEEE quad and IEEE double formats with rounding, overflow and subnormals,
 // the walk of derived types: sizes per representation, round trips and
-// inputs that end early; and the header of packed data (mpi/foreign.hpp).
+// inputs that end early; and the header of packed data (mpi/hetero/foreign.hpp).
 #include <catch2/catch.hpp>
 
 #include <cfloat>
@@ -13,8 +13,8 @@
 #include <limits>
 #include <vector>
 
-#include "mpi/convert.hpp"
-#include "mpi/foreign.hpp"
+#include "mpi/hetero/convert.hpp"
+#include "mpi/hetero/foreign.hpp"
 
 using namespace strata::mpi;
 

@@ -1,6 +1,6 @@
 // MPI_Dims_create's arithmetic: dims_balance against MPICH's own answers
 // (dims_mpich.txt, written by dims_mpich.c) and against a brute force that
-// applies the rule of mpi/dims.hpp literally (least largest minus smallest,
+// applies the rule of mpi/comms/dims.hpp literally (least largest minus smallest,
 // then largest smallest, then lexicographically smallest, of all
 // non-increasing factorisations), dims_fill's fixed entries and errors, and
 // time bounds on inputs that an exponential search cannot meet (MPI test
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "mpi/dims.hpp"
+#include "mpi/comms/dims.hpp"
 
 using strata::mpi::dims_balance;
 using strata::mpi::dims_fill;
@@ -34,7 +34,7 @@ std::vector<int> divisors_of(int n) {
     return small;
 }
 
-// The rule of mpi/dims.hpp, for two non-increasing splits of one number.
+// The rule of mpi/comms/dims.hpp, for two non-increasing splits of one number.
 bool better(const std::vector<int>& a, const std::vector<int>& b) {
     const int gap_a = a.front() - a.back(), gap_b = b.front() - b.back();
     if (gap_a != gap_b) return gap_a < gap_b;

@@ -4,7 +4,7 @@
 #include <cwchar>
 #include <string>
 
-#include "mpi/representation.hpp"
+#include "mpi/hetero/representation.hpp"
 
 using strata::mpi::LongDoubleFormat;
 using strata::mpi::Representation;

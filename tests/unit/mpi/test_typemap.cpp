@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "mpi/typemap.hpp"
+#include "mpi/datatypes/typemap.hpp"
 
 using namespace strata::mpi;
 

@@ -57,7 +57,7 @@ struct Typemap : std::enable_shared_from_this<Typemap> {
     // The one basic type all data is made of, or MPI_DATATYPE_NULL.
     MPI_Datatype basic = MPI_DATATYPE_NULL;
     MPI_Aint elements = 0;  // basic elements in one element
-    // Only characters and bytes inside: never converted between machines (mpi/convert.hpp).
+    // Only characters and bytes inside: never converted between machines (mpi/hetero/convert.hpp).
     bool bytes_only = true;
 
     std::vector<Run> runs;

@@ -7,7 +7,7 @@
 #include "base/knob.hpp"
 #include "collectives/registry.hpp"
 #include "mpi/errors.hpp"
-#include "mpi/grid.hpp"
+#include "mpi/comms/grid.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/runtime.hpp"
 

@@ -1,4 +1,4 @@
-#include "mpi/agreement.hpp"
+#include "mpi/comms/agreement.hpp"
 
 #include <cstddef>
 #include <string>

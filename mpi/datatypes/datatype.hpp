@@ -1,6 +1,6 @@
 // Datatypes: handle lookups, packing for collectives and buffered sends, and
 // the Segment that lets the engine move non-contiguous data chunk by chunk.
-// Layout rules live in mpi/typemap.hpp.
+// Layout rules live in mpi/datatypes/typemap.hpp.
 #pragma once
 
 #include <memory>
@@ -9,7 +9,7 @@
 #include "adi/segment.hpp"
 #include "mpi.h"
 #include "mpi/runtime.hpp"
-#include "mpi/typemap.hpp"
+#include "mpi/datatypes/typemap.hpp"
 
 namespace strata::mpi {
 
@@ -20,7 +20,7 @@ struct Datatype {
     // (see Typemap::contiguous): sends and receives go straight from the buffer.
     bool contiguous = true;
     // contiguous, and every process of the job stores data alike (no
-    // conversion, mpi/foreign.hpp): a send or receive of this type goes
+    // conversion, mpi/hetero/foreign.hpp): a send or receive of this type goes
     // straight between the buffer and the engine. Decided when the type is
     // made (predefined ones at MPI_Init, once the job's representations are
     // known), so that path tests no heterogeneity per message.

@@ -1,4 +1,4 @@
-#include "mpi/datatype.hpp"
+#include "mpi/datatypes/datatype.hpp"
 
 #include <algorithm>
 #include <climits>

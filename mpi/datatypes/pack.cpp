@@ -3,7 +3,7 @@
 // The packed form of (count, type) is exactly the bytes a message of that
 // type carries on the wire: the data in typemap order, nothing added, in the
 // form this process sends in (its own representation; the announced one in
-// the test setting STRATA_REPRESENTATION_TEST, mpi/foreign.hpp). So a buffer
+// the test setting STRATA_REPRESENTATION_TEST, mpi/hetero/foreign.hpp). So a buffer
 // packed here and sent as MPI_PACKED can be received as the typed data, and
 // the other way round. On a communicator whose processes store data in more
 // than one way (comm_spans), the packed buffer starts with a header naming
@@ -15,10 +15,10 @@
 #include <algorithm>
 #include <climits>
 
-#include "mpi/comm.hpp"
-#include "mpi/datatype.hpp"
+#include "mpi/comms/comm.hpp"
+#include "mpi/datatypes/datatype.hpp"
 #include "mpi/errors.hpp"
-#include "mpi/foreign.hpp"
+#include "mpi/hetero/foreign.hpp"
 #include "mpi/pmpi_alias.hpp"
 
 using namespace strata::mpi;

@@ -1,4 +1,4 @@
-#include "mpi/convert.hpp"
+#include "mpi/hetero/convert.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -6,9 +6,9 @@
 #include <span>
 #include <string>
 
-#include "mpi/agreement.hpp"
-#include "mpi/comm.hpp"
-#include "mpi/dims.hpp"
+#include "mpi/comms/agreement.hpp"
+#include "mpi/comms/comm.hpp"
+#include "mpi/comms/dims.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/pmpi_alias.hpp"
 

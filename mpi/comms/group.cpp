@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <set>
 
-#include "mpi/comm.hpp"
+#include "mpi/comms/comm.hpp"
 #include "mpi/errors.hpp"
-#include "mpi/group.hpp"
+#include "mpi/comms/group.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"
 

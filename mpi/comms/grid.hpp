@@ -1,4 +1,4 @@
-// The grid's extensions (mpi/grid.cpp).
+// The grid's extensions (mpi/comms/grid.cpp).
 #pragma once
 
 #include "mpi/runtime.hpp"

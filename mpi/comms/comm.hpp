@@ -48,7 +48,7 @@ struct Comm {
     std::string name;
     std::map<int, void*> attrs;  // keyval -> attribute value
     std::variant<std::monostate, CartTopology, GraphTopology> topology;
-    // Made on the first request for the grid topology attributes (mpi/attr.cpp);
+    // Made on the first request for the grid topology attributes (mpi/comms/attr.cpp);
     // freed with the communicator.
     std::unique_ptr<GridAttributes> grid;
     // How the group splits along the topology, for the multilevel collectives:
@@ -60,7 +60,7 @@ struct Comm {
     // engine's handle of its reservation (0: none).
     MPIX_Qos qos{MPIX_QOS_BEST_EFFORT, 0};
     std::uint64_t qos_handle = 0;
-    // Whether its processes store data in more than one way (mpi/foreign.hpp
+    // Whether its processes store data in more than one way (mpi/hetero/foreign.hpp
     // comm_spans): -1 until first asked.
     mutable signed char spans = -1;
     // The engine's methods that reach `world` (adi::Engine::methods_reaching),

@@ -1,11 +1,11 @@
 // Attribute caching (MPI-1.3 section 5.7).
-#include "mpi/attr.hpp"
+#include "mpi/comms/attr.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <map>
 
-#include "mpi/comm.hpp"
+#include "mpi/comms/comm.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/port.hpp"
 #include "mpi/pmpi_alias.hpp"

@@ -59,7 +59,7 @@ struct Representation {
     // STRATA_REPRESENTATION_TEST=1 the same with the opposite byte order (=2:
     // also a 32-bit machine's long and long double), so that one machine can
     // run a job whose processes differ (the process then converts what it
-    // sends into that form, mpi/foreign.hpp).
+    // sends into that form, mpi/hetero/foreign.hpp).
     static Representation published();
     // The form published in a business card: a fixed number of bytes.
     std::string bytes() const;

@@ -1,4 +1,4 @@
-#include "mpi/foreign.hpp"
+#include "mpi/hetero/foreign.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
-#include "mpi/convert.hpp"
+#include "mpi/hetero/convert.hpp"
 
 namespace strata::mpi {
 

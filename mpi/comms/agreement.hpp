@@ -13,7 +13,7 @@
 
 #include "base/wire.hpp"
 #include "collectives/collective.hpp"
-#include "mpi/comm.hpp"
+#include "mpi/comms/comm.hpp"
 
 namespace strata::mpi {
 

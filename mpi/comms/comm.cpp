@@ -1,13 +1,13 @@
-#include "mpi/comm.hpp"
+#include "mpi/comms/comm.hpp"
 #include "mpi/port.hpp"
 
 #include <algorithm>
 
-#include "mpi/agreement.hpp"
-#include "mpi/attr.hpp"
+#include "mpi/comms/agreement.hpp"
+#include "mpi/comms/attr.hpp"
 #include "mpi/errhandler.hpp"
 #include "mpi/errors.hpp"
-#include "mpi/group.hpp"
+#include "mpi/comms/group.hpp"
 #include "mpi/object_name.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/setup.hpp"

@@ -1,8 +1,8 @@
-// The rule (mpi/dims.hpp): the least difference between the largest and
+// The rule (mpi/comms/dims.hpp): the least difference between the largest and
 // the smallest factor, then the largest smallest factor, then the
 // lexicographically smallest. Every search below is over the divisors of
 // nodes (at most 1600 for an int), never over the splits themselves.
-#include "mpi/dims.hpp"
+#include "mpi/comms/dims.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -1,4 +1,4 @@
-#include "mpi/representation.hpp"
+#include "mpi/hetero/representation.hpp"
 
 #include <bit>
 #include <cstddef>

@@ -1,9 +1,9 @@
-#include "mpi/typemap.hpp"
+#include "mpi/datatypes/typemap.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-#include "mpi/convert.hpp"
+#include "mpi/hetero/convert.hpp"
 
 namespace strata::mpi {
 

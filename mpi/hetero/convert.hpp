@@ -1,8 +1,8 @@
-// Converting data between representations (mpi/representation.hpp): the
+// Converting data between representations (mpi/hetero/representation.hpp): the
 // receiver's half of "receiver makes right".
 //
 // Data travels in its packed form (the data bytes of each element in typemap
-// order, nothing added; mpi/typemap.hpp), laid out as the sender's machine
+// order, nothing added; mpi/datatypes/typemap.hpp), laid out as the sender's machine
 // stores each basic type. A receiver whose representation differs walks its
 // own datatype's signature (Typemap::parts, down to the basic types) and
 // converts basic element by basic element into its own packed form:
@@ -26,8 +26,8 @@
 #include <cstddef>
 
 #include "mpi.h"
-#include "mpi/representation.hpp"
-#include "mpi/typemap.hpp"
+#include "mpi/hetero/representation.hpp"
+#include "mpi/datatypes/typemap.hpp"
 
 namespace strata::mpi {
 

@@ -1,5 +1,5 @@
 // Point-to-point data between processes of different representations
-// (receiver makes right, mpi/convert.hpp).
+// (receiver makes right, mpi/hetero/convert.hpp).
 //
 // A send always leaves in its sender's form. A receive that may match a
 // message from a foreign process (one whose representation differs from this
@@ -20,10 +20,10 @@
 
 #include "adi/engine.hpp"
 #include "collectives/collective.hpp"
-#include "mpi/comm.hpp"
-#include "mpi/convert.hpp"
+#include "mpi/comms/comm.hpp"
+#include "mpi/hetero/convert.hpp"
 #include "mpi/runtime.hpp"
-#include "mpi/typemap.hpp"
+#include "mpi/datatypes/typemap.hpp"
 
 namespace strata::mpi {
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "mpi.h"
-#include "mpi/comm.hpp"
+#include "mpi/comms/comm.hpp"
 
 namespace strata::mpi {
 

@@ -1,10 +1,10 @@
-#include "mpi/named.hpp"
+#include "mpi/comms/named.hpp"
 
 #include <algorithm>
 
 #include "base/knob.hpp"
 #include "wireup/settings.hpp"
-#include "mpi/comm.hpp"
+#include "mpi/comms/comm.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/object_name.hpp"
 #include "mpi/pmpi_alias.hpp"

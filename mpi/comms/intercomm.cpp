@@ -1,6 +1,6 @@
 // Intercommunicators (MPI-1.3 section 5.6).
-#include "mpi/agreement.hpp"
-#include "mpi/comm.hpp"
+#include "mpi/comms/agreement.hpp"
+#include "mpi/comms/comm.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/pmpi_alias.hpp"
 

@@ -79,29 +79,43 @@ LocalPosition local_position(const std::vector<BusinessCard>& cards, int rank) {
     return at;
 }
 
+namespace {
+
+// Card `r`'s Place, or why its entry is not one.
+base::Result<Place> place_read(const BusinessCard& card, std::size_t r) {
+    base::Result<Place> p = wireup::entry_message<Place>(card, kPlacementEntry);
+    if (!p) return base::Error{"rank " + std::to_string(r) + "'s card: " + p.error()};
+    return p;
+}
+
+}  // namespace
+
 base::Result<std::vector<wireup::CpuPlace>> cards_bind(std::vector<BusinessCard>& cards) {
     std::map<std::string, int> on_host;
     for (const BusinessCard& c : cards) ++on_host[c.hostname];
     std::map<std::string, int> seen;
+    std::vector<wireup::CpuPlace> out;
     for (std::size_t r = 0; r < cards.size(); ++r) {
         BusinessCard& c = cards[r];
         const int local = seen[c.hostname]++;
-        base::Result<Place> p = wireup::entry_message<Place>(c, kPlacementEntry);
-        if (!p) return base::Error{"rank " + std::to_string(r) + "'s card: " + p.error()};
-        if (p->bind_slots.empty() || !binding_fits(on_host[c.hostname], p->bind_cores)) continue;
-        const auto& [package, numa] = p->bind_slots[static_cast<std::size_t>(local) % p->bind_slots.size()];
-        p->package = package;
-        p->numa = package < 0 ? -1 : numa;
-        wireup::publish_message(c, kPlacementEntry, *p);
+        base::Result<Place> p = place_read(c, r);
+        if (!p) return p.failure();
+        if (!p->bind_slots.empty() && binding_fits(on_host[c.hostname], p->bind_cores)) {
+            const auto& [package, numa] = p->bind_slots[static_cast<std::size_t>(local) % p->bind_slots.size()];
+            p->package = package;
+            p->numa = package < 0 ? -1 : numa;
+            wireup::publish_message(c, kPlacementEntry, *p);
+        }
+        out.push_back(wireup::CpuPlace{p->package, p->numa});
     }
-    return places_of(cards);
+    return out;
 }
 
 base::Result<std::vector<wireup::CpuPlace>> places_of(const std::vector<BusinessCard>& cards) {
     std::vector<wireup::CpuPlace> out;
     for (std::size_t r = 0; r < cards.size(); ++r) {
-        const base::Result<Place> p = wireup::entry_message<Place>(cards[r], kPlacementEntry);
-        if (!p) return base::Error{"rank " + std::to_string(r) + "'s card: " + p.error()};
+        const base::Result<Place> p = place_read(cards[r], r);
+        if (!p) return p.failure();
         out.push_back(wireup::CpuPlace{p->package, p->numa});
     }
     return out;

@@ -8,54 +8,11 @@
 #include "mpi/datatypes/datatype.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/hetero/foreign.hpp"
+#include "mpi/entry.hpp"
 #include "mpi/request.hpp"
 
 namespace strata::mpi {
 
-int check_buffer_fail(const char* fn, MPI_Comm comm, int count, MPI_Datatype datatype) {
-    const Comm* c = comm_get(comm);
-    if (c == nullptr) {
-        return error_raise(comm, MPI_ERR_COMM,
-                           fn, comm == MPI_COMM_NULL ? "MPI_COMM_NULL is not a communicator" : "not a communicator handle");
-    }
-    if (count < 0) return error_raise(comm, MPI_ERR_COUNT, fn, "count " + std::to_string(count) + " is negative");
-    const Datatype* t = datatype_get(datatype);
-    if (t == nullptr) {
-        return error_raise(comm, MPI_ERR_TYPE, fn,
-                           datatype == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL is not a datatype" : "not a datatype handle");
-    }
-    if (!t->committed) {
-        return error_raise(comm, MPI_ERR_TYPE, fn, "the datatype is not committed; call MPI_Type_commit first");
-    }
-    // The only check left: NULL with data to move from address 0.
-    return error_raise(comm, MPI_ERR_BUFFER, fn,
-                       "buffer is NULL but count is " + std::to_string(count) +
-                           " (MPI_BOTTOM needs a datatype of absolute addresses)");
-}
-
-int check_dest_fail(const char* fn, MPI_Comm comm, const Comm& c, int dest) {
-    return error_raise(comm, MPI_ERR_RANK, fn,
-                       "destination rank " + std::to_string(dest) + " is not in a communicator of size " +
-                           std::to_string(c.peers()));
-}
-
-int check_source_fail(const char* fn, MPI_Comm comm, const Comm& c, int source) {
-    return error_raise(comm, MPI_ERR_RANK, fn,
-                       "source rank " + std::to_string(source) + " is not in a communicator of size " +
-                           std::to_string(c.peers()));
-}
-
-int check_send_tag_fail(const char* fn, MPI_Comm comm, int tag) {
-    return error_raise(comm, MPI_ERR_TAG, fn, "send tag " + std::to_string(tag) + " is negative");
-}
-
-int check_recv_tag_fail(const char* fn, MPI_Comm comm, int tag) {
-    return error_raise(comm, MPI_ERR_TAG, fn, "receive tag " + std::to_string(tag) + " is neither >= 0 nor MPI_ANY_TAG");
-}
-
-namespace {
-
-// Fills `s` from arguments op_check accepted (without a request yet).
 void slot_fill(RequestSlot::Op op, const void* buf, int count, const Datatype& t, int peer, int tag, MPI_Comm comm,
                RequestSlot& s) {
     s.comm = comm;
@@ -65,17 +22,6 @@ void slot_fill(RequestSlot::Op op, const void* buf, int count, const Datatype& t
     s.type = t.map.get();
     s.peer = peer;
     s.tag = tag;
-}
-
-}  // namespace
-
-int slot_prepare(const char* fn, RequestSlot::Op op, const void* buf, int count, MPI_Datatype datatype, int peer,
-                 int tag, MPI_Comm comm, RequestSlot& s) {
-    Comm* c = nullptr;
-    Datatype* t = nullptr;
-    if (int e = op_check(fn, op, buf, count, datatype, peer, tag, comm, c, t)) return e;
-    slot_fill(op, buf, count, *t, peer, tag, comm, s);
-    return MPI_SUCCESS;
 }
 
 namespace {
@@ -237,7 +183,7 @@ MpiError op_start(RequestSlot& s) {
 
 namespace {
 
-// nonblocking_run's start of `s` on its request, beyond the common case: a
+// nonblocking's start of `s` on its request, beyond the common case: a
 // datatype that is not direct (not one block, or a job of processes of
 // several representations), an MPI_PROC_NULL peer, a buffered send. On
 // failure the request and its handle go again.
@@ -250,36 +196,31 @@ namespace {
     return error_raise(comm, e, fn);
 }
 
-}  // namespace
-
+// A nonblocking send or receive (MPI_Isend, MPI_Irecv and the other modes)
+// of checked arguments: starts it on a fresh engine request and names it by a
+// new request handle in `request`, whose slot is filled in place. Inlined
+// into each entry point: what depends on `op` is decided when compiling.
 template <RequestSlot::Op op>
-int nonblocking_run(const void* buf, int count, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
-                    MPI_Request* request) {
-    constexpr const char* fn = call_name(op, false);
-    Comm* c = nullptr;
-    Datatype* t = nullptr;
-    if (int e = op_check(fn, op, buf, count, datatype, peer, tag, comm, c, t)) return e;
-    if (request == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "request is NULL");
+[[gnu::always_inline]] inline int nonblocking(const Call& call, const void* buf, int count, const Datatype& t,
+                                              int peer, int tag, const Comm& c, MPI_Request& request) {
     Runtime& r = rt();
     RequestSlot* s = nullptr;
     const int handle = r.requests.add_empty(s);
-    slot_fill(op, buf, count, *t, peer, tag, comm, *s);
+    slot_fill(op, buf, count, t, peer, tag, call.comm, *s);
     s->req = r.engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
     // The common case inline (what op_start_on comes to for it): a real
     // peer, no buffered send, a direct datatype (one block, a job of alike
     // processes).
-    if (t->direct && peer != MPI_PROC_NULL && op != RequestSlot::Op::bsend) [[likely]] {
-        const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t->size);
-        op_post(r, *s, *c, world_peer_of(*s, *c), {byte_address(buf, t->map->true_lb), bytes}, 0);
-    } else if (int e = handle_start_other(fn, r, *s, *c, handle)) {
+    if (t.direct && peer != MPI_PROC_NULL && op != RequestSlot::Op::bsend) [[likely]] {
+        const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size);
+        op_post(r, *s, c, world_peer_of(*s, c), {byte_address(buf, t.map->true_lb), bytes}, 0);
+    } else if (int e = handle_start_other(call.fn, r, *s, c, handle)) {
         return e;
     }
-    slot_hold(*s, *t);
-    *request = handle;
+    slot_hold(*s, t);
+    request = handle;
     return MPI_SUCCESS;
 }
-
-namespace {
 
 // Raises what a blocking operation's request ended with.
 [[gnu::noinline]] int blocking_failed(const char* fn, MPI_Comm comm, adi::Error error) {
@@ -300,72 +241,116 @@ namespace {
     return blocking_failed(fn, comm, error);
 }
 
-// blocking_run beyond its common cases, through a slot and op_start.
-[[gnu::noinline]] int blocking_general(const char* fn, RequestSlot::Op op, const void* buf, int count,
-                                       const Datatype& t, int peer, int tag, MPI_Comm comm, const Comm& c,
-                                       MPI_Status* status) {
+// What blocking passes to blocking_general: one pointer, so that the hot
+// function makes no call with arguments on the stack (which costs it its
+// frame pointer register).
+struct BlockingArgs {
+    RequestSlot::Op op;
+    const void* buf;
+    int count;
+    const Datatype* t;
+    int peer;
+    int tag;
+    const Comm* c;
+    MPI_Status* status;
+};
+
+// blocking beyond its common cases, through a slot and op_start.
+[[gnu::noinline]] int blocking_general(Call call, const BlockingArgs& a) {
     Runtime& r = rt();
     RequestSlot s;
-    slot_fill(op, buf, count, t, peer, tag, comm, s);
-    s.req = r.engine->request_create(op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
+    slot_fill(a.op, a.buf, a.count, *a.t, a.peer, a.tag, call.comm, s);
+    s.req = r.engine->request_create(a.op == RequestSlot::Op::recv ? adi::Kind::recv : adi::Kind::send);
     if (const MpiError e = op_start(s); !e.ok()) {
         r.engine->request_destroy(s.req);
-        return error_raise(comm, e, fn);
+        return call.raise(e);
     }
-    // After op_check, c is the communicator and peer one of its ranks,
+    // After the checks, c is the communicator and peer one of its ranks,
     // MPI_PROC_NULL (the request is complete) or MPI_ANY_SOURCE.
-    return blocking_finish(fn, comm, s.req, peer >= 0 ? c.world[static_cast<std::size_t>(peer)] : adi::kAnySource,
-                           status);
+    return blocking_finish(call.fn, call.comm, s.req,
+                           a.peer >= 0 ? a.c->world[static_cast<std::size_t>(a.peer)] : adi::kAnySource, a.status);
 }
 
-}  // namespace
-
+// A blocking send or receive (MPI_Send, MPI_Recv and the other modes) of
+// checked arguments. Inlined into each entry point, as nonblocking.
 template <RequestSlot::Op op>
-int blocking_run(const void* buf, int count, MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
-                 MPI_Status* status) {
-    constexpr const char* fn = call_name(op, true);
+[[gnu::always_inline]] inline int blocking(const Call& call, const void* buf, int count, const Datatype& t, int peer,
+                                           int tag, const Comm& c, MPI_Status* status) {
     Runtime& r = rt();
-    Comm* c = nullptr;
-    Datatype* t = nullptr;
-    if (int e = op_check(fn, op, buf, count, datatype, peer, tag, comm, c, t)) return e;
     // The common case first, without a slot: a real peer and a datatype whose
     // elements form one block. A small standard send then usually leaves at
     // once (no request, no wait; the engine says when it cannot), and a
     // receive goes straight to the engine.
     // (In a job of processes of several representations no type is direct:
     // the general path converts, mpi/hetero/foreign.hpp.)
-    if (t->direct && peer != MPI_PROC_NULL) [[likely]] {
-        std::byte* start = byte_address(buf, t->map->true_lb);
-        const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t->size);
+    if (t.direct && peer != MPI_PROC_NULL) [[likely]] {
+        std::byte* start = byte_address(buf, t.map->true_lb);
+        const std::size_t bytes = static_cast<std::size_t>(count) * static_cast<std::size_t>(t.size);
         if constexpr (op == RequestSlot::Op::send) {
-            if (r.engine->send_now(c->world[static_cast<std::size_t>(peer)], c->context, c->rank, tag, start, bytes)) {
+            if (r.engine->send_now(c.world[static_cast<std::size_t>(peer)], c.context, c.rank, tag, start, bytes)) {
                 return MPI_SUCCESS;
             }
         } else if constexpr (op == RequestSlot::Op::recv) {
             adi::Request* q = r.engine->request_create(adi::Kind::recv);
-            const int world_peer = world_source(*c, peer);
+            const int world_peer = world_source(c, peer);
             r.engine->irecv(*q, {.world_source = world_peer,
-                                 .context = c->context,
+                                 .context = c.context,
                                  .rank = peer,
                                  .tag = tag,
                                  .data = {start, bytes},
-                                 .from_methods = from_methods(*c, peer)});
-            return blocking_finish(fn, comm, q, world_peer, status);
+                                 .from_methods = from_methods(c, peer)});
+            return blocking_finish(call.fn, call.comm, q, world_peer, status);
         }
     }
-    return blocking_general(fn, op, buf, count, *t, peer, tag, comm, *c, status);
+    return blocking_general(call, {op, buf, count, &t, peer, tag, &c, status});
 }
 
-template int nonblocking_run<RequestSlot::Op::send>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
-template int nonblocking_run<RequestSlot::Op::bsend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
-template int nonblocking_run<RequestSlot::Op::ssend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
-template int nonblocking_run<RequestSlot::Op::rsend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
-template int nonblocking_run<RequestSlot::Op::recv>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
-template int blocking_run<RequestSlot::Op::send>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
-template int blocking_run<RequestSlot::Op::bsend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
-template int blocking_run<RequestSlot::Op::ssend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
-template int blocking_run<RequestSlot::Op::rsend>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
-template int blocking_run<RequestSlot::Op::recv>(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
+using Op = RequestSlot::Op;
+
+}  // namespace
+
+namespace body {
+
+// Inlined into their entry points (pt2pt.inc): the hot path of every program.
+
+[[gnu::always_inline]] inline int Send(const Call& call, const void* buf, int count, Datatype& datatype, int dest, int tag, Comm& comm) {
+    return blocking<Op::send>(call, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
+}
+[[gnu::always_inline]] inline int Bsend(const Call& call, const void* buf, int count, Datatype& datatype, int dest, int tag, Comm& comm) {
+    return blocking<Op::bsend>(call, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
+}
+[[gnu::always_inline]] inline int Ssend(const Call& call, const void* buf, int count, Datatype& datatype, int dest, int tag, Comm& comm) {
+    return blocking<Op::ssend>(call, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
+}
+[[gnu::always_inline]] inline int Rsend(const Call& call, const void* buf, int count, Datatype& datatype, int dest, int tag, Comm& comm) {
+    return blocking<Op::rsend>(call, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
+}
+[[gnu::always_inline]] inline int Recv(const Call& call, void* buf, int count, Datatype& datatype, int source, int tag, Comm& comm,
+         MPI_Status* status) {
+    return blocking<Op::recv>(call, buf, count, datatype, source, tag, comm, status);
+}
+[[gnu::always_inline]] inline int Isend(const Call& call, const void* buf, int count, Datatype& datatype, int dest, int tag, Comm& comm,
+          MPI_Request& request) {
+    return nonblocking<Op::send>(call, buf, count, datatype, dest, tag, comm, request);
+}
+[[gnu::always_inline]] inline int Ibsend(const Call& call, const void* buf, int count, Datatype& datatype, int dest, int tag, Comm& comm,
+           MPI_Request& request) {
+    return nonblocking<Op::bsend>(call, buf, count, datatype, dest, tag, comm, request);
+}
+[[gnu::always_inline]] inline int Issend(const Call& call, const void* buf, int count, Datatype& datatype, int dest, int tag, Comm& comm,
+           MPI_Request& request) {
+    return nonblocking<Op::ssend>(call, buf, count, datatype, dest, tag, comm, request);
+}
+[[gnu::always_inline]] inline int Irsend(const Call& call, const void* buf, int count, Datatype& datatype, int dest, int tag, Comm& comm,
+           MPI_Request& request) {
+    return nonblocking<Op::rsend>(call, buf, count, datatype, dest, tag, comm, request);
+}
+[[gnu::always_inline]] inline int Irecv(const Call& call, void* buf, int count, Datatype& datatype, int source, int tag, Comm& comm,
+          MPI_Request& request) {
+    return nonblocking<Op::recv>(call, buf, count, datatype, source, tag, comm, request);
+}
+
+}  // namespace body
 
 std::uint32_t any_methods_of(const Comm& c) {
     c.any_methods = rt().engine->methods_reaching(c.world);
@@ -415,3 +400,5 @@ void status_empty(MPI_Status* out) {
 }
 
 }  // namespace strata::mpi
+
+#include "pt2pt.inc"

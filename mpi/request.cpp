@@ -2,13 +2,11 @@
 #include <vector>
 
 #include "mpi/errors.hpp"
-#include "mpi/pmpi_alias.hpp"
+#include "mpi/entry.hpp"
 #include "mpi/pt2pt.hpp"
 #include "mpi/request.hpp"
 
-using namespace strata;
-using namespace strata::mpi;
-
+namespace strata::mpi {
 namespace {
 
 // A handle whose completion functions answer at once with an empty status:
@@ -22,18 +20,6 @@ bool inactive(MPI_Request h) {
 bool done(MPI_Request h) {
     RequestSlot* s = rt().requests.get(h);
     return s != nullptr && s->req->complete();
-}
-
-// Checks every handle of an array; MPI_ERR_REQUEST names the first bad one.
-int check_handles(const char* fn, int count, const MPI_Request* reqs) {
-    if (count < 0) return error_raise(MPI_COMM_WORLD, MPI_ERR_COUNT, fn, "count is negative");
-    if (count > 0 && reqs == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "request array is NULL");
-    for (int i = 0; i < count; ++i) {
-        if (reqs[i] != MPI_REQUEST_NULL && rt().requests.get(reqs[i]) == nullptr)
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn,
-                               "entry " + std::to_string(i) + " is not a valid request handle");
-    }
-    return MPI_SUCCESS;
 }
 
 // What a completed request ended with, for raising it on its communicator.
@@ -87,7 +73,7 @@ int raise_in_status(const char* fn, const Collected& failed) {
 
 // Collects every completed request of the array into (indices, statuses);
 // returns MPI_ERR_IN_STATUS when one of them failed.
-int collect_some(const char* fn, int count, MPI_Request* reqs, int* outcount, int* indices, MPI_Status* statuses) {
+int collect_some(const char* fn, int count, MPI_Request* reqs, int& outcount, int* indices, MPI_Status* statuses) {
     int n = 0;
     Collected failed;
     bool any_failed = false;
@@ -102,7 +88,7 @@ int collect_some(const char* fn, int count, MPI_Request* reqs, int* outcount, in
         }
         indices[n++] = i;
     }
-    *outcount = n;
+    outcount = n;
     return any_failed ? raise_in_status(fn, failed) : MPI_SUCCESS;
 }
 
@@ -111,303 +97,226 @@ int raise_collected(const char* fn, const Collected& c) {
     return raise_failed(fn, c);
 }
 
+// The slot of the request handle `h` that the call must act on: not
+// MPI_REQUEST_NULL (which cannot be `verb`), and a request.
+int live_slot(const Call& call, MPI_Request h, const char* verb, RequestSlot*& s) {
+    s = rt().requests.get(h);
+    if (s != nullptr) return MPI_SUCCESS;
+    if (h == MPI_REQUEST_NULL) return call.raise(MPI_ERR_REQUEST, std::string("MPI_REQUEST_NULL cannot be ") + verb);
+    return call.raise(MPI_ERR_REQUEST, "not a valid request handle");
+}
+
+// Starts the persistent request `h` (MPI_Start, each of MPI_Startall's).
+int start(const Call& call, MPI_Request h) {
+    RequestSlot* s = nullptr;
+    if (int e = live_slot(call, h, "started", s)) return e;
+    if (!s->persistent) return error_raise(s->comm, MPI_ERR_REQUEST, call.fn, "not a persistent request");
+    if (s->active) return error_raise(s->comm, MPI_ERR_REQUEST, call.fn, "the persistent request is already active");
+    if (const MpiError e = op_start(*s); !e.ok()) return error_raise(s->comm, e, call.fn);
+    s->active = true;
+    return MPI_SUCCESS;
+}
+
+// Whether every request of the array is complete or inactive.
+bool all_done(int count, const MPI_Request* requests) {
+    for (int i = 0; i < count; ++i) {
+        if (!inactive(requests[i]) && !done(requests[i])) return false;
+    }
+    return true;
+}
+
+bool any_active(int count, const MPI_Request* requests) {
+    for (int i = 0; i < count; ++i) {
+        if (!inactive(requests[i])) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
-extern "C" {
+namespace body {
 
-STRATA_PMPI_ALIAS(MPI_Wait);
-int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
-    static const char* fn = "MPI_Wait";
-    return api(fn, [&] {
-        if (request == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "request is NULL");
-        // One lookup: a handle that finds no slot is MPI_REQUEST_NULL or
-        // not a request (check_handles says which).
-        RequestSlot* s = rt().requests.get(*request);
-        if (s == nullptr) [[unlikely]] {
-            if (int e = check_handles(fn, 1, request)) return e;
-            status_empty(status);
-            return MPI_SUCCESS;
-        }
-        if (s->persistent && !s->active) {
-            status_empty(status);
-            return MPI_SUCCESS;
-        }
-        adi::Request* q = s->req;
-        if (!q->complete()) rt().engine->wait([q] { return q->complete(); });
-        return raise_collected(fn, collect_slot(request, *s, status));
-    });
+// Inlined into its entry point: with MPI_Isend and MPI_Recv, the hot path.
+[[gnu::always_inline]] inline int Wait(const Call& call, MPI_Request& request, MPI_Status* status) {
+    // One lookup: a handle that finds no slot is MPI_REQUEST_NULL or not a request.
+    RequestSlot* s = rt().requests.get(request);
+    if (s == nullptr) [[unlikely]] {
+        if (request != MPI_REQUEST_NULL) return call.raise(MPI_ERR_REQUEST, "not a valid request handle");
+        status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (s->persistent && !s->active) {
+        status_empty(status);
+        return MPI_SUCCESS;
+    }
+    adi::Request* q = s->req;
+    if (!q->complete()) rt().engine->wait([q] { return q->complete(); });
+    return raise_collected(call.fn, collect_slot(&request, *s, status));
 }
 
-STRATA_PMPI_ALIAS(MPI_Test);
-int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
-    static const char* fn = "MPI_Test";
-    return api(fn, [&] {
-        if (request == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "request is NULL");
-        if (flag == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "flag is NULL");
-        if (int e = check_handles(fn, 1, request)) return e;
-        if (inactive(*request)) {
-            *flag = 1;
-            status_empty(status);
-            return MPI_SUCCESS;
-        }
-        if (!done(*request)) rt().engine->progress_test();
-        *flag = done(*request) ? 1 : 0;
-        return *flag ? raise_collected(fn, collect(request, status)) : MPI_SUCCESS;
-    });
+int Test(const Call& call, MPI_Request& request, int& flag, MPI_Status* status) {
+    if (int e = check::requests(call, "request", &request, 1)) return e;
+    if (inactive(request)) {
+        flag = 1;
+        status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (!done(request)) rt().engine->progress_test();
+    flag = done(request) ? 1 : 0;
+    return flag ? raise_collected(call.fn, collect(&request, status)) : MPI_SUCCESS;
 }
 
-STRATA_PMPI_ALIAS(MPI_Waitall);
-int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
-    static const char* fn = "MPI_Waitall";
-    return api(fn, [&] {
-        if (int e = check_handles(fn, count, requests)) return e;
-        rt().engine->wait([&] {
-            for (int i = 0; i < count; ++i) {
-                if (!inactive(requests[i]) && !done(requests[i])) return false;
-            }
-            return true;
-        });
-        Collected failed;
-        bool any_failed = false;
+int Waitall(const Call& call, int count, MPI_Request requests[], MPI_Status statuses[]) {
+    rt().engine->wait([&] { return all_done(count, requests); });
+    Collected failed;
+    bool any_failed = false;
+    for (int i = 0; i < count; ++i) {
+        MPI_Status* st = status_at(statuses, i);
+        if (inactive(requests[i])) {
+            status_empty(st);
+            continue;
+        }
+        Collected c = collect(&requests[i], st);
+        status_error(st, error_class(c));
+        if (c.error != adi::Error::none && !any_failed) {
+            any_failed = true;
+            failed = c;
+        }
+    }
+    return any_failed ? raise_in_status(call.fn, failed) : MPI_SUCCESS;
+}
+
+int Testall(const Call& call, int count, MPI_Request requests[], int& flag, MPI_Status statuses[]) {
+    if (!all_done(count, requests)) rt().engine->progress_test();
+    flag = all_done(count, requests) ? 1 : 0;
+    return flag ? Waitall(call, count, requests, statuses) : MPI_SUCCESS;
+}
+
+int Waitany(const Call& call, int count, MPI_Request requests[], int& index, MPI_Status* status) {
+    if (!any_active(count, requests)) {
+        index = MPI_UNDEFINED;
+        status_empty(status);
+        return MPI_SUCCESS;
+    }
+    int found = -1;
+    rt().engine->wait([&] {
         for (int i = 0; i < count; ++i) {
-            MPI_Status* st = status_at(statuses, i);
-            if (inactive(requests[i])) {
-                status_empty(st);
-                continue;
-            }
-            Collected c = collect(&requests[i], st);
-            status_error(st, error_class(c));
-            if (c.error != adi::Error::none && !any_failed) {
-                any_failed = true;
-                failed = c;
+            if (!inactive(requests[i]) && done(requests[i])) {
+                found = i;
+                return true;
             }
         }
-        return any_failed ? raise_in_status(fn, failed) : MPI_SUCCESS;
+        return false;
     });
+    index = found;
+    return raise_collected(call.fn, collect(&requests[found], status));
 }
 
-STRATA_PMPI_ALIAS(MPI_Testall);
-int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
-    static const char* fn = "MPI_Testall";
-    return api(fn, [&] {
-        if (int e = check_handles(fn, count, requests)) return e;
-        if (flag == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "flag is NULL");
-        auto all_done = [&] {
-            for (int i = 0; i < count; ++i) {
-                if (!inactive(requests[i]) && !done(requests[i])) return false;
-            }
-            return true;
-        };
-        if (!all_done()) rt().engine->progress_test();
-        if (!all_done()) {
-            *flag = 0;
-            return MPI_SUCCESS;
+int Testany(const Call& call, int count, MPI_Request requests[], int& index, int& flag, MPI_Status* status) {
+    rt().engine->progress_test();
+    bool active = false;
+    for (int i = 0; i < count; ++i) {
+        if (inactive(requests[i])) continue;
+        active = true;
+        if (done(requests[i])) {
+            index = i;
+            flag = 1;
+            return raise_collected(call.fn, collect(&requests[i], status));
         }
-        *flag = 1;
-        return PMPI_Waitall(count, requests, statuses);
-    });
+    }
+    index = MPI_UNDEFINED;
+    flag = active ? 0 : 1;
+    if (!active) status_empty(status);
+    return MPI_SUCCESS;
 }
 
-STRATA_PMPI_ALIAS(MPI_Waitany);
-int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
-    static const char* fn = "MPI_Waitany";
-    return api(fn, [&] {
-        if (int e = check_handles(fn, count, requests)) return e;
-        if (index == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "index is NULL");
-        int found = -1;
-        bool any_active = false;
-        for (int i = 0; i < count; ++i) any_active = any_active || !inactive(requests[i]);
-        if (!any_active) {
-            *index = MPI_UNDEFINED;
-            status_empty(status);
-            return MPI_SUCCESS;
+int Waitsome(const Call& call, int incount, MPI_Request requests[], int& outcount, int indices[],
+             MPI_Status statuses[]) {
+    if (!any_active(incount, requests)) {
+        outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    rt().engine->wait([&] {
+        for (int i = 0; i < incount; ++i) {
+            if (!inactive(requests[i]) && done(requests[i])) return true;
         }
-        rt().engine->wait([&] {
-            for (int i = 0; i < count; ++i) {
-                if (!inactive(requests[i]) && done(requests[i])) {
-                    found = i;
-                    return true;
-                }
-            }
-            return false;
-        });
-        *index = found;
-        return raise_collected(fn, collect(&requests[found], status));
+        return false;
     });
+    return collect_some(call.fn, incount, requests, outcount, indices, statuses);
 }
 
-STRATA_PMPI_ALIAS(MPI_Testany);
-int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
-    static const char* fn = "MPI_Testany";
-    return api(fn, [&] {
-        if (int e = check_handles(fn, count, requests)) return e;
-        if (index == nullptr || flag == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "NULL argument");
-        rt().engine->progress_test();
-        bool any_active = false;
-        for (int i = 0; i < count; ++i) {
-            if (inactive(requests[i])) continue;
-            any_active = true;
-            if (done(requests[i])) {
-                *index = i;
-                *flag = 1;
-                return raise_collected(fn, collect(&requests[i], status));
-            }
-        }
-        *index = MPI_UNDEFINED;
-        *flag = any_active ? 0 : 1;
-        if (!any_active) status_empty(status);
+int Testsome(const Call& call, int incount, MPI_Request requests[], int& outcount, int indices[],
+             MPI_Status statuses[]) {
+    if (!any_active(incount, requests)) {
+        outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
-    });
+    }
+    rt().engine->progress_test();
+    return collect_some(call.fn, incount, requests, outcount, indices, statuses);
 }
 
-STRATA_PMPI_ALIAS(MPI_Waitsome);
-int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
-    static const char* fn = "MPI_Waitsome";
-    return api(fn, [&] {
-        if (int e = check_handles(fn, incount, requests)) return e;
-        if (outcount == nullptr || (incount > 0 && indices == nullptr))
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "NULL argument");
-        bool any_active = false;
-        for (int i = 0; i < incount; ++i) any_active = any_active || !inactive(requests[i]);
-        if (!any_active) {
-            *outcount = MPI_UNDEFINED;
-            return MPI_SUCCESS;
-        }
-        rt().engine->wait([&] {
-            for (int i = 0; i < incount; ++i) {
-                if (!inactive(requests[i]) && done(requests[i])) return true;
-            }
-            return false;
-        });
-        return collect_some(fn, incount, requests, outcount, indices, statuses);
-    });
+int Request_free(const Call& call, MPI_Request& request) {
+    RequestSlot* s = nullptr;
+    if (int e = live_slot(call, request, "freed", s)) return e;
+    Runtime& r = rt();
+    const bool running_op = s->req->pending > 0 && (!s->persistent || s->active);
+    if (running_op) {
+        // It still completes; the engine forgets it then.
+        s->req->released = true;
+    } else {
+        r.engine->request_destroy(s->req);
+    }
+    r.requests.recycle(request);
+    request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
 }
 
-STRATA_PMPI_ALIAS(MPI_Testsome);
-int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
-    static const char* fn = "MPI_Testsome";
-    return api(fn, [&] {
-        if (int e = check_handles(fn, incount, requests)) return e;
-        if (outcount == nullptr || (incount > 0 && indices == nullptr))
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "NULL argument");
-        bool any_active = false;
-        for (int i = 0; i < incount; ++i) any_active = any_active || !inactive(requests[i]);
-        if (!any_active) {
-            *outcount = MPI_UNDEFINED;
-            return MPI_SUCCESS;
-        }
-        rt().engine->progress_test();
-        return collect_some(fn, incount, requests, outcount, indices, statuses);
-    });
+int Cancel(const Call& call, MPI_Request& request) {
+    RequestSlot* s = nullptr;
+    if (int e = live_slot(call, request, "cancelled", s)) return e;
+    if (s->persistent && !s->active)
+        return error_raise(s->comm, MPI_ERR_REQUEST, call.fn, "the persistent request is not active");
+    // Buffered sends and MPI_PROC_NULL operations completed locally: nothing to withdraw.
+    if (s->op == RequestSlot::Op::bsend || s->peer == MPI_PROC_NULL) return MPI_SUCCESS;
+    rt().engine->cancel(*s->req);
+    return MPI_SUCCESS;
 }
 
-STRATA_PMPI_ALIAS(MPI_Request_free);
-int PMPI_Request_free(MPI_Request* request) {
-    static const char* fn = "MPI_Request_free";
-    return api(fn, [&] {
-        if (request == nullptr || *request == MPI_REQUEST_NULL)
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "MPI_REQUEST_NULL cannot be freed");
-        if (int e = check_handles(fn, 1, request)) return e;
-        Runtime& r = rt();
-        RequestSlot* s = r.requests.get(*request);
-        const bool running_op = s->req->pending > 0 && (!s->persistent || s->active);
-        if (running_op) {
-            // It still completes; the engine forgets it then.
-            s->req->released = true;
-        } else {
-            r.engine->request_destroy(s->req);
-        }
-        r.requests.recycle(*request);
-        *request = MPI_REQUEST_NULL;
-        return MPI_SUCCESS;
-    });
+int Test_cancelled(const Call&, const MPI_Status& status, int& flag) {
+    flag = (status.strata_flags & kStatusCancelled) != 0;
+    return MPI_SUCCESS;
 }
 
-STRATA_PMPI_ALIAS(MPI_Cancel);
-int PMPI_Cancel(MPI_Request* request) {
-    static const char* fn = "MPI_Cancel";
-    return api(fn, [&] {
-        if (request == nullptr || *request == MPI_REQUEST_NULL)
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "MPI_REQUEST_NULL cannot be cancelled");
-        if (int e = check_handles(fn, 1, request)) return e;
-        RequestSlot* s = rt().requests.get(*request);
-        if (s->persistent && !s->active)
-            return error_raise(s->comm, MPI_ERR_REQUEST, fn, "the persistent request is not active");
-        // Buffered sends and MPI_PROC_NULL operations completed locally: nothing to withdraw.
-        if (s->op == RequestSlot::Op::bsend || s->peer == MPI_PROC_NULL) return MPI_SUCCESS;
-        rt().engine->cancel(*s->req);
-        return MPI_SUCCESS;
-    });
+int Start(const Call& call, MPI_Request& request) { return start(call, request); }
+
+int Startall(const Call& call, int count, MPI_Request requests[]) {
+    for (int i = 0; i < count; ++i) {
+        if (int e = start(call, requests[i])) return e;
+    }
+    return MPI_SUCCESS;
 }
 
-STRATA_PMPI_ALIAS(MPI_Test_cancelled);
-int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
-    static const char* fn = "MPI_Test_cancelled";
-    return api(fn, [&] {
-        if (status == nullptr || flag == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "NULL argument");
-        *flag = (status->strata_flags & kStatusCancelled) != 0;
-        return MPI_SUCCESS;
-    });
+int Buffer_attach(const Call& call, void* buffer, int size) {
+    Runtime& r = rt();
+    if (r.bsend.attached()) return call.raise(MPI_ERR_BUFFER, "a buffer is already attached; detach it first");
+    if (buffer == nullptr && size > 0) return call.raise(MPI_ERR_BUFFER, "buffer is NULL");
+    r.bsend.attach(buffer, static_cast<std::size_t>(size));
+    return MPI_SUCCESS;
 }
 
-STRATA_PMPI_ALIAS(MPI_Start);
-int PMPI_Start(MPI_Request* request) {
-    static const char* fn = "MPI_Start";
-    return api(fn, [&] {
-        if (request == nullptr || *request == MPI_REQUEST_NULL)
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, fn, "MPI_REQUEST_NULL cannot be started");
-        if (int e = check_handles(fn, 1, request)) return e;
-        RequestSlot* s = rt().requests.get(*request);
-        if (!s->persistent) return error_raise(s->comm, MPI_ERR_REQUEST, fn, "not a persistent request");
-        if (s->active) return error_raise(s->comm, MPI_ERR_REQUEST, fn, "the persistent request is already active");
-        if (const MpiError e = op_start(*s); !e.ok()) return error_raise(s->comm, e, fn);
-        s->active = true;
-        return MPI_SUCCESS;
-    });
+int Buffer_detach(const Call&, void* buffer_addr, int& size) {
+    Runtime& r = rt();
+    // Detach blocks until every buffered message has been transmitted.
+    r.engine->wait([&] { return r.bsend.in_use() == 0; });
+    void* base = nullptr;
+    std::size_t n = 0;
+    r.bsend.detach(&base, &n);
+    *static_cast<void**>(buffer_addr) = base;
+    size = static_cast<int>(n);
+    return MPI_SUCCESS;
 }
 
-STRATA_PMPI_ALIAS(MPI_Startall);
-int PMPI_Startall(int count, MPI_Request requests[]) {
-    static const char* fn = "MPI_Startall";
-    return api(fn, [&] {
-        if (int e = check_handles(fn, count, requests)) return e;
-        for (int i = 0; i < count; ++i) {
-            if (int e = PMPI_Start(&requests[i])) return e;
-        }
-        return MPI_SUCCESS;
-    });
-}
+}  // namespace body
+}  // namespace strata::mpi
 
-STRATA_PMPI_ALIAS(MPI_Buffer_attach);
-int PMPI_Buffer_attach(void* buffer, int size) {
-    static const char* fn = "MPI_Buffer_attach";
-    return api(fn, [&] {
-        Runtime& r = rt();
-        if (r.bsend.attached())
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_BUFFER, fn, "a buffer is already attached; detach it first");
-        if (size < 0) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "size is negative");
-        if (buffer == nullptr && size > 0) return error_raise(MPI_COMM_WORLD, MPI_ERR_BUFFER, fn, "buffer is NULL");
-        r.bsend.attach(buffer, static_cast<std::size_t>(size));
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Buffer_detach);
-int PMPI_Buffer_detach(void* buffer_addr, int* size) {
-    static const char* fn = "MPI_Buffer_detach";
-    return api(fn, [&] {
-        if (buffer_addr == nullptr || size == nullptr)
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "NULL argument");
-        Runtime& r = rt();
-        // Detach blocks until every buffered message has been transmitted.
-        r.engine->wait([&] { return r.bsend.in_use() == 0; });
-        void* base = nullptr;
-        std::size_t n = 0;
-        r.bsend.detach(&base, &n);
-        *static_cast<void**>(buffer_addr) = base;
-        *size = static_cast<int>(n);
-        return MPI_SUCCESS;
-    });
-}
-
-}  // extern "C"
+#include "request.inc"

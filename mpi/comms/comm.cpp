@@ -9,7 +9,7 @@
 #include "mpi/errors.hpp"
 #include "mpi/comms/group.hpp"
 #include "mpi/object_name.hpp"
-#include "mpi/pmpi_alias.hpp"
+#include "mpi/entry.hpp"
 #include "mpi/setup.hpp"
 
 namespace strata::mpi {
@@ -158,187 +158,104 @@ MpiError dup_inter(const Comm& c, int& pair) {
 
 }  // namespace
 
+namespace body {
+
+int Comm_size(const Call&, Comm& comm, int& size) {
+    size = comm.size();
+    return MPI_SUCCESS;
+}
+
+int Comm_rank(const Call&, Comm& comm, int& rank) {
+    rank = comm.rank;
+    return MPI_SUCCESS;
+}
+
+int Comm_set_name(const Call&, Comm& comm, const char* comm_name) {
+    // The name is local to this process; longer ones are cut to MPI_MAX_OBJECT_NAME - 1.
+    comm.name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
+    return MPI_SUCCESS;
+}
+
+int Comm_get_name(const Call&, Comm& comm, char* comm_name, int& resultlen) {
+    object_name_copy(comm.name, comm_name, &resultlen);
+    return MPI_SUCCESS;
+}
+
+int Comm_compare(const Call&, Comm& comm1, Comm& comm2, int& result) {
+    if (&comm1 == &comm2) {
+        result = MPI_IDENT;
+    } else if (comm1.inter != comm2.inter) {
+        result = MPI_UNEQUAL;
+    } else {
+        int r = compare_members(comm1.group(), comm2.group());
+        if (comm1.inter) r = std::max(r, compare_members(comm1.world, comm2.world));
+        // Same members in the same order but another context: congruent.
+        result = r == MPI_IDENT ? MPI_CONGRUENT : r;
+    }
+    return MPI_SUCCESS;
+}
+
+int Comm_dup(const Call& call, Comm& comm, MPI_Comm& newcomm) {
+    int pair = -1;
+    if (const MpiError e = comm.inter ? dup_inter(comm, pair) : comm_pair_agree(comm, pair); !e.ok())
+        return call.raise(e);
+    auto d = comm_make(comm, pair, comm.world, comm.rank);
+    d->inter = comm.inter;
+    d->local = comm.local;
+    d->topology = comm.topology;
+    const MPI_Comm handle = comm_register(std::move(d));
+    if (int ce = attrs_copy(call.comm, comm, *comm_get(handle))) {
+        comm_destroy(handle);
+        return call.raise(ce, "an attribute copy callback failed");
+    }
+    newcomm = handle;
+    return MPI_SUCCESS;
+}
+
+int Comm_create(const Call& call, Comm& comm, Group& group, MPI_Comm& newcomm) {
+    for (int w : group.world) {
+        if (rank_of(comm.world, w) < 0)
+            return call.raise(MPI_ERR_GROUP, "the group is not a subset of the communicator's group");
+    }
+    int pair = -1;
+    if (const MpiError e = comm_pair_agree(comm, pair); !e.ok()) return call.raise(e);
+    const int rank = rank_of(group.world, rt().world_rank);
+    newcomm = rank < 0 ? MPI_COMM_NULL : comm_register(comm_make(comm, pair, group.world, rank));
+    return MPI_SUCCESS;
+}
+
+int Comm_split(const Call& call, Comm& comm, int color, int key, MPI_Comm& newcomm) {
+    // Any colour but MPI_UNDEFINED names a group, negative ones too: MPI-1
+    // asks for non-negative colours, but MPICH accepts every colour and
+    // MPICH-G2's topology example splits with -1 for "the others".
+    std::unique_ptr<Comm> made;
+    if (const MpiError e = comm_split_into(comm, color, key, made); !e.ok()) return call.raise(e);
+    newcomm = made ? comm_register(std::move(made)) : MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+int Comm_free(const Call& call, MPI_Comm& comm) {
+    const Call on{call.fn, comm};
+    Comm* c = nullptr;
+    if (int e = check::comm(on, comm, c)) return e;
+    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF)
+        return on.raise(MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+    const int e = comm_destroy(comm);
+    comm = MPI_COMM_NULL;
+    return e == MPI_SUCCESS ? MPI_SUCCESS : call.raise(e, "an attribute delete callback failed");
+}
+
+int Comm_test_inter(const Call&, Comm& comm, int& flag) {
+    flag = comm.inter ? 1 : 0;
+    return MPI_SUCCESS;
+}
+
+int Comm_remote_size(const Call&, Comm& comm, int& size) {
+    size = static_cast<int>(comm.world.size());
+    return MPI_SUCCESS;
+}
+
+}  // namespace body
 }  // namespace strata::mpi
 
-using namespace strata::mpi;
-
-extern "C" {
-
-STRATA_PMPI_ALIAS(MPI_Comm_size);
-int PMPI_Comm_size(MPI_Comm comm, int* size) {
-    return api("MPI_Comm_size", [&] {
-        Comm* c = nullptr;
-        if (int e = comm_check("MPI_Comm_size", comm, c)) return e;
-        if (size == nullptr) return error_raise(comm, MPI_ERR_ARG, "MPI_Comm_size", "size is NULL");
-        *size = c->size();
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Comm_rank);
-int PMPI_Comm_rank(MPI_Comm comm, int* rank) {
-    return api("MPI_Comm_rank", [&] {
-        Comm* c = nullptr;
-        if (int e = comm_check("MPI_Comm_rank", comm, c)) return e;
-        if (rank == nullptr) return error_raise(comm, MPI_ERR_ARG, "MPI_Comm_rank", "rank is NULL");
-        *rank = c->rank;
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Comm_set_name);
-int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
-    static const char* fn = "MPI_Comm_set_name";
-    return api(fn, [&] {
-        Comm* c = nullptr;
-        if (int e = comm_check(fn, comm, c)) return e;
-        if (comm_name == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "comm_name is NULL");
-        // The name is local to this process; longer ones are cut to MPI_MAX_OBJECT_NAME - 1.
-        c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Comm_get_name);
-int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
-    static const char* fn = "MPI_Comm_get_name";
-    return api(fn, [&] {
-        Comm* c = nullptr;
-        if (int e = comm_check(fn, comm, c)) return e;
-        if (comm_name == nullptr || resultlen == nullptr)
-            return error_raise(comm, MPI_ERR_ARG, fn, "comm_name or resultlen is NULL");
-        object_name_copy(c->name, comm_name, resultlen);
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Comm_compare);
-int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
-    static const char* fn = "MPI_Comm_compare";
-    return api(fn, [&] {
-        Comm* a = nullptr;
-        Comm* b = nullptr;
-        if (int e = comm_check(fn, comm1, a)) return e;
-        if (int e = comm_check(fn, comm2, b)) return e;
-        if (result == nullptr) return error_raise(comm1, MPI_ERR_ARG, fn, "result is NULL");
-        if (comm1 == comm2) {
-            *result = MPI_IDENT;
-        } else if (a->inter != b->inter) {
-            *result = MPI_UNEQUAL;
-        } else {
-            int r = compare_members(a->group(), b->group());
-            if (a->inter) r = std::max(r, compare_members(a->world, b->world));
-            // Same members in the same order but another context: congruent.
-            *result = r == MPI_IDENT ? MPI_CONGRUENT : r;
-        }
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Comm_dup);
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
-    static const char* fn = "MPI_Comm_dup";
-    return api(fn, [&] {
-        Comm* c = nullptr;
-        if (int e = comm_check(fn, comm, c)) return e;
-        if (newcomm == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
-        int pair = -1;
-        if (const MpiError e = c->inter ? dup_inter(*c, pair) : comm_pair_agree(*c, pair); !e.ok())
-            return error_raise(comm, e, fn);
-        auto d = comm_make(*c, pair, c->world, c->rank);
-        d->inter = c->inter;
-        d->local = c->local;
-        d->topology = c->topology;
-        const MPI_Comm handle = comm_register(std::move(d));
-        Comm* created = comm_get(handle);
-        if (int ce = attrs_copy(comm, *comm_get(comm), *created)) {
-            comm_destroy(handle);
-            return error_raise(comm, ce, fn, "an attribute copy callback failed");
-        }
-        *newcomm = handle;
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Comm_create);
-int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
-    static const char* fn = "MPI_Comm_create";
-    return api(fn, [&] {
-        Comm* c = nullptr;
-        if (int e = comm_check_intra(fn, comm, c)) return e;
-        Group* g = rt().groups.get(group);
-        if (g == nullptr) return error_raise(comm, MPI_ERR_GROUP, fn, "not a group handle");
-        if (newcomm == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
-        for (int w : g->world) {
-            if (rank_of(c->world, w) < 0)
-                return error_raise(comm, MPI_ERR_GROUP, fn, "the group is not a subset of the communicator's group");
-        }
-        int pair = -1;
-        if (const MpiError e = comm_pair_agree(*c, pair); !e.ok()) return error_raise(comm, e, fn);
-        const int rank = rank_of(g->world, rt().world_rank);
-        *newcomm = rank < 0 ? MPI_COMM_NULL : comm_register(comm_make(*c, pair, g->world, rank));
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Comm_split);
-int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
-    static const char* fn = "MPI_Comm_split";
-    return api(fn, [&] {
-        Comm* c = nullptr;
-        if (int e = comm_check_intra(fn, comm, c)) return e;
-        if (newcomm == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
-        // Any colour but MPI_UNDEFINED names a group, negative ones too: MPI-1
-        // asks for non-negative colours, but MPICH accepts every colour and
-        // MPICH-G2's topology example splits with -1 for "the others".
-        std::unique_ptr<Comm> made;
-        if (const MpiError e = comm_split_into(*c, color, key, made); !e.ok()) return error_raise(comm, e, fn);
-        *newcomm = made ? comm_register(std::move(made)) : MPI_COMM_NULL;
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Comm_free);
-int PMPI_Comm_free(MPI_Comm* comm) {
-    static const char* fn = "MPI_Comm_free";
-    return api(fn, [&] {
-        if (comm == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "comm is NULL");
-        Comm* c = nullptr;
-        if (int e = comm_check(fn, *comm, c)) return e;
-        if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
-            return error_raise(*comm, MPI_ERR_COMM, fn, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
-        if (int e = comm_destroy(*comm)) {
-            *comm = MPI_COMM_NULL;
-            return error_raise(MPI_COMM_WORLD, e, fn, "an attribute delete callback failed");
-        }
-        *comm = MPI_COMM_NULL;
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Comm_test_inter);
-int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
-    static const char* fn = "MPI_Comm_test_inter";
-    return api(fn, [&] {
-        Comm* c = nullptr;
-        if (int e = comm_check(fn, comm, c)) return e;
-        if (flag == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "flag is NULL");
-        *flag = c->inter ? 1 : 0;
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Comm_remote_size);
-int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
-    static const char* fn = "MPI_Comm_remote_size";
-    return api(fn, [&] {
-        Comm* c = nullptr;
-        if (int e = comm_check(fn, comm, c)) return e;
-        if (!c->inter) return error_raise(comm, MPI_ERR_COMM, fn, "not an intercommunicator");
-        if (size == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "size is NULL");
-        *size = static_cast<int>(c->world.size());
-        return MPI_SUCCESS;
-    });
-}
-
-}  // extern "C"
+#include "comm.inc"

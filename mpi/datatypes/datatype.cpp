@@ -11,7 +11,7 @@
 #include "mpi/errors.hpp"
 #include "mpi/object_name.hpp"
 #include "mpi/pt2pt.hpp"
-#include "mpi/pmpi_alias.hpp"
+#include "mpi/entry.hpp"
 #include "mpi/setup.hpp"
 
 namespace strata::mpi {
@@ -173,267 +173,230 @@ std::shared_ptr<adi::Segment> datatype_segment(TypemapPtr map, void* buf, int co
     return std::make_shared<TypeSegment>(std::move(map), buf, count);
 }
 
-}  // namespace strata::mpi
-
-using namespace strata::mpi;
-
 namespace {
 
-int type_error(const char* fn, int cls, const std::string& detail) {
-    return error_raise(MPI_COMM_WORLD, cls, fn, detail);
-}
-
-// Looks up an old type for a constructor (it need not be committed).
-int old_get(const char* fn, MPI_Datatype h, Datatype*& t, const char* what = "oldtype") {
-    t = datatype_get(h);
-    if (t != nullptr) return MPI_SUCCESS;
-    return type_error(fn, MPI_ERR_TYPE,
-                      std::string(what) + (h == MPI_DATATYPE_NULL ? " is MPI_DATATYPE_NULL" : " is not a datatype handle"));
-}
-
 // A new (uncommitted) datatype with layout `map`.
-int adopt(const char* fn, TypemapPtr map, MPI_Datatype* newtype) {
+int adopt(const Call& call, TypemapPtr map, MPI_Datatype& newtype) {
     if (map->size > INT_MAX) {
-        return type_error(fn, MPI_ERR_ARG,
+        return call.raise(MPI_ERR_ARG,
                           "the new type holds " + std::to_string(map->size) + " bytes, more than an int can count");
     }
     auto t = std::make_unique<Datatype>();
     fill(*t, std::move(map), !rt().heterogeneous);
-    *newtype = rt().datatypes.add(std::move(t));
+    newtype = rt().datatypes.add(std::move(t));
     return MPI_SUCCESS;
 }
 
-int create(const char* fn, const std::vector<Block>& blocks, bool pad, MPI_Datatype* newtype) {
-    return adopt(fn, typemap_build(blocks, pad), newtype);
+int create(const Call& call, const std::vector<Block>& blocks, bool pad, MPI_Datatype& newtype) {
+    return adopt(call, typemap_build(blocks, pad), newtype);
 }
 
-int check_count(const char* fn, int count) {
-    if (count >= 0) return MPI_SUCCESS;
-    return type_error(fn, MPI_ERR_COUNT, "count " + std::to_string(count) + " is negative");
-}
-
-int check_blocklength(const char* fn, int len, int i) {
+int check_blocklength(const Call& call, int len, int i) {
     if (len >= 0) return MPI_SUCCESS;
-    return type_error(fn, MPI_ERR_ARG,
-                      "block length " + std::to_string(len) + (i >= 0 ? " at index " + std::to_string(i) : "") +
-                          " is negative");
+    return call.raise(MPI_ERR_ARG, "block length " + std::to_string(len) + " at index " + std::to_string(i) +
+                                       " is negative");
 }
 
-int check_out(const char* fn, const void* p, const char* what) {
-    if (p != nullptr) return MPI_SUCCESS;
-    return type_error(fn, MPI_ERR_ARG, std::string(what) + " is NULL");
-}
-
-int strided(const char* fn, int count, int blocklength, MPI_Aint stride, bool in_bytes, MPI_Datatype oldtype,
-            MPI_Datatype* newtype) {
-    return api(fn, [&] {
-        if (int e = check_count(fn, count)) return e;
-        if (int e = check_blocklength(fn, blocklength, -1)) return e;
-        Datatype* old = nullptr;
-        if (int e = old_get(fn, oldtype, old)) return e;
-        if (int e = check_out(fn, newtype, "newtype")) return e;
-        const MPI_Aint step = in_bytes ? stride : stride * old->map->extent();
-        std::vector<Block> blocks(static_cast<std::size_t>(count));
-        for (int i = 0; i < count; ++i) blocks[static_cast<std::size_t>(i)] = Block{old->map, blocklength, i * step};
-        return create(fn, blocks, false, newtype);
-    });
+int strided(const Call& call, int count, int blocklength, MPI_Aint stride, bool in_bytes, const Datatype& old,
+            MPI_Datatype& newtype) {
+    const MPI_Aint step = in_bytes ? stride : stride * old.map->extent();
+    std::vector<Block> blocks(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) blocks[static_cast<std::size_t>(i)] = Block{old.map, blocklength, i * step};
+    return create(call, blocks, false, newtype);
 }
 
 template <class Disp>
-int indexed(const char* fn, int count, const int* lengths, const Disp* displacements, bool in_bytes,
-            MPI_Datatype oldtype, MPI_Datatype* newtype) {
-    return api(fn, [&] {
-        if (int e = check_count(fn, count)) return e;
-        if (count > 0 && (lengths == nullptr || displacements == nullptr))
-            return type_error(fn, MPI_ERR_ARG, "block length or displacement array is NULL");
-        Datatype* old = nullptr;
-        if (int e = old_get(fn, oldtype, old)) return e;
-        if (int e = check_out(fn, newtype, "newtype")) return e;
-        const MPI_Aint unit = in_bytes ? 1 : old->map->extent();
-        std::vector<Block> blocks(static_cast<std::size_t>(count));
-        for (int i = 0; i < count; ++i) {
-            if (int e = check_blocklength(fn, lengths[i], i)) return e;
-            blocks[static_cast<std::size_t>(i)] = Block{old->map, lengths[i], static_cast<MPI_Aint>(displacements[i]) * unit};
-        }
-        return create(fn, blocks, false, newtype);
-    });
+int indexed(const Call& call, int count, const int* lengths, const Disp* displacements, bool in_bytes,
+            const Datatype& old, MPI_Datatype& newtype) {
+    const MPI_Aint unit = in_bytes ? 1 : old.map->extent();
+    std::vector<Block> blocks(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) {
+        if (int e = check_blocklength(call, lengths[i], i)) return e;
+        blocks[static_cast<std::size_t>(i)] = Block{old.map, lengths[i], static_cast<MPI_Aint>(displacements[i]) * unit};
+    }
+    return create(call, blocks, false, newtype);
 }
 
-// Looks up a type for a query; every handle of a live type answers, committed or not.
-int query_get(const char* fn, MPI_Datatype h, Datatype*& t, const void* out) {
-    if (int e = old_get(fn, h, t, "datatype")) return e;
-    return check_out(fn, out, "the output argument");
+int type_struct(const Call& call, int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                const MPI_Datatype array_of_types[], MPI_Datatype& newtype) {
+    std::vector<Block> blocks(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) {
+        if (int e = check_blocklength(call, array_of_blocklengths[i], i)) return e;
+        Datatype* t = datatype_get(array_of_types[i]);
+        if (t == nullptr)
+            return call.raise(MPI_ERR_TYPE, "array_of_types[" + std::to_string(i) + "] is not a datatype");
+        blocks[static_cast<std::size_t>(i)] = Block{t->map, array_of_blocklengths[i], array_of_displacements[i]};
+    }
+    return create(call, blocks, true, newtype);
 }
 
-int type_struct(const char* fn, int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
-                const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
-    return api(fn, [&] {
-        if (int e = check_count(fn, count)) return e;
-        if (count > 0 && (array_of_blocklengths == nullptr || array_of_displacements == nullptr || array_of_types == nullptr))
-            return type_error(fn, MPI_ERR_ARG, "block length, displacement or type array is NULL");
-        if (int e = check_out(fn, newtype, "newtype")) return e;
-        std::vector<Block> blocks(static_cast<std::size_t>(count));
-        for (int i = 0; i < count; ++i) {
-            if (int e = check_blocklength(fn, array_of_blocklengths[i], i)) return e;
-            Datatype* t = datatype_get(array_of_types[i]);
-            if (t == nullptr)
-                return type_error(fn, MPI_ERR_TYPE, "array_of_types[" + std::to_string(i) + "] is not a datatype");
-            blocks[static_cast<std::size_t>(i)] = Block{t->map, array_of_blocklengths[i], array_of_displacements[i]};
-        }
-        return create(fn, blocks, true, newtype);
-    });
+// Addresses are plain integers, relative to MPI_BOTTOM (NULL).
+int address_of(const void* location, MPI_Aint& address) {
+    address = static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(location));
+    return MPI_SUCCESS;
 }
 
-int address(const char* fn, const void* location, MPI_Aint* address) {
-    return api(fn, [&] {
-        if (int e = check_out(fn, address, "address")) return e;
-        // Addresses are plain integers, relative to MPI_BOTTOM (NULL).
-        *address = static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(location));
-        return MPI_SUCCESS;
-    });
+// The status MPI_Get_count and MPI_Get_elements read: not MPI_STATUS_IGNORE.
+int status_check(const Call& call, const MPI_Status& status) {
+    if (&status != MPI_STATUS_IGNORE) return MPI_SUCCESS;
+    return call.raise(MPI_ERR_ARG, "status is MPI_STATUS_IGNORE");
 }
 
 }  // namespace
 
-extern "C" {
+namespace body {
 
-STRATA_PMPI_ALIAS(MPI_Type_contiguous);
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-    static const char* fn = "MPI_Type_contiguous";
-    return api(fn, [&] {
-        if (int e = check_count(fn, count)) return e;
-        Datatype* old = nullptr;
-        if (int e = old_get(fn, oldtype, old)) return e;
-        if (int e = check_out(fn, newtype, "newtype")) return e;
-        return create(fn, {Block{old->map, count, 0}}, false, newtype);
-    });
+int Type_contiguous(const Call& call, int count, Datatype& oldtype, MPI_Datatype& newtype) {
+    return create(call, {Block{oldtype.map, count, 0}}, false, newtype);
 }
 
-STRATA_PMPI_ALIAS(MPI_Type_vector);
-int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-    return strided("MPI_Type_vector", count, blocklength, stride, false, oldtype, newtype);
+int Type_vector(const Call& call, int count, int blocklength, int stride, Datatype& oldtype,
+                MPI_Datatype& newtype) {
+    return strided(call, count, blocklength, stride, false, oldtype, newtype);
 }
 
-STRATA_PMPI_ALIAS(MPI_Type_hvector);
-int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-    return strided("MPI_Type_hvector", count, blocklength, stride, true, oldtype, newtype);
+int Type_hvector(const Call& call, int count, int blocklength, MPI_Aint stride, Datatype& oldtype,
+                 MPI_Datatype& newtype) {
+    return strided(call, count, blocklength, stride, true, oldtype, newtype);
 }
 
-STRATA_PMPI_ALIAS(MPI_Type_indexed);
-int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
-                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
-    return indexed("MPI_Type_indexed", count, array_of_blocklengths, array_of_displacements, false, oldtype, newtype);
+int Type_create_hvector(const Call& call, int count, int blocklength, MPI_Aint stride, Datatype& oldtype,
+                        MPI_Datatype& newtype) {
+    return strided(call, count, blocklength, stride, true, oldtype, newtype);
 }
 
-STRATA_PMPI_ALIAS(MPI_Type_hindexed);
-int PMPI_Type_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
-                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
-    return indexed("MPI_Type_hindexed", count, array_of_blocklengths, array_of_displacements, true, oldtype, newtype);
+int Type_indexed(const Call& call, int count, const int array_of_blocklengths[], const int array_of_displacements[],
+                 Datatype& oldtype, MPI_Datatype& newtype) {
+    return indexed(call, count, array_of_blocklengths, array_of_displacements, false, oldtype, newtype);
 }
 
-STRATA_PMPI_ALIAS(MPI_Type_struct);
-int PMPI_Type_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
-                     const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
-    return type_struct("MPI_Type_struct", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+int Type_hindexed(const Call& call, int count, const int array_of_blocklengths[],
+                  const MPI_Aint array_of_displacements[], Datatype& oldtype, MPI_Datatype& newtype) {
+    return indexed(call, count, array_of_blocklengths, array_of_displacements, true, oldtype, newtype);
 }
 
-STRATA_PMPI_ALIAS(MPI_Type_create_struct);
-int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
-                            const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
-    return type_struct("MPI_Type_create_struct", count, array_of_blocklengths, array_of_displacements, array_of_types,
-                       newtype);
+int Type_create_hindexed(const Call& call, int count, const int array_of_blocklengths[],
+                         const MPI_Aint array_of_displacements[], Datatype& oldtype, MPI_Datatype& newtype) {
+    return indexed(call, count, array_of_blocklengths, array_of_displacements, true, oldtype, newtype);
 }
 
-STRATA_PMPI_ALIAS(MPI_Type_create_hvector);
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                             MPI_Datatype* newtype) {
-    return strided("MPI_Type_create_hvector", count, blocklength, stride, true, oldtype, newtype);
-}
-
-STRATA_PMPI_ALIAS(MPI_Type_create_hindexed);
-int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
-                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
-    return indexed("MPI_Type_create_hindexed", count, array_of_blocklengths, array_of_displacements, true, oldtype,
-                   newtype);
-}
-
-STRATA_PMPI_ALIAS(MPI_Type_create_indexed_block);
-int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
-                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
-    static const char* fn = "MPI_Type_create_indexed_block";
+int Type_create_indexed_block(const Call& call, int count, int blocklength, const int array_of_displacements[],
+                              Datatype& oldtype, MPI_Datatype& newtype) {
     // MPI_Type_indexed with every block of the same length.
-    const std::vector<int> lengths(count > 0 ? static_cast<std::size_t>(count) : 0, blocklength);
-    return indexed(fn, count, lengths.data(), array_of_displacements, false, oldtype, newtype);
+    const std::vector<int> lengths(static_cast<std::size_t>(count), blocklength);
+    return indexed(call, count, lengths.data(), array_of_displacements, false, oldtype, newtype);
 }
 
-STRATA_PMPI_ALIAS(MPI_Type_create_resized);
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
-    static const char* fn = "MPI_Type_create_resized";
-    return api(fn, [&] {
-        Datatype* old = nullptr;
-        if (int e = old_get(fn, oldtype, old)) return e;
-        if (int e = check_out(fn, newtype, "newtype")) return e;
-        return adopt(fn, typemap_resized(old->map, lb, extent), newtype);
-    });
+int Type_struct(const Call& call, int count, const int array_of_blocklengths[],
+                const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype& newtype) {
+    return type_struct(call, count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
 }
 
-STRATA_PMPI_ALIAS(MPI_Type_get_extent);
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
-    static const char* fn = "MPI_Type_get_extent";
-    return api(fn, [&] {
-        Datatype* t = nullptr;
-        if (int e = query_get(fn, datatype, t, lb)) return e;
-        if (int e = check_out(fn, extent, "extent")) return e;
-        *lb = t->map->lb;
-        *extent = t->map->extent();
-        return MPI_SUCCESS;
-    });
+int Type_create_struct(const Call& call, int count, const int array_of_blocklengths[],
+                       const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
+                       MPI_Datatype& newtype) {
+    return type_struct(call, count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
 }
 
-STRATA_PMPI_ALIAS(MPI_Type_get_true_extent);
-int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
-    static const char* fn = "MPI_Type_get_true_extent";
-    return api(fn, [&] {
-        Datatype* t = nullptr;
-        if (int e = query_get(fn, datatype, t, true_lb)) return e;
-        if (int e = check_out(fn, true_extent, "true_extent")) return e;
-        *true_lb = t->map->true_lb;
-        *true_extent = t->map->true_ub - t->map->true_lb;
-        return MPI_SUCCESS;
-    });
+int Type_create_resized(const Call& call, Datatype& oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype& newtype) {
+    return adopt(call, typemap_resized(oldtype.map, lb, extent), newtype);
 }
 
-STRATA_PMPI_ALIAS(MPI_Type_set_name);
-int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
-    static const char* fn = "MPI_Type_set_name";
-    return api(fn, [&] {
-        Datatype* t = nullptr;
-        if (int e = query_get(fn, datatype, t, type_name)) return e;
-        // Longer names are cut to MPI_MAX_OBJECT_NAME - 1 characters.
-        t->name.assign(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
-        return MPI_SUCCESS;
-    });
+int Type_get_extent(const Call&, Datatype& datatype, MPI_Aint& lb, MPI_Aint& extent) {
+    lb = datatype.map->lb;
+    extent = datatype.map->extent();
+    return MPI_SUCCESS;
 }
 
-STRATA_PMPI_ALIAS(MPI_Type_get_name);
-int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
-    static const char* fn = "MPI_Type_get_name";
-    return api(fn, [&] {
-        Datatype* t = nullptr;
-        if (int e = query_get(fn, datatype, t, type_name)) return e;
-        if (int e = check_out(fn, resultlen, "resultlen")) return e;
-        object_name_copy(t->name, type_name, resultlen);
-        return MPI_SUCCESS;
-    });
+int Type_get_true_extent(const Call&, Datatype& datatype, MPI_Aint& true_lb, MPI_Aint& true_extent) {
+    true_lb = datatype.map->true_lb;
+    true_extent = datatype.map->true_ub - datatype.map->true_lb;
+    return MPI_SUCCESS;
 }
 
-STRATA_PMPI_ALIAS(MPI_Address);
-int PMPI_Address(const void* location, MPI_Aint* address) { return ::address("MPI_Address", location, address); }
-
-STRATA_PMPI_ALIAS(MPI_Get_address);
-int PMPI_Get_address(const void* location, MPI_Aint* address) {
-    return ::address("MPI_Get_address", location, address);
+int Type_set_name(const Call&, Datatype& datatype, const char* type_name) {
+    // Longer names are cut to MPI_MAX_OBJECT_NAME - 1 characters.
+    datatype.name.assign(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
+    return MPI_SUCCESS;
 }
+
+int Type_get_name(const Call&, Datatype& datatype, char* type_name, int& resultlen) {
+    object_name_copy(datatype.name, type_name, &resultlen);
+    return MPI_SUCCESS;
+}
+
+int Address(const Call&, const void* location, MPI_Aint& address) { return address_of(location, address); }
+
+int Get_address(const Call&, const void* location, MPI_Aint& address) { return address_of(location, address); }
+
+int Type_extent(const Call&, Datatype& datatype, MPI_Aint& extent) {
+    extent = datatype.map->extent();
+    return MPI_SUCCESS;
+}
+
+int Type_size(const Call&, Datatype& datatype, int& size) {
+    size = datatype.size;
+    return MPI_SUCCESS;
+}
+
+int Type_lb(const Call&, Datatype& datatype, MPI_Aint& displacement) {
+    displacement = datatype.map->lb;
+    return MPI_SUCCESS;
+}
+
+int Type_ub(const Call&, Datatype& datatype, MPI_Aint& displacement) {
+    displacement = datatype.map->ub;
+    return MPI_SUCCESS;
+}
+
+int Type_commit(const Call& call, MPI_Datatype& datatype) {
+    Datatype* t = nullptr;
+    if (int e = check::type(call, datatype, t)) return e;
+    t->committed = true;
+    return MPI_SUCCESS;
+}
+
+int Type_free(const Call& call, MPI_Datatype& datatype) {
+    Datatype* t = nullptr;
+    if (int e = check::type(call, datatype, t)) return e;
+    if (t->predefined) return call.raise(MPI_ERR_TYPE, t->name + " is predefined and cannot be freed");
+    // Types built on it and pending communications hold the layout itself.
+    rt().datatypes.remove(datatype);
+    datatype = MPI_DATATYPE_NULL;
+    return MPI_SUCCESS;
+}
+
+int Get_count(const Call& call, const MPI_Status& status, Datatype& datatype, int& count) {
+    if (int e = status_check(call, status)) return e;
+    const long long bytes = status_bytes(status, *datatype.map);
+    if (datatype.size == 0) {
+        count = 0;
+    } else if (bytes < 0 || bytes % datatype.size != 0 || bytes / datatype.size > INT_MAX) {
+        count = MPI_UNDEFINED;
+    } else {
+        count = static_cast<int>(bytes / datatype.size);
+    }
+    return MPI_SUCCESS;
+}
+
+int Get_elements(const Call& call, const MPI_Status& status, Datatype& datatype, int& count) {
+    if (int e = status_check(call, status)) return e;
+    // A partial receive counts the basic elements that arrived whole; a
+    // message that ends inside a basic element has no such count.
+    const long long bytes = status_bytes(status, *datatype.map);
+    const MPI_Aint n = bytes < 0 ? -1 : typemap_elements(*datatype.map, static_cast<MPI_Aint>(bytes));
+    count = n < 0 || n > INT_MAX ? MPI_UNDEFINED : static_cast<int>(n);
+    return MPI_SUCCESS;
+}
+
+}  // namespace body
+}  // namespace strata::mpi
+
+#include "datatype.inc"
+
+// MPI_Aint_add and MPI_Aint_diff return an address, not an error code: no
+// entry point of the table, and callable at any time.
+extern "C" {
 
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
     return static_cast<MPI_Aint>(static_cast<unsigned long>(base) + static_cast<unsigned long>(disp));
@@ -444,109 +407,5 @@ MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
     return static_cast<MPI_Aint>(static_cast<unsigned long>(addr1) - static_cast<unsigned long>(addr2));
 }
 STRATA_PMPI_ALIAS(MPI_Aint_diff);
-
-STRATA_PMPI_ALIAS(MPI_Type_extent);
-int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent) {
-    return api("MPI_Type_extent", [&] {
-        Datatype* t = nullptr;
-        if (int e = query_get("MPI_Type_extent", datatype, t, extent)) return e;
-        *extent = t->map->extent();
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Type_size);
-int PMPI_Type_size(MPI_Datatype datatype, int* size) {
-    return api("MPI_Type_size", [&] {
-        Datatype* t = nullptr;
-        if (int e = query_get("MPI_Type_size", datatype, t, size)) return e;
-        *size = t->size;
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Type_lb);
-int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement) {
-    return api("MPI_Type_lb", [&] {
-        Datatype* t = nullptr;
-        if (int e = query_get("MPI_Type_lb", datatype, t, displacement)) return e;
-        *displacement = t->map->lb;
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Type_ub);
-int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
-    return api("MPI_Type_ub", [&] {
-        Datatype* t = nullptr;
-        if (int e = query_get("MPI_Type_ub", datatype, t, displacement)) return e;
-        *displacement = t->map->ub;
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Type_commit);
-int PMPI_Type_commit(MPI_Datatype* datatype) {
-    static const char* fn = "MPI_Type_commit";
-    return api(fn, [&] {
-        if (int e = check_out(fn, datatype, "datatype")) return e;
-        Datatype* t = nullptr;
-        if (int e = old_get(fn, *datatype, t, "datatype")) return e;
-        t->committed = true;
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Type_free);
-int PMPI_Type_free(MPI_Datatype* datatype) {
-    static const char* fn = "MPI_Type_free";
-    return api(fn, [&] {
-        if (int e = check_out(fn, datatype, "datatype")) return e;
-        Datatype* t = nullptr;
-        if (int e = old_get(fn, *datatype, t, "datatype")) return e;
-        if (t->predefined) return type_error(fn, MPI_ERR_TYPE, t->name + " is predefined and cannot be freed");
-        // Types built on it and pending communications hold the layout itself.
-        rt().datatypes.remove(*datatype);
-        *datatype = MPI_DATATYPE_NULL;
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Get_count);
-int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-    static const char* fn = "MPI_Get_count";
-    return api(fn, [&] {
-        Datatype* t = nullptr;
-        if (int e = old_get(fn, datatype, t, "datatype")) return e;
-        if (status == nullptr || status == MPI_STATUS_IGNORE || count == nullptr)
-            return type_error(fn, MPI_ERR_ARG, "status or count is NULL");
-        const long long bytes = status_bytes(*status, *t->map);
-        if (t->size == 0) {
-            *count = 0;
-        } else if (bytes < 0 || bytes % t->size != 0 || bytes / t->size > INT_MAX) {
-            *count = MPI_UNDEFINED;
-        } else {
-            *count = static_cast<int>(bytes / t->size);
-        }
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Get_elements);
-int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-    static const char* fn = "MPI_Get_elements";
-    return api(fn, [&] {
-        Datatype* t = nullptr;
-        if (int e = old_get(fn, datatype, t, "datatype")) return e;
-        if (status == nullptr || status == MPI_STATUS_IGNORE || count == nullptr)
-            return type_error(fn, MPI_ERR_ARG, "status or count is NULL");
-        // A partial receive counts the basic elements that arrived whole; a
-        // message that ends inside a basic element has no such count.
-        const long long bytes = status_bytes(*status, *t->map);
-        const MPI_Aint n = bytes < 0 ? -1 : typemap_elements(*t->map, static_cast<MPI_Aint>(bytes));
-        *count = n < 0 || n > INT_MAX ? MPI_UNDEFINED : static_cast<int>(n);
-        return MPI_SUCCESS;
-    });
-}
 
 }  // extern "C"

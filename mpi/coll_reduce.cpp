@@ -10,7 +10,7 @@
 #include "mpi/coll_inter.hpp"
 #include "mpi/coll_support.hpp"
 #include "mpi/errors.hpp"
-#include "mpi/pmpi_alias.hpp"
+#include "mpi/entry.hpp"
 
 using namespace strata;
 using namespace strata::mpi;
@@ -40,112 +40,92 @@ int reduce_everyone(CollChecks& ck, Everyone run, const void* sendbuf, void* rec
 
 }  // namespace
 
-extern "C" {
+namespace strata::mpi::body {
 
-STRATA_PMPI_ALIAS(MPI_Reduce);
-int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                MPI_Comm comm) {
-    static const char* fn = "MPI_Reduce";
-    return api(fn, [&] {
-        const Datatype* t = nullptr;
-        std::unique_ptr<coll::ReduceOp> rop;
-        CollChecks ck(comm, fn);
-        if (ck.inter()) return inter_reduce(ck, sendbuf, recvbuf, count, datatype, op, root);
-        ck.root(root).count(count, "count").type(datatype, t).buffer(sendbuf, count, t, "sendbuf");
-        const bool is_root = ck.ok() && ck.is_root(root);
-        // The root's MPI_IN_PLACE: its input is in recvbuf.
-        const bool here = is_root && in_place(sendbuf);
-        if (is_root) {
-            ck.buffer(recvbuf, count, t, "recvbuf").not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, count);
-        } else {
-            ck.not_in_place(sendbuf, "sendbuf except at the root");
-        }
-        ck.op(op, datatype, t, rop);
-        if (!ck.ok()) return ck.raise();
-        const DenseIn s = here ? DenseIn(*t, recvbuf, count, ck.form(), true) : DenseIn(*t, sendbuf, count, ck.form());
-        std::optional<DenseOut> r;
-        if (is_root) r.emplace(*t, recvbuf, count, ck.form());
-        const adi::Error e = coll::reduce(group_of(ck.comm()), s.data(), r ? r->data() : nullptr,
-                                          op_elements(*t, count, *rop, ck.form()), *rop, root);
-        if (r) r->finish();
-        return coll_finish(comm, fn, e, ck.form());
-    });
+int Reduce(const Call& call, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, Comm& comm_obj) {
+    const Datatype* t = nullptr;
+    std::unique_ptr<coll::ReduceOp> rop;
+    CollChecks ck(call, comm_obj);
+    if (ck.inter()) return inter_reduce(ck, sendbuf, recvbuf, count, datatype, op, root);
+    ck.root(root).count(count, "count").type(datatype, t).buffer(sendbuf, count, t, "sendbuf");
+    const bool is_root = ck.ok() && ck.is_root(root);
+    // The root's MPI_IN_PLACE: its input is in recvbuf.
+    const bool here = is_root && in_place(sendbuf);
+    if (is_root) {
+        ck.buffer(recvbuf, count, t, "recvbuf").not_in_place(recvbuf, "recvbuf").distinct(sendbuf, recvbuf, count);
+    } else {
+        ck.not_in_place(sendbuf, "sendbuf except at the root");
+    }
+    ck.op(op, datatype, t, rop);
+    if (!ck.ok()) return ck.raise();
+    const DenseIn s = here ? DenseIn(*t, recvbuf, count, ck.form(), true) : DenseIn(*t, sendbuf, count, ck.form());
+    std::optional<DenseOut> r;
+    if (is_root) r.emplace(*t, recvbuf, count, ck.form());
+    const adi::Error e = coll::reduce(group_of(ck.comm()), s.data(), r ? r->data() : nullptr,
+                                      op_elements(*t, count, *rop, ck.form()), *rop, root);
+    if (r) r->finish();
+    return coll_finish(call.comm, call.fn, e, ck.form());
 }
 
-STRATA_PMPI_ALIAS(MPI_Allreduce);
-int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    static const char* fn = "MPI_Allreduce";
-    return api(fn, [&] {
-        CollChecks ck(comm, fn);
-        if (ck.inter()) return inter_allreduce(ck, sendbuf, recvbuf, count, datatype, op);
-        return reduce_everyone(ck, coll::allreduce, sendbuf, recvbuf, count, datatype, op);
-    });
+int Allreduce(const Call& call, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, Comm& comm_obj) {
+    CollChecks ck(call, comm_obj);
+    if (ck.inter()) return inter_allreduce(ck, sendbuf, recvbuf, count, datatype, op);
+    return reduce_everyone(ck, coll::allreduce, sendbuf, recvbuf, count, datatype, op);
 }
 
-STRATA_PMPI_ALIAS(MPI_Reduce_scatter);
-int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
-                        MPI_Op op, MPI_Comm comm) {
-    static const char* fn = "MPI_Reduce_scatter";
-    return api(fn, [&] {
-        const Datatype* t = nullptr;
-        std::unique_ptr<coll::ReduceOp> rop;
-        CollChecks ck(comm, fn);
-        if (ck.inter()) return inter_reduce_scatter(ck, sendbuf, recvbuf, recvcounts, datatype, op);
-        ck.counts(recvcounts, "recvcounts").type(datatype, t);
-        long long total = 0;
-        int mine = 0;
-        if (ck.ok()) {
-            for (int i = 0; i < ck.comm().size(); ++i) total += recvcounts[i];
-            mine = recvcounts[ck.comm().rank];
-            if (total > INT_MAX) return error_raise(comm, MPI_ERR_COUNT, fn, "the counts add up to more than INT_MAX");
-        }
-        // MPI_IN_PLACE: the input (all the counts' worth) is in recvbuf, whose
-        // start the result replaces.
-        const bool here = in_place(sendbuf);
-        ck.buffer(sendbuf, static_cast<int>(total), t, "sendbuf");
-        ck.buffer(recvbuf, here ? static_cast<int>(total) : mine, t, "recvbuf").not_in_place(recvbuf, "recvbuf");
-        ck.distinct(sendbuf, recvbuf, static_cast<int>(total)).op(op, datatype, t, rop);
-        if (!ck.ok()) return ck.raise();
-        std::vector<std::size_t> counts(static_cast<std::size_t>(ck.comm().size()));
-        for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = op_elements(*t, recvcounts[i], *rop, ck.form());
-        const DenseIn s = here ? DenseIn(*t, recvbuf, static_cast<int>(total), ck.form(), true)
-                               : DenseIn(*t, sendbuf, static_cast<int>(total), ck.form());
-        DenseOut r(*t, recvbuf, mine, ck.form());
-        const adi::Error e = coll::reduce_scatter(group_of(ck.comm()), s.data(), r.data(), counts, *rop);
-        r.finish();
-        return coll_finish(comm, fn, e, ck.form());
-    });
+int Reduce_scatter(const Call& call, const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, Comm& comm_obj) {
+    const Datatype* t = nullptr;
+    std::unique_ptr<coll::ReduceOp> rop;
+    CollChecks ck(call, comm_obj);
+    if (ck.inter()) return inter_reduce_scatter(ck, sendbuf, recvbuf, recvcounts, datatype, op);
+    ck.counts(recvcounts, "recvcounts").type(datatype, t);
+    long long total = 0;
+    int mine = 0;
+    if (ck.ok()) {
+        for (int i = 0; i < ck.comm().size(); ++i) total += recvcounts[i];
+        mine = recvcounts[ck.comm().rank];
+        if (total > INT_MAX) return call.raise(MPI_ERR_COUNT, "the counts add up to more than INT_MAX");
+    }
+    // MPI_IN_PLACE: the input (all the counts' worth) is in recvbuf, whose
+    // start the result replaces.
+    const bool here = in_place(sendbuf);
+    ck.buffer(sendbuf, static_cast<int>(total), t, "sendbuf");
+    ck.buffer(recvbuf, here ? static_cast<int>(total) : mine, t, "recvbuf").not_in_place(recvbuf, "recvbuf");
+    ck.distinct(sendbuf, recvbuf, static_cast<int>(total)).op(op, datatype, t, rop);
+    if (!ck.ok()) return ck.raise();
+    std::vector<std::size_t> counts(static_cast<std::size_t>(ck.comm().size()));
+    for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = op_elements(*t, recvcounts[i], *rop, ck.form());
+    const DenseIn s = here ? DenseIn(*t, recvbuf, static_cast<int>(total), ck.form(), true)
+                           : DenseIn(*t, sendbuf, static_cast<int>(total), ck.form());
+    DenseOut r(*t, recvbuf, mine, ck.form());
+    const adi::Error e = coll::reduce_scatter(group_of(ck.comm()), s.data(), r.data(), counts, *rop);
+    r.finish();
+    return coll_finish(call.comm, call.fn, e, ck.form());
 }
 
-STRATA_PMPI_ALIAS(MPI_Scan);
-int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    static const char* fn = "MPI_Scan";
-    return api(fn, [&] {
-        CollChecks ck(comm, fn);
-        ck.intra();
-        return reduce_everyone(ck, coll::scan, sendbuf, recvbuf, count, datatype, op);
-    });
+int Scan(const Call& call, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, Comm& comm_obj) {
+    CollChecks ck(call, comm_obj);
+    ck.intra();
+    return reduce_everyone(ck, coll::scan, sendbuf, recvbuf, count, datatype, op);
 }
 
-STRATA_PMPI_ALIAS(MPI_Reduce_local);
-int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
-    static const char* fn = "MPI_Reduce_local";
-    return api(fn, [&] {
-        // No communicator: errors go to MPI_COMM_WORLD's handler.
-        const Datatype* t = nullptr;
-        std::unique_ptr<coll::ReduceOp> rop;
-        CollChecks ck(MPI_COMM_WORLD, fn, true);
-        ck.count(count, "count").type(datatype, t).buffer(inbuf, count, t, "inbuf");
-        ck.buffer(inoutbuf, count, t, "inoutbuf");
-        ck.op(op, datatype, t, rop);
-        if (!ck.ok()) return ck.raise();
-        // inoutbuf = inbuf op inoutbuf, inbuf the left operand.
-        DenseIn in(*t, inbuf, count, ck.form());
-        DenseOut inout(*t, inoutbuf, count, ck.form(), true);
-        rop->apply(in.data(), inout.data(), op_elements(*t, count, *rop, ck.form()));
-        inout.finish();
-        return MPI_SUCCESS;
-    });
+int Reduce_local(const Call& call, const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+    // No communicator: errors go to MPI_COMM_WORLD's handler.
+    const Datatype* t = nullptr;
+    std::unique_ptr<coll::ReduceOp> rop;
+    CollChecks ck(call, *comm_get(MPI_COMM_WORLD), true);
+    ck.count(count, "count").type(datatype, t).buffer(inbuf, count, t, "inbuf");
+    ck.buffer(inoutbuf, count, t, "inoutbuf");
+    ck.op(op, datatype, t, rop);
+    if (!ck.ok()) return ck.raise();
+    // inoutbuf = inbuf op inoutbuf, inbuf the left operand.
+    DenseIn in(*t, inbuf, count, ck.form());
+    DenseOut inout(*t, inoutbuf, count, ck.form(), true);
+    rop->apply(in.data(), inout.data(), op_elements(*t, count, *rop, ck.form()));
+    inout.finish();
+    return MPI_SUCCESS;
 }
 
-}  // extern "C"
+}  // namespace strata::mpi::body
+
+#include "coll_reduce.inc"

@@ -31,12 +31,8 @@ std::vector<int> form_members(const Comm& c) {
 
 }  // namespace
 
-CollChecks::CollChecks(MPI_Comm comm, const char* fn, bool local) : handle_(comm), fn_(fn), comm_(comm_get(comm)) {
-    if (comm_ == nullptr) {
-        fail(MPI_ERR_COMM, "not a valid communicator");
-    } else if (!local && comm_spans(*comm_)) {
-        form_.rep = collective_form(form_members(*comm_));
-    }
+CollChecks::CollChecks(const Call& call, Comm& comm, bool local) : handle_(call.comm), fn_(call.fn), comm_(&comm) {
+    if (!local && comm_spans(comm)) form_.rep = collective_form(form_members(comm));
 }
 
 CollChecks& CollChecks::intra() {

@@ -39,9 +39,10 @@ struct Form {
 // of an intercommunicator), unless a count of processes is given.
 class CollChecks {
 public:
+    // The checks of `call` on `comm`, which its entry point checked.
     // `local`: the call moves no data between processes (MPI_Reduce_local,
     // which names MPI_COMM_WORLD for its error handler only).
-    CollChecks(MPI_Comm comm, const char* fn, bool local = false);
+    CollChecks(const Call& call, Comm& comm, bool local = false);
     bool ok() const { return cls_ == MPI_SUCCESS; }
     Comm& comm() const { return *comm_; }
     MPI_Comm handle() const { return handle_; }

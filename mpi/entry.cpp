@@ -12,6 +12,10 @@ int not_intra(Call call) { return call.raise(MPI_ERR_COMM, "an intercommunicator
 
 int not_inter(Call call) { return call.raise(MPI_ERR_COMM, "not an intercommunicator"); }
 
+int no_topology(Call call, const char* which) {
+    return call.raise(MPI_ERR_TOPOLOGY, std::string("the communicator has no ") + which + " topology");
+}
+
 int group_fail(Call call, MPI_Group group) {
     return call.raise(MPI_ERR_GROUP, group == MPI_GROUP_NULL ? "MPI_GROUP_NULL is not a group" : "not a group handle");
 }
@@ -19,6 +23,32 @@ int group_fail(Call call, MPI_Group group) {
 int errhandler_fail(Call call, MPI_Errhandler errhandler) {
     return call.raise(MPI_ERR_ARG, errhandler == MPI_ERRHANDLER_NULL ? "MPI_ERRHANDLER_NULL is not an error handler"
                                                                      : "not an error handler handle");
+}
+
+int keyval_fail(Call call, int keyval) {
+    return call.raise(MPI_ERR_ARG, "invalid attribute key " + std::to_string(keyval));
+}
+
+int op_fail(Call call, MPI_Op op) {
+    return call.raise(MPI_ERR_OP, op == MPI_OP_NULL ? "MPI_OP_NULL is not an operation" : "not a valid operation");
+}
+
+int info_fail(Call call, MPI_Info info) {
+    if (info == MPI_INFO_NULL) return call.raise(MPI_ERR_INFO, "info is MPI_INFO_NULL; make one with MPI_Info_create");
+    return call.raise(MPI_ERR_INFO, "info names no info object (never created, or freed)");
+}
+
+int info_key_fail(Call call, const char* key, std::string_view view) {
+    if (key == nullptr) return null(call, "key");
+    if (view.empty()) return call.raise(MPI_ERR_INFO_KEY, "the key is empty");
+    return call.raise(MPI_ERR_INFO_KEY, "the key is longer than " + std::to_string(kInfoKeyMax) +
+                                            " characters (MPI_MAX_INFO_KEY - 1, room for the NUL)");
+}
+
+int info_value_fail(Call call, const char* value) {
+    if (value == nullptr) return null(call, "value");
+    return call.raise(MPI_ERR_INFO_VALUE, "the value is longer than " + std::to_string(kInfoValueMax) +
+                                              " characters (MPI_MAX_INFO_VAL - 1, room for the NUL)");
 }
 
 int type_fail(Call call, MPI_Datatype type, const Datatype* t) {

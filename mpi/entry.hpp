@@ -11,26 +11,18 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
+#include "mpi/comms/attr.hpp"
 #include "mpi/comms/comm.hpp"
 #include "mpi/comms/group.hpp"
 #include "mpi/datatypes/datatype.hpp"
 #include "mpi/errors.hpp"
+#include "mpi/info.hpp"
 #include "mpi/pmpi_alias.hpp"
 #include "mpi/runtime.hpp"
 
 namespace strata::mpi {
-
-// One call of an MPI function: its name, which its errors carry, and the
-// communicator they are raised on (the call's first communicator argument;
-// MPI_COMM_WORLD for calls that have none, as groups and datatypes).
-struct Call {
-    const char* fn;
-    MPI_Comm comm = MPI_COMM_WORLD;
-
-    int raise(int cls, const std::string& detail) const { return error_raise(comm, cls, fn, detail); }
-    int raise(const MpiError& e) const { return error_raise(comm, e, fn); }
-};
 
 namespace check {
 
@@ -38,8 +30,14 @@ namespace check {
 [[gnu::cold]] int comm_fail(Call call, MPI_Comm comm);
 [[gnu::cold]] int not_intra(Call call);
 [[gnu::cold]] int not_inter(Call call);
+[[gnu::cold]] int no_topology(Call call, const char* which);
 [[gnu::cold]] int group_fail(Call call, MPI_Group group);
 [[gnu::cold]] int errhandler_fail(Call call, MPI_Errhandler errhandler);
+[[gnu::cold]] int keyval_fail(Call call, int keyval);
+[[gnu::cold]] int op_fail(Call call, MPI_Op op);
+[[gnu::cold]] int info_fail(Call call, MPI_Info info);
+[[gnu::cold]] int info_key_fail(Call call, const char* key, std::string_view view);
+[[gnu::cold]] int info_value_fail(Call call, const char* value);
 [[gnu::cold]] int type_fail(Call call, MPI_Datatype type, const Datatype* t);
 [[gnu::cold]] int negative(Call call, int cls, const char* name, int value);
 [[gnu::cold]] int null(Call call, const char* name);
@@ -60,10 +58,30 @@ namespace ok {
 inline bool comm(MPI_Comm h, Comm*& c) { return (c = comm_get(h)) != nullptr; }
 inline bool intracomm(MPI_Comm h, Comm*& c) { return comm(h, c) && !c->inter; }
 inline bool intercomm(MPI_Comm h, Comm*& c) { return comm(h, c) && c->inter; }
+// cart, graph: a communicator with a Cartesian, or a graph, topology.
+inline bool cart(MPI_Comm h, Comm*& c) { return comm(h, c) && std::holds_alternative<CartTopology>(c->topology); }
+inline bool graph(MPI_Comm h, Comm*& c) { return comm(h, c) && std::holds_alternative<GraphTopology>(c->topology); }
 // group: a group.
 inline bool group(MPI_Group h, Group*& g) { return (g = rt().groups.get(h)) != nullptr; }
 // errhandler: an error handler (the body gets the handle).
 inline bool errhandler(MPI_Errhandler h) { return rt().errhandlers.get(h) != nullptr; }
+// keyval: an attribute key (the body gets the key).
+inline bool keyval(int k) { return rt().keyvals.get(k) != nullptr; }
+// op: a reduction operation.
+inline bool op(MPI_Op h, Operation*& o) { return (o = rt().ops.get(h)) != nullptr; }
+// info: an info object; info_key, info_value: a key or a value for one (the
+// body gets a std::string_view of it).
+inline bool info(MPI_Info h, Info*& i) { return (i = rt().infos.get(h)) != nullptr; }
+inline bool info_key(const char* key, std::string_view& view) {
+    if (key == nullptr) return false;
+    view = std::string_view(key, strnlen(key, kInfoKeyMax + 1));
+    return info_key_fits(view);
+}
+inline bool info_value(const char* value, std::string_view& view) {
+    if (value == nullptr) return false;
+    view = std::string_view(value, strnlen(value, kInfoValueMax + 1));
+    return info_value_fits(view);
+}
 // type: a datatype, committed or not; ctype: a committed one (what moves data).
 inline bool type(MPI_Datatype h, Datatype*& t) { return (t = datatype_get(h)) != nullptr; }
 inline bool ctype(MPI_Datatype h, Datatype*& t) { return type(h, t) && t->committed; }
@@ -124,6 +142,16 @@ inline int intercomm(Call call, MPI_Comm h, Comm*& c) {
     if (c->inter) [[likely]] return MPI_SUCCESS;
     return not_inter(call);
 }
+inline int cart(Call call, MPI_Comm h, Comm*& c) {
+    if (int e = comm(call, h, c)) return e;
+    if (std::holds_alternative<CartTopology>(c->topology)) [[likely]] return MPI_SUCCESS;
+    return no_topology(call, "a Cartesian");
+}
+inline int graph(Call call, MPI_Comm h, Comm*& c) {
+    if (int e = comm(call, h, c)) return e;
+    if (std::holds_alternative<GraphTopology>(c->topology)) [[likely]] return MPI_SUCCESS;
+    return no_topology(call, "a graph");
+}
 inline int group(Call call, MPI_Group h, Group*& g) {
     if (ok::group(h, g)) [[likely]] return MPI_SUCCESS;
     return group_fail(call, h);
@@ -131,6 +159,26 @@ inline int group(Call call, MPI_Group h, Group*& g) {
 inline int errhandler(Call call, MPI_Errhandler h) {
     if (ok::errhandler(h)) [[likely]] return MPI_SUCCESS;
     return errhandler_fail(call, h);
+}
+inline int keyval(Call call, int k) {
+    if (ok::keyval(k)) [[likely]] return MPI_SUCCESS;
+    return keyval_fail(call, k);
+}
+inline int op(Call call, MPI_Op h, Operation*& o) {
+    if (ok::op(h, o)) [[likely]] return MPI_SUCCESS;
+    return op_fail(call, h);
+}
+inline int info(Call call, MPI_Info h, Info*& i) {
+    if (ok::info(h, i)) [[likely]] return MPI_SUCCESS;
+    return info_fail(call, h);
+}
+inline int info_key(Call call, const char* key, std::string_view& view) {
+    if (ok::info_key(key, view)) [[likely]] return MPI_SUCCESS;
+    return info_key_fail(call, key, view);
+}
+inline int info_value(Call call, const char* value, std::string_view& view) {
+    if (ok::info_value(value, view)) [[likely]] return MPI_SUCCESS;
+    return info_value_fail(call, value);
 }
 inline int type(Call call, MPI_Datatype h, Datatype*& t) {
     if (ok::type(h, t)) [[likely]] return MPI_SUCCESS;

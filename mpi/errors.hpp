@@ -30,6 +30,17 @@ inline int error_raise(MPI_Comm comm, const MpiError& e, const char* fn) {
     return error_raise(comm, e.cls, fn, e.detail);
 }
 
+// One call of an MPI function: its name, which its errors carry, and the
+// communicator they are raised on (the call's first communicator argument;
+// MPI_COMM_WORLD for calls that have none, as groups and datatypes).
+struct Call {
+    const char* fn;
+    MPI_Comm comm = MPI_COMM_WORLD;
+
+    int raise(int cls, const std::string& detail) const { return error_raise(comm, cls, fn, detail); }
+    int raise(const MpiError& e) const { return error_raise(comm, e, fn); }
+};
+
 // Ends the whole job after printing `text`; used when no handler applies.
 [[noreturn]] void fatal(const char* fn, const std::string& text);
 

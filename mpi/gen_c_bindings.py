@@ -26,14 +26,21 @@ KINDS = {
     'comm': (0, 'Comm', None),
     'intracomm': (0, 'Comm', None),
     'intercomm': (0, 'Comm', None),
+    'cart': (0, 'Comm', None),
+    'graph': (0, 'Comm', None),
     'group': (1, 'Group', None),
     'errhandler': (1, None, None),
+    'keyval': (1, None, None),
+    'op': (1, 'Operation', None),
+    'info': (1, 'Info', None),
     'type': (1, 'Datatype', None),
     'ctype': (1, 'Datatype', None),
     'count': (2, None, None),
     'size': (2, None, None),
     'buf': (3, None, 'buf'),
     'array': (3, None, 'arg'),
+    'info_key': (3, 'std::string_view', None),
+    'info_value': (3, 'std::string_view', None),
     'requests': (3, None, 'arg'),
     'dest': (3, None, 'arg'),
     'source': (3, None, 'arg'),
@@ -44,7 +51,7 @@ KINDS = {
     'nonnull': (5, None, None),
     'request': (5, None, None),
 }
-COMMS = {'comm', 'intracomm', 'intercomm'}
+COMMS = {'comm', 'intracomm', 'intercomm', 'cart', 'graph'}
 # The kinds whose check names the argument in what it says.
 NAMED = {'count', 'size', 'out', 'in', 'nonnull', 'request', 'requests', 'array', 'buf'}
 
@@ -66,7 +73,7 @@ def declarations(path):
     out, text, where = [], None, None
     with open(path, encoding='utf-8') as f:
         for number, line in enumerate(f, 1):
-            if text is None and line.startswith('STRATA_API('):
+            if text is None and line.startswith(('STRATA_API(', 'STRATA_APIX(')):
                 text, where = '', f'{path}:{number}'
             if text is None:
                 continue
@@ -78,14 +85,17 @@ def declarations(path):
 
 
 def read_header(path):
-    """name -> (return type, [Param]) for every STRATA_API(ret, name, (args)) of mpi.h."""
+    """name -> (return type, [Param]) for every STRATA_API(ret, name, (args))
+    of mpi.h (MPI_name), and every STRATA_APIX (Strata's own MPIX_name, which
+    keeps its MPIX_ in the table)."""
     out = {}
-    decl = re.compile(r'^STRATA_API\((\w+), (\w+), \((.*)\)\)$')
+    decl = re.compile(r'^STRATA_API(X?)\((\w+), (\w+), \((.*)\)\)$')
     for where, text in declarations(path):
         m = decl.match(text)
         if not m:
             fail(where, f'cannot read the declaration "{text}"')
-        ret, name, args = m.groups()
+        x, ret, name, args = m.groups()
+        name = 'MPIX_' + name if x else name
         params = []
         for arg in ([] if args in ('void', '') else [a.strip() for a in args.split(',')]):
             if arg == '...':  # MPI_Pcontrol's: written by hand
@@ -110,7 +120,7 @@ def logical_lines(path):
                 continue
             where = f'{path}:{number}'
             if line[0].isspace():
-                if not lines or lines[-1][1][0].startswith('@'):
+                if not lines or (lines[-1][1][0].startswith('@') and lines[-1][1][0] != '@special'):
                     fail(where, 'a continued line with no routine above it')
                 lines[-1][1].extend(words)
             else:
@@ -119,9 +129,13 @@ def logical_lines(path):
 
 
 def read_table(path, header):
-    """[(section, [(name, [Param])])] from the table, each checked against mpi.h."""
-    sections, seen = [], set()
+    """[(section, [(name, [Param])])] from the table, each checked against mpi.h;
+    with the routines of @special, every routine mpi.h declares, once."""
+    sections, seen, special = [], set(), []
     for where, words in logical_lines(path):
+        if words[0] == '@special':
+            special += [(where, w) for w in words[1:]]
+            continue
         if words[0].startswith('@'):
             sections.append((words[0][1:], []))
             continue
@@ -129,20 +143,20 @@ def read_table(path, header):
             fail(where, 'a routine before the first @SECTION')
         name = words[0]
         if name not in header:
-            fail(where, f'mpi.h declares no MPI_{name}')
+            fail(where, f'mpi.h declares no {c_function(name)}')
         if name in seen:
             fail(where, f'{name} is listed twice')
         seen.add(name)
         ret, params = header[name]
         if ret != 'int' or any(p.name == '...' for p in params):
-            fail(where, f'MPI_{name} returns {ret} or takes variable arguments: write it by hand')
+            fail(where, f'{c_function(name)} returns {ret} or takes variable arguments: write it by hand')
         params = [Param(p.text, p.name) for p in params]
         by_name = {p.name: p for p in params}
         for word in words[1:]:
             arg, _, rest = word.partition(':')
             kind, _, param = rest.partition('=')
             if arg not in by_name:
-                fail(where, f'MPI_{name} has no argument "{arg}"')
+                fail(where, f'{c_function(name)} has no argument "{arg}"')
             if by_name[arg].kind:
                 fail(where, f'{arg} is given two kinds')
             if kind not in KINDS:
@@ -154,6 +168,15 @@ def read_table(path, header):
         for p in params:
             check_param(where, p, by_name)
         sections[-1][1].append((name, params))
+    for where, name in special:
+        if name not in header:
+            fail(where, f'mpi.h declares no {c_function(name)}')
+        if name in seen:
+            fail(where, f'{name} is listed twice')
+        seen.add(name)
+    missing = [c_function(n) for n in header if n not in seen]
+    if missing:
+        fail(path, 'no line for ' + ', '.join(missing) + ' (a routine of its own, or @special)')
     return sections
 
 
@@ -194,24 +217,42 @@ def check_line(p):
     return f'if (int e = check::{p.kind}({", ".join(["call"] + named + check_args(p))})) return e;'
 
 
+def by_value(kind):
+    """Whether a checked kind's object is a value (a std::string_view), not
+    a pointer to the object behind a handle."""
+    return KINDS[kind][1].startswith('std::')
+
+
+def object_decl(p):
+    obj = KINDS[p.kind][1]
+    return f'{obj} {p.name}_;' if by_value(p.kind) else f'{obj}* {p.name}_ = nullptr;'
+
+
 def body_arg(p):
     if p.kind and KINDS[p.kind][1]:
-        return f'*{p.name}_'
+        return f'{p.name}_' if by_value(p.kind) else f'*{p.name}_'
     if p.kind in ('out', 'in', 'request') and not re.match(r'(const )?(void|char) \*', p.text):
         return f'*{p.name}'
     return p.name
 
 
+def c_function(name):
+    """The C routine of a table name: MPI_<name>, or the name itself for
+    Strata's own MPIX_ routines."""
+    return name if name.startswith('MPIX_') else 'MPI_' + name
+
+
 def entry(name, params):
+    cname = c_function(name)
     comm = next((p.name for p in params if p.kind in COMMS), 'MPI_COMM_WORLD')
     checked = sorted((p for p in params if p.kind), key=lambda p: KINDS[p.kind][0])
-    lines = [f'STRATA_PMPI_ALIAS(MPI_{name});',
-             f'extern "C" int PMPI_{name}({", ".join(p.text for p in params) or "void"}) {{',
+    lines = [f'STRATA_PMPI_ALIAS({cname});',
+             f'extern "C" int P{cname}({", ".join(p.text for p in params) or "void"}) {{',
              '    using namespace ::strata::mpi;',
-             f'    static constexpr const char* fn = "MPI_{name}";',
+             f'    static constexpr const char* fn = "{cname}";',
              '    return api(fn, [&] {',
              f'        const Call call{{fn, {comm}}};']
-    lines += [f'        {KINDS[p.kind][1]}* {p.name}_ = nullptr;' for p in checked if KINDS[p.kind][1]]
+    lines += ['        ' + object_decl(p) for p in checked if KINDS[p.kind][1]]
     lines += ['        ' + check_line(p) for p in checked]
     lines += [f'        return body::{name}({", ".join(["call"] + [body_arg(p) for p in params])});',
               '    });', '}', '']

@@ -25,7 +25,7 @@
 #include "mpi/comms/group.hpp"
 #include "mpi/info.hpp"
 #include "mpi/comms/named.hpp"
-#include "mpi/pmpi_alias.hpp"
+#include "mpi/entry.hpp"
 #include "mpi/request.hpp"
 #include "mpi/runtime.hpp"
 #include "mpi/port.hpp"
@@ -97,10 +97,6 @@ using namespace strata;
 using namespace strata::mpi;
 
 namespace {
-
-// The thread level MPI_Init_thread provided, and the thread that called it.
-int g_thread_level = MPI_THREAD_SINGLE;
-std::thread::id g_main_thread;
 
 // STRATA_PLOGP=measure: the wide-area model's parameters, measured over
 // MPI_COMM_WORLD (rank 0 prints them with STRATA_VERBOSE, to keep as a file).
@@ -175,7 +171,8 @@ void representation_report(const Runtime& r) {
                  r.representations[static_cast<std::size_t>(r.world_rank)].text().c_str());
 }
 
-int init(const char* fn) {
+// MPI_Init and MPI_Init_thread: `thread_level` is the level provided.
+int init(const char* fn, int thread_level) {
     if (g_state != State::fresh) {
         fatal(fn, g_state == State::running ? "MPI is already initialized" : "MPI was already finalized");
     }
@@ -254,9 +251,10 @@ int init(const char* fn) {
     }
     r->client = std::move(client);
 
+    r->thread_level = thread_level;
+    r->main_thread = std::this_thread::get_id();
     setup_predefined(*r);
     g_runtime = r.release();
-    g_main_thread = std::this_thread::get_id();
     if (coll::plogp::WideArea::measuring()) model_measure();
     state_set(State::running);
     return MPI_SUCCESS;
@@ -267,72 +265,16 @@ int init(const char* fn) {
 extern "C" {
 
 STRATA_PMPI_ALIAS(MPI_Init);
-int PMPI_Init(int* /*argc*/, char*** /*argv*/) {
-    g_thread_level = MPI_THREAD_SINGLE;
-    return init("MPI_Init");
-}
+int PMPI_Init(int* /*argc*/, char*** /*argv*/) { return init("MPI_Init", MPI_THREAD_SINGLE); }
 
 STRATA_PMPI_ALIAS(MPI_Init_thread);
 int PMPI_Init_thread(int* /*argc*/, char*** /*argv*/, int required, int* provided) {
     // Strata is not thread-safe: it provides MPI_THREAD_FUNNELED at most, so a
     // program may run threads of its own as long as only this one calls MPI.
-    g_thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : std::min(required, MPI_THREAD_FUNNELED);
-    const int rc = init("MPI_Init_thread");
-    if (provided != nullptr) *provided = g_thread_level;
+    const int level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : std::min(required, MPI_THREAD_FUNNELED);
+    const int rc = init("MPI_Init_thread", level);
+    if (provided != nullptr) *provided = level;
     return rc;
-}
-
-STRATA_PMPI_ALIAS(MPI_Query_thread);
-int PMPI_Query_thread(int* provided) {
-    static const char* fn = "MPI_Query_thread";
-    return api(fn, [&] {
-        if (provided == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "provided is NULL");
-        *provided = g_thread_level;
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Is_thread_main);
-int PMPI_Is_thread_main(int* flag) {
-    static const char* fn = "MPI_Is_thread_main";
-    return api(fn, [&] {
-        if (flag == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "flag is NULL");
-        *flag = std::this_thread::get_id() == g_main_thread ? 1 : 0;
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Alloc_mem);
-int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
-    static const char* fn = "MPI_Alloc_mem";
-    return api(fn, [&] {
-        if (size < 0) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "size " + std::to_string(size) + " is negative");
-        // No key means anything to this call (MPI-2 4.10: unknown keys are ignored).
-        if (!info_lookup(info)) {
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_INFO, fn,
-                               "info names no info object (never created, or freed); MPI_INFO_NULL will do");
-        }
-        if (baseptr == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "baseptr is NULL");
-        // Plain memory: no method here needs registered buffers.
-        void* p = std::malloc(size > 0 ? static_cast<std::size_t>(size) : 1);
-        if (p == nullptr) {
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, fn, "cannot allocate " + std::to_string(size) + " bytes");
-        }
-        rt().allocations.insert(p);
-        *static_cast<void**>(baseptr) = p;
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Free_mem);
-int PMPI_Free_mem(void* base) {
-    static const char* fn = "MPI_Free_mem";
-    return api(fn, [&] {
-        if (rt().allocations.erase(base) == 0)
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "the memory was not allocated by MPI_Alloc_mem");
-        std::free(base);
-        return MPI_SUCCESS;
-    });
 }
 
 STRATA_PMPI_ALIAS(MPI_Finalized);
@@ -341,45 +283,6 @@ int PMPI_Finalized(int* flag) {
     if (flag == nullptr) return MPI_ERR_ARG;
     *flag = g_state == State::finalized ? 1 : 0;
     return MPI_SUCCESS;
-}
-
-STRATA_PMPI_ALIAS(MPI_Finalize);
-int PMPI_Finalize(void) {
-    return api("MPI_Finalize", [] {
-        Runtime& r = rt();
-        // STRATA_POLL_STATS counts what the program's communication polled,
-        // before MPI_Finalize polls every method.
-        const auto polls = r.engine->poll_counts();
-        r.engine->finalizing();
-        // Buffered sends are delivered, and nothing we owe a peer stays queued.
-        r.engine->wait([&] { return r.bsend.in_use() == 0 && r.engine->sends_drained(); });
-        if (r.client) {
-            if (base::Status sent = r.client->send_finalize(); !sent) fatal("MPI_Finalize", sent.error());
-            r.engine->watch_fd(r.client->fd());
-            base::Status finalized;
-            r.engine->wait([&] {
-                base::Result<bool> done = r.client->poll_finalize_done();
-                if (!done) finalized = done.failure();
-                return !done || *done;
-            });
-            if (!finalized) fatal("MPI_Finalize", finalized.error());
-        }
-        r.engine->shutdown();
-        if (adi::Engine::poll_stats_wanted()) {
-            std::string text;
-            for (const auto& [name, count] : polls) {
-                text += (text.empty() ? "" : ", ") + name + " " + std::to_string(count);
-            }
-            std::fprintf(stderr, "strata: rank %d: polls: %s\n", r.world_rank, text.c_str());
-            std::fprintf(stderr, "strata: rank %d: waiting: %llu yields, %llu sleeps\n", r.world_rank,
-                         static_cast<unsigned long long>(r.engine->yields()),
-                         static_cast<unsigned long long>(r.engine->sleeps()));
-        }
-        traffic_report(r);
-        state_set(State::finalized);
-        // The runtime stays allocated: requests the user never freed may still point into it.
-        return MPI_SUCCESS;
-    });
 }
 
 STRATA_PMPI_ALIAS(MPI_Initialized);
@@ -417,19 +320,6 @@ double PMPI_Wtick(void) {
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-STRATA_PMPI_ALIAS(MPI_Get_processor_name);
-int PMPI_Get_processor_name(char* name, int* resultlen) {
-    return api("MPI_Get_processor_name", [&] {
-        if (name == nullptr || resultlen == nullptr)
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Get_processor_name", "null argument");
-        const Runtime& r = rt();
-        std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s",
-                      r.world.cards[static_cast<std::size_t>(r.world_rank)].processor_name.c_str());
-        *resultlen = static_cast<int>(std::strlen(name));
-        return MPI_SUCCESS;
-    });
-}
-
 MPI_Status STRATA_status_ignore[1];
 char STRATA_in_place[1];
 
@@ -450,3 +340,84 @@ int PMPI_Get_version(int* version, int* subversion) {
 }
 
 }  // extern "C"
+
+namespace strata::mpi::body {
+
+int Query_thread(const Call&, int& provided) {
+    provided = rt().thread_level;
+    return MPI_SUCCESS;
+}
+
+int Is_thread_main(const Call&, int& flag) {
+    flag = std::this_thread::get_id() == rt().main_thread ? 1 : 0;
+    return MPI_SUCCESS;
+}
+
+int Alloc_mem(const Call& call, MPI_Aint size, MPI_Info info, void* baseptr) {
+    if (size < 0) return call.raise(MPI_ERR_ARG, "size " + std::to_string(size) + " is negative");
+    // No key means anything to this call (MPI-2 4.10: unknown keys are ignored).
+    if (!info_lookup(info)) {
+        return call.raise(MPI_ERR_INFO, "info names no info object (never created, or freed); MPI_INFO_NULL will do");
+    }
+    // Plain memory: no method here needs registered buffers.
+    void* p = std::malloc(size > 0 ? static_cast<std::size_t>(size) : 1);
+    if (p == nullptr) return call.raise(MPI_ERR_NO_MEM, "cannot allocate " + std::to_string(size) + " bytes");
+    rt().allocations.insert(p);
+    *static_cast<void**>(baseptr) = p;
+    return MPI_SUCCESS;
+}
+
+int Free_mem(const Call& call, void* base) {
+    if (rt().allocations.erase(base) == 0)
+        return call.raise(MPI_ERR_ARG, "the memory was not allocated by MPI_Alloc_mem");
+    std::free(base);
+    return MPI_SUCCESS;
+}
+
+int Finalize(const Call&) {
+    Runtime& r = rt();
+    // STRATA_POLL_STATS counts what the program's communication polled,
+    // before MPI_Finalize polls every method.
+    const auto polls = r.engine->poll_counts();
+    r.engine->finalizing();
+    // Buffered sends are delivered, and nothing we owe a peer stays queued.
+    r.engine->wait([&] { return r.bsend.in_use() == 0 && r.engine->sends_drained(); });
+    if (r.client) {
+        if (base::Status sent = r.client->send_finalize(); !sent) fatal("MPI_Finalize", sent.error());
+        r.engine->watch_fd(r.client->fd());
+        base::Status finalized;
+        r.engine->wait([&] {
+            base::Result<bool> done = r.client->poll_finalize_done();
+            if (!done) finalized = done.failure();
+            return !done || *done;
+        });
+        if (!finalized) fatal("MPI_Finalize", finalized.error());
+    }
+    r.engine->shutdown();
+    if (adi::Engine::poll_stats_wanted()) {
+        std::string text;
+        for (const auto& [name, count] : polls) {
+            text += (text.empty() ? "" : ", ") + name + " " + std::to_string(count);
+        }
+        std::fprintf(stderr, "strata: rank %d: polls: %s\n", r.world_rank, text.c_str());
+        std::fprintf(stderr, "strata: rank %d: waiting: %llu yields, %llu sleeps\n", r.world_rank,
+                     static_cast<unsigned long long>(r.engine->yields()),
+                     static_cast<unsigned long long>(r.engine->sleeps()));
+    }
+    traffic_report(r);
+    state_set(State::finalized);
+    // The runtime stays allocated: requests the user never freed may still point into it.
+    return MPI_SUCCESS;
+}
+
+int Get_processor_name(const Call&, char* name, int& resultlen) {
+    const Runtime& r = rt();
+    std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s",
+                  r.world.cards[static_cast<std::size_t>(r.world_rank)].processor_name.c_str());
+    resultlen = static_cast<int>(std::strlen(name));
+    return MPI_SUCCESS;
+}
+
+}  // namespace strata::mpi::body
+
+#include "init.inc"

@@ -8,7 +8,7 @@
 #include "mpi/hetero/foreign.hpp"
 #include "mpi/datatypes/datatype.hpp"
 #include "mpi/errors.hpp"
-#include "mpi/pmpi_alias.hpp"
+#include "mpi/entry.hpp"
 #include "mpi/op_kernels.hpp"
 #include "mpi/runtime.hpp"
 
@@ -150,47 +150,30 @@ int reduce_op_make(MPI_Op handle, MPI_Datatype type_handle, const Datatype& type
 
 using namespace strata::mpi;
 
-extern "C" {
+namespace strata::mpi::body {
 
-STRATA_PMPI_ALIAS(MPI_Op_create);
-int PMPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
-    static const char* fn = "MPI_Op_create";
-    return api(fn, [&] {
-        if (function == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "function is NULL");
-        if (op == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "op is NULL");
-        auto o = std::make_unique<Operation>();
-        o->fn = function;
-        o->commutative = commute != 0;
-        *op = rt().ops.add(std::move(o));
-        return MPI_SUCCESS;
-    });
+int Op_create(const Call&, MPI_User_function* function, int commute, MPI_Op& op) {
+    auto o = std::make_unique<Operation>();
+    o->fn = function;
+    o->commutative = commute != 0;
+    op = rt().ops.add(std::move(o));
+    return MPI_SUCCESS;
 }
 
-STRATA_PMPI_ALIAS(MPI_Op_commutative);
-int PMPI_Op_commutative(MPI_Op op, int* commute) {
-    static const char* fn = "MPI_Op_commutative";
-    return api(fn, [&] {
-        const Operation* o = rt().ops.get(op);
-        if (o == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_OP, fn, "not a valid operation");
-        if (commute == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "commute is NULL");
-        *commute = o->commutative ? 1 : 0;
-        return MPI_SUCCESS;
-    });
+int Op_commutative(const Call&, Operation& op, int& commute) {
+    commute = op.commutative ? 1 : 0;
+    return MPI_SUCCESS;
 }
 
-STRATA_PMPI_ALIAS(MPI_Op_free);
-int PMPI_Op_free(MPI_Op* op) {
-    static const char* fn = "MPI_Op_free";
-    return api(fn, [&] {
-        if (op == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "op is NULL");
-        const Operation* o = rt().ops.get(*op);
-        if (o == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_OP, fn, "not a valid operation");
-        if (o->predefined != MPI_OP_NULL)
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_OP, fn, "predefined operations cannot be freed");
-        rt().ops.remove(*op);
-        *op = MPI_OP_NULL;
-        return MPI_SUCCESS;
-    });
+int Op_free(const Call& call, MPI_Op& op) {
+    Operation* o = nullptr;
+    if (int e = check::op(call, op, o)) return e;
+    if (o->predefined != MPI_OP_NULL) return call.raise(MPI_ERR_OP, "predefined operations cannot be freed");
+    rt().ops.remove(op);
+    op = MPI_OP_NULL;
+    return MPI_SUCCESS;
 }
 
-}  // extern "C"
+}  // namespace strata::mpi::body
+
+#include "op.inc"

@@ -20,7 +20,7 @@
 #include "mpi/info.hpp"
 #include "base/knob.hpp"
 #include "base/numbers.hpp"
-#include "mpi/pmpi_alias.hpp"
+#include "mpi/entry.hpp"
 #include "mpi/setup.hpp"
 #include "placement/binding.hpp"
 #include "wireup/emulation.hpp"
@@ -431,15 +431,16 @@ std::vector<std::string> allowed_subjects(MPI_Info info) {
 
 // The checks MPI_Comm_accept and MPI_Comm_connect share; `timeout` receives
 // the info's (connect only).
-int join_check(const char* fn, MPI_Comm comm, MPI_Info info, int root, MPI_Comm* newcomm, Comm*& c,
+// The rest of MPI_Comm_accept's and MPI_Comm_connect's arguments, once the
+// entry point checked comm and newcomm; newcomm is MPI_COMM_NULL until the
+// join succeeds.
+int join_check(const Call& call, const Comm& c, MPI_Info info, int root, MPI_Comm& newcomm,
                std::optional<double>* timeout = nullptr) {
-    if (int e = comm_check_intra(fn, comm, c)) return e;
-    if (newcomm == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "newcomm is NULL");
-    *newcomm = MPI_COMM_NULL;
-    if (root < 0 || root >= c->size())
-        return error_raise(comm, MPI_ERR_ROOT, fn,
-                           "root " + std::to_string(root) + " is not in comm of size " + std::to_string(c->size()));
-    return info_read(fn, comm, info, timeout);
+    newcomm = MPI_COMM_NULL;
+    if (root < 0 || root >= c.size())
+        return call.raise(MPI_ERR_ROOT, "root " + std::to_string(root) + " is not in comm of size " +
+                                            std::to_string(c.size()));
+    return info_read(call.fn, call.comm, info, timeout);
 }
 
 // MPI_Publish_name, MPI_Lookup_name and MPI_Unpublish_name: a request to
@@ -447,8 +448,6 @@ int join_check(const char* fn, MPI_Comm comm, MPI_Info info, int root, MPI_Comm*
 // the port name. `fail_class`: the class of a refusal.
 int names_ask(const char* fn, wireup::NameOp op, const char* service, MPI_Info info, const char* port, char* out,
               int fail_class) {
-    if (service == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "service_name is NULL");
-    if (port == nullptr && out == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "port_name is NULL");
     if (int e = info_read(fn, MPI_COMM_WORLD, info, nullptr)) return e;
     Runtime& r = rt();
     if (!r.client)
@@ -467,104 +466,68 @@ int names_ask(const char* fn, wireup::NameOp op, const char* service, MPI_Info i
 
 }  // namespace
 
-extern "C" {
+namespace strata::mpi::body {
 
-STRATA_PMPI_ALIAS(MPI_Publish_name);
-int PMPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name) {
-    static const char* fn = "MPI_Publish_name";
-    return api(fn, [&] {
-        if (port_name == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "port_name is NULL");
-        return names_ask(fn, wireup::NameOp::publish, service_name, info, port_name, nullptr, MPI_ERR_SERVICE);
+int Publish_name(const Call& call, const char* service_name, MPI_Info info, const char* port_name) {
+    return names_ask(call.fn, wireup::NameOp::publish, service_name, info, port_name, nullptr, MPI_ERR_SERVICE);
+}
+
+int Lookup_name(const Call& call, const char* service_name, MPI_Info info, char* port_name) {
+    return names_ask(call.fn, wireup::NameOp::lookup, service_name, info, nullptr, port_name, MPI_ERR_NAME);
+}
+
+int Unpublish_name(const Call& call, const char* service_name, MPI_Info info, const char* port_name) {
+    return names_ask(call.fn, wireup::NameOp::unpublish, service_name, info, port_name, nullptr, MPI_ERR_SERVICE);
+}
+
+int Open_port(const Call& call, MPI_Info info, char* port_name) {
+    if (int e = info_read(call.fn, MPI_COMM_WORLD, info, nullptr)) return e;
+    base::Result<dev::tcp::Listening> l = dev::tcp::listener_open(rt().world_rank);
+    if (!l) return call.raise(MPI_ERR_OTHER, "cannot open a port: " + l.error());
+    auto p = std::make_unique<Port>();
+    p->listener = std::move(l->fd);
+    p->name.address = l->address;
+    p->name.id = random_u64();
+    security::Nonce secret{};
+    if (p->name.id == 0 || !security::nonce_fill(secret))
+        return call.raise(MPI_ERR_INTERN, "the OpenSSL random generator is not seeded");
+    std::copy(secret.begin(), secret.end(), p->name.secret.begin());
+    p->text = port::name_format(p->name);
+    if (p->text.size() >= MPI_MAX_PORT_NAME)
+        return call.raise(MPI_ERR_OTHER,
+                          "the port name would exceed MPI_MAX_PORT_NAME; choose one network with STRATA_NETWORK");
+    std::memcpy(port_name, p->text.c_str(), p->text.size() + 1);
+    rt().ports.push_back(std::move(p));
+    return MPI_SUCCESS;
+}
+
+int Close_port(const Call& call, const char* port_name) {
+    auto& ports = rt().ports;
+    const std::string text = port_text(port_name);
+    const auto it = std::find_if(ports.begin(), ports.end(), [&](const auto& p) { return p->text == text; });
+    if (it == ports.end()) return call.raise(MPI_ERR_PORT, "this process has no open port of that name");
+    ports.erase(it);
+    return MPI_SUCCESS;
+}
+
+int Comm_accept(const Call& call, const char* port_name, MPI_Info info, int root, Comm& comm, MPI_Comm& newcomm) {
+    if (int e = join_check(call, comm, info, root, newcomm)) return e;
+    return port_join(call.fn, call.comm, comm, root, &newcomm, [&](const ContextPool::Mask& mine) {
+        const Port* p = port_name != nullptr ? port_find(port_text(port_name)) : nullptr;
+        if (p == nullptr) return failed(MPI_ERR_PORT, "the root has no open port of that name (MPI_Open_port)");
+        return serve(*p, mine, comm, allowed_subjects(info));
     });
 }
 
-STRATA_PMPI_ALIAS(MPI_Lookup_name);
-int PMPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name) {
-    static const char* fn = "MPI_Lookup_name";
-    return api(fn, [&] {
-        if (port_name == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "port_name is NULL");
-        return names_ask(fn, wireup::NameOp::lookup, service_name, info, nullptr, port_name, MPI_ERR_NAME);
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Unpublish_name);
-int PMPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name) {
-    static const char* fn = "MPI_Unpublish_name";
-    return api(fn, [&] {
-        if (port_name == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "port_name is NULL");
-        return names_ask(fn, wireup::NameOp::unpublish, service_name, info, port_name, nullptr, MPI_ERR_SERVICE);
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Open_port);
-int PMPI_Open_port(MPI_Info info, char* port_name) {
-    static const char* fn = "MPI_Open_port";
-    return api(fn, [&] {
-        if (port_name == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "port_name is NULL");
-        if (int e = info_read(fn, MPI_COMM_WORLD, info, nullptr)) return e;
-        base::Result<dev::tcp::Listening> l = dev::tcp::listener_open(rt().world_rank);
-        if (!l) return error_raise(MPI_COMM_WORLD, MPI_ERR_OTHER, fn, "cannot open a port: " + l.error());
-        auto p = std::make_unique<Port>();
-        p->listener = std::move(l->fd);
-        p->name.address = l->address;
-        p->name.id = random_u64();
-        security::Nonce secret{};
-        if (p->name.id == 0 || !security::nonce_fill(secret))
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_INTERN, fn, "the OpenSSL random generator is not seeded");
-        std::copy(secret.begin(), secret.end(), p->name.secret.begin());
-        p->text = port::name_format(p->name);
-        if (p->text.size() >= MPI_MAX_PORT_NAME)
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_OTHER, fn,
-                               "the port name would exceed MPI_MAX_PORT_NAME; choose one network with STRATA_NETWORK");
-        std::memcpy(port_name, p->text.c_str(), p->text.size() + 1);
-        rt().ports.push_back(std::move(p));
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Close_port);
-int PMPI_Close_port(const char* port_name) {
-    static const char* fn = "MPI_Close_port";
-    return api(fn, [&] {
-        if (port_name == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "port_name is NULL");
-        auto& ports = rt().ports;
-        const std::string text = port_text(port_name);
-        const auto it = std::find_if(ports.begin(), ports.end(), [&](const auto& p) { return p->text == text; });
-        if (it == ports.end())
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_PORT, fn, "this process has no open port of that name");
-        ports.erase(it);
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Comm_accept);
-int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
-    static const char* fn = "MPI_Comm_accept";
-    return api(fn, [&] {
-        Comm* c = nullptr;
-        if (int e = join_check(fn, comm, info, root, newcomm, c)) return e;
-        return port_join(fn, comm, *c, root, newcomm, [&](const ContextPool::Mask& mine) {
-            const Port* p = port_name != nullptr ? port_find(port_text(port_name)) : nullptr;
-            if (p == nullptr) return failed(MPI_ERR_PORT, "the root has no open port of that name (MPI_Open_port)");
-            return serve(*p, mine, *c, allowed_subjects(info));
-        });
-    });
-}
-
-STRATA_PMPI_ALIAS(MPI_Comm_connect);
-int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
-    static const char* fn = "MPI_Comm_connect";
-    return api(fn, [&] {
-        Comm* c = nullptr;
-        std::optional<double> timeout;
-        if (int e = join_check(fn, comm, info, root, newcomm, c, &timeout)) return e;
-        // MPI-2 5.4.2: without an accept, a connect times out after an
-        // implementation-defined time.
-        if (!timeout && connect_timeout_knob.get() > 0) timeout = static_cast<double>(connect_timeout_knob.get());
-        return port_join(fn, comm, *c, root, newcomm, [&](const ContextPool::Mask& mine) {
-            if (port_name == nullptr) return failed(MPI_ERR_PORT, "port_name is NULL at the root");
-            return dial_and_talk(port_text(port_name), mine, *c, timeout);
-        });
+int Comm_connect(const Call& call, const char* port_name, MPI_Info info, int root, Comm& comm, MPI_Comm& newcomm) {
+    std::optional<double> timeout;
+    if (int e = join_check(call, comm, info, root, newcomm, &timeout)) return e;
+    // MPI-2 5.4.2: without an accept, a connect times out after an
+    // implementation-defined time.
+    if (!timeout && connect_timeout_knob.get() > 0) timeout = static_cast<double>(connect_timeout_knob.get());
+    return port_join(call.fn, call.comm, comm, root, &newcomm, [&](const ContextPool::Mask& mine) {
+        if (port_name == nullptr) return failed(MPI_ERR_PORT, "port_name is NULL at the root");
+        return dial_and_talk(port_text(port_name), mine, comm, timeout);
     });
 }
 
@@ -572,44 +535,35 @@ int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm c
 // info object the program frees. Strata sets one: "peer_subject", on an
 // intercommunicator MPI_Comm_accept returned (and its duplicates), the
 // certificate subject the client proved (README "Client/server between jobs").
-STRATA_PMPI_ALIAS(MPI_Comm_get_info);
-int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
-    static const char* fn = "MPI_Comm_get_info";
-    return api(fn, [&] {
-        Comm* c = nullptr;
-        if (int e = comm_check(fn, comm, c)) return e;
-        if (info_used == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "info_used is NULL");
-        Info used;
-        if (!c->peer_subject.empty() && !used.set("peer_subject", c->peer_subject))
-            return error_raise(comm, MPI_ERR_INTERN, fn, "the certificate subject is longer than an info value");
-        *info_used = info_create(std::move(used));
-        return MPI_SUCCESS;
-    });
+int Comm_get_info(const Call& call, Comm& comm, MPI_Info& info_used) {
+    Info used;
+    if (!comm.peer_subject.empty() && !used.set("peer_subject", comm.peer_subject))
+        return call.raise(MPI_ERR_INTERN, "the certificate subject is longer than an info value");
+    info_used = info_create(std::move(used));
+    return MPI_SUCCESS;
 }
 
-STRATA_PMPI_ALIAS(MPI_Comm_disconnect);
-int PMPI_Comm_disconnect(MPI_Comm* comm) {
-    static const char* fn = "MPI_Comm_disconnect";
-    return api(fn, [&] {
-        if (comm == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "comm is NULL");
-        Comm* c = nullptr;
-        if (int e = comm_check(fn, *comm, c)) return e;
-        if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
-            return error_raise(*comm, MPI_ERR_COMM, fn, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be disconnected");
-        Runtime& r = rt();
-        // Pending communication completes first (MPI-2 §5.5.6): what this
-        // process sends has left, and both groups reached the call.
-        r.engine->wait([&] { return r.engine->sends_drained(); });
-        if (adi::Error e = disconnect_barrier(*c); e != adi::Error::none) return error_raise(*comm, agreement_failed(e), fn);
-        const std::uint64_t set = c->peer_set;
-        const int e = comm_destroy(*comm);
-        *comm = MPI_COMM_NULL;
-        // The last communicator holding the other job's processes: their
-        // links may close.
-        for (const PeerSetUse& s : r.peer_sets)
-            if (s.id == set && s.refs == 0) r.engine->peers_close(s.first, s.count);
-        return e;
-    });
+int Comm_disconnect(const Call& call, MPI_Comm& comm) {
+    const Call on{call.fn, comm};
+    Comm* c = nullptr;
+    if (int e = check::comm(on, comm, c)) return e;
+    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF)
+        return on.raise(MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be disconnected");
+    Runtime& r = rt();
+    // Pending communication completes first (MPI-2 §5.5.6): what this
+    // process sends has left, and both groups reached the call.
+    r.engine->wait([&] { return r.engine->sends_drained(); });
+    if (adi::Error e = disconnect_barrier(*c); e != adi::Error::none) return on.raise(agreement_failed(e));
+    const std::uint64_t set = c->peer_set;
+    const int e = comm_destroy(comm);
+    comm = MPI_COMM_NULL;
+    // The last communicator holding the other job's processes: their
+    // links may close.
+    for (const PeerSetUse& s : r.peer_sets)
+        if (s.id == set && s.refs == 0) r.engine->peers_close(s.first, s.count);
+    return e;
 }
 
-}  // extern "C"
+}  // namespace strata::mpi::body
+
+#include "port.inc"

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <unordered_set>
 #include <vector>
 
@@ -56,6 +57,10 @@ struct Runtime {
     // setting STRATA_REPRESENTATION_TEST) and converts what it sends into it.
     bool sends_foreign = false;
     std::chrono::steady_clock::time_point start;
+    // The thread level MPI_Init_thread provided (MPI_THREAD_SINGLE after
+    // MPI_Init), and the thread that called it.
+    int thread_level = MPI_THREAD_SINGLE;
+    std::thread::id main_thread;
 
     HandleTable<Comm> comms;
     HandleTable<Datatype> datatypes;

@@ -8,7 +8,7 @@
 #include "mpi/comms/comm.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/port.hpp"
-#include "mpi/pmpi_alias.hpp"
+#include "mpi/entry.hpp"
 #include "mpi/setup.hpp"
 #include "wireup/emulation.hpp"
 
@@ -51,13 +51,12 @@ std::vector<int> other_sites(const Comm& c) {
 }
 
 // MPI_Attr_put of MPIX_PARALLEL_STREAMS (mpi.h): the streams to the members of `comm` at other sites.
-int streams_put(const char* fn, MPI_Comm comm, const Comm& c, const void* value) {
+int streams_put(const Call& call, const Comm& c, const void* value) {
     if (value == nullptr)
-        return error_raise(comm, MPI_ERR_ARG, fn, "MPIX_PARALLEL_STREAMS takes a pointer to an int, not NULL");
+        return call.raise(MPI_ERR_ARG, "MPIX_PARALLEL_STREAMS takes a pointer to an int, not NULL");
     const int n = *static_cast<const int*>(value);
     if (n < 1 || n > wireup::kStreamsMax)
-        return error_raise(comm, MPI_ERR_ARG, fn,
-                           "MPIX_PARALLEL_STREAMS must be 1 to " + std::to_string(wireup::kStreamsMax) +
+        return call.raise(MPI_ERR_ARG, "MPIX_PARALLEL_STREAMS must be 1 to " + std::to_string(wireup::kStreamsMax) +
                                " streams, not " + std::to_string(n));
     for (const int w : other_sites(c)) rt().engine->streams_set(w, n);
     return MPI_SUCCESS;
@@ -80,16 +79,14 @@ base::Result<std::uint64_t> qos_reserve(const Comm& c, const MPIX_Qos& q) {
 }
 
 // MPI_Attr_put of MPIX_QOS (mpi.h): premium service for `c`, or best effort.
-int qos_put(const char* fn, MPI_Comm comm, Comm& c, const void* value) {
-    if (value == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "MPIX_QOS takes a pointer to an MPIX_Qos, not NULL");
+int qos_put(const Call& call, Comm& c, const void* value) {
+    if (value == nullptr) return call.raise(MPI_ERR_ARG, "MPIX_QOS takes a pointer to an MPIX_Qos, not NULL");
     const MPIX_Qos q = *static_cast<const MPIX_Qos*>(value);
     if (q.service != MPIX_QOS_BEST_EFFORT && q.service != MPIX_QOS_PREMIUM)
-        return error_raise(comm, MPI_ERR_ARG, fn,
-                           "MPIX_QOS service must be MPIX_QOS_BEST_EFFORT (0) or MPIX_QOS_PREMIUM (1), not " +
+        return call.raise(MPI_ERR_ARG, "MPIX_QOS service must be MPIX_QOS_BEST_EFFORT (0) or MPIX_QOS_PREMIUM (1), not " +
                                std::to_string(q.service));
     if (q.service == MPIX_QOS_PREMIUM && q.mbit < 1)
-        return error_raise(comm, MPI_ERR_ARG, fn,
-                           "premium service needs a rate of at least 1 Mbit/s, not " + std::to_string(q.mbit));
+        return call.raise(MPI_ERR_ARG, "premium service needs a rate of at least 1 Mbit/s, not " + std::to_string(q.mbit));
     const MPIX_Qos before = c.qos;
     qos_release(c);
     if (q.service == MPIX_QOS_BEST_EFFORT) return MPI_SUCCESS;
@@ -110,7 +107,7 @@ int qos_put(const char* fn, MPI_Comm comm, Comm& c, const void* value) {
                    " Mbit/s were taken meanwhile, so it is best effort now";
         }
     }
-    return error_raise(comm, MPIX_ERR_QOS, fn, why);
+    return call.raise(MPIX_ERR_QOS, why);
 }
 
 // The grid topology attributes of `c`, made on first use from the world's
@@ -135,12 +132,6 @@ GridAttributes& grid_attributes(Comm& c) {
     for (auto& row : g->rows) g->colors.push_back(row.data());
     c.grid = std::move(g);
     return *c.grid;
-}
-
-int keyval_check(const char* fn, MPI_Comm comm, int keyval, Keyval*& k) {
-    k = rt().keyvals.get(keyval);
-    if (k != nullptr) return MPI_SUCCESS;
-    return error_raise(comm, MPI_ERR_ARG, fn, "invalid attribute key " + std::to_string(keyval));
 }
 
 void keyval_release(int handle) {
@@ -232,173 +223,137 @@ int STRATA_Null_delete_fn(MPI_Comm, int, void*, void*) { return MPI_SUCCESS; }
 
 }  // extern "C"
 
+namespace strata::mpi {
 namespace {
 
 // The MPI-1 and MPI-2 names share these; errors name the function called.
-int keyval_create(const char* fn, MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) {
-    return api(fn, [&] {
-        if (keyval == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "keyval is NULL");
-        auto k = std::make_unique<Keyval>();
-        k->copy = copy_fn;
-        k->del = delete_fn;
-        k->extra = extra_state;
-        *keyval = rt().keyvals.add(std::move(k));
-        return MPI_SUCCESS;
-    });
+int keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int& keyval, void* extra_state) {
+    auto k = std::make_unique<Keyval>();
+    k->copy = copy_fn;
+    k->del = delete_fn;
+    k->extra = extra_state;
+    keyval = rt().keyvals.add(std::move(k));
+    return MPI_SUCCESS;
 }
 
-int keyval_free(const char* fn, int* keyval) {
-    return api(fn, [&] {
-        if (keyval == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "keyval is NULL");
-        Keyval* k = nullptr;
-        if (int e = keyval_check(fn, MPI_COMM_WORLD, *keyval, k)) return e;
-        if (k->predefined) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "a predefined key cannot be freed");
-        // Attributes that still use the key keep it alive until they are deleted.
-        keyval_release(*keyval);
-        *keyval = MPI_KEYVAL_INVALID;
-        return MPI_SUCCESS;
-    });
+int keyval_free(const Call& call, int& keyval) {
+    if (int e = check::keyval(call, keyval)) return e;
+    if (rt().keyvals.get(keyval)->predefined) return call.raise(MPI_ERR_ARG, "a predefined key cannot be freed");
+    // Attributes that still use the key keep it alive until they are deleted.
+    keyval_release(keyval);
+    keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
 }
 
-int attr_put(const char* fn, MPI_Comm comm, int keyval, void* attribute_val) {
-    return api(fn, [&] {
-        Comm* c = nullptr;
-        if (int e = comm_check(fn, comm, c)) return e;
-        Keyval* k = nullptr;
-        if (int e = keyval_check(fn, comm, keyval, k)) return e;
-        if (keyval == MPIX_PARALLEL_STREAMS) return streams_put(fn, comm, *c, attribute_val);
-        if (keyval == MPIX_QOS) return qos_put(fn, comm, *c, attribute_val);
-        if (k->predefined) return error_raise(comm, MPI_ERR_ARG, fn, "predefined attributes cannot be changed");
-        auto it = c->attrs.find(keyval);
-        if (it != c->attrs.end()) {
-            if (int rc = attr_run_delete(comm, keyval, it->second))
-                return error_raise(comm, callback_class(rc), fn, "the attribute's delete callback failed");
-            it->second = attribute_val;
-        } else {
-            c->attrs[keyval] = attribute_val;
-            ++k->refs;
-        }
-        return MPI_SUCCESS;
-    });
+int attr_put(const Call& call, Comm& c, int keyval, void* attribute_val) {
+    Keyval& k = *rt().keyvals.get(keyval);
+    if (keyval == MPIX_PARALLEL_STREAMS) return streams_put(call, c, attribute_val);
+    if (keyval == MPIX_QOS) return qos_put(call, c, attribute_val);
+    if (k.predefined) return call.raise(MPI_ERR_ARG, "predefined attributes cannot be changed");
+    auto it = c.attrs.find(keyval);
+    if (it != c.attrs.end()) {
+        if (int rc = attr_run_delete(call.comm, keyval, it->second))
+            return call.raise(callback_class(rc), "the attribute's delete callback failed");
+        it->second = attribute_val;
+    } else {
+        c.attrs[keyval] = attribute_val;
+        ++k.refs;
+    }
+    return MPI_SUCCESS;
 }
 
-int attr_get(const char* fn, MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
-    return api(fn, [&] {
-        Comm* c = nullptr;
-        if (int e = comm_check(fn, comm, c)) return e;
-        Keyval* k = nullptr;
-        if (int e = keyval_check(fn, comm, keyval, k)) return e;
-        if (attribute_val == nullptr || flag == nullptr)
-            return error_raise(comm, MPI_ERR_ARG, fn, "attribute_val or flag is NULL");
-        if (keyval == MPICHX_TOPOLOGY_DEPTHS || keyval == MPICHX_TOPOLOGY_COLORS) {
-            GridAttributes& g = grid_attributes(*c);
-            *static_cast<void**>(attribute_val) = keyval == MPICHX_TOPOLOGY_DEPTHS ? static_cast<void*>(g.depths.data())
-                                                                                   : static_cast<void*>(g.colors.data());
-            *flag = 1;
-            return MPI_SUCCESS;
-        }
-        if (keyval == MPIX_PARALLEL_STREAMS || keyval == MPIX_QOS) {
-            *static_cast<void**>(attribute_val) =
-                keyval == MPIX_QOS ? static_cast<void*>(&c->qos) : static_cast<void*>(streams_get(*c));
-            *flag = 1;
-            return MPI_SUCCESS;
-        }
-        const auto it = c->attrs.find(keyval);
-        *flag = it != c->attrs.end() ? 1 : 0;
-        if (*flag) *static_cast<void**>(attribute_val) = it->second;
+int attr_get(Comm& c, int keyval, void* attribute_val, int& flag) {
+    if (keyval == MPICHX_TOPOLOGY_DEPTHS || keyval == MPICHX_TOPOLOGY_COLORS) {
+        GridAttributes& g = grid_attributes(c);
+        *static_cast<void**>(attribute_val) = keyval == MPICHX_TOPOLOGY_DEPTHS ? static_cast<void*>(g.depths.data())
+                                                                               : static_cast<void*>(g.colors.data());
+        flag = 1;
         return MPI_SUCCESS;
-    });
+    }
+    if (keyval == MPIX_PARALLEL_STREAMS || keyval == MPIX_QOS) {
+        *static_cast<void**>(attribute_val) =
+            keyval == MPIX_QOS ? static_cast<void*>(&c.qos) : static_cast<void*>(streams_get(c));
+        flag = 1;
+        return MPI_SUCCESS;
+    }
+    const auto it = c.attrs.find(keyval);
+    flag = it != c.attrs.end() ? 1 : 0;
+    if (flag) *static_cast<void**>(attribute_val) = it->second;
+    return MPI_SUCCESS;
 }
 
-int attr_delete(const char* fn, MPI_Comm comm, int keyval) {
-    return api(fn, [&] {
-        Comm* c = nullptr;
-        if (int e = comm_check(fn, comm, c)) return e;
-        Keyval* k = nullptr;
-        if (int e = keyval_check(fn, comm, keyval, k)) return e;
-        if (keyval == MPIX_QOS) {
-            qos_release(*c);
-            return MPI_SUCCESS;
-        }
-        if (k->predefined) return error_raise(comm, MPI_ERR_ARG, fn, "predefined attributes cannot be deleted");
-        auto it = c->attrs.find(keyval);
-        if (it == c->attrs.end()) return MPI_SUCCESS;
-        if (int rc = attr_run_delete(comm, keyval, it->second))
-            return error_raise(comm, callback_class(rc), fn, "the attribute's delete callback failed");
-        c->attrs.erase(it);
-        keyval_release(keyval);
+int attr_delete(const Call& call, Comm& c, int keyval) {
+    if (keyval == MPIX_QOS) {
+        qos_release(c);
         return MPI_SUCCESS;
-    });
+    }
+    if (rt().keyvals.get(keyval)->predefined)
+        return call.raise(MPI_ERR_ARG, "predefined attributes cannot be deleted");
+    auto it = c.attrs.find(keyval);
+    if (it == c.attrs.end()) return MPI_SUCCESS;
+    if (int rc = attr_run_delete(call.comm, keyval, it->second))
+        return call.raise(callback_class(rc), "the attribute's delete callback failed");
+    c.attrs.erase(it);
+    keyval_release(keyval);
+    return MPI_SUCCESS;
 }
 
 }  // namespace
 
-extern "C" {
+namespace body {
 
-STRATA_PMPI_ALIAS(MPI_Keyval_create);
-int PMPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) { return keyval_create("MPI_Keyval_create", copy_fn, delete_fn, keyval, extra_state); }
-
-STRATA_PMPI_ALIAS(MPI_Comm_create_keyval);
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn,
-                              int* comm_keyval, void* extra_state) {
-    return keyval_create("MPI_Comm_create_keyval", comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
+int Keyval_create(const Call&, MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int& keyval,
+                  void* extra_state) {
+    return keyval_create(copy_fn, delete_fn, keyval, extra_state);
 }
 
-STRATA_PMPI_ALIAS(MPI_Keyval_free);
-int PMPI_Keyval_free(int* keyval) { return keyval_free("MPI_Keyval_free", keyval); }
-
-STRATA_PMPI_ALIAS(MPI_Comm_free_keyval);
-int PMPI_Comm_free_keyval(int* comm_keyval) {
-    return keyval_free("MPI_Comm_free_keyval", comm_keyval);
+int Comm_create_keyval(const Call&, MPI_Comm_copy_attr_function* comm_copy_attr_fn,
+                       MPI_Comm_delete_attr_function* comm_delete_attr_fn, int& comm_keyval, void* extra_state) {
+    return keyval_create(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
 }
 
-STRATA_PMPI_ALIAS(MPI_Attr_put);
-int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) { return attr_put("MPI_Attr_put", comm, keyval, attribute_val); }
+int Keyval_free(const Call& call, int& keyval) { return keyval_free(call, keyval); }
 
-STRATA_PMPI_ALIAS(MPI_Comm_set_attr);
-int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
-    return attr_put("MPI_Comm_set_attr", comm, comm_keyval, attribute_val);
+int Comm_free_keyval(const Call& call, int& comm_keyval) { return keyval_free(call, comm_keyval); }
+
+int Attr_put(const Call& call, Comm& comm, int keyval, void* attribute_val) {
+    return attr_put(call, comm, keyval, attribute_val);
 }
 
-STRATA_PMPI_ALIAS(MPI_Attr_get);
-int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) { return attr_get("MPI_Attr_get", comm, keyval, attribute_val, flag); }
-
-STRATA_PMPI_ALIAS(MPI_Comm_get_attr);
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
-    return attr_get("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag);
+int Comm_set_attr(const Call& call, Comm& comm, int comm_keyval, void* attribute_val) {
+    return attr_put(call, comm, comm_keyval, attribute_val);
 }
 
-STRATA_PMPI_ALIAS(MPI_Attr_delete);
-int PMPI_Attr_delete(MPI_Comm comm, int keyval) { return attr_delete("MPI_Attr_delete", comm, keyval); }
-
-STRATA_PMPI_ALIAS(MPI_Comm_delete_attr);
-int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
-    return attr_delete("MPI_Comm_delete_attr", comm, comm_keyval);
+int Attr_get(const Call&, Comm& comm, int keyval, void* attribute_val, int& flag) {
+    return attr_get(comm, keyval, attribute_val, flag);
 }
 
-STRATA_PMPI_ALIAS(MPIX_Topology_get);
-int PMPIX_Topology_get(MPI_Comm comm, int depths[], int colors[], int maxlevels) {
-    static const char* fn = "MPIX_Topology_get";
-    return api(fn, [&] {
-        Comm* c = nullptr;
-        if (int e = comm_check(fn, comm, c)) return e;
-        if (depths == nullptr || colors == nullptr) return error_raise(comm, MPI_ERR_ARG, fn, "depths or colors is NULL");
-        const GridAttributes& g = grid_attributes(*c);
-        const int deepest = g.depths.empty() ? 0 : *std::max_element(g.depths.begin(), g.depths.end());
-        if (maxlevels < deepest) {
-            return error_raise(comm, MPI_ERR_ARG, fn,
-                               "maxlevels " + std::to_string(maxlevels) + " is less than the deepest process's " +
-                                   std::to_string(deepest) + " levels");
+int Comm_get_attr(const Call&, Comm& comm, int comm_keyval, void* attribute_val, int& flag) {
+    return attr_get(comm, comm_keyval, attribute_val, flag);
+}
+
+int Attr_delete(const Call& call, Comm& comm, int keyval) { return attr_delete(call, comm, keyval); }
+
+int Comm_delete_attr(const Call& call, Comm& comm, int comm_keyval) { return attr_delete(call, comm, comm_keyval); }
+
+int MPIX_Topology_get(const Call& call, Comm& comm, int depths[], int colors[], int maxlevels) {
+    const GridAttributes& g = grid_attributes(comm);
+    const int deepest = g.depths.empty() ? 0 : *std::max_element(g.depths.begin(), g.depths.end());
+    if (maxlevels < deepest) {
+        return call.raise(MPI_ERR_ARG, "maxlevels " + std::to_string(maxlevels) + " is less than the deepest process's " +
+                                           std::to_string(deepest) + " levels");
+    }
+    for (std::size_t r = 0; r < g.depths.size(); ++r) {
+        depths[r] = g.depths[r];
+        for (int l = 0; l < maxlevels; ++l) {
+            colors[r * static_cast<std::size_t>(maxlevels) + static_cast<std::size_t>(l)] =
+                l < g.depths[r] ? g.rows[r][static_cast<std::size_t>(l)] : -1;
         }
-        for (std::size_t r = 0; r < g.depths.size(); ++r) {
-            depths[r] = g.depths[r];
-            for (int l = 0; l < maxlevels; ++l) {
-                colors[r * static_cast<std::size_t>(maxlevels) + static_cast<std::size_t>(l)] =
-                    l < g.depths[r] ? g.rows[r][static_cast<std::size_t>(l)] : -1;
-            }
-        }
-        return MPI_SUCCESS;
-    });
+    }
+    return MPI_SUCCESS;
 }
 
-}  // extern "C"
+}  // namespace body
+}  // namespace strata::mpi
+
+#include "attr.inc"

@@ -41,19 +41,6 @@ void setup_predefined(Runtime& r) {
     ops_setup(r);
 }
 
-int comm_check(const char* fn, MPI_Comm comm, Comm*& c) {
-    c = comm_get(comm);
-    if (c != nullptr) return MPI_SUCCESS;
-    return error_raise(comm, MPI_ERR_COMM, fn,
-                       comm == MPI_COMM_NULL ? "MPI_COMM_NULL is not a communicator" : "not a communicator handle");
-}
-
-int comm_check_intra(const char* fn, MPI_Comm comm, Comm*& c) {
-    if (int e = comm_check(fn, comm, c)) return e;
-    if (!c->inter) return MPI_SUCCESS;
-    return error_raise(comm, MPI_ERR_COMM, fn, "an intercommunicator is not allowed here");
-}
-
 int rank_of(const std::vector<int>& world, int w) {
     const auto it = std::find(world.begin(), world.end(), w);
     return it == world.end() ? -1 : static_cast<int>(it - world.begin());

@@ -82,11 +82,6 @@ struct Comm {
 
 inline Comm* comm_get(MPI_Comm c) { return rt().comms.get(c); }
 
-// The communicator behind `comm`, or the MPI_ERR_COMM raised on it.
-int comm_check(const char* fn, MPI_Comm comm, Comm*& c);
-// As comm_check, and MPI_ERR_COMM for an intercommunicator.
-int comm_check_intra(const char* fn, MPI_Comm comm, Comm*& c);
-
 // A new communicator on context pair `pair` over `world` (rank -> world
 // rank), where this process is `rank`; it inherits `parent`'s error handler.
 std::unique_ptr<Comm> comm_make(const Comm& parent, int pair, std::vector<int> world, int rank);

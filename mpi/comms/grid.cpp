@@ -8,7 +8,7 @@
 #include "collectives/registry.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/comms/grid.hpp"
-#include "mpi/pmpi_alias.hpp"
+#include "mpi/entry.hpp"
 #include "mpi/runtime.hpp"
 
 namespace strata::mpi {
@@ -20,9 +20,9 @@ const base::KnobInt stats{"STRATA_STATS", 0,
                           "and per method, what its methods report (TCP: the streams of its links), and how many "
                           "calls of each collective chose each algorithm (and where a forced one did not fit)"};
 
-void counts_out(const adi::Engine::Traffic& t, long long* messages, long long* bytes) {
-    *messages = static_cast<long long>(t.messages);
-    *bytes = static_cast<long long>(t.bytes);
+void counts_out(const adi::Engine::Traffic& t, long long& messages, long long& bytes) {
+    messages = static_cast<long long>(t.messages);
+    bytes = static_cast<long long>(t.bytes);
 }
 
 }  // namespace
@@ -54,51 +54,34 @@ void topology_report(const wireup::Topology& t) {
     std::fputs(out.c_str(), stderr);
 }
 
-}  // namespace strata::mpi
-
-using namespace strata;
-using namespace strata::mpi;
-
 static_assert(MPIX_TOPOLOGY_MAX_LEVELS == wireup::kLevels, "mpi.h's level count is the topology's");
 
-extern "C" {
+namespace body {
 
-STRATA_PMPI_ALIAS(MPIX_Traffic_level);
-int PMPIX_Traffic_level(int level, long long* messages, long long* bytes) {
-    static const char* fn = "MPIX_Traffic_level";
-    return api(fn, [&] {
-        if (level < 0 || level >= wireup::kLevels)
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
-                               "level " + std::to_string(level) + " is not a topology level (0 to " +
-                                   std::to_string(wireup::kLevels - 1) + ")");
-        if (messages == nullptr || bytes == nullptr)
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "messages or bytes is NULL");
-        rt().engine->traffic_count_on();
-        counts_out(rt().engine->traffic_by_level()[static_cast<std::size_t>(level)], messages, bytes);
-        return MPI_SUCCESS;
-    });
+int MPIX_Traffic_level(const Call& call, int level, long long& messages, long long& bytes) {
+    if (level < 0 || level >= wireup::kLevels)
+        return call.raise(MPI_ERR_ARG, "level " + std::to_string(level) + " is not a topology level (0 to " +
+                                           std::to_string(wireup::kLevels - 1) + ")");
+    rt().engine->traffic_count_on();
+    counts_out(rt().engine->traffic_by_level()[static_cast<std::size_t>(level)], messages, bytes);
+    return MPI_SUCCESS;
 }
 
-STRATA_PMPI_ALIAS(MPIX_Traffic_method);
-int PMPIX_Traffic_method(const char* method, long long* messages, long long* bytes) {
-    static const char* fn = "MPIX_Traffic_method";
-    return api(fn, [&] {
-        if (method == nullptr || messages == nullptr || bytes == nullptr)
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "method, messages or bytes is NULL");
-        // "relay": what passed a private site's relay (part of tcp's counts).
-        if (std::string_view(method) == "relay") {
-            rt().engine->traffic_count_on();
-            counts_out(rt().engine->traffic_relayed(), messages, bytes);
-            return MPI_SUCCESS;
-        }
-        const int i = rt().engine->method_index(method);
-        if (i < 0)
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
-                               std::string("this process uses no method called '") + method + "'");
+int MPIX_Traffic_method(const Call& call, const char* method, long long& messages, long long& bytes) {
+    // "relay": what passed a private site's relay (part of tcp's counts).
+    if (std::string_view(method) == "relay") {
         rt().engine->traffic_count_on();
-        counts_out(rt().engine->traffic_by_method()[static_cast<std::size_t>(i)], messages, bytes);
+        counts_out(rt().engine->traffic_relayed(), messages, bytes);
         return MPI_SUCCESS;
-    });
+    }
+    const int i = rt().engine->method_index(method);
+    if (i < 0) return call.raise(MPI_ERR_ARG, std::string("this process uses no method called '") + method + "'");
+    rt().engine->traffic_count_on();
+    counts_out(rt().engine->traffic_by_method()[static_cast<std::size_t>(i)], messages, bytes);
+    return MPI_SUCCESS;
 }
 
-}  // extern "C"
+}  // namespace body
+}  // namespace strata::mpi
+
+#include "grid.inc"

@@ -7,7 +7,7 @@
 #include "mpi/comms/comm.hpp"
 #include "mpi/errors.hpp"
 #include "mpi/object_name.hpp"
-#include "mpi/pmpi_alias.hpp"
+#include "mpi/entry.hpp"
 #include "mpi/runtime.hpp"
 
 namespace strata::mpi {
@@ -90,7 +90,7 @@ int definitions_pick(const char* fn, MPI_Comm handle, const Comm& parent, NamedC
 int named_create(const char* fn, MPI_Comm parent, const std::string& name, int color, MPI_Comm* out) {
     *out = MPI_COMM_NULL;
     Comm* p = nullptr;
-    if (int e = comm_check_intra(fn, parent, p)) return e;
+    if (int e = check::intracomm(Call{fn, parent}, parent, p)) return e;
     NamedComms* n = rt().named.get();
     if (n == nullptr) {
         return error_raise(parent, MPI_ERR_ARG, fn,
@@ -177,24 +177,19 @@ int transparent_bind(const char* fn, NamedComms& n, const std::string& name, Tra
 // the MetaMPICH paper: MPI_ERRORS_RETURN, then "== MPI_SUCCESS" means "I am
 // in it").
 template <class Query>
-int named_query(const char* fn, MPI_Comm* comm, const char* name, int* result, Query query) {
-    return api(fn, [&] {
-        if (comm == nullptr || name == nullptr || result == nullptr) {
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "NULL argument");
+int named_query(const Call& call, MPI_Comm& comm, const char* name, int& result, Query query) {
+    NamedComms* n = rt().named.get();
+    if (comm == MPI_COMM_NULL && n != nullptr && n->file.named(name) != nullptr) {
+        TransparentComm bound;
+        if (int e = transparent_bind(call.fn, *n, name, bound)) return e;
+        if (bound.comm == MPI_COMM_NULL) {
+            return error_raise(bound.raise_on, MPI_ERR_COMM, call.fn,
+                               "this process is in no communicator named '" + std::string(name) + "' in " +
+                                   n->file.where + "; the variable stays MPI_COMM_NULL");
         }
-        NamedComms* n = rt().named.get();
-        if (*comm == MPI_COMM_NULL && n != nullptr && n->file.named(name) != nullptr) {
-            TransparentComm bound;
-            if (int e = transparent_bind(fn, *n, name, bound)) return e;
-            if (bound.comm == MPI_COMM_NULL) {
-                return error_raise(bound.raise_on, MPI_ERR_COMM, fn,
-                                   "this process is in no communicator named '" + std::string(name) + "' in " +
-                                       n->file.where + "; the variable stays MPI_COMM_NULL");
-            }
-            *comm = bound.comm;
-        }
-        return query(*comm, result);
-    });
+        comm = bound.comm;
+    }
+    return query(comm, &result);
 }
 
 }  // namespace
@@ -209,71 +204,49 @@ base::Status named_setup(Runtime& r, const std::string& where, const std::string
     return {};
 }
 
+namespace body {
+
+int MPIX_Comm_create_named(const Call& call, MPI_Comm parent, const char* name, int color, MPI_Comm& newcomm) {
+    newcomm = MPI_COMM_NULL;
+    if (name == nullptr) return error_raise(parent, MPI_ERR_ARG, call.fn, "name is NULL");
+    return named_create(call.fn, parent, name, color, &newcomm);
+}
+
+int MPIX_Comm_named_count(const Call&, int& count) {
+    const NamedComms* n = rt().named.get();
+    count = n == nullptr ? 0 : static_cast<int>(n->file.names.size());
+    return MPI_SUCCESS;
+}
+
+int MPIX_Comm_named_nth(const Call& call, int nth, char* name, int& colors, int& inter) {
+    const NamedComms* n = rt().named.get();
+    const int count = n == nullptr ? 0 : static_cast<int>(n->file.names.size());
+    if (nth < 0 || nth >= count) {
+        return call.raise(MPI_ERR_ARG, "n " + std::to_string(nth) + " is out of range: the communicator file defines " +
+                                           std::to_string(count) + " name(s)");
+    }
+    const std::string& found = n->file.names[static_cast<std::size_t>(nth)];
+    const std::vector<int>& defs = *n->file.named(found);
+    int length = 0;
+    object_name_copy(found, name, &length);
+    colors = static_cast<int>(defs.size());
+    inter = n->file.defs[static_cast<std::size_t>(defs.front())].inter ? 1 : 0;
+    return MPI_SUCCESS;
+}
+
+int MPIX_Comm_rank_named(const Call& call, MPI_Comm& comm, const char* name, int& rank) {
+    return named_query(call, comm, name, rank, PMPI_Comm_rank);
+}
+
+int MPIX_Comm_size_named(const Call& call, MPI_Comm& comm, const char* name, int& size) {
+    return named_query(call, comm, name, size, PMPI_Comm_size);
+}
+
+int MPIX_Comm_test_inter_named(const Call& call, MPI_Comm& comm, const char* name, int& flag) {
+    return named_query(call, comm, name, flag, PMPI_Comm_test_inter);
+}
+
+}  // namespace body
 }  // namespace strata::mpi
 
-using namespace strata::mpi;
-
-extern "C" {
-
-STRATA_PMPI_ALIAS(MPIX_Comm_create_named);
-int PMPIX_Comm_create_named(MPI_Comm parent, const char* name, int color, MPI_Comm* newcomm) {
-    static const char* fn = "MPIX_Comm_create_named";
-    return api(fn, [&] {
-        if (newcomm == nullptr) return error_raise(parent, MPI_ERR_ARG, fn, "newcomm is NULL");
-        *newcomm = MPI_COMM_NULL;
-        if (name == nullptr) return error_raise(parent, MPI_ERR_ARG, fn, "name is NULL");
-        return named_create(fn, parent, name, color, newcomm);
-    });
-}
-
-STRATA_PMPI_ALIAS(MPIX_Comm_named_count);
-int PMPIX_Comm_named_count(int* count) {
-    static const char* fn = "MPIX_Comm_named_count";
-    return api(fn, [&] {
-        if (count == nullptr) return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "count is NULL");
-        const NamedComms* n = rt().named.get();
-        *count = n == nullptr ? 0 : static_cast<int>(n->file.names.size());
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPIX_Comm_named_nth);
-int PMPIX_Comm_named_nth(int nth, char* name, int* colors, int* inter) {
-    static const char* fn = "MPIX_Comm_named_nth";
-    return api(fn, [&] {
-        if (name == nullptr || colors == nullptr || inter == nullptr) {
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "NULL argument");
-        }
-        const NamedComms* n = rt().named.get();
-        const int count = n == nullptr ? 0 : static_cast<int>(n->file.names.size());
-        if (nth < 0 || nth >= count) {
-            return error_raise(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
-                               "n " + std::to_string(nth) + " is out of range: the communicator file defines " +
-                                   std::to_string(count) + " name(s)");
-        }
-        const std::string& found = n->file.names[static_cast<std::size_t>(nth)];
-        const std::vector<int>& defs = *n->file.named(found);
-        int length = 0;
-        object_name_copy(found, name, &length);
-        *colors = static_cast<int>(defs.size());
-        *inter = n->file.defs[static_cast<std::size_t>(defs.front())].inter ? 1 : 0;
-        return MPI_SUCCESS;
-    });
-}
-
-STRATA_PMPI_ALIAS(MPIX_Comm_rank_named);
-int PMPIX_Comm_rank_named(MPI_Comm* comm, const char* name, int* rank) {
-    return named_query("MPIX_Comm_rank_named", comm, name, rank, PMPI_Comm_rank);
-}
-
-STRATA_PMPI_ALIAS(MPIX_Comm_size_named);
-int PMPIX_Comm_size_named(MPI_Comm* comm, const char* name, int* size) {
-    return named_query("MPIX_Comm_size_named", comm, name, size, PMPI_Comm_size);
-}
-
-STRATA_PMPI_ALIAS(MPIX_Comm_test_inter_named);
-int PMPIX_Comm_test_inter_named(MPI_Comm* comm, const char* name, int* flag) {
-    return named_query("MPIX_Comm_test_inter_named", comm, name, flag, PMPI_Comm_test_inter);
-}
-
-}  // extern "C"
+#include "named.inc"

@@ -15,16 +15,16 @@ using namespace strata::mpi;
 
 namespace strata::mpi::body {
 
-int Barrier(const Call& call, Comm& comm_obj) {
-    CollChecks ck(call, comm_obj);
+int Barrier(const Call& call, Comm& comm) {
+    CollChecks ck(call, comm);
     if (ck.inter()) return inter_barrier(ck);
     if (!ck.ok()) return ck.raise();
     return coll_finish(call.comm, call.fn, coll::barrier(group_of(ck.comm())), ck.form());
 }
 
-int Bcast(const Call& call, void* buffer, int count, MPI_Datatype datatype, int root, Comm& comm_obj) {
+int Bcast(const Call& call, void* buffer, int count, MPI_Datatype datatype, int root, Comm& comm) {
     const Datatype* t = nullptr;
-    CollChecks ck(call, comm_obj);
+    CollChecks ck(call, comm);
     if (ck.inter()) return inter_bcast(ck, buffer, count, datatype, root);
     ck.count(count, "count").type(datatype, t).buffer(buffer, count, t, "buffer").not_in_place(buffer, "buffer");
     ck.root(root);
@@ -36,10 +36,11 @@ int Bcast(const Call& call, void* buffer, int count, MPI_Datatype datatype, int 
     return coll_finish(call.comm, call.fn, e, ck.form());
 }
 
-int Gather(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, Comm& comm_obj) {
+int Gather(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, Comm& comm) {
     const Datatype* st = nullptr;
     const Datatype* rtp = nullptr;
-    CollChecks ck(call, comm_obj);
+    CollChecks ck(call, comm);
     if (ck.inter()) return inter_gather(ck, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
     ck.root(root);
     const bool is_root = ck.ok() && ck.is_root(root);
@@ -65,10 +66,11 @@ int Gather(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype se
     return coll_finish(call.comm, call.fn, e, ck.form());
 }
 
-int Gatherv(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, Comm& comm_obj) {
+int Gatherv(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+            const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, Comm& comm) {
     const Datatype* st = nullptr;
     const Datatype* rtp = nullptr;
-    CollChecks ck(call, comm_obj);
+    CollChecks ck(call, comm);
     if (ck.inter())
         return inter_gatherv(ck, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
     ck.root(root);
@@ -94,10 +96,11 @@ int Gatherv(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype s
     return coll_finish(call.comm, call.fn, e, ck.form());
 }
 
-int Scatter(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, Comm& comm_obj) {
+int Scatter(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+            MPI_Datatype recvtype, int root, Comm& comm) {
     const Datatype* st = nullptr;
     const Datatype* rtp = nullptr;
-    CollChecks ck(call, comm_obj);
+    CollChecks ck(call, comm);
     if (ck.inter()) return inter_scatter(ck, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
     ck.root(root);
     const bool is_root = ck.ok() && ck.is_root(root);
@@ -124,10 +127,11 @@ int Scatter(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype s
     return coll_finish(call.comm, call.fn, e, ck.form());
 }
 
-int Scatterv(const Call& call, const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, Comm& comm_obj) {
+int Scatterv(const Call& call, const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, Comm& comm) {
     const Datatype* st = nullptr;
     const Datatype* rtp = nullptr;
-    CollChecks ck(call, comm_obj);
+    CollChecks ck(call, comm);
     if (ck.inter())
         return inter_scatterv(ck, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
     ck.root(root);
@@ -154,10 +158,11 @@ int Scatterv(const Call& call, const void* sendbuf, const int sendcounts[], cons
     return coll_finish(call.comm, call.fn, e, ck.form());
 }
 
-int Allgather(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, Comm& comm_obj) {
+int Allgather(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+              MPI_Datatype recvtype, Comm& comm) {
     const Datatype* st = nullptr;
     const Datatype* rtp = nullptr;
-    CollChecks ck(call, comm_obj);
+    CollChecks ck(call, comm);
     if (ck.inter()) return inter_allgather(ck, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     // MPI_IN_PLACE: each process's block is already in its recvbuf.
     const bool here = in_place(sendbuf);
@@ -175,10 +180,11 @@ int Allgather(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype
     return coll_finish(call.comm, call.fn, e, ck.form());
 }
 
-int Allgatherv(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, Comm& comm_obj) {
+int Allgatherv(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               const int recvcounts[], const int displs[], MPI_Datatype recvtype, Comm& comm) {
     const Datatype* st = nullptr;
     const Datatype* rtp = nullptr;
-    CollChecks ck(call, comm_obj);
+    CollChecks ck(call, comm);
     if (ck.inter())
         return inter_allgatherv(ck, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
     const bool here = in_place(sendbuf);
@@ -197,10 +203,11 @@ int Allgatherv(const Call& call, const void* sendbuf, int sendcount, MPI_Datatyp
     return coll_finish(call.comm, call.fn, e, ck.form());
 }
 
-int Alltoall(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, Comm& comm_obj) {
+int Alltoall(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+             MPI_Datatype recvtype, Comm& comm) {
     const Datatype* st = nullptr;
     const Datatype* rtp = nullptr;
-    CollChecks ck(call, comm_obj);
+    CollChecks ck(call, comm);
     if (ck.inter()) return inter_alltoall(ck, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     // MPI_IN_PLACE (MPI-2.2): the data goes out of recvbuf and is replaced there.
     const bool here = in_place(sendbuf);
@@ -220,10 +227,11 @@ int Alltoall(const Call& call, const void* sendbuf, int sendcount, MPI_Datatype 
     return coll_finish(call.comm, call.fn, e, ck.form());
 }
 
-int Alltoallv(const Call& call, const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, Comm& comm_obj) {
+int Alltoallv(const Call& call, const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+              void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, Comm& comm) {
     const Datatype* st = nullptr;
     const Datatype* rtp = nullptr;
-    CollChecks ck(call, comm_obj);
+    CollChecks ck(call, comm);
     if (ck.inter()) {
         return inter_alltoallv(ck, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                recvtype);

@@ -42,10 +42,11 @@ int reduce_everyone(CollChecks& ck, Everyone run, const void* sendbuf, void* rec
 
 namespace strata::mpi::body {
 
-int Reduce(const Call& call, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, Comm& comm_obj) {
+int Reduce(const Call& call, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+           Comm& comm) {
     const Datatype* t = nullptr;
     std::unique_ptr<coll::ReduceOp> rop;
-    CollChecks ck(call, comm_obj);
+    CollChecks ck(call, comm);
     if (ck.inter()) return inter_reduce(ck, sendbuf, recvbuf, count, datatype, op, root);
     ck.root(root).count(count, "count").type(datatype, t).buffer(sendbuf, count, t, "sendbuf");
     const bool is_root = ck.ok() && ck.is_root(root);
@@ -67,16 +68,18 @@ int Reduce(const Call& call, const void* sendbuf, void* recvbuf, int count, MPI_
     return coll_finish(call.comm, call.fn, e, ck.form());
 }
 
-int Allreduce(const Call& call, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, Comm& comm_obj) {
-    CollChecks ck(call, comm_obj);
+int Allreduce(const Call& call, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              Comm& comm) {
+    CollChecks ck(call, comm);
     if (ck.inter()) return inter_allreduce(ck, sendbuf, recvbuf, count, datatype, op);
     return reduce_everyone(ck, coll::allreduce, sendbuf, recvbuf, count, datatype, op);
 }
 
-int Reduce_scatter(const Call& call, const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, Comm& comm_obj) {
+int Reduce_scatter(const Call& call, const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                   MPI_Op op, Comm& comm) {
     const Datatype* t = nullptr;
     std::unique_ptr<coll::ReduceOp> rop;
-    CollChecks ck(call, comm_obj);
+    CollChecks ck(call, comm);
     if (ck.inter()) return inter_reduce_scatter(ck, sendbuf, recvbuf, recvcounts, datatype, op);
     ck.counts(recvcounts, "recvcounts").type(datatype, t);
     long long total = 0;
@@ -103,8 +106,9 @@ int Reduce_scatter(const Call& call, const void* sendbuf, void* recvbuf, const i
     return coll_finish(call.comm, call.fn, e, ck.form());
 }
 
-int Scan(const Call& call, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, Comm& comm_obj) {
-    CollChecks ck(call, comm_obj);
+int Scan(const Call& call, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+         Comm& comm) {
+    CollChecks ck(call, comm);
     ck.intra();
     return reduce_everyone(ck, coll::scan, sendbuf, recvbuf, count, datatype, op);
 }

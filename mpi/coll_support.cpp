@@ -137,8 +137,8 @@ int CollChecks::raise() const { return error_raise(handle_, cls_, fn_, detail_);
 int CollChecks::finish(adi::Error e) const { return coll_finish(handle_, fn_, e, form_); }
 
 coll::Group group_of(Comm& c) {
-    if (!c.levels) c.levels = std::make_unique<coll::Levels>(coll::levels_of(topology_all(), c.group()));
-    return coll::Group{*rt().engine, c.context + 1, c.rank, c.group(), c.levels.get()};
+    if (!c.cache.levels) c.cache.levels = std::make_unique<coll::Levels>(coll::levels_of(topology_all(), c.group()));
+    return coll::Group{*rt().engine, c.context + 1, c.rank, c.group(), c.cache.levels.get()};
 }
 
 coll::inter::Groups groups_of(Comm& c) { return {group_of(c), group_remote(c)}; }

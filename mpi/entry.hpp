@@ -1,13 +1,14 @@
 // What the generated C entry points (mpi/gen_c_bindings.py, from
-// mpi/c_routines.txt) are made of: the Call their bodies run in, and one
-// check per argument kind of the table. Each check is inline and only tests;
-// what it says when the argument is wrong is out of line (entry.cpp), so
-// every call pays for the test and only a wrong one for the words.
+// mpi/c_routines.txt) are made of: one predicate (ok::KIND) and one check
+// (check::KIND) per argument kind of the table. Each check is inline and only
+// tests; what it says when the argument is wrong is out of line (entry.cpp),
+// so every call pays for the test and only a wrong one for the words.
 //
 // A body (strata::mpi::body::NAME, written by hand beside the other code of
-// its family) takes the Call, then the arguments in the C order, each handle
-// of a checked kind as its object (Comm&, Group&, Datatype&) and each
-// checked output pointer as a reference.
+// its family) takes the Call (mpi/errors.hpp: the function's name and the
+// communicator its errors go to), then the arguments in the C order, each
+// handle of a checked kind as its object (Comm&, ProcessGroup&, Datatype&...) and
+// each checked output pointer as a reference.
 #pragma once
 
 #include <string>
@@ -62,7 +63,7 @@ inline bool intercomm(MPI_Comm h, Comm*& c) { return comm(h, c) && c->inter; }
 inline bool cart(MPI_Comm h, Comm*& c) { return comm(h, c) && std::holds_alternative<CartTopology>(c->topology); }
 inline bool graph(MPI_Comm h, Comm*& c) { return comm(h, c) && std::holds_alternative<GraphTopology>(c->topology); }
 // group: a group.
-inline bool group(MPI_Group h, Group*& g) { return (g = rt().groups.get(h)) != nullptr; }
+inline bool group(MPI_Group h, ProcessGroup*& g) { return (g = rt().groups.get(h)) != nullptr; }
 // errhandler: an error handler (the body gets the handle).
 inline bool errhandler(MPI_Errhandler h) { return rt().errhandlers.get(h) != nullptr; }
 // keyval: an attribute key (the body gets the key).
@@ -152,7 +153,7 @@ inline int graph(Call call, MPI_Comm h, Comm*& c) {
     if (std::holds_alternative<GraphTopology>(c->topology)) [[likely]] return MPI_SUCCESS;
     return no_topology(call, "a graph");
 }
-inline int group(Call call, MPI_Group h, Group*& g) {
+inline int group(Call call, MPI_Group h, ProcessGroup*& g) {
     if (ok::group(h, g)) [[likely]] return MPI_SUCCESS;
     return group_fail(call, h);
 }

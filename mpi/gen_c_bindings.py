@@ -28,7 +28,7 @@ KINDS = {
     'intercomm': (0, 'Comm', None),
     'cart': (0, 'Comm', None),
     'graph': (0, 'Comm', None),
-    'group': (1, 'Group', None),
+    'group': (1, 'ProcessGroup', None),
     'errhandler': (1, None, None),
     'keyval': (1, None, None),
     'op': (1, 'Operation', None),

@@ -165,7 +165,8 @@ std::optional<Outcome> serve_one(port::Channel& ch, const Port& p, const Context
     fly(2 * flight);
     port::Challenge challenge;
     if (!security::nonce_fill(challenge.nonce)) return failed(MPI_ERR_INTERN, "cannot make a nonce");
-    challenge.proof = port::port_proof(p.name.secret, security::ProofRole::port_acceptor, hello->nonce, challenge.nonce);
+    challenge.proof =
+        port::port_proof(p.name.secret, security::ProofRole::port_acceptor, hello->nonce, challenge.nonce);
     if (!ch.send(port::encode(challenge))) return std::nullopt;
     f = ch.receive(deadline, idle);
     if (!f || f->type != static_cast<std::uint8_t>(port::Type::offer)) return std::nullopt;
@@ -348,7 +349,8 @@ MpiError join(const Comm& c, const Outcome& o, MPI_Comm* newcomm) {
     all.insert(all.end(), r.peer_cards.begin(), r.peer_cards.end());
     // Every card's placement entry was read before (this job's at MPI_Init, the other's above).
     const base::Result<std::vector<wireup::CpuPlace>> places = placement::places_of(all);
-    r.joined_topology = wireup::Topology::build(all, dev::fast_link, places ? *places : std::vector<wireup::CpuPlace>{});
+    r.joined_topology =
+        wireup::Topology::build(all, dev::fast_link, places ? *places : std::vector<wireup::CpuPlace>{});
     r.peer_sets.push_back(PeerSetUse{o.set, set.first, static_cast<int>(o.cards.size()), 0});
     std::vector<int> remote(o.cards.size());
     for (std::size_t k = 0; k < remote.size(); ++k) remote[k] = set.first + static_cast<int>(k);
@@ -371,7 +373,8 @@ int port_join(const char* fn, MPI_Comm comm, const Comm& c, int root, MPI_Comm* 
     if (adi::Error e = mask_agree(g, mine); e != adi::Error::none) return error_raise(comm, agreement_failed(e), fn);
     base::wire::Bytes bytes;
     if (c.rank == root) bytes = base::wire::payload(root_talk(mine));
-    if (adi::Error e = agree_bcast(g, bytes, root); e != adi::Error::none) return error_raise(comm, agreement_failed(e), fn);
+    if (adi::Error e = agree_bcast(g, bytes, root); e != adi::Error::none)
+        return error_raise(comm, agreement_failed(e), fn);
     const base::Result<Outcome> o = base::wire::decode<Outcome>(bytes);
     if (!o) return error_raise(comm, MPI_ERR_INTERN, fn, "malformed outcome from the root: " + o.error());
     if (o->cls != MPI_SUCCESS) return error_raise(comm, o->cls, fn, o->detail);
@@ -404,7 +407,8 @@ int info_read(const char* fn, MPI_Comm comm, MPI_Info info, std::optional<double
     if (!text) return MPI_SUCCESS;
     const base::ParsedInt<int> seconds = base::parse_int<int>(*text, 0, 1000000);
     if (!seconds)
-        return error_raise(comm, MPI_ERR_ARG, fn, "info key timeout='" + *text + "': expected whole seconds, 0 or more");
+        return error_raise(comm, MPI_ERR_ARG, fn,
+                           "info key timeout='" + *text + "': expected whole seconds, 0 or more");
     *timeout = *seconds;
     return MPI_SUCCESS;
 }
@@ -455,7 +459,8 @@ int names_ask(const char* fn, wireup::NameOp op, const char* service, MPI_Info i
                            "no name service: the process was not started by mpirun (the name service is mpirun's)");
     const base::Result<wireup::NamesReply> reply = r.client->names(op, service, port != nullptr ? port : "");
     if (!reply) return error_raise(MPI_COMM_WORLD, fail_class, fn, reply.error());
-    if (reply->status != wireup::NamesReply::Status::ok) return error_raise(MPI_COMM_WORLD, fail_class, fn, reply->text);
+    if (reply->status != wireup::NamesReply::Status::ok)
+        return error_raise(MPI_COMM_WORLD, fail_class, fn, reply->text);
     if (out != nullptr) {
         if (reply->text.size() >= MPI_MAX_PORT_NAME)
             return error_raise(MPI_COMM_WORLD, MPI_ERR_NAME, fn, "the published port name is too long");

@@ -313,48 +313,52 @@ namespace body {
 
 // Inlined into their entry points (pt2pt.inc): the hot path of every program.
 
-[[gnu::always_inline]] inline int Send(const Call& call, const void* buf, int count, Datatype& datatype, int dest, int tag, Comm& comm) {
+[[gnu::always_inline]] inline int Send(const Call& call, const void* buf, int count, Datatype& datatype, int dest,
+                                       int tag, Comm& comm) {
     return blocking<Op::send>(call, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
 }
-[[gnu::always_inline]] inline int Bsend(const Call& call, const void* buf, int count, Datatype& datatype, int dest, int tag, Comm& comm) {
+[[gnu::always_inline]] inline int Bsend(const Call& call, const void* buf, int count, Datatype& datatype, int dest,
+                                        int tag, Comm& comm) {
     return blocking<Op::bsend>(call, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
 }
-[[gnu::always_inline]] inline int Ssend(const Call& call, const void* buf, int count, Datatype& datatype, int dest, int tag, Comm& comm) {
+[[gnu::always_inline]] inline int Ssend(const Call& call, const void* buf, int count, Datatype& datatype, int dest,
+                                        int tag, Comm& comm) {
     return blocking<Op::ssend>(call, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
 }
-[[gnu::always_inline]] inline int Rsend(const Call& call, const void* buf, int count, Datatype& datatype, int dest, int tag, Comm& comm) {
+[[gnu::always_inline]] inline int Rsend(const Call& call, const void* buf, int count, Datatype& datatype, int dest,
+                                        int tag, Comm& comm) {
     return blocking<Op::rsend>(call, buf, count, datatype, dest, tag, comm, MPI_STATUS_IGNORE);
 }
-[[gnu::always_inline]] inline int Recv(const Call& call, void* buf, int count, Datatype& datatype, int source, int tag, Comm& comm,
-         MPI_Status* status) {
+[[gnu::always_inline]] inline int Recv(const Call& call, void* buf, int count, Datatype& datatype, int source, int tag,
+                                       Comm& comm, MPI_Status* status) {
     return blocking<Op::recv>(call, buf, count, datatype, source, tag, comm, status);
 }
-[[gnu::always_inline]] inline int Isend(const Call& call, const void* buf, int count, Datatype& datatype, int dest, int tag, Comm& comm,
-          MPI_Request& request) {
+[[gnu::always_inline]] inline int Isend(const Call& call, const void* buf, int count, Datatype& datatype, int dest,
+                                        int tag, Comm& comm, MPI_Request& request) {
     return nonblocking<Op::send>(call, buf, count, datatype, dest, tag, comm, request);
 }
-[[gnu::always_inline]] inline int Ibsend(const Call& call, const void* buf, int count, Datatype& datatype, int dest, int tag, Comm& comm,
-           MPI_Request& request) {
+[[gnu::always_inline]] inline int Ibsend(const Call& call, const void* buf, int count, Datatype& datatype, int dest,
+                                         int tag, Comm& comm, MPI_Request& request) {
     return nonblocking<Op::bsend>(call, buf, count, datatype, dest, tag, comm, request);
 }
-[[gnu::always_inline]] inline int Issend(const Call& call, const void* buf, int count, Datatype& datatype, int dest, int tag, Comm& comm,
-           MPI_Request& request) {
+[[gnu::always_inline]] inline int Issend(const Call& call, const void* buf, int count, Datatype& datatype, int dest,
+                                         int tag, Comm& comm, MPI_Request& request) {
     return nonblocking<Op::ssend>(call, buf, count, datatype, dest, tag, comm, request);
 }
-[[gnu::always_inline]] inline int Irsend(const Call& call, const void* buf, int count, Datatype& datatype, int dest, int tag, Comm& comm,
-           MPI_Request& request) {
+[[gnu::always_inline]] inline int Irsend(const Call& call, const void* buf, int count, Datatype& datatype, int dest,
+                                         int tag, Comm& comm, MPI_Request& request) {
     return nonblocking<Op::rsend>(call, buf, count, datatype, dest, tag, comm, request);
 }
-[[gnu::always_inline]] inline int Irecv(const Call& call, void* buf, int count, Datatype& datatype, int source, int tag, Comm& comm,
-          MPI_Request& request) {
+[[gnu::always_inline]] inline int Irecv(const Call& call, void* buf, int count, Datatype& datatype, int source, int tag,
+                                        Comm& comm, MPI_Request& request) {
     return nonblocking<Op::recv>(call, buf, count, datatype, source, tag, comm, request);
 }
 
 }  // namespace body
 
 std::uint32_t any_methods_of(const Comm& c) {
-    c.any_methods = rt().engine->methods_reaching(c.world);
-    return c.any_methods;
+    c.cache.any_methods = rt().engine->methods_reaching(c.world);
+    return c.cache.any_methods;
 }
 
 long long status_bytes(const MPI_Status& status, const Typemap& t) {

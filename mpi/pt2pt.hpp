@@ -20,7 +20,7 @@ inline int world_source(const Comm& c, int source) {
 [[gnu::noinline]] std::uint32_t any_methods_of(const Comm& c);
 inline std::uint32_t from_methods(const Comm& c, int source) {
     if (source != MPI_ANY_SOURCE) [[likely]] return 0;
-    return c.any_methods != 0 ? c.any_methods : any_methods_of(c);
+    return c.cache.any_methods != 0 ? c.cache.any_methods : any_methods_of(c);
 }
 
 // Starts the operation described by `s` on s.req (which must exist).

@@ -24,7 +24,7 @@ struct Comm;         // mpi/comms/comm.hpp
 struct Datatype;     // mpi/datatypes/datatype.hpp
 struct RequestSlot;  // mpi/request.hpp
 struct Errhandler;   // mpi/errhandler.hpp
-struct Group;        // mpi/comms/group.hpp
+struct ProcessGroup;  // mpi/comms/group.hpp
 struct Keyval;       // mpi/comms/attr.hpp
 class Info;          // mpi/info.hpp
 struct NamedComms;   // mpi/comms/named.hpp
@@ -66,7 +66,7 @@ struct Runtime {
     HandleTable<Datatype> datatypes;
     HandleTable<RequestSlot> requests;
     HandleTable<Errhandler> errhandlers;
-    HandleTable<Group> groups;
+    HandleTable<ProcessGroup> groups;
     HandleTable<Keyval> keyvals;
     HandleTable<Info> infos;
     ContextPool contexts;

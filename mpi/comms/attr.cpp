@@ -83,10 +83,12 @@ int qos_put(const Call& call, Comm& c, const void* value) {
     if (value == nullptr) return call.raise(MPI_ERR_ARG, "MPIX_QOS takes a pointer to an MPIX_Qos, not NULL");
     const MPIX_Qos q = *static_cast<const MPIX_Qos*>(value);
     if (q.service != MPIX_QOS_BEST_EFFORT && q.service != MPIX_QOS_PREMIUM)
-        return call.raise(MPI_ERR_ARG, "MPIX_QOS service must be MPIX_QOS_BEST_EFFORT (0) or MPIX_QOS_PREMIUM (1), not " +
-                               std::to_string(q.service));
+        return call.raise(MPI_ERR_ARG,
+                          "MPIX_QOS service must be MPIX_QOS_BEST_EFFORT (0) or MPIX_QOS_PREMIUM (1), not " +
+                              std::to_string(q.service));
     if (q.service == MPIX_QOS_PREMIUM && q.mbit < 1)
-        return call.raise(MPI_ERR_ARG, "premium service needs a rate of at least 1 Mbit/s, not " + std::to_string(q.mbit));
+        return call.raise(MPI_ERR_ARG,
+                          "premium service needs a rate of at least 1 Mbit/s, not " + std::to_string(q.mbit));
     const MPIX_Qos before = c.qos;
     qos_release(c);
     if (q.service == MPIX_QOS_BEST_EFFORT) return MPI_SUCCESS;
@@ -114,7 +116,7 @@ int qos_put(const Call& call, Comm& c, const void* value) {
 // topology: its group's rows, colours renumbered per level by first
 // appearance in the communicator's rank order.
 GridAttributes& grid_attributes(Comm& c) {
-    if (c.grid) return *c.grid;
+    if (c.cache.grid) return *c.cache.grid;
     const wireup::Topology& topo = topology_all();
     auto g = std::make_unique<GridAttributes>();
     const std::vector<int>& members = c.group();
@@ -130,8 +132,8 @@ GridAttributes& grid_attributes(Comm& c) {
         g->rows.push_back(std::move(row));
     }
     for (auto& row : g->rows) g->colors.push_back(row.data());
-    c.grid = std::move(g);
-    return *c.grid;
+    c.cache.grid = std::move(g);
+    return *c.cache.grid;
 }
 
 void keyval_release(int handle) {
@@ -340,8 +342,9 @@ int MPIX_Topology_get(const Call& call, Comm& comm, int depths[], int colors[], 
     const GridAttributes& g = grid_attributes(comm);
     const int deepest = g.depths.empty() ? 0 : *std::max_element(g.depths.begin(), g.depths.end());
     if (maxlevels < deepest) {
-        return call.raise(MPI_ERR_ARG, "maxlevels " + std::to_string(maxlevels) + " is less than the deepest process's " +
-                                           std::to_string(deepest) + " levels");
+        return call.raise(MPI_ERR_ARG, "maxlevels " + std::to_string(maxlevels) +
+                                           " is less than the deepest process's " + std::to_string(deepest) +
+                                           " levels");
     }
     for (std::size_t r = 0; r < g.depths.size(); ++r) {
         depths[r] = g.depths[r];

@@ -199,7 +199,7 @@ int Comm_dup(const Call& call, Comm& comm, MPI_Comm& newcomm) {
     return MPI_SUCCESS;
 }
 
-int Comm_create(const Call& call, Comm& comm, Group& group, MPI_Comm& newcomm) {
+int Comm_create(const Call& call, Comm& comm, ProcessGroup& group, MPI_Comm& newcomm) {
     for (int w : group.world) {
         if (rank_of(comm.world, w) < 0)
             return call.raise(MPI_ERR_GROUP, "the group is not a subset of the communicator's group");

@@ -36,6 +36,24 @@ struct GridAttributes {
     std::vector<int*> colors;            // rows' data: the int** a program gets
 };
 
+// What a communicator works out about its members once, on first use, and
+// keeps: each is made by the code that needs it, and freed with the
+// communicator.
+struct CommCaches {
+    // The engine's methods that reach `world` (adi::Engine::methods_reaching),
+    // what a receive from MPI_ANY_SOURCE polls (pt2pt.hpp from_methods): 0
+    // until first asked.
+    std::uint32_t any_methods = 0;
+    // Whether its processes store data in more than one way (mpi/hetero/foreign.hpp
+    // comm_spans): -1 until first asked.
+    signed char spans = -1;
+    // How the group splits along the topology, for the multilevel collectives
+    // (coll_support.cpp group_of).
+    std::unique_ptr<coll::Levels> levels;
+    // MPICHX_TOPOLOGY_DEPTHS and MPICHX_TOPOLOGY_COLORS (mpi/comms/attr.cpp).
+    std::unique_ptr<GridAttributes> grid;
+};
+
 struct Comm {
     int context = 0;          // point-to-point context; context + 1 is for collectives
     int rank = 0;             // this process's rank in its (local) group
@@ -48,24 +66,15 @@ struct Comm {
     std::string name;
     std::map<int, void*> attrs;  // keyval -> attribute value
     std::variant<std::monostate, CartTopology, GraphTopology> topology;
-    // Made on the first request for the grid topology attributes (mpi/comms/attr.cpp);
-    // freed with the communicator.
-    std::unique_ptr<GridAttributes> grid;
-    // How the group splits along the topology, for the multilevel collectives:
-    // made on the first collective (coll_support.cpp), freed with the communicator.
-    std::unique_ptr<coll::Levels> levels;
     // MPIX_PARALLEL_STREAMS as MPI_Attr_get last gave it (a pointer to it).
     int streams = 1;
     // MPIX_QOS as last put (MPI_Attr_get gives a pointer to it), and the
     // engine's handle of its reservation (0: none).
     MPIX_Qos qos{MPIX_QOS_BEST_EFFORT, 0};
     std::uint64_t qos_handle = 0;
-    // Whether its processes store data in more than one way (mpi/hetero/foreign.hpp
-    // comm_spans): -1 until first asked.
-    mutable signed char spans = -1;
-    // The engine's methods that reach `world` (adi::Engine::methods_reaching),
-    // what a receive from MPI_ANY_SOURCE polls: 0 until first asked.
-    mutable std::uint32_t any_methods = 0;
+    // What is computed from the communicator's members on first use and kept
+    // with it (never copied to a communicator made from it).
+    mutable CommCaches cache;
     // The other job's processes it holds, if made from a communicator that
     // MPI_Comm_accept or MPI_Comm_connect returned (mpi/port.hpp): their set's
     // id, 0 for none.

@@ -15,10 +15,11 @@ namespace strata::mpi {
 
 namespace {
 
-const base::KnobInt stats{"STRATA_STATS", 0,
-                          "1: every rank counts from MPI_Init and prints at MPI_Finalize the messages and bytes it sent per topology level "
-                          "and per method, what its methods report (TCP: the streams of its links), and how many "
-                          "calls of each collective chose each algorithm (and where a forced one did not fit)"};
+const base::KnobInt stats{
+    "STRATA_STATS", 0,
+    "1: every rank counts from MPI_Init and prints at MPI_Finalize the messages and bytes it sent per topology level "
+    "and per method, what its methods report (TCP: the streams of its links), and how many "
+    "calls of each collective chose each algorithm (and where a forced one did not fit)"};
 
 void counts_out(const adi::Engine::Traffic& t, long long& messages, long long& bytes) {
     messages = static_cast<long long>(t.messages);

@@ -12,7 +12,7 @@ namespace strata::mpi {
 
 void groups_setup(Runtime& r) {
     r.groups.reserve_predefined(4);
-    r.groups.put(MPI_GROUP_EMPTY & ((1 << 26) - 1), std::make_unique<Group>());
+    r.groups.put(MPI_GROUP_EMPTY & ((1 << 26) - 1), std::make_unique<ProcessGroup>());
 }
 
 namespace {
@@ -20,7 +20,7 @@ namespace {
 // Hands out a handle for `world`; an empty group is MPI_GROUP_EMPTY.
 MPI_Group group_register(std::vector<int> world) {
     if (world.empty()) return MPI_GROUP_EMPTY;
-    auto g = std::make_unique<Group>();
+    auto g = std::make_unique<ProcessGroup>();
     g->world = std::move(world);
     return rt().groups.add(std::move(g));
 }
@@ -57,7 +57,7 @@ int ranges_expand(const Call& call, int n, int ranges[][3], int size, std::vecto
     return ranks_check(call, out, size);
 }
 
-int make_incl(const Group& g, const std::vector<int>& ranks, MPI_Group& newgroup) {
+int make_incl(const ProcessGroup& g, const std::vector<int>& ranks, MPI_Group& newgroup) {
     std::vector<int> world;
     world.reserve(ranks.size());
     for (int r : ranks) world.push_back(g.world[static_cast<std::size_t>(r)]);
@@ -65,7 +65,7 @@ int make_incl(const Group& g, const std::vector<int>& ranks, MPI_Group& newgroup
     return MPI_SUCCESS;
 }
 
-int make_excl(const Group& g, const std::vector<int>& ranks, MPI_Group& newgroup) {
+int make_excl(const ProcessGroup& g, const std::vector<int>& ranks, MPI_Group& newgroup) {
     std::vector<bool> drop(g.world.size(), false);
     for (int r : ranks) drop[static_cast<std::size_t>(r)] = true;
     std::vector<int> world;
@@ -80,7 +80,7 @@ int make_excl(const Group& g, const std::vector<int>& ranks, MPI_Group& newgroup
 // `group` by a list or by triplets, kept (incl) or left out (excl).
 enum class Pick { incl, excl };
 
-int pick(const Call& call, const Group& g, const std::vector<int>* list, int n, int (*ranges)[3], Pick how,
+int pick(const Call& call, const ProcessGroup& g, const std::vector<int>* list, int n, int (*ranges)[3], Pick how,
          MPI_Group& newgroup) {
     const int size = static_cast<int>(g.world.size());
     std::vector<int> ranks;
@@ -94,14 +94,14 @@ int pick(const Call& call, const Group& g, const std::vector<int>* list, int n, 
 }
 
 // The explicit rank list of MPI_Group_incl / excl.
-int pick_list(const Call& call, const Group& g, int n, const int ranks[], Pick how, MPI_Group& newgroup) {
+int pick_list(const Call& call, const ProcessGroup& g, int n, const int ranks[], Pick how, MPI_Group& newgroup) {
     const std::vector<int> list(ranks, ranks + n);
     return pick(call, g, &list, n, nullptr, how, newgroup);
 }
 
 // Set operations keep the order of the first group, then of the second.
 template <class Keep>
-int set_op(const Group& a, const Group& b, MPI_Group& newgroup, bool append_second, Keep keep) {
+int set_op(const ProcessGroup& a, const ProcessGroup& b, MPI_Group& newgroup, bool append_second, Keep keep) {
     const std::set<int> in_b(b.world.begin(), b.world.end());
     std::vector<int> world;
     for (int w : a.world) {
@@ -121,18 +121,19 @@ int set_op(const Group& a, const Group& b, MPI_Group& newgroup, bool append_seco
 
 namespace body {
 
-int Group_size(const Call&, Group& group, int& size) {
+int Group_size(const Call&, ProcessGroup& group, int& size) {
     size = static_cast<int>(group.world.size());
     return MPI_SUCCESS;
 }
 
-int Group_rank(const Call&, Group& group, int& rank) {
+int Group_rank(const Call&, ProcessGroup& group, int& rank) {
     const int r = rank_of(group.world, rt().world_rank);
     rank = r < 0 ? MPI_UNDEFINED : r;
     return MPI_SUCCESS;
 }
 
-int Group_translate_ranks(const Call& call, Group& group1, int n, const int ranks1[], Group& group2, int ranks2[]) {
+int Group_translate_ranks(const Call& call, ProcessGroup& group1, int n, const int ranks1[], ProcessGroup& group2,
+                          int ranks2[]) {
     const int size1 = static_cast<int>(group1.world.size());
     for (int i = 0; i < n; ++i) {
         const int r = ranks1[i];
@@ -151,7 +152,7 @@ int Group_translate_ranks(const Call& call, Group& group1, int n, const int rank
     return MPI_SUCCESS;
 }
 
-int Group_compare(const Call&, Group& group1, Group& group2, int& result) {
+int Group_compare(const Call&, ProcessGroup& group1, ProcessGroup& group2, int& result) {
     result = compare_members(group1.world, group2.world);
     return MPI_SUCCESS;
 }
@@ -166,36 +167,36 @@ int Comm_remote_group(const Call&, Comm& comm, MPI_Group& group) {
     return MPI_SUCCESS;
 }
 
-int Group_union(const Call&, Group& group1, Group& group2, MPI_Group& newgroup) {
+int Group_union(const Call&, ProcessGroup& group1, ProcessGroup& group2, MPI_Group& newgroup) {
     return set_op(group1, group2, newgroup, true, [](bool) { return true; });
 }
 
-int Group_intersection(const Call&, Group& group1, Group& group2, MPI_Group& newgroup) {
+int Group_intersection(const Call&, ProcessGroup& group1, ProcessGroup& group2, MPI_Group& newgroup) {
     return set_op(group1, group2, newgroup, false, [](bool in_b) { return in_b; });
 }
 
-int Group_difference(const Call&, Group& group1, Group& group2, MPI_Group& newgroup) {
+int Group_difference(const Call&, ProcessGroup& group1, ProcessGroup& group2, MPI_Group& newgroup) {
     return set_op(group1, group2, newgroup, false, [](bool in_b) { return !in_b; });
 }
 
-int Group_incl(const Call& call, Group& group, int n, const int ranks[], MPI_Group& newgroup) {
+int Group_incl(const Call& call, ProcessGroup& group, int n, const int ranks[], MPI_Group& newgroup) {
     return pick_list(call, group, n, ranks, Pick::incl, newgroup);
 }
 
-int Group_excl(const Call& call, Group& group, int n, const int ranks[], MPI_Group& newgroup) {
+int Group_excl(const Call& call, ProcessGroup& group, int n, const int ranks[], MPI_Group& newgroup) {
     return pick_list(call, group, n, ranks, Pick::excl, newgroup);
 }
 
-int Group_range_incl(const Call& call, Group& group, int n, int ranges[][3], MPI_Group& newgroup) {
+int Group_range_incl(const Call& call, ProcessGroup& group, int n, int ranges[][3], MPI_Group& newgroup) {
     return pick(call, group, nullptr, n, ranges, Pick::incl, newgroup);
 }
 
-int Group_range_excl(const Call& call, Group& group, int n, int ranges[][3], MPI_Group& newgroup) {
+int Group_range_excl(const Call& call, ProcessGroup& group, int n, int ranges[][3], MPI_Group& newgroup) {
     return pick(call, group, nullptr, n, ranges, Pick::excl, newgroup);
 }
 
 int Group_free(const Call& call, MPI_Group& group) {
-    Group* g = nullptr;
+    ProcessGroup* g = nullptr;
     if (int e = check::group(call, group, g)) return e;
     // MPI_GROUP_EMPTY stays valid: it is predefined, and handed out for every empty result.
     if (group != MPI_GROUP_EMPTY) rt().groups.remove(group);

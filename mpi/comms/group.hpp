@@ -1,11 +1,13 @@
-// A process group (MPI_Comm_group and the group constructors).
+// A process group (MPI_Comm_group and the group constructors): the object
+// behind an MPI_Group handle. (coll::Group is the collectives' view of a
+// communicator's members.)
 #pragma once
 
 #include <vector>
 
 namespace strata::mpi {
 
-struct Group {
+struct ProcessGroup {
     std::vector<int> world;  // group rank -> world rank
 };
 

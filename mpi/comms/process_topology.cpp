@@ -162,8 +162,10 @@ int Graphdims_get(const Call&, Comm& comm, int& nnodes, int& nedges) {
 
 int Graph_get(const Call&, Comm& comm, int maxindex, int maxedges, int index[], int edges[]) {
     const GraphTopology& t = graph_of(comm);
-    for (int i = 0; i < maxindex && i < static_cast<int>(t.index.size()); ++i) index[i] = t.index[static_cast<std::size_t>(i)];
-    for (int i = 0; i < maxedges && i < static_cast<int>(t.edges.size()); ++i) edges[i] = t.edges[static_cast<std::size_t>(i)];
+    for (int i = 0; i < maxindex && i < static_cast<int>(t.index.size()); ++i)
+        index[i] = t.index[static_cast<std::size_t>(i)];
+    for (int i = 0; i < maxedges && i < static_cast<int>(t.edges.size()); ++i)
+        edges[i] = t.edges[static_cast<std::size_t>(i)];
     return MPI_SUCCESS;
 }
 

@@ -212,7 +212,8 @@ int indexed(const Call& call, int count, const int* lengths, const Disp* displac
     std::vector<Block> blocks(static_cast<std::size_t>(count));
     for (int i = 0; i < count; ++i) {
         if (int e = check_blocklength(call, lengths[i], i)) return e;
-        blocks[static_cast<std::size_t>(i)] = Block{old.map, lengths[i], static_cast<MPI_Aint>(displacements[i]) * unit};
+        blocks[static_cast<std::size_t>(i)] =
+            Block{old.map, lengths[i], static_cast<MPI_Aint>(displacements[i]) * unit};
     }
     return create(call, blocks, false, newtype);
 }

@@ -166,7 +166,7 @@ void StageBuffer::resize(std::size_t n) {
 }
 
 bool comm_spans(const Comm& c) {
-    if (c.spans >= 0) return c.spans != 0;
+    if (c.cache.spans >= 0) return c.cache.spans != 0;
     const Runtime& r = rt();
     bool spans = false;
     if (r.heterogeneous) {
@@ -175,7 +175,7 @@ bool comm_spans(const Comm& c) {
         spans = std::any_of(c.world.begin(), c.world.end(), differs) ||
                 std::any_of(c.local.begin(), c.local.end(), differs);
     }
-    c.spans = spans ? 1 : 0;
+    c.cache.spans = spans ? 1 : 0;
     return spans;
 }
 

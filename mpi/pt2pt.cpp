@@ -192,7 +192,7 @@ namespace {
     if (e.ok()) return MPI_SUCCESS;
     const MPI_Comm comm = s.comm;
     r.engine->request_destroy(s.req);
-    r.requests.recycle(handle);
+    r.requests.recycle(handle, s);
     return error_raise(comm, e, fn);
 }
 

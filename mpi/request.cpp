@@ -39,7 +39,7 @@ struct Collected {
         s.active = false;
     } else {
         r.engine->request_destroy(s.req);
-        r.requests.recycle(*h);
+        r.requests.recycle(*h, s);
         *h = MPI_REQUEST_NULL;
     }
     return c;
@@ -266,7 +266,7 @@ int Request_free(const Call& call, MPI_Request& request) {
     } else {
         r.engine->request_destroy(s->req);
     }
-    r.requests.recycle(request);
+    r.requests.recycle(request, *s);
     request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }

@@ -67,6 +67,9 @@ base::Status representation_add(Runtime& r, const wireup::BusinessCard& card, co
 }
 
 namespace {
+// The one piece of process state outside the Runtime: where the library is
+// in its life, which MPI_Initialized and MPI_Finalized answer before a
+// Runtime exists (detail::g_running mirrors it for api()'s test).
 State g_state = State::fresh;
 
 void state_set(State s) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <climits>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -33,6 +34,14 @@ struct PeerSetUse;   // mpi/port.hpp
 
 enum class State { fresh, running, finalized };
 
+// The values of MPI_COMM_WORLD's predefined attributes (mpi/comms/attr.cpp).
+struct WorldAttributes {
+    int tag_ub = INT_MAX;         // every non-negative int is a valid tag
+    int host = MPI_PROC_NULL;     // no distinguished host
+    int io = MPI_ANY_SOURCE;      // every process can do I/O
+    int wtime_is_global = 0;      // clocks are per host, not synchronized
+};
+
 struct Runtime {
     // Out of line (mpi/init.cpp), where every object type is complete.
     Runtime();
@@ -61,6 +70,7 @@ struct Runtime {
     // MPI_Init), and the thread that called it.
     int thread_level = MPI_THREAD_SINGLE;
     std::thread::id main_thread;
+    WorldAttributes world_attributes;
 
     HandleTable<Comm> comms;
     HandleTable<Datatype> datatypes;

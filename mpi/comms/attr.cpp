@@ -16,22 +16,17 @@ namespace strata::mpi {
 
 namespace {
 
-// Values of the predefined attributes of MPI_COMM_WORLD. Attr_get hands out
-// pointers to them, as MPI-1 specifies for C.
-int g_tag_ub = INT_MAX;         // every non-negative int is a valid tag
-int g_host = MPI_PROC_NULL;     // no distinguished host
-int g_io = MPI_ANY_SOURCE;      // every process can do I/O
-int g_wtime_is_global = 0;      // clocks are per host, not synchronized
-
+// The predefined attributes of MPI_COMM_WORLD: their values live in the
+// Runtime (Attr_get hands out pointers to them, as MPI-1 specifies for C).
 struct Predefined {
     int keyval;
-    int* value;
+    int WorldAttributes::*value;
 };
 const Predefined kPredefined[] = {
-    {MPI_TAG_UB, &g_tag_ub},
-    {MPI_HOST, &g_host},
-    {MPI_IO, &g_io},
-    {MPI_WTIME_IS_GLOBAL, &g_wtime_is_global},
+    {MPI_TAG_UB, &WorldAttributes::tag_ub},
+    {MPI_HOST, &WorldAttributes::host},
+    {MPI_IO, &WorldAttributes::io},
+    {MPI_WTIME_IS_GLOBAL, &WorldAttributes::wtime_is_global},
 };
 
 // The keys whose values are made per communicator on request.
@@ -166,7 +161,7 @@ void keyvals_setup(Runtime& r) {
         auto k = std::make_unique<Keyval>();
         k->predefined = true;
         r.keyvals.put(p.keyval & ((1 << 26) - 1), std::move(k));
-        world->attrs[p.keyval] = p.value;
+        world->attrs[p.keyval] = &(r.world_attributes.*p.value);
     }
     for (const int key : kGridKeys) {
         auto k = std::make_unique<Keyval>();

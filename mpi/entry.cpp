@@ -8,6 +8,10 @@ int comm_fail(Call call, MPI_Comm comm) {
                       comm == MPI_COMM_NULL ? "MPI_COMM_NULL is not a communicator" : "not a communicator handle");
 }
 
+int predefined_comm(Call call, const char* verb) {
+    return call.raise(MPI_ERR_COMM, std::string("MPI_COMM_WORLD and MPI_COMM_SELF cannot be ") + verb);
+}
+
 int not_intra(Call call) { return call.raise(MPI_ERR_COMM, "an intercommunicator is not allowed here"); }
 
 int not_inter(Call call) { return call.raise(MPI_ERR_COMM, "not an intercommunicator"); }

@@ -29,6 +29,7 @@ namespace check {
 
 // The failures, out of line.
 [[gnu::cold]] int comm_fail(Call call, MPI_Comm comm);
+[[gnu::cold]] int predefined_comm(Call call, const char* verb);
 [[gnu::cold]] int not_intra(Call call);
 [[gnu::cold]] int not_inter(Call call);
 [[gnu::cold]] int no_topology(Call call, const char* which);
@@ -134,6 +135,14 @@ inline bool recv_tag(int tag) { return tag >= 0 || tag == MPI_ANY_TAG; }
 inline int comm(Call call, MPI_Comm h, Comm*& c) {
     if (ok::comm(h, c)) [[likely]] return MPI_SUCCESS;
     return comm_fail(call, h);
+}
+// A communicator the program made, which `verb` (freed, disconnected) may
+// end: not MPI_COMM_WORLD or MPI_COMM_SELF. Errors are raised on it.
+inline int made_comm(Call call, MPI_Comm h, Comm*& c, const char* verb) {
+    const Call on{call.fn, h};
+    if (int e = comm(on, h, c)) return e;
+    if (h != MPI_COMM_WORLD && h != MPI_COMM_SELF) [[likely]] return MPI_SUCCESS;
+    return predefined_comm(on, verb);
 }
 inline int intracomm(Call call, MPI_Comm h, Comm*& c) {
     if (int e = comm(call, h, c)) return e;

@@ -549,11 +549,9 @@ int Comm_get_info(const Call& call, Comm& comm, MPI_Info& info_used) {
 }
 
 int Comm_disconnect(const Call& call, MPI_Comm& comm) {
-    const Call on{call.fn, comm};
     Comm* c = nullptr;
-    if (int e = check::comm(on, comm, c)) return e;
-    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF)
-        return on.raise(MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be disconnected");
+    if (int e = check::made_comm(call, comm, c, "disconnected")) return e;
+    const Call on{call.fn, comm};
     Runtime& r = rt();
     // Pending communication completes first (MPI-2 §5.5.6): what this
     // process sends has left, and both groups reached the call.

@@ -158,8 +158,7 @@ int Comm_rank(const Call&, Comm& comm, int& rank) {
 }
 
 int Comm_set_name(const Call&, Comm& comm, const char* comm_name) {
-    // The name is local to this process; longer ones are cut to MPI_MAX_OBJECT_NAME - 1.
-    comm.name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
+    object_name_set(comm.name, comm_name);
     return MPI_SUCCESS;
 }
 
@@ -222,11 +221,8 @@ int Comm_split(const Call& call, Comm& comm, int color, int key, MPI_Comm& newco
 }
 
 int Comm_free(const Call& call, MPI_Comm& comm) {
-    const Call on{call.fn, comm};
     Comm* c = nullptr;
-    if (int e = check::comm(on, comm, c)) return e;
-    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF)
-        return on.raise(MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+    if (int e = check::made_comm(call, comm, c, "freed")) return e;
     const int e = comm_destroy(comm);
     comm = MPI_COMM_NULL;
     return e == MPI_SUCCESS ? MPI_SUCCESS : call.raise(e, "an attribute delete callback failed");

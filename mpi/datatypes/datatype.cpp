@@ -316,8 +316,7 @@ int Type_get_true_extent(const Call&, Datatype& datatype, MPI_Aint& true_lb, MPI
 }
 
 int Type_set_name(const Call&, Datatype& datatype, const char* type_name) {
-    // Longer names are cut to MPI_MAX_OBJECT_NAME - 1 characters.
-    datatype.name.assign(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
+    object_name_set(datatype.name, type_name);
     return MPI_SUCCESS;
 }
 

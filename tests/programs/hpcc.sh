@@ -65,14 +65,14 @@ HPL_LIBS     = $(HPLlib) $(LAlib) -lm
 HPL_DEFS     = $(F2CDEFS) $(HPL_INCLUDES)
 CC           = mpicc
 CCNOOPT      = $(HPL_DEFS)
-CCFLAGS      = $(HPL_DEFS) -O2
+CCFLAGS      = $(HPL_DEFS) -O1
 LINKER       = mpicc
 LINKFLAGS    = $(CCFLAGS)
 ARCHIVER     = ar
 ARFLAGS      = r
 RANLIB       = echo
 MAKE
-    (cd "$tree" && PATH=$work/bin-$name:$PATH make arch=local) > "$work/build-$name.log" 2>&1 || {
+    (cd "$tree" && PATH=$work/bin-$name:$PATH make -j"$(nproc)" arch=local) > "$work/build-$name.log" 2>&1 || {
         echo "hpcc.sh: the build with $name's mpicc failed:" >&2
         tail -20 "$work/build-$name.log" >&2
         exit 1

@@ -81,7 +81,7 @@ INCS    = \$(INCPAR)
 LIBS    = \$(LIBPAR)
 LIBSEQNEEDED =
 MAKE
-    (cd "$tree" && PATH=$work/bin-$name:$PATH make -j2 d) > "$work/build-$name.log" 2>&1 || {
+    (cd "$tree" && PATH=$work/bin-$name:$PATH make -j"$(nproc)" d) > "$work/build-$name.log" 2>&1 || {
         echo "mumps.sh: the build with $name's mpif77/mpicc failed:" >&2
         tail -20 "$work/build-$name.log" >&2
         exit 1

@@ -27,7 +27,7 @@ build() {
     cp -r "$src" "$tree"
     mkdir -p "$work/bin-$name"
     ln -s "$cc" "$work/bin-$name/mpicc"
-    (cd "$tree/unix" && PATH=$work/bin-$name:$PATH make -s linux-mpi "MPIFLAGS=-DMPI -DUSE_MPI_IN_PLACE") \
+    (cd "$tree/unix" && PATH=$work/bin-$name:$PATH make -s -j"$(nproc)" linux-mpi "MPIFLAGS=-DMPI -DUSE_MPI_IN_PLACE") \
         > "$work/build-$name.log" 2>&1 || {
         echo "tachyon.sh: the build with $name's mpicc failed:" >&2
         tail -20 "$work/build-$name.log" >&2

@@ -5,8 +5,10 @@ unprivileged account made for the test.
 The client side runs as root (the test's mpirun, in the user's namespace): it holds the
 user key and reaches every site through one client config file (`ssh -F`), by the site's
 name (`ssh s1`) or its bare address. Nothing of the machine's own sshd or ssh
-configuration is read or changed; the account, its home, /run/sshd (if it was missing)
-and every process of the fixture are gone after stop().
+configuration is read or changed; the account, its home and every process of the fixture
+are gone after stop(). /run/sshd, sshd's privilege separation directory, is made if missing
+and stays, as openssh-server's own unit leaves it: fixtures of tests running side by side
+share it.
 
 Needs root, iproute2 and openssh-server/-client; skips the test (exit 77) without them.
 """
@@ -59,7 +61,6 @@ class SshLogins:
         self.netns = {site: netns_id(nets.ns(site)) for site in self.sites}
         self.user_netns = netns_id(nets.ns("user"))
         self.control_dirs = []
-        self.made_privsep_dir = False
         self.key = self.known_hosts = self.config = None  # made by start()
         try:
             self.start()
@@ -76,9 +77,9 @@ class SshLogins:
         host_keys = {site: keygen(os.path.join(self.dir, f"host-{site}"), site) for site in self.sites}
         self.known_hosts = self.write_known_hosts(host_keys)
         self.config = self.write_client_config()
-        if not os.path.isdir(PRIVSEP_DIR):
-            os.mkdir(PRIVSEP_DIR, 0o755)
-            self.made_privsep_dir = True
+        # Made if missing and left in place, as openssh-server's own unit does: tests running side
+        # by side share it, so none may remove it under another's sshd.
+        os.makedirs(PRIVSEP_DIR, 0o755, exist_ok=True)
         for site in self.sites:
             self.start_sshd(site, host_keys[site])
         for site in self.sites:
@@ -237,7 +238,7 @@ class SshLogins:
     def stop(self):
         """Ends every sshd this fixture started (listeners by pid file, then their connections),
         every process of the account and the clients of client_processes(); removes the
-        account (userdel -r) and /run/sshd if this fixture made it. Idempotent."""
+        account (userdel -r). Idempotent."""
         for site, proc in self.servers.items():
             pid = read_pid(self.pid_file(site))
             if pid is not None and any(p.pid == pid for p in self.own_sshd()):
@@ -247,9 +248,6 @@ class SshLogins:
             reap(proc)
         self.kill_all()  # and proves every sshd of the sites' namespaces gone
         self.remove_account()
-        if self.made_privsep_dir:
-            os.rmdir(PRIVSEP_DIR)
-            self.made_privsep_dir = False
 
     def stop_after_failure(self):
         """stop() for a failed start: the failure that stopped the start is the one to tell."""

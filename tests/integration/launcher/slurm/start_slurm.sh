@@ -22,10 +22,14 @@ done
 [ -r /etc/munge/munge.key ] || skip "/etc/munge/munge.key missing; reinstall munge"
 PATH="$PATH:/usr/sbin"
 
+# Tests run side by side: from here until the daemons listen, one start at a
+# time (munged once; the ports below). The daemons do not inherit the lock (9>&-).
+exec 9>"${TMPDIR:-/tmp}/strata-slurm-start.lock"
+flock 9
 if ! pgrep -x munged >/dev/null 2>&1; then
     mkdir -p /run/munge
     chown munge:munge /run/munge
-    su -s /bin/sh munge -c /usr/sbin/munged
+    su -s /bin/sh munge -c /usr/sbin/munged 9>&-
 fi
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/strata-slurm.XXXXXX")
@@ -37,9 +41,19 @@ case "$nodes" in
     [1-9]) ;;
     *) echo "start_slurm.sh: STRATA_TEST_SLURM_NODES='$nodes': expected 1 to 9" >&2; exit 2 ;;
 esac
-# Ports: a pair away from Slurm's default 6817/6818, so a site Slurm on this
-# machine is left alone; STRATA_TEST_SLURM_PORT moves it.
-port=${STRATA_TEST_SLURM_PORT:-16817}
+# Ports: slurmctld's, then one per slurmd, away from Slurm's default
+# 6817/6818 so that a site Slurm on this machine is left alone: from 16817 up,
+# the first run of free ones (this network namespace's listeners, ss), under
+# the lock. STRATA_TEST_SLURM_PORT fixes the first port instead.
+port=${STRATA_TEST_SLURM_PORT:-}
+if [ -z "$port" ]; then
+    port=16817
+    while ss -Htln | awk -v lo="$port" -v hi="$((port + nodes))" \
+        '{ n = $4; sub(/.*:/, "", n); if (n >= lo && n <= hi) found = 1 } END { exit !found }'; do
+        port=$((port + 10))
+        [ "$port" -lt 17817 ] || { echo "start_slurm.sh: no free ports from 16817 to 17817" >&2; exit 1; }
+    done
+fi
 # STRATA_TEST_SLURM_ADDR: the address the daemons use (a cluster namespace's own, which a
 # login node in another namespace reaches); default: the host name's.
 addr=${STRATA_TEST_SLURM_ADDR:-}
@@ -94,12 +108,12 @@ fail() {
     exit 1
 }
 
-slurmctld -f "$SLURM_CONF" || fail "slurmctld did not start"
+slurmctld -f "$SLURM_CONF" 9>&- || fail "slurmctld did not start"
 for n in $names; do
     if [ "$nodes" -eq 1 ]; then
-        slurmd -f "$SLURM_CONF" || fail "slurmd did not start"
+        slurmd -f "$SLURM_CONF" 9>&- || fail "slurmd did not start"
     else
-        slurmd -f "$SLURM_CONF" -N "$n" || fail "slurmd for node $n did not start"
+        slurmd -f "$SLURM_CONF" -N "$n" 9>&- || fail "slurmd for node $n did not start"
     fi
 done
 
@@ -112,4 +126,5 @@ while :; do
     [ "$i" -le 150 ] || fail "nodes $list not idle after 30 s (sinfo says '${states:-nothing}')"
     sleep 0.2
 done
+flock -u 9
 echo "$dir"
